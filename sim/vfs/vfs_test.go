@@ -1,0 +1,147 @@
+package vfs
+
+import (
+	"errors"
+	"io"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
+
+	"anchorage/sim/clock"
+)
+
+func TestClockedStampsMtimeFromTheClock(t *testing.T) {
+	clk := clock.NewSim(time.Time{})
+	fsys := NewMem(clk)
+	clk.Advance(3100 * time.Millisecond)
+	if err := afero.WriteFile(fsys, "/a.md", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Stamp(fsys, "/a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := clock.Epoch().Add(3100 * time.Millisecond); !got.Equal(want) {
+		t.Fatalf("mtime %v, want %v", got, want)
+	}
+	clk.Advance(time.Second)
+	f, err := fsys.OpenFile("/a.md", os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("y"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ = Stamp(fsys, "/a.md")
+	if want := clock.Epoch().Add(4100 * time.Millisecond); !got.Equal(want) {
+		t.Fatalf("mtime after append %v, want %v", got, want)
+	}
+}
+
+func TestWatcherReportsCreateModifyRemove(t *testing.T) {
+	clk := clock.NewSim(time.Time{})
+	fsys := NewMem(clk)
+	w := NewWatcher(fsys, "/debug")
+	var got []Change
+	stop := w.Poll(clk, 500*time.Millisecond, func(ch []Change, err error) {
+		if err != nil {
+			t.Errorf("scan: %v", err)
+		}
+		got = append(got, ch...)
+	})
+	defer stop()
+	_ = afero.WriteFile(fsys, "/debug/a.md", []byte("one"), 0o644)
+	clk.Advance(time.Second)
+	_ = afero.WriteFile(fsys, "/debug/a.md", []byte("two"), 0o644) // same size: content decides
+	clk.Advance(time.Second)
+	_ = fsys.Remove("/debug/a.md")
+	clk.Advance(time.Second)
+	want := []Change{{"/debug/a.md", Created, 3}, {"/debug/a.md", Modified, 3}, {"/debug/a.md", Removed, 3}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("changes (-want +got):\n%s", diff)
+	}
+}
+
+func TestFailpoints(t *testing.T) {
+	base := afero.NewMemMapFs()
+	_ = afero.WriteFile(base, "/log.md", []byte("old\n"), 0o644)
+	f := NewFaulty(base, 1)
+
+	appendTo := func(s string) (int, error) {
+		file, err := f.OpenFile("/log.md", os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		return file.Write([]byte(s))
+	}
+	content := func() string { b, _ := afero.ReadFile(base, "/log.md"); return string(b) }
+
+	if err := f.Arm(Fault{Point: "no-such"}); err == nil {
+		t.Fatal("arming an unknown failpoint succeeded")
+	}
+	mustArm := func(ft Fault) {
+		if err := f.Arm(ft); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	mustArm(Fault{Point: WriteError, Pattern: "/log.md", Count: 1})
+	if _, err := appendTo("abcd"); !errors.Is(err, ErrInjected) || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("write-error gave %v", err)
+	}
+	mustArm(Fault{Point: NoSpace, Count: 1})
+	if _, err := appendTo("abcd"); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("enospc gave %v", err)
+	}
+	if content() != "old\n" {
+		t.Fatalf("failed writes persisted data: %q", content())
+	}
+	mustArm(Fault{Point: ShortWrite, Count: 1})
+	if n, err := appendTo("abcd"); n != 2 || !errors.Is(err, io.ErrShortWrite) {
+		t.Fatalf("short write gave %d, %v", n, err)
+	}
+	mustArm(Fault{Point: TornWrite, Count: 1})
+	if n, err := appendTo("wxyz"); n != 2 || !errors.Is(err, ErrInjected) {
+		t.Fatalf("torn write gave %d, %v", n, err)
+	}
+	if n, err := appendTo("!"); n != 1 || err != nil {
+		t.Fatalf("write after faults were spent: %d, %v", n, err)
+	}
+	if got, want := content(), "old\nabwx!"; got != want {
+		t.Fatalf("content %q, want %q", got, want)
+	}
+
+	mustArm(Fault{Point: RenameFail, Pattern: "/*.md", Skip: 1, Count: 1})
+	_ = afero.WriteFile(base, "/a.md", []byte("a"), 0o644)
+	if err := f.Rename("/a.md", "/b.md"); err != nil { // skipped
+		t.Fatalf("first rename should pass: %v", err)
+	}
+	if err := f.Rename("/b.md", "/c.md"); !errors.Is(err, ErrInjected) {
+		t.Fatalf("second rename gave %v", err)
+	}
+	if ok, _ := afero.Exists(base, "/b.md"); !ok {
+		t.Fatal("failed rename moved the file")
+	}
+
+	mustArm(Fault{Point: StaleRead, Pattern: "/log.md", Count: 1})
+	_, _ = appendTo("new")
+	if b, _ := afero.ReadFile(f, "/log.md"); string(b) != "old\nabwx!" {
+		t.Fatalf("stale read gave %q", b)
+	}
+	if b, _ := afero.ReadFile(f, "/log.md"); string(b) != "old\nabwx!new" {
+		t.Fatalf("read after the stale fault gave %q", b)
+	}
+	points := []Failpoint{}
+	for _, in := range f.Injections() {
+		points = append(points, in.Point)
+	}
+	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead}, points); diff != "" {
+		t.Fatalf("injection log (-want +got):\n%s", diff)
+	}
+}
