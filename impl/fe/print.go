@@ -1,0 +1,147 @@
+package fe
+
+import (
+	"math"
+	"strconv"
+)
+
+// formatNumber renders a number as C printf("%.7g") does on the float
+// widened to double, with the chosen libc's NaN text.
+func (vm *VM) formatNumber(buf []byte, f float32) []byte {
+	switch {
+	case f != f:
+		if vm.nanStyle == NaNGlibc && math.Float32bits(f)&0x80000000 != 0 {
+			return append(buf, "-nan"...)
+		}
+		return append(buf, "nan"...)
+	case math.IsInf(float64(f), 1):
+		return append(buf, "inf"...)
+	case math.IsInf(float64(f), -1):
+		return append(buf, "-inf"...)
+	}
+	return strconv.AppendFloat(buf, float64(f), 'g', 7, 64)
+}
+
+// writer accumulates printer output. With limit >= 0 it keeps at most
+// limit bytes but, like fe_tostring, still walks the whole object.
+type writer struct {
+	buf   []byte
+	limit int
+}
+
+func (w *writer) byte(c byte) {
+	if w.limit >= 0 && len(w.buf) >= w.limit {
+		return
+	}
+	w.buf = append(w.buf, c)
+}
+
+func (w *writer) str(s string) {
+	for i := 0; i < len(s); i++ {
+		w.byte(s[i])
+	}
+}
+
+// write is write_: quoted strings when qt, cycle and sharing detection with
+// the cells' mark flags (a pair already visited prints as "...").
+func (vm *VM) write(w *writer, v Value, qt bool) {
+	c := &vm.cells[v]
+	switch c.typ {
+	case TNil:
+		w.str("nil")
+
+	case TNumber:
+		var tmp [32]byte
+		for _, b := range vm.formatNumber(tmp[:0], c.num) {
+			w.byte(b)
+		}
+
+	case TPair:
+		if c.mark {
+			w.str("...")
+			break
+		}
+		w.byte('(')
+		for {
+			c := &vm.cells[v]
+			c.mark = true
+			vm.write(w, c.car, true)
+			v = c.cdr
+			if vm.typ(v) != TPair {
+				break
+			}
+			w.byte(' ')
+			if vm.cells[v].mark {
+				w.str("...")
+				break
+			}
+		}
+		if v != Nil && !vm.cells[v].mark {
+			w.str(" . ")
+			vm.write(w, v, true)
+		}
+		w.byte(')')
+
+	case TSymbol:
+		vm.write(w, vm.cells[c.cdr].car, false)
+
+	case TString:
+		if qt {
+			w.byte('"')
+		}
+		for v != Nil {
+			c := &vm.cells[v]
+			for i := 0; i < vm.strBytes && c.s[i] != 0; i++ {
+				if qt && c.s[i] == '"' {
+					w.byte('\\')
+				}
+				w.byte(c.s[i])
+			}
+			v = c.cdr
+		}
+		if qt {
+			w.byte('"')
+		}
+
+	default:
+		w.str("[" + c.typ.String() + " 0x" + strconv.FormatUint(vm.address(v), 16) + "]")
+	}
+}
+
+// address is a stand-in for the C object address: the arena follows the
+// context in memory.
+func (vm *VM) address(v Value) uint64 {
+	const base = 0x10000000
+	return base + uint64(vm.model.ContextBytes()) + uint64(v-1)*uint64(vm.model.CellBytes())
+}
+
+func (vm *VM) unmarkPairs(v Value) {
+	for v != Nil && vm.cells[v].mark {
+		vm.cells[v].mark = false
+		vm.unmarkPairs(vm.cells[v].car)
+		v = vm.cells[v].cdr
+	}
+}
+
+// writeTo appends the printed form of v to buf (fe_write).
+func (vm *VM) writeTo(buf []byte, v Value, qt bool, limit int) []byte {
+	w := writer{buf: buf, limit: limit}
+	if limit >= 0 {
+		w.limit = len(buf) + limit
+	}
+	vm.write(&w, v, qt)
+	vm.unmarkPairs(v)
+	return w.buf
+}
+
+// toString is fe_tostring with a size-byte buffer: at most size bytes.
+func (vm *VM) toString(v Value, size int) string {
+	return string(vm.writeTo(nil, v, false, size))
+}
+
+// emit writes bytes to the print output.
+func (vm *VM) emit(b []byte) {
+	if len(b) > 0 {
+		_, _ = vm.out.Write(b)
+	}
+}

@@ -1,0 +1,579 @@
+package fe
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Type is an object type, numbered as in the C implementation.
+type Type uint8
+
+// Object types. The numbers are part of the C tag byte and of the
+// "expected T1, got T2" messages through their names.
+const (
+	TPair Type = iota
+	TFree
+	TNil
+	TNumber
+	TSymbol
+	TString
+	TFunc
+	TMacro
+	TPrim
+	TCFunc
+	TPtr
+)
+
+// typeNameList holds the type names in type-number order.
+const typeNameList = "pair free nil number symbol string func macro prim cfunc ptr"
+
+// String returns the name the interpreter uses in error messages.
+func (t Type) String() string {
+	if names := strings.Fields(typeNameList); int(t) < len(names) {
+		return names[t]
+	}
+	return fmt.Sprintf("type(%d)", uint8(t))
+}
+
+// Value is a handle to an object: an index into the VM's cell array. Nil is
+// the static nil object, which lives outside the arena. A Value is only
+// valid while the object is reachable from a GC root; values handed to a
+// Primitive stay valid for the duration of the call.
+type Value int32
+
+// Nil is the nil object.
+const Nil Value = 0
+
+// Sentinels used only inside the reader; they are never stored in a cell
+// that Lisp code can reach.
+const (
+	refRParen Value = -1
+	refNone   Value = -2
+)
+
+// cell is one arena object. For a pair, car and cdr are object references.
+// For other types the fields mirror the C union layout closely enough that a
+// whole-cell copy (used by macro expansion) has the same effect as in C:
+// strings keep their bytes in s and the next chunk in cdr, symbols keep their
+// (name . value) pair in cdr, numbers keep the float in num, primitives and
+// cfuncs keep an index in aux. A free cell links to the next free cell
+// through cdr, and that stale link survives allocation exactly as in C.
+type cell struct {
+	car, cdr Value
+	num      float32
+	aux      int32
+	typ      Type
+	mark     bool
+	s        [7]byte
+}
+
+// Event is one interpreter event of the deck cycle model (fe-deck.md 3.3).
+type Event uint8
+
+// Events, in the order of the cycle-model table.
+const (
+	EvPair   Event = iota // one eval of a pair
+	EvArg                 // one argument fetched (fe_nextarg)
+	EvLookup              // one symbol evaluation, plus one per env step walked
+	EvCall                // a user fn call (evallist, argstoenv, body setup)
+	EvAtom                // eval of a self-evaluating atom
+	EvAlloc               // one cell allocated
+	EvMark                // one cell marked by the collector
+	EvSweep               // one cell visited by the sweep
+	NumEvents
+)
+
+// String returns a short name for the event.
+func (e Event) String() string {
+	if names := strings.Fields("pair arg lookup call atom alloc mark sweep"); int(e) < len(names) {
+		return names[e]
+	}
+	return fmt.Sprintf("event(%d)", uint8(e))
+}
+
+// StepHook is called once per interpreter event. A non-nil error aborts the
+// evaluation in progress with a Lisp error carrying that message; the VM
+// stays usable. An error returned during a collection takes effect as soon
+// as the collection has finished, so the heap is never left half-swept.
+type StepHook func(ev Event) error
+
+// NaNStyle selects how a NaN prints.
+type NaNStyle uint8
+
+// NaN printing styles.
+const (
+	NaNGlibc  NaNStyle = iota // "-nan" when the sign bit is set, else "nan" (the .out reference)
+	NaNNewlib                 // "nan" always (Cortex-M33 newlib, the .out-m33 reference)
+)
+
+// Model describes the C build whose memory layout the VM reproduces.
+type Model struct {
+	PtrSize     int // bytes per pointer: 4 or 8
+	GCStackSize int // entries in the GC root stack
+}
+
+// CellBytes is the size of one cell: two pointer-sized words.
+func (m Model) CellBytes() int { return 2 * m.PtrSize }
+
+// StrBytes is the number of string bytes one string cell holds.
+func (m Model) StrBytes() int { return m.PtrSize - 1 }
+
+// ContextBytes is the size of the context struct stored at the start of the
+// arena: three handler pointers, the GC stack and eight more word-sized
+// fields (padded to pointer size).
+func (m Model) ContextBytes() int { return (m.GCStackSize + 11) * m.PtrSize }
+
+// Model32 is the reference layout (x86-32 and Cortex-M33).
+func Model32() Model { return Model{PtrSize: 4, GCStackSize: 256} }
+
+// Model64 is the 64-bit host layout (the .out64 reference).
+func Model64() Model { return Model{PtrSize: 8, GCStackSize: 256} }
+
+// Option configures a VM.
+type Option func(*VM)
+
+// WithOutput sets where print writes (default io.Discard).
+func WithOutput(w io.Writer) Option { return func(vm *VM) { vm.out = w } }
+
+// WithModel selects the memory layout (default Model32).
+func WithModel(m Model) Option { return func(vm *VM) { vm.model = m } }
+
+// WithNaNStyle selects NaN printing (default NaNGlibc).
+func WithNaNStyle(s NaNStyle) Option { return func(vm *VM) { vm.nanStyle = s } }
+
+// WithStepHook installs a step hook.
+func WithStepHook(h StepHook) Option { return func(vm *VM) { vm.hook = h } }
+
+// WithExtensions enables the deck extension layer (see ext.go).
+func WithExtensions() Option { return func(vm *VM) { vm.ext = true } }
+
+// WithMaxReadDepth bounds reader recursion (nested quotes and lists) as a
+// guard against exhausting the Go stack on hostile input. The C interpreter
+// has no such bound and would crash instead; the default of 100000 is far
+// beyond anything the gc stack lets a list reach.
+func WithMaxReadDepth(n int) Option { return func(vm *VM) { vm.maxReadDepth = n } }
+
+// VM is one Fe context with its arena.
+type VM struct {
+	model    Model
+	strBytes int
+	cells    []cell // cells[0] is the static nil; arena cell i is cells[i+1]
+	count    int    // arena cells
+
+	gcstack  []Value
+	gcIdx    int
+	calllist []Value
+	freelist Value
+	symlist  Value
+	t        Value
+	nextchr  byte
+	fnPrim   Value // the PRIM object bound to fn (lambda aliases it)
+
+	syms     map[string]Value // intern table; mirrors symlist, which is never pruned
+	free     int              // cells on the free list
+	gcCount  int
+	counts   [NumEvents]uint64
+	inGC     bool
+	pending  error // hook abort raised during a collection
+	readDeep int
+
+	out          io.Writer
+	nanStyle     NaNStyle
+	hook         StepHook
+	ext          bool
+	maxReadDepth int
+	prims        []primEntry
+	docs         map[string]string
+	scratch      []byte
+}
+
+// New opens a VM in an arena of arenaBytes bytes. Like fe_open, it carves
+// the context out of the arena, builds the free list and interns t and the
+// 26 primitives. If the arena cannot hold them, New returns an *Error with
+// message "out of memory".
+func New(arenaBytes int, opts ...Option) (*VM, error) {
+	vm := &VM{
+		model:        Model32(),
+		out:          io.Discard,
+		maxReadDepth: 100000,
+		syms:         make(map[string]Value),
+		docs:         make(map[string]string),
+	}
+	for _, o := range opts {
+		o(vm)
+	}
+	if vm.model.PtrSize != 4 && vm.model.PtrSize != 8 {
+		return nil, fmt.Errorf("fe: new: pointer size %d: want 4 or 8", vm.model.PtrSize)
+	}
+	if vm.model.GCStackSize < 1 {
+		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
+	}
+	vm.strBytes = vm.model.StrBytes()
+	n := 0
+	if arenaBytes > vm.model.ContextBytes() {
+		n = (arenaBytes - vm.model.ContextBytes()) / vm.model.CellBytes()
+	}
+	vm.count = n
+	vm.cells = make([]cell, n+1)
+	vm.cells[0] = cell{typ: TNil}
+	vm.gcstack = make([]Value, vm.model.GCStackSize)
+	vm.freelist = Nil
+	vm.symlist = Nil
+	for i := 1; i <= n; i++ {
+		vm.cells[i].typ = TFree
+		vm.cells[i].cdr = vm.freelist
+		vm.freelist = Value(i)
+	}
+	vm.free = n
+	if err := vm.protect(vm.open); err != nil {
+		return nil, err
+	}
+	return vm, nil
+}
+
+func (vm *VM) open() {
+	vm.t = vm.symbol("t")
+	vm.setGlobal(vm.t, vm.t)
+	save := vm.gcIdx
+	for i, name := range strings.Fields(primNameList) {
+		v := vm.object()
+		vm.cells[v].typ = TPrim
+		vm.cells[v].aux = int32(i)
+		vm.setGlobal(vm.symbol(name), v)
+		vm.gcIdx = save
+		if i == pFn {
+			vm.fnPrim = v
+		}
+	}
+	if vm.ext {
+		vm.openExtensions()
+	}
+}
+
+// Error is an evaluation or read error.
+type Error struct {
+	Msg   string   // the message fe prints after "error: "
+	Trace []string // traceback forms, innermost first, each cut to 63 bytes
+	Cause error    // the step hook's or primitive's error, if any
+	abort bool     // raised by the step hook: not catchable by try
+
+	obj    Value // structured error object (valid until the next allocation)
+	hasObj bool
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// vmPanic carries an *Error up the Go stack to the nearest protect.
+type vmPanic struct{ err *Error }
+
+// protect runs f and converts a raised Lisp error into an *Error.
+func (vm *VM) protect(f func()) (err *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, ok := r.(vmPanic)
+			if !ok {
+				panic(r)
+			}
+			err = p.err
+		}
+	}()
+	f()
+	return nil
+}
+
+// fail raises a Lisp error, as fe_error does: the call list is captured for
+// the traceback and reset.
+func (vm *VM) fail(msg string) {
+	vm.raise(&Error{Msg: msg})
+}
+
+func (vm *VM) raise(e *Error) {
+	if e.Trace == nil {
+		e.Trace = vm.traceback()
+	}
+	vm.calllist = vm.calllist[:0]
+	panic(vmPanic{e})
+}
+
+func (vm *VM) traceback() []string {
+	tr := make([]string, 0, len(vm.calllist))
+	for i := len(vm.calllist) - 1; i >= 0; i-- {
+		tr = append(tr, vm.toString(vm.calllist[i], 63))
+	}
+	return tr
+}
+
+// step records an event and runs the hook.
+func (vm *VM) step(ev Event) {
+	vm.counts[ev]++
+	if vm.hook == nil {
+		return
+	}
+	if err := vm.hook(ev); err != nil {
+		if vm.inGC {
+			if vm.pending == nil {
+				vm.pending = err
+			}
+			return
+		}
+		vm.raise(&Error{Msg: err.Error(), Cause: err, abort: true})
+	}
+}
+
+// ErrOutOfMemory and ErrGCStackOverflow let callers test for the two
+// resource errors with errors.Is.
+var (
+	ErrOutOfMemory     = errors.New("out of memory")
+	ErrGCStackOverflow = errors.New("gc stack overflow")
+)
+
+// Is reports whether target is one of the resource sentinels matching Msg.
+func (e *Error) Is(target error) bool {
+	return (target == ErrOutOfMemory && e.Msg == "out of memory") ||
+		(target == ErrGCStackOverflow && e.Msg == "gc stack overflow")
+}
+
+func (vm *VM) pushgc(v Value) {
+	if vm.gcIdx == len(vm.gcstack) {
+		vm.fail("gc stack overflow")
+	}
+	vm.gcstack[vm.gcIdx] = v
+	vm.gcIdx++
+}
+
+func (vm *VM) typ(v Value) Type { return vm.cells[v].typ }
+
+// mark is fe_mark: recurse on car, loop on cdr.
+func (vm *VM) mark(v Value) {
+	for v > 0 {
+		c := &vm.cells[v]
+		if c.mark {
+			return
+		}
+		c.mark = true
+		vm.step(EvMark)
+		switch c.typ {
+		case TPair:
+			vm.mark(c.car)
+			v = c.cdr
+		case TFunc, TMacro, TSymbol, TString:
+			v = c.cdr
+		default:
+			return
+		}
+	}
+}
+
+func (vm *VM) collect() {
+	vm.inGC = true
+	vm.gcCount++
+	for i := 0; i < vm.gcIdx; i++ {
+		vm.mark(vm.gcstack[i])
+	}
+	vm.mark(vm.symlist)
+	for i := 1; i <= vm.count; i++ {
+		vm.step(EvSweep)
+		c := &vm.cells[i]
+		if c.typ == TFree {
+			continue
+		}
+		if !c.mark {
+			c.typ = TFree
+			c.cdr = vm.freelist
+			vm.freelist = Value(i)
+			vm.free++
+		} else {
+			c.mark = false
+		}
+	}
+	vm.inGC = false
+	if err := vm.pending; err != nil {
+		vm.pending = nil
+		vm.raise(&Error{Msg: err.Error(), Cause: err, abort: true})
+	}
+}
+
+// object takes a cell from the free list, collecting first if it is empty,
+// and pushes it on the GC stack. The cell keeps its stale fields.
+func (vm *VM) object() Value {
+	if vm.freelist == Nil {
+		vm.collect()
+		if vm.freelist == Nil {
+			vm.fail("out of memory")
+		}
+	}
+	v := vm.freelist
+	vm.freelist = vm.cells[v].cdr
+	vm.free--
+	vm.step(EvAlloc)
+	vm.pushgc(v)
+	return v
+}
+
+func (vm *VM) cons(car, cdr Value) Value {
+	v := vm.object()
+	c := &vm.cells[v]
+	c.typ = TPair
+	c.car = car
+	c.cdr = cdr
+	return v
+}
+
+func (vm *VM) number(n float32) Value {
+	v := vm.object()
+	c := &vm.cells[v]
+	c.typ = TNumber
+	c.num = n
+	return v
+}
+
+func (vm *VM) boolean(b bool) Value {
+	if b {
+		return vm.t
+	}
+	return Nil
+}
+
+// buildString appends chr to the string chunk tail, starting a new chunk
+// when tail is refNone or full; it returns the new tail.
+func (vm *VM) buildString(tail Value, chr byte) Value {
+	if tail == refNone || vm.cells[tail].s[vm.strBytes-1] != 0 {
+		v := vm.object()
+		c := &vm.cells[v]
+		c.typ = TString
+		c.car = 0
+		c.s = [7]byte{}
+		c.cdr = Nil
+		if tail != refNone {
+			vm.cells[tail].cdr = v
+			vm.gcIdx--
+		}
+		tail = v
+	}
+	c := &vm.cells[tail]
+	for i := 0; i < vm.strBytes; i++ {
+		if c.s[i] == 0 {
+			c.s[i] = chr
+			break
+		}
+	}
+	return tail
+}
+
+func (vm *VM) str(s string) Value {
+	v := vm.buildString(refNone, 0)
+	tail := v
+	for i := 0; i < len(s) && s[i] != 0; i++ {
+		tail = vm.buildString(tail, s[i])
+	}
+	return v
+}
+
+// goString returns the bytes of a string object.
+func (vm *VM) goString(v Value) string {
+	var b []byte
+	for v != Nil {
+		c := &vm.cells[v]
+		for i := 0; i < vm.strBytes && c.s[i] != 0; i++ {
+			b = append(b, c.s[i])
+		}
+		v = c.cdr
+	}
+	return string(b)
+}
+
+func (vm *VM) symbolName(sym Value) string {
+	return vm.goString(vm.cells[vm.cells[sym].cdr].car)
+}
+
+// symbol interns name: a SYMBOL cell whose cdr is (name-string . value),
+// plus one cons on the symbol list.
+func (vm *VM) symbol(name string) Value {
+	for i := 0; i < len(name); i++ {
+		if name[i] == 0 {
+			name = name[:i]
+			break
+		}
+	}
+	if v, ok := vm.syms[name]; ok {
+		return v
+	}
+	v := vm.object()
+	vm.cells[v].typ = TSymbol
+	s := vm.str(name)
+	p := vm.cons(s, Nil)
+	vm.cells[v].cdr = p
+	vm.symlist = vm.cons(v, vm.symlist)
+	vm.syms[name] = v
+	if vm.ext && len(name) > 1 && name[0] == ':' {
+		vm.cells[p].cdr = v
+	}
+	return v
+}
+
+func (vm *VM) setGlobal(sym, v Value) {
+	vm.cells[vm.cells[sym].cdr].cdr = v
+}
+
+func (vm *VM) checkType(v Value, t Type) Value {
+	if got := vm.typ(v); got != t {
+		vm.fail("expected " + t.String() + ", got " + got.String())
+	}
+	return v
+}
+
+func (vm *VM) car(v Value) Value {
+	if v == Nil {
+		return v
+	}
+	return vm.cells[vm.checkType(v, TPair)].car
+}
+
+func (vm *VM) cdr(v Value) Value {
+	if v == Nil {
+		return v
+	}
+	return vm.cells[vm.checkType(v, TPair)].cdr
+}
+
+// Stats describes the arena.
+type Stats struct {
+	Cells      int // cells in the arena
+	Used       int // cells not on the free list (live or awaiting collection)
+	Free       int // cells on the free list
+	GCCount    int // collections so far
+	GCStack    int // GC root stack entries in use
+	GCStackCap int // GC root stack size
+}
+
+// Stats returns arena statistics.
+func (vm *VM) Stats() Stats {
+	return Stats{
+		Cells:      vm.count,
+		Used:       vm.count - vm.free,
+		Free:       vm.free,
+		GCCount:    vm.gcCount,
+		GCStack:    vm.gcIdx,
+		GCStackCap: len(vm.gcstack),
+	}
+}
+
+// Counts returns how many times each event has occurred.
+func (vm *VM) Counts() [NumEvents]uint64 { return vm.counts }
+
+// Collect runs a full collection now. Only the GC stack (as left by the last
+// top-level evaluation) and the symbol list are roots.
+func (vm *VM) Collect() error {
+	if err := vm.protect(vm.collect); err != nil {
+		return err
+	}
+	return nil
+}
+
+// SetOutput changes where print writes.
+func (vm *VM) SetOutput(w io.Writer) { vm.out = w }
