@@ -1,0 +1,44 @@
+// Package kit is what every system's step code shares: the scenario the
+// runner is executing (its location, its own seed derived from the master
+// seed, and the one-line command that replays it), carried in the context
+// that godog hands to steps and hooks.
+//
+// Step packages (features/<system>) are thin adapters over impl/ and sim/;
+// they may import godog, this package, impl/ and sim/. impl/ never imports
+// them.
+package kit
+
+import (
+	"context"
+	"fmt"
+
+	"anchorage/sim/seed"
+)
+
+// Scenario describes the scenario being run.
+type Scenario struct {
+	System   string
+	Name     string
+	Location string     // features/<system>/<file>.feature:<line>
+	Seeds    seed.Seeds // this scenario's streams, derived from the master seed
+	Master   uint64     // the master seed of the run
+	Replay   string     // the command that reruns just this scenario
+}
+
+type key struct{}
+
+// With returns ctx carrying s.
+func With(ctx context.Context, s *Scenario) context.Context {
+	return context.WithValue(ctx, key{}, s)
+}
+
+// From returns the scenario carried by ctx. Step code runs only under the
+// runner, which always sets it; a missing value is a wiring error reported
+// as such.
+func From(ctx context.Context) (*Scenario, error) {
+	s, ok := ctx.Value(key{}).(*Scenario)
+	if !ok {
+		return nil, fmt.Errorf("kit: no scenario in the context: steps must run under features.TestFeatures")
+	}
+	return s, nil
+}
