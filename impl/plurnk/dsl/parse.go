@@ -159,14 +159,14 @@ func (p *parser) statement(start int, op Op) (next int, stop bool) {
 		}
 		if q >= len(src) {
 			e := p.diag(ErrUnterminated, SeverityError, start, start,
-				"statement %s ended before its body; expected [signal], (target), <L> or :body:%s", name, closer)
+				"statement %s ended before its body; expected [signal], (target), <L> or :body%s", name, closer)
 			p.res.Tail = e
 			return len(src), true
 		}
 		c := src[q]
 		if c != ':' && op == OpPlan {
 			if c == '[' || c == '(' || c == '<' {
-				return fail(ErrSlotNotAllowed, q, "PLAN takes no slots; expected :plan text:%s", closer)
+				return fail(ErrSlotNotAllowed, q, "PLAN takes no slots; expected :plan text%s", closer)
 			}
 		}
 		switch c {
@@ -206,7 +206,7 @@ func (p *parser) statement(start int, op Op) (next int, stop bool) {
 			q = end + 1
 		case '<':
 			if q+1 < len(src) && src[q+1] == '<' {
-				return fail(ErrStrayCharacter, q, "unexpected '<<' in the slot region of %s; expected [signal], (target), <L> or :body:%s", name, closer)
+				return fail(ErrStrayCharacter, q, "unexpected '<<' in the slot region of %s; expected [signal], (target), <L> or :body%s", name, closer)
 			}
 			if sawScope {
 				return fail(ErrDuplicateSlot, q, "second <L> slot on %s; expected each slot at most once", name)
@@ -225,7 +225,7 @@ func (p *parser) statement(start int, op Op) (next int, stop bool) {
 		case ':':
 			return p.body(&st, start, q+1)
 		default:
-			msg := "unrecognized character %q in the slot region of %s; expected [signal], (target), <L> in any order, then :body:%s"
+			msg := "unrecognized character %q in the slot region of %s; expected [signal], (target), <L> in any order, then :body%s"
 			if c == '$' || c == '~' || c == '@' || c == '/' {
 				msg += " (a matcher rides the :body: slot)"
 			}
