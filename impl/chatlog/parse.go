@@ -1,0 +1,570 @@
+package chatlog
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Request is an agent request found in a log (§chatlog-request-header).
+type Request struct {
+	Line   int   // 1-based line of the header, counted from the parse start
+	Offset int64 // byte offset of the header line in the file
+	End    int64 // byte offset just past the request's last line
+	Agent  string
+	Page   string
+	At     string // HH:MM:SS, "" when the header has none (§chatlog-timestamp)
+	Lang   string // first word of the fence's info string
+	Code   string
+	Closed bool // false: the fence is still open, the request is a draft
+}
+
+// Reply is a page reply found in a log (§chatlog-reply-header).
+type Reply struct {
+	Line        int
+	Offset      int64
+	Page        string
+	Agent       string
+	At          string
+	DurationMS  int64 // valid when HasDuration
+	HasDuration bool
+	Error       bool // (**ERROR** …)
+	Late        bool // result arrived after the job's timeout
+	Timeout     bool // the server's timeout entry
+	Interrupted bool // the server restarted while the job was executing
+	Placeholder bool // "executing ..." (§chatlog-executing-placeholder)
+	Lang        string
+	Body        string
+	// Request is the index in Log.Requests of the request this reply pairs
+	// with (§chatlog-reply-pairing), -1 when none.
+	Request int
+}
+
+// Log is the result of parsing a chat log or a part of one.
+type Log struct {
+	Requests []Request
+	Replies  []Reply
+	// Ambiguous describes same-second pairing collisions
+	// (§chatlog-same-second); the server prints them on its console.
+	Ambiguous []string
+	// Resume is the offset from which a later parse of the same, grown,
+	// file must start again: everything before it is settled (no draft, no
+	// open fence, no header still waiting for its body).
+	Resume int64
+	// ResumeLine is the line number at Resume.
+	ResumeLine int
+}
+
+// Pos is where a parse starts: a byte offset outside any fence and the line
+// number there.
+type Pos struct {
+	Offset int64
+	Line   int
+}
+
+// Limits of the parser: a line longer than MaxLine is kept whole but never
+// read as a header or a fence; it is ordinary text.
+const MaxLine = 1 << 16
+
+var headerRE = regexp.MustCompile(`^\*\*([^*]+)\*\* to (\S(?:.*?\S)?)(?: at ([0-9]{2}:[0-9]{2}:[0-9]{2}))?(?: \(([^()]*)\))?[ \t]*$`)
+
+// header is a parsed header line, request or reply not yet known.
+type header struct {
+	from, to, at string
+	paren        bool
+	dur          int64
+	hasDur       bool
+	isErr        bool
+	marks        map[string]bool
+}
+
+func parseHeader(line []byte) (header, bool) {
+	if len(line) < 8 || len(line) > MaxLine || line[0] != '*' || line[1] != '*' {
+		return header{}, false
+	}
+	m := headerRE.FindSubmatch(line)
+	if m == nil {
+		return header{}, false
+	}
+	h := header{from: string(m[1]), to: string(m[2]), at: string(m[3])}
+	if h.at != "" && !validClock(h.at) {
+		return header{}, false
+	}
+	if strings.TrimSpace(h.from) == "" {
+		return header{}, false
+	}
+	if m[4] != nil {
+		h.paren = true
+		if !h.readParen(string(m[4])) {
+			return header{}, false
+		}
+	}
+	return h, true
+}
+
+// readParen reads "17ms", "**ERROR** after 16ms", "**ERROR**" and the marks
+// "timeout", "late", "interrupted" after them, comma separated.
+func (h *header) readParen(s string) bool {
+	parts := strings.Split(s, ", ")
+	first := parts[0]
+	switch {
+	case first == "**ERROR**":
+		h.isErr = true
+		parts = parts[1:]
+	case strings.HasPrefix(first, "**ERROR** after "):
+		d, ok := ParseDuration(strings.TrimPrefix(first, "**ERROR** after "))
+		if !ok {
+			return false
+		}
+		h.isErr, h.dur, h.hasDur = true, d, true
+		parts = parts[1:]
+	default:
+		if d, ok := ParseDuration(first); ok {
+			h.dur, h.hasDur = d, true
+			parts = parts[1:]
+		}
+	}
+	for _, p := range parts {
+		switch p {
+		case "timeout", "late", "interrupted":
+			if h.marks == nil {
+				h.marks = map[string]bool{}
+			}
+			h.marks[p] = true
+		default:
+			return false
+		}
+	}
+	return h.isErr || h.hasDur || len(h.marks) > 0
+}
+
+// fence describes an opening fence line.
+type fence struct {
+	ch   byte
+	n    int
+	info string
+}
+
+// openFence reads a CommonMark fence opener: at most three spaces of
+// indentation, three or more backticks or tildes, and an info string that
+// for backtick fences contains no backtick.
+func openFence(line []byte) (fence, bool) {
+	if len(line) > MaxLine {
+		return fence{}, false
+	}
+	i := 0
+	for i < len(line) && i < 4 && line[i] == ' ' {
+		i++
+	}
+	if i > 3 || i >= len(line) {
+		return fence{}, false
+	}
+	ch := line[i]
+	if ch != '`' && ch != '~' {
+		return fence{}, false
+	}
+	j := i
+	for j < len(line) && line[j] == ch {
+		j++
+	}
+	if j-i < 3 {
+		return fence{}, false
+	}
+	info := line[j:]
+	if ch == '`' && bytes.IndexByte(info, '`') >= 0 {
+		return fence{}, false
+	}
+	return fence{ch: ch, n: j - i, info: string(bytes.Trim(info, " \t"))}, true
+}
+
+// closes reports whether line closes f: at most three spaces of
+// indentation, at least f.n of f.ch, then only spaces and tabs.
+func (f fence) closes(line []byte) bool {
+	if len(line) > MaxLine {
+		return false
+	}
+	i := 0
+	for i < len(line) && i < 4 && line[i] == ' ' {
+		i++
+	}
+	if i > 3 {
+		return false
+	}
+	j := i
+	for j < len(line) && line[j] == f.ch {
+		j++
+	}
+	if j-i < f.n {
+		return false
+	}
+	for _, c := range line[j:] {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+func (f fence) lang() string {
+	w, _, _ := strings.Cut(f.info, " ")
+	w, _, _ = strings.Cut(w, "\t")
+	return w
+}
+
+// resultTags are the fence tags of replies (§chatlog-result-fences); a
+// header followed by one of them is a reply, never a request.
+func isResultTag(tag string) bool {
+	switch strings.ToLower(tag) {
+	case "json", "text", "error", "":
+		return true
+	}
+	return false
+}
+
+// line is one line of the input.
+type line struct {
+	start, next int64 // offsets of the line and of the following line
+	text        []byte
+	complete    bool // ended by '\n'
+	num         int
+}
+
+type scanner struct {
+	data []byte
+	base Pos
+	pos  int
+	num  int
+}
+
+func (s *scanner) next() (line, bool) {
+	if s.pos >= len(s.data) {
+		return line{}, false
+	}
+	rest := s.data[s.pos:]
+	end := bytes.IndexByte(rest, '\n')
+	l := line{start: s.base.Offset + int64(s.pos), num: s.base.Line + s.num}
+	if end < 0 {
+		l.text = rest
+		s.pos = len(s.data)
+	} else {
+		l.text = rest[:end]
+		l.complete = true
+		s.pos += end + 1
+	}
+	l.text = bytes.TrimSuffix(l.text, []byte{'\r'})
+	l.next = s.base.Offset + int64(s.pos)
+	s.num++
+	return l, true
+}
+
+// peek returns the next line without consuming it.
+func (s *scanner) peek() (line, bool) {
+	saved, savedNum := s.pos, s.num
+	l, ok := s.next()
+	s.pos, s.num = saved, savedNum
+	return l, ok
+}
+
+// readFence consumes the body of fence f up to and including its closing
+// line. It returns the body and whether the fence was closed; closedLine is
+// the closing line.
+func (s *scanner) readFence(f fence) (body string, closed bool, closing line) {
+	var lines [][]byte
+	for {
+		l, ok := s.next()
+		if !ok {
+			return joinLines(lines), false, line{}
+		}
+		if f.closes(l.text) {
+			return joinLines(lines), true, l
+		}
+		lines = append(lines, l.text)
+	}
+}
+
+func joinLines(lines [][]byte) string {
+	return string(bytes.Join(lines, []byte{'\n'}))
+}
+
+// ValidateText checks that data can be parsed as a chat log: valid UTF-8,
+// no NUL bytes. Parse itself accepts anything; the replserve parse command
+// refuses such input with a clear error.
+func ValidateText(data []byte) error {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return fmt.Errorf("line %d: NUL byte at offset %d: binary data, not a chat log", 1+bytes.Count(data[:i], []byte{'\n'}), i)
+	}
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, n := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return fmt.Errorf("line %d: invalid UTF-8 at offset %d: expected UTF-8 text", 1+bytes.Count(data[:off], []byte{'\n'}), off)
+	}
+	return nil
+}
+
+// Parse reads the whole of data as a chat log starting at line 1.
+func Parse(data []byte) Log { return ParseAt(data, Pos{Line: 1}) }
+
+// ParseAt reads data, which starts at base (outside any fence), and pairs
+// the replies it finds with the requests it finds.
+func ParseAt(data []byte, base Pos) Log {
+	if base.Line == 0 {
+		base.Line = 1
+	}
+	s := &scanner{data: data, base: base}
+	lg := Log{Resume: base.Offset, ResumeLine: base.Line}
+	settled := true // false once something unfinished is seen: Resume stops moving
+	settle := func(next int64, nextLine int, complete bool) {
+		if settled && complete {
+			lg.Resume, lg.ResumeLine = next, nextLine
+		} else {
+			settled = false
+		}
+	}
+	for {
+		l, ok := s.next()
+		if !ok {
+			break
+		}
+		h, isHeader := parseHeader(l.text)
+		if !isHeader {
+			if f, ok := openFence(l.text); ok {
+				_, closed, closing := s.readFence(f)
+				if closed {
+					settle(closing.next, closing.num+1, closing.complete)
+				} else {
+					settle(0, 0, false)
+				}
+				continue
+			}
+			settle(l.next, l.num+1, l.complete)
+			continue
+		}
+		nl, hasNext := s.peek()
+		if !l.complete || !hasNext {
+			// A header that is the last line: its body has not been
+			// written yet. Only a reply header (with a parenthesis) can
+			// be recognised now.
+			if h.paren {
+				lg.Replies = append(lg.Replies, h.reply(l, "", ""))
+			}
+			settle(0, 0, false)
+			continue
+		}
+		f, isFence := openFence(nl.text)
+		switch {
+		case !h.paren && isFence && !isResultTag(f.lang()):
+			s.next()
+			code, closed, closing := s.readFence(f)
+			r := Request{Line: l.num, Offset: l.start, Agent: h.from, Page: h.to, At: h.at,
+				Lang: f.lang(), Code: code, Closed: closed}
+			if closed {
+				r.End = closing.next
+				settle(closing.next, closing.num+1, closing.complete)
+			} else {
+				r.End = base.Offset + int64(len(data))
+				settle(0, 0, false)
+			}
+			lg.Requests = append(lg.Requests, r)
+		case isFence:
+			s.next()
+			body, closed, closing := s.readFence(f)
+			lg.Replies = append(lg.Replies, h.reply(l, f.lang(), body))
+			if closed {
+				settle(closing.next, closing.num+1, closing.complete)
+			} else {
+				settle(0, 0, false)
+			}
+		default:
+			rp := h.reply(l, "", "")
+			if !h.paren && string(bytes.TrimRight(nl.text, " \t")) == Placeholder {
+				rp.Placeholder = true
+				s.next()
+				settle(nl.next, nl.num+1, nl.complete)
+			} else {
+				settle(l.next, l.num+1, l.complete)
+			}
+			lg.Replies = append(lg.Replies, rp)
+		}
+	}
+	pair(&lg)
+	return lg
+}
+
+func (h header) reply(l line, lang, body string) Reply {
+	return Reply{Line: l.num, Offset: l.start, Page: h.from, Agent: h.to, At: h.at,
+		DurationMS: h.dur, HasDuration: h.hasDur, Error: h.isErr,
+		Late: h.marks["late"], Timeout: h.marks["timeout"], Interrupted: h.marks["interrupted"],
+		Lang: lang, Body: body, Request: -1}
+}
+
+// pair matches each reply with a request (§chatlog-reply-pairing,
+// §chatlog-same-second).
+//
+// Candidates are the closed requests of the reply's agent that appear before
+// the reply and have no final reply yet. They are taken in order of
+// timestamp, ties in append order, and the first whose timestamp is not
+// after the reply's is chosen: requests of one file are handled strictly in
+// order, so the nearest request still waiting is the oldest one. When
+// another candidate has the same timestamp as the chosen one the pairing is
+// ambiguous and a message is recorded.
+//
+// An "executing ..." placeholder pairs the same way but leaves the request
+// waiting; the next final reply of that page to that agent takes the
+// placeholder's request. A late reply takes the oldest request of its agent
+// that was closed by a timeout entry and has no late reply yet.
+func pair(lg *Log) {
+	type state struct {
+		final, timedOut, late bool
+	}
+	st := make([]state, len(lg.Requests))
+	placeholders := map[string][]int{} // agent → requests with an open placeholder
+	ri := 0                            // requests before the current reply: [0, ri)
+	for k := range lg.Replies {
+		rp := &lg.Replies[k]
+		for ri < len(lg.Requests) && lg.Requests[ri].Offset < rp.Offset {
+			ri++
+		}
+		choose := func(ok func(i int) bool) int {
+			var c []int
+			for i := 0; i < ri; i++ {
+				r := lg.Requests[i]
+				if r.Closed && r.Agent == rp.Agent && ok(i) {
+					c = append(c, i)
+				}
+			}
+			if len(c) == 0 {
+				return -1
+			}
+			sort.SliceStable(c, func(a, b int) bool { return lg.Requests[c[a]].At < lg.Requests[c[b]].At })
+			pick := c[0]
+			for _, i := range c {
+				at := lg.Requests[i].At
+				if at == "" || rp.At == "" || at <= rp.At {
+					pick = i
+					break
+				}
+			}
+			same := 0
+			for _, i := range c {
+				if lg.Requests[i].At == lg.Requests[pick].At {
+					same++
+				}
+			}
+			if same > 1 {
+				lg.Ambiguous = append(lg.Ambiguous, fmt.Sprintf(
+					"line %d: reply of %s to %s at %s: %d requests at %s are waiting; paired in append order with line %d",
+					rp.Line, rp.Page, rp.Agent, rp.At, same, lg.Requests[pick].At, lg.Requests[pick].Line))
+			}
+			return pick
+		}
+		switch {
+		case rp.Placeholder:
+			i := choose(func(i int) bool { return !st[i].final && !inList(placeholders[rp.Agent], i) })
+			if i >= 0 {
+				placeholders[rp.Agent] = append(placeholders[rp.Agent], i)
+			}
+			rp.Request = i
+		case rp.Late:
+			i := choose(func(i int) bool { return st[i].timedOut && !st[i].late })
+			if i < 0 {
+				i = choose(func(i int) bool { return !st[i].final })
+			}
+			if i >= 0 {
+				st[i].late, st[i].final = true, true
+			}
+			rp.Request = i
+		default:
+			i := -1
+			if q := placeholders[rp.Agent]; len(q) > 0 {
+				i, placeholders[rp.Agent] = q[0], q[1:]
+			} else {
+				i = choose(func(i int) bool { return !st[i].final })
+			}
+			if i >= 0 {
+				st[i].final = true
+				st[i].timedOut = rp.Timeout
+			}
+			rp.Request = i
+		}
+	}
+}
+
+func inList(l []int, i int) bool {
+	for _, x := range l {
+		if x == i {
+			return true
+		}
+	}
+	return false
+}
+
+// Answered reports, for each request of lg, whether a final reply (not a
+// placeholder) pairs with it.
+func (lg Log) Answered() []bool {
+	a := make([]bool, len(lg.Requests))
+	for _, rp := range lg.Replies {
+		if rp.Request >= 0 && !rp.Placeholder {
+			a[rp.Request] = true
+		}
+	}
+	return a
+}
+
+// Executing reports, for each request, whether a placeholder pairs with it.
+func (lg Log) Executing() []bool {
+	a := make([]bool, len(lg.Requests))
+	for _, rp := range lg.Replies {
+		if rp.Request >= 0 && rp.Placeholder {
+			a[rp.Request] = true
+		}
+	}
+	return a
+}
+
+// TailStart finds where a tail parse of chunk may begin when nothing is known
+// about the text before it (§chatlog-tail-only): the first header line in
+// chunk that is followed by a fence, a placeholder or that carries a reply
+// parenthesis. chunkOff is the offset of chunk in the file; atStart says the
+// chunk begins the file. It returns the offset relative to chunk, or -1.
+func TailStart(chunk []byte, atStart bool) int {
+	pos := 0
+	if !atStart {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			return -1
+		}
+		pos = i + 1
+	}
+	if atStart {
+		return 0
+	}
+	for pos < len(chunk) {
+		end := bytes.IndexByte(chunk[pos:], '\n')
+		if end < 0 {
+			return -1
+		}
+		text := bytes.TrimSuffix(chunk[pos:pos+end], []byte{'\r'})
+		if h, ok := parseHeader(text); ok {
+			rest := chunk[pos+end+1:]
+			ne := bytes.IndexByte(rest, '\n')
+			if ne < 0 {
+				ne = len(rest)
+			}
+			nl := bytes.TrimSuffix(rest[:ne], []byte{'\r'})
+			if _, f := openFence(nl); f || h.paren || string(nl) == Placeholder {
+				return pos
+			}
+		}
+		pos += end + 1
+	}
+	return -1
+}
