@@ -1,0 +1,71 @@
+package plurnk
+
+import (
+	"testing"
+
+	"anchorage/impl/plurnk/dsl"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// FuzzParse: Parse never panics, returns statements and prose in order
+// inside the input, errors with 1-based positions, and statements that
+// print and parse back unchanged.
+func FuzzParse(f *testing.F) {
+	f.Add("<<PLAN:p:PLAN\n<<READ(a)<1,-1>::READ\n<<SEND[200]:ok:SEND")
+	f.Fuzz(func(t *testing.T, src string) {
+		r := dsl.Parse(src)
+		last := 0
+		for _, s := range r.Statements {
+			sp := s.Span
+			if sp.Start < last || sp.Start > sp.BodyStart || sp.BodyStart > sp.BodyEnd || sp.BodyEnd > sp.End || sp.End > len(src) {
+				t.Fatalf("bad span %+v after offset %d", sp, last)
+			}
+			if s.Body != nil && (*s.Body == "" || *s.Body != src[sp.BodyStart:sp.BodyEnd]) {
+				t.Fatalf("body %q does not match its span %+v", *s.Body, sp)
+			}
+			last = sp.End
+		}
+		last = 0
+		for _, p := range r.Prose {
+			if p.Start < last || p.End < p.Start || p.End > len(src) || p.Text != src[p.Start:p.End] {
+				t.Fatalf("bad prose %+v after offset %d", p, last)
+			}
+			last = p.End
+		}
+		if len(r.Errors) > dsl.MaxErrors {
+			t.Fatalf("%d errors kept, cap %d", len(r.Errors), dsl.MaxErrors)
+		}
+		for _, e := range r.Errors {
+			if e.Line < 1 || e.Column < 1 || e.Offset < 0 || e.Offset > len(src) || e.Message == "" || e.Snippet == "" {
+				t.Fatalf("malformed error %+v", e)
+			}
+		}
+		ignoreSpan := cmpopts.IgnoreFields(dsl.Statement{}, "Span")
+		for _, s := range r.Statements {
+			if err := dsl.Validate(s); err != nil {
+				t.Fatalf("parsed statement fails Validate: %v", err)
+			}
+			text := dsl.Format(s)
+			back, err := dsl.ParseStatement(text)
+			if err != nil {
+				t.Fatalf("ParseStatement(Format(s)) = %v for %q", err, text)
+			}
+			if diff := cmp.Diff(s, back, ignoreSpan); diff != "" {
+				t.Fatalf("round trip of %q (-parsed +reparsed):\n%s", text, diff)
+			}
+		}
+		again := dsl.Parse(dsl.FormatAll(r.Statements))
+		if len(again.Errors) != 0 {
+			t.Fatalf("canonical emission has errors: %v", again.Errors)
+		}
+		if diff := cmp.Diff(r.Statements, again.Statements, ignoreSpan, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("parse(format(parse(s))) != parse(s) (-first +again):\n%s", diff)
+		}
+		turn := dsl.CheckTurn(r, dsl.Rules056())
+		if n := len(turn.Actions) + len(turn.Dropped); n > len(r.Statements) {
+			t.Fatalf("turn counts %d ops of %d statements", n, len(r.Statements))
+		}
+	})
+}
