@@ -1,0 +1,52 @@
+# anchorage — every target runs from a clean checkout with only the Go module proxy.
+GO        ?= go
+FUZZTIME  ?= 30s
+REPORTTMP := reports/tmp
+
+.PHONY: test report fuzz bench golden lint e2e ci
+
+## test: vet and run every Go test (features, guard, properties, units); @wip scenarios are skipped
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+## report: run every feature against the reference implementations and write reports/coverage.*
+report:
+	@rm -rf $(REPORTTMP) && mkdir -p $(REPORTTMP)
+	@echo "running the features (log: $(REPORTTMP)/go-test.log)"
+	@ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test ./features -count=1 -run 'TestFeatures' > $(REPORTTMP)/go-test.log 2>&1; \
+	status=$$?; \
+	if [ $$status -ne 0 ]; then grep -E -- '--- FAIL|replay:|failed with' $(REPORTTMP)/go-test.log | head -40; fi; \
+	$(GO) run ./reports/cmd/report -results $(REPORTTMP) -out reports -test-exit $$status
+
+## fuzz: run every fuzz target under fuzz/ for FUZZTIME each (default 30s)
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./fuzz/...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$target ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+## bench: every benchmark (speed and memory targets live here, never in timed tests)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## golden: regenerate the golden files, then show what changed for review
+golden:
+	ANCHORAGE_UPDATE_GOLDEN=1 $(GO) test ./... > /dev/null || true
+	@git --no-pager diff --stat -- golden
+	@git --no-pager diff -- golden | head -200
+	@git status --short -- golden
+
+## lint: gofmt must have nothing to say
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+## e2e: end-to-end tests that need something outside the process (a real browser)
+e2e:
+	$(GO) test -count=1 -tags e2e -run 'E2E' ./impl/...
+
+## ci: what .ci/run does
+ci: lint test report

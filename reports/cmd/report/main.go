@@ -1,0 +1,94 @@
+// Command report writes the spec-coverage report of a feature run: it reads
+// the digests and features under <root>/features and the Cucumber JSON and
+// JUnit XML that TestFeatures wrote to -results, and writes coverage.json,
+// coverage.md, coverage.html, cucumber.json and junit.xml to -out, then
+// prints a one-screen summary. It exits 1 when a scenario failed, the anchor
+// guard found a problem, or -test-exit is not 0; 2 on bad input.
+//
+// Usage: go run ./reports/cmd/report -results reports/tmp -out reports -seed N -test-exit N
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"anchorage/reports/catalog"
+	"anchorage/reports/coverage"
+	"anchorage/sim/seed"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	root := flag.String("root", ".", "project root (holds features/)")
+	results := flag.String("results", "reports/tmp", "directory with cucumber-*.json and junit-*.xml from the run")
+	out := flag.String("out", "reports", "where to write the report")
+	seedFlag := flag.String("seed", "", "master seed of the run (default: $ANCHORAGE_SEED, else the fixed default)")
+	testExit := flag.Int("test-exit", 0, "exit status of the go test run that produced -results")
+	flag.Parse()
+
+	seeds, err := seed.Resolve(*seedFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
+	cat, problems, err := catalog.Load(os.DirFS(*root), "features")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
+	problems = append(problems, cat.Check()...)
+	problems = append(problems, cat.Missing()...)
+	res, cukeJSON, err := coverage.ReadResults(*results)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
+	junit, err := coverage.MergeJUnit(*results)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
+	rep := coverage.Build(cat, problems, res, seeds.Master())
+
+	js, err := rep.JSON()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
+	var html bytes.Buffer
+	if err := rep.HTML(&html); err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
+	files := map[string][]byte{
+		"coverage.json": js,
+		"coverage.md":   []byte(rep.Markdown()),
+		"coverage.html": html.Bytes(),
+		"cucumber.json": append(cukeJSON, '\n'),
+		"junit.xml":     junit,
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(*out, name), b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			return 2
+		}
+	}
+	rep.Summary(os.Stdout)
+	fmt.Printf("  wrote %s/coverage.{json,md,html}, cucumber.json, junit.xml\n", *out)
+	for _, p := range problems {
+		fmt.Fprintln(os.Stderr, "guard:", p)
+	}
+	if rep.Failed() || *testExit != 0 {
+		if *testExit != 0 {
+			fmt.Fprintf(os.Stderr, "report: the feature run exited %d (see reports/tmp/go-test.log)\n", *testExit)
+		}
+		return 1
+	}
+	return 0
+}

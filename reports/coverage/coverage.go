@@ -1,0 +1,285 @@
+// Package coverage joins the spec digests and features (package catalog)
+// with the results of a run (godog's Cucumber JSON) into the spec-coverage
+// report: for every anchor of every system, the scenarios that verify it and
+// whether they passed. It renders the report as coverage.json (read by checks
+// outside the project: its shape is fixed), coverage.md and a self-contained
+// coverage.html, and merges the per-system Cucumber JSON and JUnit XML.
+//
+// It may import the standard library and anchorage/reports/catalog.
+package coverage
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"anchorage/reports/catalog"
+)
+
+// Scenario statuses.
+const (
+	Passed  = "passed"
+	Failed  = "failed"
+	Pending = "pending"
+	Skipped = "skipped"
+)
+
+// Anchor statuses.
+const (
+	Pass      = "pass"
+	Fail      = "fail"
+	Pend      = "pending"
+	Uncovered = "uncovered"
+	RetiredSt = "retired"
+)
+
+// Report is the whole coverage report; its JSON form is coverage.json.
+type Report struct {
+	Seed        uint64      `json:"seed"`
+	Systems     []System    `json:"systems"`
+	Orphans     []string    `json:"orphans"`
+	Ambiguities []Ambiguity `json:"ambiguities"`
+	Problems    []string    `json:"problems"`
+}
+
+// System is one system's anchors.
+type System struct {
+	System  string   `json:"system"`
+	Title   string   `json:"title"`
+	Anchors []Anchor `json:"anchors"`
+}
+
+// Anchor is one anchor's verdict.
+type Anchor struct {
+	ID        string     `json:"id"`
+	Section   string     `json:"section"`
+	Strength  string     `json:"strength"`
+	Tier      int        `json:"tier,omitempty"`
+	Status    string     `json:"status"`
+	Aliases   []string   `json:"aliases"`
+	Promise   string     `json:"promise,omitempty"`
+	Successor string     `json:"successor,omitempty"`
+	Reason    string     `json:"reason,omitempty"`
+	Scenarios []Scenario `json:"scenarios"`
+}
+
+// Scenario is one scenario citing an anchor.
+type Scenario struct {
+	Name     string   `json:"name"`
+	Location string   `json:"location"`
+	Status   string   `json:"status"`
+	Steps    []string `json:"steps,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// Ambiguity is one entry of the ambiguity register.
+type Ambiguity struct {
+	System    string   `json:"system"`
+	Anchor    string   `json:"anchor"`
+	Decision  string   `json:"decision"`
+	Where     string   `json:"where"`
+	Scenarios []string `json:"scenarios"`
+}
+
+// Result is what a run said of one scenario.
+type Result struct {
+	Status string
+	Error  string
+}
+
+// cuke mirrors the parts of godog's Cucumber JSON the report reads.
+type cuke struct {
+	URI      string `json:"uri"`
+	Elements []struct {
+		Line  int `json:"line"`
+		Steps []struct {
+			Result struct {
+				Status string `json:"status"`
+				Error  string `json:"error_message"`
+			} `json:"result"`
+		} `json:"steps"`
+	} `json:"elements"`
+}
+
+// ReadResults reads every cucumber-*.json in dir and returns the result of
+// each scenario keyed by its location (features/<system>/<file>.feature:line),
+// with the merged Cucumber JSON of all systems.
+func ReadResults(dir string) (map[string]Result, []byte, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "cucumber-*.json"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(files)
+	results := map[string]Result{}
+	var merged []json.RawMessage
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("results: %w", err)
+		}
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue // a suite that ran nothing writes nothing
+		}
+		var feats []cuke
+		if err := json.Unmarshal(b, &feats); err != nil {
+			return nil, nil, fmt.Errorf("results: %s is not Cucumber JSON: %w", f, err)
+		}
+		var raw []json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return nil, nil, fmt.Errorf("results: %s: %w", f, err)
+		}
+		merged = append(merged, raw...)
+		for _, feat := range feats {
+			uri := "features/" + strings.TrimPrefix(filepath.ToSlash(feat.URI), "./")
+			for _, el := range feat.Elements {
+				r := Result{Status: Passed}
+				for _, st := range el.Steps {
+					switch st.Result.Status {
+					case "passed":
+					case "failed", "ambiguous":
+						r = Result{Status: Failed, Error: st.Result.Error}
+					case "undefined", "pending":
+						if r.Status != Failed {
+							r = Result{Status: Pending, Error: st.Result.Status + " step"}
+						}
+					case "skipped":
+						// after a failure or pending step: the verdict is already set
+					}
+				}
+				if len(el.Steps) == 0 {
+					r = Result{Status: Pending, Error: "no steps"}
+				}
+				results[uri+":"+strconv.Itoa(el.Line)] = r
+			}
+		}
+	}
+	if merged == nil {
+		merged = []json.RawMessage{}
+	}
+	out, err := json.MarshalIndent(merged, "", "  ")
+	return results, out, err
+}
+
+// Build joins the catalog with the run's results.
+func Build(cat *catalog.Catalog, problems []catalog.Problem, results map[string]Result, seed uint64) *Report {
+	r := &Report{Seed: seed, Orphans: cat.Orphans(), Ambiguities: []Ambiguity{}, Problems: []string{}}
+	if r.Orphans == nil {
+		r.Orphans = []string{}
+	}
+	for _, p := range problems {
+		r.Problems = append(r.Problems, p.String())
+	}
+	for _, name := range cat.Systems {
+		d := cat.Digests[name]
+		sys := System{System: name, Title: d.Title, Anchors: []Anchor{}}
+		for _, a := range d.Anchors {
+			an := Anchor{ID: a.ID, Section: a.Section, Strength: a.Strength, Tier: a.Tier, Aliases: a.Aliases, Promise: a.Text, Scenarios: []Scenario{}}
+			if an.Aliases == nil {
+				an.Aliases = []string{}
+			}
+			for _, sc := range cat.Citing(a) {
+				an.Scenarios = append(an.Scenarios, scenarioResult(sc, results))
+			}
+			an.Status = verdict(an.Scenarios)
+			sys.Anchors = append(sys.Anchors, an)
+		}
+		for _, rt := range d.Retired {
+			sys.Anchors = append(sys.Anchors, Anchor{ID: rt.ID, Section: "Retired", Status: RetiredSt, Aliases: []string{}, Successor: rt.Successor, Reason: rt.Reason, Scenarios: []Scenario{}})
+		}
+		for _, dec := range d.Decisions {
+			amb := Ambiguity{System: name, Anchor: dec.Anchor, Decision: dec.Text, Where: dec.Location, Scenarios: []string{}}
+			if a, ok := d.Resolve(dec.Anchor); ok {
+				for _, sc := range cat.Pinning(a) {
+					amb.Scenarios = append(amb.Scenarios, sc.Location())
+				}
+			}
+			r.Ambiguities = append(r.Ambiguities, amb)
+		}
+		r.Systems = append(r.Systems, sys)
+	}
+	return r
+}
+
+func scenarioResult(sc *catalog.Scenario, results map[string]Result) Scenario {
+	out := Scenario{Name: sc.Name, Location: sc.Location()}
+	for _, st := range sc.Steps {
+		out.Steps = append(out.Steps, st.Keyword+" "+st.Text)
+	}
+	res, ran := results[sc.Location()]
+	switch {
+	case sc.Has("@wip"):
+		out.Status = Pending // work in progress never counts, whatever it did
+	case ran:
+		out.Status, out.Error = res.Status, res.Error
+	default:
+		out.Status = Skipped
+	}
+	return out
+}
+
+// verdict: pass needs at least one scenario and all passed; any failure
+// fails; no scenario is uncovered; anything else is pending.
+func verdict(scs []Scenario) string {
+	if len(scs) == 0 {
+		return Uncovered
+	}
+	all := true
+	for _, s := range scs {
+		if s.Status == Failed {
+			return Fail
+		}
+		all = all && s.Status == Passed
+	}
+	if all {
+		return Pass
+	}
+	return Pend
+}
+
+// Counts tallies anchor statuses.
+type Counts struct {
+	Total, Pass, Fail, Pending, Uncovered, Retired int
+}
+
+func (c *Counts) add(status string) {
+	switch status {
+	case RetiredSt:
+		c.Retired++
+		return
+	case Pass:
+		c.Pass++
+	case Fail:
+		c.Fail++
+	case Pend:
+		c.Pending++
+	case Uncovered:
+		c.Uncovered++
+	}
+	c.Total++
+}
+
+// Count tallies the anchors of a system (retired ids apart).
+func (s System) Count() Counts {
+	var c Counts
+	for _, a := range s.Anchors {
+		c.add(a.Status)
+	}
+	return c
+}
+
+// Failed reports whether any scenario failed or any guard problem stands.
+func (r *Report) Failed() bool {
+	if len(r.Problems) > 0 || len(r.Orphans) > 0 {
+		return true
+	}
+	for _, s := range r.Systems {
+		if s.Count().Fail > 0 {
+			return true
+		}
+	}
+	return false
+}
