@@ -1,0 +1,345 @@
+package jace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"anchorage/impl/jace/sandbox"
+)
+
+// ActionRequest is one action call, from /press, /actions or in-process.
+type ActionRequest struct {
+	Action         string
+	Params         json.RawMessage // nil means {}
+	SessionID      string          // "" is the default session
+	DryRun         bool
+	Intent         string
+	Env            Env    // extra env keys (now, capabilities)
+	IdempotencyKey string // honoured on commits only
+	Via            string // endpoint, for the audit log
+}
+
+// Outcome is the result of an action call. Error is set when it failed,
+// and Status is the HTTP status either way.
+type Outcome struct {
+	Action       string
+	SessionID    string
+	DryRun       bool
+	Intent       string
+	State        json.RawMessage   // the new state; the unchanged one on error
+	View         json.RawMessage   // the module's view of State (success only)
+	Result       json.RawMessage   // ActionResult.result, if any
+	AuditPreview string            // the module's, or derived
+	Events       []json.RawMessage // ActionResult.events as returned
+	Error        *Error
+	Status       int
+	Replayed     bool // an Idempotency-Key replay of an earlier outcome
+	Fuel         int64
+	// ran is true when the module ran to completion (success or a domain
+	// error); only such outcomes are kept for Idempotency-Key replays.
+	ran bool
+}
+
+// actionResult is the ABI's ActionResult as the host reads it.
+type actionResult struct {
+	State        json.RawMessage `json:"state"`
+	Result       json.RawMessage `json:"result"`
+	AuditPreview json.RawMessage `json:"audit_preview"`
+	Events       json.RawMessage `json:"events"`
+	Error        json.RawMessage `json:"error"`
+}
+
+type moduleError struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Status  json.RawMessage `json:"status"`
+}
+
+// derivedPreview is the audit_preview the runtime writes when the module
+// gave none: the action name and its canonical params.
+func derivedPreview(action string, params json.RawMessage) string {
+	return action + " " + canonical(params)
+}
+
+// fingerprint identifies the payload an Idempotency-Key was first used with.
+func fingerprint(req ActionRequest) string {
+	env := map[string]json.RawMessage{}
+	for k, v := range req.Env {
+		env[k] = json.RawMessage(canonical(v))
+	}
+	body := struct {
+		Action string                     `json:"action"`
+		Params json.RawMessage            `json:"params"`
+		Intent string                     `json:"intent"`
+		Env    map[string]json.RawMessage `json:"env"`
+	}{req.Action, json.RawMessage(canonical(req.Params)), req.Intent, env}
+	sum := sha256.Sum256(mustJSON(body))
+	return hex.EncodeToString(sum[:])
+}
+
+// Do runs an action: idempotency check, state lookup, the module's action,
+// its view, and (unless dry-run or error) persisting state and relaying
+// events.
+func (r *Runtime) Do(req ActionRequest) *Outcome {
+	if req.Params == nil {
+		req.Params = json.RawMessage("{}")
+	}
+	o := r.do(req)
+	r.audit.write(r.cfg.Clock.Now(), req, o)
+	return o
+}
+
+func (r *Runtime) do(req ActionRequest) *Outcome {
+	o := &Outcome{
+		Action:       req.Action,
+		SessionID:    req.SessionID,
+		DryRun:       req.DryRun,
+		Intent:       req.Intent,
+		AuditPreview: derivedPreview(req.Action, req.Params),
+	}
+	nowMS, e := r.nowMS(req.Env)
+	if e != nil {
+		return o.fail(e)
+	}
+
+	useKey := !req.DryRun && req.IdempotencyKey != ""
+	var s *session
+	if useKey {
+		var err error
+		s, err = r.lookup(req.SessionID)
+		if err != nil {
+			return o.fail(failureError(err, "session"))
+		}
+		fp := fingerprint(req)
+		prior, e := s.claimKey(req.IdempotencyKey, fp)
+		if e != nil {
+			return o.fail(e)
+		}
+		if prior != nil {
+			replay := *prior
+			replay.Replayed = true
+			return &replay
+		}
+		defer func() { s.settleKey(req.IdempotencyKey, o, r.cfg.MaxKeysPerSession) }()
+	}
+
+	ls, err := r.lock(req.SessionID)
+	if err != nil {
+		return o.fail(failureError(err, "session"))
+	}
+	if s != nil && ls != s {
+		// The module was replaced between claiming the key and running;
+		// the claim belongs to a discarded session, so refuse.
+		ls.mu.Unlock()
+		return o.fail(errorf(409, "MODULE_REPLACED", "the module was replaced while the request waited; retry"))
+	}
+	s = ls
+	events := r.runLocked(s, req, o, nowMS)
+	s.mu.Unlock()
+
+	if len(events) > 0 {
+		r.events.publish(req.SessionID, req.Action, events, r.cfg.Clock.Now())
+	}
+	return o
+}
+
+// runLocked does the work under the session lock and returns the events to
+// relay (committed successes only).
+func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int64) []json.RawMessage {
+	state, seed, err := r.ensureState(s)
+	if err != nil {
+		o.fail(failureError(err, "init"))
+		return nil
+	}
+	o.State = state
+	res, err := r.call(s, sandbox.Call{
+		Kind:   "action",
+		Action: req.Action,
+		State:  string(state),
+		Params: string(req.Params),
+		Env:    r.envJSON(s.mod, req.Env, req.SessionID, req.DryRun, req.Intent),
+		NowMS:  nowMS,
+		Seed:   seed,
+	})
+	o.Fuel = res.Fuel
+	if err != nil {
+		o.fail(failureError(err, fmt.Sprintf("action %q", req.Action)))
+		return nil
+	}
+	var ar actionResult
+	if err := decodeObject(res.JSON, &ar); err != nil {
+		o.fail(errorf(500, "BAD_RESULT", "action %q returned %s, want an ActionResult object", req.Action, clip(res.JSON)))
+		return nil
+	}
+	if len(ar.AuditPreview) > 0 && string(ar.AuditPreview) != "null" {
+		var p string
+		if json.Unmarshal(ar.AuditPreview, &p) != nil {
+			o.fail(errorf(500, "BAD_RESULT", "action %q: audit_preview must be a string, got %s", req.Action, clip(string(ar.AuditPreview))))
+			return nil
+		}
+		if p != "" {
+			o.AuditPreview = p
+		}
+	}
+	var events []json.RawMessage
+	if len(ar.Events) > 0 && string(ar.Events) != "null" {
+		if json.Unmarshal(ar.Events, &events) != nil {
+			o.fail(errorf(500, "BAD_RESULT", "action %q: events must be an array, got %s", req.Action, clip(string(ar.Events))))
+			return nil
+		}
+	}
+	if isSet(ar.Result) {
+		o.Result = ar.Result
+	}
+	if isSet(ar.Error) {
+		var me moduleError
+		if err := decodeObject(string(ar.Error), &me); err != nil || me.Code == "" {
+			o.fail(errorf(500, "BAD_RESULT", "action %q: error must be {code, message?}, got %s", req.Action, clip(string(ar.Error))))
+			return nil
+		}
+		msg := me.Message
+		if msg == "" {
+			msg = me.Code
+		}
+		o.ran = true
+		o.Events = events
+		o.fail(&Error{Status: statusFor(me.Code, me.Status), Code: me.Code, Message: msg})
+		return nil
+	}
+	if !isSet(ar.State) && string(ar.State) != "null" {
+		o.fail(errorf(500, "BAD_RESULT", "action %q returned no state", req.Action))
+		return nil
+	}
+	newState := ar.State
+	view, err := r.call(s, sandbox.Call{Kind: "view", State: string(newState), NowMS: nowMS, Seed: res.Seed})
+	if err != nil {
+		o.fail(failureError(err, "view"))
+		return nil
+	}
+	o.State = newState
+	o.View = json.RawMessage(view.JSON)
+	o.Events = events
+	o.Status = 200
+	o.ran = true
+	if req.DryRun {
+		return nil
+	}
+	s.state = newState
+	s.seed = res.Seed
+	return events
+}
+
+func (o *Outcome) fail(e *Error) *Outcome {
+	o.Error = e
+	o.Status = e.Status
+	o.View = nil
+	return o
+}
+
+func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+func decodeObject(s string, v any) error {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "{") {
+		return fmt.Errorf("not an object")
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(t)))
+	return dec.Decode(v)
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
+
+// statusFor maps a module's error code to an HTTP status. A module may
+// also give error.status (400-599) explicitly. Unknown codes are 422: the
+// request was understood but the module refused it.
+func statusFor(code string, explicit json.RawMessage) int {
+	var n int
+	if len(explicit) > 0 && json.Unmarshal(explicit, &n) == nil && n >= 400 && n <= 599 {
+		return n
+	}
+	switch strings.ToUpper(code) {
+	case "BAD_REQUEST", "INVALID_ARGUMENT", "INVALID_PARAMS", "INVALID", "VALIDATION", "VALIDATION_ERROR":
+		return 400
+	case "UNAUTHORIZED", "UNAUTHENTICATED":
+		return 401
+	case "FORBIDDEN", "PERMISSION_DENIED":
+		return 403
+	case "NOT_FOUND":
+		return 404
+	case "CONFLICT", "ALREADY_EXISTS", "ABORTED":
+		return 409
+	case "FAILED_PRECONDITION", "PRECONDITION_FAILED":
+		return 412
+	case "RATE_LIMITED", "RESOURCE_EXHAUSTED", "TOO_MANY_REQUESTS":
+		return 429
+	case "INTERNAL":
+		return 500
+	case "NOT_IMPLEMENTED", "UNIMPLEMENTED":
+		return 501
+	case "UNAVAILABLE":
+		return 503
+	case "TIMEOUT", "DEADLINE_EXCEEDED":
+		return 504
+	}
+	return 422
+}
+
+// claimKey checks an Idempotency-Key. It returns the stored outcome for a
+// replay, an error for a conflict, or (nil, nil) after marking the key as
+// in flight.
+func (s *session) claimKey(key, fp string) (*Outcome, *Error) {
+	s.kmu.Lock()
+	defer s.kmu.Unlock()
+	k := s.keys[key]
+	if k == nil {
+		s.keys[key] = &keyEntry{fingerprint: fp}
+		s.keyOrder = append(s.keyOrder, key)
+		return nil, nil
+	}
+	if k.fingerprint != fp {
+		return nil, errorf(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key %q was already used in this session with a different payload", key)
+	}
+	if !k.done {
+		return nil, errorf(409, "IDEMPOTENCY_KEY_IN_PROGRESS", "a request with Idempotency-Key %q is still running in this session", key)
+	}
+	return k.outcome, nil
+}
+
+// settleKey stores o for replays if the module ran, or releases the key.
+func (s *session) settleKey(key string, o *Outcome, max int) {
+	s.kmu.Lock()
+	defer s.kmu.Unlock()
+	k := s.keys[key]
+	if k == nil {
+		return
+	}
+	if !o.ran {
+		delete(s.keys, key)
+		for i, kk := range s.keyOrder {
+			if kk == key {
+				s.keyOrder = append(s.keyOrder[:i], s.keyOrder[i+1:]...)
+				break
+			}
+		}
+		return
+	}
+	stored := *o
+	k.done = true
+	k.outcome = &stored
+	for len(s.keyOrder) > max {
+		oldest := s.keyOrder[0]
+		s.keyOrder = s.keyOrder[1:]
+		if e := s.keys[oldest]; e != nil && e.done {
+			delete(s.keys, oldest)
+		}
+	}
+}

@@ -1,0 +1,311 @@
+package jace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Request bodies, one per endpoint, after validation.
+type (
+	LoadRequest struct {
+		Source string `json:"source"`
+		Name   string `json:"name,omitempty"`
+		Env    Env    `json:"env,omitempty"`
+	}
+	LoadFileRequest struct {
+		Path string `json:"path"`
+		Env  Env    `json:"env,omitempty"`
+	}
+	InitRequest struct {
+		Env Env `json:"env,omitempty"`
+	}
+	ViewRequest struct {
+		State     json.RawMessage `json:"state,omitempty"`
+		Audience  string          `json:"audience,omitempty"`
+		SessionID string          `json:"session_id,omitempty"`
+	}
+	PressRequest struct {
+		Action string          `json:"action"`
+		Params json.RawMessage `json:"params,omitempty"`
+		Env    Env             `json:"env,omitempty"`
+	}
+	ActionsRequest struct {
+		Action    string          `json:"action"`
+		Params    json.RawMessage `json:"params,omitempty"`
+		DryRun    bool            `json:"dry_run,omitempty"`
+		Intent    string          `json:"intent,omitempty"`
+		SessionID string          `json:"session_id,omitempty"`
+		Env       Env             `json:"env,omitempty"`
+	}
+)
+
+// Endpoints with a JSON body.
+const (
+	EndpointLoad     = "/load"
+	EndpointLoadFile = "/load-file"
+	EndpointInit     = "/init"
+	EndpointView     = "/view"
+	EndpointPress    = "/press"
+	EndpointActions  = "/actions"
+)
+
+// The schemas carry absolute urn: ids so that compiling them never touches
+// the file system and messages never depend on the working directory.
+const envSchema = `{
+  "$id": "urn:jace:schema:env",
+  "type": "object",
+  "properties": {
+    "session_id": {"type": "string", "minLength": 1, "maxLength": 256},
+    "dry_run": {"type": "boolean"},
+    "intent": {"type": "string", "maxLength": 4096},
+    "now": {"type": "string", "format": "date-time"}
+  }
+}`
+
+type schemaDoc struct{ endpoint, id, doc string }
+
+func requestSchemas() []schemaDoc {
+	return []schemaDoc{
+		{EndpointLoad, "urn:jace:schema:load", `{
+  "type": "object", "required": ["source"], "additionalProperties": false,
+  "properties": {
+    "source": {"type": "string", "minLength": 1},
+    "name": {"type": "string", "minLength": 1, "maxLength": 256},
+    "env": {"$ref": "urn:jace:schema:env"}
+  }}`},
+		{EndpointLoadFile, "urn:jace:schema:load-file", `{
+  "type": "object", "required": ["path"], "additionalProperties": false,
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+    "env": {"$ref": "urn:jace:schema:env"}
+  }}`},
+		{EndpointInit, "urn:jace:schema:init", `{
+  "type": "object", "additionalProperties": false,
+  "properties": {"env": {"$ref": "urn:jace:schema:env"}}}`},
+		{EndpointView, "urn:jace:schema:view", `{
+  "type": "object", "additionalProperties": false,
+  "properties": {
+    "state": true,
+    "audience": {"enum": ["agent", "human"]},
+    "session_id": {"type": "string", "minLength": 1, "maxLength": 256}
+  }}`},
+		{EndpointPress, "urn:jace:schema:press", `{
+  "type": "object", "required": ["action"], "additionalProperties": false,
+  "properties": {
+    "action": {"type": "string", "minLength": 1, "maxLength": 256},
+    "params": true,
+    "env": {"$ref": "urn:jace:schema:env"}
+  }}`},
+		{EndpointActions, "urn:jace:schema:actions", `{
+  "type": "object", "required": ["action"], "additionalProperties": false,
+  "properties": {
+    "action": {"type": "string", "minLength": 1, "maxLength": 256},
+    "params": true,
+    "dry_run": {"type": "boolean"},
+    "intent": {"type": "string", "maxLength": 4096},
+    "session_id": {"type": "string", "minLength": 1, "maxLength": 256},
+    "env": {"$ref": "urn:jace:schema:env"}
+  }}`},
+	}
+}
+
+// Decoder turns request bodies into validated request structs.
+type Decoder struct {
+	maxBody int64
+	schemas map[string]*jsonschema.Schema
+}
+
+// NewDecoder compiles the request schemas. maxBody <= 0 means
+// DefaultMaxBody.
+func NewDecoder(maxBody int64) (*Decoder, error) {
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBody
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	add := func(id, doc string) error {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if err != nil {
+			return fmt.Errorf("schema %s: %w", id, err)
+		}
+		if err := c.AddResource(id, v); err != nil {
+			return fmt.Errorf("schema %s: %w", id, err)
+		}
+		return nil
+	}
+	if err := add("urn:jace:schema:env", envSchema); err != nil {
+		return nil, err
+	}
+	d := &Decoder{maxBody: maxBody, schemas: map[string]*jsonschema.Schema{}}
+	for _, s := range requestSchemas() {
+		if err := add(s.id, s.doc); err != nil {
+			return nil, err
+		}
+		sch, err := c.Compile(s.id)
+		if err != nil {
+			return nil, fmt.Errorf("compiling schema %s: %w", s.id, err)
+		}
+		d.schemas[s.endpoint] = sch
+	}
+	return d, nil
+}
+
+// MaxBody is the body limit in bytes.
+func (d *Decoder) MaxBody() int64 { return d.maxBody }
+
+// CheckContentType accepts an absent Content-Type, application/json and any
+// +json type; anything else is 415.
+func CheckContentType(ct string) *Error {
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return errorf(415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type %q does not parse: %v", ct, err)
+	}
+	if mt == "application/json" || strings.HasSuffix(mt, "+json") {
+		return nil
+	}
+	return errorf(415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type %q is not JSON; send application/json", mt)
+}
+
+// ReadBody reads at most MaxBody bytes; a longer body is 413 and is not
+// parsed.
+func (d *Decoder) ReadBody(r io.Reader, contentLength int64) ([]byte, *Error) {
+	if contentLength > d.maxBody {
+		return nil, d.tooLarge()
+	}
+	b, err := io.ReadAll(io.LimitReader(r, d.maxBody+1))
+	if err != nil {
+		return nil, errorf(400, "BAD_BODY", "reading the request body: %v", err)
+	}
+	if int64(len(b)) > d.maxBody {
+		return nil, d.tooLarge()
+	}
+	return b, nil
+}
+
+func (d *Decoder) tooLarge() *Error {
+	return errorf(413, "PAYLOAD_TOO_LARGE", "request body exceeds the limit of %d bytes", d.maxBody)
+}
+
+// Decode parses and validates a body for endpoint and returns a pointer to
+// the endpoint's request struct. An empty body counts as {}.
+func (d *Decoder) Decode(endpoint string, body []byte) (any, *Error) {
+	sch := d.schemas[endpoint]
+	if sch == nil {
+		return nil, errorf(404, "NOT_FOUND", "no JSON endpoint %s", endpoint)
+	}
+	if int64(len(body)) > d.maxBody {
+		return nil, d.tooLarge()
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	inst, e := parseJSON(body)
+	if e != nil {
+		return nil, e
+	}
+	if err := sch.Validate(inst); err != nil {
+		return nil, errorf(400, "INVALID_REQUEST", "invalid %s request: %s", endpoint, describeValidation(err))
+	}
+	var out any
+	switch endpoint {
+	case EndpointLoad:
+		out = &LoadRequest{}
+	case EndpointLoadFile:
+		out = &LoadFileRequest{}
+	case EndpointInit:
+		out = &InitRequest{}
+	case EndpointView:
+		out = &ViewRequest{}
+	case EndpointPress:
+		out = &PressRequest{}
+	case EndpointActions:
+		out = &ActionsRequest{}
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return nil, errorf(400, "INVALID_REQUEST", "invalid %s request: %v", endpoint, err)
+	}
+	return out, nil
+}
+
+// parseJSON decodes one JSON value (numbers kept exact) and reports syntax
+// errors with line and column.
+func parseJSON(body []byte) (any, *Error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, syntaxError(body, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := position(body, dec.InputOffset())
+		return nil, errorf(400, "BAD_JSON", "request body is not one JSON value: extra data at line %d, column %d", line, col)
+	}
+	return v, nil
+}
+
+func syntaxError(body []byte, err error) *Error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := position(body, se.Offset)
+		return errorf(400, "BAD_JSON", "request body is not valid JSON at line %d, column %d: %v", line, col, se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		line, col := position(body, int64(len(body)))
+		return errorf(400, "BAD_JSON", "request body is not valid JSON: unexpected end at line %d, column %d", line, col)
+	}
+	return errorf(400, "BAD_JSON", "request body is not valid JSON: %v", err)
+}
+
+// position turns a byte offset into a 1-based line and column.
+func position(b []byte, off int64) (int, int) {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	if off < 0 {
+		off = 0
+	}
+	line, col := 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// describeValidation lists the leaf errors, each naming its field by JSON
+// pointer, sorted for stable messages.
+func describeValidation(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, strings.TrimSpace(e.Error()))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(leaves)
+	return strings.Join(leaves, "; ")
+}

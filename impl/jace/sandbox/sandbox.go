@@ -1,0 +1,438 @@
+// Package sandbox is the QuickJS sandbox of the JACE runtime (seed
+// 003_fd13fde4b5172d4e.txt, §jace-fixed-clock, §jace-seeded-rng, §jace-no-io,
+// §jace-no-eval, §jace-json-marshal, §jace-timeout, §jace-fuel,
+// §jace-untrusted, §jace-module-shape).
+//
+// A VM is one QuickJS runtime+context (modernc.org/quickjs, Bellard's QuickJS
+// transpiled to Go) with the determinism prelude installed before any module
+// code. Values cross the boundary as JSON text only. Every call into the VM
+// runs under three guards: an instruction meter (fuel, deterministic), the
+// action timeout (a fuel budget in deterministic mode, a watchdog on the
+// injected clock otherwise) and a memory limit. A breach answers a *Failure
+// and marks the VM broken: the owner must Close it and make a new one.
+//
+// Time zone: local-time Date methods follow the C library's TZ. New sets
+// TZ=UTC both in the Go process environment and in the engine's C
+// environment before the first VM exists, so that every VM renders dates in
+// UTC whatever the host's zone.
+//
+// It may import the standard library, modernc.org/{quickjs,libquickjs,libc}
+// and anchorage/sim/clock; nothing else of the project.
+package sandbox
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"modernc.org/libc"
+	"modernc.org/quickjs"
+
+	"anchorage/sim/clock"
+)
+
+//go:embed prelude.js
+var preludeSource string
+
+// Failure kinds.
+const (
+	KindTimeout       = "timeout"        // the action timeout fired
+	KindFuel          = "fuel"           // the fuel budget ran out
+	KindMemory        = "memory"         // the VM hit its memory limit
+	KindThrow         = "throw"          // module code threw
+	KindBadResult     = "bad_result"     // the entry point returned a non-JSON value or too much
+	KindUnknownAction = "unknown_action" // no such action in jace.actions
+	KindBadModule     = "bad_module"     // the module does not parse or lacks part of the ABI
+)
+
+// Messages the seed fixes for the two guards.
+const (
+	MsgTimeout = "Action timed out"
+	MsgFuel    = "Fuel exhausted"
+	MsgMemory  = "Memory limit exceeded"
+)
+
+// Failure is what went wrong inside the VM.
+type Failure struct {
+	Kind    string // one of the Kind constants
+	Message string // human-readable, stable for a given module and input
+}
+
+func (f *Failure) Error() string { return f.Message }
+
+// Limits are the guards applied to every call into a VM.
+type Limits struct {
+	// Fuel caps one call at this many fuel units (1 unit = one interrupt
+	// poll = 10,000 QuickJS ticks); 0 means no fuel guard.
+	Fuel int64
+	// TimeoutFuel, when > 0, makes the action timeout deterministic: a call
+	// that burns more than this many units fails with MsgTimeout, and no
+	// wall-clock watchdog runs. This is the simulation mode.
+	TimeoutFuel int64
+	// Timeout is the wall-clock limit per call, measured on Clock, used when
+	// TimeoutFuel is 0 (real mode); 0 disables it.
+	Timeout time.Duration
+	// MemoryLimit caps the VM's heap in bytes; 0 means DefaultMemoryLimit.
+	MemoryLimit int
+	// MaxOutput caps the JSON text an entry point may return, in bytes;
+	// 0 means DefaultMaxOutput.
+	MaxOutput int
+}
+
+// Defaults.
+const (
+	DefaultMemoryLimit = 32 << 20
+	DefaultMaxOutput   = 4 << 20
+	// DefaultTimeoutFuel is the fuel budget standing for the 2 s action
+	// timeout in deterministic mode: about 2 s of a tight loop on the
+	// reference 2-core machine (a 10M-iteration loop costs 2000 units and
+	// takes about 0.65 s there).
+	DefaultTimeoutFuel = 6000
+)
+
+// Config makes a VM.
+type Config struct {
+	Limits
+	Clock clock.Clock // for the watchdog; nil means clock.Real()
+}
+
+// Manifest is what a loaded module declares.
+type Manifest struct {
+	Name    string   `json:"name"`
+	Version string   `json:"version"`
+	Actions []string `json:"actions"`
+}
+
+// VM is one sandboxed QuickJS VM. It is not safe for concurrent calls; the
+// runtime serialises calls per session.
+type VM struct {
+	cfg    Config
+	qjs    *quickjs.VM
+	eng    engine
+	m      *meter
+	mp     uintptr
+	broken bool
+
+	wmu    sync.Mutex // guards armed/closed against the watchdog callback
+	armed  uint64     // generation of the armed watchdog, 0 = none
+	gen    uint64
+	closed bool
+}
+
+// New makes a VM with the prelude installed.
+func New(cfg Config) (*VM, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
+	}
+	if cfg.MemoryLimit <= 0 {
+		cfg.MemoryLimit = DefaultMemoryLimit
+	}
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = DefaultMaxOutput
+	}
+	if os.Getenv("TZ") != "UTC" {
+		if err := os.Setenv("TZ", "UTC"); err != nil {
+			return nil, fmt.Errorf("sandbox: setting TZ=UTC: %w", err)
+		}
+	}
+	q, err := quickjs.NewVM()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: new QuickJS VM: %w", err)
+	}
+	eng, err := engineOf(q)
+	if err != nil {
+		q.Close()
+		return nil, fmt.Errorf("sandbox: fuel shim: %w", err)
+	}
+	if err := setCEnvUTC(eng.tls); err != nil {
+		q.Close()
+		return nil, err
+	}
+	m, mp, err := installMeter(eng)
+	if err != nil {
+		q.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	v := &VM{cfg: cfg, qjs: q, eng: eng, m: m, mp: mp}
+	q.SetMemoryLimit(uintptr(cfg.MemoryLimit))
+	if err := v.guard(func() error {
+		_, err := q.Eval(preludeSource, quickjs.EvalGlobal)
+		return err
+	}); err != nil {
+		v.Close()
+		return nil, fmt.Errorf("sandbox: installing the prelude: %w", err)
+	}
+	return v, nil
+}
+
+// setCEnvUTC sets TZ=UTC in the engine's C environment, which modernc's libc
+// copies from the Go environment only once.
+func setCEnvUTC(tls *libc.TLS) error {
+	name, err := libc.CString("TZ")
+	if err != nil {
+		return fmt.Errorf("sandbox: setting TZ: %w", err)
+	}
+	defer libc.Xfree(tls, name)
+	if p := libc.Xgetenv(tls, name); p != 0 && libc.GoString(p) == "UTC" {
+		return nil
+	}
+	val, err := libc.CString("UTC")
+	if err != nil {
+		return fmt.Errorf("sandbox: setting TZ: %w", err)
+	}
+	defer libc.Xfree(tls, val)
+	if libc.Xsetenv(tls, name, val, 1) != 0 {
+		return fmt.Errorf("sandbox: setenv TZ=UTC failed")
+	}
+	return nil
+}
+
+// Broken reports whether a guard fired in this VM; a broken VM refuses
+// further calls and must be closed.
+func (v *VM) Broken() bool { return v.broken }
+
+// FuelUsed is the fuel the last call burnt.
+func (v *VM) FuelUsed() int64 { return atomic.LoadInt64(&v.m.used) }
+
+// Close releases the VM. It is safe to call twice.
+func (v *VM) Close() error {
+	v.wmu.Lock()
+	if v.closed {
+		v.wmu.Unlock()
+		return nil
+	}
+	v.closed = true
+	v.armed = 0
+	v.wmu.Unlock()
+	removeMeter(v.eng, v.mp)
+	if err := v.qjs.Close(); err != nil {
+		return fmt.Errorf("sandbox: closing VM: %w", err)
+	}
+	return nil
+}
+
+// guard runs f (which enters the engine) with the meter reset and the
+// watchdog armed, and turns a guard breach into a *Failure.
+func (v *VM) guard(f func() error) error {
+	if v.broken {
+		return &Failure{Kind: KindBadModule, Message: "VM is broken by an earlier failure"}
+	}
+	atomic.StoreInt32(&v.m.stop, 0)
+	atomic.StoreInt32(&v.m.reason, reasonNone)
+	atomic.StoreInt64(&v.m.used, 0)
+	v.m.fuel = v.cfg.Fuel
+	v.m.timeFuel = v.cfg.TimeoutFuel
+
+	var t clock.Timer
+	if v.cfg.TimeoutFuel <= 0 && v.cfg.Timeout > 0 {
+		v.wmu.Lock()
+		v.gen++
+		gen := v.gen
+		v.armed = gen
+		v.wmu.Unlock()
+		t = v.cfg.Clock.AfterFunc(v.cfg.Timeout, func() {
+			v.wmu.Lock()
+			if v.armed == gen && !v.closed {
+				atomic.StoreInt32(&v.m.stop, 1)
+			}
+			v.wmu.Unlock()
+		})
+	}
+	err := f()
+	if t != nil {
+		t.Stop()
+		v.wmu.Lock()
+		v.armed = 0
+		v.wmu.Unlock()
+	}
+	switch atomic.LoadInt32(&v.m.reason) {
+	case reasonFuel:
+		v.broken = true
+		return &Failure{Kind: KindFuel, Message: MsgFuel}
+	case reasonTimeout:
+		v.broken = true
+		return &Failure{Kind: KindTimeout, Message: MsgTimeout}
+	}
+	if err == nil {
+		return nil
+	}
+	var je *quickjs.Error
+	if errors.As(err, &je) && je.Name == "InternalError" && strings.Contains(je.Message, "out of memory") {
+		v.broken = true
+		return &Failure{Kind: KindMemory, Message: MsgMemory}
+	}
+	if errors.As(err, &je) {
+		return &Failure{Kind: KindThrow, Message: describe(je)}
+	}
+	if strings.Contains(err.Error(), "out of memory") || err.Error() == "OOM" {
+		v.broken = true
+		return &Failure{Kind: KindMemory, Message: MsgMemory}
+	}
+	return &Failure{Kind: KindThrow, Message: err.Error()}
+}
+
+// describe renders a JS exception as "Name: message (at frame)".
+func describe(e *quickjs.Error) string {
+	var b strings.Builder
+	if e.Name != "" {
+		b.WriteString(e.Name)
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	} else {
+		b.WriteString(e.Error())
+	}
+	if e.FileName != "" && e.LineNumber > 0 {
+		fmt.Fprintf(&b, " (%s:%d:%d)", e.FileName, e.LineNumber, e.ColumnNumber)
+	} else if frame := firstFrame(e.Stack); frame != "" {
+		b.WriteString(" (")
+		b.WriteString(frame)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+func firstFrame(stack string) string {
+	for _, line := range strings.Split(stack, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "at ") {
+			return line
+		}
+	}
+	return ""
+}
+
+// Load evaluates module source (name is only used in messages) and checks
+// that it sets globalThis.jace with the ABI's parts.
+func (v *VM) Load(source, name string) (Manifest, error) {
+	err := v.guard(func() error {
+		_, err := v.qjs.Eval(source, quickjs.EvalGlobal)
+		return err
+	})
+	if err != nil {
+		var f *Failure
+		if errors.As(err, &f) && f.Kind == KindThrow {
+			return Manifest{}, &Failure{Kind: KindBadModule, Message: fmt.Sprintf("module %s: %s", name, f.Message)}
+		}
+		return Manifest{}, err
+	}
+	var out string
+	err = v.guard(func() error {
+		r, err := v.qjs.Call("__jace_shape")
+		if err != nil {
+			return err
+		}
+		s, ok := r.(string)
+		if !ok {
+			return fmt.Errorf("shape check returned %T", r)
+		}
+		out = s
+		return nil
+	})
+	if err != nil {
+		return Manifest{}, fmt.Errorf("module %s: checking its shape: %w", name, err)
+	}
+	sh, err := parseShape(out)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("module %s: %w", name, err)
+	}
+	if len(sh.Problems) > 0 {
+		return Manifest{}, &Failure{Kind: KindBadModule, Message: fmt.Sprintf("module %s is missing or has a bad %s", name, strings.Join(sh.Problems, ", "))}
+	}
+	return Manifest{Name: sh.Name, Version: sh.Version, Actions: sh.Actions}, nil
+}
+
+// Call is one call into a module entry point.
+type Call struct {
+	Kind   string // "init", "view" or "action"
+	Action string // action name when Kind is "action"
+	State  string // JSON of the state (view, action)
+	Params string // JSON of the params (action)
+	Env    string // JSON of the env (init, action)
+	NowMS  int64  // what Date.now() returns
+	Seed   uint32 // xorshift32 state before the call (0 is taken as 1)
+}
+
+// Result is what an entry point returned.
+type Result struct {
+	JSON string // the returned value as JSON text
+	Seed uint32 // xorshift32 state after the call
+	Fuel int64  // fuel units burnt
+}
+
+// Do runs one entry point.
+func (v *VM) Do(c Call) (Result, error) {
+	var out string
+	err := v.guard(func() error {
+		r, err := v.qjs.Call("__jace_call", c.Kind, c.Action, orNull(c.State), orNull(c.Params), orEmpty(c.Env), float64(c.NowMS), float64(c.Seed))
+		if err != nil {
+			return err
+		}
+		s, ok := r.(string)
+		if !ok {
+			return fmt.Errorf("__jace_call returned %T, want string", r)
+		}
+		out = s
+		return nil
+	})
+	fuel := v.FuelUsed()
+	if err != nil {
+		return Result{Fuel: fuel}, err
+	}
+	switch {
+	case out == "U":
+		return Result{Fuel: fuel}, &Failure{Kind: KindUnknownAction, Message: fmt.Sprintf("unknown action %q", c.Action)}
+	case strings.HasPrefix(out, "X"):
+		return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: out[1:]}
+	case strings.HasPrefix(out, "R"):
+		nl := strings.IndexByte(out, '\n')
+		if nl < 0 {
+			return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: "malformed answer from the VM"}
+		}
+		seed, err := strconv.ParseUint(out[1:nl], 10, 32)
+		if err != nil {
+			return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: "malformed generator state from the VM"}
+		}
+		js := out[nl+1:]
+		if len(js) > v.cfg.MaxOutput {
+			return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: fmt.Sprintf("%s returned %d bytes of JSON, over the limit of %d", c.Kind, len(js), v.cfg.MaxOutput)}
+		}
+		return Result{JSON: js, Seed: uint32(seed), Fuel: fuel}, nil
+	}
+	return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: "malformed answer from the VM"}
+}
+
+func orNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+func orEmpty(s string) string {
+	if s == "" {
+		return "{}"
+	}
+	return s
+}
+
+type shapeReport struct {
+	Problems []string `json:"problems"`
+	Name     string   `json:"name"`
+	Version  string   `json:"version"`
+	Actions  []string `json:"actions"`
+}
+
+func parseShape(s string) (shapeReport, error) {
+	var sh shapeReport
+	if err := json.Unmarshal([]byte(s), &sh); err != nil {
+		return shapeReport{}, fmt.Errorf("decoding the shape report: %w", err)
+	}
+	return sh, nil
+}

@@ -1,0 +1,22 @@
+globalThis.jace = {
+  manifest: { name: "non_json", version: "1" },
+  init(env) { return { n: 0 }; },
+  view(state) { return { n: state.n }; },
+  actions: {
+    ok(state) { return { state: { n: state.n + 1 }, audit_preview: "OK" }; },
+    undef(state) { return undefined; },
+    fn(state) { return function () {}; },
+    big(state) { return { state, result: 10n }; },
+    cyclic(state) { const o = { state }; o.self = o; return o; },
+    promise(state) { return Promise.resolve({ state }); },
+    asyncAction: async function (state) { return { state }; },
+    number(state) { return 42; },
+    noState(state) { return { result: 1 }; },
+    fnInside(state) { return { state, result: { f: function () {} } }; },
+    badPreview(state) { return { state, audit_preview: 7 }; },
+    badEvents(state) { return { state, events: "nope" }; },
+    badError(state) { return { state, error: "nope" }; },
+    throwsString(state) { throw "just a string"; },
+    throwsError(state) { throw new RangeError("out of range"); },
+  },
+};

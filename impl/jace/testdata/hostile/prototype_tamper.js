@@ -1,0 +1,22 @@
+globalThis.jace = {
+  manifest: { name: "prototype_tamper", version: "1" },
+  init(env) { return { n: 0 }; },
+  view(state) { return { n: state.n }; },
+  actions: {
+    ok(state) { return { state: { n: state.n + 1 }, audit_preview: "OK" }; },
+    tamper(state) {
+      Object.prototype.polluted = "yes";
+      Array.prototype.push = function () { return -1; };
+      JSON.stringify = function () { return "garbage"; };
+      Date.now = function () { return 1; };
+      globalThis.__jace_call = function () { return "R1\n{}"; };
+      return { state: { n: state.n + 1 }, result: "tampered" };
+    },
+    probe(state) { return { state, result: { polluted: ({}).polluted === undefined ? "no" : "yes", now: Date.now() } }; },
+    reachHost(state) {
+      let d;
+      try { Object.defineProperty(globalThis, "__jace_call", { value: null }); d = "redefined"; } catch (e) { d = e.name; }
+      return { state, result: d };
+    },
+  },
+};
