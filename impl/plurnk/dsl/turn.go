@@ -59,7 +59,11 @@ const (
 	MultipleTerminal                             // a second disposition SEND
 	AfterTerminal                                // statements after the disposition SEND
 	MaxCommandsExceeded                          // more counted ops than the cap
+	IdleTurn                                     // a continuing (102) turn with no work op
 )
+
+// ContinueCode is the disposition status of a turn that continues.
+const ContinueCode = 102
 
 // String returns the snake_case name; MaxCommandsExceeded matches the
 // telemetry kind max_commands_exceeded.
@@ -79,6 +83,8 @@ func (k ViolationKind) String() string {
 		return "after_terminal"
 	case MaxCommandsExceeded:
 		return "max_commands_exceeded"
+	case IdleTurn:
+		return "idle_turn"
 	}
 	return fmt.Sprintf("ViolationKind(%d)", int(k))
 }
@@ -102,7 +108,8 @@ type Turn struct {
 	Terminal int   // index of the first disposition SEND, -1 when none
 	Actions  []int // counted statements kept under the cap, in emission order
 	Dropped  []int // counted statements over the cap, in emission order
-	// Violations in a fixed order: plan rules, terminal rules, then the cap.
+	// Violations in a fixed order: plan rules, terminal rules, idle turn,
+	// then the cap.
 	Violations []Violation
 }
 
@@ -174,6 +181,12 @@ func CheckTurn(r Result, rules TurnRules) Turn {
 		}
 		t.Actions = append(t.Actions, i)
 	}
+	if t.Terminal >= 0 {
+		if c, _ := stmts[t.Terminal].Status(); c == ContinueCode && !hasWork(stmts) {
+			t.Violations = append(t.Violations, Violation{Kind: IdleTurn, Statements: []int{t.Terminal},
+				Message: "a continuing turn (102) whose ops are only PLAN/SEND"})
+		}
+	}
 	if len(t.Dropped) > 0 {
 		emitted := len(t.Actions) + len(t.Dropped)
 		t.Violations = append(t.Violations, Violation{Kind: MaxCommandsExceeded,
@@ -181,6 +194,16 @@ func CheckTurn(r Result, rules TurnRules) Turn {
 			Message: fmt.Sprintf("%d ops emitted, cap %d: %d dropped", emitted, rules.MaxCommands, len(t.Dropped))})
 	}
 	return t
+}
+
+// hasWork reports whether any statement is a work op (not PLAN, not SEND).
+func hasWork(stmts []Statement) bool {
+	for _, s := range stmts {
+		if s.Op != OpPlan && s.Op != OpSend {
+			return true
+		}
+	}
+	return false
 }
 
 func indexes(from, to int) []int {

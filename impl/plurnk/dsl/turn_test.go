@@ -55,6 +55,11 @@ func TestCheckTurn(t *testing.T) {
 		{"ops after terminal", "<<PLAN:p:PLAN<<SEND[202]:a:SEND<<READ(x)::READ<<SEND(run://p):m:SEND",
 			rules, Turn{Plan: 0, Terminal: 1, Actions: []int{2, 3},
 				Violations: []Violation{{Kind: AfterTerminal, Statements: []int{2, 3}}}}},
+		{"idle continuing turn", "<<PLAN:p:PLAN<<SEND(run://peer):hi:SEND<<SEND[102]:more:SEND",
+			rules, Turn{Plan: 0, Terminal: 2, Actions: []int{1},
+				Violations: []Violation{{Kind: IdleTurn, Statements: []int{2}}}}},
+		{"hibernate with no work is not idle", "<<PLAN:p:PLAN<<SEND[202]:wait:SEND",
+			rules, Turn{Plan: 0, Terminal: 1}},
 		{"max commands", "<<PLAN:p:PLAN<<READ(a)::READ<<READ(b)::READ<<READ(c)::READ<<READ(d)::READ<<SEND[200]:ok:SEND",
 			small, Turn{Plan: 0, Terminal: 5, Actions: []int{1, 2}, Dropped: []int{3, 4},
 				Violations: []Violation{{Kind: MaxCommandsExceeded, Statements: []int{3, 4}, Emitted: 4, Dropped: 2}}}},
@@ -96,7 +101,7 @@ func TestViolationKindNames(t *testing.T) {
 		t.Errorf("MaxCommandsExceeded = %q, want the telemetry kind max_commands_exceeded", got)
 	}
 	seen := map[string]bool{}
-	for k := MissingPlan; k <= MaxCommandsExceeded; k++ {
+	for k := MissingPlan; k <= IdleTurn; k++ {
 		n := k.String()
 		if seen[n] || strings.HasPrefix(n, "ViolationKind(") {
 			t.Errorf("kind %d name %q not unique or missing", int(k), n)
