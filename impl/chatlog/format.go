@@ -98,7 +98,6 @@ func fenceFor(body string) string {
 
 // fenced renders body in a fenced block tagged lang, ending with a newline.
 func fenced(lang, body string) string {
-	body = strings.TrimSuffix(body, "\n")
 	f := fenceFor(body)
 	return f + lang + "\n" + body + "\n" + f + "\n"
 }
@@ -166,7 +165,7 @@ func RenderReply(page, agent, at string, ms int64, o Outcome, marks ...string) s
 	b.WriteByte('\n')
 	switch {
 	case !o.OK:
-		b.WriteString(fenced("Error", o.Stack))
+		b.WriteString(fenced("Error", strings.TrimRight(o.Stack, "\n")))
 	case o.IsJSON:
 		b.WriteString(fenced("JSON", o.JSON))
 	default:

@@ -56,6 +56,14 @@ type Log struct {
 	Resume int64
 	// ResumeLine is the line number at Resume.
 	ResumeLine int
+	// Fences lists every top-level fenced block found, in order.
+	Fences []FenceSpan
+}
+
+// FenceSpan is where a fenced block opens and closes (line numbers; Close
+// is 0 when the fence runs to the end of the input).
+type FenceSpan struct {
+	Open, Close int
 }
 
 // Pos is where a parse starts: a byte offset outside any fence and the line
@@ -69,7 +77,7 @@ type Pos struct {
 // read as a header or a fence; it is ordinary text.
 const MaxLine = 1 << 16
 
-var headerRE = regexp.MustCompile(`^\*\*([^*]+)\*\* to (\S(?:.*?\S)?)(?: at ([0-9]{2}:[0-9]{2}:[0-9]{2}))?(?: \(([^()]*)\))?[ \t]*$`)
+var headerRE = regexp.MustCompile(`^\*\*([^*]+)\*\* to (\S(?:.*?\S)??)(?: at ([0-9]{2}:[0-9]{2}:[0-9]{2}))?(?: \(([^()]*)\))?[ \t]*$`)
 
 // header is a parsed header line, request or reply not yet known.
 type header struct {
@@ -233,10 +241,11 @@ type line struct {
 }
 
 type scanner struct {
-	data []byte
-	base Pos
-	pos  int
-	num  int
+	fences []FenceSpan
+	data   []byte
+	base   Pos
+	pos    int
+	num    int
 }
 
 func (s *scanner) next() (line, bool) {
@@ -273,12 +282,15 @@ func (s *scanner) peek() (line, bool) {
 // the closing line.
 func (s *scanner) readFence(f fence) (body string, closed bool, closing line) {
 	var lines [][]byte
+	open := s.base.Line + s.num - 1
 	for {
 		l, ok := s.next()
 		if !ok {
+			s.fences = append(s.fences, FenceSpan{Open: open})
 			return joinLines(lines), false, line{}
 		}
 		if f.closes(l.text) {
+			s.fences = append(s.fences, FenceSpan{Open: open, Close: l.num})
 			return joinLines(lines), true, l
 		}
 		lines = append(lines, l.text)
@@ -395,6 +407,7 @@ func ParseAt(data []byte, base Pos) Log {
 			lg.Replies = append(lg.Replies, rp)
 		}
 	}
+	lg.Fences = s.fences
 	pair(&lg)
 	return lg
 }

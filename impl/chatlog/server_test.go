@@ -89,5 +89,7 @@ func TestServerRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(reg2, "# Connected pages:\n* "+reg.ID+" (http://localhost:8302/) last ") || !strings.Contains(reg2, "state: completed") {
 		t.Fatalf("registry:\n%s", reg2)
 	}
-	t.Logf("\n%s\n%s\n%s", log, reg2, h.con)
+	if testing.Verbose() {
+		t.Logf("\n%s\n%s\n%s", log, reg2, h.con)
+	}
 }
