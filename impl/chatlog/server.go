@@ -743,7 +743,7 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
 			// again could repeat its effects, so it is closed instead.
 			s.logf("%s line %d: request was executing when the server stopped; not run again", in.Path, r.Line)
 			o := Outcome{Stack: "interrupted: the server restarted while this request was executing; it was not run again"}
-			if err := s.appendLocked(in, RenderReply(r.Page, r.Agent, Clock(s.cfg.Clock.Now()), -1, o, "interrupted")); err != nil {
+			if err := s.appendLocked(in, RenderReply(replyName(r.Page, r.Agent, in.Stem), r.Agent, Clock(s.cfg.Clock.Now()), -1, o, "interrupted")); err != nil {
 				s.logf("%v", err)
 			}
 			continue
@@ -784,7 +784,19 @@ func (s *Server) orphanLocked(in *Instance, j *Job) {
 	s.writeRegistry()
 }
 
+// replyName is the page name a reply header uses: the name the request
+// used, unless a header with it would not read back (a torn or interleaved
+// request header), then the instance's stem.
+func replyName(page, agent, stem string) string {
+	h, ok := parseHeader([]byte(ReplyHeader(page, agent, "00:00:00", 1, false)))
+	if !ok || h.from != page || h.to != agent {
+		return stem
+	}
+	return page
+}
+
 func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
+	r.Page = replyName(r.Page, r.Agent, in.Stem)
 	at := r.At
 	if at == "" {
 		at = Clock(mtime)
