@@ -1,8 +1,8 @@
 // JACE determinism prelude. Evaluated once in every fresh VM, before any
 // module code. It installs the fixed clock, the seeded xorshift32 generator,
 // removes every way of turning a string into code, every timer, network,
-// thread or GC-observable global, and defines the one entry point the host
-// calls: __jace_call. Everything the host needs is captured here in closures
+// thread or GC-observable global, and evaluates to the two functions the
+// host calls (call and shape), which no global refers to. Everything the host needs is captured here in closures
 // so that a module that tampers with globals or prototypes afterwards can
 // only spoil its own answers, never reach the real clock or the host.
 (function (global) {
@@ -96,7 +96,7 @@
     return InternalErr !== undefined && e instanceof InternalErr;
   }
 
-  // __jace_call runs one module entry point. Strings in, one string out:
+  // call runs one module entry point. Strings in, one string out:
   //   "R<seed>\n<json>"  the entry point returned <json>; <seed> is the
   //                      generator state after the call
   //   "U"                no such action
@@ -147,9 +147,8 @@
     }
     return "R" + seed + "\n" + s;
   }
-  defineProperty(global, "__jace_call", { value: call, writable: false, configurable: false, enumerable: false });
 
-  // __jace_shape reports what a loaded module lacks, as a JSON list of
+  // shape reports what a loaded module lacks, as a JSON list of
   // problems (empty when the module has the required shape).
   function shape() {
     const problems = [];
@@ -185,5 +184,8 @@
       actions: names,
     });
   }
-  defineProperty(global, "__jace_shape", { value: shape, writable: false, configurable: false, enumerable: false });
+
+  // The host keeps these two functions by reference; they are never
+  // reachable from module code.
+  return { call: call, shape: shape };
 })(globalThis);

@@ -118,6 +118,9 @@ type VM struct {
 	eng    engine
 	m      *meter
 	mp     uintptr
+	callFn quickjs.Value // the prelude's call function
+	shapeF quickjs.Value // the prelude's shape function
+	hasFns bool
 	broken bool
 
 	wmu    sync.Mutex // guards armed/closed against the watchdog callback
@@ -163,13 +166,43 @@ func New(cfg Config) (*VM, error) {
 	v := &VM{cfg: cfg, qjs: q, eng: eng, m: m, mp: mp}
 	q.SetMemoryLimit(uintptr(cfg.MemoryLimit))
 	if err := v.guard(func() error {
-		_, err := q.Eval(preludeSource, quickjs.EvalGlobal)
-		return err
+		obj, err := q.EvalValue(preludeSource, quickjs.EvalGlobal)
+		if err != nil {
+			return err
+		}
+		defer obj.Free()
+		return v.takeFns(obj)
 	}); err != nil {
 		v.Close()
 		return nil, fmt.Errorf("sandbox: installing the prelude: %w", err)
 	}
 	return v, nil
+}
+
+// takeFns keeps references to the prelude's functions.
+func (v *VM) takeFns(obj quickjs.Value) error {
+	get := func(name string) (quickjs.Value, error) {
+		a, err := v.qjs.NewAtom(name)
+		if err != nil {
+			return quickjs.Value{}, fmt.Errorf("atom %s: %w", name, err)
+		}
+		f, err := obj.GetPropertyValue(a)
+		if err != nil {
+			return quickjs.Value{}, fmt.Errorf("prelude function %s: %w", name, err)
+		}
+		return f, nil
+	}
+	c, err := get("call")
+	if err != nil {
+		return err
+	}
+	s, err := get("shape")
+	if err != nil {
+		c.Free()
+		return err
+	}
+	v.callFn, v.shapeF, v.hasFns = c, s, true
+	return nil
 }
 
 // setCEnvUTC sets TZ=UTC in the engine's C environment, which modernc's libc
@@ -211,6 +244,11 @@ func (v *VM) Close() error {
 	v.closed = true
 	v.armed = 0
 	v.wmu.Unlock()
+	if v.hasFns {
+		v.callFn.Free()
+		v.shapeF.Free()
+		v.hasFns = false
+	}
 	removeMeter(v.eng, v.mp)
 	if err := v.qjs.Close(); err != nil {
 		return fmt.Errorf("sandbox: closing VM: %w", err)
@@ -265,6 +303,13 @@ func (v *VM) guard(f func() error) error {
 	}
 	var je *quickjs.Error
 	if errors.As(err, &je) && je.Name == "InternalError" && strings.Contains(je.Message, "out of memory") {
+		v.broken = true
+		return &Failure{Kind: KindMemory, Message: MsgMemory}
+	}
+	if errors.As(err, &je) && je.Name == "" && je.Error() == "null" {
+		// QuickJS throws null when it runs out of memory while building
+		// the "out of memory" error itself. (A module that throws null on
+		// purpose gets the same answer.)
 		v.broken = true
 		return &Failure{Kind: KindMemory, Message: MsgMemory}
 	}
@@ -324,7 +369,7 @@ func (v *VM) Load(source, name string) (Manifest, error) {
 	}
 	var out string
 	err = v.guard(func() error {
-		r, err := v.qjs.Call("__jace_shape")
+		r, err := v.shapeF.Call(quickjs.UndefinedValue)
 		if err != nil {
 			return err
 		}
@@ -370,13 +415,13 @@ type Result struct {
 func (v *VM) Do(c Call) (Result, error) {
 	var out string
 	err := v.guard(func() error {
-		r, err := v.qjs.Call("__jace_call", c.Kind, c.Action, orNull(c.State), orNull(c.Params), orEmpty(c.Env), float64(c.NowMS), float64(c.Seed))
+		r, err := v.callFn.Call(quickjs.UndefinedValue, c.Kind, c.Action, orNull(c.State), orNull(c.Params), orEmpty(c.Env), float64(c.NowMS), float64(c.Seed))
 		if err != nil {
 			return err
 		}
 		s, ok := r.(string)
 		if !ok {
-			return fmt.Errorf("__jace_call returned %T, want string", r)
+			return fmt.Errorf("the call shim returned %T, want string", r)
 		}
 		out = s
 		return nil

@@ -14,9 +14,9 @@ globalThis.jace = {
     },
     probe(state) { return { state, result: { polluted: ({}).polluted === undefined ? "no" : "yes", now: Date.now() } }; },
     reachHost(state) {
-      let d;
-      try { Object.defineProperty(globalThis, "__jace_call", { value: null }); d = "redefined"; } catch (e) { d = e.name; }
-      return { state, result: d };
+      const names = Object.getOwnPropertyNames(globalThis).filter((n) => n.startsWith("__"));
+      Object.defineProperty(globalThis, "__jace_call", { value: null });
+      return { state, result: names.length === 0 ? "no host entry point in reach" : names.join(",") };
     },
   },
 };
