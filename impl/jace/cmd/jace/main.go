@@ -1,0 +1,115 @@
+// Command jace serves the JACE sandbox runtime (seed
+// 003_fd13fde4b5172d4e.txt) over HTTP: §jace-default-port,
+// §jace-calc-demo, §jace-external-module.
+//
+//	jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [MODULE.js]
+//
+// Without MODULE.js it serves the embedded calculator. It logs to stderr,
+// writes the audit log as JSON lines to stderr too, and exits cleanly on
+// SIGINT or SIGTERM. TZ is set to UTC before the first VM exists, so dates
+// inside modules render in UTC.
+//
+// It may import the standard library, anchorage/impl/jace and
+// anchorage/sim/clock.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"anchorage/impl/jace"
+	"anchorage/sim/clock"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "jace:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("jace", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", jace.DefaultAddr, "listen address")
+	seed := fs.Int64("seed", jace.DefaultSeed, "seed of Math.random inside the VM")
+	fuel := fs.Int64("fuel", 0, "fuel units per call (1 unit = 10,000 QuickJS ticks); 0 = no fuel guard")
+	timeout := fs.Duration("timeout", jace.DefaultTimeout, "wall-clock limit of one action")
+	maxBody := fs.Int64("max-body", jace.DefaultMaxBody, "maximum request body in bytes")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [MODULE.js]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		fs.Usage()
+		return fmt.Errorf("at most one module file, got %d", fs.NArg())
+	}
+	if err := os.Setenv("TZ", "UTC"); err != nil {
+		return fmt.Errorf("setting TZ=UTC: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := jace.Config{
+		Clock:    clock.Real(),
+		Seed:     *seed,
+		Fuel:     *fuel,
+		Timeout:  *timeout,
+		MaxBody:  *maxBody,
+		AuditLog: stderr,
+		Logger:   logger,
+	}
+	if fs.NArg() == 1 {
+		path := fs.Arg(0)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("reading module: %w", err)
+		}
+		cfg.Module, cfg.ModuleName = string(src), path
+	}
+	srv, err := jace.NewServer(cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", *addr, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs.RegisterOnShutdown(func() { srv.Close() }) // ends SSE streams
+	man := srv.Runtime().Manifest()
+	logger.Info("jace listening", "addr", ln.Addr().String(), "module", man.Name, "version", man.Version)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serving: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}
