@@ -1,0 +1,111 @@
+// Package chatlog holds the fuzz targets for the chat-log parser of
+// anchorage/impl/chatlog (seed 000_8e263a46ca5a55fb): the full-file parse
+// and the tail parse must accept any input, never panic, and finish in time
+// bounded by the input's size. It imports the standard library and
+// anchorage/impl/chatlog.
+package chatlog
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"anchorage/impl/chatlog"
+)
+
+// seeds is the pathological corpus.
+func seeds() [][]byte {
+	req := "**agent** to index-7-zen at 22:52:47\n```JS\n12+13\n```\n"
+	return [][]byte{
+		[]byte(req),
+		[]byte(strings.Repeat("`", 10000)),
+		[]byte("**a** to b at 10:00:00\n" + strings.Repeat("`", 10000) + "JS\nx\n"),
+		[]byte("**a** to b at 10:00:00\n```JS\nunclosed\n"),
+		[]byte(strings.ReplaceAll(req, "\n", "\r\n")),
+		[]byte("**a** to b at 10:00:00\n```JS\n\x00\x00\n```\n"),
+		[]byte("**a\xff** to b at 10:00:00\n```JS\n\xfe\xff\n```\n"),
+		[]byte("**a** to b at 10:00:00\n```JS\n" + strings.Repeat("x", 1<<20) + "\n```\n"),
+		[]byte(strings.Repeat("**a** to b at 10:00:00\n", 5000)),
+		[]byte(strings.Repeat(req, 2000)),
+		[]byte(strings.Repeat("**p** to a at 10:00:00 (**ERROR** after 16ms, late)\n", 3000)),
+		[]byte("**p** to a at 99:99:99 (1.s)\n```\n"),
+		[]byte("~~~\n```\n~~~~\n"),
+		[]byte(strings.Repeat("**a** to b at 10:00:00\n```JS\n1\n```\n**b** to a at 10:00:00 (1ms)\n```JSON\n1\n```\n", 1000)),
+	}
+}
+
+// budget is a generous time bound for one input: linear in its size.
+func budget(n int) time.Duration { return 2*time.Second + time.Duration(n)*2*time.Microsecond }
+
+func FuzzParse(f *testing.F) {
+	for _, s := range seeds() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
+		lg := chatlog.Parse(data)
+		_ = chatlog.Report(lg, time.Time{}).JSON()
+		_ = chatlog.ValidateText(data)
+		if d := time.Since(start); d > budget(len(data)) {
+			t.Fatalf("parse of %d bytes took %v", len(data), d)
+		}
+		for _, r := range lg.Requests {
+			if r.Line < 1 || r.Offset < 0 || r.Offset > int64(len(data)) {
+				t.Fatalf("request out of range: %+v", r)
+			}
+		}
+		for _, rp := range lg.Replies {
+			if rp.Request >= len(lg.Requests) {
+				t.Fatalf("reply pairs with request %d of %d", rp.Request, len(lg.Requests))
+			}
+		}
+		if lg.Resume < 0 || lg.Resume > int64(len(data)) {
+			t.Fatalf("resume %d outside 0..%d", lg.Resume, len(data))
+		}
+	})
+}
+
+func FuzzTailParse(f *testing.F) {
+	for _, s := range seeds() {
+		f.Add(s, uint16(0))
+		f.Add(s, uint16(len(s)/2))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		c := int(cut)
+		if c > len(data) {
+			c = len(data)
+		}
+		start := time.Now()
+		ts := chatlog.TailStart(data[c:], c == 0)
+		if ts >= 0 {
+			if ts > len(data)-c {
+				t.Fatalf("tail start %d beyond chunk of %d", ts, len(data)-c)
+			}
+			lg := chatlog.ParseAt(data[c+ts:], chatlog.Pos{Offset: int64(c + ts), Line: 1})
+			// Incremental parsing from Resume finds the same requests as
+			// parsing the tail in one go, for requests after Resume.
+			rest := chatlog.ParseAt(data[lg.Resume:], chatlog.Pos{Offset: lg.Resume, Line: lg.ResumeLine})
+			var want []int64
+			for _, r := range lg.Requests {
+				if r.Offset >= lg.Resume {
+					want = append(want, r.Offset)
+				}
+			}
+			var got []int64
+			for _, r := range rest.Requests {
+				got = append(got, r.Offset)
+			}
+			if !equal(want, got) {
+				t.Fatalf("resume at %d: requests %v then %v", lg.Resume, want, got)
+			}
+		}
+		if d := time.Since(start); d > budget(len(data)) {
+			t.Fatalf("tail parse of %d bytes took %v", len(data), d)
+		}
+	})
+}
+
+func equal(a, b []int64) bool {
+	return slices.Equal(a, b)
+}
