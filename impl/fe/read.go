@@ -90,7 +90,14 @@ func (vm *VM) readItem(src *source) Value {
 				vm.fail("unclosed list")
 			}
 			if vm.typ(v) == TSymbol && vm.symbolName(v) == "." {
-				setTail(vm.read(src))
+				d := vm.read(src)
+				if d == refNone {
+					// C stores a NULL pointer here when a NUL byte
+					// follows the dot and later crashes on it; report
+					// the list as unclosed instead.
+					vm.fail("unclosed list")
+				}
+				setTail(d)
 			} else {
 				c := vm.cons(v, Nil)
 				setTail(c)
