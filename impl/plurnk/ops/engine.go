@@ -1,0 +1,194 @@
+// Package ops dispatches the entry ops of plurnk-service 0.56 (the
+// features/plurnk/SPEC.md digest: §edit-*, §read-*, §copy-*, the channel
+// sections, §matcher-*, §stream-constraints-engine-one-cap and
+// §scheme-surface-exception-500): EDIT, READ, FIND, COPY, MOVE and KILL,
+// each driven by a parsed dsl.Statement, each applied in one store
+// transaction and recorded as one log row of the acting run.
+//
+// COPY and MOVE are orchestrated here over the schemes' load, save and
+// remove, never inside a scheme. The matcher (match.go) and the per-turn
+// mimetype derivation pass (mimetype.go) are the engine's; schemes never
+// call mimetype handlers.
+//
+// It may import the standard library, gobwas/glob, gjson,
+// anchorage/impl/plurnk/dsl, anchorage/impl/plurnk/scheme and
+// anchorage/impl/plurnk/store.
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
+)
+
+// Engine dispatches ops against a store through a scheme registry.
+type Engine struct {
+	Store   *store.Store
+	Schemes *scheme.Registry
+	// Tokens counts the tokens of written content; nil uses the
+	// ceil(len/4) estimate.
+	Tokens func(string) int
+	// Mimetypes are the handlers the derivation pass calls; nil means none.
+	Mimetypes *Mimetypes
+}
+
+// Actor is who issues an op, and where in its run.
+type Actor struct {
+	Session *store.Session
+	Run     *store.Run
+	Loop    int
+	Turn    int
+	Writer  scheme.Writer
+}
+
+// Result is the outcome of one op. Items holds the per-entry results of a
+// READ over several entries.
+type Result struct {
+	Status   int
+	EntryID  int64
+	Target   string
+	Content  string
+	Mimetype string
+	Reason   string
+	Tags     []string
+	Items    []Result
+	Row      store.LogRow // the log row recorded for the op
+}
+
+// failure is an op outcome that aborts the transaction.
+type failure struct{ res Result }
+
+func (f *failure) Error() string { return fmt.Sprintf("%d %s", f.res.Status, f.res.Reason) }
+
+func fail(status int, format string, args ...any) error {
+	return &failure{res: Result{Status: status, Reason: fmt.Sprintf(format, args...)}}
+}
+
+// Do dispatches st for a and records its log row. An op applies fully or
+// not at all: any status of 400 or above rolls back every change it made.
+// A handler error or panic answers 500 with the reason on the row.
+func (e *Engine) Do(a Actor, st dsl.Statement) Result {
+	var res Result
+	err := e.Store.Update(a.Session, func(tx *store.Tx) error {
+		r, err := e.dispatch(tx, a, st)
+		if err != nil {
+			return err
+		}
+		res = r
+		if res.Status >= 400 {
+			return &failure{res: res}
+		}
+		return nil
+	})
+	if err != nil {
+		res = resultOf(err)
+	}
+	if st.Target != nil && res.Target == "" {
+		res.Target = st.Target.String()
+	}
+	row := &store.LogRow{
+		Loop: a.Loop, Turn: a.Turn, Seq: nextSeq(a.Run, a.Loop, a.Turn), Op: string(st.Op),
+		Origin: string(a.Writer), Target: res.Target, Status: res.Status,
+		Expanded: res.Status < 400, Content: res.Content, Mimetype: res.Mimetype, Reason: res.Reason,
+	}
+	_ = e.Store.Update(a.Session, func(tx *store.Tx) error { tx.AppendLog(a.Run, row); return nil })
+	res.Row = *row
+	return res
+}
+
+func resultOf(err error) Result {
+	var f *failure
+	if errors.As(err, &f) {
+		return f.res
+	}
+	return Result{Status: scheme.StatusOf(err), Reason: err.Error()}
+}
+
+func nextSeq(r *store.Run, loop, turn int) int {
+	n := 0
+	for _, row := range r.Log {
+		if row.Loop == loop && row.Turn == turn && row.Seq > n {
+			n = row.Seq
+		}
+	}
+	return n + 1
+}
+
+func (e *Engine) dispatch(tx *store.Tx, a Actor, st dsl.Statement) (Result, error) {
+	c := scheme.Call{Tx: tx, Run: a.Run, Writer: a.Writer}
+	switch st.Op {
+	case dsl.OpEdit:
+		return e.edit(c, st)
+	case dsl.OpRead:
+		return e.read(c, st)
+	case dsl.OpFind:
+		return e.find(c, st)
+	case dsl.OpCopy:
+		return e.copyOrMove(c, st, false)
+	case dsl.OpMove:
+		return e.copyOrMove(c, st, true)
+	case dsl.OpKill:
+		return e.kill(c, st)
+	}
+	return Result{}, fail(501, "op %s is not dispatched by the entry engine", st.Op)
+}
+
+func (e *Engine) tokens(s string) int {
+	if e.Tokens != nil {
+		return e.Tokens(s)
+	}
+	return (len(s) + 3) / 4
+}
+
+func (e *Engine) resolve(st dsl.Statement) (scheme.Resolved, error) {
+	if st.Target == nil {
+		return scheme.Resolved{}, fail(400, "%s needs a (target)", st.Op)
+	}
+	r, err := e.Schemes.Resolve(*st.Target)
+	if err != nil {
+		return scheme.Resolved{}, fail(scheme.StatusOf(err), "%v", err)
+	}
+	return r, nil
+}
+
+// target renders a resolved key with its channel fragment when named.
+func target(r scheme.Resolved) string {
+	s := r.Key.Scheme + "://" + r.Key.Path
+	if r.Key.Scheme == "file" {
+		s = r.Key.Path
+	}
+	if r.Named {
+		s += "#" + r.Channel
+	}
+	return s
+}
+
+// load calls the handler's Load, turning a handler error into the action's
+// status.
+func load(c scheme.Call, r scheme.Resolved) (*store.Entry, error) {
+	e, err := r.Handler.Load(c, r.Key)
+	if err != nil {
+		return nil, fail(scheme.StatusOf(err), "load %s: %v", r.Key, err)
+	}
+	return e, nil
+}
+
+func save(c scheme.Call, r scheme.Resolved, e *store.Entry) error {
+	if err := r.Handler.Save(c, e); err != nil {
+		return fail(scheme.StatusOf(err), "save %s: %v", r.Key, err)
+	}
+	return nil
+}
+
+// splitLines splits content into lines; a final newline ends the last line
+// rather than starting an empty one.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}

@@ -1,0 +1,195 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+
+	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
+	"github.com/gobwas/glob"
+)
+
+// read returns one channel's content with its mimetype, every line
+// prefixed `N:\t`, optionally sliced by <L> and filtered by a matcher body.
+// A target whose path is a glob fans out: one item per matching entry.
+func (e *Engine) read(c scheme.Call, st dsl.Statement) (Result, error) {
+	r, err := e.resolve(st)
+	if err != nil {
+		return Result{}, err
+	}
+	var matcher *dsl.Matcher
+	if st.Body != nil {
+		m, err := dsl.ClassifyMatcher(*st.Body)
+		if err != nil {
+			return Result{}, fail(400, "%v", err)
+		}
+		matcher = &m
+	}
+	if isGlob(r.Key.Path) {
+		return e.readMany(c, st, r, matcher)
+	}
+	ent, err := load(c, r)
+	if err != nil {
+		return Result{}, err
+	}
+	if ent == nil {
+		return Result{}, fail(404, "%s does not exist", r.Key)
+	}
+	res := readEntry(ent, r, st.Scope, matcher)
+	if res.Status >= 400 {
+		return Result{}, &failure{res: res}
+	}
+	return res, nil
+}
+
+// readEntry reads channel r.Channel of ent.
+func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *dsl.Matcher) Result {
+	res := Result{EntryID: ent.ID, Target: target(r), Tags: ent.Tags}
+	ch, ok := ent.Channels[r.Channel]
+	if !ok {
+		res.Status, res.Reason = 404, fmt.Sprintf("%s has no %q channel", r.Key, r.Channel)
+		return res
+	}
+	lines := splitLines(ch.Content)
+	from, to, err := sliceRange(scope, len(lines))
+	if err != nil {
+		res.Status, res.Reason = 416, err.Error()
+		return res
+	}
+	if matcher == nil {
+		res.Status, res.Mimetype = 200, ch.Mimetype
+		res.Content = numbered(lines, from, to, nil)
+		return res
+	}
+	mr := Match(*matcher, ch.Content, ch.Mimetype)
+	res.Status, res.Reason = mr.Status, mr.Reason
+	switch mr.Status {
+	case 200:
+		res.Mimetype = "text/markdown"
+		res.Content = numbered(lines, from, to, mr.Lines)
+		if res.Content == "" {
+			res.Status = 204
+		}
+	case 203:
+		res.Mimetype = "text/markdown"
+		res.Content = ch.Content
+	case 204:
+		res.Mimetype = "text/markdown"
+	}
+	return res
+}
+
+// numbered renders lines[from:to] as `N:\t<line>` rows, N the 1-based
+// source line; when only is non-nil just those source lines are kept.
+func numbered(lines []string, from, to int, only []int) string {
+	var keep map[int]bool
+	if only != nil {
+		keep = map[int]bool{}
+		for _, n := range only {
+			keep[n] = true
+		}
+	}
+	var b strings.Builder
+	for i := from; i < to; i++ {
+		if keep != nil && !keep[i+1] {
+			continue
+		}
+		fmt.Fprintf(&b, "%d:\t%s\n", i+1, lines[i])
+	}
+	return b.String()
+}
+
+// sliceRange turns an <L> scope into a half-open 0-based range over n
+// lines. <a,b> is lines a to b inclusive, <a> is line a to the end; a
+// negative mark counts from the end (-1 is the last line).
+func sliceRange(scope *dsl.Scope, n int) (int, int, error) {
+	if scope == nil || len(scope.Marks) == 0 {
+		return 0, n, nil
+	}
+	pos := func(i int) (int, error) {
+		v, ok := scope.Int(i)
+		if !ok || v == 0 {
+			return 0, fmt.Errorf("line mark <%s> is not a line number", scope)
+		}
+		if v < 0 {
+			v = n + 1 + v
+		}
+		return v, nil
+	}
+	a, err := pos(0)
+	if err != nil {
+		return 0, 0, err
+	}
+	b := n
+	if len(scope.Marks) > 1 {
+		if b, err = pos(1); err != nil {
+			return 0, 0, err
+		}
+	}
+	if a < 1 || a > n || b < a || b > n {
+		return 0, 0, fmt.Errorf("lines <%s> are outside the content's %d lines", scope, n)
+	}
+	return a - 1, b, nil
+}
+
+func isGlob(p string) bool { return strings.ContainsAny(p, "*?[{") }
+
+// compilePathGlob compiles a path glob where `*` stays inside one segment
+// and `**` crosses segments.
+func compilePathGlob(p string) (*glob.Pattern, error) {
+	g, err := glob.Compiler{Separators: []rune{'/'}, Globstar: true}.Compile(p)
+	if err != nil {
+		return nil, fail(400, "path glob %q: %v", p, err)
+	}
+	return g, nil
+}
+
+// readMany reads every entry of the scheme whose path matches the target's
+// glob (and, with a matcher, whose content matches): one item each.
+func (e *Engine) readMany(c scheme.Call, st dsl.Statement, r scheme.Resolved, matcher *dsl.Matcher) (Result, error) {
+	ents, err := e.candidates(c, r, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Status: 204, Target: target(r)}
+	for _, ent := range ents {
+		one := r
+		one.Key = ent.Key
+		item := readEntry(ent, one, st.Scope, matcher)
+		if item.Status == 200 {
+			res.Items = append(res.Items, item)
+		}
+	}
+	if len(res.Items) > 0 {
+		res.Status = 200
+	}
+	return res, nil
+}
+
+// candidates lists the scheme's entries whose path matches r's path glob
+// and which carry every tag of tags.
+func (e *Engine) candidates(c scheme.Call, r scheme.Resolved, tags []string) ([]*store.Entry, error) {
+	g, err := compilePathGlob(r.Key.Path)
+	if err != nil {
+		return nil, err
+	}
+	all, err := r.Handler.List(c)
+	if err != nil {
+		return nil, fail(scheme.StatusOf(err), "list %s: %v", r.Key.Scheme, err)
+	}
+	var out []*store.Entry
+	for _, ent := range all {
+		if !g.Match(ent.Key.Path) {
+			continue
+		}
+		ok := true
+		for _, t := range tags {
+			ok = ok && ent.HasTag(t)
+		}
+		if ok {
+			out = append(out, ent)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,187 @@
+package scheme
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"anchorage/impl/plurnk/store"
+	"github.com/spf13/afero"
+)
+
+// Entries is a scheme whose entries live in the session store: known,
+// unknown, plurnk, skill, and the exec output schemes.
+type Entries struct {
+	M Manifest
+}
+
+// Manifest returns the scheme's manifest.
+func (s *Entries) Manifest() Manifest { return s.M }
+
+// Load returns the stored entry at k, or nil.
+func (s *Entries) Load(c Call, k store.Key) (*store.Entry, error) { return c.Tx.Get(k), nil }
+
+// Save stores e.
+func (s *Entries) Save(c Call, e *store.Entry) error { return c.Tx.Put(e) }
+
+// Remove deletes the entry at k.
+func (s *Entries) Remove(c Call, k store.Key) (bool, error) { return c.Tx.Delete(k), nil }
+
+// List returns the scheme's session-scope entries.
+func (s *Entries) List(c Call) ([]*store.Entry, error) {
+	var out []*store.Entry
+	for _, e := range c.Tx.Session.Entries() {
+		if e.Key.Scheme == s.M.Name && e.Key.Scope == store.ScopeSession {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func allWriters() []Writer { return []Writer{WriterModel, WriterClient, WriterPlurnk, WriterPlugin} }
+
+// Known is the scheme of the model's own notes, known:///… .
+func Known() *Entries {
+	return &Entries{M: Manifest{Name: "known", Channels: map[string]ChannelSpec{"body": {}, "symbols": {Mimetype: "application/json"}}, DefaultChannel: "body", WritableBy: allWriters()}}
+}
+
+// Unknown is the scheme of the model's open questions, unknown:///… .
+func Unknown() *Entries {
+	return &Entries{M: Manifest{Name: "unknown", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body", WritableBy: allWriters()}}
+}
+
+// Plurnk is the scheme of the runtime's own entries (prompts, operator
+// docs): only the plurnk run and clients write it.
+func Plurnk() *Entries {
+	return &Entries{M: Manifest{Name: "plurnk", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body", WritableBy: []Writer{WriterPlurnk, WriterClient}}}
+}
+
+// Skill is the scheme of skills a client installs: the model reads them.
+func Skill() *Entries {
+	return &Entries{M: Manifest{Name: "skill", Channels: map[string]ChannelSpec{"body": {Mimetype: "text/markdown"}}, DefaultChannel: "body", WritableBy: []Writer{WriterClient, WriterPlurnk}}}
+}
+
+// Exec is the output scheme of one EXEC runtime: an entry
+// <runtime>:///<loop>/<turn>/<seq> with stdout and stderr channels that only
+// the runtime (acting as plurnk) writes.
+func Exec(runtime string) *Entries {
+	return &Entries{M: Manifest{Name: runtime, Channels: map[string]ChannelSpec{
+		"stdout": {Mimetype: "text/plain"}, "stderr": {Mimetype: "text/plain"},
+	}, DefaultChannel: "stdout", WritableBy: []Writer{WriterPlurnk}}}
+}
+
+// ExecKey returns the key of the output entry of the EXEC at loop/turn/seq.
+func ExecKey(runtime string, loop, turn, seq int) store.Key {
+	return store.Key{Scope: store.ScopeSession, Scheme: runtime, Path: fmt.Sprintf("/%d/%d/%d", loop, turn, seq)}
+}
+
+// OpenStream creates the output entry at k with its channels empty and
+// active. It is the exec scheme's side of a spawn.
+func OpenStream(tx *store.Tx, m Manifest, k store.Key) error {
+	e := &store.Entry{Key: k, Channels: map[string]store.Channel{}}
+	for _, n := range m.ChannelNames() {
+		e.Channels[n] = store.Channel{Mimetype: m.Channels[n].Mimetype, State: store.StateActive}
+	}
+	return tx.Put(e)
+}
+
+// AppendChunk appends chunk to channel ch of the stream at k, as it
+// arrives.
+func AppendChunk(tx *store.Tx, k store.Key, ch, chunk string) error {
+	e := tx.Get(k)
+	if e == nil {
+		return fmt.Errorf("append to %s#%s: %w", k, ch, store.ErrNotFound)
+	}
+	c, ok := e.Channels[ch]
+	if !ok {
+		return fmt.Errorf("append to %s#%s: no such channel", k, ch)
+	}
+	c.Content += chunk
+	e.Channels[ch] = c
+	return tx.Put(e)
+}
+
+// SetState moves every channel of the stream at k to state s, as the
+// process behind it exits (closed) or fails (errored).
+func SetState(tx *store.Tx, k store.Key, s store.State) error {
+	e := tx.Get(k)
+	if e == nil {
+		return fmt.Errorf("set state of %s: %w", k, store.ErrNotFound)
+	}
+	for n, c := range e.Channels {
+		c.State = s
+		e.Channels[n] = c
+	}
+	return tx.Put(e)
+}
+
+// Log is the log:/// scheme: a run's own log rows, addressed
+// log:///<loop>/<turn>/<seq>, read-only.
+type Log struct{}
+
+// Manifest returns the log scheme's manifest: one body channel, no writers.
+func (Log) Manifest() Manifest {
+	return Manifest{Name: "log", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body"}
+}
+
+// Load returns the calling run's row at the path's coordinate as an entry.
+func (Log) Load(c Call, k store.Key) (*store.Entry, error) {
+	parts := strings.Split(strings.Trim(k.Path, "/"), "/")
+	if len(parts) < 3 || c.Run == nil {
+		return nil, nil
+	}
+	var n [3]int
+	for i := range n {
+		v, err := strconv.Atoi(parts[i])
+		if err != nil {
+			return nil, nil
+		}
+		n[i] = v
+	}
+	for _, r := range c.Run.Log {
+		if r.Loop == n[0] && r.Turn == n[1] && r.Seq == n[2] {
+			mt := r.Mimetype
+			if mt == "" {
+				mt = "text/plain"
+			}
+			return &store.Entry{ID: r.ID, Key: k, Channels: map[string]store.Channel{"body": {Content: r.Content, Mimetype: mt, State: store.StateStatic}}}, nil
+		}
+	}
+	return nil, nil
+}
+
+// Save refuses: log rows are written by the engine only.
+func (Log) Save(c Call, e *store.Entry) error {
+	return Errorf(403, "log rows are written by the engine")
+}
+
+// Remove refuses: this build does not delete log rows.
+func (Log) Remove(c Call, k store.Key) (bool, error) {
+	return false, Errorf(501, "deleting log rows is not built")
+}
+
+// List returns the calling run's rows as entries.
+func (l Log) List(c Call) ([]*store.Entry, error) {
+	if c.Run == nil {
+		return nil, nil
+	}
+	var out []*store.Entry
+	for _, r := range c.Run.Log {
+		e, _ := l.Load(c, store.Key{Scope: store.ScopeSession, Scheme: "log", Path: "/" + r.Coord()})
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Defaults returns the registry of the 0.56 entry schemes over the
+// workspace fs rooted at root, with output schemes for the given EXEC
+// runtimes.
+func Defaults(fs afero.Fs, root string, runtimes ...string) (*Registry, error) {
+	hs := []Handler{Known(), Unknown(), Plurnk(), Skill(), Log{}, NewFile(fs, root)}
+	for _, rt := range runtimes {
+		hs = append(hs, Exec(rt))
+	}
+	return NewRegistry(hs...)
+}
