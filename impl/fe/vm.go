@@ -407,10 +407,12 @@ func (vm *VM) object() Value {
 			vm.fail("out of memory")
 		}
 	}
+	// The event comes first so that a hook abort cannot strand a cell
+	// that has left the free list.
+	vm.step(EvAlloc)
 	v := vm.freelist
 	vm.freelist = vm.cells[v].cdr
 	vm.free--
-	vm.step(EvAlloc)
 	vm.pushgc(v)
 	return v
 }

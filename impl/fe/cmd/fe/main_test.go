@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
+)
+
+func TestRunFileMode(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	if err := afero.WriteFile(fs, "prog.fe", []byte("(print \"hi\")\n(car 5)\n(print 2)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	status := run([]string{"-arena", "24576", "prog.fe"}, fs, strings.NewReader(""), &out, &out)
+	if status != 1 {
+		t.Errorf("status %d, want 1", status)
+	}
+	want := "hi\nerror: expected pair, got number\n=> (car 5)\n"
+	if d := cmp.Diff(want, out.String()); d != "" {
+		t.Errorf("output (-want +got):\n%s", d)
+	}
+}
+
+func TestRunREPLMode(t *testing.T) {
+	var out bytes.Buffer
+	status := run(nil, afero.NewMemMapFs(), strings.NewReader("(+ 1 2)\n(car 1)\n\"s\"\n"), &out, &out)
+	if status != 0 {
+		t.Errorf("status %d, want 0", status)
+	}
+	want := "> 3\n> error: expected pair, got number\n> s\n> "
+	if d := cmp.Diff(want, out.String()); d != "" {
+		t.Errorf("output (-want +got):\n%s", d)
+	}
+}
+
+func TestRunMissingFile(t *testing.T) {
+	var out bytes.Buffer
+	if status := run([]string{"nope.fe"}, afero.NewMemMapFs(), strings.NewReader(""), &out, &out); status != 1 {
+		t.Errorf("status %d, want 1", status)
+	}
+	if out.String() != "error: could not open input file\n" {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+func TestRunDeckFlag(t *testing.T) {
+	var out bytes.Buffer
+	run([]string{"-deck"}, afero.NewMemMapFs(), strings.NewReader("((lambda (x) (* x x)) 5)\n(eval '(+ 1 2))\n"), &out, &out)
+	if want := "> 25\n> 3\n> "; out.String() != want {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
+}
