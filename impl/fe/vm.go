@@ -311,9 +311,12 @@ func (vm *VM) traceback() []string {
 // step records an event and runs the hook.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
-	if vm.hook == nil {
-		return
+	if vm.hook != nil {
+		vm.runHook(ev)
 	}
+}
+
+func (vm *VM) runHook(ev Event) {
 	if err := vm.hook(ev); err != nil {
 		if vm.inGC {
 			if vm.pending == nil {
