@@ -1,0 +1,126 @@
+package deck
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"anchorage/impl/fe"
+	"anchorage/sim/clock"
+)
+
+// ClockHz is the part's clock rate.
+const ClockHz = 150_000_000
+
+// DefaultCPI is the research note's cycles-per-instruction default.
+const DefaultCPI = 1.4
+
+// DefaultWatchdog is the cycle budget of one evaluation: 200 ms of the part.
+const DefaultWatchdog = 30_000_000
+
+// Thumb-2 instruction costs of the interpreter events (fe-deck.md §3.3),
+// in thousandths of an instruction so that fractional fits stay exact.
+func eventMilliInstr() [fe.NumEvents]uint64 {
+	return [fe.NumEvents]uint64{
+		fe.EvPair:   38_000,
+		fe.EvArg:    38_500,
+		fe.EvLookup: 6_400,
+		fe.EvCall:   80_000,
+		fe.EvAtom:   8_000,
+		fe.EvAlloc:  17_000,
+		fe.EvMark:   15_000,
+		fe.EvSweep:  15_000,
+	}
+}
+
+// Costs of the reader and printer, which the VM does not report as events
+// (fe-deck.md §3.3), and of opening a VM, in instructions.
+const (
+	instrSymbolToken = 580
+	instrNumberToken = 580 + 370
+	instrPrintNumber = 3200
+	instrPrintChar   = 70
+	instrOpenVM      = 34_000
+)
+
+// ErrWatchdog is the cause of an evaluation stopped by the watchdog.
+var ErrWatchdog = errors.New("watchdog: cycle budget exceeded")
+
+// CPU counts simulated cycles and drives the simulated clock. It is the
+// step hook of the VMs it is attached to.
+type CPU struct {
+	costs    [fe.NumEvents]uint64 // milli-cycles per event
+	cpi      float64
+	clk      *clock.Sim
+	total    uint64 // milli-cycles since power on
+	advanced uint64 // whole cycles already pushed into the clock
+	start    uint64 // milli-cycles at the start of the current evaluation
+	budget   uint64 // milli-cycles an evaluation may use; 0 = unlimited
+	armed    bool
+}
+
+// NewCPU returns a CPU with the given CPI (DefaultCPI if ≤ 0) driving clk.
+func NewCPU(cpi float64, clk *clock.Sim) *CPU {
+	if cpi <= 0 {
+		cpi = DefaultCPI
+	}
+	c := &CPU{cpi: cpi, clk: clk}
+	for i, m := range eventMilliInstr() {
+		c.costs[i] = uint64(float64(m)*cpi + 0.5)
+	}
+	return c
+}
+
+// CPI returns the cycles per instruction in use.
+func (c *CPU) CPI() float64 { return c.cpi }
+
+// Hook is the fe step hook: it prices the event and enforces the watchdog.
+func (c *CPU) Hook(ev fe.Event) error {
+	c.total += c.costs[ev]
+	if c.armed && c.budget > 0 && c.total-c.start > c.budget {
+		c.armed = false // the abort itself must not be aborted again
+		return ErrWatchdog
+	}
+	return nil
+}
+
+// Instr charges n instructions of work the VM does not report.
+func (c *CPU) Instr(n uint64) { c.total += uint64(float64(n*1000)*c.cpi + 0.5) }
+
+// Begin starts an evaluation with a watchdog budget in cycles (0 = none).
+func (c *CPU) Begin(budget uint64) {
+	c.start = c.total
+	c.budget = budget * 1000
+	c.armed = true
+}
+
+// End finishes an evaluation, returns its cycles and advances the clock.
+func (c *CPU) End() uint64 {
+	c.armed = false
+	n := (c.total - c.start) / 1000
+	c.Sync()
+	return n
+}
+
+// Sync advances the simulated clock to the cycles counted so far.
+func (c *CPU) Sync() {
+	whole := c.total / 1000
+	if whole <= c.advanced || c.clk == nil {
+		return
+	}
+	before := cyclesToDuration(c.advanced)
+	c.advanced = whole
+	c.clk.Advance(cyclesToDuration(whole) - before)
+}
+
+// Cycles returns the cycles since power on.
+func (c *CPU) Cycles() uint64 { return c.total / 1000 }
+
+func cyclesToDuration(n uint64) time.Duration {
+	return time.Duration(n/ClockHz*uint64(time.Second) + n%ClockHz*uint64(time.Second)/ClockHz)
+}
+
+// Describe returns the model as text, for the command's -dump footer.
+func (c *CPU) Describe() string {
+	return fmt.Sprintf("cycles %d (CPI %.2f, %d Hz)", c.Cycles(), c.cpi, ClockHz)
+}

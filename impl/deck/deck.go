@@ -1,0 +1,464 @@
+package deck
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"anchorage/impl/fe"
+	"anchorage/sim/clock"
+)
+
+// Mode is what owns rows 1–23.
+type Mode int
+
+// The deck's modes.
+const (
+	ModeHome Mode = iota
+	ModeREPL
+	ModeEditor
+	ModeCart
+	ModeBrowser
+)
+
+func (m Mode) String() string {
+	return [...]string{"HOME", "REPL", "NEMACS", "CART", "DECK"}[m]
+}
+
+// Modal is a question waiting for EVAL or BACK.
+type Modal int
+
+// The modal questions.
+const (
+	ModalNone Modal = iota
+	ModalFirstRun
+	ModalCart
+	ModalExitREPL
+	ModalExitTutorial
+)
+
+// Screen texts.
+const (
+	TextFirstRun     = "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
+	TextCartPrompt   = "CARTRIDGE INSERTED. SAVE REPL SESSION? (EVAL=YES, BACK=NO)"
+	TextExitTutorial = "EXIT TUTORIAL? (EVAL=YES, BACK=CANCEL)"
+	TextExitREPL     = "EXIT REPL? HISTORY WILL BE SAVED. (EVAL=YES, BACK=CANCEL)"
+	TextActionREPL   = "CAR descend · CDR sibling · CONS palette · QUOTE history · EVAL run · BACK exit"
+	TextBanner       = "KINOSHITA DEV REPL ─ Fe VM v1.0"
+	TextClosing      = "Tutorial complete. Mission Board awaits."
+)
+
+// Config configures a Deck. Zero fields take defaults.
+type Config struct {
+	Fs        afero.Fs   // flash; default an in-memory fs
+	StatePath string     // default "/flash/deckstate.bin"
+	Clock     *clock.Sim // default clock.NewSim(clock.Epoch())
+	CPI       float64    // default DefaultCPI
+	Watchdog  uint64     // cycles per evaluation; default DefaultWatchdog
+	SRAM      int        // bytes; default SRAMBytes
+	Seed      uint64     // seeds the Mission Board model
+}
+
+// NarrationTime is how long a tutorial stage's Cipher line shows before the
+// prompt appears, unless a key dismisses it first.
+const NarrationTime = 3 * time.Second
+
+// Cart is an inserted cartridge.
+type Cart struct {
+	Name  string
+	Arena int
+}
+
+// Deck is the simulated handheld: a state machine driven by Press, Insert,
+// Eject and Wait.
+type Deck struct {
+	cfg    Config
+	fs     afero.Fs
+	clk    *clock.Sim
+	cpu    *CPU
+	sram   *SRAM
+	screen Screen
+	board  Board
+
+	state      State
+	stateReset error // why the image was reset at power on, if it was
+
+	mode    Mode
+	modal   Modal
+	homeSel int
+	saved   int // home selection saved on entry to a capability
+
+	repl    *Session
+	editor  *Editor
+	cart    *Cart
+	pending *Cart // cartridge deferred until the REPL exits
+	browser int
+
+	clipboard string
+	last      Eval
+	boot      time.Time
+}
+
+// Eval is the outcome of one evaluation.
+type Eval struct {
+	Expr   string
+	Result string // as shown after "=> "
+	Cycles uint64
+	Err    bool
+}
+
+// New powers a deck on: loads (or resets) deck state, allocates the
+// resident consumers and draws the home screen.
+func New(cfg Config) (*Deck, error) {
+	if cfg.Fs == nil {
+		cfg.Fs = afero.NewMemMapFs()
+	}
+	if cfg.StatePath == "" {
+		cfg.StatePath = "/flash/deckstate.bin"
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.NewSim(clock.Epoch())
+	}
+	if cfg.Watchdog == 0 {
+		cfg.Watchdog = DefaultWatchdog
+	}
+	if cfg.SRAM == 0 {
+		cfg.SRAM = SRAMBytes
+	}
+	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: NewSRAM(cfg.SRAM), board: NewBoard(cfg.Seed), boot: cfg.Clock.Now()}
+	for _, c := range []Consumer{CoreVM, DeckState} {
+		if err := d.sram.Alloc(c, Budgets()[c].Min); err != nil {
+			return nil, fmt.Errorf("deck: power on: %w", err)
+		}
+	}
+	if err := d.load(); err != nil {
+		return nil, err
+	}
+	if d.state.Tutorial&TutFirstBoot == 0 {
+		d.modal = ModalFirstRun
+	}
+	d.render()
+	return d, nil
+}
+
+func (d *Deck) load() error {
+	img, err := afero.ReadFile(d.fs, d.cfg.StatePath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.state = NewState()
+		return d.save()
+	case err != nil:
+		return fmt.Errorf("deck: read state: %w", err)
+	}
+	st, err := Decode(img)
+	if err != nil {
+		d.stateReset = err
+		d.state = NewState()
+		return d.save()
+	}
+	d.state = st
+	return nil
+}
+
+func (d *Deck) save() error {
+	img, err := d.state.Encode()
+	if err != nil {
+		return fmt.Errorf("deck: save state: %w", err)
+	}
+	if err := d.fs.MkdirAll(dirOf(d.cfg.StatePath), 0o755); err != nil {
+		return fmt.Errorf("deck: save state: %w", err)
+	}
+	if err := afero.WriteFile(d.fs, d.cfg.StatePath, img, 0o644); err != nil {
+		return fmt.Errorf("deck: save state: %w", err)
+	}
+	return nil
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndex(p, "/"); i > 0 {
+		return p[:i]
+	}
+	return "/"
+}
+
+// Accessors.
+
+func (d *Deck) Screen() *Screen        { return &d.screen }
+func (d *Deck) Dump() string           { return d.screen.Dump() }
+func (d *Deck) Mode() Mode             { return d.mode }
+func (d *Deck) Modal() Modal           { return d.modal }
+func (d *Deck) SRAM() *SRAM            { return d.sram }
+func (d *Deck) CPU() *CPU              { return d.cpu }
+func (d *Deck) Clock() *clock.Sim      { return d.clk }
+func (d *Deck) State() State           { return d.state }
+func (d *Deck) StateResetCause() error { return d.stateReset }
+func (d *Deck) Session() *Session      { return d.repl }
+func (d *Deck) Editor() *Editor        { return d.editor }
+func (d *Deck) Cart() *Cart            { return d.cart }
+func (d *Deck) PendingCart() *Cart     { return d.pending }
+func (d *Deck) Last() Eval             { return d.last }
+func (d *Deck) Board() Board           { return d.board }
+func (d *Deck) Clipboard() string      { return d.clipboard }
+func (d *Deck) bootTime() time.Time    { return d.boot }
+
+// SetState replaces deck state (a test and tooling hook) and saves it.
+func (d *Deck) SetState(s State) error {
+	d.state = s
+	if d.state.Tutorial&TutFirstBoot != 0 && d.modal == ModalFirstRun {
+		d.modal = ModalNone
+	}
+	d.render()
+	return d.save()
+}
+
+// HomeItems are the home-screen menu entries.
+func HomeItems() []string { return []string{"DEV REPL", "NEMACS", "DECK STATE"} }
+
+// Press handles one key press.
+func (d *Deck) Press(k Key) error {
+	if !k.Valid() {
+		return fmt.Errorf("deck: no key %q", k)
+	}
+	var err error
+	switch {
+	case d.modal == ModalFirstRun:
+		err = d.firstRunKey(k)
+	case d.modal == ModalCart:
+		err = d.cartKey(k)
+	default:
+		switch d.mode {
+		case ModeHome:
+			err = d.homeKey(k)
+		case ModeREPL:
+			err = d.replKey(k)
+		case ModeEditor:
+			err = d.editorKey(k)
+		case ModeCart:
+			if k == KeyBack {
+				err = d.Eject()
+			}
+		case ModeBrowser:
+			err = d.browserKey(k)
+		}
+	}
+	d.cpu.Sync()
+	d.render()
+	return err
+}
+
+// PressAll presses keys in order, stopping at the first error.
+func (d *Deck) PressAll(keys ...Key) error {
+	for _, k := range keys {
+		if err := d.Press(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Wait lets simulated time pass with no key pressed.
+func (d *Deck) Wait(dur time.Duration) {
+	d.clk.Advance(dur)
+	if s := d.repl; s != nil && s.narrating && d.clk.Now().Sub(s.narratedAt) >= NarrationTime {
+		s.revealPrompt()
+	}
+	d.render()
+}
+
+func (d *Deck) firstRunKey(k Key) error {
+	d.modal = ModalNone
+	d.state.Tutorial |= TutFirstBoot
+	if err := d.save(); err != nil {
+		return err
+	}
+	if k == KeyEval {
+		d.homeSel = 0
+		return d.enterREPL()
+	}
+	return nil
+}
+
+func (d *Deck) homeKey(k Key) error {
+	switch k {
+	case KeyCdr:
+		d.homeSel = (d.homeSel + 1) % len(HomeItems())
+	case KeyCar:
+		d.homeSel = (d.homeSel + len(HomeItems()) - 1) % len(HomeItems())
+	case KeyEval:
+		switch HomeItems()[d.homeSel] {
+		case "DEV REPL":
+			return d.enterREPL()
+		case "NEMACS":
+			return d.openEditor(nil)
+		case "DECK STATE":
+			d.saved, d.mode, d.browser = d.homeSel, ModeBrowser, 0
+		}
+	}
+	return nil
+}
+
+// BrowserItems are the Deck State browser's actions.
+func BrowserItems() []string { return []string{"RESET TUTORIAL", "WIPE DECK"} }
+
+func (d *Deck) browserKey(k Key) error {
+	switch k {
+	case KeyCdr:
+		d.browser = (d.browser + 1) % len(BrowserItems())
+	case KeyBack:
+		d.mode, d.homeSel = ModeHome, d.saved
+	case KeyEval:
+		if BrowserItems()[d.browser] == "RESET TUTORIAL" {
+			return d.ResetTutorial()
+		}
+		return d.Wipe()
+	}
+	return nil
+}
+
+// ResetTutorial re-arms the tutorial (the Deck State browser's action):
+// every stage is cleared but the first-run prompt stays seen.
+func (d *Deck) ResetTutorial() error {
+	d.state.Tutorial &= TutFirstBoot
+	return d.save()
+}
+
+// Wipe resets the deck to a new deck's state: the tutorial and the
+// first-run prompt re-arm. Only allowed from home or the browser.
+func (d *Deck) Wipe() error {
+	if d.mode != ModeHome && d.mode != ModeBrowser {
+		return fmt.Errorf("deck: wipe: only from the home screen")
+	}
+	d.state = NewState()
+	d.mode, d.modal, d.homeSel = ModeHome, ModalFirstRun, 0
+	return d.save()
+}
+
+// Insert puts a cartridge in the slot. From home it loads at once; while
+// the REPL is open the runtime asks whether to save the session.
+func (d *Deck) Insert(c Cart) error {
+	defer d.render()
+	if d.cart != nil || d.pending != nil {
+		return fmt.Errorf("deck: insert %s: the slot is full", c.Name)
+	}
+	switch d.mode {
+	case ModeREPL:
+		d.pending = &c
+		d.modal = ModalCart
+		return nil
+	case ModeHome, ModeBrowser:
+		return d.loadCart(c)
+	}
+	d.pending = &c
+	return nil
+}
+
+func (d *Deck) cartKey(k Key) error {
+	switch k {
+	case KeyEval:
+		d.modal = ModalNone
+		c := *d.pending
+		if err := d.leaveREPL(); err != nil {
+			return err
+		}
+		d.pending = nil
+		return d.loadCart(c)
+	case KeyBack:
+		d.modal = ModalNone // deferred: d.pending waits for the REPL to exit
+	}
+	return nil
+}
+
+func (d *Deck) loadCart(c Cart) error {
+	if err := d.sram.Alloc(CartArena, c.Arena); err != nil {
+		return fmt.Errorf("deck: load cartridge %s: %w", c.Name, err)
+	}
+	d.cart, d.mode = &c, ModeCart
+	return nil
+}
+
+// Eject removes the cartridge and returns home.
+func (d *Deck) Eject() error {
+	defer d.render()
+	if d.cart == nil {
+		d.pending = nil
+		return nil
+	}
+	if err := d.sram.Free(CartArena); err != nil {
+		return err
+	}
+	d.cart, d.mode = nil, ModeHome
+	return nil
+}
+
+// StartMission allocates a scripted-mission sub-arena inside the cartridge.
+func (d *Deck) StartMission(size int) error { return d.sram.Alloc(Mission, size) }
+
+// newVM opens a Fe VM for the REPL tier with the cycle hook installed.
+func (d *Deck) newVM(arena int, s *Session) (*fe.VM, error) {
+	d.cpu.Instr(instrOpenVM)
+	vm, err := fe.New(arena, fe.WithExtensions(), fe.WithStepHook(d.cpu.Hook), fe.WithNaNStyle(fe.NaNNewlib))
+	if err != nil {
+		return nil, fmt.Errorf("deck: open vm: %w", err)
+	}
+	if err := d.bindTier(vm, s); err != nil {
+		return nil, err
+	}
+	return vm, nil
+}
+
+// evaluate runs src in vm with the watchdog armed and prices reading and
+// printing. It never panics; errors become the REPL's error text.
+func (d *Deck) evaluate(vm *fe.VM, n *Node) Eval {
+	src := n.String()
+	d.cpu.Begin(d.cfg.Watchdog)
+	d.cpu.Instr(readCost(n))
+	out, err := vm.Eval(src)
+	ev := Eval{Expr: src, Result: out}
+	if err != nil {
+		ev.Result, ev.Err = errorText(err), true
+	}
+	d.cpu.Instr(printCost(ev.Result))
+	ev.Cycles = d.cpu.End()
+	d.last = ev
+	return ev
+}
+
+func readCost(n *Node) uint64 {
+	if n.IsList {
+		var c uint64
+		for _, k := range n.List {
+			c += readCost(k)
+		}
+		return c + 2*instrPrintChar
+	}
+	if n.Kind() == "number" {
+		return instrNumberToken
+	}
+	return instrSymbolToken
+}
+
+func printCost(s string) uint64 {
+	c := uint64(len(s)) * instrPrintChar
+	if n, err := Parse(s); err == nil {
+		c += uint64(countNumbers(n)) * instrPrintNumber
+	}
+	return c
+}
+
+func countNumbers(n *Node) int {
+	if !n.IsList {
+		if n.Kind() == "number" {
+			return 1
+		}
+		return 0
+	}
+	c := 0
+	for _, k := range n.List {
+		c += countNumbers(k)
+	}
+	return c
+}

@@ -1,0 +1,277 @@
+package deck
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Key is one press of a deck key: a Lisp key or a keypad digit.
+type Key string
+
+// The Lisp keys.
+const (
+	KeyCar    Key = "CAR"
+	KeyCdr    Key = "CDR"
+	KeyCons   Key = "CONS"
+	KeyQuote  Key = "QUOTE"
+	KeyEval   Key = "EVAL"
+	KeyBack   Key = "BACK"
+	KeyLambda Key = "LAMBDA"
+	KeyAtom   Key = "ATOM"
+	KeyNil    Key = "NIL"
+)
+
+// LispKeys returns the nine Lisp keys.
+func LispKeys() []Key {
+	return []Key{KeyCar, KeyCdr, KeyCons, KeyQuote, KeyEval, KeyBack, KeyLambda, KeyAtom, KeyNil}
+}
+
+// IsDigit reports whether k is a keypad digit "0".."9".
+func (k Key) IsDigit() bool { return len(k) == 1 && k[0] >= '0' && k[0] <= '9' }
+
+// Valid reports whether k is a deck key.
+func (k Key) Valid() bool {
+	if k.IsDigit() {
+		return true
+	}
+	for _, l := range LispKeys() {
+		if k == l {
+			return true
+		}
+	}
+	return false
+}
+
+// keypad returns the multi-tap characters of each digit key, in tap order.
+func keypad() [10]string {
+	return [10]string{" 0", ".-+*/<=>!?:\"'1", "abc2", "def3", "ghi4", "jkl5", "mno6", "pqrs7", "tuv8", "wxyz9"}
+}
+
+// Taps returns the key presses that type text in literal entry: LAMBDA,
+// the multi-tap presses (ATOM commits a character when the next one is on
+// the same key) and EVAL to insert the token.
+func Taps(text string) ([]Key, error) {
+	pad := keypad()
+	keys := []Key{KeyLambda}
+	prev := -1
+	for _, r := range text {
+		found := false
+		for d, chars := range pad {
+			i := strings.IndexRune(chars, r)
+			if i < 0 {
+				continue
+			}
+			if d == prev {
+				keys = append(keys, KeyAtom)
+			}
+			for n := 0; n <= i; n++ {
+				keys = append(keys, Key(fmt.Sprint(d)))
+			}
+			prev, found = d, true
+			break
+		}
+		if !found {
+			return nil, fmt.Errorf("taps: %q cannot be typed on the keypad", r)
+		}
+	}
+	return append(keys, KeyEval), nil
+}
+
+// literal is the multi-tap literal entry state.
+type literal struct {
+	buf     []byte
+	pending int // digit being tapped, -1 if none
+	tap     int
+}
+
+func (l *literal) commit() {
+	if l.pending >= 0 {
+		chars := keypad()[l.pending]
+		l.buf = append(l.buf, chars[l.tap%len(chars)])
+		l.pending = -1
+	}
+}
+
+func (l *literal) text() string {
+	s := string(l.buf)
+	if l.pending >= 0 {
+		chars := keypad()[l.pending]
+		s += string(chars[l.tap%len(chars)])
+	}
+	return s
+}
+
+// palette is the predictive token palette opened by CONS.
+type palette struct {
+	items []string
+	i     int
+}
+
+// baseVocabulary is the palette's fixed vocabulary, after the predicted
+// tokens. "()" inserts an empty list.
+func baseVocabulary() []string {
+	return strings.Fields("() car cdr cons quote eval lambda list + - * / < <= = is not atom if do let while " +
+		"get-credits get-handle get-reputation has-capability deck-state describe type-of " +
+		"*history* *clipboard* *tutorial-cursor* nil t")
+}
+
+// composer is the structural composition surface shared by the REPL prompt
+// and the editor: the prompt, the palette, literal entry, the clipboard.
+type composer struct {
+	p       Prompt
+	pal     *palette
+	lit     *literal
+	predict func() []string
+	clip    func(*Node) bool // stores a cut form; false when it does not fit
+	readout string
+}
+
+// key handles a composition key. It returns false when the key is left to
+// the caller (EVAL, BACK and QUOTE outside the palette and literal entry,
+// and BACK at the root).
+func (c *composer) key(k Key) bool {
+	if c.lit != nil {
+		c.literalKey(k)
+		return true
+	}
+	if c.pal != nil {
+		c.paletteKey(k)
+		return true
+	}
+	switch k {
+	case KeyCar:
+		if !c.p.Descend() {
+			c.readout = "NO CHILD"
+		}
+	case KeyCdr:
+		if !c.p.Next() {
+			c.readout = "END OF LIST"
+		}
+	case KeyBack:
+		return c.p.Ascend()
+	case KeyCons:
+		c.pal = &palette{items: c.candidates()}
+	case KeyLambda:
+		c.lit = &literal{pending: -1}
+	case KeyAtom:
+		if n := c.p.Cur(); n != nil {
+			c.readout = n.Kind()
+		} else {
+			c.readout = "nil"
+		}
+	case KeyNil:
+		n := c.p.Delete()
+		switch {
+		case n == nil:
+			c.readout = "NOTHING TO DELETE"
+		case c.clip != nil && !c.clip(n):
+			c.readout = "DELETED; CLIPBOARD FULL"
+		default:
+			c.readout = "DELETED"
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func (c *composer) candidates() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if c.predict != nil {
+		for _, s := range c.predict() {
+			add(s)
+		}
+	}
+	for _, s := range baseVocabulary() {
+		add(s)
+	}
+	return out
+}
+
+func (c *composer) paletteKey(k Key) {
+	switch k {
+	case KeyCdr:
+		c.pal.i = (c.pal.i + 1) % len(c.pal.items)
+	case KeyCar:
+		c.pal.i = (c.pal.i + len(c.pal.items) - 1) % len(c.pal.items)
+	case KeyEval:
+		tok := c.pal.items[c.pal.i]
+		c.pal = nil
+		n := Sym(tok)
+		if tok == "()" {
+			n = NewList()
+		}
+		if err := c.p.Insert(n); err != nil {
+			c.readout = "CANNOT INSERT HERE"
+		}
+	case KeyBack:
+		c.pal = nil
+	}
+}
+
+func (c *composer) literalKey(k Key) {
+	l := c.lit
+	switch {
+	case k.IsDigit():
+		d := int(k[0] - '0')
+		if l.pending == d {
+			l.tap++
+			return
+		}
+		l.commit()
+		l.pending, l.tap = d, 0
+	case k == KeyAtom:
+		l.commit()
+	case k == KeyNil:
+		if l.pending >= 0 {
+			l.pending = -1
+		} else if len(l.buf) > 0 {
+			l.buf = l.buf[:len(l.buf)-1]
+		}
+	case k == KeyBack:
+		c.lit = nil
+	case k == KeyEval:
+		l.commit()
+		c.lit = nil
+		tok := strings.TrimSpace(string(l.buf))
+		if tok == "" {
+			return
+		}
+		if strings.HasPrefix(tok, "\"") && (len(tok) == 1 || !strings.HasSuffix(tok, "\"")) {
+			tok += "\""
+		} else if strings.ContainsAny(tok, " \"'") && !strings.HasPrefix(tok, "\"") {
+			c.readout = "NOT A TOKEN"
+			return
+		}
+		if err := c.p.Insert(Sym(tok)); err != nil {
+			c.readout = "CANNOT INSERT HERE"
+		}
+	}
+}
+
+// overlay returns the row-22 text of the palette or literal entry, if open.
+func (c *composer) overlay() (string, bool) {
+	switch {
+	case c.lit != nil:
+		return "LITERAL " + c.lit.text() + "█", true
+	case c.pal != nil:
+		var b strings.Builder
+		b.WriteString("CONS")
+		for i := c.pal.i; i < len(c.pal.items) && b.Len() < 70; i++ {
+			b.WriteByte(' ')
+			if i == c.pal.i {
+				b.WriteString("►")
+			}
+			b.WriteString(c.pal.items[i])
+		}
+		return b.String(), true
+	}
+	return "", false
+}

@@ -1,0 +1,132 @@
+package deck
+
+import (
+	"fmt"
+	"strings"
+)
+
+// render redraws the whole screen from the state. Rows 0 and 24 are the
+// runtime's; rows 1–23 belong to the mode.
+func (d *Deck) render() {
+	sc := &d.screen
+	sc.Clear()
+	d.renderStatus()
+	switch d.mode {
+	case ModeHome:
+		d.renderHome()
+	case ModeREPL:
+		d.renderREPL()
+	case ModeEditor:
+		d.renderEditor()
+	case ModeCart:
+		sc.PutText(RowBanner, 0, fmt.Sprintf("CARTRIDGE %s ─ %d KB ARENA", d.cart.Name, d.cart.Arena/KB))
+		sc.PutText(RowAction, 0, "BACK eject")
+	case ModeBrowser:
+		d.renderBrowser()
+	}
+	if d.modal == ModalCart {
+		sc.ClearRow(RowAction)
+		sc.PutText(RowAction, 0, TextCartPrompt)
+	}
+}
+
+// renderStatus draws row 0: handle, credits, reputation, mode indicator.
+func (d *Deck) renderStatus() {
+	left := fmt.Sprintf(" %s  CR %d  REP %d", d.state.Handle, d.state.Credits, d.state.Reputation)
+	d.screen.PutText(RowStatus, 0, left)
+	m := d.mode.String()
+	d.screen.PutText(RowStatus, Cols-1-len(m), m)
+}
+
+func (d *Deck) renderRule(text string) {
+	rule := []byte(strings.Repeat(string(rune(GlyphRule)), 0))
+	for i := 0; i < Cols; i++ {
+		rule = append(rule, GlyphRule)
+	}
+	d.screen.Put(RowRule, 0, rule)
+	if text != "" {
+		d.screen.Put(RowRule, 2, append(append([]byte{' '}, EncodeCP437(text)...), ' '))
+	}
+}
+
+func (d *Deck) renderHome() {
+	sc := &d.screen
+	sc.PutText(RowBanner, 0, "KINOSHITA DECK ─ nOSh FIRMWARE")
+	for i, item := range HomeItems() {
+		mark := "  "
+		if i == d.homeSel {
+			mark = "► "
+		}
+		sc.PutText(3+i, 2, mark+item)
+	}
+	if d.modal == ModalFirstRun {
+		sc.PutText(12, (Cols-len(TextFirstRun))/2, TextFirstRun)
+	}
+	sc.PutText(RowAction, 0, "CDR next · EVAL select")
+}
+
+func (d *Deck) renderBrowser() {
+	sc := &d.screen
+	st := d.state
+	sc.PutText(RowBanner, 0, "DECK STATE")
+	stage := "none"
+	for i, n := range TutorialNames() {
+		if st.Tutorial&(1<<i) != 0 {
+			stage = n
+		}
+	}
+	sc.PutText(3, 2, fmt.Sprintf("HANDLE %s", st.Handle))
+	sc.PutText(4, 2, fmt.Sprintf("CREDITS %d  REPUTATION %d", st.Credits, st.Reputation))
+	sc.PutText(5, 2, "TUTORIAL "+stage)
+	for i, item := range BrowserItems() {
+		mark := "  "
+		if i == d.browser {
+			mark = "► "
+		}
+		sc.PutText(7+i, 2, mark+item)
+	}
+	sc.PutText(RowAction, 0, "CDR next · EVAL apply · BACK home")
+}
+
+func (d *Deck) renderREPL() {
+	sc := &d.screen
+	s := d.repl
+	sc.PutText(RowBanner, 0, TextBanner)
+	if s.stage > 0 {
+		tag := fmt.Sprintf("TUTORIAL %d/4", s.stage)
+		sc.PutText(RowBanner, Cols-1-len(tag), tag)
+	}
+	for i, l := range s.lines {
+		gutter := " "
+		if s.focus == FocusScroll && l.entry >= 0 && l.entry == s.sel {
+			gutter = "►"
+		}
+		sc.PutText(RowScrollTop+i, 0, gutter+l.text)
+	}
+	readout := s.comp.readout
+	if o, ok := s.comp.overlay(); ok {
+		readout = o
+	}
+	switch d.modal {
+	case ModalExitREPL:
+		readout = TextExitREPL
+	case ModalExitTutorial:
+		readout = TextExitTutorial
+	}
+	d.renderRule(readout)
+	sc.Put(RowPrompt, 0, s.comp.p.Render(Cols))
+	sc.PutText(RowAction, 0, TextActionREPL)
+}
+
+func (d *Deck) renderEditor() {
+	sc := &d.screen
+	e := d.editor
+	sc.PutText(RowBanner, 0, "nEMACS ─ STRUCTURAL EDITOR")
+	sc.Put(RowScrollTop, 0, e.comp.p.Render(Cols))
+	readout := e.comp.readout
+	if o, ok := e.comp.overlay(); ok {
+		readout = o
+	}
+	d.renderRule(readout)
+	sc.PutText(RowAction, 0, "CAR descend · CDR sibling · CONS palette · EVAL run form · BACK exit")
+}

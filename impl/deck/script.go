@@ -1,0 +1,142 @@
+package deck
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RunScript replays a key script (see cmd/deck for the token grammar).
+func RunScript(d *Deck, script string) error {
+	for _, tok := range strings.Fields(script) {
+		if err := runToken(d, tok); err != nil {
+			return fmt.Errorf("script token %q: %w", tok, err)
+		}
+	}
+	return nil
+}
+
+func runToken(d *Deck, tok string) error {
+	switch {
+	case strings.HasPrefix(tok, "TYPE:"):
+		keys, err := Taps(strings.TrimPrefix(tok, "TYPE:"))
+		if err != nil {
+			return err
+		}
+		return d.PressAll(keys...)
+	case strings.HasPrefix(tok, "PICK:"):
+		return d.Pick(strings.TrimPrefix(tok, "PICK:"))
+	case strings.HasPrefix(tok, "INSERT:"):
+		parts := strings.Split(tok, ":")
+		if len(parts) != 3 {
+			return fmt.Errorf("want INSERT:name:kb")
+		}
+		kb, err := strconv.Atoi(parts[2])
+		if err != nil {
+			return err
+		}
+		return d.Insert(Cart{Name: parts[1], Arena: kb * KB})
+	case strings.HasPrefix(tok, "WAIT:"):
+		ms, err := strconv.Atoi(strings.TrimPrefix(tok, "WAIT:"))
+		if err != nil {
+			return err
+		}
+		d.Wait(time.Duration(ms) * time.Millisecond)
+		return nil
+	}
+	return d.Press(Key(tok))
+}
+
+// Pick opens the palette with CONS and presses CDR until token is
+// highlighted, then EVAL to insert it. It fails (closing the palette with
+// BACK) if the palette does not offer token.
+func (d *Deck) Pick(token string) error {
+	if err := d.Press(KeyCons); err != nil {
+		return err
+	}
+	c := d.composerInFocus()
+	if c == nil || c.pal == nil {
+		return fmt.Errorf("pick %s: no palette open", token)
+	}
+	for i := 0; i < len(c.pal.items); i++ {
+		if c.pal.items[c.pal.i] == token {
+			return d.Press(KeyEval)
+		}
+		if err := d.Press(KeyCdr); err != nil {
+			return err
+		}
+	}
+	_ = d.Press(KeyBack)
+	return fmt.Errorf("pick %s: not in the palette", token)
+}
+
+func (d *Deck) composerInFocus() *composer {
+	switch {
+	case d.mode == ModeREPL && d.repl != nil:
+		return &d.repl.comp
+	case d.mode == ModeEditor && d.editor != nil:
+		return &d.editor.comp
+	}
+	return nil
+}
+
+// Compose builds src on the focused prompt with real key presses: PICK for
+// each palette token and list, TYPE for other atoms, BACK to close lists.
+func (d *Deck) Compose(src string) error {
+	n, err := Parse(src)
+	if err != nil {
+		return err
+	}
+	return d.compose(n, true)
+}
+
+func (d *Deck) compose(n *Node, root bool) error {
+	if !n.IsList {
+		if d.inPalette(n.Atom) {
+			return d.Pick(n.Atom)
+		}
+		keys, err := Taps(n.Atom)
+		if err != nil {
+			return err
+		}
+		return d.PressAll(keys...)
+	}
+	if err := d.Pick("()"); err != nil {
+		return err
+	}
+	for _, k := range n.List {
+		if err := d.compose(k, false); err != nil {
+			return err
+		}
+	}
+	if len(n.List) > 0 && !root {
+		return d.Press(KeyBack) // from the last child back up to this list
+	}
+	if len(n.List) > 0 && root {
+		return d.Press(KeyBack)
+	}
+	return nil
+}
+
+func (d *Deck) inPalette(tok string) bool {
+	if tok == "()" {
+		return true
+	}
+	c := d.composerInFocus()
+	if c == nil {
+		return false
+	}
+	for _, s := range c.candidates() {
+		if s == tok {
+			return true
+		}
+	}
+	return false
+}
+
+// DumpWithCycles is the screen dump followed by the cycle counter and the
+// simulated time since power on, the format of the goldens.
+func DumpWithCycles(d *Deck) string {
+	return d.Dump() + fmt.Sprintf("-- cycles %d  clock +%s\n", d.cpu.Cycles(), d.clk.Now().Sub(d.bootTime()))
+}
