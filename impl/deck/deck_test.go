@@ -1,0 +1,183 @@
+package deck
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
+	"pgregory.net/rapid"
+
+	"anchorage/golden"
+)
+
+func TestSRAMStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := NewSRAM(rapid.SampledFrom([]int{SRAMBytes, 120 * KB, 100 * KB}).Draw(t, "capacity"))
+		consumers := []Consumer{CoreVM, DeckState, REPLArena, EditArena, CartArena, Mission, "gpu"}
+		for i := 0; i < 40; i++ {
+			c := rapid.SampledFrom(consumers).Draw(t, "consumer")
+			if rapid.Bool().Draw(t, "free") {
+				had := s.Has(c)
+				err := s.Free(c)
+				if had != (err == nil) {
+					t.Fatalf("free %s: had=%v err=%v", c, had, err)
+				}
+			} else {
+				size := rapid.IntRange(0, 40).Draw(t, "kb") * KB
+				before := s.Used()
+				err := s.Alloc(c, size)
+				var be *BudgetError
+				if err != nil && (!errors.As(err, &be) || !strings.Contains(err.Error(), string(c))) {
+					t.Fatalf("alloc error does not name the consumer: %v", err)
+				}
+				if err == nil && c != Mission && s.Used() != before+size {
+					t.Fatalf("used %d, want %d", s.Used(), before+size)
+				}
+			}
+			if err := s.Check(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func TestHistoryRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var in []Entry
+		n := rapid.IntRange(0, 40).Draw(t, "n")
+		for i := 0; i < n; i++ {
+			in = append(in, Entry{
+				Expr:    rapid.StringMatching(`\([a-z+ 0-9']{0,40}\)`).Draw(t, "expr"),
+				Result:  rapid.StringMatching(`[a-z0-9() ]{0,30}`).Draw(t, "res"),
+				Grabbed: rapid.Bool().Draw(t, "grab"),
+			})
+		}
+		b, kept := EncodeHistory(in)
+		if len(b) > HistoryBytes {
+			t.Fatalf("encoded %d bytes", len(b))
+		}
+		out, err := DecodeHistory(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept != len(out) {
+			t.Fatalf("kept %d decoded %d", kept, len(out))
+		}
+		if diff := cmp.Diff(in[:kept], out); len(out) > 0 && diff != "" {
+			t.Fatalf("newest entries differ (-in +out):\n%s", diff)
+		}
+	})
+}
+
+func TestStateImageCorruptIsReset(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	d, err := New(Config{Fs: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := d.State()
+	st.Credits = 777
+	if err := d.SetState(st); err != nil {
+		t.Fatal(err)
+	}
+	img, _ := afero.ReadFile(fs, "/flash/deckstate.bin")
+	img[30] ^= 0xFF
+	_ = afero.WriteFile(fs, "/flash/deckstate.bin", img, 0o644)
+	d2, err := New(Config{Fs: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(d2.StateResetCause(), ErrCorrupt) || d2.State().Credits != NewState().Credits {
+		t.Fatalf("corrupt image not reset: cause %v credits %d", d2.StateResetCause(), d2.State().Credits)
+	}
+}
+
+func graduated(t *testing.T) *Deck {
+	t.Helper()
+	d, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := d.State()
+	st.Tutorial = TutFirstBoot | TutCarCdr | TutQuoteEval | TutLambda | TutGraduated
+	if err := d.SetState(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press(KeyEval); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestWatchdogStopsRunaway(t *testing.T) {
+	d := graduated(t)
+	d.cfg.Watchdog = 2_000_000
+	if err := d.Compose("(while t nil)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press(KeyEval); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(d.Last().Result, "(error watchdog") || d.Last().Cycles < 2_000_000 {
+		t.Fatalf("last = %+v", d.Last())
+	}
+	if err := d.Compose("(+ 1 2)"); err != nil {
+		t.Fatal(err)
+	}
+	_ = d.Press(KeyEval)
+	if d.Last().Result != "3" {
+		t.Fatalf("REPL unusable after watchdog: %+v", d.Last())
+	}
+}
+
+func TestScreenGoldens(t *testing.T) {
+	cases := map[string]string{
+		"home-first-run.txt": "",
+		"tutorial-stage1.txt": "EVAL EVAL",
+		"tutorial-stage4-narration.txt": "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL WAIT:3000 EVAL",
+		"graduated-credits.txt": "EVAL BACK BACK EVAL PICK:() PICK:get-credits EVAL",
+		"gated-credit-add.txt": "EVAL BACK BACK EVAL PICK:() TYPE:credit-add TYPE:100 EVAL",
+		"palette-open.txt": "EVAL BACK BACK EVAL PICK:() CONS CDR CDR",
+		"literal-entry.txt": "EVAL BACK BACK EVAL PICK:() LAMBDA 4 4 3 3 8",
+		"cart-prompt.txt": "EVAL BACK BACK EVAL INSERT:null:32",
+	}
+	for name, script := range cases {
+		d, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := RunScript(d, script); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := golden.Check("deck/"+name, []byte(DumpWithCycles(d))); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func BenchmarkSimulatedCyclesPerSecond(b *testing.B) {
+	d, err := New(Config{Watchdog: 1 << 62})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := d.State()
+	st.Tutorial = 0x1F
+	_ = d.SetState(st)
+	_ = d.Press(KeyEval)
+	s := d.Session()
+	fib, _ := Parse("(do (= fib (fn (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))) (fib 15))")
+	b.ResetTimer()
+	start := d.CPU().Cycles()
+	for i := 0; i < b.N; i++ {
+		ev := d.evaluate(s.VM(), fib)
+		if ev.Result != "610" {
+			b.Fatalf("fib 15 = %s", ev.Result)
+		}
+	}
+	cycles := float64(d.CPU().Cycles() - start)
+	secs := b.Elapsed().Seconds()
+	b.ReportMetric(cycles/secs, "simcycles/s")
+	b.ReportMetric(cycles/secs/ClockHz, "x-realtime")
+}
