@@ -12,9 +12,10 @@ import (
 
 // copyOrMove copies the target entry to the destination named by the body,
 // then, for MOVE, removes the source, all in one transaction. The source's
-// channel (the fragment's, or its default) goes to the destination's
-// default channel; every other source channel the destination declares
-// under the same name goes along. A channel whose mimetype the destination
+// channel (its fragment's, or its default) goes to the destination's
+// channel (its fragment's, or its default); when neither names a channel,
+// every other source channel the destination declares under the same name
+// goes along. A channel whose mimetype the destination
 // does not accept answers 415. An existing destination with the same
 // content and tags answers 304, with different content 409. A non-empty
 // signal gives the destination exactly its tags; otherwise the source's
@@ -67,12 +68,12 @@ func (e *Engine) copyOrMove(c scheme.Call, st dsl.Statement, move bool) (Result,
 		next.Channels[name] = ch
 		return nil
 	}
-	if err := put(dm.DefaultChannel, main); err != nil {
+	if err := put(dst.Channel, main); err != nil {
 		return Result{}, err
 	}
-	if !src.Named && st.Scope == nil {
+	if !src.Named && !dst.Named && st.Scope == nil {
 		for name, ch := range from.Channels {
-			if _, declared := dm.Channels[name]; declared && name != src.Channel && name != dm.DefaultChannel {
+			if _, declared := dm.Channels[name]; declared && name != src.Channel && name != dst.Channel {
 				if err := put(name, ch); err != nil {
 					return Result{}, err
 				}

@@ -1,0 +1,49 @@
+@plurnk
+Feature: READ
+  A READ returns a channel's content with its mimetype, every line numbered
+  `N:\t`; a missing entry answers 404.
+
+  @§read-read-content
+  Scenario: a READ returns the numbered content and its mimetype
+    Given the entry known:///notes.md contains "# Notes\n- buy milk"
+    When the model emits <<READ(known:///notes.md)::READ
+    Then the action answers 200
+    And the result content is:
+      """
+      1:\t# Notes
+      2:\t- buy milk
+      """
+    And the result mimetype is "text/markdown"
+
+  @§read-read-content
+  Scenario: a READ with <L> returns only those lines, numbered as in the source
+    Given the entry known:///list.md contains "a\nb\nc\nd"
+    When the model emits <<READ(known:///list.md)<2,3>::READ
+    Then the action answers 200
+    And the result content is:
+      """
+      2:\tb
+      3:\tc
+      """
+
+  @§read-read-404
+  Scenario: a READ of an entry that does not exist answers 404
+    When the model emits <<READ(known:///missing.md)::READ
+    Then the action answers 404
+
+  @§read-read-content
+  Scenario: a READ over a glob returns one item per entry
+    Given the entry known:///docs/a.md contains "alpha"
+    And the entry known:///docs/b.md contains "beta"
+    And the entry known:///other.md contains "gamma"
+    When the model emits <<READ(known:///docs/*.md)::READ
+    Then the action answers 200
+    And the result lists 2 items
+    And item 1 is known:///docs/a.md with content:
+      """
+      1:\talpha
+      """
+    And item 2 is known:///docs/b.md with content:
+      """
+      1:\tbeta
+      """

@@ -1,0 +1,60 @@
+@plurnk
+Feature: Schemes and addressing
+  A registered scheme folds the URI authority into the path, so the two-slash
+  and three-slash forms name one entry; web schemes keep their host; project
+  paths resolve against the workspace root. A scheme handler that throws
+  fails only its own action, with 500.
+
+  @§scheme-address-namespace-fold
+  Scenario: known://x, known:///x and the pathname /x are one entry
+    When the model emits <<EDIT(known://france/capital):Paris:EDIT
+    Then the action answers 201
+    When the model emits <<EDIT(known:///france/capital):Paris:EDIT
+    Then the action answers 304 on the same entry as before
+    When the model emits <<READ(known://france/capital)::READ
+    Then the action answers 200 on the same entry as before
+    And the address of known://france/capital is known:///france/capital
+
+  @§scheme-address-namespace-fold
+  Scenario: an unregistered web scheme keeps its host
+    Then the address of https://example.com/docs is https://example.com/docs
+    And the address of known://example.com/docs is known:///example.com/docs
+
+  @§scheme-address-namespace-fold
+  Scenario: a relative project path resolves against the workspace root
+    Given the workspace file src/app.go contains "package main"
+    When the model emits <<READ(src/../src/app.go)::READ
+    Then the action answers 200
+    And the result content is:
+      """
+      1:\tpackage main
+      """
+    When the model emits <<EDIT(./notes.txt):written:EDIT
+    Then the action answers 201
+    And the workspace file notes.txt holds "written"
+
+  @§scheme-address-namespace-fold
+  Scenario: a project path that escapes the workspace root answers 403
+    When the model emits <<READ(../secrets.txt)::READ
+    Then the action answers 403
+    When the model emits <<EDIT(src/../../escape.txt):x:EDIT
+    Then the action answers 403
+
+  Scenario: a binary project file answers 415 to READ and EDIT
+    Given the workspace holds the binary file logo.png
+    When the model emits <<READ(logo.png)::READ
+    Then the action answers 415
+    When the model emits <<EDIT(logo.png):not an image:EDIT
+    Then the action answers 415
+
+  @§scheme-surface-exception-500 @decision
+  Scenario: a scheme handler that throws fails its action with 500 on the action's row
+    Given a scheme "flaky" whose handler throws
+    When the model emits <<EDIT(known:///kept.md):fine:EDIT
+    Then the action answers 201
+    When the model emits <<EDIT(flaky:///x):boom:EDIT
+    Then the action answers 500
+    And the result reason mentions "handler exploded"
+    And the action's log row records status 500 at log:///1/1/2
+    And the errors of turn 1/1 point at "500 log:///1/1/2"
+    And the body channel of known:///kept.md holds "fine"
