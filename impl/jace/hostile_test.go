@@ -53,7 +53,7 @@ func TestHostileModules(t *testing.T) {
 			{"asyncAction", 500, "BAD_RESULT", "returned a Promise"},
 			{"number", 500, "BAD_RESULT", "want an ActionResult object"},
 			{"noState", 500, "BAD_RESULT", "returned no state"},
-			{"fnInside", 500, "BAD_RESULT", "a function is not a JSON value"},
+			{"fnInside", 200, "", `"result":{}`},
 			{"badPreview", 500, "BAD_RESULT", "audit_preview must be a string"},
 			{"badEvents", 500, "BAD_RESULT", "events must be an array"},
 			{"badError", 500, "BAD_RESULT", "error must be {code, message?}"},

@@ -167,8 +167,9 @@ func filter(n *node, audience string) *node {
 	return n
 }
 
-// FilterView applies the audience rules to a view's JSON.
-func FilterView(view json.RawMessage, audience string) (json.RawMessage, error) {
+// filterTree is the tree-based form of FilterView, kept as the oracle the
+// byte scanner is tested against.
+func filterTree(view json.RawMessage, audience string) (json.RawMessage, error) {
 	t, err := parseTree(view)
 	if err != nil {
 		return nil, err
