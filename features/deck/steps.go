@@ -1,13 +1,284 @@
 // Package deck holds the godog step definitions for the deck features: a thin
-// adapter from the Gherkin in features/deck/*.feature to impl/ and sim/.
+// adapter from the Gherkin in features/deck/*.feature to impl/deck.
 // It may import godog, features/kit, impl/ and sim/.
 package deck
 
-import "github.com/cucumber/godog"
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
 
-// InitializeScenario registers the deck steps with a scenario context. No step
-// is defined yet, so any deck scenario is undefined and fails in strict mode
-// until its steps are written.
-func InitializeScenario(sc *godog.ScenarioContext) {
-	_ = sc
+	"github.com/cucumber/godog"
+	"github.com/spf13/afero"
+
+	"anchorage/features/kit"
+	"anchorage/impl/deck"
+	"anchorage/sim/clock"
+)
+
+type world struct {
+	fs    afero.Fs
+	d     *deck.Deck
+	seed  uint64
+	err   error
+	clock time.Time
+	cyc   uint64
 }
+
+type key struct{}
+
+func get(ctx context.Context) *world { w, _ := ctx.Value(key{}).(*world); return w }
+
+// InitializeScenario registers the deck steps with a scenario context.
+func InitializeScenario(sc *godog.ScenarioContext) {
+	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+		s, err := kit.From(ctx)
+		if err != nil {
+			return ctx, err
+		}
+		return context.WithValue(ctx, key{}, &world{fs: afero.NewMemMapFs(), seed: s.Seeds.Rand("deck").Uint64()}), nil
+	})
+	step := func(expr string, f func(w *world, args ...string) error) {
+		switch n := regexp.MustCompile(expr).NumSubexp(); n {
+		case 0:
+			sc.Step(expr, func(ctx context.Context) error { return f(get(ctx)) })
+		case 1:
+			sc.Step(expr, func(ctx context.Context, a string) error { return f(get(ctx), unescape(a)) })
+		case 2:
+			sc.Step(expr, func(ctx context.Context, a, b string) error { return f(get(ctx), unescape(a), unescape(b)) })
+		default:
+			sc.Step(expr, func(ctx context.Context, a, b, c string) error {
+				return f(get(ctx), unescape(a), unescape(b), unescape(c))
+			})
+		}
+	}
+	step(`^a new deck$`, func(w *world, _ ...string) error { return w.power() })
+	step(`^a graduated deck$`, func(w *world, _ ...string) error { return w.graduated("OPERATOR", 100, 0) })
+	step(`^a graduated deck of "([^"]*)" with (\d+) credits and reputation (\d+)$`, func(w *world, a ...string) error {
+		var cr, rep int
+		fmt.Sscan(a[1], &cr)
+		fmt.Sscan(a[2], &rep)
+		return w.graduated(a[0], cr, rep)
+	})
+	step(`^the deck is powered off and on again$`, func(w *world, _ ...string) error { return w.power() })
+	step(`^the player presses "([^"]*)"$`, func(w *world, a ...string) error { return deck.RunScript(w.d, a[0]) })
+	step(`^the player composes "(.*)"$`, func(w *world, a ...string) error { return w.d.Compose(a[0]) })
+	step(`^the player evaluates "(.*)"$`, func(w *world, a ...string) error {
+		if err := w.d.Compose(a[0]); err != nil {
+			return fmt.Errorf("compose %s: %w", a[0], err)
+		}
+		w.clock, w.cyc = w.d.Clock().Now(), w.d.CPU().Cycles()
+		if err := w.d.Press(deck.KeyEval); err != nil {
+			return err
+		}
+		if got := w.d.Last().Expr; got != a[0] {
+			return fmt.Errorf("evaluated %q, want %q", got, a[0])
+		}
+		return nil
+	})
+	step(`^the player evaluates "([^"]*)" (\d+) times$`, func(w *world, a ...string) error {
+		for i := 0; i < atoi(a[1]); i++ {
+			if err := w.d.Compose(a[0]); err != nil {
+				return err
+			}
+			if err := w.d.Press(deck.KeyEval); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	step(`^a cartridge "([^"]*)" with a (\d+) KB arena is inserted$`, func(w *world, a ...string) error {
+		var kb int
+		fmt.Sscan(a[1], &kb)
+		return w.d.Insert(deck.Cart{Name: a[0], Arena: kb * deck.KB})
+	})
+	step(`^the result is "(.*)"$`, func(w *world, a ...string) error {
+		return want("result", w.d.Last().Result, a[0])
+	})
+	step(`^the result starts with "(.*)"$`, func(w *world, a ...string) error {
+		if !strings.HasPrefix(w.d.Last().Result, a[0]) {
+			return fmt.Errorf("result %q does not start with %q", w.d.Last().Result, a[0])
+		}
+		return nil
+	})
+	step(`^the result contains "(.*)"$`, func(w *world, a ...string) error {
+		if !strings.Contains(w.d.Last().Result, a[0]) {
+			return fmt.Errorf("result %q does not contain %q", w.d.Last().Result, a[0])
+		}
+		return nil
+	})
+	step(`^row (\d+) reads "([^"]*)"$`, func(w *world, a ...string) error {
+		return want("row "+a[0], w.d.Screen().RowText(atoi(a[0])), a[1])
+	})
+	step(`^row (\d+) contains "([^"]*)"$`, func(w *world, a ...string) error {
+		if got := w.d.Screen().RowText(atoi(a[0])); !strings.Contains(got, a[1]) {
+			return fmt.Errorf("row %s is %q, which does not contain %q", a[0], got, a[1])
+		}
+		return nil
+	})
+	step(`^row (\d+) does not contain "([^"]*)"$`, func(w *world, a ...string) error {
+		if got := w.d.Screen().RowText(atoi(a[0])); strings.Contains(got, a[1]) {
+			return fmt.Errorf("row %s is %q, which contains %q", a[0], got, a[1])
+		}
+		return nil
+	})
+	step(`^row (\d+) is blank$`, func(w *world, a ...string) error {
+		return want("row "+a[0], w.d.Screen().RowText(atoi(a[0])), "")
+	})
+	step(`^row 22 is a box-drawing rule apart from its readout$`, func(w *world, _ ...string) error {
+		row := w.d.Screen().Row(deck.RowRule)
+		if row[0] != deck.GlyphRule || row[1] != deck.GlyphRule || row[deck.Cols-1] != deck.GlyphRule {
+			return fmt.Errorf("row 22 is %q", w.d.Screen().RowText(22))
+		}
+		return nil
+	})
+	step(`^the prompt line shows no parentheses$`, func(w *world, _ ...string) error {
+		if got := w.d.Screen().RowText(deck.RowPrompt); strings.ContainsAny(got, "()") {
+			return fmt.Errorf("row 23 is %q", got)
+		}
+		return nil
+	})
+	step(`^the deck shows the (\w+) mode$`, func(w *world, a ...string) error { return want("mode", w.d.Mode().String(), a[0]) })
+	step(`^the tutorial cursor is at (\w+)$`, func(w *world, a ...string) error {
+		bits, got := w.d.State().Tutorial, "none"
+		for i, n := range deck.TutorialNames() {
+			if bits&(1<<i) != 0 {
+				got = n
+			}
+		}
+		return want("tutorial cursor", got, a[0])
+	})
+	step(`^the REPL focus is on the (prompt|scrollback)$`, func(w *world, a ...string) error {
+		s := w.d.Session()
+		if s == nil {
+			return fmt.Errorf("the REPL is not open")
+		}
+		got := "prompt"
+		if s.Focus() == deck.FocusScroll {
+			got = "scrollback"
+		}
+		return want("focus", got, a[0])
+	})
+	step(`^SRAM holds the (\w+) arena with (\d+) KB$`, func(w *world, a ...string) error {
+		c := deck.Consumer(a[0])
+		if !w.d.SRAM().Has(c) {
+			return fmt.Errorf("SRAM holds %v, not %s", w.d.SRAM().Live(), c)
+		}
+		return want("size of "+a[0], fmt.Sprint(w.d.SRAM().Size(c)), fmt.Sprint(atoi(a[1])*deck.KB))
+	})
+	step(`^SRAM holds no (\w+) arena$`, func(w *world, a ...string) error {
+		if w.d.SRAM().Has(deck.Consumer(a[0])) {
+			return fmt.Errorf("SRAM holds %v", w.d.SRAM().Live())
+		}
+		return w.d.SRAM().Check()
+	})
+	step(`^allocating the (\w+) arena with (\d+) KB is refused naming "([^"]*)"$`, func(w *world, a ...string) error {
+		err := w.d.SRAM().Alloc(deck.Consumer(a[0]), atoi(a[1])*deck.KB)
+		if err == nil {
+			return fmt.Errorf("allocation accepted; SRAM holds %v", w.d.SRAM().Live())
+		}
+		if !strings.Contains(err.Error(), a[2]) || !strings.Contains(err.Error(), a[0]) {
+			return fmt.Errorf("error %q does not name %s and %q", err, a[0], a[2])
+		}
+		return w.d.SRAM().Check()
+	})
+	step(`^the history holds (\d+) entries, the newest "([^"]*)"$`, func(w *world, a ...string) error {
+		h := w.d.Session().History()
+		if err := want("history length", fmt.Sprint(len(h)), a[0]); err != nil {
+			return err
+		}
+		return want("newest entry", h[0].Expr, a[1])
+	})
+	step(`^the persisted history fits 512 bytes and holds (\d+) entries$`, func(w *world, a ...string) error {
+		st := w.d.State()
+		if len(st.History) > deck.HistoryBytes {
+			return fmt.Errorf("history region is %d bytes", len(st.History))
+		}
+		h, err := deck.DecodeHistory(st.History)
+		if err != nil {
+			return err
+		}
+		return want("persisted entries", fmt.Sprint(len(h)), a[0])
+	})
+	step(`^the evaluation reports its cycles and the clock advanced by cycles / 150 MHz$`, func(w *world, _ ...string) error {
+		ev := w.d.Last()
+		if ev.Cycles == 0 {
+			return fmt.Errorf("no cycles reported")
+		}
+		spent := w.d.CPU().Cycles() - w.cyc
+		if spent < ev.Cycles {
+			return fmt.Errorf("counter moved %d, evaluation reported %d", spent, ev.Cycles)
+		}
+		got := w.d.Clock().Now().Sub(w.clock)
+		wantD := time.Duration(float64(spent) / deck.ClockHz * float64(time.Second))
+		if d := got - wantD; d > time.Microsecond || d < -time.Microsecond {
+			return fmt.Errorf("clock advanced %v for %d cycles, want %v", got, spent, wantD)
+		}
+		return want("row 22 cycles readout", w.d.Screen().RowText(22), fmt.Sprintf("── %d CYCLES %s", ev.Cycles, strings.Repeat("─", 80-len(fmt.Sprintf("── %d CYCLES ", ev.Cycles)))))
+	})
+	step(`^the evaluation took at least (\d+) cycles$`, func(w *world, a ...string) error {
+		if got := w.d.Last().Cycles; got < uint64(atoi(a[0])) {
+			return fmt.Errorf("took %d cycles", got)
+		}
+		return nil
+	})
+	step(`^the editor holds "([^"]*)"$`, func(w *world, a ...string) error {
+		e := w.d.Editor()
+		if e == nil || e.Buffer() == nil {
+			return fmt.Errorf("no editor buffer (mode %s)", w.d.Mode())
+		}
+		return want("editor buffer", e.Buffer().String(), a[0])
+	})
+	step(`^the clipboard holds "([^"]*)"$`, func(w *world, a ...string) error { return want("clipboard", w.d.Clipboard(), a[0]) })
+	step(`^the cartridge "([^"]*)" is loaded$`, func(w *world, a ...string) error {
+		if c := w.d.Cart(); c == nil || c.Name != a[0] {
+			return fmt.Errorf("loaded cartridge %v, mode %s", c, w.d.Mode())
+		}
+		return nil
+	})
+	step(`^the cartridge "([^"]*)" is waiting$`, func(w *world, a ...string) error {
+		if c := w.d.PendingCart(); c == nil || c.Name != a[0] || w.d.Cart() != nil {
+			return fmt.Errorf("pending %v loaded %v", c, w.d.Cart())
+		}
+		return nil
+	})
+	step(`^(\d+) ms of simulated time pass$`, func(w *world, a ...string) error {
+		w.d.Wait(time.Duration(atoi(a[0])) * time.Millisecond)
+		return nil
+	})
+	step(`^the deck is wiped$`, func(w *world, _ ...string) error { return w.d.Wipe() })
+}
+
+func (w *world) power() error {
+	d, err := deck.New(deck.Config{Fs: w.fs, Clock: clock.NewSim(clock.Epoch()), Seed: w.seed})
+	w.d = d
+	return err
+}
+
+func (w *world) graduated(handle string, credits, rep int) error {
+	if err := w.power(); err != nil {
+		return err
+	}
+	st := w.d.State()
+	st.Handle, st.Credits, st.Reputation = handle, uint32(credits), int32(rep)
+	st.Tutorial = deck.TutFirstBoot | deck.TutCarCdr | deck.TutQuoteEval | deck.TutLambda | deck.TutGraduated
+	return w.d.SetState(st)
+}
+
+func want(what, got, wantS string) error {
+	if got != wantS {
+		return fmt.Errorf("%s is %q, want %q", what, got, wantS)
+	}
+	return nil
+}
+
+func atoi(s string) int {
+	var n int
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// unescape turns \" in a step argument into ".
+func unescape(s string) string { return strings.ReplaceAll(s, `\"`, `"`) }

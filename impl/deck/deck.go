@@ -323,6 +323,7 @@ func (d *Deck) browserKey(k Key) error {
 // every stage is cleared but the first-run prompt stays seen.
 func (d *Deck) ResetTutorial() error {
 	d.state.Tutorial &= TutFirstBoot
+	d.render()
 	return d.save()
 }
 
@@ -334,6 +335,7 @@ func (d *Deck) Wipe() error {
 	}
 	d.state = NewState()
 	d.mode, d.modal, d.homeSel = ModeHome, ModalFirstRun, 0
+	d.render()
 	return d.save()
 }
 

@@ -134,14 +134,14 @@ func TestWatchdogStopsRunaway(t *testing.T) {
 
 func TestScreenGoldens(t *testing.T) {
 	cases := map[string]string{
-		"home-first-run.txt": "",
-		"tutorial-stage1.txt": "EVAL EVAL",
+		"home-first-run.txt":            "",
+		"tutorial-stage1.txt":           "EVAL EVAL",
 		"tutorial-stage4-narration.txt": "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL WAIT:3000 EVAL",
-		"graduated-credits.txt": "EVAL BACK BACK EVAL PICK:() PICK:get-credits EVAL",
-		"gated-credit-add.txt": "EVAL BACK BACK EVAL PICK:() TYPE:credit-add TYPE:100 EVAL",
-		"palette-open.txt": "EVAL BACK BACK EVAL PICK:() CONS CDR CDR",
-		"literal-entry.txt": "EVAL BACK BACK EVAL PICK:() LAMBDA 4 4 3 3 8",
-		"cart-prompt.txt": "EVAL BACK BACK EVAL INSERT:null:32",
+		"graduated-credits.txt":         "EVAL BACK BACK EVAL PICK:() PICK:get-credits EVAL",
+		"gated-credit-add.txt":          "EVAL BACK BACK EVAL PICK:() TYPE:credit-add TYPE:100 EVAL",
+		"palette-open.txt":              "EVAL BACK BACK EVAL PICK:() CONS CDR CDR",
+		"literal-entry.txt":             "EVAL BACK BACK EVAL PICK:() LAMBDA 4 4 3 3 8",
+		"cart-prompt.txt":               "EVAL BACK BACK EVAL INSERT:null:32",
 	}
 	for name, script := range cases {
 		d, err := New(Config{})

@@ -152,22 +152,33 @@ func (s *Session) revealPrompt() {
 // syncHistory rebuilds the Lisp *history* list from the runtime's copy:
 // ((expr . "result") ...), newest first; a grabbed subtree has a nil result.
 func (s *Session) syncHistory() error {
-	return s.vm.Do(func() error {
-		items := make([]fe.Value, 0, len(s.history))
-		for _, e := range s.history {
-			n, err := Parse(e.Expr)
-			if err != nil {
-				continue
-			}
+	// One Do per entry, oldest first, consing onto the rooted global: each
+	// Do releases the GC-root stack entries it used, so 32 entries never
+	// overflow its 256 slots.
+	if err := s.vm.Do(func() error { s.vm.SetGlobal("*history*", fe.Nil); return nil }); err != nil {
+		return err
+	}
+	var first error
+	for i := len(s.history) - 1; i >= 0; i-- {
+		e := s.history[i]
+		n, err := Parse(e.Expr)
+		if err != nil {
+			continue
+		}
+		err = s.vm.Do(func() error {
 			res := fe.Nil
 			if !e.Grabbed {
 				res = s.vm.String(e.Result)
 			}
-			items = append(items, s.vm.Cons(n.ToValue(s.vm), res))
+			pair := s.vm.Cons(n.ToValue(s.vm), res)
+			s.vm.SetGlobal("*history*", s.vm.Cons(pair, s.vm.Global("*history*")))
+			return nil
+		})
+		if err != nil && first == nil {
+			first = err
 		}
-		s.vm.SetGlobal("*history*", s.vm.List(items...))
-		return nil
-	})
+	}
+	return first
 }
 
 func (d *Deck) syncCursor() {

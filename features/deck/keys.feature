@@ -1,0 +1,101 @@
+@deck
+Feature: Key grammar — the nine Lisp keys drive the REPL
+
+  Background:
+    Given a graduated deck
+    When the player presses "EVAL"
+
+  @§deck-key-car @§deck-key-cdr
+  Scenario: CAR descends into the first child, CDR moves to the next sibling
+    When the player composes "(+ 1 2)"
+    And the player presses "CAR"
+    Then row 23 reads "  «►+ 1 2»"
+    When the player presses "CDR"
+    Then row 23 reads "  «+ ►1 2»"
+
+  @§deck-key-car @§deck-key-cdr
+  Scenario: In the scrollback CDR moves between entries and CAR inspects a result
+    When the player evaluates "(list 7 8)"
+    And the player evaluates "(+ 1 2)"
+    And the player presses "BACK"
+    Then row 4 contains "►> (+ 1 2)"
+    When the player presses "CDR"
+    Then row 2 contains "►> (list 7 8)"
+    When the player presses "CAR"
+    Then row 22 contains "CELL number: 7"
+
+  @§deck-key-cons
+  Scenario: CONS opens the palette and inserts the chosen token
+    When the player presses "CONS"
+    Then row 22 contains "CONS ►()"
+    When the player presses "CDR"
+    Then row 22 contains "CONS ►car"
+    When the player presses "EVAL"
+    Then row 23 reads "►car"
+
+  @§deck-key-quote
+  Scenario: QUOTE on the prompt grabs the subtree into history
+    When the player composes "(+ 1 2)"
+    And the player presses "CAR CDR QUOTE"
+    Then row 22 contains "GRABBED INTO *history*"
+    And the history holds 1 entries, the newest "1"
+
+  @§deck-key-quote @§deck-focus
+  Scenario: QUOTE in the scrollback pulls an expression back onto the prompt
+    When the player evaluates "(+ 1 2)"
+    And the player presses "BACK"
+    Then the REPL focus is on the scrollback
+    When the player presses "QUOTE"
+    Then the REPL focus is on the prompt
+    And row 23 reads "►«+ 1 2»"
+
+  @§deck-key-eval
+  Scenario: EVAL runs the prompt; in the scrollback it re-runs the entry
+    When the player evaluates "(+ 1 2)"
+    Then row 3 reads " => 3"
+    When the player presses "BACK EVAL"
+    Then row 5 reads " => 3"
+    And the history holds 2 entries, the newest "(+ 1 2)"
+
+  @§deck-key-back @§deck-focus
+  Scenario: BACK ascends, then moves focus, then exits after confirming
+    Then the REPL focus is on the prompt
+    When the player evaluates "(+ 1 2)"
+    And the player composes "(+ 1 2)"
+    And the player presses "CAR BACK"
+    Then row 23 reads "►«+ 1 2»"
+    When the player presses "BACK"
+    Then the REPL focus is on the scrollback
+    When the player presses "BACK"
+    Then row 22 contains "EXIT REPL? HISTORY WILL BE SAVED. (EVAL=YES, BACK=CANCEL)"
+    When the player presses "EVAL"
+    Then the deck shows the HOME mode
+
+  @§deck-key-lambda
+  Scenario: LAMBDA enters multi-tap literal entry
+    When the player presses "LAMBDA 4 4 3 3"
+    Then row 22 contains "LITERAL he█"
+    When the player presses "EVAL"
+    Then row 23 reads "►he"
+
+  @§deck-key-atom
+  Scenario Outline: ATOM shows the type of the form under the cursor
+    When the player composes "<form>"
+    And the player presses "ATOM"
+    Then row 22 contains "── <type> ──"
+
+    Examples:
+      | form        | type   |
+      | (fn (x) x)  | lambda |
+      | (+ 1 2)     | cons   |
+      | 42          | number |
+      | "hi"        | string |
+      | abc         | symbol |
+      | nil         | nil    |
+
+  @§deck-key-nil
+  Scenario: NIL deletes the form under the cursor
+    When the player composes "(+ 1 2)"
+    And the player presses "CAR CDR NIL"
+    Then row 23 reads "  «►+ 2»"
+    And the clipboard holds "1"

@@ -1,0 +1,93 @@
+@deck
+Feature: Owned data — the arena, *history* and the tutorial cursor
+
+  The REPL owns a 24 KB arena for one session, a persisted *history* of the last
+  32 evaluations and the tutorial cursor kept in deck state.
+
+  @§deck-arena-24k
+  Scenario: Entering the REPL allocates 24 KB and leaving releases it
+    Given a graduated deck
+    When the player presses "EVAL"
+    Then SRAM holds the repl arena with 24 KB
+    When the player presses "BACK BACK"
+    Then the deck shows the HOME mode
+    And SRAM holds no repl arena
+
+  @§deck-arena-fresh
+  Scenario: Bindings die with the session, history survives
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(= x 5)"
+    And the player evaluates "x"
+    Then the result is "5"
+    When the player presses "BACK BACK EVAL EVAL"
+    And the player evaluates "x"
+    Then the result is "nil"
+    And the history holds 3 entries, the newest "x"
+
+  @§deck-arena-oom
+  Scenario: Filling the arena is a Lisp error and the REPL goes on
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (let l nil) (while t (= l (cons 1 l))))"
+    Then the result is "(error fe-error :message \"out of memory\")"
+    And SRAM holds the repl arena with 24 KB
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"
+
+  @§deck-history-cell
+  Scenario: *history* is a Lisp list of (expression . result), newest first
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    And the player evaluates "(car *history*)"
+    Then the result is "((+ 1 2) . \"3\")"
+
+  @§deck-history-cell
+  Scenario: *history* keeps the last 32 evaluations
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)" 33 times
+    And the player evaluates "(list-length *history*)"
+    Then the result is "32"
+    And the history holds 32 entries, the newest "(list-length *history*)"
+
+  @§deck-history-persist @decision
+  Scenario: History is persisted within 512 bytes, oldest entries dropped
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(list 1 2 3 4 5 6 7 8 9)" 12 times
+    And the player presses "BACK BACK EVAL"
+    Then the persisted history fits 512 bytes and holds 11 entries
+    When the deck is powered off and on again
+    And the player presses "EVAL"
+    Then the history holds 11 entries, the newest "(list 1 2 3 4 5 6 7 8 9)"
+
+  @§deck-tutorial-cursor
+  Scenario: The tutorial cursor records progress in deck state and in Lisp
+    Given a new deck
+    When the player presses "EVAL"
+    Then the tutorial cursor is at first_boot_seen
+    When the player presses "EVAL EVAL EVAL"
+    Then the tutorial cursor is at car_cdr_completed
+    When the deck is powered off and on again
+    Then the tutorial cursor is at car_cdr_completed
+
+  @§deck-tutorial-cursor @§deck-ffi-readonly
+  Scenario: *tutorial-cursor* reads the cursor from Lisp
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "*tutorial-cursor*"
+    Then the result is "graduated"
+
+  @§deck-tutorial-latch @decision
+  Scenario: Graduation latches until a wipe
+    Given a graduated deck
+    When the deck is powered off and on again
+    And the player presses "EVAL"
+    Then row 1 does not contain "TUTORIAL"
+    When the player presses "BACK BACK"
+    And the deck is wiped
+    Then row 12 contains "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
+    When the player presses "EVAL"
+    Then row 1 contains "TUTORIAL 1/4"
