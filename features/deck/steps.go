@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cucumber/godog"
 	"github.com/spf13/afero"
@@ -216,7 +217,8 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		if d := got - wantD; d > time.Microsecond || d < -time.Microsecond {
 			return fmt.Errorf("clock advanced %v for %d cycles, want %v", got, spent, wantD)
 		}
-		return want("row 22 cycles readout", w.d.Screen().RowText(22), fmt.Sprintf("── %d CYCLES %s", ev.Cycles, strings.Repeat("─", 80-len(fmt.Sprintf("── %d CYCLES ", ev.Cycles)))))
+		prefix := fmt.Sprintf("── %d CYCLES ", ev.Cycles)
+		return want("row 22 cycles readout", w.d.Screen().RowText(22), prefix+strings.Repeat("─", 80-utf8.RuneCountInString(prefix)))
 	})
 	step(`^the evaluation took at least (\d+) cycles$`, func(w *world, a ...string) error {
 		if got := w.d.Last().Cycles; got < uint64(atoi(a[0])) {

@@ -363,10 +363,10 @@ func (d *Deck) cartKey(k Key) error {
 	case KeyEval:
 		d.modal = ModalNone
 		c := *d.pending
+		d.pending = nil
 		if err := d.leaveREPL(); err != nil {
 			return err
 		}
-		d.pending = nil
 		return d.loadCart(c)
 	case KeyBack:
 		d.modal = ModalNone // deferred: d.pending waits for the REPL to exit

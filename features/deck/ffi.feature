@@ -1,0 +1,75 @@
+@deck
+Feature: FFI surface — read-only, gated and forbidden primitives
+
+  Background:
+    Given a graduated deck of "NEO" with 1200 credits and reputation 7
+    When the player presses "EVAL"
+
+  @§deck-ffi-readonly
+  Scenario Outline: The read-only primitives answer
+    When the player evaluates "<call>"
+    Then the result is "<result>"
+
+    Examples:
+      | call                                | result |
+      | (get-handle)                        | NEO    |
+      | (get-credits)                       | 1200   |
+      | (get-reputation)                    | 7      |
+      | (has-capability (quote dev-repl))   | t      |
+      | (has-capability (quote salvage))    | nil    |
+      | (list-length (list 1 2 3))          | 3      |
+      | (list-get (list 4 5 6) 1)           | 5      |
+      | (is-leaf 1)                         | t      |
+      | (do (lfsr-seed 1) (lfsr-next))      | 46080  |
+      | (display-mode)                      | text   |
+
+  @§deck-ffi-readonly
+  Scenario: deck-state returns the deck as a property list
+    When the player evaluates "(deck-state)"
+    Then the result starts with "(:handle \"NEO\" :credits 1200 :reputation 7 :capabilities (dev-repl"
+
+  @§deck-ffi-write-gated
+  Scenario: credit-add raises the structured not-authorized error
+    When the player evaluates "(credit-add 100)"
+    Then the result is "(error not-authorized outside-mission :fn credit-add :message \"Writes to deck state require mission context.\")"
+    And row 0 contains "CR 1200"
+
+  @§deck-ffi-write-gated
+  Scenario Outline: Every write primitive is bound and refused
+    When the player evaluates "(<name> 1)"
+    Then the result starts with "(error not-authorized outside-mission :fn <name> :message"
+
+    Examples:
+      | name             |
+      | rep-modify       |
+      | spawn-cell       |
+      | drill-into       |
+      | phase-advance    |
+      | mission-complete |
+      | text-puts        |
+      | gfx-rect         |
+      | sfx-play         |
+
+  @§deck-ffi-describe
+  Scenario Outline: describe documents bound primitives, gated ones included
+    When the player evaluates "(describe (quote <name>))"
+    Then the result is "<doc>"
+
+    Examples:
+      | name        | doc                                                        |
+      | credit-add  | (credit-add n) → error outside a mission. Adds n credits to the deck. |
+      | get-credits | (get-credits) → the deck's credits.                        |
+      | car         | (car x) → the first element of the list x.                 |
+
+  @§deck-ffi-forbidden
+  Scenario Outline: eval-string, load-file and intern do not exist
+    When the player evaluates "(<name> 1)"
+    Then the result is "(error fe-error :message \"tried to call non-callable value\")"
+    When the player evaluates "(describe (quote <name>))"
+    Then the result is "nil"
+
+    Examples:
+      | name        |
+      | eval-string |
+      | load-file   |
+      | intern      |

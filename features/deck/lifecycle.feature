@@ -1,0 +1,92 @@
+@deck
+Feature: Lifecycle — invocation, first boot, cartridges and teardown
+
+  @§deck-invoke
+  Scenario: Selecting DEV REPL opens a fresh session with the REPL tier bound
+    Given a graduated deck
+    When the player presses "CDR CAR EVAL"
+    Then the deck shows the REPL mode
+    And SRAM holds the repl arena with 24 KB
+    And row 23 reads "█"
+    When the player evaluates "(get-credits)"
+    Then the result is "100"
+    When the player presses "BACK BACK EVAL"
+    Then row 3 contains "► DEV REPL"
+
+  @§deck-invoke @§deck-first-boot
+  Scenario: The first-run prompt shows once and accepting starts the tutorial
+    Given a new deck
+    Then row 12 contains "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
+    When the player presses "EVAL"
+    Then the tutorial cursor is at first_boot_seen
+    And the deck shows the REPL mode
+    And row 1 contains "TUTORIAL 1/4"
+    When the deck is powered off and on again
+    Then row 12 is blank
+
+  @§deck-first-boot @decision
+  Scenario: Declining the first-run prompt still counts as seen
+    Given a new deck
+    When the player presses "CDR"
+    Then row 12 is blank
+    And the tutorial cursor is at first_boot_seen
+    And the deck shows the HOME mode
+
+  @§deck-cart-prompt
+  Scenario: Inserting a cartridge while the REPL runs asks about the session
+    Given a graduated deck
+    When the player presses "EVAL"
+    And a cartridge "null" with a 32 KB arena is inserted
+    Then row 24 reads "CARTRIDGE INSERTED. SAVE REPL SESSION? (EVAL=YES, BACK=NO)"
+
+  @§deck-cart-eval
+  Scenario: EVAL saves history, frees the arena and loads the cartridge
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    And a cartridge "null" with a 32 KB arena is inserted
+    And the player presses "EVAL"
+    Then the cartridge "null" is loaded
+    And SRAM holds no repl arena
+    And SRAM holds the cartridge arena with 32 KB
+    And the persisted history fits 512 bytes and holds 1 entries
+
+  @§deck-cart-back
+  Scenario: BACK defers the cartridge until the REPL exits
+    Given a graduated deck
+    When the player presses "EVAL"
+    And a cartridge "null" with a 16 KB arena is inserted
+    And the player presses "BACK"
+    Then the cartridge "null" is waiting
+    And the deck shows the REPL mode
+    And SRAM holds no cartridge arena
+    When the player presses "BACK BACK"
+    Then the cartridge "null" is loaded
+    And SRAM holds the cartridge arena with 16 KB
+
+  @§deck-no-suspend @§deck-arena-fresh
+  Scenario: After a cartridge the REPL reopens fresh with its history
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(= x 5)"
+    And a cartridge "null" with a 32 KB arena is inserted
+    And the player presses "EVAL"
+    And the player presses "BACK"
+    Then the deck shows the HOME mode
+    When the player presses "EVAL"
+    And the player evaluates "x"
+    Then the result is "nil"
+    And the history holds 2 entries, the newest "x"
+
+  @§deck-teardown
+  Scenario: Exit confirms new history, saves it and returns home
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    And the player presses "BACK BACK"
+    Then row 22 contains "EXIT REPL? HISTORY WILL BE SAVED. (EVAL=YES, BACK=CANCEL)"
+    And the persisted history fits 512 bytes and holds 0 entries
+    When the player presses "EVAL"
+    Then the deck shows the HOME mode
+    And SRAM holds no repl arena
+    And the persisted history fits 512 bytes and holds 1 entries
