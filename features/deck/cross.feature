@@ -1,0 +1,81 @@
+@deck
+Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
+
+  Background:
+    Given a graduated deck of "NEO" with 100 credits and reputation 99
+    When the player presses "EVAL"
+
+  @§deck-mission-board-read @decision
+  Scenario: The board is readable and no mission is active
+    When the player evaluates "(mission-active?)"
+    Then the result is "nil"
+    When the player evaluates "(list-length (car (mission-board-contracts)))"
+    Then the result is "5"
+    When the player evaluates "(list-get (mission-board-contract (car (car (mission-board-contracts)))) 0)"
+    Then the result is ":id"
+    When the player evaluates "(is (car (car (mission-board-contracts))) (list-get (mission-board-contract (car (car (mission-board-contracts)))) 1))"
+    Then the result is "t"
+
+  @§deck-mission-board-blocked
+  Scenario Outline: Accepting or refreshing contracts is refused
+    When the player evaluates "<call>"
+    Then the result starts with "(error not-authorized outside-mission :fn <name> :message"
+
+    Examples:
+      | call                          | name                   |
+      | (mission-accept! (quote c-1)) | mission-accept!        |
+      | (mission-board-refresh!)      | mission-board-refresh! |
+
+  @§deck-cipher-read
+  Scenario: Cipher is readable and cipher-generate is pure
+    When the player evaluates "(cipher-seed)"
+    Then the result is "6221057"
+    When the player evaluates "(is (cipher-generate :seed 7 :template :diagnostic) (cipher-generate :seed 7 :template :diagnostic))"
+    Then the result is "t"
+    When the player evaluates "(cipher-generate :seed 7 :template :diagnostic)"
+    Then the result starts with "Diagnostic: "
+    When the player evaluates "(cipher-seed)"
+    Then the result is "6221057"
+    When the player evaluates "(list-get (car (cipher-vocabulary)) 0)"
+    Then the result is "cell"
+
+  @§deck-cipher-blocked
+  Scenario: Cipher narration is mission-only
+    When the player evaluates "(cipher-narrate \"hi\")"
+    Then the result starts with "(error not-authorized outside-mission :fn cipher-narrate :message"
+
+  @§deck-snippets @decision
+  Scenario: A saved snippet loads back equal
+    When the player evaluates "(snippet-save! (quote sq) (quote (fn (x) (* x x))))"
+    Then the result is "nil"
+    When the player evaluates "(snippet-list)"
+    Then the result is "((sq x))"
+    When the player evaluates "(snippet-load (quote sq))"
+    Then the result is "(fn (x) (* x x))"
+    When the player evaluates "((eval (snippet-load (quote sq))) 6)"
+    Then the result is "36"
+
+  @§deck-open-in-editor
+  Scenario: open-in-nemacs flushes history and opens the editor on the form
+    When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
+    Then the deck shows the NEMACS mode
+    And the editor holds "(+ 1 2)"
+    And the persisted history fits 512 bytes and holds 1 entries
+    And SRAM holds no repl arena
+
+  @§deck-clipboard
+  Scenario: *clipboard* holds the last cut form and can be evaluated
+    When the player composes "(+ 1 2)"
+    And the player presses "NIL"
+    Then the clipboard holds "(+ 1 2)"
+    When the player evaluates "(eval *clipboard*)"
+    Then the result is "3"
+
+  @§deck-eval-from-editor
+  Scenario: EVAL in the editor uses a transient evaluator and records nothing
+    When the player evaluates "(open-in-nemacs (quote (get-credits)))"
+    And the player presses "EVAL"
+    Then row 22 contains "=> 100"
+    And the deck shows the NEMACS mode
+    And the persisted history fits 512 bytes and holds 1 entries
+    And SRAM holds the editor arena with 16 KB

@@ -1,0 +1,76 @@
+@deck
+Feature: Tutorial — four staged prompts from a new deck to graduation
+
+  Background:
+    Given a new deck
+    When the player presses "EVAL"
+
+  @§deck-tutorial-stage1 @§deck-tutorial-narration
+  Scenario: Stage 1 runs car and then cdr on a toy list
+    Then row 22 contains "Every list begins with a head and continues with a tail."
+    And row 23 reads "Press EVAL to see the first number."
+    When the player presses "EVAL"
+    Then row 23 reads "►«car «quote «1 2 3»»»"
+    When the player presses "EVAL"
+    Then the result is "1"
+    And row 23 reads "►«cdr «quote «1 2 3»»»"
+    And the tutorial cursor is at first_boot_seen
+    When the player presses "EVAL"
+    Then the result is "(2 3)"
+    And the tutorial cursor is at car_cdr_completed
+
+  @§deck-tutorial-stage2
+  Scenario: Stage 2 quotes a form and then evaluates it
+    When the player presses "EVAL EVAL EVAL"
+    Then row 22 contains "Quote preserves a form. Eval executes one. Observe."
+    And row 1 contains "TUTORIAL 2/4"
+    When the player presses "EVAL EVAL"
+    Then the result is "(+ 1 2)"
+    When the player presses "EVAL"
+    Then the result is "3"
+    And the tutorial cursor is at quote_eval_completed
+
+  @§deck-tutorial-stage3
+  Scenario: Stage 3 applies a lambda
+    When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL"
+    Then row 22 contains "A lambda is an unnamed function. Apply it."
+    When the player presses "EVAL"
+    Then row 23 reads "►««lambda «x» «* x x»» 5»"
+    When the player presses "EVAL"
+    Then the result is "25"
+    And the tutorial cursor is at lambda_completed
+
+  @§deck-tutorial-stage4
+  Scenario: Stage 4 graduates on the player's own expression
+    When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL"
+    Then row 22 contains "You have the grammar. The rest is yours. Try (get-credits)."
+    When the player presses "EVAL"
+    Then row 23 reads "█"
+    When the player evaluates "(get-credits)"
+    Then the result is "100"
+    And the tutorial cursor is at graduated
+    And row 22 contains "Tutorial complete. Mission Board awaits."
+    And row 1 does not contain "TUTORIAL"
+
+  @§deck-tutorial-narration @decision
+  Scenario: The Cipher line gives way to the prompt after three seconds or a key
+    Then row 22 contains "Every list begins with a head"
+    And row 23 does not contain "car"
+    When 3000 ms of simulated time pass
+    Then row 23 reads "►«car «quote «1 2 3»»»"
+    And row 22 does not contain "Every list begins"
+
+  @§deck-tutorial-skip
+  Scenario: BACK offers to exit the tutorial and yes graduates
+    When the player presses "EVAL BACK"
+    Then row 22 contains "EXIT TUTORIAL? (EVAL=YES, BACK=CANCEL)"
+    When the player presses "EVAL"
+    Then the tutorial cursor is at graduated
+    And row 1 does not contain "TUTORIAL"
+
+  @§deck-tutorial-skip @decision
+  Scenario: Cancelling the exit keeps the tutorial and BACK goes on to the scrollback
+    When the player presses "EVAL BACK BACK"
+    Then the tutorial cursor is at first_boot_seen
+    And the REPL focus is on the scrollback
+    And row 1 contains "TUTORIAL 1/4"
