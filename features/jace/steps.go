@@ -1,13 +1,802 @@
 // Package jace holds the godog step definitions for the jace features: a thin
-// adapter from the Gherkin in features/jace/*.feature to impl/ and sim/.
-// It may import godog, features/kit, impl/ and sim/.
+// adapter from the Gherkin in features/jace/*.feature to the JACE runtime,
+// spoken to over HTTP only. By default each scenario gets a fresh embedded
+// reference server (impl/jace on httptest, simulated clock, seeded from the
+// scenario); with $JACE_URL set the steps drive that external runtime, and
+// scenarios needing the embedded server skip with a reason.
+// It may import godog, features/kit, impl/, sim/, go-cmp and gjson.
 package jace
 
-import "github.com/cucumber/godog"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
 
-// InitializeScenario registers the jace steps with a scenario context. No step
-// is defined yet, so any jace scenario is undefined and fails in strict mode
-// until its steps are written.
+	"github.com/cucumber/godog"
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+
+	"anchorage/features/kit"
+	impl "anchorage/impl/jace"
+)
+
+// world is one scenario's state.
+type world struct {
+	d        *driver
+	last     *response
+	saved    map[string]response
+	streams  map[string]*stream
+	pending  map[string]chan result // requests sent in the background
+	tmp      string                 // temp dir for module files and binaries
+	procs    []*exec.Cmd
+	module   *[2]string // the last module loaded: name, source
+	script   string     // the recorded request sequence
+	recorded []string   // its answers
+	event    string     // the last event received
+	bin      string     // the built jace command
+	cmdAddr  string     // where the started command listens
+}
+
+// result is the answer to a background request.
+type result struct {
+	resp response
+	err  error
+}
+
+type worldKey struct{}
+
+func from(ctx context.Context) (*world, error) {
+	w, ok := ctx.Value(worldKey{}).(*world)
+	if !ok {
+		return nil, errors.New("jace: no scenario state in the context (Before hook not run)")
+	}
+	return w, nil
+}
+
+// InitializeScenario registers the jace steps with a scenario context.
 func InitializeScenario(sc *godog.ScenarioContext) {
-	_ = sc
+	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+		s, err := kit.From(ctx)
+		if err != nil {
+			return ctx, err
+		}
+		seed := int64(s.Seeds.Derive("jace.runtime") >> 1)
+		w := &world{
+			d:       newDriver(seed),
+			saved:   map[string]response{},
+			streams: map[string]*stream{},
+			pending: map[string]chan result{},
+		}
+		return context.WithValue(ctx, worldKey{}, w), nil
+	})
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		w, ferr := from(ctx)
+		if ferr != nil {
+			return ctx, nil
+		}
+		for _, s := range w.streams {
+			s.cancel()
+		}
+		for _, p := range w.procs {
+			if p.Process != nil {
+				_ = p.Process.Kill()
+				_ = p.Wait()
+			}
+		}
+		w.d.close()
+		if w.tmp != "" {
+			_ = os.RemoveAll(w.tmp)
+		}
+		return ctx, nil
+	})
+
+	// Runtime set-up.
+	sc.Step(`^the runtime is the embedded reference$`, step(func(_ context.Context, w *world) error { return embeddedOnly(w) }))
+	sc.Step(`^the embedded reference runtime with a fuel budget of (\d+) units?$`, step(withFuel))
+	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
+	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
+	sc.Step(`^the calculator module is loaded$`, step(loadCalculator))
+	sc.Step(`^the module "([^"]+)" is loaded:$`, step(loadModule))
+	sc.Step(`^a module file "([^"]+)" containing:$`, step(writeModuleFile))
+
+	// Requests.
+	sc.Step(`^(?:the agent|the client|a client) (?:posts|post) to (/[\w./-]*) (\{.*\})(?: with Idempotency-Key (\S+))?$`, step(postInline))
+	sc.Step(`^(?:the agent|the client|a client) (?:posts|post) to (/[\w./-]*)(?: with Idempotency-Key (\S+))?:$`, step(postDoc))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) (\{.*\}) accepting "([^"]*)"$`, step(postAccept))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)'(?: as "([^"]+)")?$`, step(postRaw))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes$`, step(postLarge))
+	sc.Step(`^(?:the agent|the client) sends (GET|POST|PUT|DELETE|HEAD) (/[\w./?=-]*)$`, step(sendBare))
+	sc.Step(`^the agent presses "([^"]+)"(?: with params (\{.*\}))?(?: in session "([^"]+)")?$`, step(pressAction))
+	sc.Step(`^the agent starts (/[\w./-]*) (\{.*\}) with Idempotency-Key (\S+) in the background as "([^"]+)"$`, step(postBackground))
+	sc.Step(`^the background request "([^"]+)" finishes$`, step(awaitBackground))
+	sc.Step(`^the response is remembered as "([^"]+)"$`, step(remember))
+	sc.Step(`^the session "([^"]*)" is viewed by an agent$`, step(viewSession))
+
+	// Assertions on the last response.
+	sc.Step(`^the response status is (\d+)$`, step(statusIs))
+	sc.Step(`^the response status is (\d+) and (\$\S*) is (.+)$`, step(statusAndPath))
+	sc.Step(`^(\$\S*) is (.+)$`, step(pathIs))
+	sc.Step(`^(\$\S*) contains "((?:[^"\\]|\\.)*)"$`, step(pathContains))
+	sc.Step(`^(\$\S*) has exactly the keys (.+)$`, step(pathKeys))
+	sc.Step(`^the response is a JSON error "([^"]+)" with status (\d+)$`, step(jsonError))
+	sc.Step(`^the error message contains "((?:[^"\\]|\\.)*)"$`, step(errorMessageContains))
+	sc.Step(`^the response body contains "((?:[^"\\]|\\.)*)"$`, step(bodyContains))
+	sc.Step(`^the response body does not contain "((?:[^"\\]|\\.)*)"$`, step(bodyLacks))
+	sc.Step(`^the response header "([^"]+)" (is|starts with) "([^"]*)"$`, step(headerIs))
+	sc.Step(`^the response header "([^"]+)" is absent$`, step(headerAbsent))
+	sc.Step(`^the response is byte-for-byte the remembered "([^"]+)"$`, step(sameBytes))
+	sc.Step(`^(\$\S*) differs from that of the remembered "([^"]+)"$`, step(pathDiffers))
+	sc.Step(`^(\$\S*) equals that of the remembered "([^"]+)"$`, step(pathEquals))
+
+	// Whole runs.
+	sc.Step(`^the request sequence is recorded:$`, step(recordSequence))
+	sc.Step(`^the recorded sequence gives byte-identical responses on a second run from a freshly loaded module$`, step(replayFresh))
+	sc.Step(`^the recorded sequence gives byte-identical responses on a second embedded runtime with the same seed$`, step(replaySecondServer))
+
+	// Events.
+	sc.Step(`^a client listens on (/[\w./?=-]*)$`, step(listen))
+	sc.Step(`^the listener on (/[\w./?=-]*) receives an event whose (\$\S*) is (.+)$`, step(receives))
+	sc.Step(`^the last event has exactly the keys (.+)$`, step(lastEventKeys))
+
+	// Audit log.
+	sc.Step(`^the audit log has (\d+) records?$`, step(auditCount))
+	sc.Step(`^audit record (\d+) has (\$\S*) (?:is|=) (.+)$`, step(auditField))
+
+	// The command.
+	sc.Step(`^the jace command is built$`, step(buildCommand))
+	sc.Step(`^the jace command is started with (.*)$`, step(startCommand))
+	sc.Step(`^the command listens on (\S+)$`, step(commandListensOn))
+	sc.Step(`^the port 3323 on 127\.0\.0\.1 is free$`, step(portFree))
+}
+
+// step adapts a func(ctx, *world, args...) error to a godog step, fetching
+// the scenario's world from the context.
+func step(fn any) any {
+	switch f := fn.(type) {
+	case func(context.Context, *world) error:
+		return func(ctx context.Context) error {
+			w, err := from(ctx)
+			if err != nil {
+				return err
+			}
+			return f(ctx, w)
+		}
+	case func(context.Context, *world, string) error:
+		return func(ctx context.Context, a string) error {
+			w, err := from(ctx)
+			if err != nil {
+				return err
+			}
+			return f(ctx, w, a)
+		}
+	case func(context.Context, *world, string, string) error:
+		return func(ctx context.Context, a, b string) error {
+			w, err := from(ctx)
+			if err != nil {
+				return err
+			}
+			return f(ctx, w, a, b)
+		}
+	case func(context.Context, *world, string, string, string) error:
+		return func(ctx context.Context, a, b, c string) error {
+			w, err := from(ctx)
+			if err != nil {
+				return err
+			}
+			return f(ctx, w, a, b, c)
+		}
+	case func(context.Context, *world, string, string, string, string) error:
+		return func(ctx context.Context, a, b, c, e string) error {
+			w, err := from(ctx)
+			if err != nil {
+				return err
+			}
+			return f(ctx, w, a, b, c, e)
+		}
+	case func(context.Context, *world, string, *godog.DocString) error:
+		return func(ctx context.Context, a string, doc *godog.DocString) error {
+			w, err := from(ctx)
+			if err != nil {
+				return err
+			}
+			return f(ctx, w, a, doc)
+		}
+	case func(context.Context, *world, string, string, *godog.DocString) error:
+		return func(ctx context.Context, a, b string, doc *godog.DocString) error {
+			w, err := from(ctx)
+			if err != nil {
+				return err
+			}
+			return f(ctx, w, a, b, doc)
+		}
+	case func(context.Context, *world, *godog.DocString) error:
+		return func(ctx context.Context, doc *godog.DocString) error {
+			w, err := from(ctx)
+			if err != nil {
+				return err
+			}
+			return f(ctx, w, doc)
+		}
+	}
+	return func() error { return fmt.Errorf("jace: step function of unsupported type %T", fn) }
+}
+
+// ---- set-up ----
+
+func embeddedOnly(w *world) error {
+	if !w.d.embedded() {
+		return fmt.Errorf("%w: needs the embedded reference runtime (%s=%s is set)", godog.ErrSkip, EnvURL, w.d.external)
+	}
+	return nil
+}
+
+func configure(w *world, apply func(*impl.Config, int64), n string) error {
+	if err := embeddedOnly(w); err != nil {
+		return err
+	}
+	v, err := strconv.ParseInt(n, 10, 64)
+	if err != nil {
+		return fmt.Errorf("number %q: %w", n, err)
+	}
+	cfg, err := w.d.configurable()
+	if err != nil {
+		return err
+	}
+	apply(cfg, v)
+	return nil
+}
+
+func withFuel(_ context.Context, w *world, n string) error {
+	return configure(w, func(c *impl.Config, v int64) { c.Fuel = v }, n)
+}
+
+func withSeed(_ context.Context, w *world, n string) error {
+	return configure(w, func(c *impl.Config, v int64) { c.Seed = v }, n)
+}
+
+func withMaxBody(_ context.Context, w *world, n string) error {
+	return configure(w, func(c *impl.Config, v int64) { c.MaxBody = v }, n)
+}
+
+func load(ctx context.Context, w *world, name, source string) error {
+	body, err := json.Marshal(map[string]string{"source": source, "name": name})
+	if err != nil {
+		return fmt.Errorf("encoding the /load body: %w", err)
+	}
+	r, err := w.d.do(ctx, http.MethodPost, "/load", body, nil)
+	if err != nil {
+		return err
+	}
+	if r.status != 200 {
+		return fmt.Errorf("loading %s: status %d: %s", name, r.status, r.body)
+	}
+	w.module = &[2]string{name, source}
+	return nil
+}
+
+// loadCalculator loads the demo explicitly, so that an external runtime
+// starts the scenario from the same module with every session reset.
+func loadCalculator(ctx context.Context, w *world) error {
+	return load(ctx, w, "calculator.js", impl.CalculatorModule())
+}
+
+func loadModule(ctx context.Context, w *world, name string, doc *godog.DocString) error {
+	return load(ctx, w, name, doc.Content)
+}
+
+func tempDir(w *world) (string, error) {
+	if w.tmp == "" {
+		dir, err := os.MkdirTemp("", "jace-features-")
+		if err != nil {
+			return "", fmt.Errorf("making a temp dir: %w", err)
+		}
+		w.tmp = dir
+	}
+	return w.tmp, nil
+}
+
+// writeModuleFile writes a module on disk; the scenario refers to it by
+// its name, which the steps replace with the full path ("<file:name>").
+func writeModuleFile(_ context.Context, w *world, name string, doc *godog.DocString) error {
+	if !w.d.embedded() && !isLoopback(w.d.external) {
+		return fmt.Errorf("%w: the module file must be on the runtime's disk, and %s is not on this host", godog.ErrSkip, w.d.external)
+	}
+	dir, err := tempDir(w)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(doc.Content), 0o644); err != nil {
+		return fmt.Errorf("writing module file %s: %w", name, err)
+	}
+	return nil
+}
+
+func isLoopback(u string) bool {
+	return strings.Contains(u, "://127.0.0.1") || strings.Contains(u, "://localhost") || strings.Contains(u, "://[::1]")
+}
+
+var filePlaceholder = regexp.MustCompile(`<file:([^>]+)>`)
+
+// expand replaces <file:name> with the path of a module file of this
+// scenario.
+func expand(w *world, s string) string {
+	return filePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
+		name := filePlaceholder.FindStringSubmatch(m)[1]
+		p := filepath.Join(w.tmp, name)
+		b, err := json.Marshal(p)
+		if err != nil {
+			return p
+		}
+		return strings.Trim(string(b), `"`)
+	})
+}
+
+// ---- requests ----
+
+func (w *world) post(ctx context.Context, path, body string, headers map[string]string) error {
+	body = expand(w, body)
+	if !json.Valid([]byte(body)) {
+		return fmt.Errorf("the scenario's body for %s is not JSON: %s", path, body)
+	}
+	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), headers)
+	if err != nil {
+		return err
+	}
+	w.last = &r
+	return nil
+}
+
+func keyHeader(key string) map[string]string {
+	if key == "" {
+		return nil
+	}
+	return map[string]string{impl.IdempotencyHeader: key}
+}
+
+func postInline(ctx context.Context, w *world, path, body, key string) error {
+	return w.post(ctx, path, body, keyHeader(key))
+}
+
+func postDoc(ctx context.Context, w *world, path, key string, doc *godog.DocString) error {
+	return w.post(ctx, path, doc.Content, keyHeader(key))
+}
+
+func postAccept(ctx context.Context, w *world, path, body, accept string) error {
+	return w.post(ctx, path, body, map[string]string{"Accept": accept})
+}
+
+func postRaw(ctx context.Context, w *world, path, body, ctype string) error {
+	headers := map[string]string{}
+	if ctype != "" {
+		headers["Content-Type"] = ctype
+	}
+	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), headers)
+	if err != nil {
+		return err
+	}
+	w.last = &r
+	return nil
+}
+
+// postLarge sends a syntactically valid /load body of exactly n bytes.
+func postLarge(ctx context.Context, w *world, path, n string) error {
+	size, err := strconv.Atoi(n)
+	if err != nil {
+		return fmt.Errorf("size %q: %w", n, err)
+	}
+	head, tail := `{"source":"`, `"}`
+	if size < len(head)+len(tail) {
+		return fmt.Errorf("size %d is too small for a JSON body", size)
+	}
+	body := head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), nil)
+	if err != nil {
+		return err
+	}
+	w.last = &r
+	return nil
+}
+
+func sendBare(ctx context.Context, w *world, method, path string) error {
+	r, err := w.d.do(ctx, method, path, nil, nil)
+	if err != nil {
+		return err
+	}
+	w.last = &r
+	return nil
+}
+
+func pressAction(ctx context.Context, w *world, action, params, session string) error {
+	env := map[string]any{"action": action}
+	if params != "" {
+		env["params"] = json.RawMessage(params)
+	}
+	if session != "" {
+		env["session_id"] = session
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		return fmt.Errorf("encoding the envelope: %w", err)
+	}
+	if err := w.post(ctx, "/actions", string(b), nil); err != nil {
+		return err
+	}
+	if w.last.status != 200 {
+		return fmt.Errorf("pressing %s: status %d: %s", action, w.last.status, w.last.body)
+	}
+	return nil
+}
+
+func postBackground(ctx context.Context, w *world, path, body, key, name string) error {
+	if _, err := w.d.base(); err != nil {
+		return err
+	}
+	ch := make(chan result, 1)
+	w.pending[name] = ch
+	go func() {
+		r, err := w.d.do(context.WithoutCancel(ctx), http.MethodPost, path, []byte(body), keyHeader(key))
+		ch <- result{r, err}
+	}()
+	// Give the runtime a moment to receive the request and claim its key.
+	time.Sleep(300 * time.Millisecond)
+	return nil
+}
+
+func awaitBackground(_ context.Context, w *world, name string) error {
+	ch, ok := w.pending[name]
+	if !ok {
+		return fmt.Errorf("no background request %q was started", name)
+	}
+	select {
+	case res := <-ch:
+		if res.err != nil {
+			return res.err
+		}
+		r := res.resp
+		w.last = &r
+		return nil
+	case <-time.After(20 * time.Second):
+		return fmt.Errorf("the background request %q did not finish within 20 s", name)
+	}
+}
+
+func remember(_ context.Context, w *world, name string) error {
+	if w.last == nil {
+		return errors.New("no response to remember yet")
+	}
+	w.saved[name] = *w.last
+	return nil
+}
+
+func viewSession(ctx context.Context, w *world, session string) error {
+	body := `{"audience":"agent"}`
+	if session != "" {
+		b, err := json.Marshal(map[string]string{"audience": "agent", "session_id": session})
+		if err != nil {
+			return fmt.Errorf("encoding the view request: %w", err)
+		}
+		body = string(b)
+	}
+	if err := w.post(ctx, "/view", body, nil); err != nil {
+		return err
+	}
+	if w.last.status != 200 {
+		return fmt.Errorf("viewing session %q: status %d: %s", session, w.last.status, w.last.body)
+	}
+	return nil
+}
+
+// ---- assertions ----
+
+func (w *world) response() (*response, error) {
+	if w.last == nil {
+		return nil, errors.New("no request has been sent yet")
+	}
+	return w.last, nil
+}
+
+// gpath turns "$.a.b" into the gjson path "a.b"; "$" is the whole body.
+func gpath(p string) string {
+	p = strings.TrimPrefix(p, "$")
+	return strings.TrimPrefix(p, ".")
+}
+
+func lookup(body, path string) gjson.Result {
+	if gpath(path) == "" {
+		return gjson.Parse(body)
+	}
+	return gjson.Get(body, gpath(path))
+}
+
+// decode parses JSON into a comparable Go value.
+func decode(s string) (any, error) {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("not JSON: %w: %s", err, s)
+	}
+	return v, nil
+}
+
+// matchJSON compares the value at path in body with a JSON literal.
+func matchJSON(body, path, want string) error {
+	got := lookup(body, path)
+	if !got.Exists() {
+		return fmt.Errorf("%s is absent in %s", path, clip(body))
+	}
+	wv, err := decode(strings.TrimSpace(want))
+	if err != nil {
+		return fmt.Errorf("the expected value of %s: %w", path, err)
+	}
+	gv, err := decode(got.Raw)
+	if err != nil {
+		return fmt.Errorf("the value of %s: %w", path, err)
+	}
+	if diff := cmp.Diff(wv, gv); diff != "" {
+		return fmt.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "…"
+	}
+	return s
+}
+
+func statusIs(_ context.Context, w *world, n string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if strconv.Itoa(r.status) != n {
+		return fmt.Errorf("status %d, want %s; body %s", r.status, n, clip(r.body))
+	}
+	return nil
+}
+
+func statusAndPath(ctx context.Context, w *world, n, path, want string) error {
+	if err := statusIs(ctx, w, n); err != nil {
+		return err
+	}
+	return pathIs(ctx, w, path, want)
+}
+
+func pathIs(_ context.Context, w *world, path, want string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if want == "absent" {
+		return pathAbsent(w, path)
+	}
+	return matchJSON(r.body, path, want)
+}
+
+func pathAbsent(w *world, path string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if got := lookup(r.body, path); got.Exists() {
+		return fmt.Errorf("%s is present: %s", path, clip(got.Raw))
+	}
+	return nil
+}
+
+func unquote(s string) string {
+	u, err := strconv.Unquote(`"` + s + `"`)
+	if err != nil {
+		return s
+	}
+	return u
+}
+
+func pathContains(_ context.Context, w *world, path, sub string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	got := lookup(r.body, path)
+	if !got.Exists() {
+		return fmt.Errorf("%s is absent in %s", path, clip(r.body))
+	}
+	if !strings.Contains(got.String(), unquote(sub)) {
+		return fmt.Errorf("%s = %q does not contain %q", path, got.String(), unquote(sub))
+	}
+	return nil
+}
+
+// keyList parses `"a", "b" and "c"` into a sorted list.
+func keyList(s string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`"([^"]*)"`).FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return sorted(out)
+}
+
+func sorted(in []string) []string {
+	out := append([]string(nil), in...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func keysOf(raw gjson.Result) []string {
+	var keys []string
+	raw.ForEach(func(k, _ gjson.Result) bool {
+		keys = append(keys, k.String())
+		return true
+	})
+	return sorted(keys)
+}
+
+func pathKeys(_ context.Context, w *world, path, list string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	got := lookup(r.body, path)
+	if !got.IsObject() {
+		return fmt.Errorf("%s is not an object in %s", path, clip(r.body))
+	}
+	if diff := cmp.Diff(keyList(list), keysOf(got)); diff != "" {
+		return fmt.Errorf("keys of %s differ (-want +got):\n%s", path, diff)
+	}
+	return nil
+}
+
+// jsonError checks the error envelope {error:{code,message}}: status, JSON
+// content type, code and a non-empty message.
+func jsonError(_ context.Context, w *world, code, status string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if strconv.Itoa(r.status) != status {
+		return fmt.Errorf("status %d, want %s; body %s", r.status, status, clip(r.body))
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("Content-Type %q, want application/json; body %s", ct, clip(r.body))
+	}
+	if !json.Valid([]byte(r.body)) {
+		return fmt.Errorf("the error body is not JSON: %s", clip(r.body))
+	}
+	if got := gjson.Get(r.body, "error.code").String(); got != code {
+		return fmt.Errorf("error.code %q, want %q; body %s", got, code, clip(r.body))
+	}
+	if gjson.Get(r.body, "error.message").String() == "" {
+		return fmt.Errorf("error.message is empty: %s", clip(r.body))
+	}
+	return nil
+}
+
+func errorMessageContains(ctx context.Context, w *world, sub string) error {
+	return pathContains(ctx, w, "$.error.message", sub)
+}
+
+func bodyContains(_ context.Context, w *world, sub string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(r.body, unquote(sub)) {
+		return fmt.Errorf("the body lacks %q: %s", unquote(sub), clip(r.body))
+	}
+	return nil
+}
+
+func bodyLacks(_ context.Context, w *world, sub string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if strings.Contains(r.body, unquote(sub)) {
+		return fmt.Errorf("the body contains %q: %s", unquote(sub), clip(r.body))
+	}
+	return nil
+}
+
+func headerIs(_ context.Context, w *world, name, how, want string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	got := r.header.Get(name)
+	ok := got == want
+	if how == "starts with" {
+		ok = strings.HasPrefix(got, want)
+	}
+	if !ok {
+		return fmt.Errorf("header %s = %q, want it to %s %q", name, got, how, want)
+	}
+	return nil
+}
+
+func headerAbsent(_ context.Context, w *world, name string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if got := r.header.Get(name); got != "" {
+		return fmt.Errorf("header %s = %q, want none", name, got)
+	}
+	return nil
+}
+
+func (w *world) remembered(name string) (response, error) {
+	r, ok := w.saved[name]
+	if !ok {
+		return response{}, fmt.Errorf("no response remembered as %q", name)
+	}
+	return r, nil
+}
+
+func sameBytes(_ context.Context, w *world, name string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	old, err := w.remembered(name)
+	if err != nil {
+		return err
+	}
+	if old.status != r.status {
+		return fmt.Errorf("status %d, remembered %d", r.status, old.status)
+	}
+	if diff := cmp.Diff(old.body, r.body); diff != "" {
+		return fmt.Errorf("the body differs from %q (-remembered +now):\n%s", name, diff)
+	}
+	return nil
+}
+
+func pathEquals(_ context.Context, w *world, path, name string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	old, err := w.remembered(name)
+	if err != nil {
+		return err
+	}
+	a, b := lookup(old.body, path), lookup(r.body, path)
+	if !a.Exists() || !b.Exists() {
+		return fmt.Errorf("%s is missing: remembered %s, now %s", path, clip(old.body), clip(r.body))
+	}
+	if diff := cmp.Diff(a.Raw, b.Raw); diff != "" {
+		return fmt.Errorf("%s differs from %q (-remembered +now):\n%s", path, name, diff)
+	}
+	return nil
+}
+
+func pathDiffers(_ context.Context, w *world, path, name string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	old, err := w.remembered(name)
+	if err != nil {
+		return err
+	}
+	a, b := lookup(old.body, path), lookup(r.body, path)
+	if !a.Exists() || !b.Exists() {
+		return fmt.Errorf("%s is missing: remembered %s, now %s", path, clip(old.body), clip(r.body))
+	}
+	if a.Raw == b.Raw {
+		return fmt.Errorf("%s is %s in both", path, a.Raw)
+	}
+	return nil
 }

@@ -1,0 +1,209 @@
+package jace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	impl "anchorage/impl/jace"
+	"anchorage/sim/clock"
+)
+
+// EnvURL names the environment variable that points the steps at an
+// external runtime instead of a fresh embedded reference server.
+const EnvURL = "JACE_URL"
+
+// response is one HTTP answer as the steps see it.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// driver speaks HTTP to the runtime under test: an external one at
+// $JACE_URL, or an embedded reference server created lazily (so that Given
+// steps can still adjust its configuration) on loopback.
+type driver struct {
+	external string // base URL of the external runtime, "" for embedded
+
+	cfg   impl.Config
+	audit *syncBuffer
+	srv   *impl.Server
+	ts    *httptest.Server
+
+	client *http.Client
+}
+
+// syncBuffer is an io.Writer safe for the runtime's concurrent audit writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// newDriver prepares a driver; seed feeds Math.random of the embedded
+// server.
+func newDriver(seed int64) *driver {
+	d := &driver{
+		external: strings.TrimRight(os.Getenv(EnvURL), "/"),
+		audit:    &syncBuffer{},
+		client:   &http.Client{Timeout: 30 * time.Second},
+	}
+	d.cfg = impl.Config{
+		Clock:    clock.NewSim(clock.Epoch()),
+		Seed:     seed,
+		AuditLog: d.audit,
+		// The deterministic form of the 2 s limit: a fuel budget instead of
+		// a wall-clock watchdog.
+		TimeoutFuel: 300,
+	}
+	return d
+}
+
+// embedded reports whether the driver runs its own reference server.
+func (d *driver) embedded() bool { return d.external == "" }
+
+// configurable returns the config of the embedded server for a Given step
+// to adjust, or an error when that is no longer possible.
+func (d *driver) configurable() (*impl.Config, error) {
+	if !d.embedded() {
+		return nil, fmt.Errorf("the runtime at %s is external: its configuration cannot be changed", d.external)
+	}
+	if d.srv != nil {
+		return nil, fmt.Errorf("the embedded runtime is already running: configure it before the first request")
+	}
+	return &d.cfg, nil
+}
+
+// base starts the embedded server on first use and returns the base URL.
+func (d *driver) base() (string, error) {
+	if !d.embedded() {
+		return d.external, nil
+	}
+	if d.ts == nil {
+		srv, err := impl.NewServer(d.cfg)
+		if err != nil {
+			return "", fmt.Errorf("starting the embedded reference runtime: %w", err)
+		}
+		d.srv = srv
+		d.ts = httptest.NewServer(srv)
+	}
+	return d.ts.URL, nil
+}
+
+// do sends one request and reads the whole answer.
+func (d *driver) do(ctx context.Context, method, path string, body []byte, headers map[string]string) (response, error) {
+	base, err := d.base()
+	if err != nil {
+		return response{}, err
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
+	if err != nil {
+		return response{}, fmt.Errorf("building %s %s: %w", method, path, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return response{}, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return response{}, fmt.Errorf("reading the answer to %s %s: %w", method, path, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}, nil
+}
+
+// stream is an open Server-Sent Events subscription.
+type stream struct {
+	path   string
+	cancel context.CancelFunc
+	events chan string // the data: payloads, in order
+	header http.Header
+	status int
+}
+
+// listen opens path as an event stream; it returns once the server has
+// answered, which is when the subscription exists.
+func (d *driver) listen(path string) (*stream, error) {
+	base, err := d.base()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("building GET %s: %w", path, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := (&http.Client{}).Do(req)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	s := &stream{path: path, cancel: cancel, events: make(chan string, 64), header: resp.Header, status: resp.StatusCode}
+	go func() {
+		defer resp.Body.Close()
+		defer close(s.events)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			line := sc.Text()
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				s.events <- data
+			}
+		}
+	}()
+	return s, nil
+}
+
+// next waits (in real time, bounded) for the stream's next event.
+func (s *stream) next(wait time.Duration) (string, error) {
+	select {
+	case ev, ok := <-s.events:
+		if !ok {
+			return "", fmt.Errorf("the stream %s ended without another event", s.path)
+		}
+		return ev, nil
+	case <-time.After(wait):
+		return "", fmt.Errorf("no event on %s within %s", s.path, wait)
+	}
+}
+
+// close ends the driver's servers.
+func (d *driver) close() {
+	if d.srv != nil {
+		d.srv.Close() // ends the event streams first
+	}
+	if d.ts != nil {
+		d.ts.Close()
+	}
+}

@@ -1,0 +1,225 @@
+@jace
+Feature: HTTP API
+  The runtime exposes the loaded module through a small JSON API: health,
+  loading from source or file, init, view (JSON or HTML, filtered by
+  audience) and the two ways of running an action.
+
+  @§jace-healthz
+  Scenario: the health check answers ok
+    Given the calculator module is loaded
+    When the client sends GET /healthz
+    Then the response status is 200 and $ is {"ok":true}
+    And the response header "Content-Type" starts with "application/json"
+
+  @§jace-load
+  Scenario: a module is loaded from source and its manifest is served
+    Given the calculator module is loaded
+    When the client posts to /load:
+      """
+      {"source": "globalThis.jace = {manifest:{name:'counter',version:'0.1.0'}, init(env){return {n:0}}, view(s){return {type:'counter', n:s.n}}, actions:{inc(s){return {state:{n:s.n+1}}}}};"}
+      """
+    Then the response status is 200 and $ is {"ok":true}
+    When the client sends GET /manifest
+    Then $.name is "counter"
+    And $.version is "0.1.0"
+    When the agent posts to /actions {"action":"inc"}
+    Then the response status is 200 and $.state is {"n":1}
+
+  @§jace-load-file
+  Scenario: a module is loaded from a file on the runtime's disk
+    Given the calculator module is loaded
+    And a module file "greeter.js" containing:
+      """
+      globalThis.jace = {
+        manifest: { name: "greeter", version: "2.0.0" },
+        init(env) { return { greeting: env.greeting || "hello" }; },
+        view(state) { return { type: "text", value: state.greeting }; },
+        actions: { shout(state) { return { state: { greeting: state.greeting.toUpperCase() } }; } },
+      };
+      """
+    When the client posts to /load-file {"path":"<file:greeter.js>","env":{"greeting":"hi"}}
+    Then the response status is 200 and $ is {"ok":true}
+    When the agent posts to /actions {"action":"shout"}
+    Then the response status is 200 and $.state.greeting is "HI"
+
+  @§jace-load-file @§jace-json-only
+  Scenario: a module file that does not exist is a JSON error
+    Given the calculator module is loaded
+    When the client posts to /load-file {"path":"/no/such/module.js"}
+    Then the response is a JSON error "FILE_NOT_FOUND" with status 404
+    And the error message contains "/no/such/module.js"
+
+  @§jace-init
+  Scenario: init answers the state the module returns, reading its env
+    Given the module "env-echo.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "env-echo", version: "1.0.0" },
+        init(env) { return { owner: env.owner, items: [] }; },
+        view(state) { return { type: "list", owner: state.owner }; },
+        actions: {},
+      };
+      """
+    When the client posts to /init {"env":{"owner":"ada"}}
+    Then the response status is 200 and $ is {"state":{"owner":"ada","items":[]}}
+
+  @§jace-init @§jace-sessions
+  Scenario: init stores its state for the session named in the env
+    Given the calculator module is loaded
+    When the agent presses "calc.input" with params {"digit":8} in session "s"
+    And the client posts to /init {"env":{"session_id":"s"}}
+    Then the response status is 200 and $.state.display is "0"
+    When the session "s" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "0"
+
+  @§jace-view
+  Scenario: the view of the stored state is JACE JSON
+    Given the calculator module is loaded
+    When the client posts to /view {}
+    Then the response status is 200 and $.jace.type is "app"
+    And $.jace.children.#(type=="display").value is "0"
+    And the response header "Content-Type" starts with "application/json"
+
+  @§jace-view
+  Scenario: the view of a state given in the request
+    Given the calculator module is loaded
+    When the client posts to /view {"state":{"display":"42","acc":null,"op":null,"fresh":true},"audience":"agent"}
+    Then the response status is 200 and $.jace.children.#(type=="display").value is "42"
+    When the client posts to /view {"audience":"agent"}
+    Then $.jace.children.#(type=="display").value is "0"
+
+  @§jace-view-agent
+  Scenario: agents get no presentation and no human-only nodes
+    Given the calculator module is loaded
+    When the client posts to /view {"audience":"agent"}
+    Then the response status is 200
+    And the response body does not contain "presentation"
+    And $.jace.children.#(type=="keypad") is absent
+    And $.jace.children.#(type=="hint").id is "agent-hint"
+    And $.jace.children.#(type=="display") has exactly the keys "type", "id", "value" and "pending"
+
+  @§jace-view-agent
+  Scenario: filtering reaches nested nodes
+    Given the module "nested.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "nested", version: "1.0.0" },
+        init() { return {}; },
+        view() {
+          return { type: "app", presentation: { theme: "dark" }, children: [
+            { type: "group", children: [
+              { type: "badge", audience: "human", text: "decoration" },
+              { type: "field", name: "total", value: 3, presentation: { bold: true } },
+            ] },
+          ] };
+        },
+        actions: {},
+      };
+      """
+    When the client posts to /view {"audience":"agent"}
+    Then the response status is 200 and $.jace is {"type":"app","children":[{"type":"group","children":[{"type":"field","name":"total","value":3}]}]}
+
+  @§jace-view-human @decision
+  Scenario: humans keep presentation and lose agent-only nodes
+    Given the calculator module is loaded
+    When the client posts to /view {"audience":"human"} accepting "application/jace+json"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/jace+json"
+    And $.jace.children.#(type=="display").presentation is {"align":"right","font":"monospace","size":"xl"}
+    And $.jace.children.#(type=="keypad").id is "keypad"
+    And $.jace.children.#(type=="hint") is absent
+
+  @§jace-view-human @§jace-view-negotiate @decision
+  Scenario: a human view without an Accept header is HTML
+    Given the calculator module is loaded
+    When the client posts to /view {"audience":"human"} accepting ""
+    Then the response status is 200
+    And the response header "Content-Type" starts with "text/html"
+    And the response body contains "<html"
+    And the response body contains "keypad"
+    And the response body does not contain "agent-hint"
+
+  @§jace-view-negotiate
+  Scenario: Accept application/jace+json yields JACE JSON
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "application/jace+json"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/jace+json"
+    And $.jace.id is "calculator"
+
+  @§jace-view-negotiate
+  Scenario: Accept text/html yields the view rendered as HTML
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "text/html"
+    Then the response status is 200
+    And the response header "Content-Type" starts with "text/html"
+    And the response body contains "<!DOCTYPE html>"
+    And the response body contains "id=\"calculator\""
+
+  @§jace-view-negotiate @§jace-json-only @decision
+  Scenario: an Accept header the view cannot satisfy is a 406 JSON error
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "image/png"
+    Then the response is a JSON error "NOT_ACCEPTABLE" with status 406
+
+  @§jace-press
+  Scenario: pressing returns state, view, result and preview
+    Given the calculator module is loaded
+    When the client posts to /press {"action":"calc.input","params":{"digit":7}}
+    Then the response status is 200 and $.state.display is "7"
+    And $.result is {"display":"7"}
+    And $.audit_preview is "INPUT 7"
+    And $.jace.children.#(type=="display").value is "7"
+    And $.jace.children.#(type=="keypad").id is "keypad"
+
+  @§jace-press @§jace-action-result
+  Scenario: pressing passes the module's events through
+    Given the calculator module is loaded
+    When the client posts to /press {"action":"calc.input","params":{"digit":6}}
+    And the client posts to /press {"action":"calc.op","params":{"op":"multiply"}}
+    And the client posts to /press {"action":"calc.input","params":{"digit":7}}
+    And the client posts to /press {"action":"calc.equals"}
+    Then the response status is 200 and $.state.display is "42"
+    And $.events is [{"type":"calc.result","entity":"calculator","changes":{"display":"42"}}]
+
+  @§jace-actions
+  Scenario: the agent envelope is answered with a JACE Action Result
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":3},"intent":"start a sum","session_id":"agent-1"}
+    Then the response status is 200 and $.ok is true
+    And $.action is "calc.input"
+    And $.session_id is "agent-1"
+    And $.intent is "start a sum"
+    And $.dry_run is false
+    And $.state.display is "3"
+    And $.result is {"display":"3"}
+    And $.audit_preview is "INPUT 3"
+    And $.jace.children.#(type=="display").value is "3"
+    And the response body does not contain "presentation"
+
+  @§jace-json-only
+  Scenario Outline: a body that does not parse is a 400 JSON error
+    Given the calculator module is loaded
+    When the client posts to <path> the raw body '<body>'
+    Then the response is a JSON error "BAD_JSON" with status 400
+
+    Examples:
+      | path     | body                  |
+      | /press   | {"action":            |
+      | /actions | {"action":"a"} {}     |
+      | /load    | not json at all       |
+      | /init    | [1,2                  |
+
+  @§jace-json-only @decision
+  Scenario: a body declared as something other than JSON is refused with 415
+    Given the calculator module is loaded
+    When the client posts to /press the raw body '{"action":"calc.clear"}' as "text/plain"
+    Then the response is a JSON error "UNSUPPORTED_MEDIA_TYPE" with status 415
+
+  @§jace-json-only
+  Scenario: wrong methods and unknown paths are JSON errors too
+    Given the calculator module is loaded
+    When the client sends GET /press
+    Then the response is a JSON error "METHOD_NOT_ALLOWED" with status 405
+    When the client sends GET /nowhere
+    Then the response is a JSON error "NOT_FOUND" with status 404

@@ -1,0 +1,272 @@
+package jace
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+)
+
+// ---- recorded sequences (determinism) ----
+
+// runSequence sends each "/path {json}" line of script to d and returns
+// the answers, one "status body" string each.
+func runSequence(ctx context.Context, d *driver, script string) ([]string, error) {
+	var out []string
+	for _, line := range strings.Split(script, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		path, body, ok := strings.Cut(line, " ")
+		if !ok || !json.Valid([]byte(body)) {
+			return nil, fmt.Errorf("sequence line %q: want /path {json}", line)
+		}
+		r, err := d.do(ctx, http.MethodPost, path, []byte(body), nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, strconv.Itoa(r.status)+" "+r.body)
+	}
+	return out, nil
+}
+
+func recordSequence(ctx context.Context, w *world, doc *godog.DocString) error {
+	if w.module == nil {
+		return errors.New("load a module before recording a sequence")
+	}
+	got, err := runSequence(ctx, w.d, doc.Content)
+	if err != nil {
+		return err
+	}
+	w.script, w.recorded = doc.Content, got
+	return nil
+}
+
+func compareRuns(first, second []string) error {
+	if diff := cmp.Diff(first, second); diff != "" {
+		return fmt.Errorf("the second run differs (-first +second):\n%s", diff)
+	}
+	return nil
+}
+
+// replayFresh reloads the module (which resets every session) on the same
+// runtime and runs the recorded sequence again.
+func replayFresh(ctx context.Context, w *world) error {
+	if w.recorded == nil {
+		return errors.New("no sequence was recorded")
+	}
+	if err := load(ctx, w, w.module[0], w.module[1]); err != nil {
+		return err
+	}
+	again, err := runSequence(ctx, w.d, w.script)
+	if err != nil {
+		return err
+	}
+	return compareRuns(w.recorded, again)
+}
+
+// replaySecondServer runs the recorded sequence on a second embedded
+// server built from the same configuration.
+func replaySecondServer(ctx context.Context, w *world) error {
+	if err := embeddedOnly(w); err != nil {
+		return err
+	}
+	if w.recorded == nil {
+		return errors.New("no sequence was recorded")
+	}
+	d2 := newDriver(w.d.cfg.Seed)
+	d2.cfg = w.d.cfg
+	d2.cfg.AuditLog = d2.audit
+	defer d2.close()
+	saved := w.d
+	w.d = d2
+	err := load(ctx, w, w.module[0], w.module[1])
+	w.d = saved
+	if err != nil {
+		return err
+	}
+	again, err := runSequence(ctx, d2, w.script)
+	if err != nil {
+		return err
+	}
+	return compareRuns(w.recorded, again)
+}
+
+// ---- events ----
+
+func listen(_ context.Context, w *world, path string) error {
+	s, err := w.d.listen(path)
+	if err != nil {
+		return err
+	}
+	w.streams[path] = s
+	if s.status != 200 {
+		return fmt.Errorf("GET %s: status %d", path, s.status)
+	}
+	if ct := s.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		return fmt.Errorf("GET %s: Content-Type %q, want text/event-stream", path, ct)
+	}
+	return nil
+}
+
+func receives(_ context.Context, w *world, path, jpath, want string) error {
+	s, ok := w.streams[path]
+	if !ok {
+		return fmt.Errorf("no client listens on %s", path)
+	}
+	ev, err := s.next(5 * time.Second)
+	if err != nil {
+		return err
+	}
+	w.event = ev
+	if !json.Valid([]byte(ev)) {
+		return fmt.Errorf("event on %s is not JSON: %s", path, ev)
+	}
+	return matchJSON(ev, jpath, want)
+}
+
+func lastEventKeys(_ context.Context, w *world, list string) error {
+	if w.event == "" {
+		return errors.New("no event received yet")
+	}
+	if diff := cmp.Diff(keyList(list), keysOf(gjson.Parse(w.event))); diff != "" {
+		return fmt.Errorf("event keys differ (-want +got):\n%s", diff)
+	}
+	return nil
+}
+
+// ---- audit log ----
+
+func auditLines(w *world) ([]string, error) {
+	if err := embeddedOnly(w); err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, l := range strings.Split(w.d.audit.String(), "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
+}
+
+func auditCount(_ context.Context, w *world, n string) error {
+	lines, err := auditLines(w)
+	if err != nil {
+		return err
+	}
+	if strconv.Itoa(len(lines)) != n {
+		return fmt.Errorf("the audit log has %d records, want %s:\n%s", len(lines), n, strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+func auditField(_ context.Context, w *world, n, path, want string) error {
+	lines, err := auditLines(w)
+	if err != nil {
+		return err
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || i < 1 || i > len(lines) {
+		return fmt.Errorf("audit record %s: the log has %d records", n, len(lines))
+	}
+	return matchJSON(lines[i-1], path, want)
+}
+
+// ---- the command ----
+
+func buildCommand(ctx context.Context, w *world) error {
+	dir, err := tempDir(w)
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(dir, "jace")
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "anchorage/impl/jace/cmd/jace").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("building cmd/jace: %w\n%s", err, out)
+	}
+	w.bin = bin
+	return nil
+}
+
+var listeningAddr = regexp.MustCompile(`msg="jace listening" addr=(\S+)`)
+
+// startCommand runs the built binary with args ("no arguments" for none)
+// and points the scenario's driver at it once it logs its address.
+func startCommand(_ context.Context, w *world, args string) error {
+	if w.bin == "" {
+		return errors.New("the jace command is not built")
+	}
+	var argv []string
+	if strings.TrimSpace(args) != "no arguments" {
+		argv = strings.Fields(expand(w, args))
+	}
+	cmd := exec.Command(w.bin, argv...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return fmt.Errorf("piping the command's stderr: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", w.bin, err)
+	}
+	w.procs = append(w.procs, cmd)
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() { // keep draining: the audit log goes to stderr too
+			if m := listeningAddr.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				addr <- m[1]
+				sent = true
+			}
+		}
+		if !sent {
+			close(addr)
+		}
+	}()
+	select {
+	case a, ok := <-addr:
+		if !ok {
+			return fmt.Errorf("%s %s exited without listening", w.bin, args)
+		}
+		w.cmdAddr = a
+		w.d.close()
+		w.d = newDriver(0)
+		w.d.external = "http://" + a
+		return nil
+	case <-time.After(20 * time.Second):
+		return fmt.Errorf("%s %s did not report listening within 20 s", w.bin, args)
+	}
+}
+
+func commandListensOn(_ context.Context, w *world, want string) error {
+	if w.cmdAddr != want {
+		return fmt.Errorf("the command listens on %q, want %q", w.cmdAddr, want)
+	}
+	return nil
+}
+
+func portFree(_ context.Context, _ *world) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:3323")
+	if err != nil {
+		return fmt.Errorf("%w: 127.0.0.1:3323 is in use (%v), so the default port cannot be checked here", godog.ErrSkip, err)
+	}
+	if err := ln.Close(); err != nil {
+		return fmt.Errorf("releasing 127.0.0.1:3323: %w", err)
+	}
+	return nil
+}
