@@ -14,6 +14,7 @@ import (
 	"time"
 
 	impl "anchorage/impl/jace"
+	"anchorage/impl/jace/sandbox"
 	"anchorage/sim/clock"
 )
 
@@ -72,9 +73,9 @@ func newDriver(seed int64) *driver {
 		Clock:    clock.NewSim(clock.Epoch()),
 		Seed:     seed,
 		AuditLog: d.audit,
-		// The deterministic form of the 2 s limit: a fuel budget instead of
-		// a wall-clock watchdog.
-		TimeoutFuel: 300,
+		// The deterministic form of the 2 s limit: a fuel budget standing
+		// for it instead of a wall-clock watchdog.
+		TimeoutFuel: sandbox.DefaultTimeoutFuel,
 	}
 	return d
 }

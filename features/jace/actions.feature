@@ -1,0 +1,159 @@
+@jace
+Feature: Action semantics
+  An action can be previewed (dry run) or committed; commits can carry an
+  Idempotency-Key so that a retry is not applied twice; failures come back
+  as JSON errors and leave the state as it was.
+
+  @§jace-dry-run
+  Scenario: a dry run in the envelope previews without storing
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":7},"dry_run":true,"session_id":"s1"}
+    Then the response status is 200 and $.state.display is "7"
+    And $.dry_run is true
+    And $.audit_preview is "INPUT 7"
+    When the session "s1" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "0"
+
+  @§jace-dry-run
+  Scenario: env.dry_run on /press is a dry run too, and the module sees the flag
+    Given the module "flag.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "flag", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { type: "counter", n: state.n }; },
+        actions: { inc(state, params, env) { return { state: { n: state.n + 1 }, result: { sawDryRun: env.dry_run } }; } },
+      };
+      """
+    When the client posts to /press {"action":"inc","env":{"dry_run":true}}
+    Then the response status is 200 and $.state.n is 1
+    And $.result.sawDryRun is true
+    When the client posts to /press {"action":"inc"}
+    Then $.state.n is 1
+    And $.result.sawDryRun is false
+
+  @§jace-commit
+  Scenario: the same request without the dry-run flag is stored
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":7},"dry_run":true,"session_id":"s1"}
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":7},"session_id":"s1"}
+    Then the response status is 200 and $.dry_run is false
+    When the session "s1" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "7"
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":1},"session_id":"s1"}
+    Then $.state.display is "71"
+
+  @§jace-idempotency @decision
+  Scenario: a retried commit is answered with the first result and not applied again
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"a"} with Idempotency-Key k1
+    Then the response status is 200 and $.state.display is "4"
+    And the response header "Idempotent-Replayed" is absent
+    When the response is remembered as "first"
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"a"} with Idempotency-Key k1
+    Then the response is byte-for-byte the remembered "first"
+    And the response header "Idempotent-Replayed" is "true"
+    When the session "a" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "4"
+
+  @§jace-idempotency @decision
+  Scenario: a key reused with a different payload is refused with 422
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"a"} with Idempotency-Key k1
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":5},"session_id":"a"} with Idempotency-Key k1
+    Then the response is a JSON error "IDEMPOTENCY_KEY_REUSED" with status 422
+    When the session "a" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "4"
+
+  @§jace-idempotency
+  Scenario: keys are tracked separately for each session
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"a"} with Idempotency-Key k1
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":5},"session_id":"b"} with Idempotency-Key k1
+    Then the response status is 200 and $.state.display is "5"
+    And the response header "Idempotent-Replayed" is absent
+
+  @§jace-idempotency @decision @slow
+  Scenario: a key whose first request is still running is refused with 409, and released if it never completed
+    Given the module "slow.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "slow", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          spin(state) { for (;;) {} },
+          inc(state) { return { state: { n: state.n + 1 } }; },
+        },
+      };
+      """
+    When the agent starts /actions {"action":"spin","session_id":"w"} with Idempotency-Key k9 in the background as "slow"
+    And the agent posts to /actions {"action":"spin","session_id":"w"} with Idempotency-Key k9
+    Then the response is a JSON error "IDEMPOTENCY_KEY_IN_PROGRESS" with status 409
+    When the background request "slow" finishes
+    Then the response status is 500 and $.error.message is "Action timed out"
+    When the agent posts to /actions {"action":"inc","session_id":"w"} with Idempotency-Key k10
+    Then the response status is 200 and $.state.n is 1
+
+  @§jace-dry-run-keys
+  Scenario: a dry run neither stores nor uses up its key
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":9},"session_id":"a","dry_run":true} with Idempotency-Key k2
+    Then the response status is 200 and $.state.display is "9"
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":8},"session_id":"a"} with Idempotency-Key k2
+    Then the response status is 200 and $.state.display is "8"
+    And the response header "Idempotent-Replayed" is absent
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":8},"session_id":"a"} with Idempotency-Key k2
+    Then the response header "Idempotent-Replayed" is "true"
+    When the session "a" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "8"
+
+  @§jace-errors @decision
+  Scenario: a refused argument is a 400 with the module's code, preview and untouched state
+    Given the calculator module is loaded
+    When the agent presses "calc.input" with params {"digit":3}
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":"x"}}
+    Then the response status is 400 and $.error.code is "INVALID_ARGUMENT"
+    And $.error.message is "params.digit must be a digit 0-9 or \".\""
+    And $.audit_preview is "INPUT ?"
+    And $.ok is false
+    When the session "" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "3"
+
+  @§jace-errors @decision
+  Scenario: a module error code the runtime does not know is a 422
+    Given the calculator module is loaded
+    When the agent presses "calc.input" with params {"digit":1}
+    And the agent presses "calc.op" with params {"op":"divide"}
+    And the agent presses "calc.input" with params {"digit":0}
+    And the agent posts to /actions {"action":"calc.equals"}
+    Then the response status is 422 and $.error is {"code":"DIVIDE_BY_ZERO","message":"cannot divide by zero"}
+    And $.audit_preview is "EQUALS 1 / 0"
+    When the session "" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "0"
+    And $.jace.children.#(type=="display").pending is {"acc":1,"op":"divide"}
+
+  @§jace-errors @decision
+  Scenario: an unknown action is a 404 and a throwing action a 500, both with a preview
+    Given the module "thrower.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "thrower", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          inc(state) { return { state: { n: state.n + 1 } }; },
+          boom(state) { state.n = 99; throw new RangeError("out of range"); },
+        },
+      };
+      """
+    When the agent presses "inc"
+    And the agent posts to /actions {"action":"calc.sqrt"}
+    Then the response is a JSON error "UNKNOWN_ACTION" with status 404
+    And $.audit_preview is "calc.sqrt {}"
+    When the agent posts to /actions {"action":"boom"}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    And the error message contains "RangeError: out of range"
+    And $.audit_preview is "boom {}"
+    When the session "" is viewed by an agent
+    Then $.jace.n is 1

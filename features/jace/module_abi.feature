@@ -1,0 +1,114 @@
+@jace
+Feature: Module ABI
+  A module is plain JavaScript that sets globalThis.jace to a manifest, an
+  init, a view and a map of actions; each action hands back an
+  ActionResult, and every action response carries an audit preview.
+
+  @§jace-module-shape @decision
+  Scenario Outline: a module lacking a part of the ABI is refused, naming the part
+    Given the calculator module is loaded
+    When the client posts to /load:
+      """
+      {"source": "<source>"}
+      """
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "<named>"
+    When the client sends GET /manifest
+    Then $.name is "calculator"
+
+    Examples:
+      | source                                                                                                              | named                   |
+      | globalThis.jace = {init(){return {}}, view(s){return {}}, actions:{}};                                              | manifest                |
+      | globalThis.jace = {manifest:{name:'m',version:'1'}, view(s){return {}}, actions:{}};                                | init (a function)       |
+      | globalThis.jace = {manifest:{name:'m',version:'1'}, init(){return {}}, actions:{}};                                 | view (a function)       |
+      | globalThis.jace = {manifest:{name:'m',version:'1'}, init(){return {}}, view(s){return {}}};                         | actions                 |
+      | globalThis.jace = {manifest:{name:'m'}, init(){return {}}, view(s){return {}}, actions:{}};                         | manifest.version        |
+      | var app = 1;                                                                                                        | globalThis.jace         |
+
+  @§jace-module-shape
+  Scenario: a module missing both view and actions names both
+    Given the calculator module is loaded
+    When the client posts to /load {"source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){return {}}}"}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "view (a function), actions (an object of functions)"
+
+  @§jace-module-shape
+  Scenario: a module that does not parse is refused
+    Given the calculator module is loaded
+    When the client posts to /load {"source":"globalThis.jace = {manifest: "}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "SyntaxError"
+
+  @§jace-action-result
+  Scenario: state is stored and result, preview and events pass through unchanged
+    Given the module "ledger.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "ledger", version: "1.0.0" },
+        init() { return { balance: 10 }; },
+        view(state) { return { type: "ledger", balance: state.balance }; },
+        actions: {
+          spend(state, params) {
+            const balance = state.balance - params.amount;
+            return {
+              state: { balance },
+              result: { spent: params.amount, left: balance, nested: [1, { deep: true }] },
+              audit_preview: "spend " + params.amount + " of " + state.balance,
+              events: [{ type: "ledger.spent", id: "e-1", ts: "2026-01-01T00:00:00Z", entity: "ledger", changes: { balance } }],
+            };
+          },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"spend","params":{"amount":3}}
+    Then the response status is 200 and $.state is {"balance":7}
+    And $.result is {"spent":3,"left":7,"nested":[1,{"deep":true}]}
+    And $.audit_preview is "spend 3 of 10"
+    And $.events is [{"type":"ledger.spent","id":"e-1","ts":"2026-01-01T00:00:00Z","entity":"ledger","changes":{"balance":7}}]
+    When the agent posts to /actions {"action":"spend","params":{"amount":2}}
+    Then $.state is {"balance":5}
+
+  @§jace-action-result @§jace-errors
+  Scenario: an error in the ActionResult is passed on and its state is not stored
+    Given the module "ledger.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "ledger", version: "1.0.0" },
+        init() { return { balance: 10 }; },
+        view(state) { return { type: "ledger", balance: state.balance }; },
+        actions: {
+          overdraw(state) {
+            return { state: { balance: -1 }, error: { code: "CONFLICT", message: "not enough money" }, audit_preview: "overdraw" };
+          },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"overdraw"}
+    Then the response status is 409 and $.error is {"code":"CONFLICT","message":"not enough money"}
+    And $.audit_preview is "overdraw"
+    When the session "" is viewed by an agent
+    Then $.jace.balance is 10
+
+  @§jace-audit-preview
+  Scenario: the module's own audit preview is used
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.clear"}
+    Then the response status is 200 and $.audit_preview is "CLEAR"
+
+  @§jace-audit-preview @decision
+  Scenario: without a module preview the runtime derives one from the action and its params
+    Given the module "quiet.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "quiet", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { add(state, params) { return { state: { n: state.n + params.by } }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"add","params":{"by":2,"note":"x"}}
+    Then the response status is 200 and $.audit_preview is "add {\"by\":2,\"note\":\"x\"}"
+    When the agent posts to /actions {"action":"add","params":{"note":"y","by":1},"dry_run":true}
+    Then $.audit_preview is "add {\"by\":1,\"note\":\"y\"}"
+    When the client posts to /press {"action":"add","params":{"by":1}}
+    Then the response status is 200 and $.audit_preview is "add {\"by\":1}"
