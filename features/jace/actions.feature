@@ -75,7 +75,8 @@ Feature: Action semantics
 
   @§jace-idempotency @decision @slow
   Scenario: a key whose first request is still running is refused with 409, and released if it never completed
-    Given the module "slow.js" is loaded:
+    Given the action time limit is the 2 s wall clock
+    And the module "slow.js" is loaded:
       """
       globalThis.jace = {
         manifest: { name: "slow", version: "1.0.0" },

@@ -84,14 +84,14 @@ func newDriver(seed int64) *driver {
 func (d *driver) embedded() bool { return d.external == "" }
 
 // configurable returns the config of the embedded server for a Given step
-// to adjust, or an error when that is no longer possible.
+// to adjust. A server already running is stopped: the next request starts
+// a fresh one from the adjusted config (with its default module loaded).
 func (d *driver) configurable() (*impl.Config, error) {
 	if !d.embedded() {
 		return nil, fmt.Errorf("the runtime at %s is external: its configuration cannot be changed", d.external)
 	}
-	if d.srv != nil {
-		return nil, fmt.Errorf("the embedded runtime is already running: configure it before the first request")
-	}
+	d.close()
+	d.srv, d.ts = nil, nil
 	return &d.cfg, nil
 }
 

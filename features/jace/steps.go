@@ -27,6 +27,7 @@ import (
 
 	"anchorage/features/kit"
 	impl "anchorage/impl/jace"
+	"anchorage/sim/clock"
 )
 
 // world is one scenario's state.
@@ -104,6 +105,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the embedded reference runtime with a fuel budget of (\d+) units?$`, step(withFuel))
 	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
+	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
 	sc.Step(`^the calculator module is loaded$`, step(loadCalculator))
 	sc.Step(`^the module "([^"]+)" is loaded:$`, step(loadModule))
 	sc.Step(`^a module file "([^"]+)" containing:$`, step(writeModuleFile))
@@ -252,6 +254,23 @@ func configure(w *world, apply func(*impl.Config, int64), n string) error {
 		return err
 	}
 	apply(cfg, v)
+	return nil
+}
+
+// wallClockLimit makes the embedded runtime use the real 2 s watchdog (on
+// the real clock) instead of its deterministic fuel stand-in; an external
+// runtime is taken as configured.
+func wallClockLimit(_ context.Context, w *world) error {
+	if !w.d.embedded() {
+		return nil
+	}
+	cfg, err := w.d.configurable()
+	if err != nil {
+		return err
+	}
+	cfg.Clock = clock.Real()
+	cfg.TimeoutFuel = 0
+	cfg.Timeout = impl.DefaultTimeout
 	return nil
 }
 

@@ -1,0 +1,196 @@
+@jace
+Feature: Determinism and safety
+  Inside the VM the clock is fixed and Math.random is a seeded xorshift, so
+  a run can be repeated byte for byte; there is no I/O, no code from
+  strings, only JSON crosses the boundary, and guards stop runaway actions.
+
+  Background:
+    Given the module "probe.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "probe", version: "1.0.0" },
+        init() { return { rolls: [] }; },
+        view(state) { return { type: "probe", rolls: state.rolls }; },
+        actions: {
+          clock(state) {
+            return { state, result: { now: Date.now(), iso: new Date().toISOString(), epoch: new Date(0).toISOString() } };
+          },
+          roll(state) {
+            const r = [Math.random(), Math.random(), Math.random()];
+            return { state: { rolls: state.rolls.concat([r]) }, result: r };
+          },
+          globals(state) {
+            const names = ["setTimeout", "setInterval", "setImmediate", "queueMicrotask", "fetch", "XMLHttpRequest", "WebSocket", "Worker", "SharedArrayBuffer", "Atomics"];
+            const types = {};
+            for (const n of names) types[n] = typeof globalThis[n];
+            return { state, result: types };
+          },
+          timer(state) { setTimeout(() => {}, 1); return { state }; },
+          evalIt(state) { return { state, result: eval("1 + 1") }; },
+          functionIt(state) { return { state, result: Function("return 2")() }; },
+          ctorIt(state) { return { state, result: (function () {}).constructor("return 3")() }; },
+          shapes(state, params, env) {
+            return {
+              state,
+              result: {
+                paramsPlain: Object.getPrototypeOf(params) === Object.prototype,
+                envPlain: Object.getPrototypeOf(env) === Object.prototype,
+                nestedArray: Array.isArray(params.list),
+                marshalled: { keep: 1, fn: function () {}, missing: undefined, date: new Date(0), nan: NaN },
+              },
+            };
+          },
+          spin(state) { for (;;) {} },
+          ok(state) { return { state, result: "still here" }; },
+        },
+      };
+      """
+
+  @§jace-fixed-clock @decision
+  Scenario: Date gives the fixed instant, and new Date with arguments is untouched
+    When the agent posts to /actions {"action":"clock"}
+    Then the response status is 200 and $.result is {"now":1767225600000,"iso":"2026-01-01T00:00:00.000Z","epoch":"1970-01-01T00:00:00.000Z"}
+
+  @§jace-fixed-clock
+  Scenario: env.now replaces the fixed instant
+    When the agent posts to /actions {"action":"clock","env":{"now":"2030-05-06T07:08:09Z"}}
+    Then the response status is 200 and $.result.now is 1904281689000
+    And $.result.iso is "2030-05-06T07:08:09.000Z"
+
+  @§jace-fixed-clock @§jace-schema
+  Scenario: an env.now that is not a timestamp is refused
+    When the agent posts to /actions {"action":"clock","env":{"now":"yesterday"}}
+    Then the response is a JSON error "INVALID_REQUEST" with status 400
+    And the error message contains "/env/now"
+
+  @§jace-seeded-rng
+  Scenario: Math.random is xorshift32 from the configured seed
+    Given the embedded reference runtime with seed 7
+    And the module "probe.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "probe", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { roll(state) { return { state, result: [Math.random(), Math.random(), Math.random()] }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"roll"}
+    Then the response status is 200 and $.result is [0.00044065131805837154, 0.10952103300951421, 0.9038964069914073]
+
+  @§jace-seeded-rng
+  Scenario: every session starts the same sequence and a commit carries it forward
+    When the agent posts to /actions {"action":"roll","session_id":"a"}
+    And the response is remembered as "a1"
+    And the agent posts to /actions {"action":"roll","session_id":"b"}
+    Then $.result equals that of the remembered "a1"
+    When the agent posts to /actions {"action":"roll","session_id":"a"}
+    Then $.result differs from that of the remembered "a1"
+
+  @§jace-deterministic
+  Scenario: the same requests from a freshly loaded module give the same bytes
+    When the request sequence is recorded:
+      """
+      /actions {"action":"roll","session_id":"d"}
+      /actions {"action":"clock","session_id":"d"}
+      /actions {"action":"roll","session_id":"d","dry_run":true}
+      /actions {"action":"roll","session_id":"d"}
+      /view {"session_id":"d"}
+      /press {"action":"roll"}
+      /actions {"action":"nope"}
+      """
+    Then the recorded sequence gives byte-identical responses on a second run from a freshly loaded module
+
+  @§jace-deterministic
+  Scenario: a second runtime with the same seed answers the same bytes
+    Given the embedded reference runtime with seed 20260101
+    And the module "probe.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "probe", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { roll(state) { return { state: { n: state.n + Math.random() }, result: Date.now() }; } },
+      };
+      """
+    When the request sequence is recorded:
+      """
+      /actions {"action":"roll","session_id":"x"}
+      /actions {"action":"roll","session_id":"x"}
+      /press {"action":"roll","env":{"now":"2027-01-01T00:00:00Z"}}
+      /view {"session_id":"x","audience":"agent"}
+      """
+    Then the recorded sequence gives byte-identical responses on a second embedded runtime with the same seed
+
+  @§jace-no-io
+  Scenario: timers, network and threads do not exist in the VM
+    When the agent posts to /actions {"action":"globals"}
+    Then the response status is 200 and $.result is {"setTimeout":"undefined","setInterval":"undefined","setImmediate":"undefined","queueMicrotask":"undefined","fetch":"undefined","XMLHttpRequest":"undefined","WebSocket":"undefined","Worker":"undefined","SharedArrayBuffer":"undefined","Atomics":"undefined"}
+    When the agent posts to /actions {"action":"timer"}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    And the error message contains "'setTimeout' is not defined"
+
+  @§jace-no-eval
+  Scenario Outline: code from strings is refused
+    When the agent posts to /actions {"action":"<action>"}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    And the error message contains "<message>"
+    When the agent posts to /actions {"action":"ok"}
+    Then the response status is 200 and $.result is "still here"
+
+    Examples:
+      | action     | message                                          |
+      | evalIt     | 'eval' is not defined                            |
+      | functionIt | EvalError: code generation from strings is disabled |
+      | ctorIt     | EvalError: code generation from strings is disabled |
+
+  @§jace-json-marshal
+  Scenario: params and env arrive as plain JSON values and results leave as JSON
+    When the agent posts to /actions {"action":"shapes","params":{"list":[1,2]},"env":{"tenant":"t1"}}
+    Then the response status is 200 and $.result is {"paramsPlain":true,"envPlain":true,"nestedArray":true,"marshalled":{"keep":1,"date":"1970-01-01T00:00:00.000Z","nan":null}}
+
+  @§jace-timeout @§jace-untrusted @slow
+  Scenario: an endless action is halted with "Action timed out" and the runtime keeps serving
+    When the agent posts to /actions {"action":"spin","session_id":"attacker"}
+    Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Action timed out"}
+    And $.audit_preview is "spin {}"
+    When the client sends GET /healthz
+    Then the response status is 200 and $ is {"ok":true}
+    When the agent posts to /actions {"action":"ok","session_id":"attacker"}
+    Then the response status is 200 and $.result is "still here"
+    When the agent posts to /actions {"action":"ok","session_id":"bystander"}
+    Then the response status is 200 and $.result is "still here"
+
+  @§jace-timeout @slow
+  Scenario: the default limit is two seconds of wall time
+    Given the action time limit is the 2 s wall clock
+    And the module "spinner.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "spinner", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { spin(state) { for (;;) {} }, ok(state) { return { state, result: "fine" }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"spin"}
+    Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Action timed out"}
+    When the agent posts to /actions {"action":"ok"}
+    Then the response status is 200 and $.result is "fine"
+
+  @§jace-fuel
+  Scenario: with a fuel budget an endless action stops with "Fuel exhausted"
+    Given the embedded reference runtime with a fuel budget of 50 units
+    And the module "spinner.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "spinner", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { spin(state) { for (;;) {} }, ok(state) { return { state, result: "fine" }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"spin"}
+    Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Fuel exhausted"}
+    When the agent posts to /actions {"action":"ok"}
+    Then the response status is 200 and $.result is "fine"
