@@ -408,7 +408,7 @@ func ParseAt(data []byte, base Pos) Log {
 		}
 	}
 	lg.Fences = s.fences
-	pair(&lg)
+	pair(&lg, false)
 	return lg
 }
 
@@ -423,18 +423,21 @@ func (h header) reply(l line, lang, body string) Reply {
 // §chatlog-same-second).
 //
 // Candidates are the closed requests of the reply's agent that appear before
-// the reply and have no final reply yet. They are taken in order of
-// timestamp, ties in append order, and the first whose timestamp is not
-// after the reply's is chosen: requests of one file are handled strictly in
-// order, so the nearest request still waiting is the oldest one. When
-// another candidate has the same timestamp as the chosen one the pairing is
-// ambiguous and a message is recorded.
+// the reply and have no final reply yet. The closest earlier one by
+// timestamp is chosen: the latest timestamp not after the reply's (when
+// none is, as across midnight, the last appended). Candidates sharing that
+// second are taken in append order, and the ambiguity is recorded.
+//
+// With fifo set (the server's own reading when it restarts, see Repair) the
+// oldest waiting request is chosen instead, since the server answers the
+// requests of one log in file order.
 //
 // An "executing ..." placeholder pairs the same way but leaves the request
 // waiting; the next final reply of that page to that agent takes the
 // placeholder's request. A late reply takes the oldest request of its agent
 // that was closed by a timeout entry and has no late reply yet.
-func pair(lg *Log) {
+func pair(lg *Log, fifo bool) {
+	lg.Ambiguous = nil
 	type state struct {
 		final, timedOut, late bool
 	}
@@ -457,13 +460,30 @@ func pair(lg *Log) {
 			if len(c) == 0 {
 				return -1
 			}
-			sort.SliceStable(c, func(a, b int) bool { return lg.Requests[c[a]].At < lg.Requests[c[b]].At })
-			pick := c[0]
-			for _, i := range c {
-				at := lg.Requests[i].At
-				if at == "" || rp.At == "" || at <= rp.At {
-					pick = i
-					break
+			pick := -1
+			if fifo {
+				sort.SliceStable(c, func(a, b int) bool { return lg.Requests[c[a]].At < lg.Requests[c[b]].At })
+				pick = c[0]
+				for _, i := range c {
+					at := lg.Requests[i].At
+					if at == "" || rp.At == "" || at <= rp.At {
+						pick = i
+						break
+					}
+				}
+			} else {
+				// latest timestamp not after the reply, earliest appended
+				for _, i := range c {
+					at := lg.Requests[i].At
+					if at != "" && rp.At != "" && at > rp.At {
+						continue
+					}
+					if pick < 0 || at > lg.Requests[pick].At {
+						pick = i
+					}
+				}
+				if pick < 0 {
+					pick = c[len(c)-1]
 				}
 			}
 			same := 0
@@ -519,6 +539,10 @@ func inList(l []int, i int) bool {
 	}
 	return false
 }
+
+// Repair pairs the replies again, oldest waiting request first when fifo is
+// set (see pair).
+func (lg *Log) Repair(fifo bool) { pair(lg, fifo) }
 
 // Answered reports, for each request of lg, whether a final reply (not a
 // placeholder) pairs with it.

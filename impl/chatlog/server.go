@@ -637,6 +637,7 @@ func (s *Server) parseLocked(in *Instance) {
 		}
 		s.stats.Parses++
 		lg := ParseAt(data, w.cp)
+		lg.Repair(true)
 		s.reportAmbiguity(in, lg)
 		answered := lg.Answered()
 		for i, r := range lg.Requests {
@@ -701,6 +702,7 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
 		}
 	} else {
 		lg = ParseAt(chunk[start:], Pos{Offset: from + int64(start), Line: 1})
+		lg.Repair(true) // the server's own replies follow file order
 	}
 	s.reportAmbiguity(in, lg)
 

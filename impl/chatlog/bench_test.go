@@ -1,0 +1,81 @@
+package chatlog
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"anchorage/sim/clock"
+
+	"github.com/spf13/afero"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/text"
+)
+
+// logOfSize builds a well-formed log of about n bytes in memory.
+func logOfSize(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		at := Clock(clock.Epoch().Add(time.Duration(i) * time.Second))
+		b.WriteString(RenderRequest("agent", "bench-page", at, "JS", fmt.Sprintf("%d+%d", i, i)))
+		b.WriteString(RenderReply("bench-page", "agent", at, 17, Outcome{OK: true, IsJSON: true, JSON: fmt.Sprint(2 * i)}))
+	}
+	return b.Bytes()
+}
+
+// benchNotice measures what it costs the server to notice one request
+// appended to a log of the given size: the watcher's poll (stat, hash of
+// the last 4 KiB) and the parse from the resume point, which creates the job.
+func benchNotice(b *testing.B, size int) {
+	fs := afero.NewMemMapFs()
+	clk := clock.NewSim(time.Time{})
+	srv, err := New(Config{Fs: fs, Clock: clk, Console: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg, err := srv.Register("bench", "http://x/", "JS")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := afero.WriteFile(fs, reg.Path, logOfSize(size), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	srv.ParseNow(reg.ID) // the server has seen the log before
+	req := []byte(RenderRequest("agent", reg.ID, "10:00:00", "JS", "12+13"))
+	f, err := fs.OpenFile(reg.Path, 0x401, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	before := srv.Stats()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := f.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		srv.Scan()
+		srv.ParseNow(reg.ID)
+	}
+	b.StopTimer()
+	after := srv.Stats()
+	if got := after.Jobs - before.Jobs; got != b.N {
+		b.Fatalf("%d jobs for %d requests", got, b.N)
+	}
+	b.ReportMetric(float64(after.BytesRead-before.BytesRead)/float64(b.N), "bytesRead/op")
+}
+
+func BenchmarkNoticeRequest1KB(b *testing.B)  { benchNotice(b, 1<<10) }
+func BenchmarkNoticeRequest50MB(b *testing.B) { benchNotice(b, 50<<20) }
+
+// BenchmarkGoldmark50MB is the reference the tail parser is compared with:
+// a CommonMark parse of the whole 50 MB log.
+func BenchmarkGoldmark50MB(b *testing.B) {
+	src := logOfSize(50 << 20)
+	md := goldmark.New()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = md.Parser().Parse(text.NewReader(src))
+	}
+}
