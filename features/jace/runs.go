@@ -139,6 +139,13 @@ func receives(_ context.Context, w *world, path, jpath, want string) error {
 	return matchJSON(ev, jpath, want)
 }
 
+func lastEventField(_ context.Context, w *world, jpath, want string) error {
+	if w.event == "" {
+		return errors.New("no event received yet")
+	}
+	return matchJSON(w.event, jpath, want)
+}
+
 func lastEventKeys(_ context.Context, w *world, list string) error {
 	if w.event == "" {
 		return errors.New("no event received yet")

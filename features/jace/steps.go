@@ -148,6 +148,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^a client listens on (/[\w./?=-]*)$`, step(listen))
 	sc.Step(`^the listener on (/[\w./?=-]*) receives an event whose (\$\S*) is (.+)$`, step(receives))
 	sc.Step(`^the last event has exactly the keys (.+)$`, step(lastEventKeys))
+	sc.Step(`^the last event's (\$\S*) is (.+)$`, step(lastEventField))
 
 	// Audit log.
 	sc.Step(`^the audit log has (\d+) records?$`, step(auditCount))

@@ -1,0 +1,69 @@
+@jace
+Feature: Events
+  Events returned by committed actions reach Server-Sent Events listeners
+  on /agent/events and on its alias /events, one data message per event.
+
+  @§jace-events-sse
+  Scenario: the calculator's result event is relayed on /agent/events
+    Given the calculator module is loaded
+    And a client listens on /agent/events
+    When the agent presses "calc.input" with params {"digit":7}
+    And the agent presses "calc.op" with params {"op":"divide"}
+    And the agent presses "calc.input" with params {"digit":2}
+    And the agent presses "calc.equals"
+    Then the listener on /agent/events receives an event whose $.type is "calc.result"
+    And the last event has exactly the keys "type", "id", "ts", "entity" and "changes"
+    And the last event's $.changes is {"display":"3.5"}
+    And the last event's $.entity is "calculator"
+
+  @§jace-events-sse
+  Scenario: /events serves the same stream
+    Given the calculator module is loaded
+    And a client listens on /events
+    And a client listens on /agent/events
+    When the client posts to /press {"action":"calc.input","params":{"digit":8}}
+    And the client posts to /press {"action":"calc.op","params":{"op":"add"}}
+    And the client posts to /press {"action":"calc.input","params":{"digit":1}}
+    And the client posts to /press {"action":"calc.equals"}
+    Then the listener on /events receives an event whose $.changes is {"display":"9"}
+    And the listener on /agent/events receives an event whose $.changes is {"display":"9"}
+
+  @§jace-events-sse @§jace-dry-run @decision
+  Scenario: dry runs relay nothing, and missing event fields get defaults
+    Given the module "pinger.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "pinger", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          ping(state, params) {
+            const n = state.n + 1;
+            return { state: { n }, events: [{ type: "pinged", id: "ping-" + params.tag, ts: "2026-01-01T00:00:00Z", entity: "pinger", changes: { n } }] };
+          },
+          bare(state) { return { state, events: [{ level: 3 }] }; },
+        },
+      };
+      """
+    And a client listens on /agent/events
+    When the agent posts to /actions {"action":"ping","params":{"tag":"dry"},"dry_run":true}
+    And the agent posts to /actions {"action":"ping","params":{"tag":"real"}}
+    Then the listener on /agent/events receives an event whose $ is {"type":"pinged","id":"ping-real","ts":"2026-01-01T00:00:00Z","entity":"pinger","changes":{"n":1}}
+    When the agent posts to /actions {"action":"bare"}
+    Then the listener on /agent/events receives an event whose $.type is "bare"
+    And the last event has exactly the keys "type", "id", "ts", "entity" and "changes"
+    And the last event's $.changes is {"level":3}
+    And the last event's $.entity is null
+
+  @§jace-events-sse @decision
+  Scenario: a listener may follow one session only
+    Given the calculator module is loaded
+    And a client listens on /agent/events?session_id=mine
+    When the agent presses "calc.input" with params {"digit":1} in session "other"
+    And the agent presses "calc.op" with params {"op":"add"} in session "other"
+    And the agent presses "calc.equals" in session "other"
+    And the agent presses "calc.input" with params {"digit":2} in session "mine"
+    And the agent presses "calc.op" with params {"op":"multiply"} in session "mine"
+    And the agent presses "calc.input" with params {"digit":3} in session "mine"
+    And the agent presses "calc.equals" in session "mine"
+    Then the listener on /agent/events?session_id=mine receives an event whose $.changes is {"display":"6"}

@@ -1,0 +1,67 @@
+@jace
+Feature: Sessions
+  State lives per session_id: each action starts from its session's state
+  and, unless it is a dry run, stores its result back there only.
+
+  Background:
+    Given the module "notes.js" is loaded:
+      """
+      let lastSecret = null; // a global, to see whether VM memory leaks across sessions
+      globalThis.jace = {
+        manifest: { name: "notes", version: "1.0.0" },
+        init() { return { notes: [] }; },
+        view(state) { return { type: "notes", notes: state.notes }; },
+        actions: {
+          add(state, params) {
+            lastSecret = params.text;
+            return { state: { notes: state.notes.concat([params.text]) }, result: { count: state.notes.length + 1 } };
+          },
+          peek(state) { return { state, result: { lastSecret, seen: state.notes } }; },
+          wipe(state) { return { state: { notes: [] } }; },
+        },
+      };
+      """
+
+  @§jace-sessions
+  Scenario: each action starts from its own session's stored state
+    When the agent posts to /actions {"action":"add","params":{"text":"one"},"session_id":"alice"}
+    And the agent posts to /actions {"action":"add","params":{"text":"two"},"session_id":"alice"}
+    Then the response status is 200 and $.state.notes is ["one","two"]
+    And $.result.count is 2
+    When the session "alice" is viewed by an agent
+    Then $.jace.notes is ["one","two"]
+
+  @§jace-sessions @§jace-dry-run
+  Scenario: a dry run in a session leaves that session's state as it was
+    When the agent posts to /actions {"action":"add","params":{"text":"kept"},"session_id":"alice"}
+    And the agent posts to /actions {"action":"wipe","session_id":"alice","dry_run":true}
+    Then $.state.notes is []
+    When the session "alice" is viewed by an agent
+    Then $.jace.notes is ["kept"]
+
+  @§jace-session-isolation
+  Scenario: one session can neither see nor change another's state
+    When the agent posts to /actions {"action":"add","params":{"text":"alice's secret"},"session_id":"alice"}
+    And the agent posts to /actions {"action":"peek","session_id":"bob"}
+    Then the response status is 200 and $.result is {"lastSecret":null,"seen":[]}
+    When the agent posts to /actions {"action":"wipe","session_id":"bob"}
+    And the session "alice" is viewed by an agent
+    Then $.jace.notes is ["alice's secret"]
+    When the session "bob" is viewed by an agent
+    Then $.jace.notes is []
+
+  @§jace-session-isolation @§jace-sessions
+  Scenario: the default session is a session like any other
+    When the agent posts to /actions {"action":"add","params":{"text":"default"}}
+    And the session "carol" is viewed by an agent
+    Then $.jace.notes is []
+    When the session "" is viewed by an agent
+    Then $.jace.notes is ["default"]
+
+  @§jace-load @decision
+  Scenario: loading a module again starts every session afresh
+    When the agent posts to /actions {"action":"add","params":{"text":"old"},"session_id":"alice"}
+    And the client posts to /load {"source":"globalThis.jace = {manifest:{name:'notes',version:'1.0.1'}, init(){return {notes:['fresh']}}, view(s){return {type:'notes', notes:s.notes}}, actions:{}};"}
+    Then the response status is 200
+    When the session "alice" is viewed by an agent
+    Then $.jace.notes is ["fresh"]
