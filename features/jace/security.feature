@@ -1,0 +1,148 @@
+@jace
+Feature: Security checklist
+  Requests are bounded and schema-checked before any module code runs,
+  every action is audited, and a hostile module cannot take the runtime or
+  other sessions down with it.
+
+  @§jace-max-body @decision
+  Scenario: a body over the 1 MiB default limit is refused with 413
+    Given the calculator module is loaded
+    When the client posts to /load a JSON body of 1048577 bytes
+    Then the response is a JSON error "PAYLOAD_TOO_LARGE" with status 413
+    When the client sends GET /manifest
+    Then $.name is "calculator"
+
+  @§jace-max-body
+  Scenario: an oversized action is refused before the module runs
+    Given the runtime is the embedded reference
+    And the embedded reference runtime with a body limit of 256 bytes
+    When the agent posts to /actions a JSON body of 257 bytes
+    Then the response is a JSON error "PAYLOAD_TOO_LARGE" with status 413
+    And the error message contains "256 bytes"
+    And the audit log has 0 records
+
+  @§jace-schema
+  Scenario Outline: a payload that fails its schema is a 400 naming the field
+    Given the calculator module is loaded
+    When the client posts to <path> <body>
+    Then the response is a JSON error "INVALID_REQUEST" with status 400
+    And the error message contains "<field>"
+
+    Examples:
+      | path       | body                                          | field     |
+      | /actions   | {"params":{}}                                 | action    |
+      | /actions   | {"action":"calc.clear","dry_run":"yes"}       | /dry_run  |
+      | /actions   | {"action":"calc.clear","dryrun":true}         | dryrun    |
+      | /actions   | {"action":"calc.clear","session_id":""}       | /session_id |
+      | /press     | {"action":7}                                  | /action   |
+      | /view      | {"audience":"robot"}                          | /audience |
+      | /load      | {"source":""}                                 | /source   |
+      | /load-file | {}                                            | path      |
+      | /init      | {"env":{"dry_run":1}}                         | /env/dry_run |
+
+  @§jace-audit-log
+  Scenario: each action is logged with its name, params, preview, session and key
+    Given the runtime is the embedded reference
+    And the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"s1","intent":"type four"} with Idempotency-Key k1
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":5},"session_id":"s1","dry_run":true}
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"s1","intent":"type four"} with Idempotency-Key k1
+    And the client posts to /press {"action":"calc.input","params":{"digit":"x"}}
+    Then the audit log has 4 records
+    And audit record 1 has $.action is "calc.input"
+    And audit record 1 has $.params is {"digit":4}
+    And audit record 1 has $.audit_preview is "INPUT 4"
+    And audit record 1 has $.session_id is "s1"
+    And audit record 1 has $.idempotency_key is "k1"
+    And audit record 1 has $.intent is "type four"
+    And audit record 1 has $.outcome is "committed"
+    And audit record 2 has $.outcome is "dry_run"
+    And audit record 2 has $.idempotency_key is ""
+    And audit record 3 has $.outcome is "replayed"
+    And audit record 4 has $.outcome is "error"
+    And audit record 4 has $.error_code is "INVALID_ARGUMENT"
+    And audit record 4 has $.audit_preview is "INPUT ?"
+    And audit record 4 has $.session_id is ""
+
+  @§jace-untrusted @slow
+  Scenario Outline: a hostile action fails alone and the runtime keeps serving everyone
+    Given the module "hostile.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "hostile", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          loop(state) { for (;;) {} },
+          recurse(state) { const f = (n) => f(n + 1) + 1; return { state: { n: f(0) } }; },
+          hog(state) { const a = []; for (;;) a.push(new Array(100000).fill(7)); },
+          ok(state) { return { state: { n: state.n + 1 } }; },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"ok","session_id":"bystander"}
+    And the agent posts to /actions {"action":"<attack>","session_id":"attacker"}
+    Then the response is a JSON error "<code>" with status 500
+    And the error message contains "<message>"
+    When the client sends GET /healthz
+    Then the response status is 200
+    When the agent posts to /actions {"action":"ok","session_id":"bystander"}
+    Then the response status is 200 and $.state.n is 2
+    When the agent posts to /actions {"action":"ok","session_id":"attacker"}
+    Then the response status is 200 and $.state.n is 1
+
+    Examples:
+      | attack  | code         | message                |
+      | loop    | INTERNAL     | Action timed out       |
+      | recurse | MODULE_ERROR | stack overflow         |
+      | hog     | INTERNAL     | Memory limit exceeded  |
+
+  @§jace-untrusted
+  Scenario: a module whose init throws fails its requests but not the runtime
+    Given the module "bad-init.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "bad-init", version: "1.0.0" },
+        init() { throw new Error("init refuses"); },
+        view(state) { return {}; },
+        actions: { ok(state) { return { state }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"ok"}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    And the error message contains "init refuses"
+    When the client posts to /init {}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    When the client sends GET /healthz
+    Then the response status is 200 and $ is {"ok":true}
+    Given the calculator module is loaded
+    When the agent presses "calc.input" with params {"digit":1}
+    Then $.state.display is "1"
+
+  @§jace-untrusted
+  Scenario: a module whose view throws fails the view but not the runtime
+    Given the module "bad-view.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "bad-view", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { throw new TypeError("view refuses"); },
+        actions: { ok(state) { return { state: { n: state.n + 1 } }; } },
+      };
+      """
+    When the client posts to /view {"audience":"agent"}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    And the error message contains "view refuses"
+    When the agent posts to /actions {"action":"ok"}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    When the client sends GET /healthz
+    Then the response status is 200 and $ is {"ok":true}
+
+  @§jace-untrusted @§jace-module-shape
+  Scenario: a module that loops at load time is refused and the old one stays
+    Given the calculator module is loaded
+    When the client posts to /load {"source":"for (;;) {}"}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "Action timed out"
+    When the agent presses "calc.input" with params {"digit":2}
+    Then $.state.display is "2"
