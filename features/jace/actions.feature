@@ -65,6 +65,16 @@ Feature: Action semantics
     When the session "a" is viewed by an agent
     Then $.jace.children.#(type=="display").value is "4"
 
+  @§jace-idempotency @§jace-errors @decision
+  Scenario: a domain error the module returned is remembered and replayed for its key
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":"x"},"session_id":"a"} with Idempotency-Key bad
+    Then the response status is 400 and $.error.code is "INVALID_ARGUMENT"
+    When the response is remembered as "refusal"
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":"x"},"session_id":"a"} with Idempotency-Key bad
+    Then the response is byte-for-byte the remembered "refusal"
+    And the response header "Idempotent-Replayed" is "true"
+
   @§jace-idempotency
   Scenario: keys are tracked separately for each session
     Given the calculator module is loaded

@@ -171,7 +171,7 @@ func step(fn any) any {
 			if err != nil {
 				return err
 			}
-			return f(ctx, w)
+			return skipNote(ctx, f(ctx, w))
 		}
 	case func(context.Context, *world, string) error:
 		return func(ctx context.Context, a string) error {
@@ -179,7 +179,7 @@ func step(fn any) any {
 			if err != nil {
 				return err
 			}
-			return f(ctx, w, a)
+			return skipNote(ctx, f(ctx, w, a))
 		}
 	case func(context.Context, *world, string, string) error:
 		return func(ctx context.Context, a, b string) error {
@@ -187,7 +187,7 @@ func step(fn any) any {
 			if err != nil {
 				return err
 			}
-			return f(ctx, w, a, b)
+			return skipNote(ctx, f(ctx, w, a, b))
 		}
 	case func(context.Context, *world, string, string, string) error:
 		return func(ctx context.Context, a, b, c string) error {
@@ -195,7 +195,7 @@ func step(fn any) any {
 			if err != nil {
 				return err
 			}
-			return f(ctx, w, a, b, c)
+			return skipNote(ctx, f(ctx, w, a, b, c))
 		}
 	case func(context.Context, *world, string, string, string, string) error:
 		return func(ctx context.Context, a, b, c, e string) error {
@@ -203,7 +203,7 @@ func step(fn any) any {
 			if err != nil {
 				return err
 			}
-			return f(ctx, w, a, b, c, e)
+			return skipNote(ctx, f(ctx, w, a, b, c, e))
 		}
 	case func(context.Context, *world, string, *godog.DocString) error:
 		return func(ctx context.Context, a string, doc *godog.DocString) error {
@@ -211,7 +211,7 @@ func step(fn any) any {
 			if err != nil {
 				return err
 			}
-			return f(ctx, w, a, doc)
+			return skipNote(ctx, f(ctx, w, a, doc))
 		}
 	case func(context.Context, *world, string, string, *godog.DocString) error:
 		return func(ctx context.Context, a, b string, doc *godog.DocString) error {
@@ -219,7 +219,7 @@ func step(fn any) any {
 			if err != nil {
 				return err
 			}
-			return f(ctx, w, a, b, doc)
+			return skipNote(ctx, f(ctx, w, a, b, doc))
 		}
 	case func(context.Context, *world, *godog.DocString) error:
 		return func(ctx context.Context, doc *godog.DocString) error {
@@ -227,10 +227,21 @@ func step(fn any) any {
 			if err != nil {
 				return err
 			}
-			return f(ctx, w, doc)
+			return skipNote(ctx, f(ctx, w, doc))
 		}
 	}
 	return func() error { return fmt.Errorf("jace: step function of unsupported type %T", fn) }
+}
+
+// skipNote makes a skip visible: godog reports the scenario's steps as
+// skipped, and the reason is logged on the scenario's go test.
+func skipNote(ctx context.Context, err error) error {
+	if errors.Is(err, godog.ErrSkip) {
+		if t := godog.T(ctx); t != nil {
+			t.Logf("SKIPPED (%v)", err)
+		}
+	}
+	return err
 }
 
 // ---- set-up ----
