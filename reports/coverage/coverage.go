@@ -137,6 +137,7 @@ func ReadResults(dir string) (map[string]Result, []byte, error) {
 			uri := "features/" + strings.TrimPrefix(filepath.ToSlash(feat.URI), "./")
 			for _, el := range feat.Elements {
 				r := Result{Status: Passed}
+				skipped := false
 				for _, st := range el.Steps {
 					switch st.Result.Status {
 					case "passed":
@@ -147,8 +148,13 @@ func ReadResults(dir string) (map[string]Result, []byte, error) {
 							r = Result{Status: Pending, Error: st.Result.Status + " step"}
 						}
 					case "skipped":
-						// after a failure or pending step: the verdict is already set
+						// after a failure or pending step the verdict is already
+						// set; otherwise a step skipped the scenario (godog.ErrSkip)
+						skipped = true
 					}
+				}
+				if skipped && r.Status == Passed {
+					r = Result{Status: Skipped, Error: "skipped by a step"}
 				}
 				if len(el.Steps) == 0 {
 					r = Result{Status: Pending, Error: "no steps"}

@@ -49,7 +49,8 @@ Feature: f
 // its only step, "later" (@wip) never ran.
 const cucumber = `[{"uri":"demo/f.feature","elements":[
  {"line":4,"steps":[{"result":{"status":"passed"}}]},
- {"line":7,"steps":[{"result":{"status":"failed","error_message":"want 1 got 2"}}]}]}]`
+ {"line":7,"steps":[{"result":{"status":"failed","error_message":"want 1 got 2"}}]},
+ {"line":10,"steps":[{"result":{"status":"passed"}},{"result":{"status":"skipped"}}]}]}]`
 
 func TestBuildVerdicts(t *testing.T) {
 	cat, problems, err := catalog.Load(fstest.MapFS{
@@ -69,6 +70,9 @@ func TestBuildVerdicts(t *testing.T) {
 	}
 	if !gjson.ValidBytes(merged) || gjson.GetBytes(merged, "#").Int() != 1 {
 		t.Fatalf("merged cucumber JSON: %s", merged)
+	}
+	if got := res["features/demo/f.feature:10"].Status; got != Skipped {
+		t.Fatalf("a scenario a step skipped reads as %q, want skipped", got)
 	}
 	rep := Build(cat, nil, res, 7)
 	js, err := rep.JSON()
