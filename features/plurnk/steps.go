@@ -123,6 +123,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the action's log row records status (\d+) at log:///(\S+)$`, thenRow)
 	sc.Step(`^the errors of turn (\d+)/(\d+) point at "([^"]*)"$`, thenErrors)
 	sc.Step(`^the mimetype handler has been called (\d+) times?$`, thenCalls)
+
+	// The engine loop (issue "plurnk II") and the exec/membership pieces
+	// (issue "plurnk III") register their steps from files of their own.
+	registerEngineSteps(sc)
+	registerExecSteps(sc)
 }
 
 // --- givens ---------------------------------------------------------------
