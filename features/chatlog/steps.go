@@ -1,13 +1,580 @@
-// Package chatlog holds the godog step definitions for the chatlog features: a thin
-// adapter from the Gherkin in features/chatlog/*.feature to impl/ and sim/.
+// Package chatlog holds the godog step definitions for the chatlog features:
+// a thin adapter from the Gherkin in features/chatlog/*.feature to
+// impl/chatlog (the server, its parser and HTTP transport) and sim/ (the
+// simulated clock, filesystem and QuickJS pages of sim/realm).
 // It may import godog, features/kit, impl/ and sim/.
 package chatlog
 
-import "github.com/cucumber/godog"
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
 
-// InitializeScenario registers the chatlog steps with a scenario context. No step
-// is defined yet, so any chatlog scenario is undefined and fails in strict mode
-// until its steps are written.
+	"anchorage/features/kit"
+	"anchorage/impl/chatlog"
+	"anchorage/sim/clock"
+	"anchorage/sim/realm"
+	"anchorage/sim/vfs"
+
+	"github.com/cucumber/godog"
+	"github.com/spf13/afero"
+)
+
+// world is one scenario's state.
+type world struct {
+	seed    uint64
+	clk     *clock.Sim
+	fs      afero.Fs
+	cfg     chatlog.Config
+	srv     *chatlog.Server
+	con     bytes.Buffer
+	pages   map[string]*realm.Page
+	regs    map[string]chatlog.Registration
+	work    map[string]time.Duration
+	agents  map[string]*realm.Agent
+	snaps   map[string]string // log contents after the last step, for the append-only check
+	broken  []string          // append-only violations seen
+	parsed  chatlog.ParseReport
+	lastW   time.Time // time of the last agent write
+	mark    chatlog.Stats
+	http    *httptest.Server
+	refusal int
+}
+
+type worldKey struct{}
+
+func get(ctx context.Context) *world { return ctx.Value(worldKey{}).(*world) }
+
+// InitializeScenario registers the chatlog steps with a scenario context.
 func InitializeScenario(sc *godog.ScenarioContext) {
-	_ = sc
+	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+		s, err := kit.From(ctx)
+		if err != nil {
+			return ctx, err
+		}
+		w := &world{seed: s.Seeds.Derive("chatlog"), pages: map[string]*realm.Page{}, regs: map[string]chatlog.Registration{},
+			work: map[string]time.Duration{}, agents: map[string]*realm.Agent{}, snaps: map[string]string{}}
+		w.clk = clock.NewSim(time.Time{})
+		w.fs = vfs.NewMem(w.clk)
+		w.cfg = chatlog.Config{Fs: w.fs, Clock: w.clk, Console: &w.con, Seed: w.seed}
+		return context.WithValue(ctx, worldKey{}, w), nil
+	})
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		if w, ok := ctx.Value(worldKey{}).(*world); ok {
+			for _, p := range w.pages {
+				p.Close()
+			}
+			if w.srv != nil {
+				w.srv.Stop()
+			}
+			if w.http != nil {
+				w.http.Close()
+			}
+		}
+		return ctx, nil
+	})
+	sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+		if w, ok := ctx.Value(worldKey{}).(*world); ok {
+			w.checkAppendOnly()
+		}
+		return ctx, err
+	})
+
+	// Setting up.
+	sc.Step(`^a running server$`, func(ctx context.Context) error { return get(ctx).start() })
+	sc.Step(`^a running server with a (\d+) s job timeout$`, func(ctx context.Context, s int) error {
+		w := get(ctx)
+		w.cfg.Timeout = time.Duration(s) * time.Second
+		return w.start()
+	})
+	sc.Step(`^a running server in single-file mode$`, func(ctx context.Context) error {
+		w := get(ctx)
+		w.cfg.SingleFile = true
+		return w.start()
+	})
+	sc.Step(`^an empty workspace$`, func(ctx context.Context) error {
+		return expectMissing(get(ctx).fs, "debug")
+	})
+	sc.Step(`^the server starts$`, func(ctx context.Context) error { return get(ctx).start() })
+	sc.Step(`^a page titled "([^"]*)" connects$`, func(ctx context.Context, title string) error {
+		return get(ctx).connect(title, title)
+	})
+	sc.Step(`^a page titled with (\d+) "(.)" characters connects$`, func(ctx context.Context, n int, c string) error {
+		return get(ctx).connect("long", strings.Repeat(c, n))
+	})
+	sc.Step(`^(\d+) pages connect$`, func(ctx context.Context, n int) error {
+		w := get(ctx)
+		for i := 0; i < n; i++ {
+			if _, err := w.srv.Register(fmt.Sprintf("Tab %d", i), "http://localhost:8302/", "JS"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	sc.Step(`^the page "([^"]*)" is connected$`, func(ctx context.Context, name string) error {
+		return get(ctx).connect(name, name)
+	})
+	sc.Step(`^the page "([^"]*)" takes (\d+) ms to run each job$`, func(ctx context.Context, name string, ms int) error {
+		w := get(ctx)
+		if _, ok := w.pages[name]; !ok {
+			return fmt.Errorf("no page %q", name)
+		}
+		w.work[name] = time.Duration(ms) * time.Millisecond
+		return nil
+	})
+	sc.Step(`^the page "([^"]*)" hangs$`, func(ctx context.Context, name string) error {
+		p, err := get(ctx).page(name)
+		if err == nil {
+			p.Hang()
+		}
+		return err
+	})
+	sc.Step(`^the page "([^"]*)" recovers and posts what it held$`, func(ctx context.Context, name string) error {
+		p, err := get(ctx).page(name)
+		if err == nil {
+			p.Release()
+		}
+		return err
+	})
+	sc.Step(`^a log for "([^"]*)" that no realm polls$`, func(ctx context.Context, name string) error {
+		w := get(ctx)
+		reg, err := w.srv.Register(name, "http://localhost:8302/", "JS")
+		w.regs[name] = reg
+		return err
+	})
+	sc.Step(`^a Lisp realm "([^"]*)" is connected$`, func(ctx context.Context, name string) error {
+		return get(ctx).connectLisp(name)
+	})
+
+	// Agents and editors.
+	sc.Step(`^agent "([^"]*)" asks "([^"]*)" to run "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, agent, page, code string) error {
+		w := get(ctx)
+		return w.appendTo(page, w.agent(agent).RequestText(w.stem(page), "JS", unquote(code)))
+	})
+	sc.Step(`^agent "([^"]*)" asks "([^"]*)" in "([^"]*)" to run "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, agent, page, lang, code string) error {
+		w := get(ctx)
+		return w.appendTo(page, w.agent(agent).RequestText(w.stem(page), lang, unquote(code)))
+	})
+	sc.Step(`^agent "([^"]*)" asks "([^"]*)" to run (\d+) jobs one second apart$`, func(ctx context.Context, agent, page string, n int) error {
+		w := get(ctx)
+		for i := 0; i < n; i++ {
+			if err := w.appendTo(page, w.agent(agent).RequestText(w.stem(page), "JS", fmt.Sprintf("%d*%d", i, i))); err != nil {
+				return err
+			}
+			w.clk.Advance(time.Second)
+		}
+		return nil
+	})
+	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)":$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
+		w := get(ctx)
+		return w.appendTo(page, w.expand(page, doc.Content)+"\n")
+	})
+	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" in two writes (\d+) ms apart:$`, func(ctx context.Context, agent, page string, gap int, doc *godog.DocString) error {
+		w := get(ctx)
+		text := w.expand(page, doc.Content) + "\n"
+		p := w.path(page)
+		_, err := w.agent(agent).Torn(p, text, len(text)/2, time.Duration(gap)*time.Millisecond, nil)
+		w.lastW = w.clk.Now().Add(time.Duration(gap) * time.Millisecond)
+		return err
+	})
+	sc.Step(`^an editor saves the log of "([^"]*)" without the request "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, code string) error {
+		w := get(ctx)
+		p := w.path(page)
+		code = unquote(code)
+		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		err := ed.Rewrite(p, func(s string) string {
+			lg := chatlog.Parse([]byte(s))
+			for _, r := range lg.Requests {
+				if r.Code == code {
+					return s[:r.Offset] + s[r.End:]
+				}
+			}
+			return s
+		})
+		b, _ := afero.ReadFile(w.fs, p)
+		w.snaps[p] = string(b) // a rewrite by a person, not a server write
+		return err
+	})
+	sc.Step(`^someone types "([^"]*)" into the registry$`, func(ctx context.Context, text string) error {
+		w := get(ctx)
+		f, err := w.fs.OpenFile(chatlog.RegistryFile, 0x401, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.Write([]byte(text + "\n"))
+		return err
+	})
+	sc.Step(`^someone replaces the registry with "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, text string) error {
+		return afero.WriteFile(get(ctx).fs, chatlog.RegistryFile, []byte(unquote(text)), 0o644)
+	})
+	sc.Step(`^the log of "([^"]*)" already holds (\d+) MB of earlier conversation$`, func(ctx context.Context, page string, mb int) error {
+		return get(ctx).bulk(page, mb<<20)
+	})
+	sc.Step(`^the page "([^"]*)" throws "((?:[^"\\]|\\.)*)" in the background$`, func(ctx context.Context, name, code string) error {
+		p, err := get(ctx).page(name)
+		if err == nil {
+			p.ThrowInBackground(unquote(code))
+		}
+		return err
+	})
+	sc.Step(`^the page "([^"]*)" leaves "((?:[^"\\]|\\.)*)" unhandled in the background$`, func(ctx context.Context, name, code string) error {
+		p, err := get(ctx).page(name)
+		if err == nil {
+			p.RejectInBackground(unquote(code))
+		}
+		return err
+	})
+
+	// Time.
+	sc.Step(`^(\d+(?:\.\d+)?) (ms|s|seconds|second) pass(?:es)?$`, func(ctx context.Context, n float64, unit string) error {
+		d := time.Duration(n * float64(time.Millisecond))
+		if unit != "ms" {
+			d = time.Duration(n * float64(time.Second))
+		}
+		get(ctx).clk.Advance(d)
+		return nil
+	})
+	sc.Step(`^the server notices the log of "([^"]*)" (\d+) more times$`, func(ctx context.Context, page string, n int) error {
+		w := get(ctx)
+		for i := 0; i < n; i++ {
+			w.srv.ParseNow(w.stem(page))
+			w.clk.Advance(time.Second)
+		}
+		return nil
+	})
+	sc.Step(`^I note the server's work counters$`, func(ctx context.Context) error {
+		w := get(ctx)
+		w.mark = w.srv.Stats()
+		return nil
+	})
+
+	// Outcomes: files.
+	sc.Step(`^the file "([^"]*)" exists$`, func(ctx context.Context, p string) error {
+		return expectExists(get(ctx).fs, p)
+	})
+	sc.Step(`^the directory "([^"]*)" exists$`, func(ctx context.Context, p string) error {
+		fi, err := get(ctx).fs.Stat(p)
+		if err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory: %v", p, err)
+		}
+		return nil
+	})
+	sc.Step(`^the log of "([^"]*)" is "([^"]*)"$`, func(ctx context.Context, page, pattern string) error {
+		w := get(ctx)
+		re, err := regexp.Compile("^" + pattern + "$")
+		if err != nil {
+			return err
+		}
+		if p := w.path(page); !re.MatchString(p) {
+			return fmt.Errorf("log path %q does not match %q", p, pattern)
+		}
+		return nil
+	})
+	sc.Step(`^the log of "([^"]*)" lies inside "debug/" and its name is at most (\d+) characters$`, func(ctx context.Context, page string, n int) error {
+		p := get(ctx).path(page)
+		if !strings.HasPrefix(p, "debug/") || strings.Contains(p[len("debug/"):], "/") || strings.Contains(p, "..") || len(p)-len("debug/") > n {
+			return fmt.Errorf("unsafe log path %q", p)
+		}
+		return expectExists(get(ctx).fs, p)
+	})
+	sc.Step(`^the logs of "([^"]*)" and "([^"]*)" differ$`, func(ctx context.Context, a, b string) error {
+		w := get(ctx)
+		if w.path(a) == w.path(b) {
+			return fmt.Errorf("both use %s", w.path(a))
+		}
+		return nil
+	})
+	sc.Step(`^the log of "([^"]*)" ends with:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
+		w := get(ctx)
+		got, want := w.read(w.path(page)), w.expand(page, doc.Content)+"\n"
+		if !strings.HasSuffix(got, want) {
+			return fmt.Errorf("log does not end with:\n%s\n--- log:\n%s", want, got)
+		}
+		return nil
+	})
+	sc.Step(`^the log of "([^"]*)" contains:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
+		w := get(ctx)
+		got, want := w.read(w.path(page)), w.expand(page, doc.Content)
+		if !strings.Contains(got, want) {
+			return fmt.Errorf("log does not contain:\n%s\n--- log:\n%s", want, got)
+		}
+		return nil
+	})
+	sc.Step(`^the log of "([^"]*)" matches:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
+		w := get(ctx)
+		got := w.read(w.path(page))
+		re, err := regexp.Compile(w.expand(page, doc.Content))
+		if err != nil {
+			return err
+		}
+		if !re.MatchString(got) {
+			return fmt.Errorf("log does not match:\n%s\n--- log:\n%s", doc.Content, got)
+		}
+		return nil
+	})
+	sc.Step(`^the log of "([^"]*)" does not contain "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, s string) error {
+		w := get(ctx)
+		if got := w.read(w.path(page)); strings.Contains(got, unquote(s)) {
+			return fmt.Errorf("log contains %q:\n%s", s, got)
+		}
+		return nil
+	})
+	sc.Step(`^no server write changed a byte that was already in a log$`, func(ctx context.Context) error {
+		w := get(ctx)
+		if len(w.snaps) == 0 {
+			return fmt.Errorf("no log was watched")
+		}
+		if len(w.broken) > 0 {
+			return fmt.Errorf("append-only broken: %s", strings.Join(w.broken, "; "))
+		}
+		return nil
+	})
+
+	// Outcomes: registry and console.
+	sc.Step(`^the registry starts with:$`, func(ctx context.Context, doc *godog.DocString) error {
+		w := get(ctx)
+		got, want := w.read(chatlog.RegistryFile), w.expandAll(doc.Content)+"\n"
+		if !strings.HasPrefix(got, want) {
+			return fmt.Errorf("registry does not start with:\n%s\n--- registry:\n%s", want, got)
+		}
+		return nil
+	})
+	sc.Step(`^the registry contains "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
+		w := get(ctx)
+		if got := w.read(chatlog.RegistryFile); !strings.Contains(got, w.expandAll(unquote(s))) {
+			return fmt.Errorf("registry lacks %q:\n%s", w.expandAll(s), got)
+		}
+		return nil
+	})
+	sc.Step(`^the registry does not contain "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
+		w := get(ctx)
+		if got := w.read(chatlog.RegistryFile); strings.Contains(got, unquote(s)) {
+			return fmt.Errorf("registry still has %q:\n%s", s, got)
+		}
+		return nil
+	})
+	sc.Step(`^the registry line of "([^"]*)" reads "([^"]*)"$`, func(ctx context.Context, page, want string) error {
+		w := get(ctx)
+		want = w.expand(page, want)
+		for _, l := range strings.Split(w.read(chatlog.RegistryFile), "\n") {
+			if strings.HasPrefix(l, "* "+w.stem(page)+" (") {
+				if l != want {
+					return fmt.Errorf("registry line %q, want %q", l, want)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no registry line for %s:\n%s", w.stem(page), w.read(chatlog.RegistryFile))
+	})
+	sc.Step(`^every instance line of the registry has a state among idle, executing, completed, failed$`, func(ctx context.Context) error {
+		w := get(ctx)
+		re := regexp.MustCompile(`^\* \S+ \(\S+\) last \d\d:\d\d:\d\d state: (idle|executing|completed|failed)( |$)`)
+		n := 0
+		for _, l := range strings.Split(w.read(chatlog.RegistryFile), "\n") {
+			if strings.HasPrefix(l, "* ") && strings.Contains(l, " last ") {
+				n++
+				if !re.MatchString(l) {
+					return fmt.Errorf("bad instance line %q", l)
+				}
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("no instance line")
+		}
+		return nil
+	})
+	sc.Step(`^the registry has fewer than (\d+) lines and lists at most (\d+) recent jobs$`, func(ctx context.Context, lines, jobs int) error {
+		reg := get(ctx).read(chatlog.RegistryFile)
+		n := strings.Count(reg, "\n")
+		_, recent, _ := strings.Cut(reg, "## Recent jobs\n")
+		recent, _, _ = strings.Cut(recent, "\n\n")
+		j := strings.Count(recent, "\n") + 1
+		if n >= lines || j > jobs || recent == "" {
+			return fmt.Errorf("registry has %d lines and %d recent jobs:\n%s", n, j, reg)
+		}
+		return nil
+	})
+	sc.Step(`^the console says "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
+		w := get(ctx)
+		if !strings.Contains(w.con.String(), w.expandAll(unquote(s))) {
+			return fmt.Errorf("console lacks %q:\n%s", w.expandAll(s), w.con.String())
+		}
+		return nil
+	})
+
+	// Outcomes: jobs.
+	sc.Step(`^"([^"]*)" has (\d+) jobs?$`, func(ctx context.Context, page string, n int) error {
+		w := get(ctx)
+		if got := len(w.srv.Jobs(w.stem(page))); got != n {
+			return fmt.Errorf("%d jobs, want %d", got, n)
+		}
+		return nil
+	})
+	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" went through (.+)$`, func(ctx context.Context, code, states string) error {
+		j, err := get(ctx).job(unquote(code))
+		if err != nil {
+			return err
+		}
+		var got []string
+		for _, s := range j.History {
+			got = append(got, string(s))
+		}
+		if g := strings.Join(got, ", "); g != states {
+			return fmt.Errorf("job went through %s, want %s", g, states)
+		}
+		return nil
+	})
+	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" was requested (\d+) ms after the last write, started (\d+) ms after that and finished (\d+) ms after it started$`,
+		func(ctx context.Context, code string, req, start, fin int) error {
+			w := get(ctx)
+			j, err := w.job(unquote(code))
+			if err != nil {
+				return err
+			}
+			got := [3]int64{j.RequestedAt.Sub(w.lastW).Milliseconds(), j.StartedAt.Sub(j.RequestedAt).Milliseconds(), j.Duration().Milliseconds()}
+			if got != [3]int64{int64(req), int64(start), int64(fin)} {
+				return fmt.Errorf("requested +%dms, started +%dms, finished +%dms; want %d, %d, %d", got[0], got[1], got[2], req, start, fin)
+			}
+			return nil
+		})
+	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" was requested between (\d+) and (\d+) ms after the last write$`, func(ctx context.Context, code string, lo, hi int) error {
+		w := get(ctx)
+		j, err := w.job(unquote(code))
+		if err != nil {
+			return err
+		}
+		d := j.RequestedAt.Sub(w.lastW).Milliseconds()
+		if d < int64(lo) || d > int64(hi) {
+			return fmt.Errorf("requested %d ms after the last write", d)
+		}
+		return nil
+	})
+	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" is stamped "([^"]*)"$`, func(ctx context.Context, code, at string) error {
+		j, err := get(ctx).job(unquote(code))
+		if err != nil {
+			return err
+		}
+		if j.At != at {
+			return fmt.Errorf("job stamped %q, want %q", j.At, at)
+		}
+		return nil
+	})
+	sc.Step(`^noticing it read less than (\d+) KB$`, func(ctx context.Context, kb int) error {
+		w := get(ctx)
+		d := w.srv.Stats().BytesRead - w.mark.BytesRead
+		if d <= 0 || d >= int64(kb)<<10 {
+			return fmt.Errorf("the server read %d bytes", d)
+		}
+		return nil
+	})
+
+	// Parsing a log on its own.
+	sc.Step(`^the log:$`, func(ctx context.Context, doc *godog.DocString) error {
+		w := get(ctx)
+		w.parsed = chatlog.Report(chatlog.Parse([]byte(doc.Content+"\n")), time.Time{})
+		return nil
+	})
+	sc.Step(`^the log of "([^"]*)" is parsed$`, func(ctx context.Context, page string) error {
+		w := get(ctx)
+		b, err := afero.ReadFile(w.fs, w.path(page))
+		w.parsed = chatlog.Report(chatlog.Parse(b), time.Time{})
+		return err
+	})
+	sc.Step(`^the reply on line (\d+) pairs with the request on line (\d+)$`, func(ctx context.Context, rl, ql int) error {
+		w := get(ctx)
+		for _, rp := range w.parsed.Replies {
+			if rp.Line == rl {
+				if rp.RequestLine != ql {
+					return fmt.Errorf("reply on line %d pairs with line %d", rl, rp.RequestLine)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no reply on line %d: %s", rl, w.parsed.JSON())
+	})
+	sc.Step(`^the request on line (\d+) is (closed|a draft)$`, func(ctx context.Context, l int, what string) error {
+		w := get(ctx)
+		for _, r := range w.parsed.Requests {
+			if r.Line == l {
+				if r.Closed != (what == "closed") {
+					return fmt.Errorf("request on line %d closed=%v", l, r.Closed)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no request on line %d: %s", l, w.parsed.JSON())
+	})
+	sc.Step(`^the log has (\d+) requests? and (\d+) repl(?:y|ies)$`, func(ctx context.Context, q, r int) error {
+		w := get(ctx)
+		if len(w.parsed.Requests) != q || len(w.parsed.Replies) != r {
+			return fmt.Errorf("%d requests and %d replies: %s", len(w.parsed.Requests), len(w.parsed.Replies), w.parsed.JSON())
+		}
+		return nil
+	})
+
+	// Transport.
+	sc.Step(`^the adapter transport is served over HTTP$`, func(ctx context.Context) error {
+		w := get(ctx)
+		tr := &chatlog.HTTPTransport{Server: w.srv, LongPoll: time.Millisecond}
+		w.http = httptest.NewServer(tr.Handler())
+		return nil
+	})
+	sc.Step(`^GET "([^"]*)" answers (\d+)$`, func(ctx context.Context, p string, code int) error {
+		w := get(ctx)
+		resp, err := http.Get(w.http.URL + w.expandAll(p))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != code {
+			return fmt.Errorf("GET %s: %d, want %d", p, resp.StatusCode, code)
+		}
+		if code != 200 && bytes.Contains(body, []byte("```")) {
+			return fmt.Errorf("GET %s leaked log content", p)
+		}
+		return nil
+	})
+	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
+		w := get(ctx)
+		resp, err := http.Get(w.http.URL + "/api/poll?id=" + w.stem(page) + "&token=forged")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != code {
+			return fmt.Errorf("poll with forged token: %d, want %d", resp.StatusCode, code)
+		}
+		return nil
+	})
+}
+
+func unquote(s string) string {
+	u, err := strconv.Unquote(`"` + s + `"`)
+	if err != nil {
+		return s
+	}
+	return u
+}
+
+func expectExists(fs afero.Fs, p string) error {
+	if ok, _ := afero.Exists(fs, p); !ok {
+		return fmt.Errorf("%s does not exist", p)
+	}
+	return nil
+}
+
+func expectMissing(fs afero.Fs, p string) error {
+	if ok, _ := afero.Exists(fs, p); ok {
+		return fmt.Errorf("%s exists already", p)
+	}
+	return nil
 }

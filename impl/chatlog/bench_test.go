@@ -35,14 +35,14 @@ func benchNotice(b *testing.B, size int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reg, err := srv.Register("bench", "http://x/", "JS")
+	if err := afero.WriteFile(fs, InstancePath("bench-0001"), logOfSize(size), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	// The server meets the existing log as after a restart: tail only.
+	reg, err := srv.Adopt("bench-0001", "bench", "http://x/", "JS")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := afero.WriteFile(fs, reg.Path, logOfSize(size), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	srv.ParseNow(reg.ID) // the server has seen the log before
 	req := []byte(RenderRequest("agent", reg.ID, "10:00:00", "JS", "12+13"))
 	f, err := fs.OpenFile(reg.Path, 0x401, 0o644)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -442,53 +441,63 @@ func pair(lg *Log, fifo bool) {
 		final, timedOut, late bool
 	}
 	st := make([]state, len(lg.Requests))
+	waiting := map[string][]int{}      // agent → closed requests without a final reply, append order
+	timedOut := map[string][]int{}     // agent → requests closed by a timeout entry, no late reply yet
 	placeholders := map[string][]int{} // agent → requests with an open placeholder
-	ri := 0                            // requests before the current reply: [0, ri)
+	ri := 0
+	drop := func(l []int, i int) []int {
+		for k, x := range l {
+			if x == i {
+				return append(l[:k:k], l[k+1:]...)
+			}
+		}
+		return l
+	}
 	for k := range lg.Replies {
 		rp := &lg.Replies[k]
 		for ri < len(lg.Requests) && lg.Requests[ri].Offset < rp.Offset {
+			if r := lg.Requests[ri]; r.Closed {
+				waiting[r.Agent] = append(waiting[r.Agent], ri)
+			}
 			ri++
 		}
-		choose := func(ok func(i int) bool) int {
-			var c []int
-			for i := 0; i < ri; i++ {
-				r := lg.Requests[i]
-				if r.Closed && r.Agent == rp.Agent && ok(i) {
-					c = append(c, i)
-				}
-			}
-			if len(c) == 0 {
-				return -1
-			}
+		choose := func(c []int, skip []int) int {
 			pick := -1
-			if fifo {
-				sort.SliceStable(c, func(a, b int) bool { return lg.Requests[c[a]].At < lg.Requests[c[b]].At })
-				pick = c[0]
+			better := func(i int) bool {
+				at, pat := lg.Requests[i].At, lg.Requests[pick].At
+				if fifo {
+					return at < pat
+				}
+				return at > pat
+			}
+			fits := func(i int) bool {
+				at := lg.Requests[i].At
+				return at == "" || rp.At == "" || at <= rp.At
+			}
+			for _, i := range c {
+				if inList(skip, i) || !fits(i) {
+					continue
+				}
+				if pick < 0 || better(i) {
+					pick = i
+				}
+			}
+			if pick < 0 { // every candidate is later than the reply (midnight)
 				for _, i := range c {
-					at := lg.Requests[i].At
-					if at == "" || rp.At == "" || at <= rp.At {
+					if !inList(skip, i) {
 						pick = i
-						break
+						if fifo {
+							break
+						}
 					}
 				}
-			} else {
-				// latest timestamp not after the reply, earliest appended
-				for _, i := range c {
-					at := lg.Requests[i].At
-					if at != "" && rp.At != "" && at > rp.At {
-						continue
-					}
-					if pick < 0 || at > lg.Requests[pick].At {
-						pick = i
-					}
-				}
-				if pick < 0 {
-					pick = c[len(c)-1]
-				}
+			}
+			if pick < 0 {
+				return -1
 			}
 			same := 0
 			for _, i := range c {
-				if lg.Requests[i].At == lg.Requests[pick].At {
+				if !inList(skip, i) && lg.Requests[i].At == lg.Requests[pick].At {
 					same++
 				}
 			}
@@ -499,20 +508,26 @@ func pair(lg *Log, fifo bool) {
 			}
 			return pick
 		}
+		finish := func(i int) {
+			st[i].final = true
+			waiting[rp.Agent] = drop(waiting[rp.Agent], i)
+		}
 		switch {
 		case rp.Placeholder:
-			i := choose(func(i int) bool { return !st[i].final && !inList(placeholders[rp.Agent], i) })
+			i := choose(waiting[rp.Agent], placeholders[rp.Agent])
 			if i >= 0 {
 				placeholders[rp.Agent] = append(placeholders[rp.Agent], i)
 			}
 			rp.Request = i
 		case rp.Late:
-			i := choose(func(i int) bool { return st[i].timedOut && !st[i].late })
-			if i < 0 {
-				i = choose(func(i int) bool { return !st[i].final })
+			i := -1
+			if q := timedOut[rp.Agent]; len(q) > 0 {
+				i, timedOut[rp.Agent] = q[0], q[1:]
+			} else if i = choose(waiting[rp.Agent], nil); i >= 0 {
+				finish(i)
 			}
 			if i >= 0 {
-				st[i].late, st[i].final = true, true
+				st[i].late = true
 			}
 			rp.Request = i
 		default:
@@ -520,11 +535,14 @@ func pair(lg *Log, fifo bool) {
 			if q := placeholders[rp.Agent]; len(q) > 0 {
 				i, placeholders[rp.Agent] = q[0], q[1:]
 			} else {
-				i = choose(func(i int) bool { return !st[i].final })
+				i = choose(waiting[rp.Agent], placeholders[rp.Agent])
 			}
 			if i >= 0 {
-				st[i].final = true
-				st[i].timedOut = rp.Timeout
+				finish(i)
+				if rp.Timeout {
+					st[i].timedOut = true
+					timedOut[rp.Agent] = append(timedOut[rp.Agent], i)
+				}
 			}
 			rp.Request = i
 		}

@@ -1,0 +1,54 @@
+@chatlog
+Feature: Concurrency
+  Each instance has its own log and its own queue: a stuck page holds up
+  nobody else, and the requests of one log are taken in file order.
+
+  @§chatlog-instances-independent
+  Scenario: a stuck page does not delay another
+    Given a running server
+    And the page "Slow" is connected
+    And the page "Fast" is connected
+    And the page "Slow" hangs
+    When agent "agent" asks "Slow" to run "1+1"
+    And agent "agent" asks "Fast" to run "2+2"
+    And 1 s passes
+    Then the log of "Fast" ends with:
+      """
+      **<stem:Fast>** to agent at 09:00:00 (5ms)
+      ```JSON
+      4
+      ```
+      """
+    And the job running "1+1" went through requested, dispatched
+
+  @§chatlog-instance-order
+  Scenario: requests appended together are run and answered in file order
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      globalThis.trace = ["a"]; 1
+      ```
+      **agent** to <page> at 09:00:00
+      ```JS
+      trace.push("b"); 2
+      ```
+      **agent** to <page> at 09:00:00
+      ```JS
+      trace.push("c"); trace.join("")
+      ```
+      """
+    And 2 s pass
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      "abc"
+      ```
+      """
+    And the job running "trace.push(\"b\"); 2" went through requested, dispatched, completed
+    When the log of "Index - 7 Zen" is parsed
+    Then the reply on line 15 pairs with the request on line 1
+    And the reply on line 21 pairs with the request on line 5
+    And the reply on line 27 pairs with the request on line 9

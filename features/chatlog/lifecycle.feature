@@ -1,0 +1,57 @@
+@chatlog
+Feature: Job lifecycle and timing
+  A job is requested when the server parses its request, dispatched when
+  the page takes it, and ends completed, failed or timed out. Its duration
+  is the time between the page receiving the code and posting the result.
+
+  @§chatlog-job-states @§chatlog-job-times @§chatlog-duration-definition
+  Scenario: a job's times and the duration in its reply header
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 12 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    Then the job running "12+13" went through requested, dispatched, completed
+    And the job running "12+13" was requested 200 ms after the last write, started 10 ms after that and finished 17 ms after it started
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:00 (17ms)
+      """
+
+  @§chatlog-job-states
+  Scenario: a failed job ends failed and never moves again
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" asks "Index - 7 Zen" to run "throw 1"
+    And 70 s pass
+    Then the job running "throw 1" went through requested, dispatched, failed
+
+  @§chatlog-timeout @§chatlog-job-states
+  Scenario: a job with no answer after 60 s times out
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 61 s pass
+    Then the job running "12+13" went through requested, dispatched, timeout
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:01:00 (**ERROR** after 60s, timeout)
+      ```Error
+      timeout: no result after 60s
+      ```
+      """
+    And the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:01:00 state: failed after 60000ms (timeout)"
+
+  @§chatlog-timeout
+  Scenario: the timeout can be configured
+    Given a running server with a 5 s job timeout
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 6 s pass
+    Then the log of "Index - 7 Zen" contains:
+      """
+      (**ERROR** after 5s, timeout)
+      """
+    And the registry contains "state: failed after 5000ms (timeout)"

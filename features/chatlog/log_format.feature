@@ -1,0 +1,119 @@
+@chatlog
+Feature: Per-instance log format
+  A request is a header line and a fenced block; the reply is a header with
+  the duration and the result in a JSON, Text or Error fence. The server
+  only ever appends.
+
+  Background:
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 12 ms to run each job
+
+  @§chatlog-request-header @§chatlog-reply-header @§chatlog-result-fences @§chatlog-executing-placeholder @§chatlog-append-only
+  Scenario: a request gets an executing placeholder, then its reply below it
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      12+13
+      ```
+      **<page>** to agent at 09:00:00
+      executing ...
+      **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      25
+      ```
+      """
+    And no server write changed a byte that was already in a log
+
+  @§chatlog-error-header @§chatlog-result-fences
+  Scenario: a thrown error gives an ERROR header and an Error fence with the stack
+    When agent "agent" asks "Index - 7 Zen" to run "throw new Error('test error')"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" matches:
+      """
+      \*\*<page>\*\* to agent at 09:00:00 \(\*\*ERROR\*\* after 17ms\)
+      ```Error
+      Error: test error
+          at .*
+      """
+
+  @§chatlog-result-fences
+  Scenario: a value with no JSON form is written as Text
+    When agent "agent" asks "Index - 7 Zen" to run "(x) => x + 1"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00 (17ms)
+      ```Text
+      (x) => x + 1
+      ```
+      """
+
+  @§chatlog-duration-format
+  Scenario Outline: durations are milliseconds up to 2000 ms, seconds above
+    Given the page "Index - 7 Zen" takes <work> ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 5 s pass
+    Then the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at <at> (<shown>)
+      """
+
+    Examples:
+      | work | shown  | at       |
+      | 737  | 742ms  | 09:00:00 |
+      | 1995 | 2000ms | 09:00:02 |
+      | 2495 | 2.5s   | 09:00:02 |
+
+  @§chatlog-timestamp
+  Scenario: a request without a time takes the file's modification time
+    When 7 s pass
+    And agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent** to <page>
+      ```JS
+      6*7
+      ```
+      """
+    And 1 s passes
+    Then the job running "6*7" is stamped "09:00:07"
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:07 (17ms)
+      ```JSON
+      42
+      ```
+      """
+
+  @§chatlog-fence-closed @§chatlog-partial-fence
+  Scenario: a request whose fence is not closed is a draft, left alone until finished
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      1+
+      """
+    And 10 s pass
+    Then "Index - 7 Zen" has 0 jobs
+    And the log of "Index - 7 Zen" ends with:
+      """
+      ```JS
+      1+
+      """
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      2
+      ```
+      """
+    And 1 s passes
+    Then "Index - 7 Zen" has 1 job
+    And the log of "Index - 7 Zen" contains:
+      """
+      ```JSON
+      3
+      ```
+      """
+    And no server write changed a byte that was already in a log

@@ -1,0 +1,179 @@
+@chatlog
+Feature: Parser and watcher
+  The server polls the logs, waits for a write to settle, reads only the
+  tail of a log, and turns each request into exactly one job. Replies pair
+  with the requests they answer.
+
+  @§chatlog-tail-only
+  Scenario: noticing a request at the end of a large log reads only its tail
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the log of "Index - 7 Zen" already holds 8 MB of earlier conversation
+    When I note the server's work counters
+    And agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    Then noticing it read less than 128 KB
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (5ms)
+      ```JSON
+      25
+      ```
+      """
+
+  @§chatlog-debounce
+  Scenario: a request written in two parts is parsed once the file has settled
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" appends to the log of "Index - 7 Zen" in two writes 120 ms apart:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      12+13
+      ```
+      """
+    And 2 s pass
+    Then "Index - 7 Zen" has 1 job
+    And the job running "12+13" was requested between 150 and 200 ms after the last write
+
+  @§chatlog-request-job
+  Scenario: parsing the same request again never queues it twice
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 1 s passes
+    And the server notices the log of "Quiet" 5 more times
+    Then "Quiet" has 1 job
+    And the job running "1+1" went through requested
+
+  @§chatlog-reply-pairing
+  Scenario: a reply pairs with the closest earlier unanswered request of its agent
+    Given the log:
+      """
+      **ann** to tab at 10:00:01
+      ```JS
+      1
+      ```
+      **bob** to tab at 10:00:02
+      ```JS
+      2
+      ```
+      **ann** to tab at 10:00:03
+      ```JS
+      3
+      ```
+      **tab** to ann at 10:00:04 (5ms)
+      ```JSON
+      3
+      ```
+      **tab** to ann at 10:00:05 (5ms)
+      ```JSON
+      1
+      ```
+      **tab** to bob at 10:00:05 (5ms)
+      ```JSON
+      2
+      ```
+      """
+    Then the reply on line 13 pairs with the request on line 9
+    And the reply on line 17 pairs with the request on line 1
+    And the reply on line 21 pairs with the request on line 5
+
+  @§chatlog-same-second
+  Scenario: same-second requests pair in append order and the console notes it
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      **agent** to <page> at 10:00:00
+      ```JS
+      1
+      ```
+      **agent** to <page> at 10:00:00
+      ```JS
+      2
+      ```
+      **<page>** to agent at 10:00:01 (4ms)
+      ```JSON
+      1
+      ```
+      **<page>** to agent at 10:00:01 (4ms)
+      ```JSON
+      2
+      ```
+      """
+    And 1 s passes
+    Then the console says "ambiguous pairing: line 9: reply of <page> to agent at 10:00:01: 2 requests at 10:00:00 are waiting; paired in append order with line 1"
+    And "Quiet" has 0 jobs
+    Given the log:
+      """
+      **agent** to tab at 10:00:00
+      ```JS
+      1
+      ```
+      **agent** to tab at 10:00:00
+      ```JS
+      2
+      ```
+      **tab** to agent at 10:00:01 (4ms)
+      ```JSON
+      1
+      ```
+      **tab** to agent at 10:00:01 (4ms)
+      ```JSON
+      2
+      ```
+      """
+    Then the reply on line 9 pairs with the request on line 1
+    And the reply on line 13 pairs with the request on line 5
+
+  @§chatlog-partial-fence
+  Scenario: a fence still open at the end of the file is a draft
+    Given the log:
+      """
+      **agent** to tab at 10:00:00
+      ```JS
+      1+1
+      ```
+      **agent** to tab at 10:00:05
+      ````JS
+      let s = "```"
+      ```
+      """
+    Then the request on line 1 is closed
+    And the request on line 5 is a draft
+    And the log has 2 requests and 0 replies
+
+  @§chatlog-rewrite-orphan
+  Scenario: a request removed by a rewrite orphans its waiting job
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 10000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2+2"
+    And 1 s passes
+    And an editor saves the log of "Index - 7 Zen" without the request "2+2"
+    And 1 s passes
+    Then the job running "2+2" went through requested, orphaned
+    And the console says "job <page>#2 orphaned: its request (agent at 09:00:01) is gone from debug/<page>.md after a rewrite"
+    When 10 s pass
+    Then the job running "1+1" went through requested, dispatched, completed
+    And the log of "Index - 7 Zen" does not contain "```JSON\n4\n```"
+
+  @§chatlog-late-result
+  Scenario: a result after the timeout is still appended and marked late
+    Given a running server with a 60 s job timeout
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 61000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 62 s pass
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:01:01 (61.005s, late)
+      ```JSON
+      25
+      ```
+      """
+    And the registry contains "<page>#1 JS from agent at 09:00:00: timeout (61.005s) failed after 60000ms (timeout) late"
+    And the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:01:01 state: failed late"

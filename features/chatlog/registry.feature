@@ -1,0 +1,71 @@
+@chatlog
+Feature: Master registry
+  debug.md lists the connected instances, their state and last heartbeat,
+  a bounded list of recent jobs and where each instance's log is. The
+  server owns it and rewrites it whole.
+
+  @§chatlog-registry-header @§chatlog-registry-states @§chatlog-registry-pointers
+  Scenario: a connected page is listed idle, with a pointer to its log
+    Given a running server
+    When the page "Index - 7 Zen" is connected
+    Then the registry starts with:
+      """
+      # Connected pages:
+      * <page> (http://localhost:8302/) last 09:00:00 state: idle
+      """
+    And the registry contains "* <page>: debug/<page>.md"
+    And every instance line of the registry has a state among idle, executing, completed, failed
+
+  @§chatlog-registry-states @§chatlog-registry-pointers
+  Scenario: the state follows the page's job
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 3000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    Then the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:00:00 state: executing"
+    When 3 s pass
+    Then the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:00:03 state: completed"
+    And the registry contains "<page>#1 JS from agent at 09:00:00: completed (3.005s)"
+    When agent "agent" asks "Index - 7 Zen" to run "null.x"
+    And 4 s pass
+    Then the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:00:07 state: failed"
+
+  @§chatlog-registry-heartbeat
+  Scenario: heartbeats move the last-seen time forward
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When 5 s pass
+    Then the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:00:05 state: idle"
+    When 5 s pass
+    Then the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:00:10 state: idle"
+
+  @§chatlog-registry-server-owned
+  Scenario: hand edits of the registry do not survive and do not break the server
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When someone types "* my own note" into the registry
+    And 5 s pass
+    Then the registry does not contain "my own note"
+    When someone replaces the registry with "\x00\x01 garbage ```JS\n"
+    And agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 5 s pass
+    Then the registry starts with:
+      """
+      # Connected pages:
+      * <page> (http://localhost:8302/) last 09:00:10 state: completed
+      """
+    And the log of "Index - 7 Zen" contains:
+      """
+      ```JSON
+      25
+      ```
+      """
+
+  @§chatlog-registry-bounded
+  Scenario: many pages and many jobs keep the registry short
+    Given a running server
+    And 90 pages connect
+    And the page "Busy" is connected
+    When agent "agent" asks "Busy" to run 45 jobs one second apart
+    Then the registry has fewer than 200 lines and lists at most 30 recent jobs

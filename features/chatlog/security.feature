@@ -1,0 +1,45 @@
+@chatlog
+Feature: Security
+  Logs stay on the machine, only the server writes replies and the
+  registry, and code runs only in a registered realm that asks for it.
+
+  @§chatlog-local-only
+  Scenario: the transport never serves a log or the registry
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    And the adapter transport is served over HTTP
+    Then GET "/debug.md" answers 404
+    And GET "/debug/<page>.md" answers 404
+    And GET "/debug/" answers 404
+    And GET "/..%2fdebug.md" answers 404
+
+  @§chatlog-verified-realm
+  Scenario: code is not run without a registered realm, nor for a forged token
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    And the adapter transport is served over HTTP
+    When agent "agent" asks "Quiet" to run "globalThis.ran = true"
+    And 70 s pass
+    Then the job running "globalThis.ran = true" went through requested
+    And a poll for "Quiet" with a forged token answers 403
+    And the log of "Quiet" does not contain "executing ..."
+
+  @§chatlog-server-writes @§chatlog-append-only
+  Scenario: every reply and the registry come from the server, by appending
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" is parsed
+    And the log has 2 requests and 4 replies
+    And the reply on line 7 pairs with the request on line 1
+    And the reply on line 17 pairs with the request on line 11
+    And the registry starts with:
+      """
+      # Connected pages:
+      """
+    And no server write changed a byte that was already in a log

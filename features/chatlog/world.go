@@ -1,0 +1,208 @@
+package chatlog
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"anchorage/impl/chatlog"
+	"anchorage/sim/realm"
+
+	"github.com/spf13/afero"
+)
+
+func (w *world) start() error {
+	srv, err := chatlog.New(w.cfg)
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	w.srv = srv
+	return nil
+}
+
+func (w *world) connect(name, title string) error {
+	if w.srv == nil {
+		return fmt.Errorf("no server")
+	}
+	p, err := realm.New(w.srv, w.clk, realm.Config{Name: title, Latency: 5 * time.Millisecond, Seed: w.seed + uint64(len(w.pages))})
+	if err != nil {
+		return err
+	}
+	p.Work = func(chatlog.Task) time.Duration { return w.work[name] }
+	if err := p.Start(); err != nil {
+		return err
+	}
+	w.pages[name] = p
+	w.regs[name] = p.Registration()
+	return nil
+}
+
+func (w *world) page(name string) (*realm.Page, error) {
+	p, ok := w.pages[name]
+	if !ok {
+		return nil, fmt.Errorf("no page %q", name)
+	}
+	return p, nil
+}
+
+func (w *world) agent(name string) *realm.Agent {
+	if a, ok := w.agents[name]; ok {
+		return a
+	}
+	a := &realm.Agent{Name: name, Fs: w.fs, Clock: w.clk}
+	w.agents[name] = a
+	return a
+}
+
+func (w *world) stem(page string) string {
+	if r, ok := w.regs[page]; ok {
+		return r.ID
+	}
+	return page
+}
+
+func (w *world) path(page string) string {
+	if r, ok := w.regs[page]; ok {
+		return r.Path
+	}
+	return chatlog.InstancePath(page)
+}
+
+func (w *world) appendTo(page, text string) error {
+	p := w.path(page)
+	if err := w.agent("writer").AppendRaw(p, text); err != nil {
+		return err
+	}
+	w.lastW = w.clk.Now()
+	b, _ := afero.ReadFile(w.fs, p)
+	w.snaps[p] = string(b)
+	return nil
+}
+
+// expand replaces <page> with the page's stem and <time> with the clock.
+func (w *world) expand(page, s string) string {
+	s = strings.ReplaceAll(s, "<page>", w.stem(page))
+	return w.expandAll(s)
+}
+
+// expandAll replaces <stem:Name> with that page's stem, <page> with the
+// stem when one page is connected, and <now> with the clock's HH:MM:SS.
+func (w *world) expandAll(s string) string {
+	for name, r := range w.regs {
+		s = strings.ReplaceAll(s, "<stem:"+name+">", r.ID)
+		if len(w.regs) == 1 {
+			s = strings.ReplaceAll(s, "<page>", r.ID)
+		}
+	}
+	return strings.ReplaceAll(s, "<now>", chatlog.Clock(w.clk.Now()))
+}
+
+func (w *world) read(p string) string {
+	b, err := afero.ReadFile(w.fs, p)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return string(b)
+}
+
+func (w *world) job(code string) (chatlog.Job, error) {
+	var found []chatlog.Job
+	for _, j := range w.srv.Jobs("") {
+		if j.Code == code {
+			found = append(found, j)
+		}
+	}
+	if len(found) != 1 {
+		return chatlog.Job{}, fmt.Errorf("%d jobs run %q", len(found), code)
+	}
+	return found[0], nil
+}
+
+// checkAppendOnly compares every log with what it held after the previous
+// step: the server may only have added bytes.
+func (w *world) checkAppendOnly() {
+	for name, r := range w.regs {
+		_ = name
+		b, err := afero.ReadFile(w.fs, r.Path)
+		if err != nil {
+			continue
+		}
+		if old, ok := w.snaps[r.Path]; ok && !bytes.HasPrefix(b, []byte(old)) {
+			w.broken = append(w.broken, r.Path)
+		}
+		w.snaps[r.Path] = string(b)
+	}
+}
+
+// bulk fills a page's log with size bytes of answered conversation, the
+// way a long session leaves it, and lets the server see it.
+func (w *world) bulk(page string, size int) error {
+	var b bytes.Buffer
+	stem := w.stem(page)
+	for i := 0; b.Len() < size; i++ {
+		b.WriteString(chatlog.RenderRequest("agent", stem, "08:00:00", "JS", fmt.Sprintf("%d*2", i)))
+		b.WriteString(chatlog.RenderReply(stem, "agent", "08:00:00", 3, chatlog.Outcome{OK: true, IsJSON: true, JSON: strconv.Itoa(2 * i)}))
+	}
+	f, err := w.fs.OpenFile(w.path(page), os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Write(b.Bytes()); err != nil {
+		return err
+	}
+	w.clk.Advance(time.Second)
+	b2, _ := afero.ReadFile(w.fs, w.path(page))
+	w.snaps[w.path(page)] = string(b2)
+	return nil
+}
+
+// lisp is a tiny Lisp realm: it sums (+ a b ...) and fails on anything
+// else. It shows that an adapter of another language uses the same log
+// format with its own fence tag.
+type lisp struct{}
+
+func (lisp) Language() string { return "Lisp" }
+
+func (lisp) Evaluate(t chatlog.Task) chatlog.Outcome {
+	src := strings.TrimSpace(t.Code)
+	if !strings.HasPrefix(src, "(+") || !strings.HasSuffix(src, ")") {
+		return chatlog.Outcome{Stack: "error: only (+ ...) is understood here: " + src}
+	}
+	sum := 0
+	for _, f := range strings.Fields(src[2 : len(src)-1]) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return chatlog.Outcome{Stack: "error: not a number: " + f}
+		}
+		sum += n
+	}
+	return chatlog.Outcome{OK: true, IsJSON: true, JSON: strconv.Itoa(sum)}
+}
+
+func (w *world) connectLisp(name string) error {
+	var ad chatlog.Adapter = lisp{}
+	reg, err := w.srv.Register(name, "lisp://repl", ad.Language())
+	if err != nil {
+		return err
+	}
+	w.regs[name] = reg
+	var poll func()
+	poll = func() {
+		task, err := w.srv.Poll(reg.ID, reg.Token)
+		if err == nil && task != nil {
+			_ = w.srv.Received(reg.ID, reg.Token, task.JobID)
+			out := ad.Evaluate(*task)
+			w.clk.AfterFunc(4*time.Millisecond, func() { _ = w.srv.Result(reg.ID, reg.Token, task.JobID, out) })
+		}
+		w.clk.AfterFunc(100*time.Millisecond, poll)
+	}
+	w.clk.AfterFunc(100*time.Millisecond, poll)
+	return nil
+}
