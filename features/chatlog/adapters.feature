@@ -30,7 +30,7 @@ Feature: Adapters
     Then GET "/" answers 200
     And GET "/adapter.js" answers 200
 
-  @§chatlog-adapter-language
+  @§chatlog-adapter-language @decision
   Scenario: a Lisp realm uses the same format with its own tag
     Given a running server
     And a Lisp realm "Lisp REPL" is connected

@@ -2,7 +2,7 @@
 Feature: Compatibility
   During a migration debug.md itself can be the log of a single instance.
 
-  @§chatlog-single-file-compat
+  @§chatlog-single-file-compat @decision
   Scenario: in single-file mode the one page's log is debug.md
     Given a running server in single-file mode
     And the page "Index - 7 Zen" is connected

@@ -10,7 +10,7 @@ Feature: Layout and naming
     Then the file "debug.md" exists
     And the directory "debug" exists
 
-  @§chatlog-filename-pattern @§chatlog-sanitize @§chatlog-short-id
+  @§chatlog-filename-pattern @§chatlog-sanitize @§chatlog-short-id @decision
   Scenario Outline: a page title becomes a safe file name with a short id
     Given a running server
     When a page titled "<title>" connects

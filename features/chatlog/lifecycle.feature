@@ -26,7 +26,7 @@ Feature: Job lifecycle and timing
     And 70 s pass
     Then the job running "throw 1" went through requested, dispatched, failed
 
-  @§chatlog-timeout @§chatlog-job-states
+  @§chatlog-timeout @§chatlog-job-states @§chatlog-reply-header @decision
   Scenario: a job with no answer after 60 s times out
     Given a running server
     And the page "Index - 7 Zen" is connected

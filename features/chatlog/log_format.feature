@@ -9,7 +9,7 @@ Feature: Per-instance log format
     And the page "Index - 7 Zen" is connected
     And the page "Index - 7 Zen" takes 12 ms to run each job
 
-  @§chatlog-request-header @§chatlog-reply-header @§chatlog-result-fences @§chatlog-executing-placeholder @§chatlog-append-only
+  @§chatlog-request-header @§chatlog-reply-header @§chatlog-result-fences @§chatlog-executing-placeholder @§chatlog-append-only @decision
   Scenario: a request gets an executing placeholder, then its reply below it
     When agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
@@ -52,7 +52,7 @@ Feature: Per-instance log format
       ```
       """
 
-  @§chatlog-duration-format
+  @§chatlog-duration-format @decision
   Scenario Outline: durations are milliseconds up to 2000 ms, seconds above
     Given the page "Index - 7 Zen" takes <work> ms to run each job
     When agent "agent" asks "Index - 7 Zen" to run "1"

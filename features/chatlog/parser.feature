@@ -4,7 +4,7 @@ Feature: Parser and watcher
   tail of a log, and turns each request into exactly one job. Replies pair
   with the requests they answer.
 
-  @§chatlog-tail-only
+  @§chatlog-tail-only @decision
   Scenario: noticing a request at the end of a large log reads only its tail
     Given a running server
     And the page "Index - 7 Zen" is connected
@@ -46,7 +46,7 @@ Feature: Parser and watcher
     Then "Quiet" has 1 job
     And the job running "1+1" went through requested
 
-  @§chatlog-reply-pairing
+  @§chatlog-reply-pairing @decision
   Scenario: a reply pairs with the closest earlier unanswered request of its agent
     Given the log:
       """
@@ -144,7 +144,7 @@ Feature: Parser and watcher
     And the request on line 5 is a draft
     And the log has 2 requests and 0 replies
 
-  @§chatlog-rewrite-orphan
+  @§chatlog-rewrite-orphan @decision
   Scenario: a request removed by a rewrite orphans its waiting job
     Given a running server
     And the page "Index - 7 Zen" is connected
@@ -177,3 +177,24 @@ Feature: Parser and watcher
       """
     And the registry contains "<page>#1 JS from agent at 09:00:00: timeout (61.005s) failed after 60000ms (timeout) late"
     And the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:01:01 state: failed late"
+
+  @§chatlog-request-header @decision
+  Scenario: a header is a request only when a fence that is not a result fence follows at once
+    Given the log:
+      """
+      **agent** to tab at 10:00:00
+
+      ```JS
+      1+1
+      ```
+      **agent** to tab at 10:00:01
+      ```JSON
+      2
+      ```
+      **agent** to tab at 10:00:02
+      ```js
+      3
+      ```
+      """
+    Then the log has 1 request and 2 replies
+    And the request on line 10 is closed

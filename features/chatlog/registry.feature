@@ -4,7 +4,7 @@ Feature: Master registry
   a bounded list of recent jobs and where each instance's log is. The
   server owns it and rewrites it whole.
 
-  @§chatlog-registry-header @§chatlog-registry-states @§chatlog-registry-pointers
+  @§chatlog-registry-header @§chatlog-registry-states @§chatlog-registry-pointers @decision
   Scenario: a connected page is listed idle, with a pointer to its log
     Given a running server
     When the page "Index - 7 Zen" is connected
@@ -62,7 +62,7 @@ Feature: Master registry
       ```
       """
 
-  @§chatlog-registry-bounded
+  @§chatlog-registry-bounded @decision
   Scenario: many pages and many jobs keep the registry short
     Given a running server
     And 90 pages connect
