@@ -114,3 +114,11 @@ func TestBuildVerdicts(t *testing.T) {
 		t.Error("coverage.html must be self-contained and show failure messages")
 	}
 }
+
+func TestInlineCode(t *testing.T) {
+	got := string(inlineCode("file `debug.md` <b> and `odd"))
+	want := "file <code>debug.md</code> &lt;b&gt; and `odd"
+	if got != want {
+		t.Fatalf("inlineCode = %q, want %q", got, want)
+	}
+}

@@ -210,11 +210,30 @@ func MergeJUnit(dir string) ([]byte, error) {
 func (r *Report) HTML(w io.Writer) error {
 	t, err := template.New("coverage").Funcs(template.FuncMap{
 		"count": func(s System) Counts { return s.Count() },
+		"md":    inlineCode,
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return fmt.Errorf("coverage: html template: %w", err)
 	}
 	return t.Execute(w, r)
+}
+
+// inlineCode escapes text for HTML and shows its `backticked` spans as code.
+func inlineCode(text string) template.HTML {
+	parts := strings.Split(text, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		esc := template.HTMLEscapeString(p)
+		if i%2 == 1 && i < len(parts)-1 {
+			b.WriteString("<code>" + esc + "</code>")
+			continue
+		}
+		if i%2 == 1 { // an unmatched backtick stays as written
+			b.WriteString("`")
+		}
+		b.WriteString(esc)
+	}
+	return template.HTML(b.String())
 }
 
 const htmlTemplate = `<!doctype html>
@@ -236,7 +255,7 @@ table.sum th:first-child,table.sum td:first-child{text-align:left}
 .b-uncovered,.b-skipped{background:#9aa5b1}.b-retired{background:#5c6bc0}
 .promise{margin:4px 0 6px} details{margin:3px 0 3px 12px} summary{cursor:pointer}
 ol.steps{margin:2px 0 4px;font-family:ui-monospace,monospace;font-size:12px} .err{color:#c62828;white-space:pre-wrap;font-size:12px}
-.hidden{display:none}
+.hidden{display:none} code{font-family:ui-monospace,monospace;background:#eef1f4;padding:0 3px;border-radius:3px}
 </style></head><body>
 <header><h1>anchorage — spec coverage <span class="meta">master seed {{.Seed}}</span></h1>
 <div class="filters">
@@ -251,7 +270,7 @@ ol.steps{margin:2px 0 4px;font-family:ui-monospace,monospace;font-size:12px} .er
 {{range $s.Anchors}}<div class="anchor {{.Status}}" data-sys="{{$s.System}}" data-status="{{.Status}}">
 <span class="id">§{{.ID}}</span><span class="badge b-{{.Status}}">{{.Status}}</span>
 <span class="meta"> {{.Strength}}{{if .Tier}} · tier {{.Tier}}{{end}} · {{.Section}}{{if .Aliases}} · aliases: {{range .Aliases}}§{{.}} {{end}}{{end}}</span>
-{{if .Promise}}<div class="promise">{{.Promise}}</div>{{end}}
+{{if .Promise}}<div class="promise">{{md .Promise}}</div>{{end}}
 {{if eq .Status "retired"}}<div class="promise">{{.Reason}}{{if .Successor}} — successor §{{.Successor}}{{end}}</div>{{end}}
 {{range .Scenarios}}<details><summary>{{.Name}} <span class="badge b-{{.Status}}">{{.Status}}</span> <span class="meta">{{.Location}}</span></summary>
 <ol class="steps">{{range .Steps}}<li>{{.}}</li>{{end}}</ol>{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</details>
@@ -259,7 +278,7 @@ ol.steps{margin:2px 0 4px;font-family:ui-monospace,monospace;font-size:12px} .er
 {{end}}{{end}}
 <h2>Ambiguity register</h2>
 {{if .Ambiguities}}{{range .Ambiguities}}<div class="anchor pass" data-sys="{{.System}}" data-status="decision"><span class="id">§{{.Anchor}}</span> <span class="meta">{{.System}} · {{.Where}}</span>
-<div class="promise">{{.Decision}}</div><div class="meta">pinned by {{range .Scenarios}}{{.}} {{end}}</div></div>
+<div class="promise">{{md .Decision}}</div><div class="meta">pinned by {{range .Scenarios}}{{.}} {{end}}</div></div>
 {{end}}{{else}}<p style="margin:0 18px">No decisions recorded yet.</p>{{end}}
 <script>
 (function(){
