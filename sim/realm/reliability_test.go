@@ -12,6 +12,7 @@ import (
 
 	"anchorage/impl/chatlog"
 	"anchorage/sim/clock"
+	"anchorage/sim/seed"
 	"anchorage/sim/vfs"
 
 	"github.com/spf13/afero"
@@ -170,7 +171,22 @@ func TestReliabilityAcrossSeeds(t *testing.T) {
 	if testing.Short() {
 		seeds = 5
 	}
-	for s := 1; s <= seeds; s++ {
-		reliabilityRun(t, uint64(s))
+	first, last := uint64(1), uint64(seeds)
+	if v := os.Getenv(seed.EnvVar); v != "" { // replay one seed
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("%s=%q: %v", seed.EnvVar, v, err)
+		}
+		first, last = n, n
+	}
+	for s := first; s <= last; s++ {
+		t.Run(fmt.Sprintf("seed=%d", s), func(t *testing.T) {
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("replay: %s=%d go test ./sim/realm -run TestReliabilityAcrossSeeds", seed.EnvVar, s)
+				}
+			})
+			reliabilityRun(t, s)
+		})
 	}
 }
