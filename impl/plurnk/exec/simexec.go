@@ -1,0 +1,132 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"anchorage/sim/clock"
+)
+
+// ScriptChunk is one piece of scripted output: Data on Channel, At after
+// the spawn.
+type ScriptChunk struct {
+	At      time.Duration
+	Channel string
+	Data    string
+}
+
+// Script is what a simulated command does: its chunks, then an exit with
+// Code at ExitAt (a negative ExitAt never exits on its own). A command that
+// ignores SIGTERM (IgnoreTerm) ends only on SIGKILL.
+type Script struct {
+	Chunks     []ScriptChunk
+	ExitAt     time.Duration
+	Code       int
+	IgnoreTerm bool
+}
+
+// SimExecutor is a scripted executor over a clock: a command's output and
+// exit come from its Script as the clock advances. It records every spawn's
+// Spec. Its zero Probe is unavailable, so set Avail.
+type SimExecutor struct {
+	Name    string
+	Eff     Effect
+	Avail   Probe
+	Clock   clock.Clock
+	Scripts map[string]Script
+
+	mu     sync.Mutex
+	spawns []Spec
+}
+
+// Runtime returns the executor's tag.
+func (x *SimExecutor) Runtime() string { return x.Name }
+
+// Effect returns the declared effect.
+func (x *SimExecutor) Effect() Effect { return x.Eff }
+
+// Probe returns the configured probe.
+func (x *SimExecutor) Probe() Probe { return x.Avail }
+
+// Spawns returns the specs of every spawn so far.
+func (x *SimExecutor) Spawns() []Spec {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append([]Spec(nil), x.spawns...)
+}
+
+// Start schedules the command's script on the clock. A command with no
+// script fails to start.
+func (x *SimExecutor) Start(ctx context.Context, sp Spec, out Sink) (Process, error) {
+	sc, ok := x.Scripts[sp.Command]
+	if !ok {
+		return nil, fmt.Errorf("simulated %s: no script for command %q", x.Name, sp.Command)
+	}
+	x.mu.Lock()
+	x.spawns = append(x.spawns, sp)
+	x.mu.Unlock()
+	p := &simProc{out: out, ignoreTerm: sc.IgnoreTerm}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range sc.Chunks {
+		c := c
+		p.timers = append(p.timers, x.Clock.AfterFunc(c.At, func() { p.chunk(c) }))
+	}
+	if sc.ExitAt >= 0 {
+		p.timers = append(p.timers, x.Clock.AfterFunc(sc.ExitAt, func() { p.end(Exit{Code: sc.Code}) }))
+	}
+	return p, nil
+}
+
+type simProc struct {
+	mu         sync.Mutex
+	out        Sink
+	ignoreTerm bool
+	timers     []clock.Timer
+	done       bool
+	// Signals lists the signals received, in order.
+	signals []string
+}
+
+func (p *simProc) chunk(c ScriptChunk) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.done {
+		p.out.Chunk(c.Channel, c.Data)
+	}
+}
+
+func (p *simProc) end(x Exit) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLocked(x)
+}
+
+func (p *simProc) endLocked(x Exit) {
+	if p.done {
+		return
+	}
+	p.done = true
+	for _, t := range p.timers {
+		t.Stop()
+	}
+	p.out.Exit(x)
+}
+
+// Stop ends the process at once, unless it ignores a polite stop.
+func (p *simProc) Stop(force bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sig := "SIGTERM"
+	if force {
+		sig = "SIGKILL"
+	}
+	p.signals = append(p.signals, sig)
+	if !force && p.ignoreTerm {
+		return nil
+	}
+	p.endLocked(Exit{Code: -1, Signal: sig})
+	return nil
+}
