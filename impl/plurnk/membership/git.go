@@ -1,0 +1,70 @@
+package membership
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"strings"
+)
+
+// GitCLI runs the git binary.
+type GitCLI struct {
+	// Path is the git binary; empty means "git" on PATH.
+	Path string
+}
+
+func (g GitCLI) bin() string {
+	if g.Path == "" {
+		return "git"
+	}
+	return g.Path
+}
+
+// Available reports whether the git binary can be found.
+func (g GitCLI) Available() error {
+	if _, err := osexec.LookPath(g.bin()); err != nil {
+		return fmt.Errorf("git binary %q not found: %w", g.bin(), err)
+	}
+	return nil
+}
+
+// LsFiles runs `git ls-files --stage -z` in dir and returns the tracked
+// paths, leaving out gitlinks (submodules, mode 160000).
+func (g GitCLI) LsFiles(dir string) ([]string, error) {
+	cmd := osexec.Command(g.bin(), "ls-files", "--stage", "-z")
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if strings.Contains(stderr.String(), "not a git repository") {
+			return nil, fmt.Errorf("ls-files in %s: %w", dir, ErrNoRepo)
+		}
+		return nil, fmt.Errorf("git ls-files in %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
+	}
+	var out []string
+	for _, rec := range strings.Split(stdout.String(), "\x00") {
+		meta, p, ok := strings.Cut(rec, "\t")
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(meta, "160000 ") {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// gitEnv is the process environment without the GIT_* variables that would
+// point git at another repository.
+func gitEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
