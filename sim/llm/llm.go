@@ -1,0 +1,156 @@
+// Package llm is a scripted LLM: a provider.Provider whose replies are
+// plurnk DSL texts queued in advance, so a scenario writes the model's
+// emissions as doc strings and the engine runs them turn by turn.
+//
+// Tokenizer rule: CountTokens(text) is ceil(len(text)/CharsPerToken), len in
+// bytes, CharsPerToken 4 unless the script changes it; the empty text is 0
+// tokens. ContextSize, the prices behind CostFor, meta blobs, forwarded
+// notices and failing calls are all scripted.
+//
+// It may import the standard library and anchorage/impl/plurnk/provider and
+// anchorage/impl/plurnk/telemetry. It keeps no global state.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"anchorage/impl/plurnk/provider"
+	"anchorage/impl/plurnk/telemetry"
+)
+
+// Error is the type of the mock's sentinel errors.
+type Error string
+
+func (e Error) Error() string { return string(e) }
+
+// ErrExhausted is returned by Generate when the script has no reply left.
+const ErrExhausted Error = "llm: the script has no reply left"
+
+// Reply is one scripted turn.
+type Reply struct {
+	Content   string
+	Reasoning string
+	// Meta is returned as the response's meta; nil returns none.
+	Meta json.RawMessage
+	// Telemetry are notices the provider forwards with this reply.
+	Telemetry []telemetry.Notice
+	// Err makes the call fail with this error instead of replying.
+	Err error
+	// Abort makes the call stand for a long generation during which the
+	// run is aborted: the mock calls OnAbort (which cancels the run) and
+	// then answers with the error of the signal it was handed, as a real
+	// transport does when its request is cancelled.
+	Abort bool
+}
+
+// Mock is the scripted provider. Its zero value has no context size.
+type Mock struct {
+	Replies []Reply
+	next    int
+
+	CharsPerToken int // 0 means 4
+	Context       int // the context size; 0 or less means none (null)
+
+	PromptPico     int64 // price of one prompt token, pico-USD
+	CompletionPico int64 // price of one completion token, pico-USD
+
+	// OnAbort is called by a reply with Abort set.
+	OnAbort func()
+
+	// What the engine did, for assertions.
+	Requests    []provider.Request
+	Signals     []context.Context
+	CountCalls  int
+	CostCalls   []provider.Usage
+	ContextRead int
+}
+
+// New returns a mock that replies contents in order.
+func New(contents ...string) *Mock {
+	m := &Mock{}
+	for _, c := range contents {
+		m.Replies = append(m.Replies, Reply{Content: c})
+	}
+	return m
+}
+
+// Add queues a reply.
+func (m *Mock) Add(r Reply) { m.Replies = append(m.Replies, r) }
+
+// Remaining returns how many replies are still queued.
+func (m *Mock) Remaining() int { return len(m.Replies) - m.next }
+
+// Generate returns the next scripted reply. Usage counts the request's
+// messages as prompt tokens and the reply as completion tokens.
+func (m *Mock) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {
+	m.Requests = append(m.Requests, req)
+	m.Signals = append(m.Signals, ctx)
+	if err := ctx.Err(); err != nil {
+		return provider.Response{}, fmt.Errorf("llm: generate: %w", err)
+	}
+	if m.next >= len(m.Replies) {
+		return provider.Response{}, ErrExhausted
+	}
+	r := m.Replies[m.next]
+	m.next++
+	if r.Abort {
+		if m.OnAbort != nil {
+			m.OnAbort()
+		}
+		select {
+		case <-ctx.Done():
+			return provider.Response{}, fmt.Errorf("llm: generate: %w", ctx.Err())
+		default:
+			return provider.Response{}, errors.New("llm: the run was aborted but the signal handed to generate did not fire")
+		}
+	}
+	if r.Err != nil {
+		return provider.Response{}, r.Err
+	}
+	prompt := 0
+	for _, msg := range req.Messages {
+		prompt += m.count(msg.Content)
+	}
+	raw, err := json.Marshal(map[string]string{"content": r.Content})
+	if err != nil {
+		return provider.Response{}, fmt.Errorf("llm: raw: %w", err)
+	}
+	return provider.Response{
+		Assistant: provider.Assistant{
+			Content: r.Content, Reasoning: r.Reasoning, FinishReason: "stop", Model: "mock",
+			Usage: provider.Usage{PromptTokens: prompt, CompletionTokens: m.count(r.Content)},
+		},
+		AssistantRaw: string(raw),
+		Meta:         r.Meta,
+		Telemetry:    r.Telemetry,
+	}, nil
+}
+
+// CountTokens is ceil(len(text)/CharsPerToken).
+func (m *Mock) CountTokens(text string) int {
+	m.CountCalls++
+	return m.count(text)
+}
+
+func (m *Mock) count(text string) int {
+	per := m.CharsPerToken
+	if per <= 0 {
+		per = 4
+	}
+	return (len(text) + per - 1) / per
+}
+
+// CostFor prices usage at the scripted rates.
+func (m *Mock) CostFor(u provider.Usage) int64 {
+	m.CostCalls = append(m.CostCalls, u)
+	return int64(u.PromptTokens)*m.PromptPico + int64(u.CompletionTokens)*m.CompletionPico
+}
+
+// ContextSize returns the scripted context size, or none.
+func (m *Mock) ContextSize() (int, bool) {
+	m.ContextRead++
+	return m.Context, m.Context > 0
+}
