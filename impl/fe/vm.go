@@ -379,16 +379,25 @@ func (vm *VM) collect() {
 		vm.mark(vm.gcstack[i])
 	}
 	vm.mark(vm.symlist)
-	for i := 1; i <= vm.count; i++ {
-		vm.step(EvSweep)
-		c := &vm.cells[i]
+	// Every cell of the arena is one sweep event. Without a hook they are
+	// counted in one addition; with one, the hook sees each in turn.
+	hook := vm.hook != nil
+	if !hook {
+		vm.counts[EvSweep] += uint64(vm.count)
+	}
+	cells := vm.cells[1 : vm.count+1]
+	for i := range cells {
+		if hook {
+			vm.step(EvSweep)
+		}
+		c := &cells[i]
 		if c.typ == TFree {
 			continue
 		}
 		if !c.mark {
 			c.typ = TFree
 			c.cdr = vm.freelist
-			vm.freelist = Value(i)
+			vm.freelist = Value(i + 1)
 			vm.free++
 		} else {
 			c.mark = false
@@ -403,7 +412,25 @@ func (vm *VM) collect() {
 
 // object takes a cell from the free list, collecting first if it is empty,
 // and pushes it on the GC stack. The cell keeps its stale fields.
+//
+// This is the fast path, small enough for the compiler to inline into cons
+// and number: a free cell at hand, no hook to call and room on the GC
+// stack. Anything else goes through objectSlow, which has the full order
+// of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
+	v := vm.freelist
+	if v == Nil || vm.hook != nil || vm.gcIdx == len(vm.gcstack) {
+		return vm.objectSlow()
+	}
+	vm.counts[EvAlloc]++
+	vm.freelist = vm.cells[v].cdr
+	vm.free--
+	vm.gcstack[vm.gcIdx] = v
+	vm.gcIdx++
+	return v
+}
+
+func (vm *VM) objectSlow() Value {
 	if vm.freelist == Nil {
 		vm.collect()
 		if vm.freelist == Nil {
@@ -420,8 +447,19 @@ func (vm *VM) object() Value {
 	return v
 }
 
+// cons and number are the allocations of the hot path; each has object's
+// fast path written out, which saves a Go call per cell.
 func (vm *VM) cons(car, cdr Value) Value {
-	v := vm.object()
+	v := vm.freelist
+	if v == Nil || vm.hook != nil || vm.gcIdx == len(vm.gcstack) {
+		v = vm.objectSlow()
+	} else {
+		vm.counts[EvAlloc]++
+		vm.freelist = vm.cells[v].cdr
+		vm.free--
+		vm.gcstack[vm.gcIdx] = v
+		vm.gcIdx++
+	}
 	c := &vm.cells[v]
 	c.typ = TPair
 	c.car = car
@@ -430,7 +468,16 @@ func (vm *VM) cons(car, cdr Value) Value {
 }
 
 func (vm *VM) number(n float32) Value {
-	v := vm.object()
+	v := vm.freelist
+	if v == Nil || vm.hook != nil || vm.gcIdx == len(vm.gcstack) {
+		v = vm.objectSlow()
+	} else {
+		vm.counts[EvAlloc]++
+		vm.freelist = vm.cells[v].cdr
+		vm.free--
+		vm.gcstack[vm.gcIdx] = v
+		vm.gcIdx++
+	}
 	c := &vm.cells[v]
 	c.typ = TNumber
 	c.num = n
@@ -526,10 +573,16 @@ func (vm *VM) setGlobal(sym, v Value) {
 }
 
 func (vm *VM) checkType(v Value, t Type) Value {
-	if got := vm.typ(v); got != t {
-		vm.fail("expected " + t.String() + ", got " + got.String())
+	if vm.cells[v].typ != t {
+		vm.typeError(v, t)
 	}
 	return v
+}
+
+// typeError is checkType's failure, kept out of line so that checkType
+// inlines.
+func (vm *VM) typeError(v Value, t Type) {
+	vm.fail("expected " + t.String() + ", got " + vm.typ(v).String())
 }
 
 func (vm *VM) car(v Value) Value {
