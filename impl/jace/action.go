@@ -88,18 +88,21 @@ func (r *Runtime) Do(req ActionRequest) *Outcome {
 	if req.Params == nil {
 		req.Params = json.RawMessage("{}")
 	}
-	o := r.do(req)
-	r.audit.write(r.cfg.Clock.Now(), req, o)
+	// The canonical params serve both the derived audit_preview and the
+	// audit record; compute them once.
+	canon, canonOK := canonicalOK(req.Params)
+	o := r.do(req, canon)
+	r.audit.write(r.cfg.Clock.Now(), req, o, canon, canonOK)
 	return o
 }
 
-func (r *Runtime) do(req ActionRequest) *Outcome {
+func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 	o := &Outcome{
 		Action:       req.Action,
 		SessionID:    req.SessionID,
 		DryRun:       req.DryRun,
 		Intent:       req.Intent,
-		AuditPreview: derivedPreview(req.Action, req.Params),
+		AuditPreview: req.Action + " " + canonParams, // derivedPreview
 	}
 	nowMS, e := r.nowMS(req.Env)
 	if e != nil {
@@ -171,13 +174,13 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 		return nil
 	}
 	var ar actionResult
-	if err := decodeObject(res.JSON, &ar); err != nil {
+	if !scanActionResult(res.JSON, &ar) && decodeObject(res.JSON, &ar) != nil {
 		o.fail(errorf(500, "BAD_RESULT", "action %q returned %s, want an ActionResult object", req.Action, clip(res.JSON)))
 		return nil
 	}
 	if len(ar.AuditPreview) > 0 && string(ar.AuditPreview) != "null" {
-		var p string
-		if json.Unmarshal(ar.AuditPreview, &p) != nil {
+		p, simple := plainString(ar.AuditPreview)
+		if !simple && json.Unmarshal(ar.AuditPreview, &p) != nil {
 			o.fail(errorf(500, "BAD_RESULT", "action %q: audit_preview must be a string, got %s", req.Action, clip(string(ar.AuditPreview))))
 			return nil
 		}

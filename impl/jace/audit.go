@@ -29,12 +29,18 @@ type AuditRecord struct {
 	ErrorCode      string          `json:"error_code,omitempty"`
 }
 
-func (a *auditLog) write(now time.Time, req ActionRequest, o *Outcome) {
+// write logs one action. canon is canonical(req.Params) and canonOK
+// whether it decoded.
+func (a *auditLog) write(now time.Time, req ActionRequest, o *Outcome, canon string, canonOK bool) {
+	if a.w == io.Discard {
+		// Nothing would be kept: skip building the line.
+		return
+	}
 	rec := AuditRecord{
 		TS:             now.UTC().Format(time.RFC3339Nano),
 		Via:            req.Via,
 		Action:         req.Action,
-		Params:         json.RawMessage(canonical(req.Params)),
+		Params:         json.RawMessage(canon),
 		AuditPreview:   o.AuditPreview,
 		SessionID:      req.SessionID,
 		IdempotencyKey: req.IdempotencyKey,
@@ -53,7 +59,13 @@ func (a *auditLog) write(now time.Time, req ActionRequest, o *Outcome) {
 	default:
 		rec.Outcome = "committed"
 	}
-	line := append(mustJSON(rec), '\n')
+	line, ok := appendAuditRecord(make([]byte, 0, 256), &rec)
+	if !ok || !canonOK {
+		// Params that did not decode (an in-process caller's) or would not
+		// compact: let encoding/json decide, as before.
+		line = mustJSON(rec)
+	}
+	line = append(line, '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.w.Write(line) // an audit sink that fails cannot fail the action

@@ -164,7 +164,7 @@ func (d *Decoder) MaxBody() int64 { return d.maxBody }
 // CheckContentType accepts an absent Content-Type, application/json and any
 // +json type; anything else is 415.
 func CheckContentType(ct string) *Error {
-	if ct == "" {
+	if ct == "" || ct == "application/json" {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
@@ -207,6 +207,16 @@ func (d *Decoder) Decode(endpoint string, body []byte) (any, *Error) {
 	if int64(len(body)) > d.maxBody {
 		return nil, d.tooLarge()
 	}
+	if endpoint == EndpointActions {
+		if q, ok := fastActionsRequest(body); ok {
+			return q, nil
+		}
+	}
+	return d.decodeGeneral(endpoint, sch, body)
+}
+
+// decodeGeneral is Decode without the /actions fast path.
+func (d *Decoder) decodeGeneral(endpoint string, sch *jsonschema.Schema, body []byte) (any, *Error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
@@ -308,4 +318,81 @@ func describeValidation(err error) string {
 	walk(ve)
 	sort.Strings(leaves)
 	return strings.Join(leaves, "; ")
+}
+
+// fastActionsRequest decodes an /actions body without the generic JSON
+// tree, the schema walk and reflection, for the common shape only: one
+// object, member names among the schema's properties (no env) each at most
+// once, action/intent/session_id plain ASCII strings within the schema's
+// lengths, dry_run a boolean, params any valid JSON value. Such a body
+// passes the schema and json.Unmarshal gives the same struct (params is
+// the value's raw text either way). Anything else returns false and goes
+// the general way, which also writes the error messages.
+func fastActionsRequest(body []byte) (*ActionsRequest, bool) {
+	f := viewFilter{b: body}
+	i := f.ws(0)
+	if i >= len(body) || body[i] != '{' {
+		return nil, false
+	}
+	q := &ActionsRequest{}
+	var seen [5]bool
+	str := func(v int, min, max int) (string, int, bool) {
+		s, end, ok := simpleString(body, v)
+		if !ok || len(s) < min || len(s) > max {
+			return "", 0, false
+		}
+		return string(s), end, true
+	}
+	for i = f.ws(i + 1); i < len(body) && body[i] != '}'; {
+		k, v, err := f.key(i)
+		if err != nil {
+			return nil, false
+		}
+		var end, slot int
+		ok := true
+		switch string(k) {
+		case `"action"`:
+			slot = 0
+			q.Action, end, ok = str(v, 1, 256)
+		case `"session_id"`:
+			slot = 1
+			q.SessionID, end, ok = str(v, 1, 256)
+		case `"intent"`:
+			slot = 2
+			q.Intent, end, ok = str(v, 0, 4096)
+		case `"dry_run"`:
+			slot = 3
+			switch {
+			case bytes.HasPrefix(body[v:], []byte("true")):
+				q.DryRun, end = true, v+4
+			case bytes.HasPrefix(body[v:], []byte("false")):
+				q.DryRun, end = false, v+5
+			default:
+				ok = false
+			}
+		case `"params"`:
+			slot = 4
+			if end, err = f.skip(v); err != nil || !json.Valid(body[v:end]) {
+				return nil, false
+			}
+			q.Params = json.RawMessage(body[v:end])
+		default:
+			return nil, false
+		}
+		if !ok || seen[slot] {
+			return nil, false
+		}
+		seen[slot] = true
+		if i = f.ws(end); i < len(body) && body[i] == ',' {
+			if i = f.ws(i + 1); i < len(body) && body[i] == '}' {
+				return nil, false // trailing comma
+			}
+		} else if i >= len(body) || body[i] != '}' {
+			return nil, false
+		}
+	}
+	if i >= len(body) || !seen[0] || f.ws(i+1) != len(body) {
+		return nil, false
+	}
+	return q, true
 }

@@ -27,6 +27,7 @@ import (
 	"io"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -526,6 +527,23 @@ func (r *Runtime) nowMS(env Env) (int64, *Error) {
 
 // envJSON merges the module's load env, the request env and the known keys.
 func (r *Runtime) envJSON(mod *module, env Env, sessionID string, dryRun bool, intent string) string {
+	if onlyKnownKeys(mod.env) && onlyKnownKeys(env) {
+		// Fast path: every other key would be replaced below, so the result
+		// is the three known keys, in the sorted order mustJSON writes a
+		// map in.
+		b := make([]byte, 0, 64+len(intent)+len(sessionID))
+		b = append(b, `{"dry_run":`...)
+		b = strconv.AppendBool(b, dryRun)
+		if intent != "" {
+			b = append(b, `,"intent":`...)
+			b = appendString(b, intent)
+		}
+		if sessionID != "" {
+			b = append(b, `,"session_id":`...)
+			b = appendString(b, sessionID)
+		}
+		return string(append(b, '}'))
+	}
 	m := map[string]json.RawMessage{}
 	for k, v := range mod.env {
 		m[k] = v
@@ -546,6 +564,17 @@ func (r *Runtime) envJSON(mod *module, env Env, sessionID string, dryRun bool, i
 	return string(mustJSON(m))
 }
 
+// onlyKnownKeys reports whether env has no key besides the ones envJSON
+// sets itself.
+func onlyKnownKeys(env Env) bool {
+	for k := range env {
+		if k != "session_id" && k != "dry_run" && k != "intent" {
+			return false
+		}
+	}
+	return true
+}
+
 func mustJSON(v any) json.RawMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -560,16 +589,27 @@ func mustJSON(v any) json.RawMessage {
 // canonical re-encodes JSON with object keys sorted (numbers kept as
 // written), so that equal payloads compare equal.
 func canonical(raw json.RawMessage) string {
+	s, _ := canonicalOK(raw)
+	return s
+}
+
+// canonicalOK is canonical; ok is false when raw did not decode and is
+// returned as it was.
+func canonicalOK(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 {
-		return "null"
+		return "null", true
+	}
+	if alreadyCanonical(raw) {
+		// Fast path: decoding and re-encoding would give raw back.
+		return string(raw), true
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return string(raw)
+		return string(raw), false
 	}
-	return string(mustJSON(v))
+	return string(mustJSON(v)), true
 }
 
 // ensureState returns the session's state, computing init's (without

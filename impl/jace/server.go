@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // Server is the JACE HTTP API as an http.Handler.
@@ -24,6 +25,8 @@ import (
 type Server struct {
 	rt  *Runtime
 	dec *Decoder
+	// bufs recycles response body buffers (*[]byte) on the /actions path.
+	bufs sync.Pool
 }
 
 // NewServer makes a Runtime from cfg and wraps it.
@@ -37,7 +40,12 @@ func NewServer(cfg Config) (*Server, error) {
 		rt.Close()
 		return nil, fmt.Errorf("jace: %w", err)
 	}
-	return &Server{rt: rt, dec: dec}, nil
+	srv := &Server{rt: rt, dec: dec}
+	srv.bufs.New = func() any {
+		b := make([]byte, 0, 2048)
+		return &b
+	}
+	return srv, nil
 }
 
 // Runtime returns the runtime behind the server.
@@ -166,7 +174,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req any) {
 			IdempotencyKey: r.Header.Get(IdempotencyHeader),
 			Via:            EndpointActions,
 		})
-		writeOutcome(w, o, s.actionsBody(o))
+		s.writeActions(w, o)
 	}
 }
 
@@ -238,9 +246,60 @@ func pressBody(o *Outcome) any {
 	}{o.State, o.View, o.Result, o.AuditPreview, o.Events}
 }
 
+// writeActions writes the /actions response: writeOutcome(w, o,
+// actionsBody(o)), with the body written by appendActionsBody instead of
+// encoding/json (byte-identical; see fastjson.go).
+func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
+	view := agentView(o)
+	bp := s.bufs.Get().(*[]byte)
+	body, ok := appendActionsBody((*bp)[:0], o, view)
+	if !ok {
+		body = append(mustJSON(actionsResult(o, view)), '\n')
+	} else {
+		body = append(body, '\n')
+	}
+	defer func() {
+		// The writer has copied body when Write returns. Huge bodies are
+		// not kept.
+		if cap(body) <= 64<<10 {
+			*bp = body[:0]
+			s.bufs.Put(bp)
+		}
+	}()
+	if o.Replayed {
+		w.Header().Set(ReplayedHeader, "true")
+	}
+	status := o.Status
+	if status == 0 {
+		status = 500
+	}
+	w.Header()["Content-Type"] = []string{"application/json"}
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// agentView is the view /actions returns: the outcome's view filtered for
+// agents (unfiltered if it does not filter), or nil on error.
+func agentView(o *Outcome) json.RawMessage {
+	if o.Error != nil || o.View == nil {
+		return nil
+	}
+	v, err := FilterView(o.View, AudienceAgent)
+	if err != nil {
+		return o.View
+	}
+	return v
+}
+
 // actionsBody is the JACE Action Result of /actions. Its view is filtered
 // for agents.
 func (s *Server) actionsBody(o *Outcome) any {
+	return actionsResult(o, agentView(o))
+}
+
+// actionsResult is the /actions body as a struct for encoding/json; the
+// field order and omitempty rules are what appendActionsBody writes.
+func actionsResult(o *Outcome, view json.RawMessage) any {
 	type result struct {
 		OK           bool              `json:"ok"`
 		Action       string            `json:"action"`
@@ -254,18 +313,10 @@ func (s *Server) actionsBody(o *Outcome) any {
 		Events       []json.RawMessage `json:"events,omitempty"`
 		Error        *Error            `json:"error,omitempty"`
 	}
-	res := result{
+	return result{
 		OK: o.Error == nil, Action: o.Action, SessionID: o.SessionID, DryRun: o.DryRun, Intent: o.Intent,
-		State: o.State, Result: o.Result, AuditPreview: o.AuditPreview, Events: o.Events, Error: o.Error,
+		State: o.State, JACE: view, Result: o.Result, AuditPreview: o.AuditPreview, Events: o.Events, Error: o.Error,
 	}
-	if o.Error == nil && o.View != nil {
-		v, err := FilterView(o.View, AudienceAgent)
-		if err != nil {
-			v = o.View
-		}
-		res.JACE = v
-	}
-	return res
 }
 
 func writeOutcome(w http.ResponseWriter, o *Outcome, body any) {

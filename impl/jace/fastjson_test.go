@@ -1,0 +1,215 @@
+package jace
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The hand-written encoders and scanners of fastjson.go (and the fast
+// paths using them) must agree byte for byte with the encoding/json code
+// they stand in for. These tests compare them over hand-picked awkward
+// values and a deterministic random corpus.
+
+var awkwardStrings = []string{
+	"", "calc.input", "bench", "a b", `quote " inside`, `back\slash`, "tab\there", "nl\n", "ctl\x01\x1f",
+	"<html>&amp;", "é ünïcödé", "emoji 😀", "line\u2028sep\u2029", "bad utf8 \xff\xfe", "del\x7f",
+}
+
+var awkwardRaws = []string{
+	`null`, `0`, `-1.5e+10`, `"s"`, `"é"`, `{"a":1,"b":[true,false,null]}`, `{ "a" : 1 }`, "[1,\n2]",
+	`{"display":"7","acc":null,"op":null,"fresh":false}`, `"a\"b"`, `{"k":"v w"}`, `[]`, `{}`,
+}
+
+func randString(r *rand.Rand) string {
+	if r.IntN(3) == 0 {
+		return awkwardStrings[r.IntN(len(awkwardStrings))]
+	}
+	const alpha = "abcXYZ_-.09 \"\\<>&é\n"
+	n := r.IntN(8)
+	var b strings.Builder
+	for range n {
+		b.WriteString(string([]rune(alpha)[r.IntN(len([]rune(alpha)))]))
+	}
+	return b.String()
+}
+
+func randRaw(r *rand.Rand) json.RawMessage {
+	if r.IntN(4) == 0 {
+		return nil
+	}
+	return json.RawMessage(awkwardRaws[r.IntN(len(awkwardRaws))])
+}
+
+func TestAppendActionsBodyMatchesEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 3000 {
+		o := &Outcome{
+			Action: randString(r), SessionID: randString(r), DryRun: r.IntN(2) == 0, Intent: randString(r),
+			State: randRaw(r), Result: randRaw(r), AuditPreview: randString(r), Status: 200,
+		}
+		for range r.IntN(3) {
+			o.Events = append(o.Events, randRaw(r))
+		}
+		if r.IntN(3) == 0 {
+			o.Error = &Error{Status: 422, Code: randString(r), Message: randString(r)}
+		}
+		view := randRaw(r)
+		want := string(mustJSON(actionsResult(o, view)))
+		got, ok := appendActionsBody(nil, o, view)
+		if !ok || string(got) != want {
+			t.Fatalf("case %d: ok=%v\n got %s\nwant %s", i, ok, got, want)
+		}
+	}
+}
+
+func TestAppendAuditRecordMatchesEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 3000 {
+		rec := AuditRecord{
+			TS: randString(r), Via: randString(r), Action: randString(r), Params: randRaw(r),
+			AuditPreview: randString(r), SessionID: randString(r), IdempotencyKey: randString(r),
+			DryRun: r.IntN(2) == 0, Intent: randString(r), Outcome: randString(r), Status: r.IntN(600) - 50,
+			ErrorCode: randString(r),
+		}
+		want := string(mustJSON(rec))
+		got, ok := appendAuditRecord(nil, &rec)
+		if !ok || string(got) != want {
+			t.Fatalf("case %d: ok=%v\n got %s\nwant %s", i, ok, got, want)
+		}
+	}
+}
+
+// slowCanonical is canonical without the fast path.
+func slowCanonical(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "null"
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	return string(mustJSON(v))
+}
+
+func TestCanonicalFastPath(t *testing.T) {
+	cases := []string{
+		`{}`, `{"digit":7}`, `{"a":1,"b":2}`, `{"b":1,"a":2}`, `{"a":1,"a":2}`, `{"a":01}`, `{"a":1.}`,
+		`{"a":-0.5e+3}`, `{"a":1}x`, `{"a":1}}`, `{"a":"x y"}`, `{"a":"\u0041"}`, `{"a":tru}`, `{"a":true}`,
+		`{"a":null,"b":false}`, `{"":1,"a":2}`, `{"a":1,}`, `{"a":[1]}`, `{ "a":1}`, `{"a":"é"}`, `{"a":1e5}`,
+		`{"a":-}`, `{"a":1E-2}`, `{"a":"<&>"}`, `{"a":1,"b"}`, `{"a"}`, `{"a":`, `{`, `}`, `[]`, `7`,
+	}
+	for _, c := range cases {
+		if got, want := canonical(json.RawMessage(c)), slowCanonical(json.RawMessage(c)); got != want {
+			t.Errorf("canonical(%s) = %s, want %s", c, got, want)
+		}
+		if alreadyCanonical([]byte(c)) && slowCanonical(json.RawMessage(c)) != c {
+			t.Errorf("alreadyCanonical(%s) but it changes", c)
+		}
+	}
+}
+
+func TestFastActionsRequestMatchesGeneralDecode(t *testing.T) {
+	d, err := NewDecoder(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch := d.schemas[EndpointActions]
+	long := strings.Repeat("x", 257)
+	cases := []string{
+		`{"action":"calc.input","params":{"digit":7},"session_id":"bench"}`,
+		`{"action":"calc.clear","session_id":"bench"}`,
+		` { "action" : "a" , "params" : { "x" : [1, 2] } , "dry_run" : true } `,
+		`{"action":"a","dry_run":false,"intent":"","params":null}`,
+		`{"action":"a","intent":"why not"}`,
+		`{"action":""}`, `{"action":"` + long + `"}`, `{"action":"a","session_id":""}`,
+		`{"action":"a","session_id":"` + long + `"}`, `{"action":"a","action":"b"}`, `{"action":"a",}`,
+		`{"action":"a","params":{"x":1}}x`, `{"action":"a","params":{"x":}}`, `{"action":"a","params":tru}`,
+		`{"action":"a","dry_run":"true"}`, `{"action":"a","dry_run":truex}`, `{"action":"a","other":1}`,
+		`{"action":"a","env":{"now":"2026-01-01T00:00:00Z"}}`, `{"act\u0069on":"a"}`, `{"action":"\u0061"}`,
+		`{"action":"é"}`, `{"action":1}`, `{}`, ``, `  `, `[]`, `{"action":"a"`, `{"action":"a"}}`,
+		`{"params":{"a":"}"},"action":"b"}`, `{"action":"a","params":"x\"y"}`, `{"action":"a","params":1.5e3}`,
+		`{"action":"a","params":{"deep":[[[{"a":null}]]]}}`, `{"action":"a","dry_run":true,"dry_run":false}`,
+		"{\"action\":\"a\"}\n", `{"action":"a", "intent":"` + strings.Repeat("y", 4097) + `"}`,
+	}
+	for i, c := range cases[:5] {
+		if _, ok := fastActionsRequest([]byte(c)); !ok {
+			t.Errorf("case %d %s: fast path not taken", i, c)
+		}
+	}
+	for _, c := range cases {
+		want, werr := d.decodeGeneral(EndpointActions, sch, []byte(c))
+		got, gerr := d.Decode(EndpointActions, []byte(c))
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
+			t.Errorf("%s:\n got %#v %v\nwant %#v %v", c, got, gerr, want, werr)
+		}
+	}
+}
+
+func TestScanActionResultMatchesDecodeObject(t *testing.T) {
+	cases := []string{
+		`{"state":{"a":1},"result":{"display":"7"},"audit_preview":"INPUT 7"}`,
+		`{"state":null}`, `{}`, `{"State":1}`, `{"state":1,"STATE":2}`, `{"ſtate":1}`, `{"st\u0061te":1}`,
+		`{"events":[{"type":"x"}],"error":{"code":"E"},"other":[1,{"state":2}]}`, `[1]`, `"x"`, `null`,
+		`{"audit_preview":"a\"b","result":"}"}`, `{"x":"é","state":"é"}`,
+	}
+	if !scanActionResult(cases[0], &actionResult{}) {
+		t.Errorf("fast path not taken for %s", cases[0])
+	}
+	for _, c := range cases {
+		var want, got actionResult
+		werr := decodeObject(c, &want)
+		ok := scanActionResult(c, &got)
+		if ok && (werr != nil || !reflect.DeepEqual(got, want)) {
+			t.Errorf("%s: scan %+v, decode %+v (%v)", c, got, want, werr)
+		}
+	}
+}
+
+func TestEnvJSONFastPath(t *testing.T) {
+	rt, err := New(simConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	slow := func(mod *module, env Env, sid string, dry bool, intent string) string {
+		m := map[string]json.RawMessage{}
+		for k, v := range mod.env {
+			m[k] = v
+		}
+		for k, v := range env {
+			m[k] = v
+		}
+		delete(m, "session_id")
+		delete(m, "dry_run")
+		delete(m, "intent")
+		if sid != "" {
+			m["session_id"] = mustJSON(sid)
+		}
+		m["dry_run"] = mustJSON(dry)
+		if intent != "" {
+			m["intent"] = mustJSON(intent)
+		}
+		return string(mustJSON(m))
+	}
+	envs := []Env{nil, {}, {"session_id": json.RawMessage(`"x"`)}, {"dry_run": json.RawMessage(`true`), "intent": json.RawMessage(`"i"`)},
+		{"now": json.RawMessage(`"2026-01-01T00:00:00Z"`)}}
+	for _, modEnv := range envs {
+		for _, env := range envs {
+			for _, sid := range awkwardStrings {
+				for _, intent := range []string{"", "why", "é\n"} {
+					for _, dry := range []bool{false, true} {
+						mod := &module{env: modEnv}
+						if got, want := rt.envJSON(mod, env, sid, dry, intent), slow(mod, env, sid, dry, intent); got != want {
+							t.Fatalf("envJSON(%v, %v, %q, %v, %q) = %s, want %s", modEnv, env, sid, dry, intent, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
