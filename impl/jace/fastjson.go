@@ -38,11 +38,25 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, mustJSON(s)...)
 }
 
-// hasSpace reports whether raw contains a JSON whitespace byte anywhere.
+// hasSpace reports whether raw has a JSON whitespace byte outside its
+// strings (the only bytes compacting removes). An unterminated string
+// counts as whitespace, so that such a value goes through json.Compact.
 func hasSpace(raw []byte) bool {
-	for _, c := range raw {
-		if c == ' ' || c == '\n' || c == '\t' || c == '\r' {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\n', '\t', '\r':
 			return true
+		case '"':
+			for i++; ; i++ {
+				if i >= len(raw) {
+					return true
+				}
+				if raw[i] == '\\' {
+					i++
+				} else if raw[i] == '"' {
+					break
+				}
+			}
 		}
 	}
 	return false
@@ -51,8 +65,8 @@ func hasSpace(raw []byte) bool {
 // appendRaw appends a json.RawMessage the way encoding/json embeds one:
 // compacted ("null" when empty). Every raw value written here comes out of
 // QuickJS's JSON.stringify, the view filter or encoding/json's decoder, so
-// it is valid JSON; without whitespace compacting it changes nothing and
-// the bytes are copied. ok is false if compacting fails (the caller then
+// it is valid JSON; without whitespace between its tokens compacting
+// changes nothing and the bytes are copied. ok is false if compacting fails (the caller then
 // uses encoding/json, which would fail the same way).
 func appendRaw(dst []byte, raw []byte) ([]byte, bool) {
 	if len(raw) == 0 {

@@ -20,7 +20,7 @@ var awkwardStrings = []string{
 
 var awkwardRaws = []string{
 	`null`, `0`, `-1.5e+10`, `"s"`, `"é"`, `{"a":1,"b":[true,false,null]}`, `{ "a" : 1 }`, "[1,\n2]",
-	`{"display":"7","acc":null,"op":null,"fresh":false}`, `"a\"b"`, `{"k":"v w"}`, `[]`, `{}`,
+	`{"display":"7","acc":null,"op":null,"fresh":false}`, `"a\"b"`, `{"k":"v w"}`, `{"k":"a\" b","l":"\\"}`, `["\\\\", 1]`, `[]`, `{}`,
 }
 
 func randString(r *rand.Rand) string {
