@@ -115,9 +115,19 @@ func (vm *VM) doList(lst, env Value) Value {
 	res := Nil
 	save := vm.gcIdx
 	for lst != Nil {
-		vm.gcIdx = save
-		vm.pushgc(lst)
-		vm.pushgc(env)
+		// Equivalent to gcIdx = save; pushgc(lst); pushgc(env), but with
+		// the index kept in a register instead of re-read from memory
+		// after each store; near the limit the pushes run as written so
+		// that an overflow leaves the same state.
+		if gs := vm.gcstack; save+1 < len(gs) {
+			gs[save] = lst
+			gs[save+1] = env
+			vm.gcIdx = save + 2
+		} else {
+			vm.gcIdx = save
+			vm.pushgc(lst)
+			vm.pushgc(env)
+		}
 		res = vm.eval(vm.nextArg(&lst), env, &env)
 	}
 	return res
@@ -245,15 +255,34 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	vm.step(EvPair)
 
+	// Nested calls always leave the call list and the GC stack as they
+	// found them (or unwind with a panic), so both are restored below from
+	// the depths saved here.
+	depth := len(vm.calllist)
 	vm.calllist = append(vm.calllist, obj)
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
 	fn := vm.cells[obj].car
-	if vm.cells[fn].typ == TSymbol {
-		fn = vm.lookup(fn, env)
-	} else {
+	if vm.cells[fn].typ != TSymbol || vm.hook != nil {
 		fn = vm.eval(fn, env, nil)
+	} else {
+		// lookup's hookless path, written out (see lookup).
+		sym, n := fn, uint64(1)
+		fn = refNone
+		for e := env; e != Nil; {
+			n++
+			ec := &vm.cells[e]
+			if x := ec.car; vm.cells[x].car == sym {
+				fn = vm.cells[x].cdr
+				break
+			}
+			e = ec.cdr
+		}
+		if fn == refNone {
+			fn = vm.cells[vm.cells[sym].cdr].cdr
+		}
+		vm.counts[EvLookup] += n
 	}
 	arg := vm.cells[obj].cdr
 	res := Nil
@@ -376,7 +405,23 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		case pAdd, pSub, pMul, pDiv:
 			x := vm.toNumber(vm.evalArg(&arg, env))
 			for arg != Nil {
-				x = arith(op, x, vm.toNumber(vm.evalArg(&arg, env)))
+				y := vm.toNumber(vm.evalArg(&arg, env))
+				// The common cases inline; arith also fixes NaN signs.
+				var r float32
+				switch op {
+				case pAdd:
+					r = x + y
+				case pSub:
+					r = x - y
+				case pMul:
+					r = x * y
+				default:
+					r = x / y
+				}
+				if r != r {
+					r = arith(op, x, y)
+				}
+				x = r
 			}
 			res = vm.number(x)
 		}
@@ -395,16 +440,22 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	case TMacro:
 		vm.expandMacro(obj, fn, arg)
 		vm.gcIdx = gc
-		vm.calllist = vm.calllist[:len(vm.calllist)-1]
+		vm.calllist = vm.calllist[:depth]
 		return vm.eval(obj, env, nil)
 
 	default:
 		vm.fail("tried to call non-callable value")
 	}
 
-	vm.gcIdx = gc
-	vm.pushgc(res)
-	vm.calllist = vm.calllist[:len(vm.calllist)-1]
+	// gcIdx = gc; pushgc(res), with the index in a register.
+	if gc < len(vm.gcstack) {
+		vm.gcstack[gc] = res
+		vm.gcIdx = gc + 1
+	} else {
+		vm.gcIdx = gc
+		vm.pushgc(res)
+	}
+	vm.calllist = vm.calllist[:depth]
 	return res
 }
 

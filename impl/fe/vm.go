@@ -67,6 +67,7 @@ type cell struct {
 	typ      Type
 	mark     bool
 	s        [7]byte
+	_        [4]byte // pad to 32 bytes: cell addressing becomes a shift
 }
 
 // Event is one interpreter event of the deck cycle model (fe-deck.md 3.3).
