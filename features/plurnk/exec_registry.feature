@@ -1,0 +1,29 @@
+@plurnk
+Feature: EXEC executors
+  EXEC picks its executor by the runtime tag in its signal, sh when there is
+  none. The executors are probed once when the service boots; a runtime that
+  is unknown, or that its probe found unavailable, answers 501 with the
+  probe's explanation. In these scenarios the sh executor is a simulated
+  one: its commands print scripted output as simulated time passes.
+
+  @§exec-registry-resolves
+  Scenario: an EXEC with no runtime runs on sh and streams into sh:///<loop>/<turn>/<seq>
+    Given the simulated command "make" never exits on its own
+    When the model's EXEC 1/1/2 is accepted: <<EXEC:make:EXEC
+    Then the action answers 102
+    And the stream sh:///1/1/2 is still running
+    And the stdout channel of sh:///1/1/2 is active
+    And the stderr channel of sh:///1/1/2 is active
+
+  @§exec-registry-resolves
+  Scenario: a runtime no executor provides answers 501
+    When the model's EXEC 1/1/2 is accepted: <<EXEC[python]:print(1):EXEC
+    Then the action answers 501
+    And the result reason mentions "no executor for runtime \"python\""
+
+  @§exec-registry-resolves
+  Scenario: a runtime whose boot probe failed answers 501 carrying the probe's detail
+    Given an executor "node" whose boot probe reports "node: executable file not found in $PATH"
+    When the model's EXEC 1/1/2 is accepted: <<EXEC[node]:console.log(1):EXEC
+    Then the action answers 501
+    And the result reason mentions "node: executable file not found in $PATH"

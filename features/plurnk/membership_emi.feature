@@ -1,0 +1,33 @@
+@plurnk
+Feature: Membership divergence
+  A member changed on disk by something other than plurnk is a divergence:
+  the next sync re-reads it and records an EDIT of the file, with source
+  "file", for the plurnk run, born folded. A file the model wrote through
+  plurnk is not a divergence. (Delivering that record to the runs as a
+  folded delta belongs to the engine loop.)
+
+  Background:
+    Given a git repository holding:
+      | path    | content           | tracked |
+      | main.go | package main\n    | yes     |
+      | util.go | package main\n    | yes     |
+    And the members have been synced
+
+  @§membership-emi-divergence-signal
+  Scenario: a member edited outside plurnk yields one divergence record for the plurnk run
+    When util.go is changed on disk outside plurnk to "package main\n\nfunc helper() {}\n"
+    Then the next sync records a divergence of util.go holding "package main\n\nfunc helper() {}\n"
+    And its record for the plurnk run is a folded EDIT of file:///util.go with source "file"
+    And the next sync records no divergence
+
+  @§membership-emi-divergence-signal
+  Scenario: the model's own write is not a divergence
+    When the model writes "package main\n\nfunc main() {}\n" to main.go through plurnk
+    Then the next sync records no divergence
+    When main.go is changed on disk outside plurnk to "package main\n\nfunc main() { panic(1) }\n"
+    Then the next sync records a divergence of main.go holding "package main\n\nfunc main() { panic(1) }\n"
+
+  @§membership-emi-divergence-signal @decision
+  Scenario: rewriting a member with the content it already had is not a divergence
+    When main.go is changed on disk outside plurnk to "package main\n"
+    Then the next sync records no divergence
