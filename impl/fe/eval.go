@@ -191,11 +191,12 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 }
 
 // lookup is cdr(getBound(sym, env)), the value of a symbol, including the
-// EvLookup event of the symbol evaluation itself. Without a hook the events
+// EvLookup event of the symbol evaluation itself. Without a hook or meter
+// the events
 // are tallied in a register and added once; with one, each is stepped in
 // the original order.
 func (vm *VM) lookup(sym, env Value) Value {
-	if vm.hook != nil {
+	if vm.observed {
 		vm.step(EvLookup)
 		return vm.cells[vm.getBound(sym, env)].cdr
 	}
@@ -228,7 +229,7 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 	obj := ac.car
 	switch vm.cells[obj].typ {
 	case TSymbol:
-		if vm.hook != nil {
+		if vm.observed {
 			return vm.lookup(obj, env)
 		}
 		// lookup's hookless path, written out (see lookup).
@@ -264,7 +265,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
 	fn := vm.cells[obj].car
-	if vm.cells[fn].typ != TSymbol || vm.hook != nil {
+	if vm.cells[fn].typ != TSymbol || vm.observed {
 		fn = vm.eval(fn, env, nil)
 	} else {
 		// lookup's hookless path, written out (see lookup).

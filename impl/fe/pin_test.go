@@ -109,3 +109,43 @@ func TestPinnedEventCounts(t *testing.T) {
 		}
 	}
 }
+
+// hookMeter is a step hook with a Meter's documented semantics.
+func hookMeter(m *Meter) StepHook {
+	return func(ev Event) error {
+		m.Total += m.Costs[ev]
+		if m.Total > m.Limit {
+			m.Limit = ^uint64(0)
+			return m.Err
+		}
+		return nil
+	}
+}
+
+// TestMeterMatchesHook checks that a Meter behaves exactly like the
+// equivalent step hook on every corpus program, with limits spread over the
+// run: same output, event counts, statistics and final total.
+func TestMeterMatchesHook(t *testing.T) {
+	dir := corpusDir(t)
+	costs := [NumEvents]uint64{38, 385, 64, 800, 80, 170, 150, 151}
+	stop := errors.New("meter: stop")
+	for _, r := range readManifest(t, dir) {
+		src, err := os.ReadFile(filepath.Join(dir, r.name+".fe"))
+		if err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		full := &Meter{Costs: costs, Limit: ^uint64(0), Err: stop}
+		pinRun(src, r.mode, r.arena, WithMeter(full))
+		for _, limit := range []uint64{^uint64(0), 0, full.Total / 5, full.Total / 2, full.Total - 1} {
+			for _, ext := range [][]Option{nil, {WithExtensions(), WithModel(Model64())}} {
+				m1 := &Meter{Costs: costs, Limit: limit, Err: stop}
+				m2 := &Meter{Costs: costs, Limit: limit, Err: stop}
+				got := pinRun(src, r.mode, r.arena, append([]Option{WithMeter(m1)}, ext...)...)
+				want := pinRun(src, r.mode, r.arena, append([]Option{WithStepHook(hookMeter(m2))}, ext...)...)
+				if got != want || m1.Total != m2.Total || m1.Limit != m2.Limit {
+					t.Errorf("%s limit %d: meter %q total %d, hook %q total %d", r.name, limit, got, m1.Total, want, m2.Total)
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -100,6 +101,23 @@ func (e Event) String() string {
 // as the collection has finished, so the heap is never left half-swept.
 type StepHook func(ev Event) error
 
+// Meter is a cheap special case of a step hook for the common use of
+// pricing events: after each event the VM adds Costs[ev] to Total, and the
+// first time Total exceeds Limit it sets Limit to the maximum (so the abort
+// is not repeated) and aborts the evaluation with Err exactly as a step
+// hook returning Err would (after the collection, if one is running). The
+// meter is read and written by the VM directly, with no function call per
+// event; its owner may change Total and Limit between evaluations.
+type Meter struct {
+	Costs [NumEvents]uint64
+	Total uint64
+	Limit uint64
+	Err   error // the abort's cause; nil means ErrMeterLimit
+}
+
+// ErrMeterLimit is the abort cause of a Meter without an Err.
+var ErrMeterLimit = errors.New("fe: meter limit exceeded")
+
 // NaNStyle selects how a NaN prints.
 type NaNStyle uint8
 
@@ -147,6 +165,10 @@ func WithNaNStyle(s NaNStyle) Option { return func(vm *VM) { vm.nanStyle = s } }
 // WithStepHook installs a step hook.
 func WithStepHook(h StepHook) Option { return func(vm *VM) { vm.hook = h } }
 
+// WithMeter installs a meter (see Meter). With a step hook as well, the
+// meter sees each event first.
+func WithMeter(m *Meter) Option { return func(vm *VM) { vm.meter = m } }
+
 // WithExtensions enables the deck extension layer (see ext.go).
 func WithExtensions() Option { return func(vm *VM) { vm.ext = true } }
 
@@ -183,6 +205,8 @@ type VM struct {
 	out          io.Writer
 	nanStyle     NaNStyle
 	hook         StepHook
+	meter        *Meter
+	observed     bool // hook or meter installed: events take the slow path
 	ext          bool
 	maxReadDepth int
 	prims        []primEntry
@@ -211,6 +235,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if vm.model.GCStackSize < 1 {
 		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
 	}
+	vm.observed = vm.hook != nil || vm.meter != nil
 	vm.strBytes = vm.model.StrBytes()
 	n := 0
 	if arenaBytes > vm.model.ContextBytes() {
@@ -309,24 +334,49 @@ func (vm *VM) traceback() []string {
 	return tr
 }
 
-// step records an event and runs the hook.
+// step records an event and runs the meter and the hook.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
-	if vm.hook != nil {
-		vm.runHook(ev)
+	if vm.observed {
+		vm.observe(ev)
 	}
 }
 
-func (vm *VM) runHook(ev Event) {
-	if err := vm.hook(ev); err != nil {
-		if vm.inGC {
-			if vm.pending == nil {
-				vm.pending = err
-			}
-			return
+func (vm *VM) observe(ev Event) {
+	if m := vm.meter; m != nil {
+		m.Total += m.Costs[ev]
+		if m.Total > m.Limit {
+			vm.meterAbort()
 		}
-		vm.raise(&Error{Msg: err.Error(), Cause: err, abort: true})
 	}
+	if vm.hook != nil {
+		if err := vm.hook(ev); err != nil {
+			vm.abort(err)
+		}
+	}
+}
+
+// meterAbort disarms the meter and aborts with its error.
+func (vm *VM) meterAbort() {
+	m := vm.meter
+	m.Limit = math.MaxUint64
+	err := m.Err
+	if err == nil {
+		err = ErrMeterLimit
+	}
+	vm.abort(err)
+}
+
+// abort raises a hook or meter error, or during a collection records it to
+// be raised when the collection has finished.
+func (vm *VM) abort(err error) {
+	if vm.inGC {
+		if vm.pending == nil {
+			vm.pending = err
+		}
+		return
+	}
+	vm.raise(&Error{Msg: err.Error(), Cause: err, abort: true})
 }
 
 // ErrOutOfMemory and ErrGCStackOverflow let callers test for the two
@@ -381,10 +431,18 @@ func (vm *VM) collect() {
 	}
 	vm.mark(vm.symlist)
 	// Every cell of the arena is one sweep event. Without a hook they are
-	// counted in one addition; with one, the hook sees each in turn.
+	// counted (and metered) in one addition; with one, the hook sees each
+	// in turn. Batching the meter is exact because inside a collection a
+	// meter abort is only recorded, and the total is the same.
 	hook := vm.hook != nil
 	if !hook {
 		vm.counts[EvSweep] += uint64(vm.count)
+		if m := vm.meter; m != nil {
+			m.Total += m.Costs[EvSweep] * uint64(vm.count)
+			if m.Total > m.Limit {
+				vm.meterAbort()
+			}
+		}
 	}
 	cells := vm.cells[1 : vm.count+1]
 	for i := range cells {
@@ -420,7 +478,7 @@ func (vm *VM) collect() {
 // of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
 	v := vm.freelist
-	if v == Nil || vm.hook != nil || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.observed || vm.gcIdx == len(vm.gcstack) {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
@@ -452,7 +510,7 @@ func (vm *VM) objectSlow() Value {
 // fast path written out, which saves a Go call per cell.
 func (vm *VM) cons(car, cdr Value) Value {
 	v := vm.freelist
-	if v == Nil || vm.hook != nil || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.observed || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
@@ -470,7 +528,7 @@ func (vm *VM) cons(car, cdr Value) Value {
 
 func (vm *VM) number(n float32) Value {
 	v := vm.freelist
-	if v == Nil || vm.hook != nil || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.observed || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
