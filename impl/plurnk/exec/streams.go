@@ -109,7 +109,7 @@ type Config struct {
 type Streams struct {
 	cfg Config
 
-	mu     sync.Mutex // guards byID, bySess and the control fields of stream
+	mu     sync.Mutex // guards nextID, byID, byKey and each stream's snap, stopping and timers
 	nextID int64
 	byID   map[int64]*stream
 	byKey  map[streamKey]*stream

@@ -172,9 +172,14 @@ type Git interface {
 	LsFiles(dir string) ([]string, error)
 }
 
+// Error is the type of the package's sentinel errors.
+type Error string
+
+func (e Error) Error() string { return string(e) }
+
 // ErrNoRepo is returned (wrapped) by a Git when the directory is not a
 // repository.
-var ErrNoRepo = errors.New("not a git repository")
+const ErrNoRepo Error = "not a git repository"
 
 // Resolver resolves a session's members over the project at Root on FS.
 // A nil Git means git is absent: pick is then the only source.
