@@ -284,8 +284,9 @@ type hiddenCount struct {
 	count  int
 }
 
-// fold folds every expanded row of turn t of the loop and counts them by
-// the scheme of their target.
+// fold folds every expanded row of turn t of the loop and counts, by the
+// scheme of their target, the entries that left the window (a row without
+// a target, such as a SEND, is folded but names no entry).
 func (e *Engine) fold(ls *loopState, t int) []hiddenCount {
 	counts := map[string]int{}
 	for _, row := range ls.req.Run.Log {
@@ -293,7 +294,9 @@ func (e *Engine) fold(ls *loopState, t int) []hiddenCount {
 			continue
 		}
 		row.Expanded = false
-		counts[schemeOf(row.Target)]++
+		if row.Target != "" {
+			counts[schemeOf(row.Target)]++
+		}
 	}
 	var out []hiddenCount
 	for s, n := range counts {
@@ -303,12 +306,9 @@ func (e *Engine) fold(ls *loopState, t int) []hiddenCount {
 	return out
 }
 
-// schemeOf names the scheme of a row target: its URI scheme, file for a
-// project path, log for a row without a target.
+// schemeOf names the scheme of a row target: its URI scheme, or file for
+// a project path.
 func schemeOf(target string) string {
-	if target == "" {
-		return "log"
-	}
 	if s, _, ok := strings.Cut(target, "://"); ok {
 		return s
 	}

@@ -1,0 +1,159 @@
+@plurnk
+Feature: Telemetry — errors are log rows, notices are drained once seen
+  A failed action or an emission that does not parse is a row of the run's
+  log with a status of 400 or more; the errors section only points at those
+  rows. Engine notices (steers, truncations, overflows, a provider's grammar
+  divergence) are different: each renders as one canonical JSON line under
+  `## Plurnk System Errors` on exactly one packet, in the order pushed, and
+  is handed to the session's notification sink the moment it is pushed.
+
+  @§telemetry-drain-on-read
+  Scenario: notices render in push order on the next packet only
+    Given the model will reply, the provider forwarding the notice {"source":"provider:mock","kind":"grammar_unenforced","message":"bytes left the grammar"}:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[102]:waiting:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:work:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<SEND[102]:working:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Go"
+    Then the errors section of packet 2 reads:
+      """
+      * {"kind":"grammar_unenforced","message":"bytes left the grammar","source":"provider:mock"}
+      * {"kind":"idle_turn","message":"If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate.","source":"engine:rail"}
+      """
+    And packet 3 has no errors section
+
+  @§telemetry-drain-on-read
+  Scenario: a truncated emission is reported once as max_commands_exceeded
+    Given the operator sets PLURNK_MAX_COMMANDS to "1"
+    And the model will reply:
+      """
+      <<PLAN:write two notes:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<EDIT(known:///b.md):b:EDIT
+      <<SEND[102]:written:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Go"
+    Then the errors section of packet 2 reads:
+      """
+      * {"dropped":1,"emitted":2,"kind":"max_commands_exceeded","source":"engine:rail"}
+      """
+    And the model run's log has no row for known:///b.md
+
+  @§telemetry-no-error-scheme
+  Scenario: a failed action is a log row the errors section points at, curatable like any row
+    Given the model will reply:
+      """
+      <<PLAN:read a missing note:PLAN
+      <<READ(known:///missing.md)::READ
+      <<SEND[102]:reading:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:look at the failure:PLAN
+      <<OPEN(log:///1/1/1)::OPEN
+      <<READ(error://1)::READ
+      <<SEND[102]:looking:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Go"
+    Then the errors section of packet 2 reads:
+      """
+      * 404 log:///1/1/1
+      """
+    And the model run's row log:///1/1/1 is expanded
+    And the model run's log records READ error://1 with status 501 by model
+    And the log section of packet 3 contains "* log:///1/1/1/READ 404 known:///missing.md"
+
+  @§telemetry-content-offset-snippet @decision
+  Scenario: a content-offset notice brings the numbered lines around the spot of the model's own emission
+    Given the model will reply, the provider forwarding the notice {"source":"provider:mock","kind":"grammar_unenforced","message":"unexpected byte","position":{"type":"content-offset","line":4,"column":3},"snippet":"<<XYZ"}:
+      """
+      <<PLAN:three notes:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<EDIT(known:///b.md):b:EDIT
+      <<EDIT(known:///c.md):c:EDIT
+      <<EDIT(known:///d.md):d:EDIT
+      <<EDIT(known:///e.md):e:EDIT
+      <<SEND[102]:written:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Go"
+    Then the errors section of packet 2 reads:
+      """
+      * {"kind":"grammar_unenforced","message":"unexpected byte","position":{"column":3,"line":4,"type":"content-offset"},"source":"provider:mock"}
+      :::error://4
+      2:\t<<EDIT(known:///a.md):a:EDIT
+      3:\t<<EDIT(known:///b.md):b:EDIT
+      4:\t<<EDIT(known:///c.md):c:EDIT
+      5:\t<<EDIT(known:///d.md):d:EDIT
+      6:\t<<EDIT(known:///e.md):e:EDIT
+      :::
+      """
+
+  @§telemetry-telemetry-event-notify
+  Scenario: notices go to the session's sink as they are pushed, error rows do not
+    Given the model will reply:
+      """
+      <<PLAN:read a missing note and wait:PLAN
+      <<READ(known:///missing.md)::READ
+      <<SEND[102]:reading:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:idle:PLAN
+      <<SEND[102]:waiting:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Go"
+    Then the session was notified of the notices "idle_turn"
+    And the errors section of packet 3 contains "\"kind\":\"idle_turn\""
+
+  @§scheme-surface-exception-500
+  Scenario: a scheme handler exception is the action's 500 row, and the next turn's errors section points at it
+    Given a scheme "flaky" whose handler throws
+    And the model will reply:
+      """
+      <<PLAN:write through the flaky scheme:PLAN
+      <<EDIT(flaky:///x):boom:EDIT
+      <<SEND[102]:written:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Go"
+    Then the loop ends with status 200
+    And the model run's log records EDIT flaky:///x with status 500 by model
+    And the errors section of packet 2 reads:
+      """
+      * 500 log:///1/1/1
+      """
