@@ -418,7 +418,21 @@ func (v *VM) Do(c Call) (Result, error) {
 		// NowMS and Seed go in as int64 and uint32, which quickjs converts
 		// to JS numbers directly; a float64 argument would be round-tripped
 		// through encoding/json and JSON.parse (the same number, slower).
-		r, err := v.callFn.Call(quickjs.UndefinedValue, c.Kind, c.Action, orNull(c.State), orNull(c.Params), orEmpty(c.Env), c.NowMS, c.Seed)
+		//
+		// Arguments the entry point's kind never reads (the prelude's call
+		// reads env for init, state for view, all of them for an action)
+		// are passed as JS null rather than as strings the VM would have to
+		// allocate.
+		var action, state, params, env any
+		switch c.Kind {
+		case "init":
+			env = orEmpty(c.Env)
+		case "view":
+			state = orNull(c.State)
+		default:
+			action, state, params, env = c.Action, orNull(c.State), orNull(c.Params), orEmpty(c.Env)
+		}
+		r, err := v.callFn.Call(quickjs.UndefinedValue, c.Kind, action, state, params, env, c.NowMS, c.Seed)
 		if err != nil {
 			return err
 		}
