@@ -25,7 +25,7 @@ type fixture struct {
 	eng *Engine
 }
 
-func newFixture(t testing.TB, env map[string]string, replies ...string) *fixture {
+func newFixture(t fataler, env map[string]string, replies ...string) *fixture {
 	t.Helper()
 	fs := afero.NewMemMapFs()
 	reg, err := scheme.Defaults(fs, "/work", "sh")
@@ -50,7 +50,7 @@ func newFixture(t testing.TB, env map[string]string, replies ...string) *fixture
 	return &fixture{fs: fs, st: st, ss: ss, run: run, llm: m, eng: New(st, o, m, cfg, fs)}
 }
 
-func (f *fixture) run1(t testing.TB, prompt string) Result {
+func (f *fixture) run1(t fataler, prompt string) Result {
 	t.Helper()
 	res, err := f.eng.Run(context.Background(), Request{Session: f.ss, Run: f.run, Prompt: prompt})
 	if err != nil {
@@ -99,4 +99,10 @@ func TestCycleIsRunaway(t *testing.T) {
 	if res.Status != StatusRunaway {
 		t.Fatalf("status %d (%s), want 508", res.Status, res.Reason)
 	}
+}
+
+// fataler is what the fixture needs of a test: testing.TB or *rapid.T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
 }
