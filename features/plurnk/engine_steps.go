@@ -190,6 +190,11 @@ func registerEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the (\w+) channel of (\S+) stored (\d+) tokens$`, thenStoredTokens)
 	sc.Step(`^the row log:///(\S+) of the model run stored (\d+) tokens$`, thenRowTokens)
 	sc.Step(`^the session was notified of the notices "([^"]*)"$`, thenSent)
+
+	// Runs, the run:// scheme and the run lifecycle, and the JSON-RPC daemon
+	// (issue "plurnk III") register their steps from files of their own.
+	registerRunSteps(sc)
+	registerDaemonSteps(sc)
 }
 
 // --- givens ---------------------------------------------------------------
