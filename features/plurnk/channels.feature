@@ -66,3 +66,53 @@ Feature: Channels
       """
       1:\tok
       """
+
+  @§chunk-accumulation-chunks-accumulate
+  Scenario: chunks are appended as they arrive and readable before the stream closes
+    Given the exec output sh:///1/1/2 has streamed "compiling\n" on stdout and is still active
+    When the model emits <<READ(sh:///1/1/2)::READ
+    Then the result content is:
+      """
+      1:\tcompiling
+      """
+    When the exec output sh:///1/1/2 streams "linking\n" on stdout
+    And the exec output sh:///1/1/2 streams "warning: unused\n" on stderr
+    And the model emits <<READ(sh:///1/1/2)::READ
+    Then the action answers 200
+    And the result content is:
+      """
+      1:\tcompiling
+      2:\tlinking
+      """
+    And the stdout channel of sh:///1/1/2 is active
+    When the model emits <<READ(sh:///1/1/2#stderr)::READ
+    Then the result content is:
+      """
+      1:\twarning: unused
+      """
+
+  @§channel-state-schemes-own-state-transitions
+  Scenario: ops never move a channel's state; the stream's scheme does
+    Given the exec output sh:///1/1/2 has streamed "partial\n" on stdout and is still active
+    When the model emits <<READ(sh:///1/1/2):/part/:READ
+    And the model emits <<COPY(sh:///1/1/2):known:///partial.md:COPY
+    Then the action answers 201
+    And the stdout channel of sh:///1/1/2 is active
+    And the body channel of known:///partial.md is static
+    When the exec output sh:///1/1/2 fails
+    Then the stdout channel of sh:///1/1/2 is errored
+    And the stderr channel of sh:///1/1/2 is errored
+    When the model emits <<READ(sh:///1/1/2)::READ
+    Then the action answers 200
+    And the result content is:
+      """
+      1:\tpartial
+      """
+
+  @§channel-state-schemes-own-state-transitions
+  Scenario: the model cannot write a stream's channels
+    Given the exec output sh:///1/1/2 has streamed "out\n" on stdout and is still active
+    When the model emits <<EDIT(sh:///1/1/2):forged:EDIT
+    Then the action answers 403
+    And the stdout channel of sh:///1/1/2 holds "out\n"
+    And the stdout channel of sh:///1/1/2 is active

@@ -39,3 +39,30 @@ Feature: EDIT
     And the entry known:///notes.md has tags "alpha, beta, gamma"
     When the model emits <<EDIT(known:///notes.md):z:EDIT
     Then the entry known:///notes.md has tags "alpha, beta, gamma"
+
+  @§edit-status-201-200 @decision
+  Scenario: EDIT with <L> splices lines into existing content
+    Given the entry known:///list.md contains "a\nb\nc\n"
+    When the model emits <<EDIT(known:///list.md)<2>:B:EDIT
+    Then the action answers 200
+    And the body channel of known:///list.md holds "a\nB\nc\n"
+    When the model emits <<EDIT(known:///list.md)<0>:top:EDIT
+    Then the body channel of known:///list.md holds "top\na\nB\nc\n"
+    When the model emits <<EDIT(known:///list.md)<-1>:end:EDIT
+    Then the body channel of known:///list.md holds "top\na\nB\nc\nend\n"
+    When the model emits <<EDIT(known:///list.md)<2,3>:x\ny\nz:EDIT
+    Then the body channel of known:///list.md holds "top\nx\ny\nz\nc\nend\n"
+    When the model emits <<EDIT(known:///list.md)<2,4>::EDIT
+    Then the action answers 200
+    And the body channel of known:///list.md holds "top\nc\nend\n"
+    When the model emits <<EDIT(known:///list.md)<2>:c:EDIT
+    Then the action answers 304
+    When the model emits <<EDIT(known:///list.md)<9>:far:EDIT
+    Then the action answers 416
+    And the body channel of known:///list.md holds "top\nc\nend\n"
+
+  @§edit-status-201-200 @decision
+  Scenario: EDIT with <L> on an entry that does not exist creates it with the body
+    When the model emits <<EDIT(known:///new.md)<5>:first line:EDIT
+    Then the action answers 201
+    And the body channel of known:///new.md holds "first line"

@@ -16,3 +16,15 @@ Feature: Machine processes
       """
       1:\tfrom B
       """
+
+  @§actor-boundary-no-mutex
+  Scenario: two runs writing the same entry in the same turn are both served, the last write wins
+    Given a second run "B" in the session
+    And the entry known:///shared.md contains "v0"
+    When the model emits <<EDIT(known:///shared.md):from A:EDIT
+    And run "B" emits <<EDIT(known:///shared.md):from B:EDIT
+    And the model emits <<EDIT[mine](known:///shared.md):from A again:EDIT
+    And run "B" emits <<EDIT(known:///shared.md)<-1>:and B's line:EDIT
+    Then every action answered 200
+    And the body channel of known:///shared.md holds "from A again\nand B's line"
+    And the entry known:///shared.md has tags "mine"

@@ -65,3 +65,118 @@ Feature: Matcher
     Given the entry known:///notes.md contains "Rome was founded in 753 BC"
     When the model emits <<READ(known:///notes.md):~founding of cities:READ
     Then the action answers 501
+
+  @§matcher-dispatch-203-soft-fallback @§matcher-result-read-returns-lines @decision
+  Scenario: the regex dialect is RE2, with ^ and $ anchoring at every line
+    Given the entry known:///todo.md contains "TODO one\n  TODO indented\nnot todo\ntodo lower"
+    When the model emits <<READ(known:///todo.md):/^todo/i:READ
+    Then the action answers 200
+    And the result content is:
+      """
+      1:\tTODO one
+      4:\ttodo lower
+      """
+    When the model emits <<READ(known:///todo.md):/(?<!not )todo/:READ
+    Then the action answers 400
+    And the result reason mentions "RE2 has no lookbehind"
+
+  @§matcher-result-read-returns-lines @decision
+  Scenario: a regex hit that crosses a line break selects every line it touches
+    Given the entry known:///todo.md contains "call Ann\nabout rent\npay"
+    When the model emits <<READ(known:///todo.md):/Ann\nabout/:READ
+    Then the action answers 200
+    And the result content is:
+      """
+      1:\tcall Ann
+      2:\tabout rent
+      """
+
+  @§matcher-result-read-returns-lines
+  Scenario: RFC 9535 jsonpath selects every line the selected values span
+    Given the entry known:///config.json contains:
+      """
+      {
+        "host": "example.org",
+        "port": 8080,
+        "server": {
+          "name": "api",
+          "port": 9090
+        }
+      }
+      """
+    When the model emits <<READ(known:///config.json):$..port:READ
+    Then the action answers 200
+    And the result content is:
+      """
+      3:\t  "port": 8080,
+      6:\t    "port": 9090
+      """
+    When the model emits <<READ(known:///config.json):$.server[?@ == 'api']:READ
+    Then the result content is:
+      """
+      5:\t    "name": "api",
+      """
+    When the model emits <<READ(known:///config.json):$.server:READ
+    Then the result content is:
+      """
+      4:\t  "server": {
+      5:\t    "name": "api",
+      6:\t    "port": 9090
+      7:\t  }
+      """
+    When the model emits <<READ(known:///config.json):$.server[:READ
+    Then the action answers 400
+
+  @§matcher-result-read-returns-lines
+  Scenario: an xpath matcher returns the lines of the nodes it selects in HTML
+    Given the workspace file page.html contains "<html>\n<body>\n<h1 class=\"title\">Plan</h1>\n<p>see <a\n  href=\"/x\">x</a></p>\n</body>\n</html>"
+    When the model emits <<READ(page.html)://h1:READ
+    Then the action answers 200
+    And the result content is:
+      """
+      3:\t<h1 class="title">Plan</h1>
+      """
+    And the result mimetype is "text/markdown"
+    When the model emits <<READ(page.html)://a/@href:READ
+    Then the result content is:
+      """
+      5:\t  href="/x">x</a></p>
+      """
+    When the model emits <<READ(page.html)://p:READ
+    Then the result content is:
+      """
+      4:\t<p>see <a
+      5:\t  href="/x">x</a></p>
+      """
+
+  @§matcher-result-read-returns-lines @decision
+  Scenario: xpath reads JSON through its XML projection, members as elements and items as <item>
+    Given the entry known:///users.json contains "{\n  \"users\": [\n    {\"name\": \"Ann\"},\n    {\"name\": \"Bo\"}\n  ]\n}"
+    When the model emits <<READ(known:///users.json)://users/item[2]/name:READ
+    Then the action answers 200
+    And the result content is:
+      """
+      4:\t    {"name": "Bo"}
+      """
+
+  @§matcher-dispatch-203-soft-fallback @decision
+  Scenario: xpath over content with no XML projection answers 203 with the raw text
+    Given the entry known:///notes.md contains "just words, no markup"
+    When the model emits <<READ(known:///notes.md)://p:READ
+    Then the action answers 203
+    And the result content is "just words, no markup"
+    And the result mimetype is "text/markdown"
+    And the result reason mentions "no XML projection"
+
+  @§matcher-dispatch-203-soft-fallback
+  Scenario Outline: a malformed expression answers 400 in every dialect
+    Given the entry known:///config.json contains "{\"a\": 1}"
+    When the model emits <<READ(known:///config.json):<matcher>:READ
+    Then the action answers 400
+
+    Examples:
+      | matcher |
+      | /(a/    |
+      | $.a[    |
+      | //a[    |
+      | [a      |

@@ -47,3 +47,48 @@ Feature: READ
       """
       1:\tbeta
       """
+
+  @§read-read-content @decision
+  Scenario: <N> reads line N alone, <a,b> a range, a negative mark counts from the end
+    Given the entry known:///list.md contains "a\nb\nc\nd"
+    When the model emits <<READ(known:///list.md)<2>::READ
+    Then the action answers 200
+    And the result content is:
+      """
+      2:\tb
+      """
+    When the model emits <<READ(known:///list.md)<-2,-1>::READ
+    Then the result content is:
+      """
+      3:\tc
+      4:\td
+      """
+    When the model emits <<READ(known:///list.md)<5>::READ
+    Then the action answers 416
+    When the model emits <<READ(known:///list.md)<1.5>::READ
+    Then the action answers 400
+
+  @§matcher-result-read-returns-lines @decision
+  Scenario: a READ through a glob records one log row per entry with a match, each with that entry's lines
+    Given the entry known:///docs/a.md contains "alpha\nTODO one"
+    And the entry known:///docs/b.md contains "beta"
+    And the entry known:///docs/c.md contains "TODO two\ngamma"
+    When the model emits <<READ(known:///docs/*.md):TODO*:READ
+    Then the action answers 200
+    And the action's log rows are:
+      | row          | target             | status |
+      | log:///1/1/1 | known:///docs/a.md | 200    |
+      | log:///1/1/2 | known:///docs/c.md | 200    |
+    And item 1 is known:///docs/a.md with content:
+      """
+      2:\tTODO one
+      """
+    And item 2 is known:///docs/c.md with content:
+      """
+      1:\tTODO two
+      """
+    When the model emits <<READ(known:///docs/*.md):/nowhere/:READ
+    Then the action answers 204
+    And the action's log rows are:
+      | row          | target             | status |
+      | log:///1/1/3 | known:///docs/*.md | 204    |

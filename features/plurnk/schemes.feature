@@ -58,3 +58,49 @@ Feature: Schemes and addressing
     And the action's log row records status 500 at log:///1/1/2
     And the errors of turn 1/1 point at "500 log:///1/1/2"
     And the body channel of known:///kept.md holds "fine"
+
+  @§scheme-surface-exception-500 @decision
+  Scenario: what a handler wrote before it threw is rolled back
+    Given a scheme "flaky" whose handler throws after saving
+    When the model emits <<EDIT(flaky:///x):half written:EDIT
+    Then the action answers 500
+    And the result reason mentions "handler exploded after saving"
+    And the entry flaky:///x does not exist
+    And the action's log row records status 500 at log:///1/1/1
+    And the errors of turn 1/1 point at "500 log:///1/1/1"
+
+  @§scheme-surface-exception-500
+  Scenario Outline: an exception in any handler call fails just that action with 500
+    Given the entry known:///kept.md contains "fine"
+    And a scheme "flaky" whose handler throws <when>
+    When the model emits <emission>
+    Then the action answers 500
+    And the result reason mentions "handler exploded <when>"
+    And the action's log row records status 500 at log:///1/1/1
+    And the errors of turn 1/1 point at "500 log:///1/1/1"
+    When the model emits <<READ(known:///kept.md)::READ
+    Then the action answers 200
+
+    Examples:
+      | when          | emission                                    |
+      | while loading | <<READ(flaky:///x)::READ                    |
+      | while listing | <<FIND(flaky:///**)::FIND                   |
+      | while saving  | <<COPY(known:///kept.md):flaky:///copy:COPY |
+      | while loading | <<KILL(flaky:///x)::KILL                    |
+
+  @§scheme-surface-exception-500 @decision
+  Scenario: a MOVE whose source handler throws while removing leaves the destination file unwritten
+    Given a scheme "flaky" whose handler throws while removing
+    And the entry flaky:///draft.md contains "moved text"
+    When the model emits <<MOVE(flaky:///draft.md):notes/draft.md:MOVE
+    Then the action answers 500
+    And the workspace file notes/draft.md does not exist
+    And the body channel of flaky:///draft.md holds "moved text"
+
+  @§scheme-surface-exception-500
+  Scenario: a handler error that carries no status answers 500 too
+    Given a scheme "flaky" whose handler fails with a plain error while saving
+    When the model emits <<EDIT(flaky:///x):text:EDIT
+    Then the action answers 500
+    And the result reason mentions "the disk behind flaky:///x is full"
+    And the errors of turn 1/1 point at "500 log:///1/1/1"

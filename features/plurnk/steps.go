@@ -34,6 +34,8 @@ type world struct {
 	runs    map[string]*store.Run
 	results []ops.Result
 	calls   int // mimetype handler calls
+	loop    int // the coordinate the runs' actions are recorded at
+	turn    int
 }
 
 type worldKey struct{}
@@ -51,7 +53,7 @@ func newWorld() (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &world{fs: fs, store: st, session: ss, runs: map[string]*store.Run{}}
+	w := &world{fs: fs, store: st, session: ss, runs: map[string]*store.Run{}, loop: 1, turn: 1}
 	w.eng = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
 	for _, r := range ss.Runs {
 		w.runs[r.Name] = r
@@ -83,7 +85,20 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the workspace holds the binary file (\S+)$`, givenBinaryFile)
 	sc.Step(`^the exec output (\S+) has streamed "((?:[^"\\]|\\.)*)" on (\w+) and is still active$`, givenStream)
 	sc.Step(`^the exec output (\S+) has closed$`, givenStreamClosed)
-	sc.Step(`^a scheme "([^"]*)" whose handler throws$`, givenThrowingScheme)
+	sc.Step(`^the exec output (\S+) streams "((?:[^"\\]|\\.)*)" on (\w+)$`, givenStream)
+	sc.Step(`^the exec output (\S+) (closes|fails)$`, func(ctx context.Context, t, how string) error {
+		if how == "fails" {
+			return setStreamState(ctx, t, store.StateErrored)
+		}
+		return setStreamState(ctx, t, store.StateClosed)
+	})
+	sc.Step(`^a scheme "([^"]*)" whose handler throws$`, func(ctx context.Context, name string) error {
+		return givenFlakyScheme(ctx, name, "always")
+	})
+	sc.Step(`^a scheme "([^"]*)" whose handler throws (while loading|while saving|while removing|while listing|after saving)$`, givenFlakyScheme)
+	sc.Step(`^a scheme "([^"]*)" whose handler fails with a plain error while saving$`, func(ctx context.Context, name string) error {
+		return givenFlakyScheme(ctx, name, "plain error")
+	})
 	sc.Step(`^a (\S+) mimetype handler that counts its calls$`, givenCountingHandler)
 
 	// Whens.
@@ -91,6 +106,12 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the model emits:$`, func(ctx context.Context, doc *godog.DocString) error { return emit(ctx, "model", doc.Content) })
 	sc.Step(`^run "([^"]*)" emits (<<.+)$`, emit)
 	sc.Step(`^the model emits an EDIT of (\S+) with a body of (\d+) characters$`, emitLarge)
+	sc.Step(`^the model emits (\d+) EDITs of (\S+) in one turn$`, emitMany)
+	sc.Step(`^the model's turn (\d+)/(\d+) begins$`, func(ctx context.Context, loop, turn int) error {
+		w := get(ctx)
+		w.loop, w.turn = loop, turn
+		return nil
+	})
 	sc.Step(`^the packet is assembled$`, func(ctx context.Context) error {
 		w := get(ctx)
 		if len(w.eng.Derive(w.session)) == 0 {
@@ -123,6 +144,14 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the action's log row records status (\d+) at log:///(\S+)$`, thenRow)
 	sc.Step(`^the errors of turn (\d+)/(\d+) point at "([^"]*)"$`, thenErrors)
 	sc.Step(`^the mimetype handler has been called (\d+) times?$`, thenCalls)
+	sc.Step(`^the (model|plurnk)'s log row log:///(\S+) is (open|folded)$`, thenRowState)
+	sc.Step(`^run "([^"]*)"'s log row log:///(\S+) is (open|folded)$`, thenRowState)
+	sc.Step(`^the model's log holds no row log:///(\S+)$`, thenNoRow)
+	sc.Step(`^the model's log holds the rows:$`, thenRows)
+	sc.Step(`^the action wrote no log row$`, thenNoRowWritten)
+	sc.Step(`^the action's log rows are:$`, thenActionRows)
+	sc.Step(`^every action answered (\d+) or (\d+)$`, thenAllStatuses)
+	sc.Step(`^every action answered (\d+)$`, func(ctx context.Context, n int) error { return thenAllStatuses(ctx, n, n) })
 
 	// The engine loop (issue "plurnk II") and the exec/membership pieces
 	// (issue "plurnk III") register their steps from files of their own.
@@ -215,32 +244,68 @@ func givenStream(ctx context.Context, t, chunk, ch string) error {
 }
 
 func givenStreamClosed(ctx context.Context, t string) error {
+	return setStreamState(ctx, t, store.StateClosed)
+}
+
+// setStreamState moves the stream's channels to state, as its scheme does
+// when the process behind it ends.
+func setStreamState(ctx context.Context, t string, state store.State) error {
 	w := get(ctx)
 	k, _, err := streamKey(w, t)
 	if err != nil {
 		return err
 	}
-	return w.store.Update(w.session, func(tx *store.Tx) error { return scheme.SetState(tx, k, store.StateClosed) })
+	return w.store.Update(w.session, func(tx *store.Tx) error { return scheme.SetState(tx, k, state) })
 }
 
-// throwing is a scheme whose every handler call fails as an exception.
-type throwing struct{ name string }
+// flaky is a scheme that stores its entries like known:// but fails as its
+// step says: an exception (a panic) while loading, saving, removing or
+// listing, always, after a save has reached the store, or a plain error
+// (not a status) while saving.
+type flaky struct {
+	*scheme.Entries
+	when string
+}
 
-func (h throwing) Manifest() scheme.Manifest {
-	return scheme.Manifest{Name: h.name, Channels: map[string]scheme.ChannelSpec{"body": {}}, DefaultChannel: "body",
-		WritableBy: []scheme.Writer{scheme.WriterModel}}
+func (h flaky) throw(what string) {
+	if h.when == "always" || h.when == "while "+what {
+		panic("handler exploded while " + what)
+	}
 }
-func (h throwing) Load(scheme.Call, store.Key) (*store.Entry, error) {
-	panic("handler exploded while loading")
-}
-func (h throwing) Save(scheme.Call, *store.Entry) error { panic("handler exploded while saving") }
-func (h throwing) Remove(scheme.Call, store.Key) (bool, error) {
-	panic("handler exploded while removing")
-}
-func (h throwing) List(scheme.Call) ([]*store.Entry, error) { panic("handler exploded while listing") }
 
-func givenThrowingScheme(ctx context.Context, name string) error {
-	return get(ctx).eng.Schemes.Register(throwing{name: name})
+func (h flaky) Load(c scheme.Call, k store.Key) (*store.Entry, error) {
+	h.throw("loading")
+	return h.Entries.Load(c, k)
+}
+
+func (h flaky) Save(c scheme.Call, e *store.Entry) error {
+	h.throw("saving")
+	if h.when == "plain error" {
+		return fmt.Errorf("the disk behind %s is full", e.Key)
+	}
+	if err := h.Entries.Save(c, e); err != nil {
+		return err
+	}
+	if h.when == "after saving" {
+		panic("handler exploded after saving " + e.Key.String())
+	}
+	return nil
+}
+
+func (h flaky) Remove(c scheme.Call, k store.Key) (bool, error) {
+	h.throw("removing")
+	return h.Entries.Remove(c, k)
+}
+
+func (h flaky) List(c scheme.Call) ([]*store.Entry, error) {
+	h.throw("listing")
+	return h.Entries.List(c)
+}
+
+func givenFlakyScheme(ctx context.Context, name, when string) error {
+	inner := scheme.Unknown()
+	inner.M.Name = name
+	return get(ctx).eng.Schemes.Register(flaky{Entries: inner, when: when})
 }
 
 func givenCountingHandler(ctx context.Context, mt string) error {
@@ -269,7 +334,22 @@ func emit(ctx context.Context, run, src string) error {
 }
 
 func (w *world) dispatch(r *store.Run, st dsl.Statement) {
-	w.results = append(w.results, w.eng.Do(ops.Actor{Session: w.session, Run: r, Loop: 1, Turn: 1, Writer: scheme.WriterModel}, st))
+	w.results = append(w.results, w.eng.Do(ops.Actor{Session: w.session, Run: r, Loop: w.loop, Turn: w.turn, Writer: scheme.WriterModel}, st))
+}
+
+// emitMany dispatches n EDITs of one entry, each with a new body, as one
+// turn of the model.
+func emitMany(ctx context.Context, n int, t string) error {
+	w := get(ctx)
+	tg, err := parseTarget(t)
+	if err != nil {
+		return err
+	}
+	for i := 1; i <= n; i++ {
+		body := fmt.Sprintf("revision %d", i)
+		w.dispatch(w.runs["model"], dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
+	}
+	return nil
 }
 
 func emitLarge(ctx context.Context, t string, n int) error {
@@ -549,6 +629,112 @@ func thenErrors(ctx context.Context, loop, turn int, want string) error {
 	got := ops.ErrorPointers(get(ctx).runs["model"], loop, turn)
 	if d := cmp.Diff(splitList(want), got); d != "" {
 		return fmt.Errorf("error pointers (-want +got):\n%s", d)
+	}
+	return nil
+}
+
+func findRow(w *world, run, coord string) (*store.LogRow, error) {
+	r, ok := w.runs[run]
+	if !ok {
+		return nil, fmt.Errorf("no run %q in the session", run)
+	}
+	row := scheme.FindRow(r, "/"+coord)
+	if row == nil {
+		return nil, fmt.Errorf("the %s run's log has no row log:///%s; it holds %s", run, coord, strings.Join(rowList(r), ", "))
+	}
+	return row, nil
+}
+
+// rowList renders a run's log as its handles, open rows marked +, folded -.
+func rowList(r *store.Run) []string {
+	var out []string
+	for _, row := range r.Log {
+		mark := "-"
+		if row.Expanded {
+			mark = "+"
+		}
+		out = append(out, mark+row.Handle())
+	}
+	return out
+}
+
+func thenRowState(ctx context.Context, run, coord, state string) error {
+	row, err := findRow(get(ctx), run, coord)
+	if err != nil {
+		return err
+	}
+	if row.Expanded != (state == "open") {
+		return fmt.Errorf("row log:///%s of the %s run is expanded=%v, want %s", row.Handle(), run, row.Expanded, state)
+	}
+	return nil
+}
+
+func thenNoRow(ctx context.Context, coord string) error {
+	w := get(ctx)
+	if row := scheme.FindRow(w.runs["model"], "/"+coord); row != nil {
+		return fmt.Errorf("the model's log still holds log:///%s", row.Handle())
+	}
+	return nil
+}
+
+// thenRows compares the model's whole log with a table of rows (handles
+// L/T/S/OP) and their states.
+func thenRows(ctx context.Context, table *godog.Table) error {
+	var want []string
+	for _, r := range table.Rows[1:] {
+		mark := "-"
+		if r.Cells[1].Value == "open" {
+			mark = "+"
+		}
+		want = append(want, mark+r.Cells[0].Value)
+	}
+	if d := cmp.Diff(want, rowList(get(ctx).runs["model"])); d != "" {
+		return fmt.Errorf("the model's log, + open and - folded (-want +got):\n%s", d)
+	}
+	return nil
+}
+
+func thenNoRowWritten(ctx context.Context) error {
+	w := get(ctx)
+	r, err := last(w)
+	if err != nil {
+		return err
+	}
+	if r.Row.ID != 0 || len(r.Rows) != 0 {
+		return fmt.Errorf("the action wrote the row log:///%s", r.Row.Handle())
+	}
+	return nil
+}
+
+// thenActionRows compares the rows the last action recorded with a table of
+// row coordinates, targets and statuses.
+func thenActionRows(ctx context.Context, table *godog.Table) error {
+	r, err := last(get(ctx))
+	if err != nil {
+		return err
+	}
+	var want, got [][3]string
+	for _, row := range table.Rows[1:] {
+		want = append(want, [3]string{row.Cells[0].Value, row.Cells[1].Value, row.Cells[2].Value})
+	}
+	for _, row := range r.Rows {
+		got = append(got, [3]string{"log:///" + row.Coord(), row.Target, fmt.Sprint(row.Status)})
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		return fmt.Errorf("the action's rows (-want +got):\n%s", d)
+	}
+	return nil
+}
+
+func thenAllStatuses(ctx context.Context, a, b int) error {
+	w := get(ctx)
+	if len(w.results) == 0 {
+		return fmt.Errorf("no action has been dispatched")
+	}
+	for i, r := range w.results {
+		if r.Status != a && r.Status != b {
+			return fmt.Errorf("action %d answered %d (%s)", i+1, r.Status, r.Reason)
+		}
 	}
 	return nil
 }

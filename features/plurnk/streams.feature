@@ -13,3 +13,12 @@ Feature: Streams
     Then the action answers 500
     And the result reason mentions "104857600"
     And the body channel of known:///big.txt holds 104857600 characters
+
+  @§stream-constraints-engine-one-cap
+  Scenario: nothing else is throttled: many writes in one turn and a long body all go through
+    When the model emits 500 EDITs of known:///busy.md in one turn
+    Then every action answered 201 or 200
+    And the body channel of known:///busy.md holds "revision 500"
+    When the model emits an EDIT of known:///long.txt with a body of 1000000 characters
+    Then the action answers 201
+    And the body channel of known:///long.txt holds 1000000 characters

@@ -53,9 +53,9 @@ func (e *Engine) copyOrMove(c scheme.Call, st dsl.Statement, move bool) (Result,
 	}
 	if st.Scope != nil {
 		lines := splitLines(main.Content)
-		a, b, err := sliceRange(st.Scope, len(lines))
+		a, b, status, err := sliceRange(st.Scope, len(lines))
 		if err != nil {
-			return Result{}, fail(416, "%v", err)
+			return Result{}, fail(status, "%v", err)
 		}
 		main.Content = strings.Join(lines[a:b], "\n") + "\n"
 	}
@@ -65,6 +65,10 @@ func (e *Engine) copyOrMove(c scheme.Call, st dsl.Statement, move bool) (Result,
 			return fail(415, "%s#%s does not accept %s", dm.Name, name, ch.Mimetype)
 		}
 		ch.Tokens = e.tokens(ch.Content)
+		// The copy is a new channel of the destination: it is not the
+		// source's stream, so it starts static whatever state the source
+		// channel is in (§channel-state-schemes-own-state-transitions).
+		ch.State = store.StateStatic
 		next.Channels[name] = ch
 		return nil
 	}

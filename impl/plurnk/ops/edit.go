@@ -2,6 +2,7 @@ package ops
 
 import (
 	"slices"
+	"strings"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/scheme"
@@ -11,7 +12,9 @@ import (
 // edit writes one channel of one entry: the fragment's, or the scheme's
 // default. It answers 201 when it creates the entry, 200 when it changes
 // content or adds a tag, 304 when it changes nothing. A null body clears
-// the channel; tags are only ever added.
+// the channel; tags are only ever added. With <L> on existing content the
+// body is spliced in by line (spliceLines); on an entry that does not exist
+// yet the body simply becomes its content.
 func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	r, err := e.resolve(st)
 	if err != nil {
@@ -28,12 +31,16 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	if cur == nil && r.Channel != m.DefaultChannel {
 		return Result{}, fail(404, "%s does not exist; only its default channel %q can create it", r.Key, m.DefaultChannel)
 	}
-	if cur != nil && st.Scope != nil {
-		return Result{}, fail(501, "EDIT <L> on existing content is not built")
-	}
 	body := ""
 	if st.Body != nil {
 		body = *st.Body
+	}
+	if cur != nil && st.Scope != nil {
+		spliced, status, err := spliceLines(cur.Channels[r.Channel].Content, st.Scope, st.Body)
+		if err != nil {
+			return Result{}, fail(status, "%v", err)
+		}
+		body = spliced
 	}
 	var tags []string
 	if st.Signal != nil {
@@ -62,4 +69,50 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Status: status, EntryID: next.ID, Target: target(r), Tags: slices.Clone(next.Tags)}, nil
+}
+
+// spliceLines replaces lines of content with body, by the <L> marker:
+//
+//   - <N> (1 ≤ N ≤ lines) replaces line N; <a,b> replaces lines a to b
+//     inclusive, a negative mark counting from the end (<1,-1> is every
+//     line);
+//   - <0> inserts the body before line 1, <-1> after the last line (the
+//     two insertion sentinels);
+//   - a null body deletes the selected lines (and inserts nothing).
+//
+// The result ends with a newline exactly when content did (an empty
+// content takes the body's). Marks that are not whole numbers, or more than
+// two, answer 400; lines outside the content answer 416.
+func spliceLines(content string, scope *dsl.Scope, body *string) (string, int, error) {
+	lines := splitLines(content)
+	n := len(lines)
+	var insert []string
+	if body != nil {
+		insert = splitLines(*body)
+	}
+	from, to := 0, 0
+	if v, ok := scope.Int(0); ok && len(scope.Marks) == 1 && (v == 0 || v == -1) {
+		if v == -1 {
+			from, to = n, n
+		}
+	} else {
+		a, b, status, err := sliceRange(scope, n)
+		if err != nil {
+			return "", status, err
+		}
+		from, to = a, b
+	}
+	out := append(append(slices.Clone(lines[:from]), insert...), lines[to:]...)
+	if len(out) == 0 {
+		return "", 0, nil
+	}
+	trail := strings.HasSuffix(content, "\n")
+	if content == "" && body != nil {
+		trail = strings.HasSuffix(*body, "\n")
+	}
+	res := strings.Join(out, "\n")
+	if trail {
+		res += "\n"
+	}
+	return res, 0, nil
 }

@@ -1,18 +1,41 @@
 // Package ops dispatches the entry ops of plurnk-service 0.56 (the
 // features/plurnk/SPEC.md digest: §edit-*, §read-*, §copy-*, the channel
-// sections, §matcher-*, §stream-constraints-engine-one-cap and
-// §scheme-surface-exception-500): EDIT, READ, FIND, COPY, MOVE and KILL,
-// each driven by a parsed dsl.Statement, each applied in one store
-// transaction and recorded as one log row of the acting run.
+// sections, §matcher-*, §stream-constraints-engine-one-cap,
+// §scheme-surface-exception-500, §machine-processes-run-is-its-log and
+// §telemetry-no-error-scheme): EDIT, READ, FIND, COPY, MOVE, KILL, OPEN,
+// FOLD and the directed SEND, each driven by a parsed dsl.Statement, each
+// applied in one store transaction and recorded in the acting run's log.
+//
+// What each op does here, where the sources leave room:
+//
+//   - EDIT writes one channel; with <L> on existing content it splices
+//     lines (<N> replaces line N, <a,b> a range, <0> and <-1> insert before
+//     the first and after the last line, a null body deletes); on an entry
+//     that does not exist the body becomes its content.
+//   - READ numbers each line `N:\t`; <N> is line N alone, <a,b> a range.
+//     A matcher body selects lines (match.go). A glob target fans out: one
+//     log row per entry read (per entry with a match), 204 in one row when
+//     there is none — the 0.56 text's "one log item per file".
+//   - KILL deletes the entry, or with a #fragment that channel; SEND[410]
+//     does the same as a side effect. Any other directed SEND at an entry
+//     answers 501 unless the scheme fronts live state (scheme.Controller).
+//     SEND without a target and anything at run://<name> are the engine
+//     loop's, and answer 501 here.
+//   - OPEN and FOLD act only on log:/// rows of the acting run (501 on any
+//     entry scheme): they set or clear the row's expanded bit. KILL on
+//     log:/// deletes rows. A successful OPEN/FOLD writes no row of its own.
+//   - <L> on every op is by line (by result on OPEN/FOLD/KILL of rows),
+//     whatever the mimetype: the item-level slicing and splicing of
+//     structured content is not built.
 //
 // COPY and MOVE are orchestrated here over the schemes' load, save and
 // remove, never inside a scheme. The matcher (match.go) and the per-turn
 // mimetype derivation pass (mimetype.go) are the engine's; schemes never
 // call mimetype handlers.
 //
-// It may import the standard library, gobwas/glob, gjson,
-// anchorage/impl/plurnk/dsl, anchorage/impl/plurnk/scheme and
-// anchorage/impl/plurnk/store.
+// It may import the standard library, gobwas/glob, gjson, theory/jsonpath,
+// antchfx/xpath and xmlquery, anchorage/impl/plurnk/dsl,
+// anchorage/impl/plurnk/scheme and anchorage/impl/plurnk/store.
 package ops
 
 import (
@@ -46,7 +69,7 @@ type Actor struct {
 }
 
 // Result is the outcome of one op. Items holds the per-entry results of a
-// READ over several entries.
+// READ over several entries, each with the row recorded for it.
 type Result struct {
 	Status   int
 	EntryID  int64
@@ -56,7 +79,12 @@ type Result struct {
 	Reason   string
 	Tags     []string
 	Items    []Result
-	Row      store.LogRow // the log row recorded for the op
+	// Row is the log row recorded for the op (the last one when a READ fans
+	// out); zero (ID 0) when the op wrote none, as a successful OPEN or
+	// FOLD does.
+	Row store.LogRow
+	// Rows are every row the op recorded, in log order.
+	Rows []store.LogRow
 }
 
 // failure is an op outcome that aborts the transaction.
@@ -70,7 +98,9 @@ func fail(status int, format string, args ...any) error {
 
 // Do dispatches st for a and records its log row. An op applies fully or
 // not at all: any status of 400 or above rolls back every change it made.
-// A handler error or panic answers 500 with the reason on the row.
+// A handler error or panic answers 500 with the reason on the row. A READ
+// that fans out over a glob records one row per item; a successful OPEN or
+// FOLD records none.
 func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 	var res Result
 	err := e.Store.Update(a.Session, func(tx *store.Tx) error {
@@ -90,13 +120,31 @@ func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 	if st.Target != nil && res.Target == "" {
 		res.Target = st.Target.String()
 	}
-	row := &store.LogRow{
-		Loop: a.Loop, Turn: a.Turn, Seq: nextSeq(a.Run, a.Loop, a.Turn), Op: string(st.Op),
-		Origin: string(a.Writer), Target: res.Target, Status: res.Status,
-		Expanded: res.Status < 400, Content: res.Content, Mimetype: res.Mimetype, Reason: res.Reason,
+	if res.Status < 400 && (st.Op == dsl.OpOpen || st.Op == dsl.OpFold) {
+		return res
 	}
-	_ = e.Store.Update(a.Session, func(tx *store.Tx) error { tx.AppendLog(a.Run, row); return nil })
-	res.Row = *row
+	items := []*Result{&res}
+	if len(res.Items) > 0 {
+		items = items[:0]
+		for i := range res.Items {
+			items = append(items, &res.Items[i])
+		}
+	}
+	stmt := dsl.Format(st)
+	_ = e.Store.Update(a.Session, func(tx *store.Tx) error {
+		for _, it := range items {
+			row := &store.LogRow{
+				Loop: a.Loop, Turn: a.Turn, Seq: nextSeq(a.Run, a.Loop, a.Turn), Op: string(st.Op),
+				Origin: string(a.Writer), Target: it.Target, Status: it.Status,
+				Expanded: it.Status < 400, Content: it.Content, Mimetype: it.Mimetype, Reason: it.Reason, Tx: stmt,
+			}
+			tx.AppendLog(a.Run, row)
+			it.Row = *row
+			res.Rows = append(res.Rows, *row)
+		}
+		return nil
+	})
+	res.Row = res.Rows[len(res.Rows)-1]
 	return res
 }
 
@@ -133,6 +181,12 @@ func (e *Engine) dispatch(tx *store.Tx, a Actor, st dsl.Statement) (Result, erro
 		return e.copyOrMove(c, st, true)
 	case dsl.OpKill:
 		return e.kill(c, st)
+	case dsl.OpOpen:
+		return e.curate(c, st, true)
+	case dsl.OpFold:
+		return e.curate(c, st, false)
+	case dsl.OpSend:
+		return e.send(c, st)
 	}
 	return Result{}, fail(501, "op %s is not dispatched by the entry engine", st.Op)
 }

@@ -34,13 +34,9 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 	if st.Signal != nil {
 		tags = st.Signal.Tags
 	}
-	var matcher *dsl.Matcher
-	if st.Body != nil {
-		m, err := dsl.ClassifyMatcher(*st.Body)
-		if err != nil {
-			return Result{}, fail(400, "%v", err)
-		}
-		matcher = &m
+	matcher, err := compileBody(st)
+	if err != nil {
+		return Result{}, err
 	}
 	ents, err := e.candidates(c, r, tags)
 	if err != nil {
@@ -50,11 +46,7 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 	for _, ent := range ents {
 		if matcher != nil {
 			ch := ent.Channels[r.Handler.Manifest().DefaultChannel]
-			mr := Match(*matcher, ch.Content, ch.Mimetype)
-			if mr.Status == 400 || mr.Status == 501 {
-				return Result{}, fail(mr.Status, "%s", mr.Reason)
-			}
-			if mr.Status != 200 {
+			if mr := matcher.Match(ch.Content, ch.Mimetype); mr.Status != 200 {
 				continue
 			}
 		}

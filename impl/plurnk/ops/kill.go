@@ -6,12 +6,76 @@ import (
 )
 
 // kill deletes the target: with a fragment, that channel only; without,
-// the whole entry. 404 when the entry (or the channel) is absent.
+// the whole entry (200; 404 when the entry or the channel is absent). On
+// log:/// it deletes the run's own rows (killRows). A scheme that fronts
+// live state (scheme.Controller, an exec stream) sees the KILL first.
 func (e *Engine) kill(c scheme.Call, st dsl.Statement) (Result, error) {
 	r, err := e.resolve(st)
 	if err != nil {
 		return Result{}, err
 	}
+	if r.Key.Scheme == "log" {
+		return e.killRows(c, st, r)
+	}
+	code, _ := st.Status()
+	if res, ok, err := control(c, r, st.Op, code); ok || err != nil {
+		return res, err
+	}
+	return e.remove(c, st, r)
+}
+
+// send dispatches a directed SEND at an entry. SEND[410] deletes, exactly
+// as KILL does (the channel with a fragment, else the entry; log rows on
+// log:///). Any other status goes to a scheme that fronts live state
+// (scheme.Controller: SEND[499] cancels an exec stream) and otherwise
+// answers 501. A SEND without a target (the turn's disposition) and a SEND
+// to run://<name> belong to the engine loop, not to the entry engine: 501.
+func (e *Engine) send(c scheme.Call, st dsl.Statement) (Result, error) {
+	if st.Target == nil {
+		return Result{}, fail(501, "a SEND without a target is the turn's disposition, handled by the engine loop")
+	}
+	if _, ok := st.Target.RunName(); ok {
+		return Result{}, fail(501, "SEND to a run is handled by the engine loop")
+	}
+	r, err := e.resolve(st)
+	if err != nil {
+		return Result{}, err
+	}
+	code, ok := st.Status()
+	if ok && code == 410 {
+		if r.Key.Scheme == "log" {
+			return e.killRows(c, st, r)
+		}
+		return e.remove(c, st, r)
+	}
+	if res, handled, err := control(c, r, st.Op, code); handled || err != nil {
+		return res, err
+	}
+	return Result{}, fail(501, "SEND[%d] to a %s:// entry is not defined: SEND[410] deletes, SEND[499] belongs to the streaming scheme that holds the subscription", code, r.Key.Scheme)
+}
+
+// control hands a KILL or SEND to a scheme that implements
+// scheme.Controller. It reports whether the scheme answered.
+func control(c scheme.Call, r scheme.Resolved, op dsl.Op, code int) (Result, bool, error) {
+	ctl, ok := r.Handler.(scheme.Controller)
+	if !ok {
+		return Result{}, false, nil
+	}
+	status, err := ctl.Control(c, r.Key, r.Channel, op, code)
+	if err != nil {
+		return Result{}, true, fail(scheme.StatusOf(err), "%s %s: %v", op, r.Key, err)
+	}
+	if status == 0 {
+		return Result{}, false, nil
+	}
+	if status >= 400 {
+		return Result{}, true, fail(status, "%s %s answered %d", op, r.Key, status)
+	}
+	return Result{Status: status, Target: target(r)}, true, nil
+}
+
+// remove deletes the resolved entry, or its named channel.
+func (e *Engine) remove(c scheme.Call, st dsl.Statement, r scheme.Resolved) (Result, error) {
 	m := r.Handler.Manifest()
 	if !m.Writable(c.Writer) {
 		return Result{}, fail(403, "%s may not delete %s:// entries", c.Writer, m.Name)

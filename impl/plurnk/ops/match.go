@@ -1,52 +1,128 @@
 package ops
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"strconv"
+	"sort"
 	"strings"
 
 	"anchorage/impl/plurnk/dsl"
+	"github.com/antchfx/xpath"
 	"github.com/gobwas/glob"
-	"github.com/tidwall/gjson"
+	"github.com/theory/jsonpath"
 )
 
-// MatchResult is the outcome of a matcher over one channel's content.
-// Status is 200 (Lines holds the 1-based source lines hit, in order), 204
-// (no hit), 400 (malformed expression), 203 (the source cannot be parsed
-// for the dialect; Reason says why) or 501 (a dialect not built: the parked
-// ~semantic, and xpath and @graph in this build).
+// MatchResult is the outcome of a matcher over one channel's content
+// (§matcher-dispatch-203-soft-fallback). Status is 200 (Lines holds the
+// 1-based source lines hit, ascending), 204 (no hit), 400 (malformed
+// expression), 203 (the source has no projection the dialect can read;
+// Reason says why) or 501 (the parked ~semantic dialect, and @graph, which
+// needs symbol indexes this build does not keep).
 type MatchResult struct {
 	Status int
 	Lines  []int
 	Reason string
 }
 
-// Match runs m over content. A matcher selects locations: glob and regex
-// test each line; jsonpath resolves over the parsed JSON and reports the
-// lines the value spans.
-func Match(m dsl.Matcher, content, mimetype string) MatchResult {
+// Compiled is a matcher whose expression has been checked, ready to run
+// over any number of contents.
+//
+// The dialect is chosen by the body's leading characters (dsl.ClassifyMatcher):
+//
+//   - glob (anything else): each source line is tested whole with
+//     gobwas/glob, `*` crossing every character, so `TODO*` is starts-with,
+//     `*TODO*` contains, `*.log` ends-with.
+//   - regex `/pattern/flags` (or `#pattern#flags`): Go's RE2 syntax, not
+//     ECMAScript. The pattern runs over the whole content with ^ and $
+//     anchoring at line boundaries (RE2's m flag is always on); a hit
+//     selects every line it touches. Flag i is case-insensitive, s lets `.`
+//     match a newline; m, g, y, d, u and v are accepted and change nothing.
+//     What RE2 lacks — lookaround, backreferences, possessive quantifiers —
+//     is a malformed expression (400).
+//   - jsonpath `$…`: RFC 9535 (github.com/theory/jsonpath) over the content
+//     parsed as JSON, whatever its mimetype; content that is not JSON has
+//     no JSON projection (203).
+//   - xpath `//…`: XPath 1.0 (antchfx/xpath over xmlquery nodes) over the
+//     content's XML projection: text/html parsed leniently as HTML, JSON
+//     content projected to elements (see xml.go), anything else parsed as
+//     XML; content none of these can read answers 203.
+//   - `~semantic` is parked (501); `@graph` is not built (501).
+//
+// Structural hits report the source lines their node spans: a JSON object
+// member from its key to the end of its value, an array item its value, an
+// XML element from its start tag to its end tag, an attribute its own line,
+// a text node its non-blank text.
+type Compiled struct {
+	m    dsl.Matcher
+	glob *glob.Pattern
+	re   *regexp.Regexp
+	jp   *jsonpath.Path
+	xp   *xpath.Expr
+}
+
+// Compile checks m's expression. A malformed expression answers 400, a
+// dialect that is not built 501; a nil result then carries that status.
+func Compile(m dsl.Matcher) (*Compiled, MatchResult) {
+	c := &Compiled{m: m}
 	switch m.Dialect {
 	case dsl.DialectGlob:
 		g, err := glob.Compile(m.Raw)
 		if err != nil {
-			return MatchResult{Status: 400, Reason: fmt.Sprintf("glob %q: %v", m.Raw, err)}
+			return nil, MatchResult{Status: 400, Reason: fmt.Sprintf("glob %q: %v", m.Raw, err)}
 		}
-		return byLine(content, g.Match)
+		c.glob = g
 	case dsl.DialectRegex:
 		re, err := compileRegex(m)
 		if err != nil {
-			return MatchResult{Status: 400, Reason: err.Error()}
+			return nil, MatchResult{Status: 400, Reason: err.Error()}
 		}
-		return byLine(content, re.MatchString)
+		c.re = re
 	case dsl.DialectJSONPath:
-		return matchJSONPath(m.Raw, content, mimetype)
+		p, err := jsonpath.Parse(m.Raw)
+		if err != nil {
+			return nil, MatchResult{Status: 400, Reason: fmt.Sprintf("jsonpath %q: %v", m.Raw, err)}
+		}
+		c.jp = p
+	case dsl.DialectXPath:
+		x, err := compileXPath(m.Raw)
+		if err != nil {
+			return nil, MatchResult{Status: 400, Reason: fmt.Sprintf("xpath %q: %v", m.Raw, err)}
+		}
+		c.xp = x
 	case dsl.DialectSemantic:
-		return MatchResult{Status: 501, Reason: "the ~semantic dialect is parked"}
+		return nil, MatchResult{Status: 501, Reason: "the ~semantic dialect is parked"}
+	default:
+		return nil, MatchResult{Status: 501, Reason: fmt.Sprintf("the %s dialect is not built", m.Dialect)}
 	}
-	return MatchResult{Status: 501, Reason: fmt.Sprintf("the %s dialect is not built", m.Dialect)}
+	return c, MatchResult{}
 }
+
+// Match runs m over content: Compile, then Compiled.Match.
+func Match(m dsl.Matcher, content, mimetype string) MatchResult {
+	c, bad := Compile(m)
+	if c == nil {
+		return bad
+	}
+	return c.Match(content, mimetype)
+}
+
+// Match runs the matcher over one channel's content of the given mimetype.
+func (c *Compiled) Match(content, mimetype string) MatchResult {
+	switch {
+	case c.glob != nil:
+		return byLine(content, c.glob.Match)
+	case c.re != nil:
+		return matchRegex(c.re, content)
+	case c.jp != nil:
+		return matchJSONPath(c.jp, content, mimetype)
+	case c.xp != nil:
+		return matchXPath(c.xp, content, mimetype)
+	}
+	return MatchResult{Status: 501, Reason: fmt.Sprintf("the %s dialect is not built", c.m.Dialect)}
+}
+
+// Dialect returns the matcher's dialect.
+func (c *Compiled) Dialect() dsl.Dialect { return c.m.Dialect }
 
 func byLine(content string, hit func(string) bool) MatchResult {
 	var out []int
@@ -55,144 +131,115 @@ func byLine(content string, hit func(string) bool) MatchResult {
 			out = append(out, i+1)
 		}
 	}
-	if len(out) == 0 {
+	return hits(out)
+}
+
+// hits turns a set of line numbers into a result: sorted, without
+// duplicates, 204 when empty.
+func hits(lines []int) MatchResult {
+	if len(lines) == 0 {
 		return MatchResult{Status: 204}
+	}
+	sort.Ints(lines)
+	out := lines[:1]
+	for _, l := range lines[1:] {
+		if l != out[len(out)-1] {
+			out = append(out, l)
+		}
 	}
 	return MatchResult{Status: 200, Lines: out}
 }
 
-// compileRegex compiles a /pattern/flags body with Go's RE2: i, m and s
-// carry over as inline flags, the others (g, y, d, u, v) change nothing
-// for a per-line test.
+// compileRegex compiles a /pattern/flags body with Go's RE2, multi-line
+// mode always on; i and s carry over as inline flags.
 func compileRegex(m dsl.Matcher) (*regexp.Regexp, error) {
-	var inline string
+	inline := "m"
 	for _, f := range m.Flags {
-		if strings.ContainsRune("ims", f) {
+		if strings.ContainsRune("is", f) {
 			inline += string(f)
 		}
 	}
-	p := m.Pattern
-	if inline != "" {
-		p = "(?" + inline + ")" + p
-	}
-	re, err := regexp.Compile(p)
+	re, err := regexp.Compile("(?" + inline + ")" + m.Pattern)
 	if err != nil {
-		return nil, fmt.Errorf("regex %q: %w", m.Raw, err)
+		hint := ""
+		for _, h := range [][2]string{{"(?=", "lookahead"}, {"(?!", "lookahead"}, {"(?<=", "lookbehind"}, {"(?<!", "lookbehind"}} {
+			if strings.Contains(m.Pattern, h[0]) {
+				hint = "; RE2 has no " + h[1]
+				break
+			}
+		}
+		if hint == "" && hasBackref(m.Pattern) {
+			hint = "; RE2 has no backreferences"
+		}
+		return nil, fmt.Errorf("regex %q is not valid in the regex dialect, which is Go's RE2 and not ECMAScript: %v%s", m.Raw, err, hint)
 	}
 	return re, nil
 }
 
-// matchJSONPath resolves a JSONPath ($, .name, ['name'], [N], [*], .*)
-// over content. A content that is not JSON answers 203.
-func matchJSONPath(expr, content, mimetype string) MatchResult {
-	path, err := gjsonPath(expr)
-	if err != nil {
-		return MatchResult{Status: 400, Reason: err.Error()}
-	}
-	var v any
-	if err := json.Unmarshal([]byte(content), &v); err != nil {
-		return MatchResult{Status: 203, Reason: fmt.Sprintf("source (%s) is not valid JSON: %v", mimetype, err)}
-	}
-	r := gjson.Get(content, path)
-	if !r.Exists() {
-		return MatchResult{Status: 204}
-	}
-	type span struct{ at, n int }
-	var spans []span
-	if len(r.Indexes) > 0 {
-		for i, el := range r.Array() {
-			if i < len(r.Indexes) {
-				spans = append(spans, span{r.Indexes[i], len(el.Raw)})
-			}
-		}
-	} else {
-		at := r.Index
-		if at == 0 && !strings.HasPrefix(content, r.Raw) {
-			at = strings.Index(content, r.Raw)
-		}
-		spans = append(spans, span{at, len(r.Raw)})
-	}
-	seen := map[int]bool{}
-	var out []int
-	for _, s := range spans {
-		if s.at < 0 {
+// hasBackref reports an ECMAScript backreference (\1 … \9, \k<name>).
+func hasBackref(p string) bool {
+	for i := 0; i+1 < len(p); i++ {
+		if p[i] != '\\' {
 			continue
 		}
-		first := 1 + strings.Count(content[:s.at], "\n")
-		last := first + strings.Count(content[s.at:min(len(content), s.at+s.n)], "\n")
-		for l := first; l <= last; l++ {
-			if !seen[l] {
-				seen[l] = true
-				out = append(out, l)
-			}
+		if c := p[i+1]; ('1' <= c && c <= '9') || (c == 'k' && i+2 < len(p) && p[i+2] == '<') {
+			return true
 		}
+		i++
 	}
-	if len(out) == 0 {
-		return MatchResult{Status: 204}
-	}
-	return MatchResult{Status: 200, Lines: out}
+	return false
 }
 
-// gjsonPath translates the JSONPath subset into a gjson path. Anything
-// outside the subset (recursive descent, filters) is reported as malformed
-// (400).
-func gjsonPath(expr string) (string, error) {
-	if !strings.HasPrefix(expr, "$") {
-		return "", fmt.Errorf("jsonpath %q must start with $", expr)
+func matchRegex(re *regexp.Regexp, content string) MatchResult {
+	if content == "" {
+		return MatchResult{Status: 204}
 	}
-	rest := expr[1:]
-	var parts []string
-	esc := func(s string) string {
-		var b strings.Builder
-		for _, r := range s {
-			if strings.ContainsRune(`.*?|#@\`, r) {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
+	idx := newLineIndex(content)
+	var out []int
+	for _, m := range re.FindAllStringIndex(content, -1) {
+		if m[0] > idx.end {
+			continue // the empty position after a final newline is no line
 		}
-		return b.String()
+		out = append(out, idx.span(m[0], m[1])...)
 	}
-	for rest != "" {
-		switch {
-		case strings.HasPrefix(rest, ".."):
-			return "", fmt.Errorf("jsonpath %q: recursive descent is outside the supported subset", expr)
-		case strings.HasPrefix(rest, ".*"):
-			parts, rest = append(parts, "#"), rest[2:]
-		case rest[0] == '.':
-			end := strings.IndexAny(rest[1:], ".[")
-			if end < 0 {
-				end = len(rest) - 1
-			}
-			name := rest[1 : 1+end]
-			if name == "" {
-				return "", fmt.Errorf("jsonpath %q: empty member name", expr)
-			}
-			parts, rest = append(parts, esc(name)), rest[1+end:]
-		case rest[0] == '[':
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				return "", fmt.Errorf("jsonpath %q: unclosed [", expr)
-			}
-			in := rest[1:end]
-			rest = rest[end+1:]
-			switch {
-			case in == "*":
-				parts = append(parts, "#")
-			case len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0]:
-				parts = append(parts, esc(in[1:len(in)-1]))
-			default:
-				n, err := strconv.Atoi(in)
-				if err != nil || n < 0 {
-					return "", fmt.Errorf("jsonpath %q: [%s] is not an index, a quoted name or *", expr, in)
-				}
-				parts = append(parts, strconv.Itoa(n))
-			}
-		default:
-			return "", fmt.Errorf("jsonpath %q: unexpected %q", expr, rest[:1])
+	return hits(out)
+}
+
+// lineIndex maps byte offsets of a content to its 1-based lines.
+type lineIndex struct {
+	starts []int // byte offset of each line's first byte
+	end    int   // the offset past the last line (a final newline excluded)
+}
+
+func newLineIndex(content string) lineIndex {
+	idx := lineIndex{starts: []int{0}, end: len(strings.TrimSuffix(content, "\n"))}
+	for i := 0; i < idx.end; i++ {
+		if content[i] == '\n' {
+			idx.starts = append(idx.starts, i+1)
 		}
 	}
-	if len(parts) == 0 {
-		return "@this", nil
+	return idx
+}
+
+// line returns the line holding byte offset off.
+func (x lineIndex) line(off int) int {
+	return sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off })
+}
+
+// span returns the lines a half-open byte range [from, to) touches; an
+// empty range touches the line it sits on.
+func (x lineIndex) span(from, to int) []int {
+	last := to - 1
+	if last < from {
+		last = from
 	}
-	return strings.Join(parts, "."), nil
+	a, b := x.line(from), x.line(min(last, max(x.end-1, 0)))
+	if b < a {
+		b = a
+	}
+	out := make([]int, 0, b-a+1)
+	for l := a; l <= b; l++ {
+		out = append(out, l)
+	}
+	return out
 }

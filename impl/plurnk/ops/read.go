@@ -12,19 +12,17 @@ import (
 
 // read returns one channel's content with its mimetype, every line
 // prefixed `N:\t`, optionally sliced by <L> and filtered by a matcher body.
-// A target whose path is a glob fans out: one item per matching entry.
+// A target whose path is a glob fans out: one item per entry that has
+// content (with a matcher: that has a match), each recorded as its own log
+// row by Do; none at all answers 204.
 func (e *Engine) read(c scheme.Call, st dsl.Statement) (Result, error) {
 	r, err := e.resolve(st)
 	if err != nil {
 		return Result{}, err
 	}
-	var matcher *dsl.Matcher
-	if st.Body != nil {
-		m, err := dsl.ClassifyMatcher(*st.Body)
-		if err != nil {
-			return Result{}, fail(400, "%v", err)
-		}
-		matcher = &m
+	matcher, err := compileBody(st)
+	if err != nil {
+		return Result{}, err
 	}
 	if isGlob(r.Key.Path) {
 		return e.readMany(c, st, r, matcher)
@@ -43,8 +41,25 @@ func (e *Engine) read(c scheme.Call, st dsl.Statement) (Result, error) {
 	return res, nil
 }
 
+// compileBody classifies and compiles a statement's matcher body; nil when
+// the body is null.
+func compileBody(st dsl.Statement) (*Compiled, error) {
+	if st.Body == nil {
+		return nil, nil
+	}
+	m, err := dsl.ClassifyMatcher(*st.Body)
+	if err != nil {
+		return nil, fail(400, "%v", err)
+	}
+	c, bad := Compile(m)
+	if c == nil {
+		return nil, fail(bad.Status, "%s", bad.Reason)
+	}
+	return c, nil
+}
+
 // readEntry reads channel r.Channel of ent.
-func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *dsl.Matcher) Result {
+func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *Compiled) Result {
 	res := Result{EntryID: ent.ID, Target: target(r), Tags: ent.Tags}
 	ch, ok := ent.Channels[r.Channel]
 	if !ok {
@@ -52,9 +67,9 @@ func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *d
 		return res
 	}
 	lines := splitLines(ch.Content)
-	from, to, err := sliceRange(scope, len(lines))
+	from, to, status, err := sliceRange(scope, len(lines))
 	if err != nil {
-		res.Status, res.Reason = 416, err.Error()
+		res.Status, res.Reason = status, err.Error()
 		return res
 	}
 	if matcher == nil {
@@ -62,7 +77,7 @@ func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *d
 		res.Content = numbered(lines, from, to, nil)
 		return res
 	}
-	mr := Match(*matcher, ch.Content, ch.Mimetype)
+	mr := matcher.Match(ch.Content, ch.Mimetype)
 	res.Status, res.Reason = mr.Status, mr.Reason
 	switch mr.Status {
 	case 200:
@@ -101,36 +116,36 @@ func numbered(lines []string, from, to int, only []int) string {
 }
 
 // sliceRange turns an <L> scope into a half-open 0-based range over n
-// lines. <a,b> is lines a to b inclusive, <a> is line a to the end; a
-// negative mark counts from the end (-1 is the last line).
-func sliceRange(scope *dsl.Scope, n int) (int, int, error) {
+// lines: <a> is line a alone, <a,b> lines a to b inclusive; a negative mark
+// counts from the end (-1 is the last line). A mark that is not a whole
+// number, or more than two marks, answers 400; lines outside the content
+// answer 416.
+func sliceRange(scope *dsl.Scope, n int) (from, to, status int, err error) {
 	if scope == nil || len(scope.Marks) == 0 {
-		return 0, n, nil
+		return 0, n, 0, nil
 	}
-	pos := func(i int) (int, error) {
+	if len(scope.Marks) > 2 {
+		return 0, 0, 400, fmt.Errorf("line marker <%s> has %d marks; a range has at most two", scope, len(scope.Marks))
+	}
+	var m [2]int
+	for i := range scope.Marks {
 		v, ok := scope.Int(i)
-		if !ok || v == 0 {
-			return 0, fmt.Errorf("line mark <%s> is not a line number", scope)
+		if !ok {
+			return 0, 0, 400, fmt.Errorf("line mark <%s> is not a line number", scope)
 		}
 		if v < 0 {
 			v = n + 1 + v
 		}
-		return v, nil
+		m[i] = v
 	}
-	a, err := pos(0)
-	if err != nil {
-		return 0, 0, err
-	}
-	b := n
-	if len(scope.Marks) > 1 {
-		if b, err = pos(1); err != nil {
-			return 0, 0, err
-		}
+	a, b := m[0], m[0]
+	if len(scope.Marks) == 2 {
+		b = m[1]
 	}
 	if a < 1 || a > n || b < a || b > n {
-		return 0, 0, fmt.Errorf("lines <%s> are outside the content's %d lines", scope, n)
+		return 0, 0, 416, fmt.Errorf("lines <%s> are outside the content's %d lines", scope, n)
 	}
-	return a - 1, b, nil
+	return a - 1, b, 0, nil
 }
 
 func isGlob(p string) bool { return strings.ContainsAny(p, "*?[{") }
@@ -147,8 +162,12 @@ func compilePathGlob(p string) (*glob.Pattern, error) {
 
 // readMany reads every entry of the scheme whose path matches the target's
 // glob (and, with a matcher, whose content matches): one item each.
-func (e *Engine) readMany(c scheme.Call, st dsl.Statement, r scheme.Resolved, matcher *dsl.Matcher) (Result, error) {
-	ents, err := e.candidates(c, r, nil)
+func (e *Engine) readMany(c scheme.Call, st dsl.Statement, r scheme.Resolved, matcher *Compiled) (Result, error) {
+	var tags []string
+	if st.Signal != nil {
+		tags = st.Signal.Tags
+	}
+	ents, err := e.candidates(c, r, tags)
 	if err != nil {
 		return Result{}, err
 	}

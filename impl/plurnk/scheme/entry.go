@@ -115,8 +115,12 @@ func SetState(tx *store.Tx, k store.Key, s store.State) error {
 	return tx.Put(e)
 }
 
-// Log is the log:/// scheme: a run's own log rows, addressed
-// log:///<loop>/<turn>/<seq>, read-only.
+// Log is the log:/// scheme: the calling run's own log rows, addressed
+// log:///<loop>/<turn>/<seq>, or by their handle log:///<loop>/<turn>/<seq>/<OP>.
+// A row is atomic: its one body channel holds the row's body (its result, or
+// its statement when the action returned no content). Rows are written by
+// the engine only; the run may delete them (KILL) and flip their expanded
+// bit (OPEN/FOLD, in the ops package).
 type Log struct{}
 
 // Manifest returns the log scheme's manifest: one body channel, no writers.
@@ -124,30 +128,62 @@ func (Log) Manifest() Manifest {
 	return Manifest{Name: "log", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body"}
 }
 
-// Load returns the calling run's row at the path's coordinate as an entry.
-func (Log) Load(c Call, k store.Key) (*store.Entry, error) {
-	parts := strings.Split(strings.Trim(k.Path, "/"), "/")
-	if len(parts) < 3 || c.Run == nil {
-		return nil, nil
+// ParseCoord reads a log:/// path, /L/T/S or /L/T/S/OP. It reports false
+// for anything else (a glob, a partial coordinate).
+func ParseCoord(p string) (loop, turn, seq int, op string, ok bool) {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) != 3 && len(parts) != 4 {
+		return 0, 0, 0, "", false
 	}
 	var n [3]int
 	for i := range n {
 		v, err := strconv.Atoi(parts[i])
-		if err != nil {
-			return nil, nil
+		if err != nil || v < 0 || strconv.Itoa(v) != parts[i] {
+			return 0, 0, 0, "", false
 		}
 		n[i] = v
 	}
-	for _, r := range c.Run.Log {
-		if r.Loop == n[0] && r.Turn == n[1] && r.Seq == n[2] {
-			mt := r.Mimetype
-			if mt == "" {
-				mt = "text/plain"
-			}
-			return &store.Entry{ID: r.ID, Key: k, Channels: map[string]store.Channel{"body": {Content: r.Content, Mimetype: mt, State: store.StateStatic}}}, nil
+	if len(parts) == 4 {
+		if parts[3] == "" {
+			return 0, 0, 0, "", false
 		}
+		op = strings.ToUpper(parts[3])
 	}
-	return nil, nil
+	return n[0], n[1], n[2], op, true
+}
+
+// FindRow returns the row of r a log:/// path names, or nil. A handle's op
+// must be the row's op.
+func FindRow(r *store.Run, p string) *store.LogRow {
+	l, t, s, op, ok := ParseCoord(p)
+	if !ok || r == nil {
+		return nil
+	}
+	row := r.Row(l, t, s)
+	if row == nil || (op != "" && !strings.EqualFold(op, row.Op)) {
+		return nil
+	}
+	return row
+}
+
+// RowEntry presents a log row as an entry at key k.
+func RowEntry(row *store.LogRow, k store.Key) *store.Entry {
+	mt := row.Mimetype
+	if row.Content == "" {
+		mt = "text/vnd.plurnk"
+	} else if mt == "" {
+		mt = "text/plain"
+	}
+	return &store.Entry{ID: row.ID, Key: k, Channels: map[string]store.Channel{"body": {Content: row.Body(), Mimetype: mt, State: store.StateStatic}}}
+}
+
+// Load returns the calling run's row at the path's coordinate as an entry.
+func (Log) Load(c Call, k store.Key) (*store.Entry, error) {
+	row := FindRow(c.Run, k.Path)
+	if row == nil {
+		return nil, nil
+	}
+	return RowEntry(row, k), nil
 }
 
 // Save refuses: log rows are written by the engine only.
@@ -155,22 +191,23 @@ func (Log) Save(c Call, e *store.Entry) error {
 	return Errorf(403, "log rows are written by the engine")
 }
 
-// Remove refuses: this build does not delete log rows.
+// Remove deletes the calling run's row at the path's coordinate.
 func (Log) Remove(c Call, k store.Key) (bool, error) {
-	return false, Errorf(501, "deleting log rows is not built")
+	row := FindRow(c.Run, k.Path)
+	if row == nil {
+		return false, nil
+	}
+	return c.Tx.DeleteLog(c.Run, row.ID), nil
 }
 
-// List returns the calling run's rows as entries.
+// List returns the calling run's rows as entries, in log order.
 func (l Log) List(c Call) ([]*store.Entry, error) {
 	if c.Run == nil {
 		return nil, nil
 	}
 	var out []*store.Entry
 	for _, r := range c.Run.Log {
-		e, _ := l.Load(c, store.Key{Scope: store.ScopeSession, Scheme: "log", Path: "/" + r.Coord()})
-		if e != nil {
-			out = append(out, e)
-		}
+		out = append(out, RowEntry(r, store.Key{Scope: store.ScopeSession, Scheme: "log", Path: "/" + r.Coord()}))
 	}
 	return out, nil
 }

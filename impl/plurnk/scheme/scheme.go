@@ -6,7 +6,14 @@
 //
 // Schemes never call mimetype handlers: they store content and a mimetype
 // label and nothing else (§mimetype-schemes-do-not-invoke-handlers). Only
-// schemes change a channel's state (Stream.SetState).
+// schemes change a channel's state (OpenStream, AppendChunk, SetState).
+//
+// The log:/// scheme (Log) presents the calling run's own log rows as
+// read-only entries and deletes them on KILL; a scheme fronting live state
+// (an exec stream) implements Controller to see KILL and directed SENDs of
+// its entries first. The file scheme (File) keeps content on an afero fs
+// under the workspace root, answers 415 for binary content and restores the
+// disk when the transaction fails.
 //
 // It may import the standard library, afero, anchorage/impl/plurnk/dsl and
 // anchorage/impl/plurnk/store.
@@ -107,6 +114,17 @@ type Handler interface {
 	Save(c Call, e *store.Entry) error
 	Remove(c Call, k store.Key) (bool, error)
 	List(c Call) ([]*store.Entry, error)
+}
+
+// Controller is implemented by a scheme whose entries front live state
+// outside the store (an exec stream's process). A KILL of one of its
+// entries, and a directed SEND other than SEND[410], reach Control first:
+// op is the statement's op, code its signal (the Unix signal of KILL, 0 for
+// a bare KILL; the status of SEND). A non-zero status is the action's
+// answer; 0 hands the statement back to the engine's default (KILL and
+// SEND[410] delete the entry or channel, any other SEND answers 501).
+type Controller interface {
+	Control(c Call, k store.Key, channel string, op dsl.Op, code int) (status int, err error)
 }
 
 // StatusError is a handler failure with the status the action answers.

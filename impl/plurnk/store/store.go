@@ -5,8 +5,11 @@
 // Entries belong to the session (§machine-processes-one-filesystem): every
 // run of a session reads and writes one entry set, keyed by (scope, owner,
 // scheme, pathname). Every mutation goes through a Tx, which applies fully or
-// not at all: Store.Update rolls a failed transaction back, and a channel body
-// over MaxChannelChars fails it (§stream-constraints-engine-one-cap).
+// not at all: Store.Update rolls a failed transaction back — entries, log
+// rows appended or deleted, expanded bits flipped, and the undo hooks of
+// schemes with state outside the store — and a channel body over
+// MaxChannelChars fails it (§stream-constraints-engine-one-cap). Snapshot and
+// Restore write and read the whole store as JSON on an afero fs.
 //
 // It may import the standard library, afero and anchorage/sim/clock.
 package store
@@ -157,6 +160,9 @@ type Turn struct {
 }
 
 // LogRow is one action of a run, at coordinate loop/turn/sequence.
+// Expanded is the run's view of the row (§machine-processes-run-is-its-log):
+// an open row renders its body, a folded one only its path. OPEN and FOLD
+// flip it; nothing else is kept per run.
 type LogRow struct {
 	ID       int64
 	Loop     int
@@ -167,13 +173,37 @@ type LogRow struct {
 	Target   string
 	Status   int
 	Expanded bool
-	Content  string
+	Content  string // the result (rx)
 	Mimetype string
 	Reason   string
+	Tx       string `json:",omitempty"` // the statement as emitted, canonically printed
 }
 
 // Coord renders the row's log:/// coordinate, L/T/S.
 func (r *LogRow) Coord() string { return fmt.Sprintf("%d/%d/%d", r.Loop, r.Turn, r.Seq) }
+
+// Handle renders the row's op handle, L/T/S/OP (the form the budget table
+// names rows by).
+func (r *LogRow) Handle() string { return r.Coord() + "/" + r.Op }
+
+// Body is what an open row shows: its result content, or, for a row whose
+// action returned none (an EDIT, a KILL), its statement.
+func (r *LogRow) Body() string {
+	if r.Content != "" {
+		return r.Content
+	}
+	return r.Tx
+}
+
+// Row returns r's log row at loop/turn/seq, or nil.
+func (r *Run) Row(loop, turn, seq int) *LogRow {
+	for _, row := range r.Log {
+		if row.Loop == loop && row.Turn == turn && row.Seq == seq {
+			return row
+		}
+	}
+	return nil
+}
 
 // Session holds the entries every run of it shares, and its runs.
 type Session struct {

@@ -88,6 +88,39 @@ func (tx *Tx) restore(k Key, prev *Entry, existed bool) {
 	}
 }
 
+// SetExpanded sets the expanded bit of r's row with id to expanded. It
+// reports whether the row exists and whether the bit changed.
+func (tx *Tx) SetExpanded(r *Run, id int64, expanded bool) (found, changed bool) {
+	for _, row := range r.Log {
+		if row.ID != id {
+			continue
+		}
+		if row.Expanded == expanded {
+			return true, false
+		}
+		row.Expanded = expanded
+		tx.undo = append(tx.undo, func() { row.Expanded = !expanded })
+		return true, true
+	}
+	return false, false
+}
+
+// DeleteLog removes r's row with id from its log. It reports whether there
+// was one.
+func (tx *Tx) DeleteLog(r *Run, id int64) bool {
+	for i, row := range r.Log {
+		if row.ID != id {
+			continue
+		}
+		r.Log = append(r.Log[:i:i], r.Log[i+1:]...)
+		tx.undo = append(tx.undo, func() {
+			r.Log = append(r.Log[:i:i], append([]*LogRow{row}, r.Log[i:]...)...)
+		})
+		return true
+	}
+	return false
+}
+
 // AppendLog appends row to r's log and gives it an ID.
 func (tx *Tx) AppendLog(r *Run, row *LogRow) {
 	row.ID = tx.store.id()
