@@ -3,6 +3,7 @@ package deck
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"anchorage/impl/fe"
@@ -46,17 +47,20 @@ const (
 // ErrWatchdog is the cause of an evaluation stopped by the watchdog.
 var ErrWatchdog = errors.New("watchdog: cycle budget exceeded")
 
-// CPU counts simulated cycles and drives the simulated clock. It is the
-// step hook of the VMs it is attached to.
+// CPU counts simulated cycles and drives the simulated clock. The VMs it
+// is attached to price their events through its fe.Meter, which they
+// update directly (no call per event); Hook is the same pricing as a step
+// hook.
 type CPU struct {
-	costs    [fe.NumEvents]uint64 // milli-cycles per event
+	// meter.Costs are the milli-cycles per event, meter.Total the
+	// milli-cycles since power on, and meter.Limit start+budget while an
+	// evaluation with a budget is running (the maximum otherwise), so that
+	// Total > Limit is exactly "total-start > budget".
+	meter    fe.Meter
 	cpi      float64
 	clk      *clock.Sim
-	total    uint64 // milli-cycles since power on
 	advanced uint64 // whole cycles already pushed into the clock
 	start    uint64 // milli-cycles at the start of the current evaluation
-	budget   uint64 // milli-cycles an evaluation may use; 0 = unlimited
-	armed    bool
 }
 
 // NewCPU returns a CPU with the given CPI (DefaultCPI if ≤ 0) driving clk.
@@ -65,8 +69,10 @@ func NewCPU(cpi float64, clk *clock.Sim) *CPU {
 		cpi = DefaultCPI
 	}
 	c := &CPU{cpi: cpi, clk: clk}
+	c.meter.Limit = math.MaxUint64
+	c.meter.Err = ErrWatchdog
 	for i, m := range eventMilliInstr() {
-		c.costs[i] = uint64(float64(m)*cpi + 0.5)
+		c.meter.Costs[i] = uint64(float64(m)*cpi + 0.5)
 	}
 	return c
 }
@@ -74,37 +80,47 @@ func NewCPU(cpi float64, clk *clock.Sim) *CPU {
 // CPI returns the cycles per instruction in use.
 func (c *CPU) CPI() float64 { return c.cpi }
 
-// Hook is the fe step hook: it prices the event and enforces the watchdog.
+// Meter returns the meter the VMs price their events with.
+func (c *CPU) Meter() *fe.Meter { return &c.meter }
+
+// Hook is the fe step hook equivalent of the meter: it prices the event and
+// enforces the watchdog.
 func (c *CPU) Hook(ev fe.Event) error {
-	c.total += c.costs[ev]
-	if c.armed && c.budget > 0 && c.total-c.start > c.budget {
-		c.armed = false // the abort itself must not be aborted again
+	m := &c.meter
+	m.Total += m.Costs[ev]
+	if m.Total > m.Limit {
+		m.Limit = math.MaxUint64 // the abort itself must not be aborted again
 		return ErrWatchdog
 	}
 	return nil
 }
 
 // Instr charges n instructions of work the VM does not report.
-func (c *CPU) Instr(n uint64) { c.total += uint64(float64(n*1000)*c.cpi + 0.5) }
+func (c *CPU) Instr(n uint64) { c.meter.Total += uint64(float64(n*1000)*c.cpi + 0.5) }
 
 // Begin starts an evaluation with a watchdog budget in cycles (0 = none).
 func (c *CPU) Begin(budget uint64) {
-	c.start = c.total
-	c.budget = budget * 1000
-	c.armed = true
+	c.start = c.meter.Total
+	c.meter.Limit = math.MaxUint64
+	// A budget of 0 (also after the multiplication wraps, as it always
+	// has) means none; a limit beyond the counter's range can never be
+	// passed either.
+	if b := budget * 1000; b > 0 && c.start <= math.MaxUint64-b {
+		c.meter.Limit = c.start + b
+	}
 }
 
 // End finishes an evaluation, returns its cycles and advances the clock.
 func (c *CPU) End() uint64 {
-	c.armed = false
-	n := (c.total - c.start) / 1000
+	c.meter.Limit = math.MaxUint64
+	n := (c.meter.Total - c.start) / 1000
 	c.Sync()
 	return n
 }
 
 // Sync advances the simulated clock to the cycles counted so far.
 func (c *CPU) Sync() {
-	whole := c.total / 1000
+	whole := c.meter.Total / 1000
 	if whole <= c.advanced || c.clk == nil {
 		return
 	}
@@ -114,7 +130,7 @@ func (c *CPU) Sync() {
 }
 
 // Cycles returns the cycles since power on.
-func (c *CPU) Cycles() uint64 { return c.total / 1000 }
+func (c *CPU) Cycles() uint64 { return c.meter.Total / 1000 }
 
 func cyclesToDuration(n uint64) time.Duration {
 	return time.Duration(n/ClockHz*uint64(time.Second) + n%ClockHz*uint64(time.Second)/ClockHz)

@@ -402,7 +402,7 @@ func (d *Deck) StartMission(size int) error { return d.sram.Alloc(Mission, size)
 // newVM opens a Fe VM for the REPL tier with the cycle hook installed.
 func (d *Deck) newVM(arena int, s *Session) (*fe.VM, error) {
 	d.cpu.Instr(instrOpenVM)
-	vm, err := fe.New(arena, fe.WithExtensions(), fe.WithStepHook(d.cpu.Hook), fe.WithNaNStyle(fe.NaNNewlib))
+	vm, err := fe.New(arena, fe.WithExtensions(), fe.WithMeter(d.cpu.Meter()), fe.WithNaNStyle(fe.NaNNewlib))
 	if err != nil {
 		return nil, fmt.Errorf("deck: open vm: %w", err)
 	}

@@ -191,26 +191,22 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 }
 
 // lookup is cdr(getBound(sym, env)), the value of a symbol, including the
-// EvLookup event of the symbol evaluation itself. Without a hook or meter
-// the events
-// are tallied in a register and added once; with one, each is stepped in
-// the original order.
+// EvLookup event of the symbol evaluation itself. The walk has no effect
+// but its events, so they are tallied in a register and added at once
+// (countN), which replays them one by one when a hook or meter must see
+// them.
 func (vm *VM) lookup(sym, env Value) Value {
-	if vm.observed {
-		vm.step(EvLookup)
-		return vm.cells[vm.getBound(sym, env)].cdr
-	}
 	n := uint64(1)
 	for env != Nil {
 		n++
 		ec := &vm.cells[env]
 		if x := ec.car; vm.cells[x].car == sym {
-			vm.counts[EvLookup] += n
+			vm.countN(EvLookup, n)
 			return vm.cells[x].cdr
 		}
 		env = ec.cdr
 	}
-	vm.counts[EvLookup] += n
+	vm.countN(EvLookup, n)
 	return vm.cells[vm.cells[sym].cdr].cdr
 }
 
@@ -229,21 +225,18 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 	obj := ac.car
 	switch vm.cells[obj].typ {
 	case TSymbol:
-		if vm.observed {
-			return vm.lookup(obj, env)
-		}
-		// lookup's hookless path, written out (see lookup).
+		// lookup, written out.
 		n := uint64(1)
 		for e := env; e != Nil; {
 			n++
 			ec := &vm.cells[e]
 			if x := ec.car; vm.cells[x].car == obj {
-				vm.counts[EvLookup] += n
+				vm.countN(EvLookup, n)
 				return vm.cells[x].cdr
 			}
 			e = ec.cdr
 		}
-		vm.counts[EvLookup] += n
+		vm.countN(EvLookup, n)
 		return vm.cells[vm.cells[obj].cdr].cdr
 	case TPair:
 		return vm.evalPair(obj, env, nil)
@@ -265,10 +258,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
 	fn := vm.cells[obj].car
-	if vm.cells[fn].typ != TSymbol || vm.observed {
+	if vm.cells[fn].typ != TSymbol {
 		fn = vm.eval(fn, env, nil)
 	} else {
-		// lookup's hookless path, written out (see lookup).
+		// lookup, written out.
 		sym, n := fn, uint64(1)
 		fn = refNone
 		for e := env; e != Nil; {
@@ -283,7 +276,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		if fn == refNone {
 			fn = vm.cells[vm.cells[sym].cdr].cdr
 		}
-		vm.counts[EvLookup] += n
+		vm.countN(EvLookup, n)
 	}
 	arg := vm.cells[obj].cdr
 	res := Nil

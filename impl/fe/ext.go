@@ -127,7 +127,10 @@ func (vm *VM) callPrimitive(i int, args Value) Value {
 	if i < 0 || i >= len(vm.prims) {
 		vm.fail("tried to call non-callable value")
 	}
+	// The primitive may look at or change the meter.
+	vm.meterSync()
 	res, err := vm.prims[i].fn(vm, args)
+	vm.meterSync()
 	if err == nil {
 		return res
 	}

@@ -202,11 +202,27 @@ type VM struct {
 	pending  error // hook abort raised during a collection
 	readDeep int
 
-	out          io.Writer
-	nanStyle     NaNStyle
-	hook         StepHook
-	meter        *Meter
-	observed     bool // hook or meter installed: events take the slow path
+	out      io.Writer
+	nanStyle NaNStyle
+	hook     StepHook
+	meter    *Meter
+
+	// Event counting: step takes its slow path (observe) only when
+	// counts[ev] passes thresh[ev]. Without hook or meter the thresholds
+	// are infinite; with a hook they are 0, so the hook sees every event.
+	// With a meter alone, Total is brought up to date lazily: base holds
+	// the counts already priced into Total, and the thresholds allow each
+	// event type slack more events, where slack times the sum of the costs
+	// cannot pass the limit. So the first event that could cross the limit
+	// takes the slow path, which prices everything and checks exactly as a
+	// per-event meter would. meterSync runs at the API boundary (protect)
+	// and around primitives, so Total is exact whenever its owner can see
+	// it.
+	// observed is false without hook and meter, which spares the common
+	// case the threshold loads.
+	thresh       [NumEvents]uint64
+	base         [NumEvents]uint64
+	observed     bool
 	ext          bool
 	maxReadDepth int
 	prims        []primEntry
@@ -236,6 +252,16 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
 	}
 	vm.observed = vm.hook != nil || vm.meter != nil
+	switch {
+	case vm.hook != nil:
+		// thresh stays 0: every event is observed.
+	case vm.meter != nil:
+		vm.meterSync()
+	default:
+		for i := range vm.thresh {
+			vm.thresh[i] = math.MaxUint64
+		}
+	}
 	vm.strBytes = vm.model.StrBytes()
 	n := 0
 	if arenaBytes > vm.model.ContextBytes() {
@@ -299,7 +325,9 @@ type vmPanic struct{ err *Error }
 
 // protect runs f and converts a raised Lisp error into an *Error.
 func (vm *VM) protect(f func()) (err *Error) {
+	vm.meterSync()
 	defer func() {
+		vm.meterSync()
 		if r := recover(); r != nil {
 			p, ok := r.(vmPanic)
 			if !ok {
@@ -337,22 +365,76 @@ func (vm *VM) traceback() []string {
 // step records an event and runs the meter and the hook.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
-	if vm.observed {
+	if vm.observed && vm.counts[ev] > vm.thresh[ev] {
 		vm.observe(ev)
 	}
 }
 
+// countN is n consecutive step(ev) with nothing in between.
+func (vm *VM) countN(ev Event, n uint64) {
+	if vm.observed {
+		vm.stepN(ev, n)
+		return
+	}
+	vm.counts[ev] += n
+}
+
+func (vm *VM) stepN(ev Event, n uint64) {
+	if vm.counts[ev]+n <= vm.thresh[ev] {
+		vm.counts[ev] += n
+		return
+	}
+	for ; n > 0; n-- {
+		vm.step(ev)
+	}
+}
+
+// observe is step's slow path: the event has been counted and passed its
+// threshold.
 func (vm *VM) observe(ev Event) {
-	if m := vm.meter; m != nil {
+	m := vm.meter
+	if vm.hook == nil {
+		// A meter alone (see thresh): price everything so far.
+		vm.meterSync()
+		if m.Total > m.Limit {
+			vm.meterAbort()
+		}
+		return
+	}
+	if m != nil {
 		m.Total += m.Costs[ev]
 		if m.Total > m.Limit {
 			vm.meterAbort()
 		}
 	}
-	if vm.hook != nil {
-		if err := vm.hook(ev); err != nil {
-			vm.abort(err)
+	if err := vm.hook(ev); err != nil {
+		vm.abort(err)
+	}
+}
+
+// meterSync prices the events counted since the last sync into the meter
+// and resets the thresholds from the meter's room left (meter alone only;
+// with a hook the meter is priced event by event).
+func (vm *VM) meterSync() {
+	m := vm.meter
+	if m == nil || vm.hook != nil {
+		return
+	}
+	var sum uint64
+	for ev := range vm.counts {
+		m.Total += (vm.counts[ev] - vm.base[ev]) * m.Costs[ev]
+		sum += m.Costs[ev]
+	}
+	vm.base = vm.counts
+	slack := uint64(0)
+	if m.Total <= m.Limit {
+		slack = uint64(1) << 62
+		if sum > 0 {
+			slack = min((m.Limit-m.Total)/sum, slack)
 		}
+	}
+	for ev := range vm.thresh {
+		vm.thresh[ev] = vm.counts[ev] + slack
 	}
 }
 
@@ -360,6 +442,7 @@ func (vm *VM) observe(ev Event) {
 func (vm *VM) meterAbort() {
 	m := vm.meter
 	m.Limit = math.MaxUint64
+	vm.meterSync()
 	err := m.Err
 	if err == nil {
 		err = ErrMeterLimit
@@ -437,11 +520,8 @@ func (vm *VM) collect() {
 	hook := vm.hook != nil
 	if !hook {
 		vm.counts[EvSweep] += uint64(vm.count)
-		if m := vm.meter; m != nil {
-			m.Total += m.Costs[EvSweep] * uint64(vm.count)
-			if m.Total > m.Limit {
-				vm.meterAbort()
-			}
+		if vm.observed && vm.counts[EvSweep] > vm.thresh[EvSweep] {
+			vm.observe(EvSweep)
 		}
 	}
 	cells := vm.cells[1 : vm.count+1]
@@ -478,7 +558,7 @@ func (vm *VM) collect() {
 // of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
 	v := vm.freelist
-	if v == Nil || vm.observed || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
@@ -510,7 +590,7 @@ func (vm *VM) objectSlow() Value {
 // fast path written out, which saves a Go call per cell.
 func (vm *VM) cons(car, cdr Value) Value {
 	v := vm.freelist
-	if v == Nil || vm.observed || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
@@ -528,7 +608,7 @@ func (vm *VM) cons(car, cdr Value) Value {
 
 func (vm *VM) number(n float32) Value {
 	v := vm.freelist
-	if v == Nil || vm.observed || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
