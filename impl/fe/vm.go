@@ -524,6 +524,9 @@ func (vm *VM) collect() {
 			vm.observe(EvSweep)
 		}
 	}
+	// The free list head and length live in locals during the loop (a
+	// hook cannot raise here: inside a collection its error is deferred).
+	freelist, free := vm.freelist, vm.free
 	cells := vm.cells[1 : vm.count+1]
 	for i := range cells {
 		if hook {
@@ -535,13 +538,14 @@ func (vm *VM) collect() {
 		}
 		if !c.mark {
 			c.typ = TFree
-			c.cdr = vm.freelist
-			vm.freelist = Value(i + 1)
-			vm.free++
+			c.cdr = freelist
+			freelist = Value(i + 1)
+			free++
 		} else {
 			c.mark = false
 		}
 	}
+	vm.freelist, vm.free = freelist, free
 	vm.inGC = false
 	if err := vm.pending; err != nil {
 		vm.pending = nil
