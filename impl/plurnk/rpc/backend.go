@@ -1,0 +1,179 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+
+	"anchorage/impl/plurnk/provider"
+)
+
+// Backend is what the daemon needs from the session-level orchestration of
+// runs. Methods return an *Error for a failure the client caused (an
+// unknown session, a run outside the session); any other error is an
+// internal error.
+type Backend interface {
+	// Subscribe hands the backend the sink of its notifications.
+	Subscribe(n Notifier)
+	CreateSession(p SessionParams) (SessionInfo, error)
+	AttachSession(id int64) (SessionInfo, error)
+	Runs(session int64) ([]RunInfo, error)
+	// RunLoop runs one loop of the session's model run and answers once
+	// the loop ends or parks at 202. ctx does not bound the loop: only
+	// Cancel does.
+	RunLoop(ctx context.Context, session int64, p LoopParams) (LoopResult, error)
+	Inject(session int64, prompt string) (InjectResult, error)
+	Cancel(session int64, reason string) (CancelResult, error)
+	Resolve(session int64, p ResolveParams) (ResolveResult, error)
+	ReadEntry(session int64, target string) (EntryResult, error)
+	// ReadLog reads the log of q.RunID, which must belong to the session.
+	ReadLog(session int64, q LogQuery) ([]LogEntry, error)
+}
+
+// Notifier receives the backend's notifications. Session 0 means every
+// connection. Notify must not block on the backend.
+type Notifier interface {
+	Notify(session int64, method string, params any)
+}
+
+// SessionParams are session.create's params.
+type SessionParams struct {
+	Name        string  `json:"name"`
+	ProjectRoot *string `json:"projectRoot"`
+}
+
+// SessionInfo is session.create's and session.attach's result.
+type SessionInfo struct {
+	ID          int64   `json:"id"`
+	Name        string  `json:"name"`
+	RunID       int64   `json:"runId"`
+	RunName     string  `json:"runName"`
+	ProjectRoot *string `json:"projectRoot"`
+}
+
+// RunInfo is one run as session.runs lists it.
+type RunInfo struct {
+	ID     int64  `json:"id"`
+	Name   string `json:"name"`
+	Origin string `json:"origin"`
+	Loops  int    `json:"loops"`
+	// Status is the status of the run's latest loop, 0 when it has none.
+	Status int `json:"status"`
+}
+
+// LoopParams are loop.run's params.
+type LoopParams struct {
+	Prompt   string `json:"prompt"`
+	MaxTurns int    `json:"maxTurns"`
+}
+
+// LoopResult is the loop usage payload: loop.run's result and the params
+// of loop/terminated.
+type LoopResult struct {
+	LoopID      int64           `json:"loopId"`
+	LoopSeq     int             `json:"loopSeq"`
+	ModelRunID  int64           `json:"modelRunId"`
+	RunID       int64           `json:"runId"`
+	FinalStatus int             `json:"finalStatus"`
+	HitMaxTurns bool            `json:"hitMaxTurns"`
+	Reason      string          `json:"reason,omitempty"`
+	Turns       int             `json:"turns"`
+	Usage       provider.Usage  `json:"usage"`
+	CostPico    int64           `json:"costPico"`
+	Meta        json.RawMessage `json:"meta"`
+}
+
+// InjectResult is loop.inject's result.
+type InjectResult struct {
+	RunID  int64 `json:"runId"`
+	Queued bool  `json:"queued"` // a loop was running: the prompt waits for it
+}
+
+// CancelResult is loop.cancel's result.
+type CancelResult struct {
+	Cancelled bool   `json:"cancelled"`
+	RunID     int64  `json:"runId"`
+	Reason    string `json:"reason"`
+}
+
+// ResolveParams are loop.resolve's params.
+type ResolveParams struct {
+	LogEntryID int64  `json:"logEntryId"`
+	Decision   string `json:"decision"` // accept, reject, cancel
+	Outcome    string `json:"outcome"`
+}
+
+// ResolveResult is loop.resolve's result.
+type ResolveResult struct {
+	LogEntryID int64  `json:"logEntryId"`
+	State      string `json:"state"`
+	Status     int    `json:"status"`
+}
+
+// EntryResult is entry.read's result.
+type EntryResult struct {
+	Status int    `json:"status"`
+	Entry  *Entry `json:"entry"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Entry is the whole shape of an entry.
+type Entry struct {
+	ID       int64              `json:"id"`
+	Target   string             `json:"target"`
+	Scheme   string             `json:"scheme"`
+	Path     string             `json:"path"`
+	Channels map[string]Channel `json:"channels"`
+	Tags     []string           `json:"tags"`
+	Metadata EntryMetadata      `json:"metadata"`
+}
+
+// Channel is one channel of an entry.
+type Channel struct {
+	Content  string `json:"content"`
+	Mimetype string `json:"mimetype"`
+	Tokens   int    `json:"tokens"`
+	State    string `json:"state"`
+}
+
+// EntryMetadata is what the store keeps about an entry besides content.
+type EntryMetadata struct {
+	Scope   string `json:"scope"`
+	Owner   string `json:"owner,omitempty"`
+	Created string `json:"created"` // RFC 3339
+	Updated string `json:"updated"`
+}
+
+// LogQuery are log.read's params. Nil fields do not filter.
+type LogQuery struct {
+	RunID    *int64 `json:"runId"`
+	LoopID   *int64 `json:"loopId"`
+	TurnID   *int64 `json:"turnId"`
+	LoopSeq  *int   `json:"loopSeq"`
+	TurnSeq  *int   `json:"turnSeq"`
+	Sequence *int   `json:"sequence"`
+	SinceID  *int64 `json:"sinceId"`
+	Limit    *int   `json:"limit"`
+}
+
+// LogEntry is one log row on the wire (§methods-log-coordinate): the
+// database keys loop_id and turn_id beside the ordinals loop_seq and
+// turn_seq, tx the statement, rx the result.
+type LogEntry struct {
+	ID       int64  `json:"id"`
+	RunID    int64  `json:"run_id"`
+	LoopID   int64  `json:"loop_id"`
+	TurnID   int64  `json:"turn_id"`
+	LoopSeq  int    `json:"loop_seq"`
+	TurnSeq  int    `json:"turn_seq"`
+	Sequence int    `json:"sequence"`
+	Path     string `json:"path"` // log:///L/T/S/OP
+	Op       string `json:"op"`
+	Origin   string `json:"origin"`
+	Target   string `json:"target"`
+	Status   int    `json:"status"`
+	Expanded bool   `json:"expanded"`
+	Tx       string `json:"tx"`
+	Rx       string `json:"rx"`
+	Mimetype string `json:"mimetype"`
+	Reason   string `json:"reason,omitempty"`
+}
