@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/dsl"
@@ -84,6 +85,22 @@ type Engine struct {
 	// Live lists what the run still holds live besides the streams and
 	// children the engine finds itself; nil adds nothing.
 	Live func(ss *store.Session, r *store.Run) []string
+	// RunOp dispatches every op aimed at run:// (spawn, irc, fork,
+	// terminate, scratch); it writes its own log row. When nil, a SEND at
+	// run:// goes to Send and the other ops to the op engine.
+	RunOp func(a ops.Actor, st dsl.Statement) ops.Result
+	// Foist writes what the runtime places in a run's log at the start of
+	// a turn (injected prompts, deltas, stream surfacings), at a.Turn: 0
+	// after the turn-0 foists of a new loop, and each model turn before its
+	// packet is assembled. nil foists nothing.
+	Foist func(a ops.Actor)
+	// After sees every op of an emission once it has been dispatched
+	// through the op engine (not the hooks); nil ignores them.
+	After func(a ops.Actor, st dsl.Statement, res ops.Result)
+	// Yield, when set, is the lock the caller holds around Run: the engine
+	// releases it while the provider generates and takes it back before
+	// touching the store again, so loops of other runs go on meanwhile.
+	Yield sync.Locker
 
 	children    map[int64][]*store.Run
 	rowTokens   map[int64]int
@@ -130,6 +147,10 @@ type Request struct {
 	MaxCommands *int
 	// Requirements replaces PLURNK_REQUIREMENTS; nil keeps it.
 	Requirements *string
+	// Resume, when set, is a loop of Run parked at 202 to continue in
+	// place: no new loop and no turn 0; its turns go on from the last one.
+	// Prompt is ignored.
+	Resume *store.Loop
 }
 
 // Delivered is a packet as the provider received it.
@@ -216,14 +237,26 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		ls.reqs = *req.Requirements
 	}
 	ls.ceiling, ls.bounded = e.Config.Ceiling(e.Provider.ContextSize())
-	ls.loop = e.Store.BeginLoop(req.Run)
-	ls.res.Loop = ls.loop
-	ls.loop.Status = StatusRunning
-	if err := e.turnZero(ls); err != nil {
-		e.errorRow(ls, 0, StatusFailed, err.Error(), "")
-		return e.finish(ls, StatusFailed, err.Error()), nil
+	first := 1
+	if req.Resume != nil {
+		if req.Resume.Status != StatusParked && req.Resume.Status != StatusPending {
+			return Result{}, fmt.Errorf("engine: resume loop %d of run %q: status %d is not parked", req.Resume.Seq, req.Run.Name, req.Resume.Status)
+		}
+		ls.loop = req.Resume
+		ls.res.Loop = ls.loop
+		ls.loop.Status = StatusRunning
+		first = len(ls.loop.Turns)
+	} else {
+		ls.loop = e.Store.BeginLoop(req.Run)
+		ls.res.Loop = ls.loop
+		ls.loop.Status = StatusRunning
+		if err := e.turnZero(ls); err != nil {
+			e.errorRow(ls, 0, StatusFailed, err.Error(), "")
+			return e.finish(ls, StatusFailed, err.Error()), nil
+		}
+		e.foist(ls, 0)
 	}
-	for t := 1; ; t++ {
+	for t := first; ; t++ {
 		if ctx.Err() != nil {
 			return e.finish(ls, StatusCancelled, "the run was aborted"), nil
 		}
@@ -231,10 +264,21 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 			return e.finish(ls, StatusTurnLimit, fmt.Sprintf("%d turns exhausted", ls.maxTurns)), nil
 		}
 		e.Store.NextTurn(ls.loop)
+		e.foist(ls, t)
 		if status, reason := e.turn(ctx, ls, t); status != 0 {
 			return e.finish(ls, status, reason), nil
 		}
 	}
+}
+
+// foist lets the Foist hook write into the run's log at turn t.
+func (e *Engine) foist(ls *loopState, t int) {
+	if e.Foist == nil {
+		return
+	}
+	n := len(ls.req.Run.Log)
+	e.Foist(ops.Actor{Session: ls.req.Session, Run: ls.req.Run, Loop: ls.loop.Seq, Turn: t, Writer: scheme.WriterPlurnk})
+	e.tokenize(ls.req.Run, n)
 }
 
 func (e *Engine) finish(ls *loopState, status int, reason string) Result {

@@ -40,9 +40,15 @@ func (e *Engine) turn(ctx context.Context, ls *loopState, t int) (int, string) {
 	ls.res.Turns = append(ls.res.Turns, rec)
 	cur := &ls.res.Turns[len(ls.res.Turns)-1]
 
+	if e.Yield != nil {
+		e.Yield.Unlock()
+	}
 	resp, err := e.Provider.Generate(ctx, provider.Request{Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: pk.System}, {Role: provider.RoleUser, Content: pk.User},
 	}})
+	if e.Yield != nil {
+		e.Yield.Lock()
+	}
 	if ctx.Err() != nil {
 		return StatusCancelled, "the run was aborted during generate"
 	}
@@ -160,11 +166,16 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) {
 	switch {
 	case st.Op == dsl.OpExec:
 		hook = e.Exec
+	case st.Target != nil && st.Target.Scheme == "run" && e.RunOp != nil:
+		hook = e.RunOp
 	case st.Op == dsl.OpSend && st.Target != nil && st.Target.Scheme == "run":
 		hook = e.Send
 	}
 	if hook == nil {
-		e.do(a, st)
+		res := e.do(a, st)
+		if e.After != nil {
+			e.After(a, st, res)
+		}
 		return
 	}
 	n := len(a.Run.Log)

@@ -1,0 +1,296 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+
+	"anchorage/impl/plurnk/engine"
+	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
+)
+
+type runKey struct{}
+
+// RunName returns the name of the run whose loop ctx belongs to ("" when
+// none): the context a provider's Generate receives carries it, so one
+// provider can serve many runs.
+func RunName(ctx context.Context) string {
+	n, _ := ctx.Value(runKey{}).(string)
+	return n
+}
+
+// enqueue queues w on r and starts r's drain unless it holds its slot
+// already (§run-lifecycle-no-lost-loop: enqueue and the drain's exit both
+// happen under s.mu, so a queued item is always claimed). s.mu is held.
+func (s *Service) enqueue(r *Run, w work) {
+	r.queue = append(r.queue, w)
+	if r.poll != nil {
+		r.poll.Stop()
+		r.poll = nil
+	}
+	if r.draining {
+		return
+	}
+	r.draining = true
+	r.drained++
+	s.drains++
+	if s.cfg.Go != nil {
+		s.cfg.Go(func() { s.drain(r) })
+		return
+	}
+	go s.drain(r)
+}
+
+// drain is a run's one loop worker. It runs queued work until, holding
+// s.mu, it finds the queue empty; only then does it give up the slot.
+func (s *Service) drain(r *Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(r.queue) > 0 {
+		w := r.queue[0]
+		r.queue = r.queue[1:]
+		ctx := context.WithValue(r.scope.Context(), runKey{}, r.store.Name)
+		req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, Resume: w.resume}
+		if w.resume != nil {
+			if w.resume.Status != engine.StatusParked {
+				continue // the loop was closed (a KILL) while the resume waited
+			}
+			r.current = w.resume
+		}
+		res, err := s.eng.Run(ctx, req)
+		if err != nil {
+			continue
+		}
+		r.current = nil
+		s.afterLoop(r, res)
+	}
+	r.draining = false
+	s.drains--
+	s.drainExit(r)
+	s.idle.Broadcast()
+}
+
+// afterLoop disposes of a loop the engine returned: a terminal loop is
+// collected by the sisters and announced; a parked one resumes at once if
+// an event is owed, else arms its poll and may announce quiescence.
+func (s *Service) afterLoop(r *Run, res engine.Result) {
+	l := res.Loop
+	if r.killed && !engine.Terminal(l.Status) {
+		l.Status = engine.StatusCancelled
+		res.Reason = "the run was killed"
+	}
+	if r.killed && l.Status == engine.StatusCancelled && res.Reason == "" {
+		res.Reason = "the run was killed"
+	}
+	r.killed = false
+	if engine.Terminal(l.Status) {
+		s.closed(r, l, res.Reason)
+		if len(r.inbox) > 0 && r.owed && !r.cancelled {
+			// A message aimed at the run landed after its last turn: it
+			// opens the next loop rather than being lost.
+			r.owed = false
+			r.queue = append(r.queue, work{})
+		}
+		return
+	}
+	if l.Status != engine.StatusParked {
+		return
+	}
+	if r.owed {
+		r.owed = false
+		r.queue = append(r.queue, work{resume: l})
+		return
+	}
+	s.parked(r, l)
+}
+
+// parked arms the poll of a loop parked at 202 and, when nothing live is
+// left beneath it, emits loop/quiesced (§run-lifecycle-quiesced,
+// §exec-poll).
+func (s *Service) parked(r *Run, l *store.Loop) {
+	ss := r.sess.store
+	if p, ok := s.streams.PollCadence(ss, r.store.Name); ok {
+		r.poll = s.cfg.Clock.AfterFunc(p, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			r.poll = nil
+			if !r.draining && len(r.queue) == 0 && r.latest() == l && l.Status == engine.StatusParked {
+				s.enqueue(r, work{resume: l})
+			}
+		})
+	}
+	if len(s.liveUnder(r)) == 0 {
+		s.emit(Event{Kind: KindQuiesced, Session: ss.ID, RunID: r.store.ID, Run: r.store.Name, LoopID: l.ID, LoopSeq: l.Seq, Status: engine.StatusParked})
+	}
+}
+
+// closed announces a terminal loop and hands its deliverable to every
+// sister as a folded SEND delta from run://<name> (§run-scheme-collect).
+func (s *Service) closed(r *Run, l *store.Loop, reason string) {
+	deliverable := reason
+	if l.Status == engine.StatusDone {
+		deliverable = ""
+		for i := len(r.store.Log) - 1; i >= 0; i-- {
+			row := r.store.Log[i]
+			if row.Loop == l.Seq && row.Op == "SEND" && row.Status == engine.StatusDone && row.Origin == string(scheme.WriterModel) {
+				deliverable = row.Content
+				break
+			}
+		}
+	}
+	from := "run://" + r.store.Name
+	for _, sis := range r.sess.order {
+		if sis == r || sis.store.Name == store.PlurnkRun {
+			continue
+		}
+		sis.inbox = append(sis.inbox, &store.LogRow{Op: "SEND", Origin: string(scheme.WriterPlurnk), Target: from, Status: l.Status,
+			Expanded: false, Content: deliverable, Mimetype: "text/markdown", Reason: fmt.Sprintf("loop %d of %s ended %d", l.Seq, from, l.Status)})
+	}
+	s.emit(Event{Kind: KindTerminated, Session: r.sess.store.ID, RunID: r.store.ID, Run: r.store.Name, LoopID: l.ID, LoopSeq: l.Seq, Status: l.Status, Reason: reason})
+}
+
+// drainExit runs when r's drain has given up its slot. A run that has
+// concluded (no loop parked, no open stream) wakes its parked parent in
+// place; the parent's own drain exit carries the wake further up
+// (§run-lifecycle-child-wake).
+func (s *Service) drainExit(r *Run) {
+	if r.parent == nil || !s.concludedRun(r) {
+		return
+	}
+	p := r.parent
+	if p.draining {
+		p.owed = true
+		return
+	}
+	if l := p.latest(); l != nil && l.Status == engine.StatusParked && len(p.queue) == 0 {
+		s.enqueue(p, work{resume: l})
+	}
+}
+
+func (s *Service) concludedRun(r *Run) bool {
+	if r.draining || len(r.queue) > 0 {
+		return false
+	}
+	if l := r.latest(); l == nil || !engine.Terminal(l.Status) {
+		return false
+	}
+	return len(s.streams.Open(r.sess.store, r.store.Name)) == 0
+}
+
+// inject delivers row to r as an event aimed at it
+// (§actor-boundary-passive-wake). s.mu is held.
+func (s *Service) inject(r *Run, row *store.LogRow) {
+	r.inbox = append(r.inbox, row)
+	s.wake(r)
+}
+
+// wake is an event aimed at r: a running loop sees it in its next turn (or
+// is resumed if it parks first), a parked loop is resumed in place, an
+// idle run starts a loop.
+func (s *Service) wake(r *Run) {
+	r.cancelled = false
+	r.scope = r.scope.Renew()
+	switch l := r.latest(); {
+	case r.draining || len(r.queue) > 0:
+		r.owed = true
+	case l != nil && l.Status == engine.StatusParked:
+		s.enqueue(r, work{resume: l})
+	default:
+		s.enqueue(r, work{})
+	}
+}
+
+// concluded routes a stream conclusion to its run
+// (§run-lifecycle-wake-liveness, §run-lifecycle-no-resurrection).
+func (s *Service) concluded(r *Run, st exec.Stream) {
+	if r.cancelled && !r.draining && len(r.queue) == 0 {
+		if st.Status == exec.StatusKilled {
+			return
+		}
+		r.inbox = append(r.inbox, &store.LogRow{Op: "SEND", Origin: string(scheme.WriterPlurnk), Target: st.Key.String(),
+			Status: st.Status, Expanded: false, Reason: "stream concluded after the run was cancelled", Mimetype: "text/plain"})
+		return
+	}
+	switch l := r.latest(); {
+	case r.draining || len(r.queue) > 0:
+		r.owed = true
+	case l != nil && l.Status == engine.StatusParked:
+		s.enqueue(r, work{resume: l})
+	}
+	if !r.draining && len(r.queue) == 0 {
+		s.drainExit(r)
+	}
+}
+
+// terminate ends r (KILL of run://<name>, loop.cancel): the running loop
+// closes 499 at its next step, a parked loop closes 499 now, queued work
+// is dropped, and its streams, proposals and poll are torn down. It
+// reports whether a loop was running, queued or parked.
+func (s *Service) terminate(r *Run, reason string) bool {
+	hit := r.draining || len(r.queue) > 0
+	r.queue = nil
+	r.cancelled = true
+	r.owed = false
+	if r.poll != nil {
+		r.poll.Stop()
+		r.poll = nil
+	}
+	r.scope.Abort()
+	s.streams.CancelRun(r.sess.store, r.store.Name)
+	for id, pe := range s.pending {
+		if pe.run == r {
+			if p, err := s.proposals.Resolve(id, exec.Cancel, "loop_aborted"); err == nil {
+				s.settled(id, p)
+			}
+		}
+	}
+	if r.draining {
+		r.killed = true
+		return true
+	}
+	if l := r.latest(); l != nil && !engine.Terminal(l.Status) {
+		l.Status = engine.StatusCancelled
+		s.closed(r, l, reason)
+		s.drainExit(r)
+		return true
+	}
+	return hit
+}
+
+// live is the engine's Live hook: the children whose loop is queued but
+// not begun, the pending host EXEC proposals.
+func (s *Service) live(ss *store.Session, sr *store.Run) []string {
+	sess, ok := s.sessions[ss.ID]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, c := range sess.order {
+		if c.parent != nil && c.parent.store == sr && (c.draining || len(c.queue) > 0) {
+			out = append(out, "run://"+c.store.Name)
+		}
+	}
+	for _, pe := range s.pending {
+		if pe.run.store == sr {
+			out = append(out, "proposal "+pe.row.Coord())
+		}
+	}
+	return out
+}
+
+// liveUnder lists what r still holds live: open streams, pending
+// proposals, and children not yet terminal.
+func (s *Service) liveUnder(r *Run) []string {
+	var out []string
+	for _, st := range s.streams.Open(r.sess.store, r.store.Name) {
+		out = append(out, st.Key.String())
+	}
+	out = append(out, s.live(r.sess.store, r.store)...)
+	for _, c := range r.sess.order {
+		if c.parent == r && c.active() {
+			out = append(out, "run://"+c.store.Name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,461 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"anchorage/impl/plurnk/engine"
+	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
+	"anchorage/sim/clock"
+)
+
+// EnvMaxActive is the operator variable capping the active runs of one
+// session (§run-scheme-cap).
+const EnvMaxActive = "PLURNK_SESSION_RUNS_MAX_ACTIVE"
+
+// Off switches the active-run cap off.
+const Off = -1
+
+// Notification kinds, as the daemon forwards them.
+const (
+	KindQuiesced   = "loop/quiesced"
+	KindTerminated = "loop/terminated"
+)
+
+// Event is an in-process notification of a loop's life: loop/quiesced when
+// a loop parks with nothing live beneath it, loop/terminated when a loop
+// reaches a terminal status.
+type Event struct {
+	Kind    string
+	Session int64
+	RunID   int64
+	Run     string
+	LoopID  int64
+	LoopSeq int
+	Status  int
+	Reason  string
+}
+
+// Config wires a Service.
+type Config struct {
+	Store *store.Store
+	// Engine runs the loops. The Service installs its hooks (Exec, RunOp,
+	// Foist, After, Live, Yield); set everything else before New.
+	Engine *engine.Engine
+	Clock  clock.Clock
+	// Executors are the EXEC runtimes; nil makes every EXEC answer 501.
+	Executors *exec.Registry
+	// Grace is PLURNK_EXEC_KILL_GRACE_MS (0: the default).
+	Grace time.Duration
+	// StreamEvents receives stream/event notifications; nil drops them.
+	StreamEvents exec.Notifier
+	// ProposalTimeout is PLURNK_PROPOSAL_TIMEOUT_MS (0: the default).
+	ProposalTimeout time.Duration
+	// Yolo accepts every proposal at once.
+	Yolo bool
+	// MaxActive is PLURNK_SESSION_RUNS_MAX_ACTIVE: Off (or 0) for no cap.
+	MaxActive int
+	// Dir and Env are the working directory and the scoped environment of
+	// every EXEC spawn.
+	Dir string
+	Env []string
+	// Go starts a drain; nil uses a plain goroutine.
+	Go func(func())
+}
+
+// Service holds the sessions and their runs.
+type Service struct {
+	cfg       Config
+	eng       *engine.Engine
+	streams   *exec.Streams
+	proposals *exec.Proposals
+
+	mu       sync.Mutex // guards the store and everything below
+	idle     *sync.Cond // signalled when a drain exits
+	drains   int        // drains running
+	sessions map[int64]*Session
+	pending  map[int64]*pendingExec // host EXECs awaiting their proposal, by row id
+	subs     map[int]func(Event)
+	nextSub  int
+	log      []Event
+}
+
+// Session is one session: its world in the store and its runs.
+type Session struct {
+	store *store.Session
+	runs  map[string]*Run
+	order []*Run
+}
+
+// Run is one run's orchestration state.
+type Run struct {
+	sess     *Session
+	store    *store.Run
+	parent   *Run
+	queue    []work
+	draining bool
+	current  *store.Loop // the loop its drain is running
+	scope    *Scope
+	// cancelled: the run was cancelled and nothing explicit has resumed it
+	// since (§run-lifecycle-no-resurrection).
+	cancelled bool
+	killed    bool // a KILL landed while a loop was running
+	// owed: an event aimed at the run arrived while its loop was running;
+	// if the loop parks before seeing it, it is resumed at once.
+	owed    bool
+	inbox   []*store.LogRow // rows waiting for the run's next turn
+	cursors *exec.Cursors
+	poll    clock.Timer
+	drained int // drains this run has had (tests)
+	twice   bool
+}
+
+type work struct {
+	prompt string
+	resume *store.Loop
+}
+
+type pendingExec struct {
+	run   *Run
+	row   *store.LogRow
+	req   exec.Request
+	scope *Scope
+}
+
+// New returns a Service over cfg and installs its hooks on cfg.Engine.
+func New(cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Engine == nil || cfg.Clock == nil {
+		return nil, fmt.Errorf("runs: a store, an engine and a clock are required")
+	}
+	if cfg.MaxActive == 0 {
+		cfg.MaxActive = Off
+	}
+	s := &Service{cfg: cfg, eng: cfg.Engine, sessions: map[int64]*Session{}, pending: map[int64]*pendingExec{}, subs: map[int]func(Event){}}
+	s.idle = sync.NewCond(&s.mu)
+	reg := cfg.Executors
+	if reg == nil {
+		var err error
+		if reg, err = exec.NewRegistry(); err != nil {
+			return nil, fmt.Errorf("runs: empty executor registry: %w", err)
+		}
+	}
+	s.streams = exec.NewStreams(exec.Config{Store: cfg.Store, Registry: reg, Clock: cfg.Clock, Grace: cfg.Grace, Notify: cfg.StreamEvents})
+	s.proposals = exec.NewProposals(cfg.Clock, cfg.ProposalTimeout, nil)
+	e := cfg.Engine
+	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, &s.mu
+	e.Executors = reg.Runtimes()
+	return s, nil
+}
+
+// Streams returns the EXEC stream table (the daemon reads stream state
+// from it).
+func (s *Service) Streams() *exec.Streams { return s.streams }
+
+// Proposals returns the proposal table.
+func (s *Service) Proposals() *exec.Proposals { return s.proposals }
+
+// NewSession creates a session whose model run is named modelRun, next to
+// the reserved plurnk run.
+func (s *Service) NewSession(modelRun string) (*store.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, err := s.cfg.Store.NewSession(modelRun)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	sess := &Session{store: ss, runs: map[string]*Run{}}
+	for _, r := range ss.Runs {
+		sess.add(r, nil)
+	}
+	s.sessions[ss.ID] = sess
+	return ss, nil
+}
+
+func (sess *Session) add(r *store.Run, parent *Run) *Run {
+	run := &Run{sess: sess, store: r, parent: parent, scope: NewScope(), cursors: exec.NewCursors()}
+	sess.runs[r.Name] = run
+	sess.order = append(sess.order, run)
+	return run
+}
+
+func (s *Service) session(id int64) (*Session, error) {
+	sess, ok := s.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("runs: session %d: %w", id, store.ErrNotFound)
+	}
+	return sess, nil
+}
+
+func (s *Service) run(session int64, name string) (*Run, error) {
+	sess, err := s.session(session)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := sess.runs[name]
+	if !ok {
+		return nil, fmt.Errorf("runs: run %q of session %d: %w", name, session, store.ErrNotFound)
+	}
+	return r, nil
+}
+
+// RunInfo describes one run of a session.
+type RunInfo struct {
+	ID     int64
+	Name   string
+	Parent string // "" for a run no run spawned
+	Loops  int
+	// Status is the latest loop's status, 0 before the first loop.
+	Status   int
+	Draining bool
+	Queued   int
+}
+
+// Runs lists the runs of a session in creation order (session.runs).
+func (s *Service) Runs(session int64) ([]RunInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, err := s.session(session)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunInfo, 0, len(sess.order))
+	for _, r := range sess.order {
+		out = append(out, r.info())
+	}
+	return out, nil
+}
+
+func (r *Run) info() RunInfo {
+	in := RunInfo{ID: r.store.ID, Name: r.store.Name, Loops: len(r.store.Loops), Draining: r.draining, Queued: len(r.queue)}
+	if r.parent != nil {
+		in.Parent = r.parent.store.Name
+	}
+	if l := r.latest(); l != nil {
+		in.Status = l.Status
+	}
+	return in
+}
+
+func (r *Run) latest() *store.Loop {
+	if n := len(r.store.Loops); n > 0 {
+		return r.store.Loops[n-1]
+	}
+	return nil
+}
+
+// Log returns copies of a run's log rows (log.read).
+func (s *Service) Log(session int64, run string) ([]store.LogRow, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.run(session, run)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.LogRow, len(r.store.Log))
+	for i, row := range r.store.Log {
+		out[i] = *row
+	}
+	return out, nil
+}
+
+// Loops returns copies of a run's loops (their ids, seqs and statuses).
+func (s *Service) Loops(session int64, run string) ([]store.Loop, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.run(session, run)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Loop, len(r.store.Loops))
+	for i, l := range r.store.Loops {
+		out[i] = store.Loop{ID: l.ID, Seq: l.Seq, Status: l.Status, Turns: append([]*store.Turn(nil), l.Turns...)}
+	}
+	return out, nil
+}
+
+// View runs fn with the service lock held, for reads of the store that the
+// other accessors do not cover (entries, rows). fn must not call back into
+// the Service.
+func (s *Service) View(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn()
+}
+
+// Subscribe registers fn for every Event; the returned func removes it.
+// fn is called with the service lock held and must not call back into the
+// Service (the daemon queues the event and returns).
+func (s *Service) Subscribe(fn func(Event)) (cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.nextSub
+	s.nextSub++
+	s.subs[id] = fn
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.subs, id)
+	}
+}
+
+// Events returns every event emitted so far, in order.
+func (s *Service) Events() []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Event(nil), s.log...)
+}
+
+func (s *Service) emit(ev Event) {
+	s.log = append(s.log, ev)
+	ids := make([]int, 0, len(s.subs))
+	for id := range s.subs {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		s.subs[id](ev)
+	}
+}
+
+// LoopRun starts a loop of run with prompt (loop.run): it is queued behind
+// the run's current work when its drain is busy, resumes the run's parked
+// loop in place (the prompt then reaching it as an injected row), and
+// otherwise starts a new loop. It is the one call that lifts a cancelled
+// run's cancellation.
+func (s *Service) LoopRun(session int64, run, prompt string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.run(session, run)
+	if err != nil {
+		return err
+	}
+	if r.store.Name == store.PlurnkRun {
+		return fmt.Errorf("runs: loop.run on the reserved %q run", store.PlurnkRun)
+	}
+	r.cancelled, r.killed = false, false
+	r.scope = r.scope.Renew()
+	if l := r.latest(); !r.draining && len(r.queue) == 0 && l != nil && l.Status == engine.StatusParked {
+		if prompt != "" {
+			r.inbox = append(r.inbox, injectRow(scheme.WriterClient, "", prompt))
+		}
+		s.enqueue(r, work{resume: l})
+		return nil
+	}
+	s.enqueue(r, work{prompt: prompt})
+	return nil
+}
+
+// Inject hands msg to run as an event aimed at it (loop.inject): a busy
+// run sees it in its next turn, a parked one is resumed in place, an idle
+// one starts a loop that opens with it.
+func (s *Service) Inject(session int64, run, msg string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.run(session, run)
+	if err != nil {
+		return err
+	}
+	s.inject(r, injectRow(scheme.WriterClient, "", msg))
+	return nil
+}
+
+// Cancel aborts the run's active loop with 499 (loop.cancel), tears down
+// its streams, pending proposals and poll, and drops its queued work. It
+// reports whether anything was running or parked.
+func (s *Service) Cancel(session int64, run, reason string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.run(session, run)
+	if err != nil {
+		return false, err
+	}
+	if reason == "" {
+		reason = "user_cancelled"
+	}
+	return s.terminate(r, reason), nil
+}
+
+// Resolve settles the proposal of a host EXEC (proposal.resolve). On
+// accept the stream spawns, bound to the cancellation scope its run had
+// when it was proposed, and the EXEC row moves to 102; a reject records
+// 400 and a cancel 499 on the row.
+func (s *Service) Resolve(id int64, d exec.Decision, outcome string) (exec.Proposal, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.proposals.Resolve(id, d, outcome)
+	if err != nil {
+		return p, err
+	}
+	s.settled(id, p)
+	return p, nil
+}
+
+// Wait blocks until no drain is running.
+func (s *Service) Wait() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.drains > 0 {
+		s.idle.Wait()
+	}
+}
+
+// Serve applies what the processes post (Pump) until ctx ends.
+func (s *Service) Serve(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.streams.Ready():
+			s.Pump()
+		}
+	}
+}
+
+// Pump applies the chunks and exits the processes have posted and routes
+// every concluded stream to its run.
+func (s *Service) Pump() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.streams.Drain() {
+		sess, ok := s.sessions[st.Session]
+		if !ok {
+			continue
+		}
+		if r, ok := sess.runs[st.Run]; ok {
+			s.concluded(r, st)
+		}
+	}
+}
+
+// Active counts the session's active runs: those with a loop queued,
+// running or parked.
+func (sess *Session) active() int {
+	n := 0
+	for _, r := range sess.order {
+		if r.active() {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *Run) active() bool {
+	if r.store.Name == store.PlurnkRun {
+		return false
+	}
+	if r.draining || len(r.queue) > 0 {
+		return true
+	}
+	l := r.latest()
+	return l != nil && !engine.Terminal(l.Status)
+}
+
+// injectRow is the row an injected message becomes in its run's log.
+func injectRow(origin scheme.Writer, from, msg string) *store.LogRow {
+	return &store.LogRow{Op: "SEND", Origin: string(origin), Target: from, Status: 102, Expanded: true, Content: msg, Mimetype: "text/markdown"}
+}

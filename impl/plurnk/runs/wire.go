@@ -1,0 +1,149 @@
+package runs
+
+import (
+	"fmt"
+	"strings"
+
+	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/ops"
+	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
+)
+
+// foist is the engine's Foist hook: at the start of a turn it writes what
+// waits for the run (injected messages, deltas), its scratch catalog on a
+// new loop's turn 0, and each EXEC stream's output past the run's cursors
+// as an origin=plurnk READ, folded while the channel streams and open once
+// it has closed (§exec-stream).
+func (s *Service) foist(a ops.Actor) {
+	sess, ok := s.sessions[a.Session.ID]
+	if !ok {
+		return
+	}
+	r, ok := sess.runs[a.Run.Name]
+	if !ok {
+		return
+	}
+	r.owed = false
+	inbox := r.inbox
+	r.inbox = nil
+	for _, row := range inbox {
+		row.Loop, row.Turn = a.Loop, a.Turn
+		s.appendRow(a.Session, a.Run, row)
+	}
+	if a.Turn == 0 {
+		if list, err := s.find(a.Session, a.Run.Name, "/**"); err == nil && len(list) > 0 {
+			s.appendRow(a.Session, a.Run, &store.LogRow{Loop: a.Loop, Turn: 0, Op: "FIND", Origin: string(scheme.WriterPlurnk),
+				Target: "run:///**", Status: 200, Expanded: true, Content: strings.Join(list, "\n") + "\n", Mimetype: "text/plain", Tx: "FIND(run:///**)"})
+		}
+	}
+	for _, row := range a.Run.Log {
+		if row.Op != string(dsl.OpExec) || row.Status != 102 || !strings.Contains(row.Target, ":///") {
+			continue
+		}
+		rt, _, _ := strings.Cut(row.Target, ":///")
+		e := a.Session.Entry(scheme.ExecKey(rt, row.Loop, row.Turn, row.Seq))
+		if e == nil {
+			continue
+		}
+		for _, sf := range r.cursors.Next(e) {
+			s.appendRow(a.Session, a.Run, &store.LogRow{Loop: a.Loop, Turn: a.Turn, Op: "READ", Origin: string(scheme.WriterPlurnk),
+				Target: sf.Target, Status: 200, Expanded: !sf.Folded, Content: sf.Numbered, Mimetype: "text/plain",
+				Reason: fmt.Sprintf("lines %d-%d, %s", sf.StartLine, sf.StartLine+sf.Lines-1, sf.State),
+				Tx:     fmt.Sprintf("READ(%s)<%d>", sf.Target, sf.StartLine)})
+		}
+	}
+}
+
+// after is the engine's After hook: a change to a shared entry reaches
+// every sister as a folded delta attributed to the writer, waiting for its
+// next turn and waking nobody (§actor-boundary-passive-wake).
+func (s *Service) after(a ops.Actor, st dsl.Statement, res ops.Result) {
+	switch st.Op {
+	case dsl.OpEdit, dsl.OpCopy, dsl.OpMove, dsl.OpKill:
+	default:
+		return
+	}
+	if res.Status >= 300 || strings.HasPrefix(res.Target, "log://") {
+		return
+	}
+	sess, ok := s.sessions[a.Session.ID]
+	if !ok {
+		return
+	}
+	for _, sis := range sess.order {
+		if sis.store == a.Run || sis.store.Name == store.PlurnkRun {
+			continue
+		}
+		sis.inbox = append(sis.inbox, &store.LogRow{Op: string(st.Op), Origin: string(scheme.WriterPlurnk), Target: res.Target,
+			Status: res.Status, Expanded: false, Reason: "by run://" + a.Run.Name, Tx: dsl.Format(st)})
+	}
+}
+
+// execOp is the engine's Exec hook (§exec-host-proposes,
+// §exec-readpure-ungated): it records the EXEC row, its command fenced and
+// numbered, at the op's coordinate, and dispatches: a host runtime waits
+// for its proposal (202, or 102 at once under yolo), a read or pure one
+// spawns at once (102); the output never returns in this turn.
+func (s *Service) execOp(a ops.Actor, st dsl.Statement) ops.Result {
+	r := s.sessions[a.Session.ID].runs[a.Run.Name]
+	row := &store.LogRow{Loop: a.Loop, Turn: a.Turn, Op: string(dsl.OpExec), Origin: string(a.Writer), Expanded: true, Mimetype: "text/plain", Tx: dsl.Format(st)}
+	req, err := exec.RequestOf(st)
+	if err != nil {
+		row.Status, row.Reason = 400, err.Error()
+		s.appendRow(a.Session, a.Run, row)
+		return ops.Result{Status: 400, Reason: err.Error(), Row: *row}
+	}
+	s.appendRow(a.Session, a.Run, row)
+	req.Run, req.Loop, req.Turn, req.Seq = a.Run.Name, a.Loop, a.Turn, row.Seq
+	req.Dir, req.Env = s.cfg.Dir, s.cfg.Env
+	row.Target = scheme.ExecKey(req.Runtime, a.Loop, a.Turn, row.Seq).String()
+	row.Content = fence(req.Runtime, req.Command)
+	sc := r.scope
+	pe := &pendingExec{run: r, row: row, req: req, scope: sc}
+	s.pending[row.ID] = pe
+	status, err := exec.Dispatch(s.streams, s.proposals, a.Session, req, row.ID, s.cfg.Yolo)
+	if status != 202 {
+		delete(s.pending, row.ID)
+	}
+	row.Status = status
+	if err != nil {
+		row.Reason, row.Expanded = err.Error(), false
+	}
+	if status == 102 {
+		s.bind(pe)
+	}
+	return ops.Result{Status: status, Target: row.Target, Reason: row.Reason, Row: *row}
+}
+
+// bind wires a spawned stream's kill to the scope its run had when the
+// EXEC was issued, re-checking the abort after wiring
+// (§run-lifecycle-exec-epoch-bound).
+func (s *Service) bind(pe *pendingExec) {
+	key := scheme.ExecKey(pe.req.Runtime, pe.req.Loop, pe.req.Turn, pe.req.Seq)
+	ss := pe.run.sess.store
+	pe.scope.Bind(func() { _ = s.streams.Cancel(ss, key) })
+}
+
+// settled records a proposal's resolution on its EXEC row.
+func (s *Service) settled(id int64, p exec.Proposal) {
+	pe, ok := s.pending[id]
+	if !ok {
+		return
+	}
+	delete(s.pending, id)
+	switch p.State {
+	case exec.Resolved:
+		pe.row.Status = 102
+		s.bind(pe)
+	default:
+		pe.row.Status, pe.row.Reason = p.Status, p.Outcome
+	}
+}
+
+// fence renders a command as the EXEC row shows it: between a
+// `:::<runtime>` line and a `:::` line, each line `N:\t`-numbered.
+func fence(runtime, command string) string {
+	return ":::" + runtime + "\n" + numbered(command) + ":::\n"
+}
