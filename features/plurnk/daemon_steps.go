@@ -1,9 +1,524 @@
 package plurnk
 
-import "github.com/cucumber/godog"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/rpc"
+	"anchorage/impl/plurnk/telemetry"
+	"anchorage/sim/clock"
+	"anchorage/sim/llm"
+
+	"github.com/cucumber/godog"
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
+	"github.com/tidwall/gjson"
+)
+
+// callTimeout bounds every wait on the loopback socket.
+const callTimeout = 5 * time.Second
+
+// daemonWorld is one scenario's daemon: a Local backend on a simulated
+// clock with the scripted model and simulated executors, served on a real
+// loopback WebSocket, and the named client connections.
+type daemonWorld struct {
+	clk     *clock.Sim
+	model   *llm.Mock
+	scripts map[string]exec.Script
+	backend *rpc.Local
+	srv     *httptest.Server
+	url     string
+	conns   map[string]*daemonConn
+}
+
+type daemonConn struct {
+	c       *rpc.Client
+	session gjson.Result // the session.create / session.attach answer
+	answer  rpc.Answer   // the last answer
+}
+
+type daemonKey struct{}
+
+func getDaemon(ctx context.Context) *daemonWorld {
+	if d, ok := ctx.Value(daemonKey{}).(*daemonWorld); ok {
+		return d
+	}
+	return nil
+}
 
 // registerDaemonSteps registers the steps of the daemon features: JSON-RPC
-// methods and notifications over a loopback WebSocket. None is defined yet.
+// methods and notifications over a loopback WebSocket.
 func registerDaemonSteps(sc *godog.ScenarioContext) {
-	_ = sc
+	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{}}
+		return context.WithValue(ctx, daemonKey{}, d), nil
+	})
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		if d := getDaemon(ctx); d != nil {
+			d.close()
+		}
+		return ctx, err
+	})
+
+	sc.Step(`^the daemon's model will reply:$`, func(ctx context.Context, doc *godog.DocString) error {
+		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content})
+		return nil
+	})
+	sc.Step(`^the daemon's model will reply with meta (\{.*\}):$`, func(ctx context.Context, meta string, doc *godog.DocString) error {
+		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Meta: json.RawMessage(meta)})
+		return nil
+	})
+	sc.Step(`^the daemon's simulated command "([^"]*)" prints:$`, daemonScriptPrints)
+	sc.Step(`^the daemon's simulated command "([^"]*)" exits with code (\d+) after (\d+) ms$`, func(ctx context.Context, name string, code, ms int) error {
+		d := getDaemon(ctx)
+		s := d.scripts[name]
+		s.Code, s.ExitAt = code, time.Duration(ms)*time.Millisecond
+		d.scripts[name] = s
+		return nil
+	})
+	sc.Step(`^a connection "(\w+)" to the daemon$`, daemonConnect)
+	sc.Step(`^"(\w+)" creates a session named "([^"]*)"$`, func(ctx context.Context, who, name string) error {
+		return daemonSession(ctx, who, "session.create", map[string]any{"name": name})
+	})
+	sc.Step(`^"(\w+)" attaches to the session of "(\w+)"$`, func(ctx context.Context, who, other string) error {
+		d := getDaemon(ctx)
+		o, ok := d.conns[other]
+		if !ok {
+			return fmt.Errorf("no connection %q", other)
+		}
+		return daemonSession(ctx, who, "session.attach", map[string]any{"id": o.session.Get("id").Int()})
+	})
+	sc.Step(`^"(\w+)" runs a loop with the prompt "([^"]*)"$`, func(ctx context.Context, who, prompt string) error {
+		return daemonCall(ctx, who, "loop.run", fmt.Sprintf(`{"prompt": %q}`, prompt))
+	})
+	sc.Step(`^"(\w+)" calls ([\w./]+)$`, func(ctx context.Context, who, method string) error {
+		return daemonCall(ctx, who, method, "")
+	})
+	sc.Step(`^"(\w+)" calls ([\w./]+) with (\{.*\})$`, daemonCall)
+	sc.Step(`^"(\w+)" sends the frame (.+)$`, daemonSendFrame)
+	sc.Step(`^(\d+) ms pass for the daemon's running commands$`, func(ctx context.Context, ms int) error {
+		d := getDaemon(ctx)
+		d.clk.Advance(time.Duration(ms) * time.Millisecond)
+		d.backend.Drain()
+		return nil
+	})
+
+	sc.Step(`^the answer to "(\w+)" has (\S+) = (.+)$`, daemonAnswerHas)
+	sc.Step(`^the answer to "(\w+)" is the error (-?\d+)$`, daemonAnswerError)
+	sc.Step(`^the answer to "(\w+)" holds (\d+) log entr(?:y|ies)$`, daemonAnswerEntries)
+	sc.Step(`^the entry in the answer to "(\w+)" has (\S+) = (.+)$`, func(ctx context.Context, who, path, want string) error {
+		return daemonAnswerHas(ctx, who, "entries.0."+path, want)
+	})
+	sc.Step(`^"(\w+)" got (\d+) "([^"]+)" notifications?$`, daemonNoteCount)
+	sc.Step(`^"(\w+)" got no "([^"]+)" notification$`, func(ctx context.Context, who, method string) error {
+		return daemonNoteCount(ctx, who, 0, method)
+	})
+	sc.Step(`^"(\w+)" got a "([^"]+)" notification with (\S+) = (.+)$`, daemonNoteWith)
+	sc.Step(`^the "log/entry" notifications "(\w+)" got are the rows log\.read answers, in order$`, daemonLogMatchesNotes)
+	sc.Step(`^every log entry "(\w+)" has seen carries (.+)$`, daemonEntriesCarry)
+	sc.Step(`^"(\w+)" got these "stream/event" notifications:$`, daemonStreamEvents)
+	sc.Step(`^each "telemetry/event" "(\w+)" got is a line of the daemon's next packet$`, daemonTelemetryInPacket)
+}
+
+func (d *daemonWorld) close() {
+	for _, c := range d.conns {
+		c.c.Close()
+	}
+	if d.srv != nil {
+		d.srv.Close()
+	}
+}
+
+// boot starts the backend and the loopback server on first use.
+func (d *daemonWorld) boot() error {
+	if d.srv != nil {
+		return nil
+	}
+	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.clk, Scripts: d.scripts}
+	b, err := rpc.NewLocal(rpc.LocalConfig{Clock: d.clk, FS: afero.NewMemMapFs(), Root: workspace, Provider: d.model,
+		Executors: []exec.Executor{sh}, Yolo: true})
+	if err != nil {
+		return err
+	}
+	d.backend = b
+	d.srv = httptest.NewServer(rpc.NewServer(b))
+	d.url = "ws" + strings.TrimPrefix(d.srv.URL, "http")
+	return nil
+}
+
+func daemonScriptPrints(ctx context.Context, name string, table *godog.Table) error {
+	d := getDaemon(ctx)
+	s := d.scripts[name]
+	for _, row := range table.Rows[1:] {
+		ms, err := strconv.Atoi(row.Cells[0].Value)
+		if err != nil {
+			return fmt.Errorf("after ms %q: %w", row.Cells[0].Value, err)
+		}
+		s.Chunks = append(s.Chunks, exec.ScriptChunk{At: time.Duration(ms) * time.Millisecond, Channel: row.Cells[1].Value, Data: unescape(row.Cells[2].Value)})
+	}
+	d.scripts[name] = s
+	return nil
+}
+
+func daemonConnect(ctx context.Context, who string) error {
+	d := getDaemon(ctx)
+	if err := d.boot(); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	c, err := rpc.Dial(cctx, d.url)
+	if err != nil {
+		return err
+	}
+	d.conns[who] = &daemonConn{c: c}
+	return nil
+}
+
+func (d *daemonWorld) conn(who string) (*daemonConn, error) {
+	c, ok := d.conns[who]
+	if !ok {
+		return nil, fmt.Errorf("no connection %q", who)
+	}
+	return c, nil
+}
+
+func daemonSession(ctx context.Context, who, method string, params map[string]any) error {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	if err := daemonCall(ctx, who, method, string(b)); err != nil {
+		return err
+	}
+	c := getDaemon(ctx).conns[who]
+	if c.answer.Error != nil {
+		return fmt.Errorf("%s: %v", method, c.answer.Error)
+	}
+	c.session = gjson.ParseBytes(c.answer.Result)
+	return nil
+}
+
+// expand replaces each <conn.field> in s with that field of the
+// connection's session answer.
+func (d *daemonWorld) expand(s string) (string, error) {
+	placeholder := regexp.MustCompile(`<(\w+)\.(\w+)>`)
+	var err error
+	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		p := placeholder.FindStringSubmatch(m)
+		c, ok := d.conns[p[1]]
+		if !ok || !c.session.Get(p[2]).Exists() {
+			err = fmt.Errorf("placeholder %s: no such session field", m)
+			return m
+		}
+		return c.session.Get(p[2]).Raw
+	})
+	return out, err
+}
+
+func daemonCall(ctx context.Context, who, method, params string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	var p any
+	if params != "" {
+		params, err = d.expand(params)
+		if err != nil {
+			return err
+		}
+		p = json.RawMessage(params)
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	a, err := c.c.Call(cctx, method, p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	c.answer = a
+	return nil
+}
+
+func daemonSendFrame(ctx context.Context, who, frame string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	var a rpc.Answer
+	if id := gjson.Get(frame, "id"); gjson.Valid(frame) && id.Exists() && id.Type != gjson.Null {
+		a, err = c.c.SendFor(cctx, []byte(frame), id.Raw)
+	} else {
+		a, err = c.c.Send(cctx, []byte(frame), true)
+	}
+	if err != nil {
+		return err
+	}
+	c.answer = a
+	return nil
+}
+
+// sameJSON compares two JSON texts as values.
+func sameJSON(got, want string) error {
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		return fmt.Errorf("got %q is not JSON", got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		return fmt.Errorf("want %q is not JSON", want)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
+		return fmt.Errorf("(-want +got):\n%s", diff)
+	}
+	return nil
+}
+
+func daemonAnswerHas(ctx context.Context, who, path, want string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	if c.answer.Error != nil {
+		return fmt.Errorf("the answer is an error: %s", c.answer.Raw)
+	}
+	if want, err = d.expand(want); err != nil {
+		return err
+	}
+	got := gjson.GetBytes(c.answer.Result, path)
+	if !got.Exists() {
+		return fmt.Errorf("the answer has no %s: %s", path, c.answer.Result)
+	}
+	if err := sameJSON(got.Raw, want); err != nil {
+		return fmt.Errorf("answer %s: %w", path, err)
+	}
+	return nil
+}
+
+func daemonAnswerError(ctx context.Context, who string, code int) error {
+	c, err := getDaemon(ctx).conn(who)
+	if err != nil {
+		return err
+	}
+	got := gjson.GetBytes(c.answer.Raw, "error.code")
+	if !got.Exists() || int(got.Int()) != code {
+		return fmt.Errorf("want error %d, got %s", code, c.answer.Raw)
+	}
+	if gjson.GetBytes(c.answer.Raw, "error.message").String() == "" {
+		return fmt.Errorf("error %d has no message: %s", code, c.answer.Raw)
+	}
+	return nil
+}
+
+func daemonAnswerEntries(ctx context.Context, who string, n int) error {
+	c, err := getDaemon(ctx).conn(who)
+	if err != nil {
+		return err
+	}
+	if c.answer.Error != nil {
+		return fmt.Errorf("the answer is an error: %s", c.answer.Raw)
+	}
+	got := gjson.GetBytes(c.answer.Result, "entries")
+	if !got.IsArray() || len(got.Array()) != n {
+		return fmt.Errorf("want %d entries, got %s", n, c.answer.Result)
+	}
+	return nil
+}
+
+// settled returns the notifications of who after a round trip on its
+// socket, so every notification queued before the step has arrived.
+func (d *daemonWorld) settled(ctx context.Context, who string) ([]rpc.Note, error) {
+	c, err := d.conn(who)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if _, err := c.c.SendFor(cctx, []byte(`{"jsonrpc":"2.0","id":"barrier","method":"rpc.barrier"}`), `"barrier"`); err != nil {
+		return nil, fmt.Errorf("barrier: %w", err)
+	}
+	return c.c.Notes(), nil
+}
+
+func notesOf(notes []rpc.Note, method string) []rpc.Note {
+	var out []rpc.Note
+	for _, n := range notes {
+		if n.Method == method {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func daemonNoteCount(ctx context.Context, who string, n int, method string) error {
+	notes, err := getDaemon(ctx).settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	got := notesOf(notes, method)
+	if len(got) != n {
+		var raws []string
+		for _, g := range got {
+			raws = append(raws, string(g.Params))
+		}
+		return fmt.Errorf("want %d %s notifications, got %d: %s", n, method, len(got), strings.Join(raws, "\n"))
+	}
+	return nil
+}
+
+func daemonNoteWith(ctx context.Context, who, method, path, want string) error {
+	d := getDaemon(ctx)
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	if want, err = d.expand(want); err != nil {
+		return err
+	}
+	var seen []string
+	for _, n := range notesOf(notes, method) {
+		got := gjson.GetBytes(n.Params, path)
+		if got.Exists() && sameJSON(got.Raw, want) == nil {
+			return nil
+		}
+		seen = append(seen, string(n.Params))
+	}
+	return fmt.Errorf("no %s notification with %s = %s among:\n%s", method, path, want, strings.Join(seen, "\n"))
+}
+
+// daemonLogMatchesNotes reads the connection's run with log.read and
+// compares it, entry by entry, with the log/entry notifications received.
+func daemonLogMatchesNotes(ctx context.Context, who string) error {
+	d := getDaemon(ctx)
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	if err := daemonCall(ctx, who, "log.read", ""); err != nil {
+		return err
+	}
+	c := d.conns[who]
+	if c.answer.Error != nil {
+		return fmt.Errorf("log.read: %s", c.answer.Raw)
+	}
+	var read, heard []any
+	for _, e := range gjson.GetBytes(c.answer.Result, "entries").Array() {
+		read = append(read, e.Value())
+	}
+	for _, n := range notesOf(notes, "log/entry") {
+		heard = append(heard, gjson.GetBytes(n.Params, "entry").Value())
+	}
+	if len(read) == 0 {
+		return fmt.Errorf("log.read answered no entries")
+	}
+	if diff := cmp.Diff(read, heard); diff != "" {
+		return fmt.Errorf("log/entry notifications differ from log.read (-read +heard):\n%s", diff)
+	}
+	return nil
+}
+
+// daemonEntriesCarry checks every LogEntry of the last answer and of the
+// log/entry notifications for the listed fields, each a whole number.
+func daemonEntriesCarry(ctx context.Context, who, list string) error {
+	d := getDaemon(ctx)
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	var entries []gjson.Result
+	for _, n := range notesOf(notes, "log/entry") {
+		entries = append(entries, gjson.GetBytes(n.Params, "entry"))
+	}
+	entries = append(entries, gjson.GetBytes(d.conns[who].answer.Result, "entries").Array()...)
+	if len(entries) == 0 {
+		return fmt.Errorf("no log entry seen")
+	}
+	fields := strings.FieldsFunc(strings.ReplaceAll(list, " and ", ","), func(r rune) bool { return r == ',' || r == ' ' })
+	for _, e := range entries {
+		for _, f := range fields {
+			v := e.Get(f)
+			if v.Type != gjson.Number || v.Float() != float64(v.Int()) {
+				return fmt.Errorf("entry %s: %s is not a whole number", e.Raw, f)
+			}
+			if strings.HasSuffix(f, "_id") && v.Int() <= 0 {
+				return fmt.Errorf("entry %s: %s is not a key", e.Raw, f)
+			}
+		}
+	}
+	return nil
+}
+
+func daemonStreamEvents(ctx context.Context, who string, table *godog.Table) error {
+	notes, err := getDaemon(ctx).settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	var want, got [][]string
+	for _, row := range table.Rows[1:] {
+		want = append(want, []string{row.Cells[0].Value, row.Cells[1].Value, row.Cells[2].Value})
+	}
+	for _, n := range notesOf(notes, "stream/event") {
+		p := gjson.ParseBytes(n.Params)
+		if p.Get("entryId").Int() <= 0 {
+			return fmt.Errorf("stream/event without an entryId: %s", n.Params)
+		}
+		got = append(got, []string{p.Get("channel").String(), p.Get("state").String(), p.Get("contentLength").Raw})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		return fmt.Errorf("stream/event (-want +got):\n%s", diff)
+	}
+	return nil
+}
+
+// daemonTelemetryInPacket checks that every telemetry/event notice is
+// rendered, as the same canonical JSON, on the packet the model received
+// next.
+func daemonTelemetryInPacket(ctx context.Context, who string) error {
+	d := getDaemon(ctx)
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	tel := notesOf(notes, "telemetry/event")
+	if len(tel) == 0 {
+		return fmt.Errorf("no telemetry/event received")
+	}
+	var packets []string
+	for _, r := range d.model.Requests {
+		var b strings.Builder
+		for _, m := range r.Messages {
+			b.WriteString(m.Content + "\n")
+		}
+		packets = append(packets, b.String())
+	}
+	for _, n := range tel {
+		var v map[string]any
+		if err := json.Unmarshal(n.Params, &v); err != nil {
+			return err
+		}
+		line, err := telemetry.Canonical(v)
+		if err != nil {
+			return err
+		}
+		found := false
+		for _, p := range packets {
+			if strings.Contains(p, "* "+line+"\n") {
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("the notice %s is on no packet as %q", n.Params, "* "+line)
+		}
+	}
+	return nil
 }

@@ -64,8 +64,12 @@ func (c *Client) read() {
 		if err != nil {
 			c.mu.Lock()
 			c.err = err
+			closed := map[chan Answer]bool{}
 			for id, ch := range c.pending {
-				close(ch)
+				if !closed[ch] {
+					close(ch)
+					closed[ch] = true
+				}
 				delete(c.pending, id)
 			}
 			c.mu.Unlock()
@@ -107,7 +111,10 @@ func (c *Client) deliver(id string, a Answer) {
 	delete(c.pending, id)
 	c.mu.Unlock()
 	if ok {
-		ch <- a
+		select {
+		case ch <- a:
+		default: // already answered (an alias of the same waiter)
+		}
 	}
 }
 
