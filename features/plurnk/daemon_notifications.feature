@@ -1,0 +1,105 @@
+@plurnk
+Feature: notifications of the daemon
+  While a loop runs, the daemon tells the connections attached to its
+  session what happens: each new log row as log/entry, each engine notice as
+  telemetry/event in the very envelope the model reads, each growth or state
+  change of an exec output channel as stream/event, and the loop's end as
+  loop/terminated, or loop/quiesced when it parks with nothing live under it.
+  Connections attached to other sessions hear none of it.
+
+  Background:
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And a connection "C" to the daemon
+    And "C" creates a session named "elsewhere"
+
+  @§notifications-log-entry-notify @§methods-log-coordinate @decision
+  Scenario: every row written reaches the session's connections as log/entry, once
+    Given the daemon's model will reply:
+      """
+      <<PLAN:write two notes:PLAN
+      <<EDIT(known:///a.md):one:EDIT
+      <<EDIT(known:///b.md):two:EDIT
+      <<SEND[200]:written:SEND
+      """
+    When "A" runs a loop with the prompt "take notes"
+    Then the answer to "A" has finalStatus = 200
+    And "A" got 4 "log/entry" notifications
+    And "B" got 4 "log/entry" notifications
+    And "C" got no "log/entry" notification
+    And the "log/entry" notifications "A" got are the rows log.read answers, in order
+    And the "log/entry" notifications "B" got are the rows log.read answers, in order
+    And every log entry "B" has seen carries loop_id, turn_id, loop_seq and turn_seq
+    And "B" got a "log/entry" notification with entry.path = "log:///1/1/2/EDIT"
+
+  Scenario: the end of a loop reaches the session as loop/terminated with the usage payload
+    Given the daemon's model will reply with meta {"balancePico": 42}:
+      """
+      <<PLAN:finish:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "finish"
+    Then "B" got 1 "loop/terminated" notification
+    And "B" got a "loop/terminated" notification with finalStatus = 200
+    And "B" got a "loop/terminated" notification with meta = {"balancePico": 42}
+    And "B" got a "loop/terminated" notification with modelRunId = <A.runId>
+    And "C" got no "loop/terminated" notification
+    And "B" got no "loop/quiesced" notification
+
+  @§telemetry-telemetry-event-notify
+  Scenario: engine notices go out live as telemetry/event in the envelope the model reads
+    Given the daemon's model will reply:
+      """
+      <<PLAN:think:PLAN
+      <<SEND[102]:still thinking:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:finish:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "think"
+    Then "B" got 1 "telemetry/event" notification
+    And "B" got a "telemetry/event" notification with kind = "idle_turn"
+    And "B" got a "telemetry/event" notification with source = "engine:rail"
+    And each "telemetry/event" "B" got is a line of the daemon's next packet
+    And "C" got no "telemetry/event" notification
+
+  @§telemetry-telemetry-event-notify
+  Scenario: a failed emission is an error row on log/entry, not a telemetry/event
+    Given the daemon's model will reply:
+      """
+      <<SEND[200]:done without a plan:SEND
+      """
+    When "A" runs a loop with the prompt "hurry"
+    Then "A" got a "log/entry" notification with entry.op = "error"
+    And "A" got a "log/entry" notification with entry.status = 400
+    And "A" got no "telemetry/event" notification
+
+  @§notifications-stream-event-on-channel-change
+  Scenario: an EXEC's output sends stream/event for each chunk and each state change
+    Given the daemon's simulated command "build" prints:
+      | after ms | channel | output        |
+      | 100      | stdout  | compiling a\n |
+      | 200      | stderr  | warning\n     |
+    And the daemon's simulated command "build" exits with code 0 after 500 ms
+    And the daemon's model will reply:
+      """
+      <<PLAN:build and wait:PLAN
+      <<EXEC:build:EXEC
+      <<SEND[202]:waiting for the build:SEND
+      """
+    When "A" runs a loop with the prompt "build it"
+    Then the answer to "A" has finalStatus = 202
+    When 600 ms pass for the daemon's running commands
+    Then "B" got these "stream/event" notifications:
+      | channel | state  | contentLength |
+      | stderr  | active | 0             |
+      | stdout  | active | 0             |
+      | stdout  | active | 12            |
+      | stderr  | active | 8             |
+      | stderr  | closed | 8             |
+      | stdout  | closed | 12            |
+    And "C" got no "stream/event" notification
