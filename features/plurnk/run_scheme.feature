@@ -51,7 +51,7 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     And run "main"'s row log:///1/1/2 is EDIT run://main with status 400
     And the session holds 1 run
 
-  @§run-scheme-irc
+  @§run-scheme-irc @decision
   Scenario: SEND to a busy sister reaches it in its next turn
     Given run "main" will emit:
       """
@@ -158,7 +158,7 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     Then run "main" has 1 loop, the last with status 499
     And the model of run "main" was called 1 time
 
-  @§run-scheme-collect
+  @§run-scheme-collect @decision
   Scenario: every way a loop ends reaches the sisters, with the deliverable or the reason
     Given the operator sets PLURNK_SESSION_RUNS_MAX_ACTIVE to -1
     And run "main" will emit:

@@ -19,11 +19,11 @@ import (
 )
 
 type fixture struct {
-	t     testing.TB
-	clock *clock.Sim
-	svc   *Service
-	ss    *store.Session
-	mocks map[string]*llm.Mock
+	t      testing.TB
+	clock  *clock.Sim
+	svc    *Service
+	ss     *store.Session
+	mocks  map[string]*llm.Mock
 	sim    *exec.SimExecutor
 	router *Router
 }
@@ -127,7 +127,6 @@ func TestSpawnSelfAndIrcUnknown(t *testing.T) {
 		t.Fatalf("statuses %v", got)
 	}
 }
-
 
 func newFixture(t testing.TB, maxActive int) *fixture {
 	t.Helper()

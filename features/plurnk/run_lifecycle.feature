@@ -1,0 +1,188 @@
+@plurnk
+Feature: the run lifecycle — drains, wakes, quiescence, cancellation
+  Each run has at most one drain working through its loops. A loop that
+  parks with SEND[202] is not over: what it waits for (a stream it opened,
+  a child it spawned) resumes that same loop in place when it concludes,
+  and a child that concludes wakes its parked parent, up the chain. A park
+  with nothing live beneath it is announced as loop/quiesced and stays
+  resumable. A cancelled run stays down until the client runs it again.
+
+  @§run-lifecycle-wake-liveness @§exec-poll
+  Scenario: a stream concluding resumes the parked loop in place, with no new loop and no prompt
+    Given host commands are accepted without asking
+    And the command "build" prints "built\n" on stdout after 100 ms
+    And the command "build" exits after 500 ms
+    And run "main" will emit:
+      """
+      <<PLAN:build in the background and sleep:PLAN
+      <<EXEC:build:EXEC
+      <<SEND[202]:waiting for the build:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:the build is done:PLAN
+      <<SEND[200]:built:SEND
+      """
+    When the client starts run "main" with the prompt "build it"
+    Then run "main" has 1 loop, the last with status 202
+    And the model of run "main" was called 1 time
+    When 400 ms pass on the session clock
+    Then the model of run "main" was called 1 time
+    When 200 ms pass on the session clock
+    Then run "main" has 1 loop, the last with status 200
+    And the model of run "main" was called 2 times
+    And packet 2 of run "main" contains "1:\tbuilt"
+    And the session was notified loop/terminated 1 time for run "main"
+
+  @§run-lifecycle-child-wake
+  Scenario: a concluded grandchild wakes its parked parent, which wakes its own parked parent
+    Given run "main" will emit:
+      """
+      <<PLAN:delegate:PLAN
+      <<EDIT(run://mid):Delegate further.:EDIT
+      <<SEND[202]:waiting for mid:SEND
+      """
+    And run "mid" will emit:
+      """
+      <<PLAN:delegate again:PLAN
+      <<EDIT(run://leaf):Do the work.:EDIT
+      <<SEND[202]:waiting for leaf:SEND
+      """
+    And run "leaf" will emit:
+      """
+      <<PLAN:work:PLAN
+      <<SEND[200]:leaf result:SEND
+      """
+    And run "mid" will emit:
+      """
+      <<PLAN:pass it up:PLAN
+      <<SEND[200]:mid passes on the leaf result:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:all done:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "leaf" has 1 loop, the last with status 200
+    And run "mid" has 1 loop, the last with status 200
+    And run "main" has 1 loop, the last with status 200
+    And run "main"'s log holds a folded SEND run://mid with status 200 reading "mid passes on the leaf result"
+    And run "mid"'s log holds a folded SEND run://leaf with status 200 reading "leaf result"
+
+  @§run-lifecycle-child-wake @§run-lifecycle-quiesced
+  Scenario: a parked child wakes no one; its idle park is announced, its parent's is not
+    Given run "main" will emit:
+      """
+      <<PLAN:delegate:PLAN
+      <<EDIT(run://child):Wait for instructions.:EDIT
+      <<SEND[202]:waiting for child:SEND
+      """
+    And run "child" will emit:
+      """
+      <<PLAN:nothing to do yet:PLAN
+      <<SEND[202]:waiting for instructions:SEND
+      """
+    And run "child" will emit:
+      """
+      <<PLAN:do it:PLAN
+      <<SEND[200]:did it:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:child did it:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "child" has 1 loop, the last with status 202
+    And run "main" has 1 loop, the last with status 202
+    And the model of run "main" was called 1 time
+    And the session was notified loop/quiesced for loop 1 of run "child" with status 202
+    And the session was notified loop/quiesced 0 times for run "main"
+    And the session was notified loop/terminated 0 times for run "child"
+    When the client injects "Go ahead." into run "child"
+    Then run "child" has 1 loop, the last with status 200
+    And run "main" has 1 loop, the last with status 200
+    And the model of run "main" was called 2 times
+
+  @§run-lifecycle-quiesced
+  Scenario: no quiescence while a stream is open; the park after it concludes is announced
+    Given host commands are accepted without asking
+    And the command "fetch" exits after 300 ms
+    And run "main" will emit:
+      """
+      <<PLAN:fetch and sleep:PLAN
+      <<EXEC:fetch:EXEC
+      <<SEND[202]:waiting for fetch:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:sleep until told:PLAN
+      <<SEND[202]:idle:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then the session was notified loop/quiesced 0 times for run "main"
+    When 400 ms pass on the session clock
+    Then run "main" has 1 loop, the last with status 202
+    And the session was notified loop/quiesced 1 time for run "main"
+    And the session was notified loop/terminated 0 times for run "main"
+
+  @§run-lifecycle-no-resurrection
+  Scenario: a cancelled run is not revived by its killed stream; only loop.run restarts it
+    Given host commands are accepted without asking
+    And the command "serve" prints "listening\n" on stdout after 100 ms
+    And the command "serve" exits after 1000 ms
+    And run "main" will emit:
+      """
+      <<PLAN:serve and sleep:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[202]:serving:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:fresh start:PLAN
+      <<SEND[200]:restarted:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    And the client cancels run "main"
+    Then run "main" has 1 loop, the last with status 499
+    And the run stream sh:///1/1/1 ended with 499
+    When 1500 ms pass on the session clock
+    Then run "main" has 1 loop, the last with status 499
+    And the model of run "main" was called 1 time
+    When the client starts run "main" with the prompt "start again"
+    Then run "main" has 2 loops, the last with status 200
+
+  @§actor-boundary-passive-wake
+  Scenario: a sister's edit of a shared entry waits as a folded delta and wakes no one
+    Given run "main" will emit:
+      """
+      <<PLAN:start a reader:PLAN
+      <<EDIT(run://reader):Say when you are ready.:EDIT
+      <<SEND[202]:waiting:SEND
+      """
+    And run "reader" will emit:
+      """
+      <<PLAN:ready:PLAN
+      <<SEND[200]:ready:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:publish:PLAN
+      <<EDIT(known:///shared.md):version one:EDIT
+      <<SEND[200]:published:SEND
+      """
+    And run "reader" will emit:
+      """
+      <<PLAN:look:PLAN
+      <<SEND[200]:seen:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "main" has 1 loop, the last with status 200
+    And run "reader" has 1 loop, the last with status 200
+    And the model of run "reader" was called 1 time
+    And run "reader"'s log has no EDIT known:///shared.md
+    When the client injects "What changed?" into run "reader"
+    Then run "reader" has 2 loops, the last with status 200
+    And run "reader"'s log holds a folded EDIT known:///shared.md with status 201
+    And packet 2 of run "reader" contains "What changed?"

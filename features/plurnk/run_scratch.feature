@@ -1,0 +1,80 @@
+@plurnk
+Feature: fork and run-scope scratch
+  COPY(run://<src>) branches a run: the branch gets a copy of the source's
+  log and of its scratch, re-owned, and carries on with the COPY's body as
+  its prompt, while the session's entries stay one shared set. Scratch
+  (run://<owner>/<path>, run:/// for one's own) is written only by its
+  owner, read by anyone who names it, and catalogued only for its owner.
+
+  @§run-scheme-fork @§run-scheme-fork-scratch @decision
+  Scenario: a fork copies the log and the scratch, shares the world, and diverges
+    Given run "main" will emit:
+      """
+      <<PLAN:note, share, branch:PLAN
+      <<EDIT(run:///notes.md):draft one:EDIT
+      <<EDIT(known:///shared.md):one shared page:EDIT
+      <<COPY(run://.):Try the other approach.:COPY
+      <<SEND[202]:waiting for the branch:SEND
+      """
+    And run "main-2" will emit:
+      """
+      <<PLAN:read my inherited notes and the shared page, then rewrite my notes:PLAN
+      <<READ(run:///notes.md)::READ
+      <<READ(known:///shared.md)::READ
+      <<EDIT(run:///notes.md):draft two:EDIT
+      <<SEND[200]:the other approach works:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:branch reported:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "main"'s row log:///1/1/3 is COPY run://main-2 with status 201
+    And run "main-2"'s row log:///1/1/1 is EDIT run://main/notes.md with status 201
+    And run "main-2"'s row log:///1/1/2 is EDIT known:///shared.md with status 201
+    And run "main-2" has 2 loops, the last with status 200
+    And packet 1 of run "main-2" contains "Try the other approach."
+    And run "main-2"'s log holds an open READ run://main-2/notes.md with status 200 reading "1:\tdraft one\n"
+    And run "main-2"'s log holds an open READ known:///shared.md with status 200
+    And the session's entry run://main-2/notes.md reads "draft two"
+    And the session's entry run://main/notes.md reads "draft one"
+    And run "main" has 1 loop, the last with status 200
+
+  @§run-scheme-scratch @§run-scheme-find-perspective @decision
+  Scenario: a sister's scratch can be read and found by name but not written, and is catalogued only for its owner
+    Given run "main" will emit:
+      """
+      <<PLAN:start a writer:PLAN
+      <<EDIT(run://writer):Write your plan.:EDIT
+      <<SEND[202]:waiting:SEND
+      """
+    And run "writer" will emit:
+      """
+      <<PLAN:write:PLAN
+      <<EDIT(run:///plan.md):step one:EDIT
+      <<SEND[200]:plan written:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:look at the writer's notes:PLAN
+      <<READ(run://writer/plan.md)::READ
+      <<EDIT(run://writer/plan.md):hijacked:EDIT
+      <<FIND(run://writer/**)::FIND
+      <<FIND(run:///**)::FIND
+      <<SEND[200]:read it:SEND
+      """
+    And run "writer" will emit:
+      """
+      <<PLAN:check my catalog:PLAN
+      <<SEND[200]:still one step:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "main"'s log holds an open READ run://writer/plan.md with status 200 reading "1:\tstep one\n"
+    And run "main"'s log holds a folded EDIT run://writer/plan.md with status 403
+    And run "main"'s log holds an open FIND run://writer/** with status 200 reading "run://writer/plan.md\n"
+    And run "main"'s log holds an open FIND run://main/** with status 204
+    And the session's entry run://writer/plan.md reads "step one"
+    When the client injects "Anything new?" into run "writer"
+    Then run "writer"'s log holds an open FIND run:///** with status 200 reading "run://writer/plan.md\n"
+    And run "main"'s log has no FIND run:///**
