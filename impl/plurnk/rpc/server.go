@@ -228,3 +228,17 @@ func (s *Server) String() string {
 	defer s.mu.Unlock()
 	return fmt.Sprintf("plurnk rpc server (%d connections)", len(s.conns))
 }
+
+// Close drops every connection at once (for shutdown; the HTTP server does
+// not track hijacked WebSocket connections).
+func (s *Server) Close() {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.ws.CloseNow()
+	}
+}
