@@ -47,6 +47,11 @@ func (s *Service) enqueue(r *Run, w work) {
 func (s *Service) drain(r *Run) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r.inDrain {
+		r.twice = true
+	}
+	r.inDrain = true
+	defer func() { r.inDrain = false }()
 	for len(r.queue) > 0 {
 		w := r.queue[0]
 		r.queue = r.queue[1:]

@@ -111,8 +111,9 @@ type Run struct {
 	inbox   []*store.LogRow // rows waiting for the run's next turn
 	cursors *exec.Cursors
 	poll    clock.Timer
-	drained int // drains this run has had (tests)
-	twice   bool
+	drained int  // drains this run has had
+	inDrain bool // a drain goroutine is inside drain for this run
+	twice   bool // two drains were ever inside at once (never expected)
 }
 
 type work struct {
