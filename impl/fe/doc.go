@@ -16,7 +16,9 @@
 // lambda, self-evaluating keywords, structured error values, describe,
 // type-of, try) is enabled with WithExtensions; stock mode never sees it.
 // A step hook (WithStepHook) observes the interpreter events used by the
-// deck's cycle model and may abort an evaluation.
+// deck's cycle model and may abort an evaluation; a Meter (WithMeter) is
+// its cheap special case for pricing events against a limit, which the VM
+// applies itself without a call per event.
 //
 // Imports: the standard library only.
 package fe

@@ -199,7 +199,7 @@ type VM struct {
 	gcCount  int
 	counts   [NumEvents]uint64
 	inGC     bool
-	pending  error // hook abort raised during a collection
+	pending  error // hook or meter abort raised during a collection
 	readDeep int
 
 	out      io.Writer
@@ -207,19 +207,17 @@ type VM struct {
 	hook     StepHook
 	meter    *Meter
 
-	// Event counting: step takes its slow path (observe) only when
-	// counts[ev] passes thresh[ev]. Without hook or meter the thresholds
-	// are infinite; with a hook they are 0, so the hook sees every event.
-	// With a meter alone, Total is brought up to date lazily: base holds
-	// the counts already priced into Total, and the thresholds allow each
-	// event type slack more events, where slack times the sum of the costs
-	// cannot pass the limit. So the first event that could cross the limit
-	// takes the slow path, which prices everything and checks exactly as a
-	// per-event meter would. meterSync runs at the API boundary (protect)
-	// and around primitives, so Total is exact whenever its owner can see
-	// it.
-	// observed is false without hook and meter, which spares the common
-	// case the threshold loads.
+	// Event observation. observed is false without hook and meter, and
+	// then step only counts. Otherwise step takes its slow path (observe)
+	// when counts[ev] passes thresh[ev]. With a hook the thresholds are 0,
+	// so the hook sees every event. With a meter alone, Total is brought
+	// up to date lazily: base holds the counts already priced into Total,
+	// and the thresholds allow each event type slack more events, where
+	// slack times the sum of the costs cannot pass the limit. So the first
+	// event that could cross the limit takes the slow path, which prices
+	// everything and checks exactly as a per-event meter would. meterSync
+	// also runs at the API boundary (protect) and around primitives, so
+	// Total is exact whenever its owner can see it.
 	thresh       [NumEvents]uint64
 	base         [NumEvents]uint64
 	observed     bool
@@ -556,10 +554,9 @@ func (vm *VM) collect() {
 // object takes a cell from the free list, collecting first if it is empty,
 // and pushes it on the GC stack. The cell keeps its stale fields.
 //
-// This is the fast path, small enough for the compiler to inline into cons
-// and number: a free cell at hand, no hook to call and room on the GC
-// stack. Anything else goes through objectSlow, which has the full order
-// of effects; the fast path produces the same effects.
+// This is the fast path: a free cell at hand, no event to observe and room
+// on the GC stack. Anything else goes through objectSlow, which has the
+// full order of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
 	v := vm.freelist
 	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
