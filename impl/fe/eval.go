@@ -527,7 +527,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		va := vm.cells[fn].cdr // (env params ...)
 		vb := vm.cells[va].cdr // (params ...)
 		body := vm.cells[vb].cdr
-		res = vm.doList(body, vm.argsToEnv(vm.cells[vb].car, arg, vm.cells[va].car))
+		fenv := vm.argsToEnv(vm.cells[vb].car, arg, vm.cells[va].car)
+		// res = doList(body, fenv), written out (every user call runs its
+		// body here), with the body forms that are calls sent straight to
+		// evalPair rather than through eval.
+		save := vm.gcIdx
+		for body != Nil {
+			if gs := vm.gcstack; save+1 < len(gs) {
+				gs[save] = body
+				gs[save+1] = fenv
+				vm.gcIdx = save + 2
+			} else {
+				vm.gcIdx = save
+				vm.pushgc(body)
+				vm.pushgc(fenv)
+			}
+			x := vm.nextArg(&body)
+			if vm.cells[x].typ == TPair {
+				res = vm.evalPair(x, fenv, &fenv)
+			} else {
+				res = vm.eval(x, fenv, &fenv)
+			}
+		}
 
 	case TMacro:
 		vm.expandMacro(obj, fn, arg)
