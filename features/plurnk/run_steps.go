@@ -35,6 +35,14 @@ type runWorld struct {
 	ss        *store.Session
 	store     *store.Store
 	simExecs  []*exec.SimExecutor
+	// teardown and registering are the runs service's test seams (nil
+	// unless a scenario forces an interleaving); during holds actions to
+	// take while a run's model generates its n-th reply (1-based).
+	teardown    func(session int64, run string)
+	registering func(session int64, run, target string)
+	during      map[string]map[int]func() error
+	duringErr   error
+	acting      map[string]*actingProvider
 }
 
 type runKey struct{}
@@ -44,6 +52,7 @@ func getRuns(ctx context.Context) *runWorld { return ctx.Value(runKey{}).(*runWo
 // registerRunSteps registers the steps of the run features: sessions and
 // runs, the run:// scheme, the run lifecycle and the EXEC wiring into loops.
 func registerRunSteps(sc *godog.ScenarioContext) {
+	registerRunInterleaveSteps(sc)
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		rw := &runWorld{clock: clock.NewSim(time.Time{}), maxActive: runs.Off, scripts: map[string]exec.Script{}, mocks: map[string]*llm.Mock{}}
 		return context.WithValue(ctx, runKey{}, rw), nil
@@ -326,6 +335,14 @@ func (rw *runWorld) boot() (*runWorld, error) {
 	router := &runs.Router{Default: &llm.Mock{}, ByRun: map[string]provider.Provider{}}
 	for name, m := range rw.mocks {
 		router.ByRun[name] = m
+		if acts, ok := rw.during[name]; ok {
+			ap := &actingProvider{Provider: m, rw: rw, acts: acts}
+			router.ByRun[name] = ap
+			if rw.acting == nil {
+				rw.acting = map[string]*actingProvider{}
+			}
+			rw.acting[name] = ap
+		}
 	}
 	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: rw.clock, Scripts: rw.scripts}
 	db := &exec.SimExecutor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated db"}, Clock: rw.clock, Scripts: rw.scripts}
@@ -335,7 +352,8 @@ func (rw *runWorld) boot() (*runWorld, error) {
 	}
 	o := &ops.Engine{Store: rw.store, Schemes: reg, Mimetypes: ops.NewMimetypes()}
 	eng := engine.New(rw.store, o, router, cfg, fs)
-	rw.svc, err = runs.New(runs.Config{Store: rw.store, Engine: eng, Clock: rw.clock, Executors: xreg, MaxActive: rw.maxActive, Yolo: rw.yolo})
+	rw.svc, err = runs.New(runs.Config{Store: rw.store, Engine: eng, Clock: rw.clock, Executors: xreg, MaxActive: rw.maxActive, Yolo: rw.yolo,
+		Teardown: rw.teardown, Registering: rw.registering})
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,10 @@ func (s *Service) enqueue(r *Run, w work) {
 	}
 	r.draining = true
 	r.drained++
+	if r.started > 0 {
+		r.twice = true
+	}
+	r.started++
 	s.drains++
 	if s.cfg.Go != nil {
 		s.cfg.Go(func() { s.drain(r) })
@@ -52,28 +56,80 @@ func (s *Service) drain(r *Run) {
 	}
 	r.inDrain = true
 	defer func() { r.inDrain = false }()
-	for len(r.queue) > 0 {
-		w := r.queue[0]
-		r.queue = r.queue[1:]
-		ctx := context.WithValue(r.scope.Context(), runKey{}, r.store.Name)
-		req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, Resume: w.resume}
-		if w.resume != nil {
-			if w.resume.Status != engine.StatusParked {
-				continue // the loop was closed (a KILL) while the resume waited
-			}
-			r.current = w.resume
+	for {
+		for len(r.queue) > 0 {
+			s.runWork(r)
 		}
-		res, err := s.eng.Run(ctx, req)
-		if err != nil {
+		s.claimOwed(r)
+		if len(r.queue) > 0 {
 			continue
 		}
-		r.current = nil
-		s.afterLoop(r, res)
+		if s.cfg.Teardown == nil {
+			break
+		}
+		// The test seam: let the world move between "the queue looks
+		// empty" and the confirmation below.
+		s.mu.Unlock()
+		s.cfg.Teardown(r.sess.store.ID, r.store.Name)
+		s.mu.Lock()
+		s.claimOwed(r)
+		if len(r.queue) == 0 {
+			break
+		}
 	}
+	// Confirmed under the lock: the queue is empty, the slot goes.
 	r.draining = false
+	r.started--
 	s.drains--
 	s.drainExit(r)
 	s.idle.Broadcast()
+}
+
+// claimOwed turns an event owed to r into queued work when its drain has
+// run out of work: an event that found the drain busy after its last loop
+// had already come back (a wake, a stream conclusion or a child's
+// conclusion while the drain was giving up its slot) resumes the parked
+// loop, or opens a loop for a message waiting in the inbox. s.mu is held.
+func (s *Service) claimOwed(r *Run) {
+	if !r.owed || len(r.queue) > 0 {
+		return
+	}
+	r.owed = false
+	if r.cancelled {
+		return
+	}
+	switch l := r.latest(); {
+	case l != nil && l.Status == engine.StatusParked:
+		r.queue = append(r.queue, work{resume: l})
+	case len(r.inbox) > 0:
+		r.queue = append(r.queue, work{})
+	}
+}
+
+// runWork runs r's next queued item through the engine. s.mu is held.
+func (s *Service) runWork(r *Run) {
+	w := r.queue[0]
+	r.queue = r.queue[1:]
+	ctx := context.WithValue(r.scope.Context(), runKey{}, r.store.Name)
+	req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, MaxTurns: w.maxTurns, Resume: w.resume}
+	if w.resume != nil {
+		if w.resume.Status != engine.StatusParked {
+			// The loop was closed (a KILL) while the resume waited.
+			w.finish(engine.Result{Loop: w.resume, Status: w.resume.Status, Reason: "the loop was closed before it resumed"})
+			return
+		}
+		r.current = w.resume
+	}
+	r.running = true
+	res, err := s.eng.Run(ctx, req)
+	r.running, r.current = false, nil
+	s.quiet()
+	if err != nil {
+		w.finish(engine.Result{Loop: w.resume, Status: engine.StatusFailed, Reason: err.Error()})
+		return
+	}
+	s.afterLoop(r, res)
+	w.finish(res)
 }
 
 // afterLoop disposes of a loop the engine returned: a terminal loop is
@@ -90,7 +146,8 @@ func (s *Service) afterLoop(r *Run, res engine.Result) {
 	}
 	r.killed = false
 	if engine.Terminal(l.Status) {
-		s.closed(r, l, res.Reason)
+		res.Status = l.Status
+		s.closed(r, l, res.Reason, &res)
 		if len(r.inbox) > 0 && r.owed && !r.cancelled {
 			// A message aimed at the run landed after its last turn: it
 			// opens the next loop rather than being lost.
@@ -107,13 +164,13 @@ func (s *Service) afterLoop(r *Run, res engine.Result) {
 		r.queue = append(r.queue, work{resume: l})
 		return
 	}
-	s.parked(r, l)
+	s.parked(r, l, &res)
 }
 
 // parked arms the poll of a loop parked at 202 and, when nothing live is
 // left beneath it, emits loop/quiesced (§run-lifecycle-quiesced,
 // §exec-poll).
-func (s *Service) parked(r *Run, l *store.Loop) {
+func (s *Service) parked(r *Run, l *store.Loop, res *engine.Result) {
 	ss := r.sess.store
 	if p, ok := s.streams.PollCadence(ss, r.store.Name); ok {
 		r.poll = s.cfg.Clock.AfterFunc(p, func() {
@@ -126,13 +183,13 @@ func (s *Service) parked(r *Run, l *store.Loop) {
 		})
 	}
 	if len(s.liveUnder(r)) == 0 {
-		s.emit(Event{Kind: KindQuiesced, Session: ss.ID, RunID: r.store.ID, Run: r.store.Name, LoopID: l.ID, LoopSeq: l.Seq, Status: engine.StatusParked})
+		s.emit(Event{Kind: KindQuiesced, Session: ss.ID, RunID: r.store.ID, Run: r.store.Name, LoopID: l.ID, LoopSeq: l.Seq, Status: engine.StatusParked, Result: res})
 	}
 }
 
 // closed announces a terminal loop and hands its deliverable to every
 // sister as a folded SEND delta from run://<name> (§run-scheme-collect).
-func (s *Service) closed(r *Run, l *store.Loop, reason string) {
+func (s *Service) closed(r *Run, l *store.Loop, reason string, res *engine.Result) {
 	deliverable := reason
 	if l.Status == engine.StatusDone {
 		deliverable = ""
@@ -152,7 +209,7 @@ func (s *Service) closed(r *Run, l *store.Loop, reason string) {
 		sis.inbox = append(sis.inbox, &store.LogRow{Op: "SEND", Origin: string(scheme.WriterPlurnk), Target: from, Status: l.Status,
 			Expanded: false, Content: deliverable, Mimetype: "text/markdown", Reason: fmt.Sprintf("loop %d of %s ended %d", l.Seq, from, l.Status)})
 	}
-	s.emit(Event{Kind: KindTerminated, Session: r.sess.store.ID, RunID: r.store.ID, Run: r.store.Name, LoopID: l.ID, LoopSeq: l.Seq, Status: l.Status, Reason: reason})
+	s.emit(Event{Kind: KindTerminated, Session: r.sess.store.ID, RunID: r.store.ID, Run: r.store.Name, LoopID: l.ID, LoopSeq: l.Seq, Status: l.Status, Reason: reason, Result: res})
 }
 
 // drainExit runs when r's drain has given up its slot. A run that has
@@ -234,6 +291,9 @@ func (s *Service) concluded(r *Run, st exec.Stream) {
 // reports whether a loop was running, queued or parked.
 func (s *Service) terminate(r *Run, reason string) bool {
 	hit := r.draining || len(r.queue) > 0
+	for _, w := range r.queue {
+		w.finish(engine.Result{Loop: w.resume, Status: engine.StatusCancelled, Reason: reason})
+	}
 	r.queue = nil
 	r.cancelled = true
 	r.owed = false
@@ -250,13 +310,13 @@ func (s *Service) terminate(r *Run, reason string) bool {
 			}
 		}
 	}
-	if r.draining {
+	if r.running {
 		r.killed = true
 		return true
 	}
 	if l := r.latest(); l != nil && !engine.Terminal(l.Status) {
 		l.Status = engine.StatusCancelled
-		s.closed(r, l, reason)
+		s.closed(r, l, reason, nil)
 		s.drainExit(r)
 		return true
 	}

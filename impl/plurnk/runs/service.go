@@ -39,6 +39,10 @@ type Event struct {
 	LoopSeq int
 	Status  int
 	Reason  string
+	// Result is the engine's outcome of the loop (its usage payload) when
+	// the event follows a loop the engine returned; nil for a parked loop
+	// closed by a cancel or a KILL outside any drain.
+	Result *engine.Result
 }
 
 // Config wires a Service.
@@ -64,8 +68,29 @@ type Config struct {
 	// every EXEC spawn.
 	Dir string
 	Env []string
-	// Go starts a drain; nil uses a plain goroutine.
+	// Go starts a drain; nil uses a plain goroutine. A caller that runs
+	// the drains itself, one after another, gets a deterministic schedule.
 	Go func(func())
+	// Quiet, when set, is called with the service lock held whenever the
+	// store is between writes: before a loop yields the lock to the
+	// provider, after every loop the engine returns, and after Pump. The
+	// daemon announces the new log rows there.
+	Quiet func()
+
+	// Teardown is a test seam, nil by default. When set, a drain that has
+	// found its queue empty releases the service lock, calls Teardown,
+	// and takes the lock back to confirm the queue is still empty before
+	// giving up its slot: a test queues a loop inside that window to show
+	// it is claimed (§run-lifecycle-no-lost-loop). Without it the check
+	// and the release happen under one holding of the lock.
+	Teardown func(session int64, run string)
+	// Registering is a test seam, nil by default. When set, an EXEC
+	// dispatch that has captured its run's cancellation scope releases the
+	// service lock and calls Registering before it spawns the stream and
+	// wires the stream's kill to that scope, so a test can land an abort
+	// in exactly that gap (§run-lifecycle-exec-epoch-bound). target is the
+	// stream's output entry.
+	Registering func(session int64, run, target string)
 }
 
 // Service holds the sessions and their runs.
@@ -99,7 +124,8 @@ type Run struct {
 	parent   *Run
 	queue    []work
 	draining bool
-	current  *store.Loop // the loop its drain is running
+	running  bool        // the engine is running one of its loops
+	current  *store.Loop // the loop its drain is resuming
 	scope    *Scope
 	// cancelled: the run was cancelled and nothing explicit has resumed it
 	// since (§run-lifecycle-no-resurrection).
@@ -113,12 +139,24 @@ type Run struct {
 	poll    clock.Timer
 	drained int  // drains this run has had
 	inDrain bool // a drain goroutine is inside drain for this run
-	twice   bool // two drains were ever inside at once (never expected)
+	started int  // drains started and not yet exited
+	twice   bool // two drains were ever started or inside at once (never expected)
 }
 
 type work struct {
-	prompt string
-	resume *store.Loop
+	prompt   string
+	maxTurns int
+	resume   *store.Loop
+	// done, when set, receives the loop's outcome once the engine returned
+	// it and its events went out, or a 499 when the work was dropped.
+	done func(engine.Result)
+}
+
+// finish hands w's outcome to its waiter. s.mu is held.
+func (w work) finish(res engine.Result) {
+	if w.done != nil {
+		w.done(res)
+	}
 }
 
 type pendingExec struct {
@@ -148,9 +186,26 @@ func New(cfg Config) (*Service, error) {
 	s.streams = exec.NewStreams(exec.Config{Store: cfg.Store, Registry: reg, Clock: cfg.Clock, Grace: cfg.Grace, Notify: cfg.StreamEvents})
 	s.proposals = exec.NewProposals(cfg.Clock, cfg.ProposalTimeout, nil)
 	e := cfg.Engine
-	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, &s.mu
+	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, quietLocker{s}
 	e.Executors = reg.Runtimes()
 	return s, nil
+}
+
+// quietLocker is the engine's Yield: the service lock, calling the Quiet
+// hook before each release.
+type quietLocker struct{ s *Service }
+
+func (q quietLocker) Lock() { q.s.mu.Lock() }
+
+func (q quietLocker) Unlock() {
+	q.s.quiet()
+	q.s.mu.Unlock()
+}
+
+func (s *Service) quiet() {
+	if s.cfg.Quiet != nil {
+		s.cfg.Quiet()
+	}
 }
 
 // Streams returns the EXEC stream table (the daemon reads stream state
@@ -214,6 +269,8 @@ type RunInfo struct {
 	Status   int
 	Draining bool
 	Queued   int
+	// Drains counts the drains the run has had (each took the slot once).
+	Drains int
 }
 
 // Runs lists the runs of a session in creation order (session.runs).
@@ -232,7 +289,7 @@ func (s *Service) Runs(session int64) ([]RunInfo, error) {
 }
 
 func (r *Run) info() RunInfo {
-	in := RunInfo{ID: r.store.ID, Name: r.store.Name, Loops: len(r.store.Loops), Draining: r.draining, Queued: len(r.queue)}
+	in := RunInfo{ID: r.store.ID, Name: r.store.Name, Loops: len(r.store.Loops), Draining: r.draining, Queued: len(r.queue), Drains: r.drained}
 	if r.parent != nil {
 		in.Parent = r.parent.store.Name
 	}
@@ -329,6 +386,26 @@ func (s *Service) emit(ev Event) {
 // otherwise starts a new loop. It is the one call that lifts a cancelled
 // run's cancellation.
 func (s *Service) LoopRun(session int64, run, prompt string) error {
+	return s.Start(session, run, LoopStart{Prompt: prompt})
+}
+
+// LoopStart is what Start queues: the prompt, the per-call turn request,
+// and the waiter of the loop's outcome.
+type LoopStart struct {
+	Prompt   string
+	MaxTurns int
+	// Done, when set, is called with the service lock held once the loop
+	// this call started or resumed has come back from the engine (ended
+	// or parked at 202), after its loop/terminated or loop/quiesced went
+	// out; or with status 499 when a cancel drops the queued work. It must
+	// not call back into the Service.
+	Done func(engine.Result)
+}
+
+// Start is LoopRun with a turn request and a waiter (the daemon's
+// loop.run answers when Done is called).
+func (s *Service) Start(session int64, run string, ls LoopStart) error {
+	prompt := ls.Prompt
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.run(session, run)
@@ -344,10 +421,10 @@ func (s *Service) LoopRun(session int64, run, prompt string) error {
 		if prompt != "" {
 			r.inbox = append(r.inbox, injectRow(scheme.WriterClient, "", prompt))
 		}
-		s.enqueue(r, work{resume: l})
+		s.enqueue(r, work{resume: l, maxTurns: ls.MaxTurns, done: ls.Done})
 		return nil
 	}
-	s.enqueue(r, work{prompt: prompt})
+	s.enqueue(r, work{prompt: prompt, maxTurns: ls.MaxTurns, done: ls.Done})
 	return nil
 }
 
@@ -431,6 +508,32 @@ func (s *Service) Pump() {
 			s.concluded(r, st)
 		}
 	}
+	s.quiet()
+}
+
+// Audit reports every breach of the drain discipline
+// (§run-lifecycle-no-lost-loop) among the runs of session: a run that ever
+// had two drains at once, and, when no drain is running (after Wait), a
+// run still holding queued work or its drain slot. Tests and scenarios
+// call it; nil means none.
+func (s *Service) Audit(session int64) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, err := s.session(session)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var out []string
+	for _, r := range sess.order {
+		name := r.store.Name
+		if r.twice {
+			out = append(out, fmt.Sprintf("run %s had two drains at once", name))
+		}
+		if s.drains == 0 && (r.draining || len(r.queue) > 0 || r.started > 0) {
+			out = append(out, fmt.Sprintf("run %s left with its slot taken=%v and %d queued loops while no drain runs", name, r.draining, len(r.queue)))
+		}
+	}
+	return out
 }
 
 // Active counts the session's active runs: those with a loop queued,

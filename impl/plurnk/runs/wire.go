@@ -101,6 +101,11 @@ func (s *Service) execOp(a ops.Actor, st dsl.Statement) ops.Result {
 	row.Target = scheme.ExecKey(req.Runtime, a.Loop, a.Turn, row.Seq).String()
 	row.Content = fence(req.Runtime, req.Command)
 	sc := r.scope
+	if s.cfg.Registering != nil {
+		s.mu.Unlock()
+		s.cfg.Registering(a.Session.ID, a.Run.Name, row.Target)
+		s.mu.Lock()
+	}
 	pe := &pendingExec{run: r, row: row, req: req, scope: sc}
 	s.pending[row.ID] = pe
 	status, err := exec.Dispatch(s.streams, s.proposals, a.Session, req, row.ID, s.cfg.Yolo)
