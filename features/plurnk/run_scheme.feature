@@ -194,11 +194,22 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
       <<PLAN:wait more:PLAN
       <<SEND[202]:waiting:SEND
       """
+    And run "main" will emit:
+      """
+      <<PLAN:wait more:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    And run "finisher" will emit:
+      """
+      <<PLAN:report:PLAN
+      <<SEND[200]:still finished:SEND
+      """
     When the client starts run "main" with the prompt "go"
     Then run "main"'s log holds a folded SEND run://quitter with status 499 reading "SEND[499]"
     And run "main"'s log holds a folded SEND run://finisher with status 200 reading "finished"
     And run "main"'s log holds a folded SEND run://broken with status 500
-    And run "finisher"'s log holds a folded SEND run://quitter with status 499 reading "SEND[499]"
+    When the client injects "anything new?" into run "finisher"
+    Then run "finisher"'s log holds a folded SEND run://quitter with status 499 reading "SEND[499]"
 
   @§run-scheme-cap
   Scenario: a spawn past the active-run cap fails at once with 508, and irc is not capped
