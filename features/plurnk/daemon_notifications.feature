@@ -91,6 +91,11 @@ Feature: notifications of the daemon
       <<EXEC:build:EXEC
       <<SEND[202]:waiting for the build:SEND
       """
+    And the daemon's model will reply:
+      """
+      <<PLAN:built:PLAN
+      <<SEND[200]:built:SEND
+      """
     When "A" runs a loop with the prompt "build it"
     Then the answer to "A" has finalStatus = 202
     When 600 ms pass for the daemon's running commands

@@ -1,9 +1,12 @@
 @plurnk
 Feature: runs seen through the daemon
-  A loop runs in the session's model run. The client learns that run's id
-  from loop.run, lists the session's runs with session.runs and reads any of
-  them with log.read, but only inside its own session. A loop that parks at
-  SEND[202] with nothing live under it is announced as quiesced, not ended.
+  A client's loop runs in the session's model run, and the model's loops
+  spawn sister runs beside it. The client learns the model run's id from
+  loop.run, lists every run with session.runs, reads any of them with
+  log.read (only inside its own session), injects into any of them with
+  loop.inject, and resolves the proposals of their host commands with
+  loop.resolve. A loop that parks at SEND[202] with nothing live under it is
+  announced as quiesced, not ended.
 
   Background:
     Given a connection "A" to the daemon
@@ -67,14 +70,126 @@ Feature: runs seen through the daemon
       <<EXEC:serve:EXEC
       <<SEND[202]:waiting for the server:SEND
       """
+    And the daemon's model will reply:
+      """
+      <<PLAN:the server stopped:PLAN
+      <<SEND[200]:the server ran and stopped:SEND
+      """
     When "A" runs a loop with the prompt "serve"
     Then the answer to "A" has finalStatus = 202
     And "A" got no "loop/quiesced" notification
     And "A" got no "loop/terminated" notification
     When 6000 ms pass for the daemon's running commands
     Then "A" got no "loop/quiesced" notification
+    And "A" got 1 "loop/terminated" notification
+    And "A" got a "loop/terminated" notification with loopSeq = 1
+    And "A" got a "loop/terminated" notification with finalStatus = 200
 
   Scenario: loop.cancel while no loop runs cancels nothing
     When "A" calls loop.cancel
     Then the answer to "A" has cancelled = false
     And the answer to "A" has reason = "user_cancelled"
+
+  @§machine-processes-model-run-readable @§run-scheme-collect @decision
+  Scenario: a sister the model spawns is listed, heard and read, and its conclusion reaches the model run
+    Given the daemon's run "model" will reply:
+      """
+      <<PLAN:delegate:PLAN
+      <<EDIT(run://helper):count the files:EDIT
+      <<SEND[202]:waiting for the helper:SEND
+      """
+    And the daemon's run "helper" will reply:
+      """
+      <<PLAN:count:PLAN
+      <<SEND[200]:3 files:SEND
+      """
+    And the daemon's run "model" will reply:
+      """
+      <<PLAN:report:PLAN
+      <<SEND[200]:the helper counted 3 files:SEND
+      """
+    When "A" runs a loop with the prompt "how many files?"
+    Then the answer to "A" has finalStatus = 202
+    And "A" got a "loop/terminated" notification for run "helper" with finalStatus = 200
+    And "A" got a "loop/terminated" notification for run "model" with finalStatus = 200
+    And "A" got a "loop/terminated" notification for run "model" with loopSeq = 1
+    And "A" got 2 "loop/terminated" notifications
+    And "A" got no "loop/quiesced" notification
+    And "A" got "log/entry" notifications for run "helper"
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "helper"]
+    And the answer to "A" has runs.2.parent = "model"
+    And the answer to "A" has runs.2.status = 200
+    And the answer to "A" has runs.0.loops = 1
+    When "A" calls log.read for run "helper" with {"loopSeq": 1, "turnSeq": 1}
+    Then the answer to "A" has entries.#.op = ["SEND"]
+    And the answer to "A" has entries.0.rx = "3 files"
+    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    Then the entry in the answer to "A" has target = "run://helper"
+    And the entry in the answer to "A" has rx = "3 files"
+    And the entry in the answer to "A" has expanded = false
+    And the entry in the answer to "A" has origin = "plurnk"
+
+  @§actor-boundary-passive-wake @§run-lifecycle-wake-liveness @decision
+  Scenario: loop.inject resumes a loop parked at 202 in place
+    Given the daemon's model will reply:
+      """
+      <<PLAN:wait for the user:PLAN
+      <<SEND[202]:waiting for the number:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:the number is 42:SEND
+      """
+    When "A" runs a loop with the prompt "wait for my number"
+    Then the answer to "A" has finalStatus = 202
+    When "A" calls loop.inject with {"prompt": "it is 42"}
+    Then the answer to "A" has runId = <A.runId>
+    And "A" got a "loop/terminated" notification with finalStatus = 200
+    And "A" got a "loop/terminated" notification with loopSeq = 1
+    When "A" calls session.runs
+    Then the answer to "A" has runs.0.loops = 1
+    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    Then the entry in the answer to "A" has op = "SEND"
+    And the entry in the answer to "A" has origin = "client"
+    And the entry in the answer to "A" has rx = "it is 42"
+
+  @§actor-boundary-passive-wake @decision
+  Scenario: loop.inject with a runId wakes that idle sister in a loop of its own
+    Given the daemon's run "model" will reply:
+      """
+      <<PLAN:delegate:PLAN
+      <<EDIT(run://helper):stand by:EDIT
+      <<SEND[202]:waiting for the helper:SEND
+      """
+    And the daemon's run "helper" will reply:
+      """
+      <<PLAN:ready:PLAN
+      <<SEND[200]:standing by:SEND
+      """
+    And the daemon's run "model" will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:the helper stands by:SEND
+      """
+    And the daemon's run "helper" will reply:
+      """
+      <<PLAN:extra:PLAN
+      <<SEND[200]:did the extra:SEND
+      """
+    When "A" runs a loop with the prompt "set up a helper"
+    And "A" calls loop.inject for run "helper" with {"prompt": "one more thing"}
+    Then the answer to "A" has queued = false
+    And "A" got a "loop/terminated" notification for run "helper" with loopSeq = 2
+    And "A" got a "loop/terminated" notification for run "helper" with finalStatus = 200
+    When "A" calls log.read for run "helper" with {"loopSeq": 2}
+    Then the answer to "A" has entries.#.path = ["log:///2/0/1/SEND", "log:///2/0/2/SEND", "log:///2/1/1/SEND"]
+    And the answer to "A" has entries.#.origin = ["plurnk", "client", "model"]
+    And the answer to "A" has entries.0.target = "run://model"
+    And the answer to "A" has entries.0.expanded = false
+    And the answer to "A" has entries.1.rx = "one more thing"
+    And the answer to "A" has entries.2.rx = "did the extra"
+    When "A" calls session.runs
+    Then the answer to "A" has runs.0.loops = 1
+    And the answer to "A" has runs.2.loops = 2

@@ -8,10 +8,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
+	"anchorage/impl/plurnk/runs"
 	"anchorage/impl/plurnk/telemetry"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
@@ -25,14 +28,17 @@ import (
 // callTimeout bounds every wait on the loopback socket.
 const callTimeout = 5 * time.Second
 
-// daemonWorld is one scenario's daemon: a Local backend on a simulated
-// clock with the scripted model and simulated executors, served on a real
-// loopback WebSocket, and the named client connections.
+// daemonWorld is one scenario's daemon: the runs-service backend on a
+// simulated clock with the scripted model (one script per run when the
+// scenario gives one, else the shared one) and simulated executors, served
+// on a real loopback WebSocket, and the named client connections.
 type daemonWorld struct {
 	clk     *clock.Sim
 	model   *llm.Mock
+	router  *daemonRouter
+	ask     bool // host commands wait for loop.resolve
 	scripts map[string]exec.Script
-	backend *rpc.Local
+	backend *rpc.Orchestrator
 	srv     *httptest.Server
 	url     string
 	conns   map[string]*daemonConn
@@ -57,7 +63,7 @@ func getDaemon(ctx context.Context) *daemonWorld {
 // methods and notifications over a loopback WebSocket.
 func registerDaemonSteps(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
-		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{}}
+		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, router: &daemonRouter{byRun: map[string]*llm.Mock{}}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{}}
 		return context.WithValue(ctx, daemonKey{}, d), nil
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -73,6 +79,18 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the daemon's model will reply with meta (\{.*\}):$`, func(ctx context.Context, meta string, doc *godog.DocString) error {
 		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Meta: json.RawMessage(meta)})
+		return nil
+	})
+	sc.Step(`^the daemon's run "([^"]*)" will reply:$`, func(ctx context.Context, run string, doc *godog.DocString) error {
+		getDaemon(ctx).router.add(run, llm.Reply{Content: doc.Content})
+		return nil
+	})
+	sc.Step(`^the daemon asks before host commands$`, func(ctx context.Context) error {
+		d := getDaemon(ctx)
+		if d.srv != nil {
+			return fmt.Errorf("the daemon has started already")
+		}
+		d.ask = true
 		return nil
 	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" prints:$`, daemonScriptPrints)
@@ -105,9 +123,18 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^"(\w+)" sends the frame (.+)$`, daemonSendFrame)
 	sc.Step(`^(\d+) ms pass for the daemon's running commands$`, func(ctx context.Context, ms int) error {
 		d := getDaemon(ctx)
-		d.clk.Advance(time.Duration(ms) * time.Millisecond)
-		d.backend.Drain()
+		step := 50 * time.Millisecond
+		for left := time.Duration(ms) * time.Millisecond; left > 0; left -= step {
+			d.clk.Advance(min(step, left))
+			d.backend.Settle()
+		}
 		return nil
+	})
+	sc.Step(`^"(\w+)" calls ([\w./]+) for run "([^"]*)" with (\{.*\})$`, daemonCallForRun)
+	sc.Step(`^"(\w+)" (accepts|rejects) the proposal it was notified of$`, daemonResolveNoted)
+	sc.Step(`^"(\w+)" got a "([^"]+)" notification for run "([^"]*)" with (\S+) = (.+)$`, daemonNoteForRun)
+	sc.Step(`^"(\w+)" got "log/entry" notifications for run "([^"]*)"$`, func(ctx context.Context, who, run string) error {
+		return daemonNoteForRun(ctx, who, "log/entry", run, "", "")
 	})
 
 	sc.Step(`^the answer to "(\w+)" has (\S+) = (.+)$`, daemonAnswerHas)
@@ -142,8 +169,9 @@ func (d *daemonWorld) boot() error {
 		return nil
 	}
 	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.clk, Scripts: d.scripts}
-	b, err := rpc.NewLocal(rpc.LocalConfig{Clock: d.clk, FS: afero.NewMemMapFs(), Root: workspace, Provider: d.model,
-		Executors: []exec.Executor{sh}, Yolo: true})
+	d.router.fallback = d.model
+	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: afero.NewMemMapFs(), Root: workspace, Provider: d.router,
+		Executors: []exec.Executor{sh}, Yolo: !d.ask})
 	if err != nil {
 		return err
 	}
@@ -342,6 +370,9 @@ func (d *daemonWorld) settled(ctx context.Context, who string) ([]rpc.Note, erro
 	if err != nil {
 		return nil, err
 	}
+	if d.backend != nil {
+		d.backend.Settle()
+	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	if _, err := c.c.SendFor(cctx, []byte(`{"jsonrpc":"2.0","id":"barrier","method":"rpc.barrier"}`), `"barrier"`); err != nil {
@@ -522,3 +553,136 @@ func daemonTelemetryInPacket(ctx context.Context, who string) error {
 	}
 	return nil
 }
+
+// runID finds the id of the run named run in who's session with
+// session.runs (the connection's last answer is kept).
+func (d *daemonWorld) runID(ctx context.Context, who, run string) (int64, error) {
+	c, err := d.conn(who)
+	if err != nil {
+		return 0, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	a, err := c.c.Call(cctx, "session.runs", nil)
+	if err != nil {
+		return 0, fmt.Errorf("session.runs: %w", err)
+	}
+	if a.Error != nil {
+		return 0, fmt.Errorf("session.runs: %s", a.Raw)
+	}
+	for _, r := range gjson.GetBytes(a.Result, "runs").Array() {
+		if r.Get("name").String() == run {
+			return r.Get("id").Int(), nil
+		}
+	}
+	return 0, fmt.Errorf("no run %q in %s", run, a.Result)
+}
+
+// daemonCallForRun calls method with params and the runId of the named run.
+func daemonCallForRun(ctx context.Context, who, method, run, params string) error {
+	d := getDaemon(ctx)
+	id, err := d.runID(ctx, who, run)
+	if err != nil {
+		return err
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(params), &p); err != nil {
+		return fmt.Errorf("params %s: %w", params, err)
+	}
+	p["runId"] = id
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return daemonCall(ctx, who, method, string(b))
+}
+
+// daemonResolveNoted resolves the proposal of the last loop/proposal who
+// was notified of.
+func daemonResolveNoted(ctx context.Context, who, how string) error {
+	d := getDaemon(ctx)
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	props := notesOf(notes, "loop/proposal")
+	if len(props) == 0 {
+		return fmt.Errorf("%q was notified of no proposal", who)
+	}
+	id := gjson.GetBytes(props[len(props)-1].Params, "logEntryId").Int()
+	decision := map[string]string{"accepts": "accept", "rejects": "reject"}[how]
+	return daemonCall(ctx, who, "loop.resolve", fmt.Sprintf(`{"logEntryId": %d, "decision": %q}`, id, decision))
+}
+
+// daemonNoteForRun finds a notification of method about the named run (its
+// runId, or entry.run_id for log/entry) with path = want; an empty path
+// asks for any such notification.
+func daemonNoteForRun(ctx context.Context, who, method, run, path, want string) error {
+	d := getDaemon(ctx)
+	id, err := d.runID(ctx, who, run)
+	if err != nil {
+		return err
+	}
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	if want, err = d.expand(want); err != nil {
+		return err
+	}
+	var seen []string
+	for _, n := range notesOf(notes, method) {
+		rid := gjson.GetBytes(n.Params, "runId")
+		if method == "log/entry" {
+			rid = gjson.GetBytes(n.Params, "entry.run_id")
+		}
+		if rid.Int() != id {
+			continue
+		}
+		if path == "" {
+			return nil
+		}
+		got := gjson.GetBytes(n.Params, path)
+		if got.Exists() && sameJSON(got.Raw, want) == nil {
+			return nil
+		}
+		seen = append(seen, string(n.Params))
+	}
+	return fmt.Errorf("no %s notification for run %q (id %d) with %s = %s among:\n%s", method, run, id, path, want, strings.Join(seen, "\n"))
+}
+
+// daemonRouter is the daemon's model: each run named in a "the daemon's
+// run … will reply" step answers from its own script, every other run
+// from the shared one. Scripts may be added while the daemon runs.
+type daemonRouter struct {
+	mu       sync.Mutex
+	byRun    map[string]*llm.Mock
+	fallback *llm.Mock
+}
+
+func (r *daemonRouter) add(run string, reply llm.Reply) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.byRun[run]
+	if !ok {
+		m = &llm.Mock{}
+		r.byRun[run] = m
+	}
+	m.Add(reply)
+}
+
+func (r *daemonRouter) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.byRun[runs.RunName(ctx)]
+	if !ok {
+		m = r.fallback
+	}
+	return m.Generate(ctx, req)
+}
+
+func (r *daemonRouter) CountTokens(text string) int { return r.fallback.CountTokens(text) }
+
+func (r *daemonRouter) CostFor(u provider.Usage) int64 { return r.fallback.CostFor(u) }
+
+func (r *daemonRouter) ContextSize() (int, bool) { return r.fallback.ContextSize() }

@@ -17,12 +17,15 @@ type Backend interface {
 	CreateSession(p SessionParams) (SessionInfo, error)
 	AttachSession(id int64) (SessionInfo, error)
 	Runs(session int64) ([]RunInfo, error)
-	// RunLoop runs one loop of the session's model run and answers once
-	// the loop ends or parks at 202. ctx does not bound the loop: only
-	// Cancel does.
+	// RunLoop runs one loop of p.RunID (the model run when 0) and answers
+	// once the loop ends or parks at 202. ctx does not bound the loop:
+	// only Cancel does.
 	RunLoop(ctx context.Context, session int64, p LoopParams) (LoopResult, error)
-	Inject(session int64, prompt string) (InjectResult, error)
-	Cancel(session int64, reason string) (CancelResult, error)
+	// Inject hands prompt to the run runID (the model run when 0) as an
+	// event aimed at it.
+	Inject(session, runID int64, prompt string) (InjectResult, error)
+	// Cancel aborts the run runID (the model run when 0).
+	Cancel(session, runID int64, reason string) (CancelResult, error)
 	Resolve(session int64, p ResolveParams) (ResolveResult, error)
 	ReadEntry(session int64, target string) (EntryResult, error)
 	// ReadLog reads the log of q.RunID, which must belong to the session.
@@ -55,6 +58,8 @@ type RunInfo struct {
 	ID     int64  `json:"id"`
 	Name   string `json:"name"`
 	Origin string `json:"origin"`
+	// Parent names the run that spawned or forked it ("" for none).
+	Parent string `json:"parent,omitempty"`
 	Loops  int    `json:"loops"`
 	// Status is the status of the run's latest loop, 0 when it has none.
 	Status int `json:"status"`
@@ -64,6 +69,8 @@ type RunInfo struct {
 type LoopParams struct {
 	Prompt   string `json:"prompt"`
 	MaxTurns int    `json:"maxTurns"`
+	// RunID names a run of the session; 0 is the connection's own run.
+	RunID int64 `json:"runId"`
 }
 
 // LoopResult is the loop usage payload: loop.run's result and the params
@@ -85,7 +92,7 @@ type LoopResult struct {
 // InjectResult is loop.inject's result.
 type InjectResult struct {
 	RunID  int64 `json:"runId"`
-	Queued bool  `json:"queued"` // a loop was running: the prompt waits for it
+	Queued bool  `json:"queued"` // the run was busy: its next turn sees the prompt
 }
 
 // CancelResult is loop.cancel's result.

@@ -19,9 +19,13 @@
 //   - methods.go: the methods (session.create, session.attach,
 //     session.runs, loop.run, loop.inject, loop.cancel, loop.resolve,
 //     entry.read, log.read) over the Backend interface.
-//   - local.go: Local, a Backend over impl/plurnk/engine and
-//     impl/plurnk/store directly: one model run per session, EXEC wired to
-//     impl/plurnk/exec streams.
+//   - orchestrator.go: Orchestrator, the Backend over impl/plurnk/runs:
+//     each session's model run, its plurnk run and every run its loops
+//     spawn or fork; loop.run, loop.inject, loop.cancel and log.read take
+//     an optional runId (the connection's own run, the model run, when
+//     absent); loop/terminated, loop/quiesced and loop/proposal come from
+//     the runs service's events, stream/event from its streams, log/entry
+//     for the rows of every run.
 //
 // Notifications (each to the connections attached to the session concerned;
 // session/created to every connection): log/entry, loop/terminated,
@@ -30,7 +34,7 @@
 //
 // It may import the standard library, github.com/coder/websocket, afero,
 // anchorage/sim/clock and anchorage/impl/plurnk/{dsl,store,scheme,ops,
-// engine,provider,telemetry,config,exec}.
+// engine,provider,telemetry,config,exec,runs}.
 package rpc
 
 import (
@@ -53,7 +57,6 @@ const (
 	CodeNotAttached     = -32000 // the connection has no session yet
 	CodeSessionNotFound = -32001
 	CodeLoopNotFound    = -32002 // no loop (or no proposal) to act on
-	CodeRunBusy         = -32008 // the model run already has a loop running
 )
 
 // Error is a JSON-RPC error object.

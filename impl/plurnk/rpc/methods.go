@@ -87,6 +87,9 @@ func (s *Server) loopRun(ctx context.Context, c *conn, raw json.RawMessage) (any
 	if strings.TrimSpace(p.Prompt) == "" {
 		return nil, Errorf(CodeInvalidParams, "invalid params: loop.run needs a non-empty prompt")
 	}
+	if p.RunID == 0 {
+		_, p.RunID = c.attached()
+	}
 	return s.backend.RunLoop(ctx, id, p)
 }
 
@@ -97,6 +100,7 @@ func (s *Server) loopInject(_ context.Context, c *conn, raw json.RawMessage) (an
 	}
 	var p struct {
 		Prompt string `json:"prompt"`
+		RunID  int64  `json:"runId"`
 	}
 	if e := decodeParams(raw, &p); e != nil {
 		return nil, e
@@ -104,7 +108,10 @@ func (s *Server) loopInject(_ context.Context, c *conn, raw json.RawMessage) (an
 	if strings.TrimSpace(p.Prompt) == "" {
 		return nil, Errorf(CodeInvalidParams, "invalid params: loop.inject needs a non-empty prompt")
 	}
-	return s.backend.Inject(id, p.Prompt)
+	if p.RunID == 0 {
+		_, p.RunID = c.attached()
+	}
+	return s.backend.Inject(id, p.RunID, p.Prompt)
 }
 
 func (s *Server) loopCancel(_ context.Context, c *conn, raw json.RawMessage) (any, error) {
@@ -114,6 +121,7 @@ func (s *Server) loopCancel(_ context.Context, c *conn, raw json.RawMessage) (an
 	}
 	var p struct {
 		Reason string `json:"reason"`
+		RunID  int64  `json:"runId"`
 	}
 	if e := decodeParams(raw, &p); e != nil {
 		return nil, e
@@ -121,7 +129,10 @@ func (s *Server) loopCancel(_ context.Context, c *conn, raw json.RawMessage) (an
 	if p.Reason == "" {
 		p.Reason = "user_cancelled"
 	}
-	return s.backend.Cancel(id, p.Reason)
+	if p.RunID == 0 {
+		_, p.RunID = c.attached()
+	}
+	return s.backend.Cancel(id, p.RunID, p.Reason)
 }
 
 func (s *Server) loopResolve(_ context.Context, c *conn, raw json.RawMessage) (any, error) {

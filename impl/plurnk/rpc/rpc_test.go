@@ -14,11 +14,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// daemon starts a Local backend over replies behind a loopback WebSocket
-// server and returns a connected client.
-func daemon(t *testing.T, replies ...string) (*Local, *Client, string) {
+// daemon starts an Orchestrator backend over replies behind a loopback
+// WebSocket server and returns a connected client.
+func daemon(t *testing.T, replies ...string) (*Orchestrator, *Client, string) {
 	t.Helper()
-	l, err := NewLocal(LocalConfig{Clock: clock.NewSim(time.Time{}), FS: afero.NewMemMapFs(), Root: "/work", Provider: llm.New(replies...)})
+	l, err := NewOrchestrator(OrchestratorConfig{Clock: clock.NewSim(time.Time{}), FS: afero.NewMemMapFs(), Root: "/work", Provider: llm.New(replies...)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,9 @@ const Off = -1
 const (
 	KindQuiesced   = "loop/quiesced"
 	KindTerminated = "loop/terminated"
+	// KindProposal: a host EXEC waits for loop.resolve (its row is at
+	// 202); RowID, Target and Body describe it.
+	KindProposal = "loop/proposal"
 )
 
 // Event is an in-process notification of a loop's life: loop/quiesced when
@@ -39,6 +42,12 @@ type Event struct {
 	LoopSeq int
 	Status  int
 	Reason  string
+	// Turn, RowID, Target and Body locate a proposal's EXEC row: its
+	// turn, its log row id, its output entry and its command.
+	Turn   int
+	RowID  int64
+	Target string
+	Body   string
 	// Result is the engine's outcome of the loop (its usage payload) when
 	// the event follows a loop the engine returned; nil for a parked loop
 	// closed by a cancel or a KILL outside any drain.

@@ -116,6 +116,14 @@ func (s *Service) execOp(a ops.Actor, st dsl.Statement) ops.Result {
 	if err != nil {
 		row.Reason, row.Expanded = err.Error(), false
 	}
+	if status == 202 {
+		ev := Event{Kind: KindProposal, Session: a.Session.ID, RunID: a.Run.ID, Run: a.Run.Name, LoopSeq: a.Loop, Turn: a.Turn,
+			Status: 202, RowID: row.ID, Target: row.Target, Body: req.Command}
+		if a.Loop >= 1 && a.Loop <= len(a.Run.Loops) {
+			ev.LoopID = a.Run.Loops[a.Loop-1].ID
+		}
+		s.emit(ev)
+	}
 	if status == 102 {
 		s.bind(pe)
 	}

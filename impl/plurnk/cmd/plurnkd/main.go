@@ -20,7 +20,11 @@
 // # Script file
 //
 // One model turn after another, in the order the model gives them, across
-// every loop and session. A line holding only "---" separates two turns;
+// every run, loop and session: the daemon runs each session's loops through
+// the runs orchestration (anchorage/impl/plurnk/runs), so a turn that
+// spawns a sister with EDIT(run://<name>):prompt and parks with SEND[202]
+// is followed by the sister's turns, and the sister's conclusion resumes
+// the parked loop with the next turn of the script. A line holding only "---" separates two turns;
 // blank lines at the start and end of a turn are dropped. When the script
 // runs out, the next generate call fails and its loop ends with 500. Example:
 //
@@ -145,13 +149,13 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 			env[k] = v
 		}
 	}
-	cfg := rpc.LocalConfig{Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
+	cfg := rpc.OrchestratorConfig{Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
 		Provider: llm.New(turns...), Yolo: *yolo}
 	if *sh {
 		cfg.Executors = []exec.Executor{&exec.Shell{}}
 		cfg.ExecEnv = exec.ScopeEnv(environ, nil)
 	}
-	backend, err := rpc.NewLocal(cfg)
+	backend, err := rpc.NewOrchestrator(cfg)
 	if err != nil {
 		return err
 	}
@@ -163,7 +167,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	pumpCtx, stopPump := context.WithCancel(ctx)
 	defer stopPump()
-	go backend.Pump(pumpCtx)
+	go backend.Serve(pumpCtx)
 	fmt.Fprintf(stderr, "plurnkd: listening on ws://%s/ (%d scripted turns)\n", ln.Addr(), len(turns))
 	if ready != nil {
 		ready(ln.Addr().String())

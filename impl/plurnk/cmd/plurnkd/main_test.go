@@ -49,6 +49,126 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// startDaemon runs the daemon's server code over a script file in a temp
+// directory and returns its address and a stop func that checks it shut
+// down cleanly.
+func startDaemon(t *testing.T, text string) (string, func()) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "turns.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	addrs := make(chan string, 1)
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-script", path, "-root", dir}, nil, &stderr, func(a string) { addrs <- a })
+	}()
+	select {
+	case addr := <-addrs:
+		return addr, func() {
+			stop()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run returned %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("the daemon did not stop")
+			}
+		}
+	case err := <-done:
+		stop()
+		t.Fatalf("run: %v", err)
+	case <-time.After(5 * time.Second):
+		stop()
+		t.Fatal("the daemon did not start")
+	}
+	return "", nil
+}
+
+const multiScript = `<<PLAN:delegate the count:PLAN
+<<EDIT(run://helper):count the files:EDIT
+<<SEND[202]:waiting for the helper:SEND
+---
+<<PLAN:count:PLAN
+<<SEND[200]:3 files:SEND
+---
+<<PLAN:report:PLAN
+<<SEND[200]:the helper counted 3 files:SEND
+`
+
+// TestMultiRunEndToEnd drives a scripted session of two runs over a
+// loopback WebSocket: the model spawns run://helper and parks; the helper
+// concludes, which wakes the model's parked loop in place with the
+// helper's collect delta; the model concludes; the client hears both
+// runs' rows and ends, lists both runs and reads the delta.
+func TestMultiRunEndToEnd(t *testing.T) {
+	addr, stop := startDaemon(t, multiScript)
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := rpc.Dial(ctx, "ws://"+addr+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	call := func(method string, params any) gjson.Result {
+		t.Helper()
+		a, err := c.Call(ctx, method, params)
+		if err != nil || a.Error != nil {
+			t.Fatalf("%s: %v %v", method, err, a.Error)
+		}
+		return gjson.ParseBytes(a.Result)
+	}
+	sess := call("session.create", map[string]any{"name": "count"})
+	model := sess.Get("runId").Int()
+	res := call("loop.run", map[string]any{"prompt": "How many files?"})
+	if res.Get("finalStatus").Int() != 202 || res.Get("runId").Int() != model {
+		t.Fatalf("loop.run %s, want the model run parked at 202", res.Raw)
+	}
+	ended := func(n rpc.Note) bool {
+		return n.Method == "loop/terminated" && gjson.GetBytes(n.Params, "runId").Int() == model
+	}
+	end, err := c.WaitNote(ctx, ended)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gjson.GetBytes(end.Params, "finalStatus").Int() != 200 || gjson.GetBytes(end.Params, "loopSeq").Int() != 1 {
+		t.Fatalf("the model's loop/terminated %s, want loop 1 ended 200", end.Params)
+	}
+	runs := call("session.runs", nil)
+	if runs.Get("runs.#.name").Raw != `["model","plurnk","helper"]` || runs.Get("runs.2.parent").String() != "model" {
+		t.Fatalf("session.runs %s", runs.Raw)
+	}
+	helper := runs.Get("runs.2.id").Int()
+	terminated, entries := map[int64]int{}, map[int64]int{}
+	for _, n := range c.Notes() {
+		switch n.Method {
+		case "loop/terminated":
+			terminated[gjson.GetBytes(n.Params, "runId").Int()]++
+		case "log/entry":
+			entries[gjson.GetBytes(n.Params, "entry.run_id").Int()]++
+		}
+	}
+	if terminated[model] != 1 || terminated[helper] != 1 {
+		t.Fatalf("loop/terminated by run %v, want one for the model (%d) and one for the helper (%d)", terminated, model, helper)
+	}
+	if entries[model] == 0 || entries[helper] == 0 {
+		t.Fatalf("log/entry by run %v, want rows of both runs", entries)
+	}
+	delta := call("log.read", map[string]any{"loopSeq": 1, "turnSeq": 2, "sequence": 1}).Get("entries.0")
+	if delta.Get("target").String() != "run://helper" || delta.Get("rx").String() != "3 files" || delta.Get("expanded").Bool() || delta.Get("origin").String() != "plurnk" {
+		t.Fatalf("collect delta %s", delta.Raw)
+	}
+	hl := call("log.read", map[string]any{"runId": helper}).Get("entries.#.op").Raw
+	if !strings.Contains(hl, `"SEND"`) {
+		t.Fatalf("helper log ops %s", hl)
+	}
+}
+
 // TestEndToEnd runs the daemon's server code with a scripted session and
 // drives it over a loopback WebSocket: session.create, loop.run, the
 // notifications, log.read, entry.read; then stops it.

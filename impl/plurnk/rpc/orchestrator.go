@@ -1,0 +1,578 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"anchorage/impl/plurnk/config"
+	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/engine"
+	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/ops"
+	"anchorage/impl/plurnk/provider"
+	"anchorage/impl/plurnk/runs"
+	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
+	"anchorage/impl/plurnk/telemetry"
+	"anchorage/sim/clock"
+
+	"github.com/spf13/afero"
+)
+
+// ModelRun is the name of the run session.create allocates for the model.
+const ModelRun = "model"
+
+// OrchestratorConfig configures an Orchestrator.
+type OrchestratorConfig struct {
+	Clock    clock.Clock
+	FS       afero.Fs // the workspace and the operator files
+	Root     string   // the workspace root
+	Env      map[string]string
+	Provider provider.Provider
+	// Executors are the EXEC runtimes (the first one named "sh" is the
+	// default runtime); none means every EXEC answers 501.
+	Executors []exec.Executor
+	// Yolo accepts every EXEC proposal at once, without loop.resolve.
+	Yolo bool
+	// ExecEnv is the environment handed to spawned commands, already scoped.
+	ExecEnv []string
+	// ProposalTimeout is PLURNK_PROPOSAL_TIMEOUT_MS (0: the default).
+	ProposalTimeout time.Duration
+}
+
+// Orchestrator is the daemon's Backend over impl/plurnk/runs: every
+// session holds its model run, the reserved plurnk run and every run its
+// loops spawn or fork, all driven by one runs.Service.
+//
+// Concurrency: the runs service's lock guards the store and every field of
+// the Orchestrator below it; the Orchestrator's own code touches them only
+// through Service.View or from the service's hooks (Quiet, the event
+// subscription, the stream notifier, the engine's Sink), which run with
+// that lock held. New log rows, of every run, are announced as log/entry
+// from those hooks: before each generate call, after each loop, after the
+// stream output is applied, and before each loop/terminated,
+// loop/quiesced, loop/proposal and telemetry/event.
+type Orchestrator struct {
+	cfg OrchestratorConfig
+	svc *runs.Service
+	st  *store.Store
+	reg *scheme.Registry
+
+	// guarded by the service lock
+	notify   Notifier
+	sessions map[int64]*orchSession
+}
+
+type orchSession struct {
+	ss    *store.Session
+	name  string
+	root  *string
+	model *store.Run
+	seen  map[int64]bool // log rows already announced
+}
+
+// nopNotifier drops notifications until a server subscribes.
+type nopNotifier struct{}
+
+func (nopNotifier) Notify(int64, string, any) {}
+
+// NewOrchestrator builds the backend: the store, the scheme registry (with
+// an exec scheme per executor), the operator config read from cfg.Env,
+// the op engine, the loop engine and the runs service over them.
+func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
+	if cfg.Clock == nil || cfg.FS == nil || cfg.Provider == nil {
+		return nil, errors.New("rpc: orchestrator: clock, fs and provider are required")
+	}
+	if cfg.Root == "" {
+		cfg.Root = "/"
+	}
+	var runtimes []string
+	for _, x := range cfg.Executors {
+		runtimes = append(runtimes, x.Runtime())
+	}
+	reg, err := scheme.Defaults(cfg.FS, cfg.Root, runtimes...)
+	if err != nil {
+		return nil, fmt.Errorf("rpc: orchestrator: schemes: %w", err)
+	}
+	opcfg, err := config.Load(cfg.Env, cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("rpc: orchestrator: config: %w", err)
+	}
+	xr, err := exec.NewRegistry(cfg.Executors...)
+	if err != nil {
+		return nil, fmt.Errorf("rpc: orchestrator: executors: %w", err)
+	}
+	o := &Orchestrator{cfg: cfg, st: store.New(cfg.Clock), reg: reg, notify: nopNotifier{}, sessions: map[int64]*orchSession{}}
+	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: ops.NewMimetypes()}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
+	eng.Sink = o.telemetry
+	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
+		ProposalTimeout: cfg.ProposalTimeout, Yolo: cfg.Yolo, MaxActive: maxActive(cfg.Env),
+		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll})
+	if err != nil {
+		return nil, fmt.Errorf("rpc: orchestrator: %w", err)
+	}
+	o.svc.Subscribe(o.event)
+	return o, nil
+}
+
+// maxActive reads PLURNK_SESSION_RUNS_MAX_ACTIVE (unset or unreadable:
+// no cap).
+func maxActive(env map[string]string) int {
+	n, err := strconv.Atoi(env[runs.EnvMaxActive])
+	if err != nil {
+		return runs.Off
+	}
+	return n
+}
+
+// Service returns the runs service under the backend.
+func (o *Orchestrator) Service() *runs.Service { return o.svc }
+
+// Subscribe implements Backend.
+func (o *Orchestrator) Subscribe(n Notifier) {
+	o.svc.View(func() { o.notify = n })
+}
+
+// Serve applies stream output as it arrives until ctx ends (the daemon
+// runs it in a goroutine; tests that step a simulated clock call Settle).
+func (o *Orchestrator) Serve(ctx context.Context) { o.svc.Serve(ctx) }
+
+// Settle waits for every drain, applies the stream output posted so far
+// (which may resume parked loops) and waits for the drains again.
+func (o *Orchestrator) Settle() {
+	o.svc.Wait()
+	o.svc.Pump()
+	o.svc.Wait()
+}
+
+// serialProvider lets one Generate run at a time: the runs of a session
+// generate side by side, and a provider need not be safe for that.
+type serialProvider struct {
+	mu sync.Mutex
+	p  provider.Provider
+}
+
+func (sp *serialProvider) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.p.Generate(ctx, req)
+}
+
+func (sp *serialProvider) CountTokens(text string) int {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.p.CountTokens(text)
+}
+
+func (sp *serialProvider) CostFor(u provider.Usage) int64 {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.p.CostFor(u)
+}
+
+func (sp *serialProvider) ContextSize() (int, bool) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.p.ContextSize()
+}
+
+// event forwards a runs event to the session's connections, after the
+// rows written before it (the service lock is held).
+func (o *Orchestrator) event(ev runs.Event) {
+	s, ok := o.sessions[ev.Session]
+	if !ok {
+		return
+	}
+	o.flush(s)
+	switch ev.Kind {
+	case runs.KindTerminated:
+		o.notify.Notify(ev.Session, "loop/terminated", o.usage(s, ev.RunID, ev.LoopID, ev.LoopSeq, ev.Status, ev.Reason, ev.Result))
+	case runs.KindQuiesced:
+		o.notify.Notify(ev.Session, "loop/quiesced", map[string]any{"loopId": ev.LoopID, "runId": ev.RunID, "status": ev.Status})
+	case runs.KindProposal:
+		p := map[string]any{"logEntryId": ev.RowID, "sessionId": ev.Session, "runId": ev.RunID, "loopId": ev.LoopID,
+			"op": "EXEC", "target": ev.Target, "body": ev.Body, "attrs": map[string]any{}, "flags": map[string]any{"yolo": o.cfg.Yolo}}
+		if r := runByID(s.ss, ev.RunID); r != nil && ev.LoopSeq >= 1 && ev.LoopSeq <= len(r.Loops) {
+			if lp := r.Loops[ev.LoopSeq-1]; ev.Turn >= 0 && ev.Turn < len(lp.Turns) {
+				p["turnId"] = lp.Turns[ev.Turn].ID
+			}
+		}
+		o.notify.Notify(ev.Session, "loop/proposal", p)
+	}
+}
+
+// usage is the loop usage payload of a loop of run runID.
+func (o *Orchestrator) usage(s *orchSession, runID, loopID int64, loopSeq, status int, reason string, res *engine.Result) LoopResult {
+	out := LoopResult{LoopID: loopID, LoopSeq: loopSeq, ModelRunID: s.model.ID, RunID: runID, FinalStatus: status, Reason: reason, Meta: []byte("{}")}
+	if res != nil {
+		out.Turns, out.Usage, out.CostPico = len(res.Turns), res.Usage, res.CostPico
+		if len(res.Meta) > 0 {
+			out.Meta = res.Meta
+		}
+	}
+	out.HitMaxTurns = out.FinalStatus == engine.StatusTurnLimit
+	return out
+}
+
+// telemetry is the engine's sink (the service lock is held): the rows
+// written before the notice go out first, then the notice in the model's
+// envelope.
+func (o *Orchestrator) telemetry(session, _ int64, n telemetry.Notice) {
+	if s, ok := o.sessions[session]; ok {
+		o.flush(s)
+	}
+	o.notify.Notify(session, "telemetry/event", n)
+}
+
+type streamNotifier struct{ o *Orchestrator }
+
+// StreamEvent is called by the streams with the service lock held.
+func (sn streamNotifier) StreamEvent(ev exec.StreamEvent) {
+	sn.o.notify.Notify(ev.Session, "stream/event", ev)
+}
+
+// flushAll announces the new rows of every session (the service lock is
+// held).
+func (o *Orchestrator) flushAll() {
+	ids := make([]int64, 0, len(o.sessions))
+	for id := range o.sessions {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		o.flush(o.sessions[id])
+	}
+}
+
+// flush sends log/entry for each row of s not announced yet, run by run in
+// log order (the service lock is held).
+func (o *Orchestrator) flush(s *orchSession) {
+	for _, r := range s.ss.Runs {
+		for _, row := range r.Log {
+			if s.seen[row.ID] {
+				continue
+			}
+			s.seen[row.ID] = true
+			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": logEntry(r, row)})
+		}
+	}
+}
+
+func logEntry(r *store.Run, row *store.LogRow) LogEntry {
+	le := LogEntry{
+		ID: row.ID, RunID: r.ID, LoopSeq: row.Loop, TurnSeq: row.Turn, Sequence: row.Seq,
+		Path: "log:///" + row.Handle(), Op: row.Op, Origin: row.Origin, Target: row.Target,
+		Status: row.Status, Expanded: row.Expanded, Tx: row.Tx, Rx: row.Content,
+		Mimetype: row.Mimetype, Reason: row.Reason,
+	}
+	if row.Loop >= 1 && row.Loop <= len(r.Loops) {
+		lp := r.Loops[row.Loop-1]
+		le.LoopID = lp.ID
+		if row.Turn >= 0 && row.Turn < len(lp.Turns) {
+			le.TurnID = lp.Turns[row.Turn].ID
+		}
+	}
+	return le
+}
+
+func runByID(ss *store.Session, id int64) *store.Run {
+	for _, r := range ss.Runs {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// CreateSession implements Backend.
+func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
+	ss, err := o.svc.NewSession(ModelRun)
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("session.create: %w", err)
+	}
+	var info SessionInfo
+	o.svc.View(func() {
+		model, rerr := ss.Run(ModelRun)
+		if rerr != nil {
+			err = fmt.Errorf("session.create: %w", rerr)
+			return
+		}
+		name := p.Name
+		if name == "" {
+			name = fmt.Sprintf("session-%d", ss.ID)
+		}
+		s := &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, seen: map[int64]bool{}}
+		o.sessions[ss.ID] = s
+		o.notify.Notify(0, "session/created", map[string]any{"id": ss.ID, "name": name, "projectRoot": p.ProjectRoot})
+		info = s.info()
+	})
+	return info, err
+}
+
+func (s *orchSession) info() SessionInfo {
+	return SessionInfo{ID: s.ss.ID, Name: s.name, RunID: s.model.ID, RunName: s.model.Name, ProjectRoot: s.root}
+}
+
+// AttachSession implements Backend.
+func (o *Orchestrator) AttachSession(id int64) (SessionInfo, error) {
+	var info SessionInfo
+	var err error
+	o.svc.View(func() {
+		var s *orchSession
+		if s, err = o.session(id); err == nil {
+			info = s.info()
+		}
+	})
+	return info, err
+}
+
+// session returns the session id (the service lock is held).
+func (o *Orchestrator) session(id int64) (*orchSession, error) {
+	s, ok := o.sessions[id]
+	if !ok {
+		return nil, Errorf(CodeSessionNotFound, "session %d not found", id)
+	}
+	return s, nil
+}
+
+// run returns the run runID of the session, the model run for 0 (the
+// service lock is held).
+func (o *Orchestrator) run(session, runID int64) (*orchSession, *store.Run, error) {
+	s, err := o.session(session)
+	if err != nil {
+		return nil, nil, err
+	}
+	if runID == 0 {
+		return s, s.model, nil
+	}
+	r := runByID(s.ss, runID)
+	if r == nil {
+		return nil, nil, Errorf(CodeInvalidParams, "invalid params: run %d does not belong to session %d", runID, session)
+	}
+	return s, r, nil
+}
+
+// Runs implements Backend: every run of the session, in creation order.
+func (o *Orchestrator) Runs(session int64) ([]RunInfo, error) {
+	list, err := o.svc.Runs(session)
+	if err != nil {
+		return nil, Errorf(CodeSessionNotFound, "session %d not found", session)
+	}
+	out := make([]RunInfo, 0, len(list))
+	for _, r := range list {
+		ri := RunInfo{ID: r.ID, Name: r.Name, Origin: "model", Parent: r.Parent, Loops: r.Loops, Status: r.Status}
+		if r.Name == store.PlurnkRun {
+			ri.Origin = "plurnk"
+		}
+		out = append(out, ri)
+	}
+	return out, nil
+}
+
+// RunLoop implements Backend: it queues a loop of the run (behind its
+// current work, or resuming its parked loop in place) and answers when
+// that loop ends or parks at 202, or with 499 when a cancel drops it
+// first. ctx ending stops the wait, not the loop.
+func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams) (LoopResult, error) {
+	var s *orchSession
+	var r *store.Run
+	var err error
+	o.svc.View(func() { s, r, err = o.run(session, p.RunID) })
+	if err != nil {
+		return LoopResult{}, err
+	}
+	done := make(chan LoopResult, 1)
+	err = o.svc.Start(session, r.Name, runs.LoopStart{Prompt: p.Prompt, MaxTurns: p.MaxTurns, Done: func(res engine.Result) {
+		out := o.usage(s, r.ID, 0, 0, res.Status, res.Reason, &res)
+		if res.Loop != nil {
+			out.LoopID, out.LoopSeq = res.Loop.ID, res.Loop.Seq
+		}
+		done <- out
+	}})
+	if err != nil {
+		return LoopResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	select {
+	case out := <-done:
+		return out, nil
+	case <-ctx.Done():
+		return LoopResult{}, fmt.Errorf("loop.run: %w", ctx.Err())
+	}
+}
+
+// Inject implements Backend: the prompt goes to the run as an event aimed
+// at it.
+func (o *Orchestrator) Inject(session, runID int64, prompt string) (InjectResult, error) {
+	var r *store.Run
+	var err error
+	o.svc.View(func() { _, r, err = o.run(session, runID) })
+	if err != nil {
+		return InjectResult{}, err
+	}
+	busy := false
+	if list, lerr := o.svc.Runs(session); lerr == nil {
+		for _, ri := range list {
+			if ri.ID == r.ID {
+				busy = ri.Draining
+			}
+		}
+	}
+	if err := o.svc.Inject(session, r.Name, prompt); err != nil {
+		return InjectResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	return InjectResult{RunID: r.ID, Queued: busy}, nil
+}
+
+// Cancel implements Backend.
+func (o *Orchestrator) Cancel(session, runID int64, reason string) (CancelResult, error) {
+	var r *store.Run
+	var err error
+	o.svc.View(func() { _, r, err = o.run(session, runID) })
+	if err != nil {
+		return CancelResult{}, err
+	}
+	hit, err := o.svc.Cancel(session, r.Name, reason)
+	if err != nil {
+		return CancelResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	return CancelResult{Cancelled: hit, RunID: r.ID, Reason: reason}, nil
+}
+
+// Resolve implements Backend: the proposal of an EXEC row of the session
+// is settled through the runs service, whose stream, once accepted, wakes
+// the parked loop when it concludes.
+func (o *Orchestrator) Resolve(session int64, p ResolveParams) (ResolveResult, error) {
+	var row *store.LogRow
+	var err error
+	o.svc.View(func() {
+		var s *orchSession
+		if s, err = o.session(session); err == nil {
+			row = findRow(s.ss, p.LogEntryID)
+		}
+	})
+	if err != nil {
+		return ResolveResult{}, err
+	}
+	if row == nil {
+		return ResolveResult{}, Errorf(CodeLoopNotFound, "no proposal %d in session %d", p.LogEntryID, session)
+	}
+	pr, err := o.svc.Resolve(p.LogEntryID, exec.Decision(p.Decision), p.Outcome)
+	if err != nil {
+		return ResolveResult{}, Errorf(CodeLoopNotFound, "proposal %d: %v", p.LogEntryID, err)
+	}
+	out := ResolveResult{LogEntryID: pr.ID, State: string(pr.State)}
+	o.svc.View(func() {
+		out.Status = row.Status
+		o.flushAll()
+	})
+	return out, nil
+}
+
+func findRow(ss *store.Session, id int64) *store.LogRow {
+	for _, r := range ss.Runs {
+		for _, row := range r.Log {
+			if row.ID == id {
+				return row
+			}
+		}
+	}
+	return nil
+}
+
+// ReadEntry implements Backend. It writes no log row.
+func (o *Orchestrator) ReadEntry(session int64, target string) (EntryResult, error) {
+	st, err := dsl.ParseStatement("<<READ(" + target + ")::READ")
+	if err != nil || st.Target == nil {
+		return EntryResult{}, Errorf(CodeInvalidParams, "invalid params: target %q is not an address", target)
+	}
+	var out EntryResult
+	o.svc.View(func() {
+		var s *orchSession
+		if s, err = o.session(session); err != nil {
+			return
+		}
+		res, rerr := o.reg.Resolve(*st.Target)
+		if rerr != nil {
+			out = EntryResult{Status: scheme.StatusOf(rerr), Reason: rerr.Error()}
+			return
+		}
+		var ent *store.Entry
+		loadErr := o.st.Update(s.ss, func(tx *store.Tx) error {
+			e, lerr := res.Handler.Load(scheme.Call{Tx: tx, Run: s.model, Writer: scheme.WriterClient}, res.Key)
+			ent = e
+			return lerr
+		})
+		switch {
+		case loadErr != nil:
+			out = EntryResult{Status: scheme.StatusOf(loadErr), Reason: loadErr.Error()}
+		case ent == nil:
+			out = EntryResult{Status: 404, Reason: fmt.Sprintf("no entry at %s", res.Key)}
+		default:
+			out = EntryResult{Status: 200, Entry: entryOf(ent)}
+		}
+	})
+	return out, err
+}
+
+func entryOf(e *store.Entry) *Entry {
+	out := &Entry{ID: e.ID, Target: e.Key.String(), Scheme: e.Key.Scheme, Path: e.Key.Path,
+		Channels: map[string]Channel{}, Tags: append([]string{}, e.Tags...),
+		Metadata: EntryMetadata{Scope: string(e.Key.Scope), Owner: e.Key.Owner,
+			Created: e.Created.UTC().Format(time.RFC3339Nano), Updated: e.Updated.UTC().Format(time.RFC3339Nano)}}
+	for name, ch := range e.Channels {
+		out.Channels[name] = Channel{Content: ch.Content, Mimetype: ch.Mimetype, Tokens: ch.Tokens, State: string(ch.State)}
+	}
+	return out
+}
+
+// ReadLog implements Backend: the rows of q.RunID (any run of the
+// session) that match every given filter, in log order; sinceId keeps the
+// rows with a greater id; limit keeps the newest limit rows.
+func (o *Orchestrator) ReadLog(session int64, q LogQuery) ([]LogEntry, error) {
+	if q.RunID == nil {
+		return nil, Errorf(CodeInvalidParams, "invalid params: log.read needs runId")
+	}
+	var out []LogEntry
+	var err error
+	o.svc.View(func() {
+		var s *orchSession
+		if s, err = o.session(session); err != nil {
+			return
+		}
+		run := runByID(s.ss, *q.RunID)
+		if run == nil {
+			err = Errorf(CodeInvalidParams, "invalid params: run %d does not belong to session %d", *q.RunID, session)
+			return
+		}
+		for _, row := range run.Log {
+			if le := logEntry(run, row); matches(q, le) {
+				out = append(out, le)
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if q.Limit != nil && len(out) > *q.Limit {
+		out = out[len(out)-*q.Limit:]
+	}
+	return out, nil
+}
+
+func matches(q LogQuery, le LogEntry) bool {
+	switch {
+	case q.LoopID != nil && *q.LoopID != le.LoopID,
+		q.TurnID != nil && *q.TurnID != le.TurnID,
+		q.LoopSeq != nil && *q.LoopSeq != le.LoopSeq,
+		q.TurnSeq != nil && *q.TurnSeq != le.TurnSeq,
+		q.Sequence != nil && *q.Sequence != le.Sequence,
+		q.SinceID != nil && le.ID <= *q.SinceID:
+		return false
+	}
+	return true
+}
