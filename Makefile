@@ -46,7 +46,7 @@ lint:
 
 ## e2e: end-to-end tests that need something outside the process (a real browser)
 e2e:
-	$(GO) test -count=1 -tags e2e -run 'E2E' ./impl/...
+	$(GO) test -count=1 -tags e2e -run 'E2E' -v ./impl/chatlog/
 
 ## ci: what .ci/run does
 ci: lint test report
