@@ -25,35 +25,47 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"anchorage/impl/deck"
 )
 
 func main() {
-	script := flag.String("script", "", "key script to replay")
-	dump := flag.Bool("dump", false, "print the final screen and cycle count")
-	cpi := flag.Float64("cpi", deck.DefaultCPI, "cycles per instruction")
-	flag.Parse()
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the command with its arguments and streams, so tests drive exactly
+// what a person runs.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("deck", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	script := fl.String("script", "", "key script to replay")
+	dump := fl.Bool("dump", false, "print the final screen and cycle count")
+	cpi := fl.Float64("cpi", deck.DefaultCPI, "cycles per instruction")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
 	d, err := deck.New(deck.Config{CPI: *cpi})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "deck:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "deck:", err)
+		return 1
 	}
 	if *dump || *script != "" {
 		if err := deck.RunScript(d, *script); err != nil {
-			fmt.Fprintln(os.Stderr, "deck:", err)
-			os.Exit(1)
+			fmt.Fprintln(stderr, "deck:", err)
+			return 1
 		}
-		fmt.Print(deck.DumpWithCycles(d))
-		return
+		fmt.Fprint(stdout, deck.DumpWithCycles(d))
+		return 0
 	}
-	in := bufio.NewScanner(os.Stdin)
-	fmt.Print(d.Dump())
+	in := bufio.NewScanner(stdin)
+	fmt.Fprint(stdout, d.Dump())
 	for in.Scan() {
 		if err := deck.RunScript(d, in.Text()); err != nil {
-			fmt.Fprintln(os.Stderr, "deck:", err)
+			fmt.Fprintln(stderr, "deck:", err)
 		}
-		fmt.Print(deck.DumpWithCycles(d))
+		fmt.Fprint(stdout, deck.DumpWithCycles(d))
 	}
+	return 0
 }
