@@ -40,16 +40,7 @@ func (vm *VM) RunFile(in io.Reader, stdout, stderr io.Writer) int {
 	src := &source{r: byteReader(in)}
 	gc := vm.gcIdx
 	for {
-		vm.gcIdx = gc
-		done := false
-		err := vm.protect(func() {
-			obj := vm.read(src)
-			if obj == refNone {
-				done = true
-				return
-			}
-			vm.eval(obj, Nil, nil)
-		})
+		done, err := vm.readEval(src, gc, nil)
 		if err != nil {
 			vm.gcIdx = gc
 			writeError(stderr, err, true)
@@ -61,6 +52,27 @@ func (vm *VM) RunFile(in io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
+// readEval reads one datum from src and evaluates it in the global
+// environment, with the GC root stack reset to gc first, and hands the
+// result to each (nil: nothing) while still protected, so that an error
+// raised by each is caught like one raised by eval. done reports that src
+// had no datum left.
+func (vm *VM) readEval(src *source, gc int, each func(res Value)) (done bool, err *Error) {
+	vm.gcIdx = gc
+	err = vm.protect(func() {
+		obj := vm.read(src)
+		if obj == refNone {
+			done = true
+			return
+		}
+		res := vm.eval(obj, Nil, nil)
+		if each != nil {
+			each(res)
+		}
+	})
+	return done, err
+}
+
 // RunREPL runs the stock stdin REPL: "> " before each read, each result
 // written raw followed by a newline, and errors reported as "error: MSG"
 // on stderr without a traceback, after which the loop goes on. State
@@ -69,21 +81,15 @@ func (vm *VM) RunREPL(in io.Reader, stdout, stderr io.Writer) {
 	vm.out = stdout
 	src := &source{r: byteReader(in)}
 	gc := vm.gcIdx
+	printResult := func(res Value) {
+		vm.scratch = vm.writeTo(vm.scratch[:0], res, false, -1)
+		vm.scratch = append(vm.scratch, '\n')
+		vm.emit(vm.scratch)
+	}
 	for {
 		vm.gcIdx = gc
 		vm.emit([]byte("> "))
-		done := false
-		err := vm.protect(func() {
-			obj := vm.read(src)
-			if obj == refNone {
-				done = true
-				return
-			}
-			res := vm.eval(obj, Nil, nil)
-			vm.scratch = vm.writeTo(vm.scratch[:0], res, false, -1)
-			vm.scratch = append(vm.scratch, '\n')
-			vm.emit(vm.scratch)
-		})
+		done, err := vm.readEval(src, gc, printResult)
 		if err != nil {
 			writeError(stderr, err, false)
 			continue
@@ -108,17 +114,7 @@ func (vm *VM) Eval(src string) (string, error) {
 	defer func() { vm.gcIdx = gc }()
 	out := "nil"
 	for {
-		vm.gcIdx = gc
-		done := false
-		err := vm.protect(func() {
-			obj := vm.read(s)
-			if obj == refNone {
-				done = true
-				return
-			}
-			res := vm.eval(obj, Nil, nil)
-			out = vm.toString(res, -1)
-		})
+		done, err := vm.readEval(s, gc, func(res Value) { out = vm.toString(res, -1) })
 		if err != nil {
 			return "", err
 		}
