@@ -29,6 +29,11 @@ Feature: Adapters
     And the adapter transport is served over HTTP
     Then GET "/" answers 200
     And GET "/adapter.js" answers 200
+    And the body of GET "/" contains "<script src=\"/adapter.js\">"
+    And the body of GET "/adapter.js" contains "/api/poll?id="
+    And the body of GET "/adapter.js" contains "post(\"/api/result\", out)"
+    And the body of GET "/adapter.js" contains "out.errors = C.take()"
+    And the body of GET "/adapter.js" contains "addEventListener(\"unhandledrejection\""
 
   @§chatlog-adapter-language @decision
   Scenario: a Lisp realm uses the same format with its own tag

@@ -9,6 +9,8 @@ Feature: Compatibility
     When agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
     Then the log of "Index - 7 Zen" is "debug\.md"
+    And the log of "Index - 7 Zen" does not contain "# Connected pages:"
+    And the log of "Index - 7 Zen" does not contain "state: "
     And the log of "Index - 7 Zen" ends with:
       """
       **<page>** to agent at 09:00:00 (5ms)

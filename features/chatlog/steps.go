@@ -189,10 +189,12 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		p := w.path(page)
 		code = unquote(code)
 		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		found := false
 		err := ed.Rewrite(p, func(s string) string {
 			lg := chatlog.Parse([]byte(s))
 			for _, r := range lg.Requests {
 				if r.Code == code {
+					found = true
 					return s[:r.Offset] + s[r.End:]
 				}
 			}
@@ -200,6 +202,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		})
 		b, _ := afero.ReadFile(w.fs, p)
 		w.snaps[p] = string(b) // a rewrite by a person, not a server write
+		if err == nil && !found {
+			// Saving the file unchanged would let the orphan scenario pass
+			// (or fail) for the wrong reason.
+			return fmt.Errorf("the log of %q holds no request %q to remove", page, code)
+		}
 		return err
 	})
 	sc.Step(`^someone types "([^"]*)" into the registry$`, func(ctx context.Context, text string) error {
@@ -273,10 +280,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
-		if p := w.path(page); !re.MatchString(p) {
+		p := w.path(page)
+		if !re.MatchString(p) {
 			return fmt.Errorf("log path %q does not match %q", p, pattern)
 		}
-		return nil
+		return expectExists(w.fs, p) // the server must have created it, not only named it
 	})
 	sc.Step(`^the log of "([^"]*)" lies inside "debug/" and its name is at most (\d+) characters$`, func(ctx context.Context, page string, n int) error {
 		p := get(ctx).path(page)
@@ -290,7 +298,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		if w.path(a) == w.path(b) {
 			return fmt.Errorf("both use %s", w.path(a))
 		}
-		return nil
+		if err := expectExists(w.fs, w.path(a)); err != nil {
+			return err
+		}
+		return expectExists(w.fs, w.path(b))
 	})
 	sc.Step(`^the log of "([^"]*)" ends with:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
 		w := get(ctx)
@@ -529,7 +540,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^GET "([^"]*)" answers (\d+)$`, func(ctx context.Context, p string, code int) error {
 		w := get(ctx)
-		resp, err := http.Get(w.http.URL + w.expandAll(p))
+		url, err := w.expandPath(p)
+		if err != nil {
+			return err
+		}
+		resp, err := http.Get(w.http.URL + url)
 		if err != nil {
 			return err
 		}
@@ -540,6 +555,26 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		if code != 200 && bytes.Contains(body, []byte("```")) {
 			return fmt.Errorf("GET %s leaked log content", p)
+		}
+		return nil
+	})
+	sc.Step(`^the body of GET "([^"]*)" contains "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, p, want string) error {
+		w := get(ctx)
+		url, err := w.expandPath(p)
+		if err != nil {
+			return err
+		}
+		resp, err := http.Get(w.http.URL + url)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), unquote(want)) {
+			return fmt.Errorf("GET %s: %d, body lacks %q:\n%s", p, resp.StatusCode, unquote(want), body)
 		}
 		return nil
 	})

@@ -103,6 +103,17 @@ func (w *world) expandAll(s string) string {
 	return strings.ReplaceAll(s, "<now>", chatlog.Clock(w.clk.Now()))
 }
 
+// expandPath expands a URL path and refuses one that still holds a
+// placeholder: "/debug/<page>.md" left unexpanded would answer 404 for the
+// wrong reason.
+func (w *world) expandPath(p string) (string, error) {
+	out := w.expandAll(p)
+	if strings.ContainsAny(out, "<>") {
+		return "", fmt.Errorf("path %q still holds a placeholder after expansion: %q", p, out)
+	}
+	return out, nil
+}
+
 func (w *world) read(p string) string {
 	b, err := afero.ReadFile(w.fs, p)
 	if err != nil {
