@@ -621,7 +621,36 @@ func pathAbsent(w *world, path string) error {
 	if got := lookup(r.body, path); got.Exists() {
 		return fmt.Errorf("%s is present: %s", path, clip(got.Raw))
 	}
+	// "absent" only means something where the path's parent is there: a
+	// typo or a renamed container would otherwise pass.
+	if parent := parentPath(path); parent != "" {
+		if !lookup(r.body, parent).Exists() {
+			return fmt.Errorf("%s cannot be absent: its parent %s is missing too in %s", path, parent, clip(r.body))
+		}
+	}
 	return nil
+}
+
+// parentPath drops the last component of a $-path ("$.a.b" gives "$.a",
+// "$.a" gives "$"); dots inside a #(...) query do not split.
+func parentPath(p string) string {
+	depth, cut := 0, -1
+	for i, c := range p {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '.':
+			if depth == 0 {
+				cut = i
+			}
+		}
+	}
+	if cut < 0 {
+		return ""
+	}
+	return p[:cut]
 }
 
 func unquote(s string) string {
