@@ -47,7 +47,9 @@ Feature: Packet assembly — the ordered sections, the plugin seam, operator not
   Scenario: plugins act before the packet is measured
     Given a packet plugin that adds a user section "ballast" headed "## Ballast" reading "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
     When the user starts a loop with the prompt "Say done"
-    Then the budget usage of packet 1 is the token count of the whole rendered packet
+    Then the ballast section of packet 1 contains "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    And the user slot of packet 1 shows the header "## Ballast"
+    And the budget usage of packet 1 is the token count of the whole rendered packet
 
   @§packet-inject
   Scenario: operator notes ride the system slot after the teaching, ahead of policy and budget
@@ -99,6 +101,7 @@ Feature: Packet assembly — the ordered sections, the plugin seam, operator not
   Scenario: with PLURNK_PACKET_INJECT unset there is no operator notes section
     When the user starts a loop with the prompt "Say done"
     Then packet 1 has no operator-notes section
+    And packet 1 has the system sections "definition, schemes, budget"
 
   @§packet-inject @decision
   Scenario: a set but unreadable PLURNK_PACKET_INJECT fails the loop before the model is called

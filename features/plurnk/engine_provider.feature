@@ -93,6 +93,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
   @§provider-surface-counttokens
   Scenario: the packet is measured with the same tokenizer at render time
     Given the model's context window is 100000 tokens
+    And the provider's tokenizer counts one token per 2 characters
     And the model will reply:
       """
       <<PLAN:done:PLAN

@@ -128,6 +128,8 @@ Feature: SEND rails — how a turn's terminal SEND decides the loop
       """
     When the user starts a loop with the prompt "Summarise the brief"
     Then the loop ends with status 200
+    And the model was called 1 time
+    And the model run's log records SEND - with status 200 by model
 
   Scenario: SEND[499] gives up and the loop ends cancelled
     Given the model will reply:

@@ -220,10 +220,18 @@ func thenMembers(ctx context.Context, ss *store.Session, tbl *godog.Table) error
 	return nil
 }
 
+// thenRunMembers resolves the members a run sees. impl/plurnk/membership
+// keys overlays by session id only and offers no run-level resolution, so
+// the run reaches them through the session the store files it under; the
+// step checks that filing rather than assuming it.
 func thenRunMembers(ctx context.Context, run string, tbl *godog.Table) error {
 	w := get(ctx)
-	if _, ok := w.runs[run]; !ok {
+	r, ok := w.runs[run]
+	if !ok {
 		return fmt.Errorf("no run %q in the session", run)
+	}
+	if got, err := w.session.Run(run); err != nil || got != r {
+		return fmt.Errorf("the store does not file run %q under session %d: %v", run, w.session.ID, err)
 	}
 	return thenMembers(ctx, w.session, tbl)
 }
