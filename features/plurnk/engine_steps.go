@@ -655,6 +655,12 @@ func thenSignals(ctx context.Context) error {
 		if s == nil || s.Done() == nil {
 			return fmt.Errorf("call %d carried no abort signal", i+1)
 		}
+		// startLoop cancels the run's context once the loop returns: a
+		// signal derived from it is done by now, one the engine made up on
+		// its own (and never cancelled) is not.
+		if s.Err() == nil {
+			return fmt.Errorf("call %d carried a signal that the run's cancellation did not reach", i+1)
+		}
 	}
 	return nil
 }
