@@ -176,26 +176,6 @@ func TestEnvJSONFastPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	slow := func(mod *module, env Env, sid string, dry bool, intent string) string {
-		m := map[string]json.RawMessage{}
-		for k, v := range mod.env {
-			m[k] = v
-		}
-		for k, v := range env {
-			m[k] = v
-		}
-		delete(m, "session_id")
-		delete(m, "dry_run")
-		delete(m, "intent")
-		if sid != "" {
-			m["session_id"] = mustJSON(sid)
-		}
-		m["dry_run"] = mustJSON(dry)
-		if intent != "" {
-			m["intent"] = mustJSON(intent)
-		}
-		return string(mustJSON(m))
-	}
 	envs := []Env{nil, {}, {"session_id": json.RawMessage(`"x"`)}, {"dry_run": json.RawMessage(`true`), "intent": json.RawMessage(`"i"`)},
 		{"now": json.RawMessage(`"2026-01-01T00:00:00Z"`)}}
 	for _, modEnv := range envs {
@@ -204,7 +184,7 @@ func TestEnvJSONFastPath(t *testing.T) {
 				for _, intent := range []string{"", "why", "é\n"} {
 					for _, dry := range []bool{false, true} {
 						mod := &module{env: modEnv}
-						if got, want := rt.envJSON(mod, env, sid, dry, intent), slow(mod, env, sid, dry, intent); got != want {
+						if got, want := rt.envJSON(mod, env, sid, dry, intent), envJSONMerged(mod, env, sid, dry, intent); got != want {
 							t.Fatalf("envJSON(%v, %v, %q, %v, %q) = %s, want %s", modEnv, env, sid, dry, intent, got, want)
 						}
 					}

@@ -544,6 +544,12 @@ func (r *Runtime) envJSON(mod *module, env Env, sessionID string, dryRun bool, i
 		}
 		return string(append(b, '}'))
 	}
+	return envJSONMerged(mod, env, sessionID, dryRun, intent)
+}
+
+// envJSONMerged is envJSON's general path: it merges the two envs as maps
+// and writes the known keys over them. The fast path must agree with it.
+func envJSONMerged(mod *module, env Env, sessionID string, dryRun bool, intent string) string {
 	m := map[string]json.RawMessage{}
 	for k, v := range mod.env {
 		m[k] = v
