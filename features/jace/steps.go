@@ -823,18 +823,28 @@ func sameBytes(_ context.Context, w *world, name string) error {
 	return nil
 }
 
-func pathEquals(_ context.Context, w *world, path, name string) error {
+// pathPair looks path up in the response remembered as name and in the
+// current one; both must hold it.
+func pathPair(w *world, path, name string) (remembered, now gjson.Result, err error) {
 	r, err := w.response()
 	if err != nil {
-		return err
+		return remembered, now, err
 	}
 	old, err := w.remembered(name)
 	if err != nil {
-		return err
+		return remembered, now, err
 	}
-	a, b := lookup(old.body, path), lookup(r.body, path)
-	if !a.Exists() || !b.Exists() {
-		return fmt.Errorf("%s is missing: remembered %s, now %s", path, clip(old.body), clip(r.body))
+	remembered, now = lookup(old.body, path), lookup(r.body, path)
+	if !remembered.Exists() || !now.Exists() {
+		return remembered, now, fmt.Errorf("%s is missing: remembered %s, now %s", path, clip(old.body), clip(r.body))
+	}
+	return remembered, now, nil
+}
+
+func pathEquals(_ context.Context, w *world, path, name string) error {
+	a, b, err := pathPair(w, path, name)
+	if err != nil {
+		return err
 	}
 	if diff := cmp.Diff(a.Raw, b.Raw); diff != "" {
 		return fmt.Errorf("%s differs from %q (-remembered +now):\n%s", path, name, diff)
@@ -843,17 +853,9 @@ func pathEquals(_ context.Context, w *world, path, name string) error {
 }
 
 func pathDiffers(_ context.Context, w *world, path, name string) error {
-	r, err := w.response()
+	a, b, err := pathPair(w, path, name)
 	if err != nil {
 		return err
-	}
-	old, err := w.remembered(name)
-	if err != nil {
-		return err
-	}
-	a, b := lookup(old.body, path), lookup(r.body, path)
-	if !a.Exists() || !b.Exists() {
-		return fmt.Errorf("%s is missing: remembered %s, now %s", path, clip(old.body), clip(r.body))
 	}
 	if a.Raw == b.Raw {
 		return fmt.Errorf("%s is %s in both", path, a.Raw)

@@ -287,18 +287,7 @@ func (m *memWorld) pass(ctx context.Context) ([]membership.Divergence, error) {
 }
 
 func givenSynced(ctx context.Context) error {
-	m, err := mem(ctx)
-	if err != nil {
-		return err
-	}
-	d, err := m.pass(ctx)
-	if err != nil {
-		return err
-	}
-	if len(d) != 0 {
-		return fmt.Errorf("the first sync reported divergences: %+v", d)
-	}
-	return nil
+	return noDivergence(ctx, "the first sync reported divergences")
 }
 
 func whenModelWrites(ctx context.Context, content, p string) error {
@@ -320,7 +309,11 @@ func whenChangedOutside(ctx context.Context, p, content string) error {
 	return os.WriteFile(filepath.Join(m.dir, filepath.FromSlash(p)), []byte(unescape(content)), 0o644)
 }
 
-func thenNoDivergence(ctx context.Context) error {
+func thenNoDivergence(ctx context.Context) error { return noDivergence(ctx, "divergences") }
+
+// noDivergence runs one sync pass and fails, saying what, if it reports any
+// divergence.
+func noDivergence(ctx context.Context, what string) error {
 	m, err := mem(ctx)
 	if err != nil {
 		return err
@@ -330,7 +323,7 @@ func thenNoDivergence(ctx context.Context) error {
 		return err
 	}
 	if len(d) != 0 {
-		return fmt.Errorf("divergences: %+v", d)
+		return fmt.Errorf("%s: %+v", what, d)
 	}
 	return nil
 }
