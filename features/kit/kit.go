@@ -3,6 +3,12 @@
 // seed, and the one-line command that replays it), carried in the context
 // that godog hands to steps and hooks.
 //
+// A scenario's seed depends only on its identity — its feature file (without
+// any :line a selection added), its name, and which row of an outline it is —
+// never on how the run selected it, so the replay line of a failure reruns it
+// with the same streams (see Identity). The runner checks that by comparing
+// fingerprints (Observe, Fingerprint) between a full run and replays.
+//
 // Step packages (features/<system>) are thin adapters over impl/ and sim/;
 // they may import godog, this package, impl/ and sim/. impl/ never imports
 // them.
@@ -10,7 +16,11 @@ package kit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
+	"sync"
 
 	"anchorage/sim/seed"
 )
@@ -19,10 +29,62 @@ import (
 type Scenario struct {
 	System   string
 	Name     string
-	Location string     // features/<system>/<file>.feature:<line>
+	Location string     // features/<system>/<file>.feature:<line> (an outline row's own line)
 	Seeds    seed.Seeds // this scenario's streams, derived from the master seed
 	Master   uint64     // the master seed of the run
 	Replay   string     // the command that reruns just this scenario
+
+	mu       sync.Mutex
+	observed []string
+}
+
+// Identity is the name a scenario's seed is derived from: the feature file
+// (project-relative, without a :line suffix), the scenario's name, and its
+// index among the pickles of that file with that name (0 unless an outline
+// or a repeated name gives several).
+func Identity(uri, name string, index int) string {
+	return fmt.Sprintf("scenario:%s:%s:%d", StripLine(uri), name, index)
+}
+
+// StripLine removes a trailing :<digits> from a feature path.
+func StripLine(path string) string {
+	i := strings.LastIndexByte(path, ':')
+	if i < 0 || i == len(path)-1 {
+		return path
+	}
+	for _, r := range path[i+1:] {
+		if r < '0' || r > '9' {
+			return path
+		}
+	}
+	return path[:i]
+}
+
+// SeedsFor returns the streams of the scenario with that identity.
+func SeedsFor(master seed.Seeds, uri, name string, index int) seed.Seeds {
+	return master.Child(Identity(uri, name, index))
+}
+
+// Observe records one fact the scenario showed (a generated name, a hash of
+// a screen); the facts, in order, are part of the scenario's fingerprint,
+// which the runner compares between a full run and a replay.
+func (s *Scenario) Observe(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.observed = append(s.observed, fmt.Sprintf(format, args...))
+}
+
+// Fingerprint hashes what identifies this run of the scenario: its seed and
+// every observed fact.
+func (s *Scenario) Fingerprint() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := sha256.New()
+	fmt.Fprintf(h, "seed %d\n", s.Seeds.Derive("fingerprint"))
+	for _, o := range s.observed {
+		fmt.Fprintf(h, "%s\n", o)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 type key struct{}
