@@ -1,15 +1,15 @@
 package coverage
 
 import (
+	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/yuin/goldmark"
 )
 
 // JSON renders coverage.json.
@@ -174,43 +174,40 @@ func (r *Report) Summary(w io.Writer) {
 	}
 }
 
-// MergeJUnit merges the junit-*.xml files of dir into one document.
-func MergeJUnit(dir string) ([]byte, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "junit-*.xml"))
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(files)
-	type suites struct {
-		Inner string `xml:",innerxml"`
-	}
-	var b strings.Builder
-	b.WriteString(xml.Header + `<testsuites name="anchorage">` + "\n")
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("junit: %w", err)
-		}
-		if len(strings.TrimSpace(string(raw))) == 0 {
-			continue
-		}
-		var s suites
-		if err := xml.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("junit: %s: %w", f, err)
-		}
-		b.WriteString(strings.TrimSpace(s.Inner) + "\n")
-	}
-	b.WriteString("</testsuites>\n")
-	return []byte(b.String()), nil
-}
-
-// HTML renders coverage.html: one self-contained page (no network) with each
-// anchor's promise beside its scenarios, their steps and status, filterable
-// by system, status and text.
+// HTML renders coverage.html: one self-contained page (no network) that a
+// spec engineer works from. Each anchor is a card with a stable id (the
+// anchor's id with its §, so coverage.html#§chatlog-timeout links to it):
+// its promise rendered as Markdown, the decisions taken on it, and the
+// scenarios that check it with every step (doc strings and tables
+// included), each step's status, the failing step's message and the replay
+// line. Outline rows are labelled by their example values. The filters
+// (system, status, text) live in the URL's query
+// (?sys=chatlog&status=fail&q=timeout), so a filtered view can be linked to.
 func (r *Report) HTML(w io.Writer) error {
+	md := goldmark.New()
 	t, err := template.New("coverage").Funcs(template.FuncMap{
 		"count": func(s System) Counts { return s.Count() },
-		"md":    inlineCode,
+		"md": func(text string) (template.HTML, error) {
+			var b bytes.Buffer
+			if err := md.Convert([]byte(text), &b); err != nil {
+				return "", fmt.Errorf("coverage: markdown: %w", err)
+			}
+			return template.HTML(b.String()), nil
+		},
+		"open": func(sc Scenario) bool { return sc.Status == Failed },
+		"stepStatus": func(st Step) string {
+			if st.Status == "" {
+				return "notrun"
+			}
+			return st.Status
+		},
+		"anchors": func() int {
+			n := 0
+			for _, s := range r.Systems {
+				n += s.Count().Total
+			}
+			return n
+		},
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return fmt.Errorf("coverage: html template: %w", err)
@@ -242,19 +239,29 @@ const htmlTemplate = `<!doctype html>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d232a;background:#f6f7f9}
 header{position:sticky;top:0;background:#fff;border-bottom:1px solid #d8dde3;padding:10px 18px;z-index:1}
-h1{font-size:18px;margin:0 0 6px} h2{font-size:16px;margin:22px 18px 6px}
+h1{font-size:18px;margin:0 0 6px} h2{font-size:16px;margin:22px 18px 6px;scroll-margin-top:90px}
 .filters label{margin-right:14px} input[type=search]{width:260px}
 table.sum{border-collapse:collapse;margin:8px 18px} table.sum td,table.sum th{border:1px solid #d8dde3;padding:3px 8px;text-align:right}
 table.sum th:first-child,table.sum td:first-child{text-align:left}
-.anchor{background:#fff;border:1px solid #d8dde3;border-left-width:5px;border-radius:4px;margin:8px 18px;padding:8px 12px}
+.anchor{background:#fff;border:1px solid #d8dde3;border-left-width:5px;border-radius:4px;margin:8px 18px;padding:8px 12px;scroll-margin-top:90px}
+.anchor:target{box-shadow:0 0 0 3px #1f6feb}
 .anchor.pass{border-left-color:#2e8540}.anchor.fail{border-left-color:#c62828}.anchor.pending{border-left-color:#e0a800}
 .anchor.uncovered{border-left-color:#9aa5b1}.anchor.retired{border-left-color:#5c6bc0;opacity:.8}
-.id{font-family:ui-monospace,monospace;font-weight:600}.meta{color:#5b6670;font-size:12px}
+.id{font-family:ui-monospace,monospace;font-weight:600;color:inherit;text-decoration:none}.meta{color:#5b6670;font-size:12px}
 .badge{display:inline-block;border-radius:3px;padding:0 6px;font-size:12px;color:#fff;margin-left:6px}
-.b-pass,.b-passed{background:#2e8540}.b-fail,.b-failed{background:#c62828}.b-pending{background:#e0a800}
-.b-uncovered,.b-skipped{background:#9aa5b1}.b-retired{background:#5c6bc0}
-.promise{margin:4px 0 6px} details{margin:3px 0 3px 12px} summary{cursor:pointer}
-ol.steps{margin:2px 0 4px;font-family:ui-monospace,monospace;font-size:12px} .err{color:#c62828;white-space:pre-wrap;font-size:12px}
+.b-pass,.b-passed{background:#2e8540}.b-fail,.b-failed{background:#c62828}.b-pending,.b-undefined{background:#e0a800}
+.b-uncovered,.b-skipped,.b-notrun{background:#9aa5b1}.b-retired{background:#5c6bc0}.b-strength{background:#37474f}
+.promise p{margin:4px 0 6px} details{margin:3px 0 3px 12px;scroll-margin-top:90px} summary{cursor:pointer}
+.label{font-family:ui-monospace,monospace;font-size:12px;background:#eef1f4;border-radius:3px;padding:0 4px}
+ol.steps{margin:2px 0 4px;padding-left:26px;font-family:ui-monospace,monospace;font-size:12px}
+ol.steps li{margin:1px 0} li.st-failed{background:#fdecea} li.st-skipped,li.st-notrun{color:#7b8794}
+.mark{display:inline-block;width:1.3em}
+pre.doc{margin:2px 0 4px 12px;padding:4px 8px;background:#f3f5f7;border-left:3px solid #c9d1d9;white-space:pre-wrap;font-size:12px}
+table.data{border-collapse:collapse;margin:2px 0 4px 12px;font-size:12px} table.data td{border:1px solid #d0d7de;padding:1px 6px}
+.err{color:#c62828;white-space:pre-wrap;font-size:12px;margin:2px 0 2px 12px}
+.replay{font-family:ui-monospace,monospace;font-size:12px;background:#fff4e5;border:1px solid #f0c36d;padding:3px 6px;margin:4px 0 4px 12px;user-select:all;overflow-wrap:anywhere}
+.decision{border-left:3px solid #5c6bc0;background:#f3f4fb;margin:6px 0;padding:2px 8px}.decision p{margin:3px 0}
+.survivors{font-size:12px;margin:4px 0 4px 12px} .survivors code{white-space:pre-wrap}
 .hidden{display:none} code{font-family:ui-monospace,monospace;background:#eef1f4;padding:0 3px;border-radius:3px}
 </style></head><body>
 <header><h1>anchorage — spec coverage <span class="meta">master seed {{.Seed}}</span></h1>
@@ -262,37 +269,60 @@ ol.steps{margin:2px 0 4px;font-family:ui-monospace,monospace;font-size:12px} .er
 <label>system <select id="fsys"><option value="">all</option>{{range .Systems}}<option>{{.System}}</option>{{end}}</select></label>
 <label>status <select id="fst"><option value="">all</option><option>pass</option><option>fail</option><option>pending</option><option>uncovered</option><option>retired</option></select></label>
 <label>text <input type="search" id="ftext" placeholder="id, promise, scenario…"></label>
-<span class="meta" id="shown"></span></div></header>
+<span class="meta" id="shown">{{anchors}} of {{anchors}} anchors shown</span></div></header>
 <table class="sum"><tr><th>system</th><th>anchors</th><th>pass</th><th>fail</th><th>pending</th><th>uncovered</th><th>retired</th></tr>
-{{range .Systems}}{{$c := count .}}<tr><td>{{.System}}</td><td>{{$c.Total}}</td><td>{{$c.Pass}}</td><td>{{$c.Fail}}</td><td>{{$c.Pending}}</td><td>{{$c.Uncovered}}</td><td>{{$c.Retired}}</td></tr>
+{{range .Systems}}{{$c := count .}}<tr><td><a href="?sys={{.System}}">{{.System}}</a></td><td>{{$c.Total}}</td><td>{{$c.Pass}}</td><td>{{if $c.Fail}}<a href="?sys={{.System}}&amp;status=fail">{{$c.Fail}}</a>{{else}}0{{end}}</td><td>{{$c.Pending}}</td><td>{{$c.Uncovered}}</td><td>{{$c.Retired}}</td></tr>
 {{end}}</table>
-{{range $s := .Systems}}<h2 data-sys="{{$s.System}}" class="sysh">{{$s.System}} <span class="meta">{{$s.Title}}</span></h2>
-{{range $s.Anchors}}<div class="anchor {{.Status}}" data-sys="{{$s.System}}" data-status="{{.Status}}">
-<span class="id">§{{.ID}}</span><span class="badge b-{{.Status}}">{{.Status}}</span>
+{{range $s := .Systems}}<h2 data-sys="{{$s.System}}" class="sysh" id="{{$s.System}}">{{$s.System}} <span class="meta">{{$s.Title}}</span></h2>
+{{range $a := $s.Anchors}}<div class="anchor {{.Status}}" id="§{{.ID}}" data-sys="{{$s.System}}" data-status="{{.Status}}">
+<a class="id" href="#§{{.ID}}">§{{.ID}}</a><span class="badge b-{{.Status}}">{{.Status}}</span>
 <span class="meta"> {{.Strength}}{{if .Tier}} · tier {{.Tier}}{{end}} · {{.Section}}{{if .Aliases}} · aliases: {{range .Aliases}}§{{.}} {{end}}{{end}}</span>
 {{if .Promise}}<div class="promise">{{md .Promise}}</div>{{end}}
-{{if eq .Status "retired"}}<div class="promise">{{.Reason}}{{if .Successor}} — successor §{{.Successor}}{{end}}</div>{{end}}
-{{range .Scenarios}}<details><summary>{{.Name}} <span class="badge b-{{.Status}}">{{.Status}}</span> <span class="meta">{{.Location}}</span></summary>
-<ol class="steps">{{range .Steps}}<li>{{.}}</li>{{end}}</ol>{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</details>
+{{if eq .Status "retired"}}<div class="promise">{{md .Reason}}{{if .Successor}}<p>successor <a href="#§{{.Successor}}">§{{.Successor}}</a></p>{{end}}</div>{{end}}
+{{range .Decisions}}<div class="decision"><span class="meta">Decision</span>{{md .}}</div>{{end}}
+{{range .Scenarios}}<details class="scenario" id="§{{$a.ID}}/{{.Location}}"{{if open .}} open{{end}}><summary>{{.Name}}{{if .Label}} <span class="label">{{.Label}}</span>{{end}} <span class="badge b-{{.Status}}">{{.Status}}</span> <span class="meta">{{.Location}}</span></summary>
+{{if .Detail}}<ol class="steps">{{range .Detail}}{{$st := stepStatus .}}<li class="st-{{$st}}" title="{{$st}}"><span class="mark">{{if eq $st "passed"}}✓{{else if eq $st "failed"}}✗{{else if eq $st "notrun"}}·{{else}}–{{end}}</span><b>{{.Keyword}}</b> {{.Text}}{{if .DocString}}<pre class="doc">{{.DocString}}</pre>{{end}}{{if .Table}}<table class="data">{{range .Table}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</li>{{end}}</ol>
+{{else}}<ol class="steps">{{range .Steps}}<li>{{.}}</li>{{end}}</ol>{{if .Error}}<div class="err">{{.Error}}</div>{{end}}{{end}}
+{{if .Replay}}<div class="replay" title="replays this scenario with the same seed">{{.Replay}}</div>{{end}}</details>
 {{end}}</div>
 {{end}}{{end}}
-<h2>Ambiguity register</h2>
-{{if .Ambiguities}}{{range .Ambiguities}}<div class="anchor pass" data-sys="{{.System}}" data-status="decision"><span class="id">§{{.Anchor}}</span> <span class="meta">{{.System}} · {{.Where}}</span>
-<div class="promise">{{md .Decision}}</div><div class="meta">pinned by {{range .Scenarios}}{{.}} {{end}}</div></div>
+<h2 id="register">Ambiguity register</h2>
+{{if .Ambiguities}}{{range $d := .Ambiguities}}<div class="decision" style="margin:6px 18px"><a class="id" href="#§{{.Anchor}}">§{{.Anchor}}</a> <span class="meta">{{.System}} · {{.Where}}</span>
+{{md .Decision}}<div class="meta">pinned by {{range .Scenarios}}<a href="#§{{$d.Anchor}}/{{.}}">{{.}}</a> {{end}}</div></div>
 {{end}}{{else}}<p style="margin:0 18px">No decisions recorded yet.</p>{{end}}
 <script>
 (function(){
   var fs=document.getElementById('fsys'),st=document.getElementById('fst'),tx=document.getElementById('ftext'),shown=document.getElementById('shown');
-  function apply(){
-    var s=fs.value,t=st.value,q=tx.value.toLowerCase(),n=0;
+  var p=new URLSearchParams(location.search);
+  fs.value=p.get('sys')||''; st.value=p.get('status')||''; tx.value=p.get('q')||'';
+  function apply(save){
+    var s=fs.value,t=st.value,q=tx.value.toLowerCase(),n=0,total=0,ret=0;
     document.querySelectorAll('.anchor').forEach(function(el){
-      var ok=(!s||el.dataset.sys===s)&&(!t||el.dataset.status===t||el.dataset.status==='decision'&&!t)&&(!q||el.textContent.toLowerCase().indexOf(q)>=0);
-      el.classList.toggle('hidden',!ok); if(ok)n++;
+      var ok=(!s||el.dataset.sys===s)&&(!t||el.dataset.status===t)&&(!q||el.textContent.toLowerCase().indexOf(q)>=0);
+      el.classList.toggle('hidden',!ok);
+      if(el.dataset.status==='retired'){ if(ok)ret++; return; }
+      total++; if(ok)n++;
     });
     document.querySelectorAll('.sysh').forEach(function(h){h.classList.toggle('hidden',!!s&&h.dataset.sys!==s);});
-    shown.textContent=n+' shown';
+    shown.textContent=n+' of '+total+' anchors shown'+(ret?' (and '+ret+' retired ids)':'');
+    if(save){
+      var u=new URLSearchParams();
+      if(s)u.set('sys',s); if(t)u.set('status',t); if(tx.value)u.set('q',tx.value);
+      var qs=u.toString();
+      try{history.replaceState(null,'',location.pathname+(qs?'?'+qs:'')+location.hash);}catch(e){}
+    }
   }
-  [fs,st].forEach(function(e){e.addEventListener('change',apply)}); tx.addEventListener('input',apply); apply();
+  [fs,st].forEach(function(e){e.addEventListener('change',function(){apply(true)})});
+  tx.addEventListener('input',function(){apply(true)});
+  apply(false);
+  function reveal(){
+    var id=decodeURIComponent(location.hash.slice(1)); if(!id)return;
+    var el=document.getElementById(id); if(!el)return;
+    var card=el.closest('.anchor'); if(card&&card.classList.contains('hidden')){fs.value='';st.value='';tx.value='';apply(true);}
+    if(el.tagName==='DETAILS')el.open=true;
+    el.scrollIntoView();
+  }
+  window.addEventListener('hashchange',reveal); reveal();
 })();
 </script>
 </body></html>
