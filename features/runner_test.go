@@ -19,7 +19,6 @@
 package features
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -32,9 +31,7 @@ import (
 	"sync"
 	"testing"
 
-	gherkin "github.com/cucumber/gherkin/go/v26"
 	"github.com/cucumber/godog"
-	messages "github.com/cucumber/messages/go/v21"
 
 	"anchorage/features/chatlog"
 	"anchorage/features/deck"
@@ -78,7 +75,7 @@ type selection struct {
 // parseSelection reads a -feature value. A line that is an example row of an
 // outline becomes the outline's line for godog (which selects scenarios by
 // their own line) plus the row to keep.
-func parseSelection(value string) (selection, error) {
+func parseSelection(cat *catalog.Catalog, value string) (selection, error) {
 	p := strings.TrimPrefix(strings.TrimPrefix(filepath.ToSlash(value), "./"), "features/")
 	sys, _, _ := strings.Cut(p, "/")
 	sel := selection{system: sys, path: p}
@@ -90,58 +87,16 @@ func parseSelection(value string) (selection, error) {
 	if err != nil {
 		return sel, fmt.Errorf("-feature %s: bad line: %w", value, err)
 	}
-	outline, isRow, err := outlineOf(file, line)
-	if err != nil {
-		return sel, fmt.Errorf("-feature %s: %w", value, err)
-	}
-	if isRow {
-		sel.path = file + ":" + strconv.Itoa(outline)
-		sel.row = "features/" + p
-	}
-	return sel, nil
-}
-
-// outlineOf reports whether line of the feature file (relative to features/)
-// is an example row, and the line of its outline.
-func outlineOf(file string, line int) (int, bool, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return 0, false, err
-	}
-	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(b), (&messages.Incrementing{}).NewId)
-	if err != nil {
-		return 0, false, err
-	}
-	if doc.Feature == nil {
-		return 0, false, nil
-	}
-	check := func(s *messages.Scenario) (int, bool) {
-		for _, ex := range s.Examples {
-			for _, row := range ex.TableBody {
-				if int(row.Location.Line) == line {
-					return int(s.Location.Line), true
-				}
+	for _, sc := range cat.Scenarios {
+		if sc.URI == "features/"+file && sc.Line == line {
+			if sc.Decl != sc.Line { // an example row
+				sel.path = file + ":" + strconv.Itoa(sc.Decl)
+				sel.row = "features/" + p
 			}
-		}
-		return 0, false
-	}
-	for _, ch := range doc.Feature.Children {
-		if ch.Scenario != nil {
-			if o, ok := check(ch.Scenario); ok {
-				return o, true, nil
-			}
-		}
-		if ch.Rule != nil {
-			for _, rc := range ch.Rule.Children {
-				if rc.Scenario != nil {
-					if o, ok := check(rc.Scenario); ok {
-						return o, true, nil
-					}
-				}
-			}
+			return sel, nil
 		}
 	}
-	return 0, false, nil
+	return sel, nil // a scenario's own line, or nothing: godog decides
 }
 
 // fingerprints collects each run scenario's fingerprint by location.
@@ -176,7 +131,7 @@ func TestFeatures(t *testing.T) {
 	}
 	var only selection
 	if *featureFlag != "" {
-		if only, err = parseSelection(*featureFlag); err != nil {
+		if only, err = parseSelection(cat, *featureFlag); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -251,7 +206,7 @@ func checkReplay(t *testing.T, system string, register func(*godog.ScenarioConte
 			continue
 		}
 		switch {
-		case isRow(sc):
+		case sc.Line != sc.Decl: // an outline's example row
 			rows = append(rows, sc)
 		case names[sc.URI+"\x00"+sc.Name] > 1:
 			repeated = append(repeated, sc)
@@ -281,7 +236,7 @@ func checkReplay(t *testing.T, system string, register func(*godog.ScenarioConte
 		if !ok || !strings.HasPrefix(line, fmt.Sprintf("%s=%d ", seed.EnvVar, seeds.Master())) {
 			t.Fatalf("replay line %q does not carry the master seed and the scenario", line)
 		}
-		sel, err := parseSelection(arg)
+		sel, err := parseSelection(cat, arg)
 		if err != nil {
 			t.Fatalf("replay line %q: %v", line, err)
 		}
@@ -297,12 +252,6 @@ func checkReplay(t *testing.T, system string, register func(*godog.ScenarioConte
 		}
 		t.Logf("replayed %s (%s): fingerprint %.12s as in the full run", sc.Location(), sc.Name, full[sc.Location()])
 	}
-}
-
-// isRow reports whether sc is an example row of an outline.
-func isRow(sc *catalog.Scenario) bool {
-	_, row, err := outlineOf(strings.TrimPrefix(sc.URI, "features/"), sc.Line)
-	return err == nil && row
 }
 
 // identify finds the catalog scenario of a pickle: same file, same name and

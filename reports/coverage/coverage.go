@@ -54,6 +54,10 @@ type System struct {
 	System  string   `json:"system"`
 	Title   string   `json:"title"`
 	Anchors []Anchor `json:"anchors"`
+	// Mutation and KillRate are present when reports/mutation.json measured
+	// this system (see ApplyMutation).
+	Mutation *MutationStats `json:"mutation,omitempty"`
+	KillRate *float64       `json:"killRate,omitempty"`
 }
 
 // Anchor is one anchor's verdict.
@@ -69,6 +73,9 @@ type Anchor struct {
 	Reason    string     `json:"reason,omitempty"`
 	Scenarios []Scenario `json:"scenarios"`
 	Decisions []string   `json:"decisions,omitempty"` // the digest's Decision paragraphs for this anchor
+	// Mutation is present when reports/mutation.json measured the anchor's
+	// system: the mutants on lines its scenarios execute.
+	Mutation *MutationStats `json:"mutation,omitempty"`
 }
 
 // Scenario is one scenario citing an anchor.

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,6 +40,7 @@ func run(args []string) int {
 	results := fl.String("results", "reports/tmp", "directory with the cucumber-*.json of the run")
 	out := fl.String("out", "reports", "where to write the report")
 	seedFlag := fl.String("seed", "", "master seed of the run (default: $ANCHORAGE_SEED, else the fixed default)")
+	mutation := fl.String("mutation", "reports/mutation.json", "mutation report to read per-anchor strength from (absent: no strength figures)")
 	testExit := fl.Int("test-exit", 0, "exit status of the go test run that produced -results")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -75,6 +77,15 @@ func run(args []string) int {
 		return 2
 	}
 	rep := coverage.BuildDetailed(cat, problems, res, details, seeds.Master())
+	if data, err := os.ReadFile(*mutation); err == nil {
+		if err := rep.ApplyMutation(cat, data); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			return 2
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
 
 	js, err := rep.JSON()
 	if err != nil {
