@@ -68,7 +68,7 @@ func chromium(t *testing.T) string {
 
 // realReport builds the report of the project's own features with every
 // scenario passed but one outline row of chatlog's layout feature, which
-// fails as a seed-dependent name would.
+// fails as a seed-dependent name would; chatlog carries mutation figures.
 func realReport(t *testing.T) (*Report, *catalog.Catalog, map[string]Result, map[string]Detail, string) {
 	t.Helper()
 	fsys := os.DirFS("../..")
@@ -99,7 +99,21 @@ func realReport(t *testing.T) (*Report, *catalog.Catalog, map[string]Result, map
 	if failing == "" {
 		t.Fatal("the chatlog layout outline row for \"Index - 7 Zen\" is gone: update the fixture")
 	}
-	return BuildDetailed(cat, nil, results, details, 20261122), cat, results, details, failing
+	rep := BuildDetailed(cat, nil, results, details, 20261122)
+	for i := range rep.Systems { // as ApplyMutation leaves them for a measured system
+		s := &rep.Systems[i]
+		if s.System != "chatlog" {
+			continue
+		}
+		s.Mutation = &MutationStats{Killed: 41, Survived: 3, Timeout: 1}
+		for j := range s.Anchors {
+			if s.Anchors[j].ID == "chatlog-filename-pattern" {
+				s.Anchors[j].Mutation = &MutationStats{Killed: 7, Survived: 1, Survivors: []Survivor{
+					{ID: "17", File: "impl/chatlog/names.go", Line: 42, Original: "n < 4", Mutated: "n <= 4"}}}
+			}
+		}
+	}
+	return rep, cat, results, details, failing
 }
 
 // TestE2EReportInBrowser opens coverage.html in headless Chromium (driven by
@@ -150,8 +164,8 @@ func TestE2EReportInBrowser(t *testing.T) {
 		ShownAfterFilter   string
 		DecisionsShown     int
 		Failing            struct {
-			OpenScenario, FailedStep, Replay *string
-			PromiseCode                      int
+			OpenScenario, FailedStep, Replay, Strength, Survivors *string
+			PromiseCode                                           int
 		}
 		Restored         struct{ Sys, Status string }
 		RestoredVisible  []string
@@ -212,6 +226,8 @@ func TestE2EReportInBrowser(t *testing.T) {
 	check("open scenario", fl.OpenScenario, "a page title becomes a safe file name", "title=Index - 7 Zen, name=index-7-zen", "failed", failing)
 	check("failed step", fl.FailedStep, "✗", "Then", `the log of "Index - 7 Zen" is`, "want debug/index-7-zen-483c.md")
 	check("replay line", fl.Replay, "ANCHORAGE_SEED=20261122 go test ./features -run 'TestFeatures/chatlog' -args -feature="+failing)
+	check("strength badge", fl.Strength, "strength 88%")
+	check("surviving mutants", fl.Survivors, "1 surviving mutant(s): 7 killed")
 	if fl.PromiseCode == 0 {
 		t.Error("the promise's `code` spans are not rendered as code")
 	}
