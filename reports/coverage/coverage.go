@@ -87,7 +87,7 @@ type Scenario struct {
 	Error    string   `json:"error,omitempty"`
 	Label    string   `json:"label,omitempty"`   // an outline row's example values
 	Feature  string   `json:"feature,omitempty"` // the feature's title
-	Detail   []Step   `json:"detail,omitempty"`  // the steps with arguments and per-step status
+	Detail   []Step   `json:"-"`                 // the steps with arguments and per-step status (coverage.html only: it would triple coverage.json)
 	Replay   string   `json:"replay,omitempty"`  // on a failure: the command that reruns it
 }
 

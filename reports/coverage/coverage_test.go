@@ -265,7 +265,7 @@ func TestHTMLDetail(t *testing.T) {
 		t.Error("a doc string's markup reaches the page unescaped")
 	}
 	js, _ := rep.JSON()
-	if got := gjson.GetBytes(js, `systems.0.anchors.#(id=="d-fail").scenarios.0.detail.0.status`).String(); got != "failed" {
-		t.Errorf("coverage.json step status %q", got)
+	if got := gjson.GetBytes(js, `systems.0.anchors.#(id=="d-fail").scenarios.0`); got.Get("label").String() != "n=1" || !strings.Contains(got.Get("replay").String(), "-feature=features/demo/f.feature:18") {
+		t.Errorf("coverage.json scenario lacks its label or replay line: %s", got.Raw)
 	}
 }
