@@ -13,26 +13,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// corpusDir finds shared/fe-corpus relative to the module root.
+// corpusDir is the differential corpus inside this package (see its README).
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("getwd: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("corpus: no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "fe-corpus")
+	c := filepath.Join("testdata", "corpus")
 	if _, err := os.Stat(filepath.Join(c, "MANIFEST.tsv")); err != nil {
-		t.Fatalf("corpus: %s/MANIFEST.tsv is missing (expected the differential corpus at ../shared/fe-corpus from the module root): %v", c, err)
+		t.Fatalf("corpus: %v", err)
 	}
 	return c
 }
