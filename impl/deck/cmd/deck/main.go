@@ -19,7 +19,8 @@
 // are typed by name): the 25 rows, then `-- cycles N  clock +D`. A line
 // `COMPOSE form` builds form on the focused prompt with key presses; a token
 // the deck refuses is reported as a line `-- error: message` before the
-// frame. -dir keeps the deck's flash in a real directory (so a later run on
+// frame; a line `STATE` answers with `-- state KEY VALUE` lines before the
+// frame (the deck state a debug port would show). -dir keeps the deck's flash in a real directory (so a later run on
 // the same directory powers the same deck on again), and -handle, -credits,
 // -reputation and -graduated write the deck state at power on. This is the
 // protocol DECK_CMD speaks in features/README.md.
@@ -100,6 +101,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var err error
 		if form, ok := strings.CutPrefix(line, "COMPOSE "); ok {
 			err = d.Compose(form)
+		} else if line == "STATE" {
+			err = writeState(stdout, d)
 		} else {
 			err = deck.RunScript(d, line)
 		}
@@ -109,4 +112,43 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, deck.DumpWithCycles(d))
 	}
 	return 0
+}
+
+// writeState prints what a debug port shows of the deck: the tutorial
+// cursor, the persisted history region, the REPL's history and focus, the clipboard
+// and the cartridge slot, one `-- state KEY VALUE` line each.
+func writeState(w io.Writer, d *deck.Deck) error {
+	st := d.State()
+	cursor := "none"
+	for i, n := range deck.TutorialNames() {
+		if st.Tutorial&(1<<i) != 0 {
+			cursor = n
+		}
+	}
+	fmt.Fprintf(w, "-- state tutorial %s\n", cursor)
+	persisted, err := deck.DecodeHistory(st.History)
+	if err != nil {
+		return fmt.Errorf("persisted history: %w", err)
+	}
+	fmt.Fprintf(w, "-- state persisted-history %d %d\n", len(st.History), len(persisted))
+	if s := d.Session(); s != nil {
+		h := s.History()
+		newest := ""
+		if len(h) > 0 {
+			newest = h[0].Expr
+		}
+		fmt.Fprintf(w, "-- state history %d %s\n", len(h), newest)
+		focus := "prompt"
+		if s.Focus() == deck.FocusScroll {
+			focus = "scrollback"
+		}
+		fmt.Fprintf(w, "-- state focus %s\n", focus)
+	}
+	fmt.Fprintf(w, "-- state clipboard %s\n", d.Clipboard())
+	if c := d.Cart(); c != nil {
+		fmt.Fprintf(w, "-- state cartridge loaded %s\n", c.Name)
+	} else if c := d.PendingCart(); c != nil {
+		fmt.Fprintf(w, "-- state cartridge waiting %s\n", c.Name)
+	}
+	return nil
 }
