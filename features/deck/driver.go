@@ -277,6 +277,13 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 			}
 			return want("persisted entries", strconv.Itoa(n), a[0])
 		},
+		`^the editor holds "([^"]*)"$`: func(p *procDeck, a ...string) error {
+			v, err := p.stateOf("editor")
+			if err != nil {
+				return err
+			}
+			return want("editor buffer", v, a[0])
+		},
 		`^the clipboard holds "([^"]*)"$`: func(p *procDeck, a ...string) error {
 			v, err := p.stateOf("clipboard")
 			if err != nil {

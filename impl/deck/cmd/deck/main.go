@@ -115,8 +115,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // writeState prints what a debug port shows of the deck: the tutorial
-// cursor, the persisted history region, the REPL's history and focus, the clipboard
-// and the cartridge slot, one `-- state KEY VALUE` line each.
+// cursor, the persisted history region, the REPL's history and focus, the
+// editor's buffer, the clipboard and the cartridge slot, one `-- state KEY VALUE` line each.
 func writeState(w io.Writer, d *deck.Deck) error {
 	st := d.State()
 	cursor := "none"
@@ -143,6 +143,9 @@ func writeState(w io.Writer, d *deck.Deck) error {
 			focus = "scrollback"
 		}
 		fmt.Fprintf(w, "-- state focus %s\n", focus)
+	}
+	if e := d.Editor(); e != nil && e.Buffer() != nil {
+		fmt.Fprintf(w, "-- state editor %s\n", e.Buffer().String())
 	}
 	fmt.Fprintf(w, "-- state clipboard %s\n", d.Clipboard())
 	if c := d.Cart(); c != nil {
