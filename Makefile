@@ -2,8 +2,14 @@
 GO        ?= go
 FUZZTIME  ?= 30s
 REPORTTMP := reports/tmp
+# make report TARGET=name (with the driver variables of features/README.md, and
+# FEATURES=TestFeatures/<system> to run one system) records another target's run
+# under reports/targets/name; reports/matrix.{md,html} puts all runs side by side.
+TARGET    ?= reference
+FEATURES  ?= TestFeatures
+REPORTOUT := $(if $(filter reference,$(TARGET)),reports,reports/targets/$(TARGET))
 
-.PHONY: test report fuzz bench golden lint e2e ci
+.PHONY: test report mutate fuzz bench golden lint e2e ci
 
 ## test: vet and run every Go test (features, guard, properties, units); @wip scenarios are skipped
 test:
@@ -13,13 +19,21 @@ test:
 ## report: run every feature against the reference implementations and write reports/coverage.*
 ## (a progress line per system while it runs; each failing scenario's assertion and replay line once)
 report:
-	@rm -rf $(REPORTTMP) && mkdir -p $(REPORTTMP)
+	@rm -rf $(REPORTTMP) && mkdir -p $(REPORTTMP) $(REPORTOUT)
 	@$(GO) build -o $(REPORTTMP)/report ./reports/cmd/report
 	@echo "features log: $(REPORTTMP)/go-test.log"
-	@ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test -json ./features -count=1 -run 'TestFeatures' 2>&1 \
+	@ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test -json ./features -count=1 -run '$(FEATURES)' 2>&1 \
 	  | $(REPORTTMP)/report watch -log $(REPORTTMP)/go-test.log; \
 	status=$$?; \
-	$(REPORTTMP)/report -results $(REPORTTMP) -out reports -test-exit $$status
+	$(REPORTTMP)/report -results $(REPORTTMP) -out $(REPORTOUT) -target $(TARGET) -test-exit $$status; \
+	status=$$?; $(GO) run ./reports/cmd/matrix -reports reports && exit $$status
+
+## mutate: put small bugs into impl/ and check that each system's features reject them → reports/mutation.json,
+## then refresh the report's strength columns. MUTATE_FLAGS passes flags (e.g. MUTATE_FLAGS="-system chatlog -n 20").
+MUTATE_FLAGS ?=
+mutate:
+	$(GO) run ./reports/cmd/mutate $(MUTATE_FLAGS)
+	@$(MAKE) --no-print-directory report
 
 ## fuzz: run every fuzz target under fuzz/ for FUZZTIME each (default 30s)
 fuzz:

@@ -1,22 +1,21 @@
-// Package features runs every feature of every system under spec through
-// godog, as subtests of one go test entry point: TestFeatures/<system>/<scenario>.
+package features
+
+// The go test entry point: TestFeatures/<system>/<scenario>.
 //
 // Flags (after -args): -seed N (else $ANCHORAGE_SEED, else the fixed default)
 // roots every random stream; -feature features/<system>/<file>.feature[:line]
-// runs one feature or scenario (the line of a scenario, or of one example
-// row of an outline: only that row runs); -tags overrides the tag filter
-// (default "~@wip"). With $ANCHORAGE_REPORT_DIR set, each system also writes
-// its Cucumber JSON there for the coverage report (make report, which writes
-// the JUnit XML from it).
+// runs one feature, scenario, outline or example row (several, comma-separated,
+// of one system); -tags overrides the tag filter (default "~@wip"); -stop ends
+// a system's run at its first failing scenario. With $ANCHORAGE_REPORT_DIR
+// set, each system also writes its Cucumber JSON there for the coverage
+// report (make report, which writes the JUnit XML from it).
 //
-// A scenario's seed depends only on its identity (kit.Identity), so the
-// replay line a failure prints reruns it with the same streams. After a
-// system's full run, TestFeatures/<system>/replay checks that: it reruns a
-// sample of the scenarios (an outline row, a scenario whose name its file
-// repeats, and others) through their own replay lines and compares their
-// fingerprints — the seed, what the steps observed (kit.Scenario.Observe)
-// and each step's status — with the full run's.
-package features
+// After a system's full run, TestFeatures/<system>/replay checks that a
+// replay line reproduces: it reruns a sample of that run's scenarios (an
+// outline row, a scenario whose name its file repeats, and others) through
+// their own replay lines and compares their fingerprints — the scenario's
+// seed, what its steps observed (kit.Scenario.Observe) and each step's
+// status — with the full run's.
 
 import (
 	"context"
@@ -26,96 +25,23 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/cucumber/godog"
 
-	"anchorage/features/chatlog"
-	"anchorage/features/deck"
-	"anchorage/features/jace"
 	"anchorage/features/kit"
-	"anchorage/features/plurnk"
 	"anchorage/reports/catalog"
 	"anchorage/sim/seed"
 )
 
 var (
 	seedFlag    = flag.String("seed", "", "master seed (default: $ANCHORAGE_SEED, else the fixed default)")
-	featureFlag = flag.String("feature", "", "run only this feature, scenario or example row, as features/<system>/<file>.feature[:line]")
+	featureFlag = flag.String("feature", "", "run only this feature, scenario or example row, as features/<system>/<file>.feature[:line]; several, comma-separated, of one system")
 	tagsFlag    = flag.String("tags", "~@wip", "godog tag expression selecting the scenarios to run")
+	stopFlag    = flag.Bool("stop", false, "stop a system's run at its first failing scenario (the mutation tool's bail)")
 )
-
-// systems lists each system with the function that registers its steps.
-func systems() []struct {
-	name string
-	init func(*godog.ScenarioContext)
-} {
-	return []struct {
-		name string
-		init func(*godog.ScenarioContext)
-	}{
-		{"chatlog", chatlog.InitializeScenario},
-		{"plurnk", plurnk.InitializeScenario},
-		{"jace", jace.InitializeScenario},
-		{"deck", deck.InitializeScenario},
-	}
-}
-
-// selection is what -feature asks for: a godog path (relative to features/)
-// and, for an outline row, the row's location (only that pickle runs).
-type selection struct {
-	system string
-	path   string // for godog: <system>/<file>.feature[:scenario line]
-	row    string // features/<system>/<file>.feature:<row line>, or ""
-}
-
-// parseSelection reads a -feature value. A line that is an example row of an
-// outline becomes the outline's line for godog (which selects scenarios by
-// their own line) plus the row to keep.
-func parseSelection(cat *catalog.Catalog, value string) (selection, error) {
-	p := strings.TrimPrefix(strings.TrimPrefix(filepath.ToSlash(value), "./"), "features/")
-	sys, _, _ := strings.Cut(p, "/")
-	sel := selection{system: sys, path: p}
-	file := kit.StripLine(p)
-	if file == p {
-		return sel, nil
-	}
-	line, err := strconv.Atoi(p[len(file)+1:])
-	if err != nil {
-		return sel, fmt.Errorf("-feature %s: bad line: %w", value, err)
-	}
-	for _, sc := range cat.Scenarios {
-		if sc.URI == "features/"+file && sc.Line == line {
-			if sc.Decl != sc.Line { // an example row
-				sel.path = file + ":" + strconv.Itoa(sc.Decl)
-				sel.row = "features/" + p
-			}
-			return sel, nil
-		}
-	}
-	return sel, nil // a scenario's own line, or nothing: godog decides
-}
-
-// fingerprints collects each run scenario's fingerprint by location.
-type fingerprints struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (f *fingerprints) put(loc, fp string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.m[loc] = fp
-}
-
-func (f *fingerprints) get() map[string]string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return maps.Clone(f.m)
-}
 
 func TestFeatures(t *testing.T) {
 	seeds, err := seed.Resolve(*seedFlag)
@@ -129,64 +55,92 @@ func TestFeatures(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("catalog: %s", p) // the anchor guard test says more
 	}
-	var only selection
-	if *featureFlag != "" {
-		if only, err = parseSelection(cat, *featureFlag); err != nil {
-			t.Fatal(err)
-		}
+	sel, err := Select(cat, *featureFlag)
+	if err != nil {
+		t.Fatal(err)
 	}
 	reportDir := os.Getenv("ANCHORAGE_REPORT_DIR")
 	t.Logf("master seed %d", seeds.Master())
 
-	for _, sys := range systems() {
-		if only.system != "" && sys.name != only.system {
+	for _, sys := range Systems() {
+		if sel.System != "" && sys.Name != sel.System {
 			continue
 		}
-		t.Run(sys.name, func(t *testing.T) {
+		t.Run(sys.Name, func(t *testing.T) {
 			n := 0
 			for _, sc := range cat.Scenarios {
-				if sc.System == sys.name {
+				if sc.System == sys.Name {
 					n++
 				}
 			}
 			if n == 0 {
-				t.Skipf("no %s scenarios yet: its anchors are uncovered in the report", sys.name)
+				t.Skipf("no %s scenarios yet: its anchors are uncovered in the report", sys.Name)
 			}
-			sel := selection{system: sys.name, path: sys.name}
-			if only.system != "" {
-				sel = only
+			paths := []string{sys.Name}
+			if sel.Paths != nil {
+				paths = sel.Paths
 			}
 			format := "progress"
 			if reportDir != "" {
-				format += ",cucumber:" + filepath.Join(reportDir, "cucumber-"+sys.name+".json")
+				format += ",cucumber:" + filepath.Join(reportDir, "cucumber-"+sys.Name+".json")
 			}
-			fps := &fingerprints{m: map[string]string{}}
-			if runSuite(t, sys.name, sys.init, cat, seeds, sel, format, fps) != 0 {
-				t.Errorf("%s features failed (master seed %d; each failing scenario logs its replay command)", sys.name, seeds.Master())
+			full := &fingerprints{m: map[string]string{}}
+			opts := godog.Options{
+				Format:        format,
+				Paths:         paths,
+				Strict:        true,
+				Tags:          *tagsFlag,
+				NoColors:      true,
+				TestingT:      t,
+				StopOnFailure: *stopFlag,
 			}
-			if only.system == "" && *tagsFlag == "~@wip" {
-				t.Run("replay", func(t *testing.T) { checkReplay(t, sys.name, sys.init, cat, seeds, fps.get()) })
+			suite := godog.TestSuite{
+				Name:                sys.Name,
+				ScenarioInitializer: fingerprinted(Initializer(sys.Name, sys.Init, cat, seeds, sel, nil), full),
+				Options:             &opts,
+			}
+			if suite.Run() != 0 {
+				t.Errorf("%s features failed (master seed %d; each failing scenario logs its replay command)", sys.Name, seeds.Master())
+			}
+			if sel.System == "" && *tagsFlag == "~@wip" && !*stopFlag {
+				t.Run("replay", func(t *testing.T) { checkReplay(t, sys, cat, seeds, full.get()) })
 			}
 		})
 	}
 }
 
-// runSuite runs the scenarios sel selects, recording their fingerprints.
-func runSuite(t *testing.T, system string, register func(*godog.ScenarioContext), cat *catalog.Catalog, seeds seed.Seeds, sel selection, format string, fps *fingerprints) int {
-	opts := godog.Options{
-		Format:   format,
-		Paths:    []string{sel.path},
-		Strict:   true,
-		Tags:     *tagsFlag,
-		NoColors: true,
-		TestingT: t,
+// fingerprints collects each run scenario's fingerprint by location.
+type fingerprints struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (f *fingerprints) get() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.m)
+}
+
+// fingerprinted adds to a scenario initializer the hooks that record each
+// run scenario's fingerprint: every step's status, then the whole.
+func fingerprinted(init func(*godog.ScenarioContext), fps *fingerprints) func(*godog.ScenarioContext) {
+	return func(sc *godog.ScenarioContext) {
+		init(sc)
+		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+			if s, kerr := kit.From(ctx); kerr == nil {
+				s.Observe("step %q %s", st.Text, status)
+			}
+			return ctx, nil
+		})
+		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+			if s, kerr := kit.From(ctx); kerr == nil { // not set: skipped by the selection
+				fps.mu.Lock()
+				fps.m[s.Location] = s.Fingerprint()
+				fps.mu.Unlock()
+			}
+			return ctx, nil
+		})
 	}
-	suite := godog.TestSuite{
-		Name:                system,
-		ScenarioInitializer: initializer(system, register, cat, seeds, sel.row, fps),
-		Options:             &opts,
-	}
-	return suite.Run()
 }
 
 // checkReplay reruns a sample of the full run's scenarios through their own
@@ -195,14 +149,14 @@ func runSuite(t *testing.T, system string, register func(*godog.ScenarioContext)
 // shows as a difference. The sample (drawn from the master seed) takes an
 // outline row, a scenario whose name its file repeats, and others, among
 // the scenarios that ran.
-func checkReplay(t *testing.T, system string, register func(*godog.ScenarioContext), cat *catalog.Catalog, seeds seed.Seeds, full map[string]string) {
+func checkReplay(t *testing.T, sys System, cat *catalog.Catalog, seeds seed.Seeds, full map[string]string) {
 	var rows, repeated, rest []*catalog.Scenario
 	names := map[string]int{}
 	for _, sc := range cat.Scenarios {
 		names[sc.URI+"\x00"+sc.Name]++
 	}
 	for _, sc := range cat.Scenarios {
-		if sc.System != system || full[sc.Location()] == "" {
+		if sc.System != sys.Name || full[sc.Location()] == "" {
 			continue
 		}
 		switch {
@@ -214,7 +168,7 @@ func checkReplay(t *testing.T, system string, register func(*godog.ScenarioConte
 			rest = append(rest, sc)
 		}
 	}
-	r := seeds.Rand("replay-sample/" + system)
+	r := seeds.Rand("replay-sample/" + sys.Name)
 	var sample []*catalog.Scenario
 	pick := func(from []*catalog.Scenario, n int) {
 		from = slices.Clone(from)
@@ -228,109 +182,33 @@ func checkReplay(t *testing.T, system string, register func(*godog.ScenarioConte
 	pick(repeated, 1)
 	pick(rest, 4-len(sample))
 	if len(sample) == 0 {
-		t.Skipf("no %s scenario ran", system)
+		t.Skipf("no %s scenario ran", sys.Name)
 	}
 	for _, sc := range sample {
-		line := seeds.Replay("./features", "TestFeatures/"+system, "-feature="+sc.Location())
+		line := seeds.Replay("./features", "TestFeatures/"+sys.Name, "-feature="+sc.Location())
 		_, arg, ok := strings.Cut(line, " -args -feature=")
 		if !ok || !strings.HasPrefix(line, fmt.Sprintf("%s=%d ", seed.EnvVar, seeds.Master())) {
 			t.Fatalf("replay line %q does not carry the master seed and the scenario", line)
 		}
-		sel, err := parseSelection(cat, arg)
+		sel, err := Select(cat, arg)
 		if err != nil {
 			t.Fatalf("replay line %q: %v", line, err)
 		}
-		fps := &fingerprints{m: map[string]string{}}
-		runSuite(t, system, register, cat, seeds, sel, "progress", fps)
-		got := fps.get()
-		if got[sc.Location()] != full[sc.Location()] {
-			t.Errorf("%s (%s): the replay line\n  %s\nran it with fingerprint %.12s, the full run with %.12s", sc.Location(), sc.Name, line, got[sc.Location()], full[sc.Location()])
+		got := &fingerprints{m: map[string]string{}}
+		suite := godog.TestSuite{
+			Name:                sys.Name,
+			ScenarioInitializer: fingerprinted(Initializer(sys.Name, sys.Init, cat, seeds, sel, nil), got),
+			Options:             &godog.Options{Format: "progress", Paths: sel.Paths, Strict: true, Tags: *tagsFlag, NoColors: true, TestingT: t},
 		}
-		delete(got, sc.Location())
-		if len(got) > 0 {
-			t.Errorf("%s: the replay line also ran %v", sc.Location(), slices.Sorted(maps.Keys(got)))
+		suite.Run()
+		fp := got.get()
+		if fp[sc.Location()] != full[sc.Location()] {
+			t.Errorf("%s (%s): the replay line\n  %s\nran it with fingerprint %.12s, the full run with %.12s", sc.Location(), sc.Name, line, fp[sc.Location()], full[sc.Location()])
+		}
+		delete(fp, sc.Location())
+		if len(fp) > 0 {
+			t.Errorf("%s: the replay line also ran %v", sc.Location(), slices.Sorted(maps.Keys(fp)))
 		}
 		t.Logf("replayed %s (%s): fingerprint %.12s as in the full run", sc.Location(), sc.Name, full[sc.Location()])
-	}
-}
-
-// identify finds the catalog scenario of a pickle: same file, same name and
-// same step texts; among identical ones (the same row twice), the k-th met.
-// The returned index is its rank among the file's pickles with that name —
-// the same whatever the run selected.
-func identify(cat *catalog.Catalog, uri string, p *godog.Scenario, seen map[string]int) (*catalog.Scenario, int) {
-	var same []*catalog.Scenario
-	for _, c := range cat.Scenarios {
-		if c.URI == uri && c.Name == p.Name {
-			same = append(same, c)
-		}
-	}
-	var texts []string
-	for _, st := range p.Steps {
-		texts = append(texts, st.Text)
-	}
-	key := uri + "\x00" + p.Name + "\x00" + strings.Join(texts, "\x00")
-	k := seen[key]
-	seen[key] = k + 1
-	for i, c := range same {
-		if !slices.EqualFunc(c.Steps, texts, func(st catalog.Step, text string) bool { return st.Text == text }) {
-			continue
-		}
-		if k == 0 {
-			return c, i
-		}
-		k--
-	}
-	return nil, 0
-}
-
-// initializer wraps a system's step registration with the hooks every
-// scenario gets: its location and seed before, its fingerprint and (on
-// failure) its replay line after. With row set, every other pickle is skipped.
-func initializer(system string, register func(*godog.ScenarioContext), cat *catalog.Catalog, seeds seed.Seeds, row string, fps *fingerprints) func(*godog.ScenarioContext) {
-	var mu sync.Mutex
-	seen := map[string]int{}
-	return func(sc *godog.ScenarioContext) {
-		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-			uri := "features/" + kit.StripLine(strings.TrimPrefix(filepath.ToSlash(p.Uri), "./"))
-			mu.Lock()
-			c, index := identify(cat, uri, p, seen)
-			mu.Unlock()
-			loc := uri
-			if c != nil {
-				loc = c.Location()
-			}
-			s := &kit.Scenario{
-				System:   system,
-				Name:     p.Name,
-				Location: loc,
-				Seeds:    kit.SeedsFor(seeds, uri, p.Name, index),
-				Master:   seeds.Master(),
-				Replay:   seeds.Replay("./features", "TestFeatures/"+system, "-feature="+loc),
-			}
-			ctx = kit.With(ctx, s)
-			if row != "" && loc != row {
-				return ctx, fmt.Errorf("not the selected row %s: %w", row, godog.ErrSkip)
-			}
-			return ctx, nil
-		})
-		register(sc)
-		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-			if s, kerr := kit.From(ctx); kerr == nil {
-				s.Observe("step %q %s", st.Text, status)
-			}
-			return ctx, nil
-		})
-		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-			s, kerr := kit.From(ctx)
-			if kerr != nil || (row != "" && s.Location != row) {
-				return ctx, nil
-			}
-			if err != nil {
-				godog.Logf(ctx, "%s failed with master seed %d\nreplay: %s", s.Location, s.Master, s.Replay)
-			}
-			fps.put(s.Location, s.Fingerprint())
-			return ctx, nil
-		})
 	}
 }

@@ -6,8 +6,8 @@
 // A scenario's seed depends only on its identity — its feature file (without
 // any :line a selection added), its name, and which row of an outline it is —
 // never on how the run selected it, so the replay line of a failure reruns it
-// with the same streams (see Identity). The runner checks that by comparing
-// fingerprints (Observe, Fingerprint) between a full run and replays.
+// with the same streams. The runner checks that by comparing fingerprints
+// (Observe, Fingerprint) between a full run and replays.
 //
 // Step packages (features/<system>) are thin adapters over impl/ and sim/;
 // they may import godog, this package, impl/ and sim/. impl/ never imports
@@ -38,33 +38,6 @@ type Scenario struct {
 
 	mu       sync.Mutex
 	observed []string
-}
-
-// Identity is the name a scenario's seed is derived from: the feature file
-// (project-relative, without a :line suffix), the scenario's name, and its
-// index among the pickles of that file with that name (0 unless an outline
-// or a repeated name gives several).
-func Identity(uri, name string, index int) string {
-	return fmt.Sprintf("scenario:%s:%s:%d", StripLine(uri), name, index)
-}
-
-// StripLine removes a trailing :<digits> from a feature path.
-func StripLine(path string) string {
-	i := strings.LastIndexByte(path, ':')
-	if i < 0 || i == len(path)-1 {
-		return path
-	}
-	for _, r := range path[i+1:] {
-		if r < '0' || r > '9' {
-			return path
-		}
-	}
-	return path[:i]
-}
-
-// SeedsFor returns the streams of the scenario with that identity.
-func SeedsFor(master seed.Seeds, uri, name string, index int) seed.Seeds {
-	return master.Child(Identity(uri, name, index))
 }
 
 // Observe records one fact the scenario showed (a generated name, a hash of

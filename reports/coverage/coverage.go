@@ -47,6 +47,12 @@ type Report struct {
 	Orphans     []string    `json:"orphans"`
 	Ambiguities []Ambiguity `json:"ambiguities"`
 	Problems    []string    `json:"problems"`
+
+	// Target names the implementation the run judged ("reference", or
+	// make report's TARGET) and Drivers each system's driver in that run
+	// (matrix.go puts several runs side by side).
+	Target  string            `json:"target"`
+	Drivers map[string]string `json:"drivers,omitempty"`
 }
 
 // System is one system's anchors.

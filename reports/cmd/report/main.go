@@ -5,7 +5,7 @@
 // one-screen summary. It exits 1 when a scenario failed, the anchor guard
 // found a problem, or -test-exit is not 0; 2 on bad input; 0 for -h.
 //
-// Usage: go run ./reports/cmd/report -results reports/tmp -out reports -seed N -test-exit N
+// Usage: go run ./reports/cmd/report -results reports/tmp -out reports -seed N -test-exit N [-target NAME]
 //
 // "report watch" reads `go test -json ./features` on stdin while the run
 // goes: a progress line per system, then each failing scenario's assertion
@@ -42,6 +42,7 @@ func run(args []string) int {
 	seedFlag := fl.String("seed", "", "master seed of the run (default: $ANCHORAGE_SEED, else the fixed default)")
 	mutation := fl.String("mutation", "reports/mutation.json", "mutation report to read per-anchor strength from (absent: no strength figures)")
 	testExit := fl.Int("test-exit", 0, "exit status of the go test run that produced -results")
+	target := fl.String("target", "reference", "the implementation this run judged (coverage.json names it; see reports/cmd/matrix)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -77,6 +78,7 @@ func run(args []string) int {
 		return 2
 	}
 	rep := coverage.BuildDetailed(cat, problems, res, details, seeds.Master())
+	rep.Target, rep.Drivers = *target, coverage.DriversFromEnv()
 	if data, err := os.ReadFile(*mutation); err == nil {
 		if err := rep.ApplyMutation(cat, data); err != nil {
 			fmt.Fprintln(os.Stderr, "report:", err)
