@@ -133,7 +133,7 @@ func fingerprinted(init func(*godog.ScenarioContext), fps *fingerprints) func(*g
 			return ctx, nil
 		})
 		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-			if s, kerr := kit.From(ctx); kerr == nil { // not set: skipped by the selection
+			if s, kerr := kit.From(ctx); kerr == nil && !s.Unselected {
 				fps.mu.Lock()
 				fps.m[s.Location] = s.Fingerprint()
 				fps.mu.Unlock()

@@ -35,6 +35,9 @@ type Scenario struct {
 	Seeds    seed.Seeds // this scenario's streams, derived from the master seed
 	Master   uint64     // the master seed of the run
 	Replay   string     // the command that reruns just this scenario
+	// Unselected is set for a pickle the run's -feature selection leaves
+	// out: its steps are skipped, hooks should do nothing of note.
+	Unselected bool
 
 	mu       sync.Mutex
 	observed []string
