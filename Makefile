@@ -19,7 +19,7 @@ test:
 ## report: run every feature against the reference implementations and write reports/coverage.*
 ## (a progress line per system while it runs; each failing scenario's assertion and replay line once)
 report:
-	@rm -rf $(REPORTTMP) && mkdir -p $(REPORTTMP) $(REPORTOUT)
+	@mkdir -p $(REPORTTMP) $(REPORTOUT) && rm -f $(REPORTTMP)/cucumber-*.json $(REPORTTMP)/go-test.log  # keeps e2e's screenshots
 	@$(GO) build -o $(REPORTTMP)/report ./reports/cmd/report
 	@echo "features log: $(REPORTTMP)/go-test.log"
 	@ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test -json ./features -count=1 -run '$(FEATURES)' 2>&1 \
