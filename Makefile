@@ -20,8 +20,8 @@ test:
 ## (a progress line per system while it runs; each failing scenario's assertion and replay line once)
 report:
 	@mkdir -p $(REPORTTMP) $(REPORTOUT) && rm -f $(REPORTTMP)/cucumber-*.json $(REPORTTMP)/go-test.log  # keeps e2e's screenshots
+	@echo "building the report command, then the features (on a fresh machine the first build takes minutes); log: $(REPORTTMP)/go-test.log"
 	@$(GO) build -o $(REPORTTMP)/report ./reports/cmd/report
-	@echo "features log: $(REPORTTMP)/go-test.log"
 	@ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test -json ./features -count=1 -run '$(FEATURES)' 2>&1 \
 	  | $(REPORTTMP)/report watch -log $(REPORTTMP)/go-test.log; \
 	status=$$?; \
