@@ -63,3 +63,44 @@ Feature: Adapters
       refused: this realm evaluates Lisp, not JS
       ```
       """
+
+  @§chatlog-adapter-contract @§chatlog-result-fences
+  Scenario: code that awaits answers with the value of its last expression statement
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" asks "Index - 7 Zen" to run "globalThis.window = globalThis; window._psys = {loadSystem: () => Promise.resolve({status: 'loaded'})}; 0"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "await window._psys.loadSystem();"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (5ms)
+      ```JSON
+      {"status":"loaded"}
+      ```
+      """
+    When agent "agent" asks "Index - 7 Zen" to run "const a = await Promise.resolve(50);\nconst b = 8;\na\n- b;;\n"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:02 (5ms)
+      ```JSON
+      42
+      ```
+      """
+    When agent "agent" asks "Index - 7 Zen" to run "let s = 'a;b'; await null; s.split(';').length"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      2
+      ```
+      """
+    When agent "agent" asks "Index - 7 Zen" to run "await null; const x = 1;"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```Text
+      undefined
+      ```
+      """

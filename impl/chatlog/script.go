@@ -7,8 +7,9 @@ package chatlog
 // It defines globalThis.__chatlog with:
 //   - run(code): a promise of {ok, json, isJSON, text, stack}. The code is
 //     evaluated as a script (its completion value is the result); code that
-//     uses await is run as the body of an async function, as an expression
-//     first, so "await f()" gives f's value. A promise result is awaited.
+//     uses await is run as the body of an async function that returns the
+//     value of its last expression statement, so "await f();" gives f's
+//     value. A promise result is awaited.
 //   - capture(err, kind): push a description of err into the error buffer
 //     (§chatlog-error-buffer); kind "rejection" marks unhandled rejections.
 //   - take(): the buffer's contents, emptying it.
@@ -42,6 +43,26 @@ const CoreScript = `(function () {
   }
   var AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
   var indirect = eval;
+  // lastValue compiles code that uses await as the body of an async
+  // function that returns the value of its last expression statement, as a
+  // script's completion value would be: the longest tail of the code that
+  // reads as one expression, after the first ";" or line break where the
+  // code splits into statements and that expression. Trailing semicolons
+  // and blanks are ignored, so "await f();" gives f's value.
+  function lastValue(code) {
+    var src = code.replace(/[\s;]+$/, "");
+    try { return new AsyncFunction("return (" + src + "\n)"); } catch (e) {}
+    var tries = 0;
+    for (var i = 0; i < src.length && tries < 4096; i++) {
+      var c = src.charAt(i);
+      if (c !== ";" && c !== "\n") continue;
+      var tail = src.slice(i + 1);
+      if (!/\S/.test(tail)) break;
+      tries++;
+      try { return new AsyncFunction(src.slice(0, i + 1) + "\nreturn (" + tail + "\n)"); } catch (e) {}
+    }
+    return new AsyncFunction(code);
+  }
   async function run(code) {
     try {
       var v;
@@ -49,10 +70,7 @@ const CoreScript = `(function () {
         v = indirect(code);
       } catch (e) {
         if (!(e instanceof SyntaxError) || !/\bawait\b/.test(code)) throw e;
-        var fn;
-        try { fn = new AsyncFunction("return (" + code + "\n)"); }
-        catch (e2) { fn = new AsyncFunction(code); }
-        v = fn();
+        v = lastValue(code)();
       }
       if (v && typeof v.then === "function") v = await v;
       return encode(v);
