@@ -198,3 +198,34 @@ Feature: Parser and watcher
       """
     Then the log has 1 request and 2 replies
     And the request on line 10 is closed
+
+  @§chatlog-request-header @decision
+  Scenario: an untagged fence after a request header is a request that names no language, refused with a reason
+    Given the log:
+      """
+      **agent** to tab at 10:00:00
+      ```
+      1+1
+      ```
+      """
+    Then the log has 1 request and 0 replies
+    And the request on line 1 is closed
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent** to <page> at 09:00:00
+      ```
+      6*7
+      ```
+      """
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00 (**ERROR**)
+      ```Error
+      refused: the request's fence names no language; this realm evaluates JS (open the fence with ```JS)
+      ```
+      """
+    And "Index - 7 Zen" has 1 job
+    And the log of "Index - 7 Zen" does not contain "42"

@@ -221,11 +221,13 @@ func (f fence) lang() string {
 	return w
 }
 
-// resultTags are the fence tags of replies (§chatlog-result-fences); a
-// header followed by one of them is a reply, never a request.
+// isResultTag reports the fence tags of replies (§chatlog-result-fences); a
+// header followed by one of them is a reply, never a request. An untagged
+// fence is not one: after a request header it makes a request that names
+// no language, which the server refuses with a reply saying so.
 func isResultTag(tag string) bool {
 	switch strings.ToLower(tag) {
-	case "json", "text", "error", "":
+	case "json", "text", "error":
 		return true
 	}
 	return false

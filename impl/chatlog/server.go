@@ -808,13 +808,18 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 		Page: r.Page, At: at, Lang: r.Lang, Code: r.Code, Offset: r.Offset,
 		State: Requested, History: []JobState{Requested}, RequestedAt: s.cfg.Clock.Now()}
 	in.byOffset[r.Offset] = j
-	if !SameLanguage(r.Lang, in.Lang) {
-		// Not this realm's language (§chatlog-adapter-language): refused,
-		// never dispatched.
-		s.logf("%s line %d: %s request refused, this realm runs %s", in.Path, r.Line, r.Lang, in.Lang)
+	if r.Lang == "" || !SameLanguage(r.Lang, in.Lang) {
+		// Not this realm's language (§chatlog-adapter-language), or no
+		// language at all (§chatlog-request-header): refused, never
+		// dispatched, and the agent is told why.
+		why := fmt.Sprintf("refused: this realm evaluates %s, not %s", in.Lang, r.Lang)
+		if r.Lang == "" {
+			why = fmt.Sprintf("refused: the request's fence names no language; this realm evaluates %s (open the fence with ```%s)", in.Lang, in.Lang)
+		}
+		s.logf("%s line %d: request refused: %s", in.Path, r.Line, why)
 		_ = j.to(Orphaned)
 		s.jobs[j.ID] = j
-		o := Outcome{Stack: fmt.Sprintf("refused: this realm evaluates %s, not %s", in.Lang, r.Lang)}
+		o := Outcome{Stack: why}
 		if err := s.appendLocked(in, RenderReply(r.Page, r.Agent, Clock(s.cfg.Clock.Now()), -1, o)); err != nil {
 			s.logf("%v", err)
 		}
