@@ -355,8 +355,6 @@ func (s *Server) Poll(id, token string) (*Task, error) {
 	in.inFlight[j.ID] = j
 	in.State, in.Note = StateExecuting, ""
 	s.noteRecent(j)
-	jid := j.ID
-	s.cfg.Clock.AfterFunc(s.cfg.Timeout, func() { s.timeout(in.Stem, jid) })
 	s.writeRegistry()
 	return &Task{JobID: j.ID, Instance: in.Stem, Agent: j.Agent, Page: j.Page, At: j.At, Lang: j.Lang, Code: j.Code}, nil
 }
@@ -447,18 +445,30 @@ func (s *Server) timeout(stem, jobID string) {
 		return
 	}
 	in, j := s.instances[stem], s.jobs[jobID]
-	if in == nil || j == nil || j.State != Dispatched {
+	if in == nil || j == nil || (j.State != Dispatched && j.State != Requested) {
 		return
 	}
+	taken := j.State == Dispatched
 	if err := j.to(TimedOut); err != nil {
 		s.logf("%v", err)
 		return
 	}
-	delete(in.inFlight, j.ID)
 	ms := s.cfg.Timeout.Milliseconds()
 	in.State, in.Note = StateFailed, fmt.Sprintf("after %dms (timeout)", ms)
-	s.logf("job %s timed out after %s", j.ID, FormatMillis(ms))
 	o := Outcome{Stack: fmt.Sprintf("timeout: no result after %s", FormatMillis(ms))}
+	if taken {
+		delete(in.inFlight, j.ID)
+		s.logf("job %s timed out after %s", j.ID, FormatMillis(ms))
+	} else {
+		for i, q := range in.queue {
+			if q == j {
+				in.queue = append(in.queue[:i], in.queue[i+1:]...)
+				break
+			}
+		}
+		s.logf("job %s timed out after %s without being dispatched: no realm took it", j.ID, FormatMillis(ms))
+		o.Stack = fmt.Sprintf("timeout: no realm took this job within %s", FormatMillis(ms))
+	}
 	if err := s.appendLocked(in, RenderReply(j.Page, j.Agent, Clock(s.cfg.Clock.Now()), ms, o, "timeout")); err != nil {
 		s.logf("job %s: timeout entry not written: %v", j.ID, err)
 	}
@@ -828,6 +838,10 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 	s.jobs[j.ID] = j
 	s.stats.Jobs++
 	in.queue = append(in.queue, j)
+	// The job's timeout runs from its request, dispatched or not
+	// (§chatlog-timeout): a job no page ever takes times out too.
+	stem, jid := in.Stem, j.ID
+	s.cfg.Clock.AfterFunc(s.cfg.Timeout, func() { s.timeout(stem, jid) })
 	s.logf("job %s requested by %s (%s line %d)", j.ID, j.Agent, in.Path, r.Line)
 	s.noteRecent(j)
 	s.writeRegistry()
