@@ -103,6 +103,18 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return expectMissing(get(ctx).fs, "debug")
 	})
 	sc.Step(`^the server starts$`, func(ctx context.Context) error { return get(ctx).start() })
+	sc.Step(`^the server restarts$`, func(ctx context.Context) error { return get(ctx).restart() })
+	sc.Step(`^the page "([^"]*)" is still registered as before$`, func(ctx context.Context, name string) error {
+		w := get(ctx)
+		p, err := w.page(name)
+		if err != nil {
+			return err
+		}
+		if got, want := p.Registration(), w.regs[name]; got.ID != want.ID || got.Path != want.Path {
+			return fmt.Errorf("the page is now %s (%s), was %s (%s)", got.ID, got.Path, want.ID, want.Path)
+		}
+		return nil
+	})
 	sc.Step(`^a page titled "([^"]*)" connects$`, func(ctx context.Context, title string) error {
 		return get(ctx).connect(title, title)
 	})

@@ -15,6 +15,7 @@ package chatlog
 //   - take(): the buffer's contents, emptying it.
 const CoreScript = `(function () {
   "use strict";
+  if (globalThis.__chatlog) return; // loaded twice
   var buffer = [];
   function describe(e) {
     if (e && typeof e === "object" && "stack" in e && e.stack) {
@@ -90,34 +91,65 @@ const CoreScript = `(function () {
 })();
 `
 
-// PageScript is the browser adapter served at /adapter.js: it registers the
-// page, long-polls for jobs, evaluates them with CoreScript, posts results
-// with the error buffer, and sends heartbeats. window "error" and
-// "unhandledrejection" events go to the buffer (§chatlog-error-buffer).
-const PageScript = CoreScript + `(function () {
+// ListenerScript is the adapter's error capture (§chatlog-error-buffer):
+// the window's "error" and "unhandledrejection" events go into the buffer
+// of CoreScript. The browser runs it as part of PageScript; the simulated
+// pages run it too, over a window that dispatches the same events.
+const ListenerScript = `(function () {
   "use strict";
   var C = globalThis.__chatlog;
   window.addEventListener("error", function (ev) { C.capture(ev.error || ev.message, "error"); });
   window.addEventListener("unhandledrejection", function (ev) { C.capture(ev.reason, "rejection"); });
+})();
+`
+
+// PageScript is the browser adapter served at /adapter.js: it registers the
+// page, long-polls for jobs, evaluates them with CoreScript, posts results
+// with the error buffer (ListenerScript fills it), and sends heartbeats. It
+// talks to the server it was loaded from, so any page can load it with an
+// absolute URL (see HTTPTransport for CORS), and after a server restart it
+// rejoins under its old id and keeps its log.
+const PageScript = CoreScript + ListenerScript + `(function () {
+  "use strict";
+  if (globalThis.__chatlogAdapter) return; // loaded twice (a bookmarklet clicked again)
+  globalThis.__chatlogAdapter = true;
+  var C = globalThis.__chatlog;
+  // The server is where this script came from, so that a page of another
+  // origin can load it with an absolute URL (script tag or bookmarklet).
+  var base = "";
+  try { base = new URL(document.currentScript.src).origin; } catch (e) {}
   var me = null;
+  function sleep(ms) { return new Promise(function (ok) { setTimeout(ok, ms); }); }
   function post(path, body) {
-    return fetch(path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+    return fetch(base + path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
   }
+  // register connects the page; after a server restart (403) it rejoins
+  // under the id it had, so that it keeps its log.
   async function register() {
-    var r = await post("/api/register", {name: document.title || "page", url: location.href, lang: "JS"});
+    var body = {name: document.title || "page", url: location.href, lang: "JS"};
+    if (me) body.id = me.id;
+    var r = await post("/api/register", body);
     if (!r.ok) throw new Error("register: " + r.status);
     me = await r.json();
     window.__chatlogInstance = me;
-    setInterval(function () { post("/api/heartbeat", {id: me.id, token: me.token}).catch(function () {}); }, 5000);
+  }
+  async function rejoin() {
+    try { await register(); } catch (e) { await sleep(1000); }
   }
   async function loop() {
+    setInterval(function () {
+      post("/api/heartbeat", {id: me.id, token: me.token}).then(function (r) {
+        if (r.status === 403) rejoin();
+      }, function () {});
+    }, 5000);
     for (;;) {
       var r;
       try {
-        r = await fetch("/api/poll?id=" + encodeURIComponent(me.id) + "&token=" + encodeURIComponent(me.token));
-      } catch (e) { await new Promise(function (ok) { setTimeout(ok, 1000); }); continue; }
+        r = await fetch(base + "/api/poll?id=" + encodeURIComponent(me.id) + "&token=" + encodeURIComponent(me.token));
+      } catch (e) { await sleep(1000); continue; }
       if (r.status === 204) continue;
-      if (!r.ok) { await new Promise(function (ok) { setTimeout(ok, 1000); }); continue; }
+      if (r.status === 403) { await rejoin(); continue; }
+      if (!r.ok) { await sleep(1000); continue; }
       var task = await r.json();
       var out = await C.run(task.code);
       out.errors = C.take();

@@ -134,6 +134,7 @@ type Server struct {
 	stats     Stats
 	ticker    clock.Timer
 	stopped   bool
+	refused   map[string]bool // ids whose refusal the console has told
 }
 
 // New returns a server over cfg.Fs. Call Start to begin watching.
@@ -162,6 +163,16 @@ func (s *Server) Start() error {
 		return fmt.Errorf("chatlog: create %s: %w", InstanceDir, err)
 	}
 	s.writeRegistry()
+	if !s.cfg.SingleFile {
+		// Logs left by an earlier run have no realm until their pages
+		// register again; say so rather than ignore them silently.
+		if names, err := afero.Glob(s.cfg.Fs, InstanceDir+"/*.md"); err == nil {
+			sort.Strings(names)
+			for _, p := range names {
+				s.logf("%s: not watched until its page registers again (no realm is attached to it since the server started)", p)
+			}
+		}
+	}
 	s.ticker = s.cfg.Clock.AfterFunc(s.cfg.PollInterval, s.tick)
 	return nil
 }
@@ -288,9 +299,40 @@ func (s *Server) Adopt(stem, name, url, lang string) (Registration, error) {
 	return Registration{ID: stem, Token: in.token, Path: p}, nil
 }
 
+// Rejoin connects a realm that was registered as id before (its page
+// keeps the id, the server forgot it in a restart): when no instance is
+// connected under id and its log exists, the page gets it back, log and
+// all, like Adopt; otherwise it registers afresh like Register.
+func (s *Server) Rejoin(id, name, url, lang string) (Registration, error) {
+	if id != "" {
+		reg, err := s.Adopt(id, name, url, lang)
+		if err == nil {
+			s.mu.Lock()
+			s.logf("%s rejoined after a server restart, keeping %s", id, reg.Path)
+			s.mu.Unlock()
+			return reg, nil
+		}
+		s.mu.Lock()
+		s.logf("%q cannot rejoin as %s (%v); registering it afresh", name, id, err)
+		s.mu.Unlock()
+	}
+	return s.Register(name, url, lang)
+}
+
 func (s *Server) verify(id, token string) (*Instance, error) {
 	in, ok := s.byToken[token]
 	if !ok || in.Stem != id {
+		if s.refused == nil {
+			s.refused = map[string]bool{}
+		}
+		if !s.refused[id] {
+			s.refused[id] = true
+			if _, known := s.instances[id]; known {
+				s.logf("refused a call for %s: wrong token", id)
+			} else {
+				s.logf("refused a call for %s: no such instance since the server started; the page must register again (it may rejoin as %s)", id, id)
+			}
+		}
 		return nil, ErrUnknownInstance
 	}
 	return in, nil
