@@ -23,17 +23,22 @@ Feature: Adapters
       ReferenceError: 'missing' is not defined
       """
 
-  @§chatlog-adapter-contract
-  Scenario: the browser adapter is served with the page that loads it
+  @§chatlog-adapter-contract @decision
+  Scenario: a page of another origin on this machine can be a realm, a page from elsewhere cannot
     Given a running server
     And the adapter transport is served over HTTP
     Then GET "/" answers 200
     And GET "/adapter.js" answers 200
-    And the body of GET "/" contains "<script src=\"/adapter.js\">"
-    And the body of GET "/adapter.js" contains "/api/poll?id="
-    And the body of GET "/adapter.js" contains "post(\"/api/result\", out)"
-    And the body of GET "/adapter.js" contains "out.errors = C.take()"
-    And the body of GET "/adapter.js" contains "addEventListener(\"unhandledrejection\""
+    And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, private network true
+    And a preflight from "https://evil.example" for POST "/api/register" is refused
+    When a page served from "http://localhost:5173" titled "My App" registers over HTTP: 200
+    And a page served from "http://127.0.0.1:8080" titled "Other App" registers over HTTP: 200
+    And a page served from "https://evil.example" titled "Evil" registers over HTTP: 403
+    And a page served from "http://localhost.evil.example" titled "Sly" registers over HTTP: 403
+    Then the registry contains "(http://localhost:5173/app.html) last"
+    And the registry contains "(http://127.0.0.1:8080/app.html) last"
+    And the registry does not contain "evil"
+    And the console says "refused POST /api/register from origin https://evil.example (not an allowed origin)"
 
   @§chatlog-adapter-language @decision
   Scenario: a Lisp realm uses the same format with its own tag

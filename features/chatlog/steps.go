@@ -590,6 +590,74 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^a page served from "([^"]*)" titled "([^"]*)" registers over HTTP: (\d+)$`, func(ctx context.Context, origin, title string, code int) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodPost, w.http.URL+"/api/register",
+			strings.NewReader(fmt.Sprintf(`{"name":%q,"url":%q,"lang":"JS"}`, title, origin+"/app.html")))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Content-Type", "text/plain") // a simple request: no preflight would stop it
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != code {
+			return fmt.Errorf("register from %s: %d, want %d: %s", origin, resp.StatusCode, code, body)
+		}
+		acao := resp.Header.Get("Access-Control-Allow-Origin")
+		if code == http.StatusOK && acao != origin {
+			return fmt.Errorf("register from %s: Access-Control-Allow-Origin %q", origin, acao)
+		}
+		if code != http.StatusOK && acao != "" {
+			return fmt.Errorf("refused register from %s still allows the origin: %q", origin, acao)
+		}
+		return nil
+	})
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" allows (.+)$`, func(ctx context.Context, origin, p, what string) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodOptions, w.http.URL+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type")
+		req.Header.Set("Access-Control-Request-Private-Network", "true")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		got := fmt.Sprintf("origin %s, methods %s, headers %s, private network %s",
+			resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Methods"),
+			resp.Header.Get("Access-Control-Allow-Headers"), resp.Header.Get("Access-Control-Allow-Private-Network"))
+		if resp.StatusCode/100 != 2 || got != what {
+			return fmt.Errorf("preflight: %d, %s; want %s", resp.StatusCode, got, what)
+		}
+		return nil
+	})
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" is refused$`, func(ctx context.Context, origin, p string) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodOptions, w.http.URL+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 == 2 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+			return fmt.Errorf("preflight from %s: %d, allow-origin %q", origin, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+		}
+		return nil
+	})
 	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
 		resp, err := http.Get(w.http.URL + "/api/poll?id=" + w.stem(page) + "&token=forged")
