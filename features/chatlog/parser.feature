@@ -9,7 +9,7 @@ Feature: Parser and watcher
     Given a running server
     And the page "Index - 7 Zen" is connected
     And the log of "Index - 7 Zen" already holds 8 MB of earlier conversation
-    When I note the server's work counters
+    When I note how much the server has read
     And agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
     Then noticing it read less than 128 KB
