@@ -42,7 +42,7 @@ type world struct {
 	snaps   map[string]string // log contents after the last step, for the append-only check
 	broken  []string          // append-only violations seen
 	parsed  chatlog.ParseReport
-	lastW   time.Time // time of the last agent write
+	lastW   time.Time     // time of the last agent write
 	count   *vfs.Counting // the server's filesystem, counting what it reads
 	mark    int64         // bytes the server had read when noted
 	http    *httptest.Server
