@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 30s
 REPORTTMP := reports/tmp
 
-.PHONY: test report fuzz bench golden lint e2e ci
+.PHONY: test report mutate fuzz bench golden lint e2e ci
 
 ## test: vet and run every Go test (features, guard, properties, units); @wip scenarios are skipped
 test:
@@ -18,6 +18,13 @@ report:
 	status=$$?; \
 	if [ $$status -ne 0 ]; then grep -E -- '--- FAIL|replay:|failed with' $(REPORTTMP)/go-test.log | head -40; fi; \
 	$(GO) run ./reports/cmd/report -results $(REPORTTMP) -out reports -test-exit $$status
+
+## mutate: put small bugs into impl/ and check that each system's features reject them → reports/mutation.json,
+## then refresh the report's strength columns. MUTATE_FLAGS passes flags (e.g. MUTATE_FLAGS="-system chatlog -n 20").
+MUTATE_FLAGS ?=
+mutate:
+	$(GO) run ./reports/cmd/mutate $(MUTATE_FLAGS)
+	@$(MAKE) --no-print-directory report
 
 ## fuzz: run every fuzz target under fuzz/ for FUZZTIME each (default 30s)
 fuzz:
