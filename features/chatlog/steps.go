@@ -507,6 +507,47 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w.parsed = chatlog.Report(chatlog.Parse([]byte(doc.Content+"\n")), time.Time{})
 		return nil
 	})
+	sc.Step(`^the log "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, text string) error {
+		w := get(ctx)
+		w.parsed = chatlog.Report(chatlog.Parse([]byte(unquote(text)+"\n")), time.Time{})
+		return nil
+	})
+	sc.Step(`^the reply on line (\d+) took (\d+) ms$`, func(ctx context.Context, l int, ms int64) error {
+		w := get(ctx)
+		for _, rp := range w.parsed.Replies {
+			if rp.Line == l {
+				if rp.DurationMS == nil || *rp.DurationMS != ms {
+					return fmt.Errorf("reply on line %d: duration %v, want %d ms: %s", l, rp.DurationMS, ms, w.parsed.JSON())
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no reply on line %d: %s", l, w.parsed.JSON())
+	})
+	sc.Step(`^the reply on line (\d+) (is|is not) an error$`, func(ctx context.Context, l int, is string) error {
+		w := get(ctx)
+		for _, rp := range w.parsed.Replies {
+			if rp.Line == l {
+				if rp.Error != (is == "is") {
+					return fmt.Errorf("reply on line %d: error %v: %s", l, rp.Error, w.parsed.JSON())
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no reply on line %d: %s", l, w.parsed.JSON())
+	})
+	sc.Step(`^the request on line (\d+) runs "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, l int, code string) error {
+		w := get(ctx)
+		for _, r := range w.parsed.Requests {
+			if r.Line == l {
+				if r.Code != unquote(code) {
+					return fmt.Errorf("request on line %d runs %q, want %q", l, r.Code, unquote(code))
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no request on line %d: %s", l, w.parsed.JSON())
+	})
 	sc.Step(`^the log of "([^"]*)" is parsed$`, func(ctx context.Context, page string) error {
 		w := get(ctx)
 		b, err := afero.ReadFile(w.fs, w.path(page))
