@@ -43,6 +43,7 @@ type world struct {
 	broken  []string          // append-only violations seen
 	parsed  chatlog.ParseReport
 	lastW   time.Time     // time of the last agent write
+	faulty  *vfs.Faulty   // the server's disk, which can fail its writes
 	count   *vfs.Counting // the server's filesystem, counting what it reads
 	mark    int64         // bytes the server had read when noted
 	http    *httptest.Server
@@ -64,7 +65,8 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			work: map[string]time.Duration{}, agents: map[string]*realm.Agent{}, snaps: map[string]string{}}
 		w.clk = clock.NewSim(time.Time{})
 		w.fs = vfs.NewMem(w.clk)
-		w.count = vfs.NewCounting(w.fs)
+		w.faulty = vfs.NewFaulty(w.fs, w.seed)
+		w.count = vfs.NewCounting(w.faulty)
 		w.cfg = chatlog.Config{Fs: w.count, Clock: w.clk, Console: &w.con, Seed: w.seed}
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
@@ -252,6 +254,20 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			p.RejectInBackground(unquote(code))
 		}
 		return err
+	})
+
+	sc.Step(`^the disk fails the server's next write to the log of "([^"]*)" (?:after (\d+) good ones )?with (EIO|ENOSPC|a torn write|a short write)$`, func(ctx context.Context, page, skipped, how string) error {
+		skip, _ := strconv.Atoi(skipped)
+		w := get(ctx)
+		pt := map[string]vfs.Failpoint{"EIO": vfs.WriteError, "ENOSPC": vfs.NoSpace, "a torn write": vfs.TornWrite, "a short write": vfs.ShortWrite}[how]
+		return w.faulty.Arm(vfs.Fault{Point: pt, Pattern: w.path(page), Skip: skip, Count: 1})
+	})
+	sc.Step(`^the disk fails every rename of the registry$`, func(ctx context.Context) error {
+		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.RenameFail, Pattern: chatlog.RegistryFile + "*"})
+	})
+	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" without a final line break:$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
+		w := get(ctx)
+		return w.appendTo(page, w.expand(page, doc.Content))
 	})
 
 	// Time.
