@@ -28,15 +28,22 @@ Feature: Adapters
     Given a running server
     And the adapter transport is served over HTTP
     Then GET "/" answers 200
+    And GET "/" is served as "text/html"
+    And the body of GET "/" contains "<script src=\"/adapter.js\"></script>"
     And GET "/adapter.js" answers 200
+    And GET "/adapter.js" is served as "text/javascript"
     And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, private network true
     And a preflight from "https://evil.example" for POST "/api/register" is refused
     When a page served from "http://localhost:5173" titled "My App" registers over HTTP: 200
     And a page served from "http://127.0.0.1:8080" titled "Other App" registers over HTTP: 200
     And a page served from "https://evil.example" titled "Evil" registers over HTTP: 403
     And a page served from "http://localhost.evil.example" titled "Sly" registers over HTTP: 403
+    And a page served from "null" titled "Sandboxed" registers over HTTP: 403
+    And a page served from "ftp://localhost" titled "Ftp" registers over HTTP: 403
+    And a page served from "http://[::1]:3000" titled "Six" registers over HTTP: 200
     Then the registry contains "(http://localhost:5173/app.html) last"
     And the registry contains "(http://127.0.0.1:8080/app.html) last"
+    And the registry contains "(http://[::1]:3000/app.html) last"
     And the registry does not contain "evil"
     And the console says "refused POST /api/register from origin https://evil.example (not an allowed origin)"
 

@@ -118,3 +118,23 @@ Feature: Per-instance log format
       ```
       """
     And no server write changed a byte that was already in a log
+
+  @§chatlog-reply-header @§chatlog-request-header
+  Scenario: a page name that would not read back in a reply header is replaced by the instance's name
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent** to odd**name at 09:00:00
+      ```JS
+      1+1
+      ```
+      """
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00
+      executing ...
+      **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      2
+      ```
+      """

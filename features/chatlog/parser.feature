@@ -177,6 +177,7 @@ Feature: Parser and watcher
       """
     And the registry contains "<page>#1 JS from agent at 09:00:00: timeout (61.005s) failed after 60000ms (timeout) late"
     And the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:01:01 state: failed late"
+    And the console does not say "not written"
 
   @§chatlog-request-header @decision
   Scenario: a header is a request only when a fence that is not a result fence follows at once
@@ -241,6 +242,7 @@ Feature: Parser and watcher
       | open        | close       | requests | replies | line | state   | code                                          |
       | ```JS       | ```         | 2        | 0       | 1    | closed  | 1                                             |
       | ``JS        | ``          | 1        | 1       | 5    | closed  | 2                                             |
+      | \u0020``JS | \u0020``   | 1        | 1       | 5    | closed  | 2                                             |
       | \u0020\u0020\u0020```JS | \u0020\u0020\u0020``` | 2 | 0 | 1 | closed | 1                                 |
       | ````JS      | ```         | 1        | 0       | 1    | a draft | 1\n```\n**a** to t at 10:00:01\n```JS\n2\n``` |
       | ```JS       | ````        | 2        | 0       | 1    | closed  | 1                                             |
@@ -314,3 +316,34 @@ Feature: Parser and watcher
       | **ERROR** after  |
       | **ERROR** after x |
       | 17ms,late        |
+
+  @§chatlog-rewrite-orphan @§chatlog-job-states
+  Scenario: a rewrite that removes answered requests orphans nothing
+    Given a running server with a 5 s job timeout
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "throw 2"
+    And 1 s passes
+    And the page "Index - 7 Zen" hangs
+    And agent "agent" asks "Index - 7 Zen" to run "3+3"
+    And 6 s pass
+    And an editor saves the log of "Index - 7 Zen" without the requests "1+1", "throw 2" and "3+3"
+    And 1 s passes
+    Then the job running "1+1" went through requested, dispatched, completed
+    And the job running "throw 2" went through requested, dispatched, failed
+    And the job running "3+3" went through requested, dispatched, timeout
+    And the console says "was rewritten; reparsing its tail"
+    And the console does not say "orphaned"
+    And the console does not say "no transition"
+
+  @§chatlog-rewrite-orphan @§chatlog-debounce
+  Scenario: an edit that keeps the log's size is still noticed
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+2"
+    And 1 s passes
+    And an editor saves the log of "Quiet" with "1+2" replaced by "3+4"
+    And 1 s passes
+    Then the job running "1+2" went through requested, orphaned
+    And the job running "3+4" went through requested

@@ -99,3 +99,30 @@ Feature: Master registry
       ```
       """
     And no server write changed a byte that was already in a log
+
+  @§chatlog-executing-placeholder @decision
+  Scenario: a request that was executing when the server stopped is answered "interrupted", not run again
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "globalThis.n = (globalThis.n || 0) + 1"
+    And 1 s passes
+    And the server restarts
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (**ERROR**, interrupted)
+      ```Error
+      interrupted: the server restarted while this request was executing; it was not run again
+      ```
+      """
+    And the console says "request was executing when the server stopped; not run again"
+    When the page "Index - 7 Zen" recovers and posts what it held
+    And agent "agent" asks "Index - 7 Zen" to run "globalThis.n"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      1
+      ```
+      """

@@ -38,6 +38,7 @@ Feature: Security
     And the log has 2 requests and 4 replies
     And the reply on line 7 pairs with the request on line 1
     And the reply on line 17 pairs with the request on line 11
+    And the console says "job <page>#2 requested by agent (debug/<page>.md line 11)"
     And the registry starts with:
       """
       # Connected pages:

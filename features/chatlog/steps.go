@@ -225,6 +225,46 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return err
 	})
+	sc.Step(`^an editor saves the log of "([^"]*)" with "((?:[^"\\]|\\.)*)" replaced by "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, old, repl string) error {
+		w := get(ctx)
+		p := w.path(page)
+		old, repl = unquote(old), unquote(repl)
+		found := false
+		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		err := ed.Rewrite(p, func(s string) string {
+			found = strings.Contains(s, old)
+			return strings.Replace(s, old, repl, 1)
+		})
+		b, _ := afero.ReadFile(w.fs, p)
+		w.snaps[p] = string(b) // a rewrite by a person, not a server write
+		if err == nil && !found {
+			return fmt.Errorf("the log of %q holds no %q to replace", page, old)
+		}
+		return err
+	})
+	sc.Step(`^an editor saves the log of "([^"]*)" without the requests "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)" and "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, c1, c2, c3 string) error {
+		w := get(ctx)
+		p := w.path(page)
+		codes := map[string]bool{unquote(c1): true, unquote(c2): true, unquote(c3): true}
+		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		removed := 0
+		err := ed.Rewrite(p, func(s string) string {
+			lg := chatlog.Parse([]byte(s))
+			for i := len(lg.Requests) - 1; i >= 0; i-- {
+				if r := lg.Requests[i]; codes[r.Code] {
+					s = s[:r.Offset] + s[r.End:]
+					removed++
+				}
+			}
+			return s
+		})
+		b, _ := afero.ReadFile(w.fs, p)
+		w.snaps[p] = string(b)
+		if err == nil && removed != 3 {
+			return fmt.Errorf("removed %d of the 3 requests from the log of %q", removed, page)
+		}
+		return err
+	})
 	sc.Step(`^someone types "([^"]*)" into the registry$`, func(ctx context.Context, text string) error {
 		w := get(ctx)
 		f, err := w.fs.OpenFile(chatlog.RegistryFile, 0x401, 0o644)
@@ -440,6 +480,13 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		j := strings.Count(recent, "\n") + 1
 		if n >= lines || j > jobs || recent == "" {
 			return fmt.Errorf("registry has %d lines and %d recent jobs:\n%s", n, j, reg)
+		}
+		return nil
+	})
+	sc.Step(`^the console does not say "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
+		w := get(ctx)
+		if strings.Contains(w.con.String(), w.expandAll(unquote(s))) {
+			return fmt.Errorf("console says %q:\n%s", w.expandAll(s), w.con.String())
 		}
 		return nil
 	})
@@ -714,6 +761,18 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		resp.Body.Close()
 		if resp.StatusCode/100 == 2 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 			return fmt.Errorf("preflight from %s: %d, allow-origin %q", origin, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+		}
+		return nil
+	})
+	sc.Step(`^GET "([^"]*)" is served as "([^"]*)"$`, func(ctx context.Context, p, ctype string) error {
+		w := get(ctx)
+		resp, err := http.Get(w.http.URL + p)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, ctype) {
+			return fmt.Errorf("GET %s: Content-Type %q, want %s", p, got, ctype)
 		}
 		return nil
 	})

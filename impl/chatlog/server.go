@@ -111,14 +111,6 @@ type watch struct {
 	changed  bool
 }
 
-// Stats counts the server's work, for tests and benchmarks.
-type Stats struct {
-	Parses    int   // tail parses run
-	ColdParse int   // of which cold (start, restart, rewrite)
-	BytesRead int64 // bytes read by the watcher and the parser
-	Jobs      int
-}
-
 // Server is the file harness: registry writer, log watcher, job queue.
 type Server struct {
 	cfg Config
@@ -131,7 +123,6 @@ type Server struct {
 	recent    []*Job
 	seq       int
 	order     int
-	stats     Stats
 	ticker    clock.Timer
 	stopped   bool
 	refused   map[string]bool // ids whose refusal the console has told
@@ -200,13 +191,6 @@ func (s *Server) tick() {
 	}
 	s.scanLocked()
 	s.ticker = s.cfg.Clock.AfterFunc(s.cfg.PollInterval, s.tick)
-}
-
-// Stats returns a copy of the work counters.
-func (s *Server) Stats() Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stats
 }
 
 // Registration is what a realm instance gets back from Register.
@@ -642,7 +626,6 @@ func (s *Server) readRange(p string, from, to int64) ([]byte, error) {
 	defer f.Close()
 	b := make([]byte, to-from)
 	n, err := f.ReadAt(b, from)
-	s.stats.BytesRead += int64(n)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return b[:n], fmt.Errorf("read %s at %d: %w", p, from, err)
 	}
@@ -687,7 +670,6 @@ func (s *Server) parseLocked(in *Instance) {
 			s.logf("%v", err)
 			return
 		}
-		s.stats.Parses++
 		lg := ParseAt(data, w.cp)
 		lg.Repair(true)
 		s.reportAmbiguity(in, lg)
@@ -740,8 +722,6 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
 		s.logf("%v", err)
 		return
 	}
-	s.stats.Parses++
-	s.stats.ColdParse++
 	start := TailStart(chunk, from == 0)
 	var lg Log
 	if start < 0 {
@@ -878,7 +858,6 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 		return
 	}
 	s.jobs[j.ID] = j
-	s.stats.Jobs++
 	in.queue = append(in.queue, j)
 	// The job's timeout runs from its request, dispatched or not
 	// (§chatlog-timeout): a job no page ever takes times out too.
