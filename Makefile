@@ -1,9 +1,10 @@
 # anchorage — every target runs from a clean checkout with only the Go module proxy.
 GO        ?= go
 FUZZTIME  ?= 30s
+FUZZMINIMIZE ?= 0
 REPORTTMP := reports/tmp
 
-.PHONY: test report fuzz bench golden lint e2e ci
+.PHONY: test report fuzz fuzz-long bench golden lint e2e ci
 
 ## test: vet and run every Go test (features, guard, properties, units); @wip scenarios are skipped
 test:
@@ -19,14 +20,21 @@ report:
 	if [ $$status -ne 0 ]; then grep -E -- '--- FAIL|replay:|failed with' $(REPORTTMP)/go-test.log | head -40; fi; \
 	$(GO) run ./reports/cmd/report -results $(REPORTTMP) -out reports -test-exit $$status
 
-## fuzz: run every fuzz target under fuzz/ for FUZZTIME each (default 30s)
+## fuzz: run every fuzz target under fuzz/ for FUZZTIME each (default 30s), from its directory so that the
+## engine's output streams, and print each campaign's rate. FUZZMINIMIZE=0 keeps the engine fuzzing instead of
+## minimizing every new input for up to a minute (a crashing input is still saved, unminimized).
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./fuzz/...); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$target ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	@set -e; for dir in $$($(GO) list -f '{{.Dir}}' ./fuzz/...); do \
+	  for target in $$(cd $$dir && $(GO) test -list '^Fuzz' | grep '^Fuzz' || true); do \
+	    echo "== $${dir#$(CURDIR)/} $$target ($(FUZZTIME))"; \
+	    { cd $$dir && $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) 2>&1; echo "exit $$?"; } \
+	      | awk -f $(CURDIR)/fuzz/rate.awk; \
 	  done; \
 	done
+
+## fuzz-long: the same campaigns, 10 minutes each unless FUZZTIME says otherwise
+fuzz-long:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(if $(filter command line environment,$(origin FUZZTIME)),$(FUZZTIME),10m)
 
 ## bench: every benchmark (speed and memory targets live here, never in timed tests)
 bench:
