@@ -102,8 +102,38 @@ func (vm *VM) evalList(lst, env Value) Value {
 	res := Nil
 	tail := refNone
 	for lst != Nil {
-		v := vm.evalArg(&lst, env)
-		c := vm.cons(v, Nil)
+		// v := vm.evalArg(&lst, env), written out (with the lookup left
+		// as a call): every user call evaluates its arguments here.
+		vm.step(EvArg)
+		lc := &cells[lst]
+		if lc.typ != TPair {
+			vm.argError(lst)
+		}
+		obj := lc.car
+		lst = lc.cdr
+		var v Value
+		switch cells[obj].typ {
+		case TSymbol:
+			v = vm.lookup(obj, env)
+		case TPair:
+			v = vm.evalPair(obj, env, nil)
+		default:
+			vm.step(EvAtom)
+			v = obj
+		}
+		// c := vm.cons(v, Nil), written out.
+		c := vm.freelist
+		if c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+			c = vm.objectSlow()
+		} else {
+			vm.counts[EvAlloc]++
+			vm.freelist = cells[c].cdr
+			vm.free--
+			vm.gcstack[vm.gcIdx] = c
+			vm.gcIdx++
+		}
+		cc := &cells[c]
+		cc.typ, cc.car, cc.cdr = TPair, v, Nil
 		if tail == refNone {
 			res = c
 		} else {
@@ -569,7 +599,14 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				vm.pushgc(body)
 				vm.pushgc(fenv)
 			}
-			x := vm.nextArg(&body)
+			// x := vm.nextArg(&body), written out.
+			vm.step(EvArg)
+			bc := &cells[body]
+			if bc.typ != TPair {
+				vm.argError(body)
+			}
+			x := bc.car
+			body = bc.cdr
 			if cells[x].typ == TPair {
 				res = vm.evalPair(x, fenv, &fenv)
 			} else {
