@@ -183,8 +183,26 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 			}
 			a, rest = ac.car, ac.cdr
 		}
-		b := vm.cons(pc.car, a)
-		env = vm.cons(b, env)
+		// env = vm.cons(vm.cons(pc.car, a), env), written out.
+		var b, e Value
+		if f := vm.freelist; f != Nil && cells[f].cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
+			// Two free cells at hand, no event to observe, room for
+			// both on the GC stack: cons's fast path twice.
+			b, e = f, cells[f].cdr
+			vm.counts[EvAlloc] += 2
+			vm.freelist = cells[e].cdr
+			vm.free -= 2
+			vm.gcstack[vm.gcIdx] = b
+			vm.gcstack[vm.gcIdx+1] = e
+			vm.gcIdx += 2
+			bc, ec := &cells[b], &cells[e]
+			bc.typ, bc.car, bc.cdr = TPair, pc.car, a
+			ec.typ, ec.car, ec.cdr = TPair, b, env
+		} else {
+			b = vm.cons(pc.car, a)
+			e = vm.cons(b, env)
+		}
+		env = e
 		prm = pc.cdr
 		arg = rest
 	}
