@@ -4,7 +4,7 @@
 // Flags (after -args): -seed N (else $ANCHORAGE_SEED, else the fixed default)
 // roots every random stream; -feature features/<system>/<file>.feature[:line]
 // runs one feature or scenario; -tags overrides the tag filter (default
-// "~@wip"). With $ANCHORAGE_REPORT_DIR set, each system also writes Cucumber
+// "~@wip"; with go test -short, "~@wip && ~@slow"). With $ANCHORAGE_REPORT_DIR set, each system also writes Cucumber
 // JSON and JUnit XML there for the coverage report (make report).
 package features
 
@@ -98,7 +98,7 @@ func TestFeatures(t *testing.T) {
 				Format:   format,
 				Paths:    paths,
 				Strict:   true,
-				Tags:     *tagsFlag,
+				Tags:     tagFilter(),
 				NoColors: true,
 				TestingT: t,
 			}
@@ -154,4 +154,16 @@ func initializer(system string, register func(*godog.ScenarioContext), cat *cata
 			return ctx, nil
 		})
 	}
+}
+
+// tagFilter is -tags, with the @slow scenarios left out of a go test -short
+// run unless -tags was given.
+func tagFilter() string {
+	tags := *tagsFlag
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "tags" })
+	if testing.Short() && !set {
+		tags += " && ~@slow"
+	}
+	return tags
 }
