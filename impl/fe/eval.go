@@ -161,7 +161,12 @@ func (vm *VM) doList(lst, env Value) Value {
 			vm.pushgc(lst)
 			vm.pushgc(env)
 		}
-		res = vm.eval(vm.nextArg(&lst), env, &env)
+		// A pair goes straight to evalPair, as eval would send it.
+		if x := vm.nextArg(&lst); vm.cells[x].typ == TPair {
+			res = vm.evalPair(x, env, &env)
+		} else {
+			res = vm.eval(x, env, &env)
+		}
 	}
 	return res
 }
