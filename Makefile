@@ -9,7 +9,7 @@ TARGET    ?= reference
 FEATURES  ?= TestFeatures
 REPORTOUT := $(if $(filter reference,$(TARGET)),reports,reports/targets/$(TARGET))
 
-.PHONY: test report fuzz bench golden lint e2e ci
+.PHONY: test report mutate fuzz bench golden lint e2e ci
 
 ## test: vet and run every Go test (features, guard, properties, units); @wip scenarios are skipped
 test:
@@ -25,6 +25,13 @@ report:
 	if [ $$status -ne 0 ]; then grep -E -- '--- FAIL|replay:|failed with' $(REPORTTMP)/go-test.log | head -40; fi; \
 	$(GO) run ./reports/cmd/report -results $(REPORTTMP) -out $(REPORTOUT) -target $(TARGET) -test-exit $$status; \
 	status=$$?; $(GO) run ./reports/cmd/matrix -reports reports && exit $$status
+
+## mutate: put small bugs into impl/ and check that each system's features reject them → reports/mutation.json,
+## then refresh the report's strength columns. MUTATE_FLAGS passes flags (e.g. MUTATE_FLAGS="-system chatlog -n 20").
+MUTATE_FLAGS ?=
+mutate:
+	$(GO) run ./reports/cmd/mutate $(MUTATE_FLAGS)
+	@$(MAKE) --no-print-directory report
 
 ## fuzz: run every fuzz target under fuzz/ for FUZZTIME each (default 30s)
 fuzz:

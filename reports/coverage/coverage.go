@@ -57,6 +57,10 @@ type System struct {
 	System  string   `json:"system"`
 	Title   string   `json:"title"`
 	Anchors []Anchor `json:"anchors"`
+	// Mutation and KillRate are present when reports/mutation.json measured
+	// this system (see ApplyMutation).
+	Mutation *MutationStats `json:"mutation,omitempty"`
+	KillRate *float64       `json:"killRate,omitempty"`
 }
 
 // Anchor is one anchor's verdict.
@@ -71,6 +75,9 @@ type Anchor struct {
 	Successor string     `json:"successor,omitempty"`
 	Reason    string     `json:"reason,omitempty"`
 	Scenarios []Scenario `json:"scenarios"`
+	// Mutation is present when reports/mutation.json measured the anchor's
+	// system: the mutants on lines its scenarios execute.
+	Mutation *MutationStats `json:"mutation,omitempty"`
 }
 
 // Scenario is one scenario citing an anchor.
