@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cucumber/godog"
+
+	"anchorage/features/kit"
 )
 
 // EnvCmd names the environment variable that runs the deck features
@@ -77,7 +79,9 @@ func registerDriver(sc *godog.ScenarioContext) {
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 		if w := get(ctx); w != nil && w.proc != nil {
 			w.proc.stop()
-			_ = os.RemoveAll(w.proc.dir)
+			if rerr := kit.RemoveTemp(w.proc.dir, "deck-flash-"); rerr != nil && err == nil {
+				err = rerr
+			}
 		}
 		return ctx, err
 	})
