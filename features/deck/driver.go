@@ -309,6 +309,28 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 			}
 			return want("editor buffer", v, a[0])
 		},
+		`^SRAM holds the (\w+) arena with (\d+) KB$`: func(p *procDeck, a ...string) error {
+			live, err := p.sram()
+			if err != nil {
+				return err
+			}
+			size, ok := live[a[0]]
+			if !ok {
+				return fmt.Errorf("SRAM holds %v, not %s", live, a[0])
+			}
+			kb, _ := strconv.Atoi(a[1])
+			return want("size of "+a[0], size, strconv.Itoa(kb*1024))
+		},
+		`^SRAM holds no (\w+) arena$`: func(p *procDeck, a ...string) error {
+			live, err := p.sram()
+			if err != nil {
+				return err
+			}
+			if _, ok := live[a[0]]; ok {
+				return fmt.Errorf("SRAM holds %v", live)
+			}
+			return nil
+		},
 		`^the clipboard holds "([^"]*)"$`: func(p *procDeck, a ...string) error {
 			v, err := p.stateOf("clipboard")
 			if err != nil {
@@ -332,6 +354,20 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 			return want("focus", v, a[0])
 		},
 	}
+}
+
+// sram is the deck's SRAM allocations (consumer → bytes) as STATE tells.
+func (p *procDeck) sram() (map[string]string, error) {
+	v, err := p.stateOf("sram")
+	if err != nil {
+		return nil, err
+	}
+	live := map[string]string{}
+	for _, kv := range strings.Fields(v) {
+		k, size, _ := strings.Cut(kv, "=")
+		live[k] = size
+	}
+	return live, nil
 }
 
 // boxRule checks row 22 against the Unicode box-drawing block: every column

@@ -116,7 +116,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // writeState prints what a debug port shows of the deck: the tutorial
 // cursor, the persisted history region, the REPL's history and focus, the
-// editor's buffer, the clipboard and the cartridge slot, one `-- state KEY VALUE` line each.
+// editor's buffer, the clipboard, the SRAM allocations and the cartridge slot, one `-- state KEY VALUE` line each.
 func writeState(w io.Writer, d *deck.Deck) error {
 	st := d.State()
 	cursor := "none"
@@ -148,6 +148,11 @@ func writeState(w io.Writer, d *deck.Deck) error {
 		fmt.Fprintf(w, "-- state editor %s\n", e.Buffer().String())
 	}
 	fmt.Fprintf(w, "-- state clipboard %s\n", d.Clipboard())
+	var sram []string
+	for _, c := range d.SRAM().Live() {
+		sram = append(sram, fmt.Sprintf("%s=%d", c, d.SRAM().Size(c)))
+	}
+	fmt.Fprintf(w, "-- state sram %s\n", strings.Join(sram, " "))
 	if c := d.Cart(); c != nil {
 		fmt.Fprintf(w, "-- state cartridge loaded %s\n", c.Name)
 	} else if c := d.PendingCart(); c != nil {
