@@ -115,3 +115,34 @@ func TestLineProtocol(t *testing.T) {
 		t.Errorf("after a power cycle row 0 is %q", strings.SplitN(out.String(), "\n", 2)[0])
 	}
 }
+
+// TestCommandLine pins each bad input: its exit status and its message.
+func TestCommandLine(t *testing.T) {
+	over := strings.Repeat("EVAL ", 64<<10/5+1) + "\n" // 65,545 bytes
+	justUnder := strings.Repeat("0", 64<<10-1) + "\n"
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  int
+		out   string
+		err   string // "" for -h: nothing at all
+	}{
+		{"help", []string{"-h"}, "", 0, "usage: deck", ""},
+		{"unknown flag", []string{"-fast"}, "", 2, "", "flag provided but not defined: -fast"},
+		{"stray argument", []string{"EVAL"}, "", 2, "", `deck: unexpected argument "EVAL"`},
+		{"line over 64 KiB", nil, "EVAL\n" + over, 1, "", "deck: standard input line 2 is longer than 65536 bytes"},
+	}
+	for _, c := range cases {
+		var out, errs bytes.Buffer
+		code := run(c.args, strings.NewReader(c.stdin), &out, &errs)
+		errOK := strings.Contains(errs.String(), c.err) && (c.err != "" || errs.Len() == 0)
+		if code != c.code || !strings.Contains(out.String(), c.out) || !errOK {
+			t.Errorf("%s: exit %d (want %d)\nstdout %.200q (want %q)\nstderr %q (want %q)", c.name, code, c.code, out.String(), c.out, errs.String(), c.err)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run(nil, strings.NewReader(justUnder), &out, &errs); code != 0 || strings.Contains(errs.String(), "longer than") {
+		t.Errorf("a line just under 64 KiB: exit %d, stderr %.200q", code, errs.String())
+	}
+}
