@@ -164,7 +164,14 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 			if err != nil {
 				return err
 			}
-			return want("result row", got, shown(" => "+a[0]))
+			if err := want("result row", got, shown(" => "+a[0])); err != nil {
+				return err
+			}
+			full, err := p.fullResult()
+			if err != nil || full == nil {
+				return err
+			}
+			return want("result", *full, a[0])
 		},
 		`^the result starts with "(.*)"$`: func(p *procDeck, a ...string) error {
 			got, err := p.result()
@@ -174,6 +181,13 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 			if prefix := shown(" => " + a[0]); !strings.HasPrefix(got, prefix) {
 				return fmt.Errorf("result row %q does not start with %q", got, prefix)
 			}
+			full, err := p.fullResult()
+			if err != nil || full == nil {
+				return err
+			}
+			if !strings.HasPrefix(*full, a[0]) {
+				return fmt.Errorf("result %q does not start with %q", *full, a[0])
+			}
 			return nil
 		},
 		`^the result contains "(.*)"$`: func(p *procDeck, a ...string) error {
@@ -182,6 +196,16 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 				return err
 			}
 			if strings.Contains(got, a[0]) {
+				return nil
+			}
+			full, err := p.fullResult()
+			if err != nil {
+				return err
+			}
+			if full != nil {
+				if !strings.Contains(*full, a[0]) {
+					return fmt.Errorf("result %q does not contain %q", *full, a[0])
+				}
 				return nil
 			}
 			if utf8.RuneCountInString(got) >= screenCols {
@@ -572,6 +596,23 @@ func (p *procDeck) result() (string, error) {
 		return "", err
 	}
 	return p.now.rows[i], nil
+}
+
+// fullResult is the last evaluation's whole result from STATE, or nil
+// when the deck does not answer it (the screen row is all there is).
+func (p *procDeck) fullResult() (*string, error) {
+	if err := p.send("STATE"); err != nil {
+		return nil, err
+	}
+	v, ok := p.now.state["result"]
+	if !ok {
+		return nil, nil
+	}
+	r, err := strconv.Unquote(v)
+	if err != nil {
+		return nil, fmt.Errorf("STATE result %s: %w", v, err)
+	}
+	return &r, nil
 }
 
 // readout is the cycle count row 22 shows for the last evaluation.

@@ -95,6 +95,7 @@ func TestLineProtocol(t *testing.T) {
 	want := []string{
 		`-- error: script token "FLY": deck: no key "FLY"`,
 		"-- state tutorial graduated",
+		`-- state result "3"`,
 		"-- state persisted-history 0 0",
 		"-- state history 1 (+ 1 2)",
 		"-- state focus prompt",
