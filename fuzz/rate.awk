@@ -24,6 +24,8 @@
 	if (seen && endT > 0) {
 		printf "campaign: %ds, %d execs, mean %d execs/s, slowest interval %d execs/s, longest stall %ds\n", endT, endN, endN / endT, (minR < 0 ? 0 : minR), stall
 		if (stall >= 30) { print "campaign: the engine stalled for 30 s or more"; if (status == 0) status = 1 }
+	} else {
+		print "campaign: no fuzzing interval reported (gathering the baseline coverage took the whole FUZZTIME)"
 	}
 	exit status
 }

@@ -207,10 +207,11 @@ type VM struct {
 	hook     StepHook
 	meter    *Meter
 
-	// Event observation. observed is false without hook and meter, and
-	// then step only counts. Otherwise step takes its slow path (observe)
-	// when counts[ev] passes thresh[ev]. With a hook the thresholds are 0,
-	// so the hook sees every event. With a meter alone, Total is brought
+	// Event observation. Without hook and meter the thresholds are the
+	// maximum, which no count reaches, and step only counts. Otherwise step
+	// takes its slow path (observe) when counts[ev] passes thresh[ev]. With
+	// a hook the thresholds are 0, so the hook sees every event. With a
+	// meter alone, Total is brought
 	// up to date lazily: base holds the counts already priced into Total,
 	// and the thresholds allow each event type slack more events, where
 	// slack times the sum of the costs cannot pass the limit. So the first
@@ -220,7 +221,6 @@ type VM struct {
 	// Total is exact whenever its owner can see it.
 	thresh       [NumEvents]uint64
 	base         [NumEvents]uint64
-	observed     bool
 	ext          bool
 	maxReadDepth int
 	prims        []primEntry
@@ -249,7 +249,6 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if vm.model.GCStackSize < 1 {
 		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
 	}
-	vm.observed = vm.hook != nil || vm.meter != nil
 	switch {
 	case vm.hook != nil:
 		// thresh stays 0: every event is observed.
@@ -363,7 +362,7 @@ func (vm *VM) traceback() []string {
 // step records an event and runs the meter and the hook.
 //
 // Without a hook or meter the thresholds are the maximum, which no count
-// reaches, so step needs no test of vm.observed.
+// reaches, so step needs no test of whether anything observes.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
 	if vm.counts[ev] > vm.thresh[ev] {
