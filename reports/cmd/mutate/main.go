@@ -290,6 +290,10 @@ func (m *mutator) run(ctx context.Context) error {
 		return err
 	}
 	began := time.Now()
+	keyBefore, err := m.treeKey()
+	if err != nil {
+		return err
+	}
 	total := 0
 	type line struct {
 		system string
@@ -334,6 +338,12 @@ func (m *mutator) run(ctx context.Context) error {
 		return nil
 	}
 	rep.SetTests(m.cat)
+	if keyAfter, err := m.treeKey(); err == nil && keyAfter != keyBefore {
+		fmt.Fprintln(m.stderr, "mutate: warning: the tree changed while mutants ran; the mutated files are as they were sampled, the rest is not — rerun on a quiet tree for figures to commit")
+		rep.Config["treeChangedDuringRun"] = true
+	} else {
+		delete(rep.Config, "treeChangedDuringRun")
+	}
 	if err := m.writeReport(rep); err != nil {
 		return err
 	}
@@ -371,9 +381,15 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mut
 		return nil, err
 	}
 	var cands []candidate
+	srcs := map[string][]byte{} // the sources the mutants were made from: later edits of the tree do not leak in
 	for _, mu := range all {
 		if locs, secs := cov.Covering(mu); len(locs) > 0 {
 			cands = append(cands, candidate{mu, locs, secs})
+			if srcs[mu.File] == nil {
+				if srcs[mu.File], err = os.ReadFile(filepath.Join(m.root, mu.File)); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	rng := m.o.seed.Rand("mutate:" + sys)
@@ -387,6 +403,10 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mut
 		return nil, nil
 	}
 
+	checker, err := mutate.NewChecker(m.root, dirs)
+	if err != nil {
+		return nil, err
+	}
 	var results []mutate.Result
 	valid, next, inflight := 0, 0, 0
 	free := make(chan int, m.o.jobs)
@@ -402,13 +422,21 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mut
 				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.Ignored, Reason: "equivalent: " + why, CoveredBy: c.locs})
 				continue
 			}
+			mutated, err := c.mutant.Apply(srcs[c.mutant.File])
+			if err == nil {
+				err = checker.Check(filepath.Join(m.root, c.mutant.File), mutated)
+			}
+			if err != nil { // known without building: it does not compile
+				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.CompileError, Reason: err.Error(), CoveredBy: c.locs})
+				continue
+			}
 			w := <-free
 			inflight++
-			go func(c candidate, w int) {
-				r := m.try(ctx, sys, c.mutant, c.locs, c.secs, w)
+			go func(c candidate, mutated []byte, w int) {
+				r := m.try(ctx, sys, c.mutant, mutated, c.locs, c.secs, w)
 				free <- w
 				done <- r
-			}(c, w)
+			}(c, mutated, w)
 		}
 		if inflight == 0 {
 			break
@@ -441,11 +469,11 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mut
 var failedRe = regexp.MustCompile(`(features/\S+\.feature:\d+) failed with master seed`)
 
 // try builds and runs one mutant in worker w's scratch directory.
-func (m *mutator) try(ctx context.Context, sys string, mu mutate.Mutant, locs []string, secs float64, w int) mutate.Result {
+func (m *mutator) try(ctx context.Context, sys string, mu mutate.Mutant, mutated []byte, locs []string, secs float64, w int) mutate.Result {
 	res := mutate.Result{Mutant: mu, CoveredBy: locs}
 	dir := filepath.Join(m.work, fmt.Sprintf("worker%d", w))
 	bin := filepath.Join(dir, "features.test")
-	if err := m.buildMutant(ctx, sys, mu, dir, bin); err != nil {
+	if err := m.buildMutant(ctx, sys, mu, mutated, dir, bin); err != nil {
 		res.Status = mutate.CompileError
 		res.Reason = firstLines(err.Error(), 3)
 		return res
@@ -473,19 +501,11 @@ func (m *mutator) try(ctx context.Context, sys string, mu mutate.Mutant, locs []
 
 // buildMutant builds the features test binary with the mutated file and a
 // features/systems.go that lists only sys, both swapped in by an overlay.
-func (m *mutator) buildMutant(ctx context.Context, sys string, mu mutate.Mutant, dir, bin string) error {
+func (m *mutator) buildMutant(ctx context.Context, sys string, mu mutate.Mutant, mutated []byte, dir, bin string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	orig := filepath.Join(m.root, filepath.FromSlash(mu.File))
-	src, err := os.ReadFile(orig)
-	if err != nil {
-		return err
-	}
-	mutated, err := mu.Apply(src)
-	if err != nil {
-		return err
-	}
 	mfile := filepath.Join(dir, filepath.Base(orig))
 	if err := os.WriteFile(mfile, mutated, 0o644); err != nil {
 		return err
@@ -725,7 +745,11 @@ func (m *mutator) runOne(ctx context.Context, id string) error {
 		fmt.Fprintln(m.stdout, "  NoCoverage: no scenario executes this line")
 		return nil
 	}
-	r := m.try(ctx, sys, *mu, locs, secs, 0)
+	mutated, err := mu.Apply(src)
+	if err != nil {
+		return err
+	}
+	r := m.try(ctx, sys, *mu, mutated, locs, secs, 0)
 	_ = os.RemoveAll(filepath.Join(m.work, "worker0"))
 	fmt.Fprintf(m.stdout, "  %s", r.Status)
 	if len(r.KilledBy) > 0 {
