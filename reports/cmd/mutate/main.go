@@ -290,10 +290,6 @@ func (m *mutator) run(ctx context.Context) error {
 		return err
 	}
 	began := time.Now()
-	keyBefore, err := m.treeKey()
-	if err != nil {
-		return err
-	}
 	total := 0
 	type line struct {
 		system string
@@ -307,9 +303,18 @@ func (m *mutator) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		keyBefore, err := m.treeKey(sys)
+		if err != nil {
+			return err
+		}
 		results, err := m.measure(ctx, sys, dirs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sys, err)
+		}
+		changed := false
+		if keyAfter, err := m.treeKey(sys); err != nil || keyAfter != keyBefore {
+			fmt.Fprintf(m.stderr, "mutate: warning: %s's files changed while its mutants ran; the mutated files are as they were sampled, the rest is not — rerun on a quiet tree for figures to commit\n", sys)
+			changed = true
 		}
 		if m.o.list {
 			continue
@@ -331,19 +336,13 @@ func (m *mutator) run(ctx context.Context) error {
 		secs := time.Since(t0).Seconds()
 		total += len(results)
 		summary = append(summary, line{sys, counts, secs})
-		m.recordConfig(rep, sys, len(results), secs)
+		m.recordConfig(rep, sys, len(results), secs, changed)
 		m.printSurvivors(sys, results)
 	}
 	if m.o.list {
 		return nil
 	}
 	rep.SetTests(m.cat)
-	if keyAfter, err := m.treeKey(); err == nil && keyAfter != keyBefore {
-		fmt.Fprintln(m.stderr, "mutate: warning: the tree changed while mutants ran; the mutated files are as they were sampled, the rest is not — rerun on a quiet tree for figures to commit")
-		rep.Config["treeChangedDuringRun"] = true
-	} else {
-		delete(rep.Config, "treeChangedDuringRun")
-	}
 	if err := m.writeReport(rep); err != nil {
 		return err
 	}
@@ -573,7 +572,7 @@ func cleanEnv() []string {
 // coverage returns which scenarios of sys execute which blocks of impl/,
 // from the cache when the tree has not changed since it was measured.
 func (m *mutator) coverage(ctx context.Context, sys string) (*mutate.Coverage, error) {
-	key, err := m.treeKey()
+	key, err := m.treeKey(sys)
 	if err != nil {
 		return nil, err
 	}
@@ -683,16 +682,29 @@ func (m *mutator) buildCover(ctx context.Context) error {
 	return nil
 }
 
-// treeKey hashes what decides which scenarios execute which lines: the Go
-// sources, features, goldens and module files.
-func (m *mutator) treeKey() (string, error) {
+// treeKey hashes what decides a system's verdicts: its implementation, its
+// features and their shared runner, the simulated world, its goldens and the
+// module files. Another system's files do not count, so systems can be
+// measured one after another while the others change.
+func (m *mutator) treeKey(sys string) (string, error) {
 	h := sha256.New()
-	for _, top := range []string{"impl", "features", "sim", "golden", "go.mod", "go.sum"} {
+	tops := []string{"impl/" + sys, "features/" + sys, "features/kit", "features", "sim", "golden/" + sys, "go.mod", "go.sum"}
+	if sys == "deck" {
+		tops = append(tops, "impl/fe")
+	}
+	for _, top := range tops {
+		shallow := top == "features" // its own files only: the systems' directories are listed on their own
 		err := filepath.WalkDir(filepath.Join(m.root, top), func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) && p == filepath.Join(m.root, top) {
+				return filepath.SkipDir
+			}
 			if err != nil {
 				return err
 			}
 			if d.IsDir() {
+				if shallow && p != filepath.Join(m.root, top) {
+					return filepath.SkipDir
+				}
 				return nil
 			}
 			b, err := os.ReadFile(p)
@@ -812,7 +824,7 @@ func (m *mutator) writeReport(r *mutate.Report) error {
 
 // recordConfig notes in the report's free-form config how each system was
 // measured: the seed, the sample size, the packages and the time it took.
-func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs float64) {
+func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs float64, changed bool) {
 	a, _ := r.Config["anchorage"].(map[string]any)
 	if a == nil {
 		a = map[string]any{}
@@ -825,6 +837,9 @@ func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs f
 	entry := map[string]any{"n": m.o.n, "mutants": mutants, "seconds": int(secs + 0.5)}
 	if len(m.o.pkgs) > 0 {
 		entry["pkg"] = strings.Join(m.o.pkgs, ",")
+	}
+	if changed {
+		entry["treeChangedDuringRun"] = true
 	}
 	systems[sys] = entry
 	a["systems"] = systems
