@@ -79,3 +79,14 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     And the deck shows the NEMACS mode
     And the persisted history fits 512 bytes and holds 1 entries
     And SRAM holds the editor arena with 16 KB
+
+  @§deck-cipher-read
+  Scenario Outline: cipher-generate depends on its seed and template
+    When the player evaluates "(cipher-generate :seed <seed> :template <template>)"
+    Then the result is "<passage>"
+
+    Examples:
+      | seed | template     | passage                                                       |
+      | 7    | :diagnostic  | Diagnostic: contract nominal, seed nominal, cell unknown.     |
+      | 8    | :diagnostic  | Diagnostic: phase nominal, handle nominal, arena unknown.     |
+      | 7    | :phase-intro | Next phase: follow the contract past the seed; mind the cell. |
