@@ -14,6 +14,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And allocating the mission arena with 4 KB is refused naming "inside the cartridge region, which is not allocated"
     And allocating the cartridge arena with 48 KB is refused naming "outside its budget (budget 16384 to 32768 bytes"
     And allocating the gpu arena with 4 KB is refused naming "no such consumer"
+    And allocating the clipboard arena with 1 KB is refused naming "clipboard: 1024 bytes refused: already allocated"
 
   @§deck-sram-budget @decision
   Scenario: The resident consumers are allocated at power on
@@ -34,6 +35,17 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When a cartridge "null" with a 27 KB arena is inserted
     Then SRAM holds the cartridge arena with 27 KB
     And SRAM has 448 bytes free
+    When the player presses "BACK"
+    Then the deck shows the HOME mode
+    And the deck shows no refusal
+
+  @§deck-sram-budget @decision
+  Scenario: On a 96 KB part a cartridge of exactly the free bytes fits and one byte more does not
+    Given a graduated deck on the STM32F401RE board
+    Then inserting a cartridge "null" with a 28097 byte arena is refused naming "28097 bytes refused: more than is free in the STM32F401RE SRAM"
+    When a cartridge "null" with a 28096 byte arena is inserted
+    Then SRAM holds the cartridge region with 28096 bytes
+    And SRAM has 0 bytes free
 
   @§deck-sram-budget @decision
   Scenario: The same 32 KB cartridge fits the RP2350 but not the 96 KB part
@@ -113,6 +125,8 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player evaluates "(do (let l nil) (let i 0) (while (< i 128) (= l (cons (quote {s*63}) l)) (= i (+ i 1))) (open-in-nemacs l))"
     Then the deck shows the refusal "sram: editor-buffer: 8193 bytes refused: does not fit the region (budget 8192 bytes, 8192 bytes free)"
     And SRAM holds no editor arena
+    When the player presses "CDR"
+    Then the deck shows no refusal
 
   @§deck-sram-budget @decision
   Scenario: A scripted mission runs in its sub-arena inside the cartridge arena

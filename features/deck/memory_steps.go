@@ -71,6 +71,28 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		}
 		return w.d.SRAM().Check()
 	})
+	step(`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		err := w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
+		if err == nil {
+			return fmt.Errorf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())
+		}
+		if !strings.Contains(err.Error(), a[2]) {
+			return fmt.Errorf("refusal %q does not name %q", err, a[2])
+		}
+		return w.d.SRAM().Check()
+	})
+	step(`^a cartridge "([^"]*)" with a (\d+) byte arena is inserted$`, func(w *world, a ...string) error {
+		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
+	})
+	step(`^the cartridge is ejected$`, func(w *world, _ ...string) error { return w.d.Eject() })
+	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error {
+		for row := 19; row <= 21; row++ {
+			if got := w.d.Screen().RowText(row); got != "" {
+				return fmt.Errorf("row %d reads %q", row, got)
+			}
+		}
+		return nil
+	})
 	step(`^a cartridge "([^"]*)" with a (\d+) KB arena and a (\d+) byte mission is inserted$`, func(w *world, a ...string) error {
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024, Mission: atoi(a[2])})
 	})

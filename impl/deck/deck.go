@@ -368,6 +368,7 @@ func (d *Deck) Wipe() error {
 // Insert puts a cartridge in the slot. From home it loads at once; while
 // the REPL is open the runtime asks whether to save the session.
 func (d *Deck) Insert(c Cart) error {
+	d.refused = ""
 	defer d.render()
 	if d.cart != nil || d.pending != nil {
 		return fmt.Errorf("deck: insert %s: the slot is full", c.Name)
