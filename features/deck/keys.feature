@@ -12,6 +12,17 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     Then row 23 reads "  «►+ 1 2»"
     When the player presses "CDR"
     Then row 23 reads "  «+ ►1 2»"
+    And row 22 does not contain "END OF LIST"
+    When the player presses "CDR CDR"
+    Then row 23 reads "  «+ 1 ►2»"
+    And row 22 contains "END OF LIST"
+
+  @§deck-key-nil
+  Scenario: NIL on the first element of a list removes it and the cursor climbs to the list
+    When the player composes "(+ 1 2)"
+    And the player presses "CAR NIL"
+    Then the clipboard holds "+"
+    And row 23 reads "►«1 2»"
 
   @§deck-key-car @§deck-key-cdr
   Scenario: In the scrollback CDR moves between entries and CAR inspects a result

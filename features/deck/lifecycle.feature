@@ -103,3 +103,12 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then the result is "3"
     And the deck shows the REPL mode
     And SRAM holds no cartridge arena
+
+  @§deck-cart-back
+  Scenario: While a cartridge waits, the slot is full
+    Given a graduated deck
+    When the player presses "EVAL"
+    And a cartridge "null" with a 16 KB arena is inserted
+    And the player presses "BACK"
+    Then inserting a cartridge "two" with a 16 KB arena is refused naming "insert two: the slot is full"
+    And the cartridge "null" is waiting
