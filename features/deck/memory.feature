@@ -119,6 +119,18 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | 128 | HOME |
 
   @§deck-open-in-editor @decision
+  Scenario: An edit that would grow the buffer past 8 KB is undone
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (let l nil) (let i 0) (while (< i 127) (= l (cons (quote {s*63}) l)) (= i (+ i 1))) (open-in-nemacs l))"
+    Then the editor's buffer holds 8129 bytes
+    When the player presses "CAR PICK:get-reputation PICK:get-reputation PICK:get-reputation PICK:get-reputation"
+    Then the editor's buffer holds 8189 bytes
+    When the player presses "PICK:get-reputation"
+    Then the editor's buffer holds 8189 bytes
+    And row 22 contains "BUFFER FULL: editor-buffer 8204 bytes refused: budget 8192 bytes, 3 free"
+
+  @§deck-open-in-editor @decision
   Scenario: A form over the buffer's budget is refused naming the buffer
     Given a graduated deck
     When the player presses "EVAL"

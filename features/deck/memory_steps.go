@@ -84,6 +84,13 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 	step(`^a cartridge "([^"]*)" with a (\d+) byte arena is inserted$`, func(w *world, a ...string) error {
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
 	})
+	step(`^the editor's buffer holds (\d+) bytes$`, func(w *world, a ...string) error {
+		e := w.d.Editor()
+		if e == nil || e.Buffer() == nil {
+			return fmt.Errorf("no editor buffer (mode %s)", w.d.Mode())
+		}
+		return want("editor buffer bytes", fmt.Sprint(len(e.Buffer().String())), a[0])
+	})
 	step(`^the cartridge is ejected$`, func(w *world, _ ...string) error { return w.d.Eject() })
 	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error {
 		for row := 19; row <= 21; row++ {
