@@ -90,3 +90,16 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | 7    | :diagnostic  | Diagnostic: contract nominal, seed nominal, cell unknown.     |
       | 8    | :diagnostic  | Diagnostic: phase nominal, handle nominal, arena unknown.     |
       | 7    | :phase-intro | Next phase: follow the contract past the seed; mind the cell. |
+
+  @§deck-cipher-read
+  Scenario Outline: The Cipher seed keeps all 24 bits across a power cycle
+    Given a graduated deck whose Cipher seed is <seed>
+    When the deck is powered off and on again
+    And the player presses "EVAL"
+    And the player evaluates "(cipher-seed)"
+    Then the result is "<shown>"
+
+    Examples:
+      | seed     | shown        |
+      | 16777215 | 1.677722e+07 |
+      | 1        | 1            |

@@ -64,6 +64,14 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		fmt.Sscan(a[2], &rep)
 		return w.graduated(a[0], cr, rep)
 	})
+	step(`^a graduated deck whose Cipher seed is (\d+)$`, func(w *world, a ...string) error {
+		if err := w.graduated("OPERATOR", 100, 0); err != nil {
+			return err
+		}
+		st := w.d.State()
+		st.CipherSeed = uint32(atoi(a[0]))
+		return w.d.SetState(st)
+	})
 	step(`^the deck is powered off and on again$`, func(w *world, _ ...string) error { return w.power() })
 	step(`^the player presses "([^"]*)"$`, func(w *world, a ...string) error { return deck.RunScript(w.d, a[0]) })
 	step(`^the player composes "(.*)"$`, func(w *world, a ...string) error { return w.d.Compose(expand(a[0])) })
