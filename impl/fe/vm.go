@@ -384,20 +384,28 @@ func (vm *VM) traceback() []string {
 }
 
 // step records an event and runs the meter and the hook.
+//
+// Without a hook or meter the thresholds are the maximum, which no count
+// reaches, so step needs no test of vm.observed.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
-	if vm.observed && vm.counts[ev] > vm.thresh[ev] {
+	if vm.counts[ev] > vm.thresh[ev] {
 		vm.observe(ev)
 	}
 }
 
-// countN is n consecutive step(ev) with nothing in between.
-func (vm *VM) countN(ev Event, n uint64) {
-	if vm.observed {
-		vm.stepN(ev, n)
-		return
-	}
-	vm.counts[ev] += n
+// replayLookups is the slow path of counting n consecutive step(EvLookup)
+// with nothing in between, which the lookups write out in place as
+//
+//	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+//		vm.replayLookups(n)
+//	}
+//
+// (always the fast path without a hook or meter). Past a threshold the n
+// events are taken back and replayed one by one.
+func (vm *VM) replayLookups(n uint64) {
+	vm.counts[EvLookup] -= n
+	vm.stepN(EvLookup, n)
 }
 
 func (vm *VM) stepN(ev Event, n uint64) {
@@ -541,7 +549,7 @@ func (vm *VM) collect() {
 	hook := vm.hook != nil
 	if !hook {
 		vm.counts[EvSweep] += uint64(vm.count)
-		if vm.observed && vm.counts[EvSweep] > vm.thresh[EvSweep] {
+		if vm.counts[EvSweep] > vm.thresh[EvSweep] {
 			vm.observe(EvSweep)
 		}
 	}
@@ -582,7 +590,7 @@ func (vm *VM) collect() {
 // full order of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
@@ -614,7 +622,7 @@ func (vm *VM) objectSlow() Value {
 // fast path written out, which saves a Go call per cell.
 func (vm *VM) cons(car, cdr Value) Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
@@ -632,7 +640,7 @@ func (vm *VM) cons(car, cdr Value) Value {
 
 func (vm *VM) number(n float32) Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
