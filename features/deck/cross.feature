@@ -15,6 +15,10 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     Then the result is ":id"
     When the player evaluates "(is (car (car (mission-board-contracts))) (list-get (mission-board-contract (car (car (mission-board-contracts)))) 1))"
     Then the result is "t"
+    When the player evaluates "(list-length (mission-board-contracts))"
+    Then the result is "6"
+    When the player evaluates "(is (car (car (mission-board-contracts))) (car (car (cdr (mission-board-contracts)))))"
+    Then the result is "nil"
 
   @§deck-mission-board-blocked
   Scenario Outline: Accepting or refreshing contracts is refused
@@ -54,6 +58,9 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     Then the result is "(fn (x) (* x x))"
     When the player evaluates "((eval (snippet-load (quote sq))) 6)"
     Then the result is "36"
+    When the player evaluates "(snippet-save! (quote k) (quote (+ 1 2)))"
+    And the player evaluates "(snippet-list)"
+    Then the result is "((sq x) (k))"
 
   @§deck-open-in-editor
   Scenario: open-in-nemacs flushes history and opens the editor on the form
@@ -103,3 +110,13 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | seed     | shown        |
       | 16777215 | 1.677722e+07 |
       | 1        | 1            |
+
+  @§deck-snippets @decision
+  Scenario Outline: A snippet's name takes 1 to 63 bytes
+    When the player evaluates "(snippet-save! \"<name>\" 1)"
+    Then the result starts with "<result>"
+
+    Examples:
+      | name     | result                                                  |
+      | {n*63}   | nil                                                     |
+      | {n*64}   | (error snippet-library-full :message \"snippets: name |

@@ -82,6 +82,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     Then SRAM holds no repl arena
     And SRAM holds the editor arena with 16 KB
+    When the player presses "BACK"
+    Then the deck shows the HOME mode
+    And row 24 reads "CDR next · EVAL select"
 
   @§deck-mutual-exclusion @decision
   Scenario: Going from the REPL to a cartridge tears the REPL down first
@@ -91,6 +94,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player presses "EVAL"
     Then SRAM holds no repl arena
     And SRAM holds the cartridge arena with 32 KB
+    And row 1 reads "CARTRIDGE null ─ 32 KB ARENA"
 
   @§deck-eval-from-editor @decision
   Scenario: The editor's 16 KB is its 8 KB buffer and the 8 KB arena of its evaluator
@@ -306,3 +310,16 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | n     | result                                                        | low      | high     |
       | 45520 | nil                                                           | 29990000 | 29999999 |
       | 45530 | (error watchdog :message \"watchdog: cycle budget exceeded\") | 30000000 | 30150000 |
+
+  @§deck-arena-oom
+  Scenario: When the arena stays full, the history is not updated and the REPL says so
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(= l nil)"
+    And the player evaluates "(while t (= l (cons 1 l)))"
+    Then the result is "(error fe-error :message \"out of memory\")"
+    And row 22 contains "HISTORY NOT UPDATED: ARENA FULL"
+    When the player evaluates "(= l nil)"
+    Then the result is "nil"
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"

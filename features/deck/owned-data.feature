@@ -117,3 +117,9 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
     And the player presses "EVAL"
     Then row 1 does not contain "TUTORIAL"
     And the tutorial cursor is at graduated
+
+  @§deck-tutorial-cursor
+  Scenario: A handle with a space survives a power cycle
+    Given a graduated deck of "NEO ONE" with 100 credits and reputation 0
+    When the deck is powered off and on again
+    Then row 0 contains "NEO ONE"
