@@ -61,6 +61,9 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     When the player evaluates "(snippet-save! (quote k) (quote (+ 1 2)))"
     And the player evaluates "(snippet-list)"
     Then the result is "((sq x) (k))"
+    When the player evaluates "(snippet-save! (quote g) \"hello world\")"
+    And the player evaluates "(snippet-load (quote g))"
+    Then the result is "hello world"
 
   @§deck-open-in-editor
   Scenario: open-in-nemacs flushes history and opens the editor on the form
