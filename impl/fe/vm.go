@@ -184,6 +184,9 @@ type VM struct {
 	strBytes int
 	cells    []cell // cells[0] is the static nil; arena cell i is cells[i+1]
 	count    int    // arena cells
+	// arenaBytes is the size of the arena (context plus cells, and
+	// the remainder no cell fills).
+	arenaBytes int
 
 	gcstack  []Value
 	gcIdx    int
@@ -228,6 +231,25 @@ type VM struct {
 	scratch      []byte
 }
 
+// Arena is memory a host lends a VM, such as a region of the deck's
+// simulated SRAM. Its size in bytes decides the VM's cell count.
+type Arena interface {
+	Bytes() int
+}
+
+// Open opens a VM in the arena a: New with a's size. A host that allocates
+// arenas uses it so that the VM's capacity is the one it granted.
+func Open(a Arena, opts ...Option) (*VM, error) {
+	vm, err := New(a.Bytes(), opts...)
+	if err != nil {
+		return nil, err
+	}
+	return vm, nil
+}
+
+// ArenaBytes returns the size of the arena the VM was opened in.
+func (vm *VM) ArenaBytes() int { return vm.arenaBytes }
+
 // New opens a VM in an arena of arenaBytes bytes. Like fe_open, it carves
 // the context out of the arena, builds the free list and interns t and the
 // 26 primitives. If the arena cannot hold them, New returns an *Error with
@@ -265,6 +287,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 		n = (arenaBytes - vm.model.ContextBytes()) / vm.model.CellBytes()
 	}
 	vm.count = n
+	vm.arenaBytes = arenaBytes
 	vm.cells = make([]cell, n+1)
 	vm.cells[0] = cell{typ: TNil}
 	vm.gcstack = make([]Value, vm.model.GCStackSize)
