@@ -151,6 +151,16 @@ type Request struct {
 	// place: no new loop and no turn 0; its turns go on from the last one.
 	// Prompt is ignored.
 	Resume *store.Loop
+	// Begun, when set, is called with the loop once it exists (a new
+	// loop right after it is opened, a resumed one at once), before turn
+	// 0 or the next turn runs.
+	Begun func(*store.Loop)
+	// Client is the client id of the session (settings.client), handed to
+	// every generate call of the loop; "" omits it (§client-telemetry).
+	Client string
+	// Alias selects the model for this loop (loop.run's alias), ""
+	// keeps the provider's default.
+	Alias string
 }
 
 // Delivered is a packet as the provider received it.
@@ -174,9 +184,12 @@ type TurnRecord struct {
 	Seq      int
 	Packet   *Delivered // nil when no packet was delivered
 	Emission string
-	Usage    provider.Usage
-	CostPico int64           // the turn's usage_cost_pico
-	Meta     json.RawMessage // nil when the provider returned none
+	// AssistantRaw is the provider's raw payload, kept verbatim and never
+	// read (§provider-guarantees-assistantraw-opaque).
+	AssistantRaw string
+	Usage        provider.Usage
+	CostPico     int64           // the turn's usage_cost_pico
+	Meta         json.RawMessage // nil when the provider returned none
 }
 
 // Result is the outcome of a loop: its status and the loop usage payload.
@@ -246,10 +259,16 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		ls.res.Loop = ls.loop
 		ls.loop.Status = StatusRunning
 		first = len(ls.loop.Turns)
+		if req.Begun != nil {
+			req.Begun(ls.loop)
+		}
 	} else {
 		ls.loop = e.Store.BeginLoop(req.Run)
 		ls.res.Loop = ls.loop
 		ls.loop.Status = StatusRunning
+		if req.Begun != nil {
+			req.Begun(ls.loop)
+		}
 		if err := e.turnZero(ls); err != nil {
 			e.errorRow(ls, 0, StatusFailed, err.Error(), "")
 			return e.finish(ls, StatusFailed, err.Error()), nil
@@ -374,6 +393,11 @@ func lastRow(r *store.Run) *store.LogRow {
 	}
 	return r.Log[len(r.Log)-1]
 }
+
+// Dispatch runs one statement for actor a through the same path as an
+// op of the model's emission (the op.* mirror of the daemon): EXEC and
+// run:// ops through their hooks, everything else through the op engine.
+func (e *Engine) Dispatch(a ops.Actor, st dsl.Statement) { e.dispatch(a, st) }
 
 // do dispatches through the op engine and stores the token count of every
 // row it wrote.

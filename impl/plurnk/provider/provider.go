@@ -32,17 +32,31 @@ type Message struct {
 // Request is what the engine hands to Generate once per turn.
 type Request struct {
 	Messages []Message
+	// Client is the client id the session declared (settings.client);
+	// "" when none was (§client-telemetry).
+	Client string
+	// Alias names the model alias loop.run asked for; "" is the default
+	// (§provider-instantiation-alias-resolution).
+	Alias string
+	// Grammar, when set, is a GBNF grammar the reply must follow (the
+	// boot check of §grammar-enforcement-verified-at-boot sends one).
+	Grammar string
 }
 
 // Usage is the token accounting of one completed exchange.
 type Usage struct {
 	PromptTokens     int `json:"promptTokens"`
 	CompletionTokens int `json:"completionTokens"`
+	// CostPico is the cost the server itself reported for the exchange,
+	// when CostReported; CostFor then returns it.
+	CostPico     int64 `json:"-"`
+	CostReported bool  `json:"-"`
 }
 
 // Add returns u plus v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens}
+	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+		CostPico: u.CostPico + v.CostPico, CostReported: u.CostReported || v.CostReported}
 }
 
 // Assistant is the model's side of one exchange. Content is what the
