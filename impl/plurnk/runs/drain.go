@@ -110,8 +110,25 @@ func (s *Service) claimOwed(r *Run) {
 func (s *Service) runWork(r *Run) {
 	w := r.queue[0]
 	r.queue = r.queue[1:]
+	if w.explicit && r.scope.Aborted() {
+		// A loop.run kept queued through a loop.cancel: the cancel
+		// ended the loop before it, not this one.
+		r.scope = r.scope.Renew()
+		r.cancelled, r.killed = false, false
+	}
 	ctx := context.WithValue(r.scope.Context(), runKey{}, r.store.Name)
-	req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, MaxTurns: w.maxTurns, Resume: w.resume}
+	req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, MaxTurns: w.maxTurns, Resume: w.resume,
+		Client: r.sess.settings.Client, Alias: w.alias, MaxCommands: r.sess.settings.MaxCommands}
+	req.Begun = func(l *store.Loop) {
+		if w.resume == nil {
+			r.yolo[l.Seq] = w.yolo
+		} else if w.yolo {
+			r.yolo[l.Seq] = true
+		}
+		if w.begun != nil {
+			w.begun(l)
+		}
+	}
 	if w.resume != nil {
 		if w.resume.Status != engine.StatusParked {
 			// The loop was closed (a KILL) while the resume waited.
@@ -290,11 +307,24 @@ func (s *Service) concluded(r *Run, st exec.Stream) {
 // is dropped, and its streams, proposals and poll are torn down. It
 // reports whether a loop was running, queued or parked.
 func (s *Service) terminate(r *Run, reason string) bool {
+	return s.abort(r, reason, false)
+}
+
+// abort is terminate; keep leaves the loops a client queued with
+// loop.run in the queue (loop.cancel aborts the active drain only,
+// §methods-loop-cancel): each starts afresh once the aborted loop is
+// closed.
+func (s *Service) abort(r *Run, reason string, keep bool) bool {
 	hit := r.draining || len(r.queue) > 0
+	var kept []work
 	for _, w := range r.queue {
+		if keep && w.explicit && w.resume == nil {
+			kept = append(kept, w)
+			continue
+		}
 		w.finish(engine.Result{Loop: w.resume, Status: engine.StatusCancelled, Reason: reason})
 	}
-	r.queue = nil
+	r.queue = kept
 	r.cancelled = true
 	r.owed = false
 	if r.poll != nil {

@@ -44,8 +44,10 @@ type Event struct {
 	Reason  string
 	// Turn, RowID, Target and Body locate a proposal's EXEC row: its
 	// turn, its log row id, its output entry and its command.
-	Turn   int
-	RowID  int64
+	Turn  int
+	RowID int64
+	// Yolo is the proposing loop's flags.yolo (loop/proposal's flags).
+	Yolo   bool
 	Target string
 	Body   string
 	// Result is the engine's outcome of the loop (its usage payload) when
@@ -121,9 +123,10 @@ type Service struct {
 
 // Session is one session: its world in the store and its runs.
 type Session struct {
-	store *store.Session
-	runs  map[string]*Run
-	order []*Run
+	store    *store.Session
+	runs     map[string]*Run
+	order    []*Run
+	settings Settings
 }
 
 // Run is one run's orchestration state.
@@ -131,6 +134,8 @@ type Run struct {
 	sess     *Session
 	store    *store.Run
 	parent   *Run
+	origin   string      // model, client or plurnk, fixed at creation
+	client   *store.Loop // a client run's open client loop
 	queue    []work
 	draining bool
 	running  bool        // the engine is running one of its loops
@@ -146,16 +151,25 @@ type Run struct {
 	inbox   []*store.LogRow // rows waiting for the run's next turn
 	cursors *exec.Cursors
 	poll    clock.Timer
-	drained int  // drains this run has had
-	inDrain bool // a drain goroutine is inside drain for this run
-	started int  // drains started and not yet exited
-	twice   bool // two drains were ever started or inside at once (never expected)
+	yolo    map[int]bool // loop seq → the loop's flags.yolo
+	drained int          // drains this run has had
+	inDrain bool         // a drain goroutine is inside drain for this run
+	started int          // drains started and not yet exited
+	twice   bool         // two drains were ever started or inside at once (never expected)
 }
 
 type work struct {
 	prompt   string
 	maxTurns int
 	resume   *store.Loop
+	// begun, when set, receives the loop once the engine opened or
+	// resumed it.
+	begun func(*store.Loop)
+	alias string
+	// explicit: queued by a client's loop.run.
+	explicit bool
+	// yolo is the loop's flags.yolo: its proposals are accepted at once.
+	yolo bool
 	// done, when set, receives the loop's outcome once the engine returned
 	// it and its events went out, or a 499 when the work was dropped.
 	done func(engine.Result)
@@ -235,14 +249,18 @@ func (s *Service) NewSession(modelRun string) (*store.Session, error) {
 	}
 	sess := &Session{store: ss, runs: map[string]*Run{}}
 	for _, r := range ss.Runs {
-		sess.add(r, nil)
+		origin := OriginModel
+		if r.Name == store.PlurnkRun {
+			origin = OriginPlurnk
+		}
+		sess.add(r, nil, origin)
 	}
 	s.sessions[ss.ID] = sess
 	return ss, nil
 }
 
-func (sess *Session) add(r *store.Run, parent *Run) *Run {
-	run := &Run{sess: sess, store: r, parent: parent, scope: NewScope(), cursors: exec.NewCursors()}
+func (sess *Session) add(r *store.Run, parent *Run, origin string) *Run {
+	run := &Run{sess: sess, store: r, parent: parent, origin: origin, yolo: map[int]bool{}, scope: NewScope(), cursors: exec.NewCursors()}
 	sess.runs[r.Name] = run
 	sess.order = append(sess.order, run)
 	return run
@@ -272,6 +290,7 @@ func (s *Service) run(session int64, name string) (*Run, error) {
 type RunInfo struct {
 	ID     int64
 	Name   string
+	Origin string // model, client or plurnk (§machine-processes-run-origin)
 	Parent string // "" for a run no run spawned
 	Loops  int
 	// Status is the latest loop's status, 0 before the first loop.
@@ -298,7 +317,7 @@ func (s *Service) Runs(session int64) ([]RunInfo, error) {
 }
 
 func (r *Run) info() RunInfo {
-	in := RunInfo{ID: r.store.ID, Name: r.store.Name, Loops: len(r.store.Loops), Draining: r.draining, Queued: len(r.queue), Drains: r.drained}
+	in := RunInfo{ID: r.store.ID, Name: r.store.Name, Origin: r.origin, Loops: len(r.store.Loops), Draining: r.draining, Queued: len(r.queue), Drains: r.drained}
 	if r.parent != nil {
 		in.Parent = r.parent.store.Name
 	}
@@ -403,6 +422,13 @@ func (s *Service) LoopRun(session int64, run, prompt string) error {
 type LoopStart struct {
 	Prompt   string
 	MaxTurns int
+	// Alias overrides the model for this loop ("" keeps the default).
+	Alias string
+	// Yolo is the loop's flags.yolo (§dual-yolo-server-yolo-auto-accept).
+	Yolo bool
+	// Begun, when set, is called with the service lock held with the
+	// loop once the engine opened it (or resumed it in place).
+	Begun func(*store.Loop)
 	// Done, when set, is called with the service lock held once the loop
 	// this call started or resumed has come back from the engine (ended
 	// or parked at 202), after its loop/terminated or loop/quiesced went
@@ -430,10 +456,10 @@ func (s *Service) Start(session int64, run string, ls LoopStart) error {
 		if prompt != "" {
 			r.inbox = append(r.inbox, injectRow(scheme.WriterClient, "", prompt))
 		}
-		s.enqueue(r, work{resume: l, maxTurns: ls.MaxTurns, done: ls.Done})
+		s.enqueue(r, work{resume: l, maxTurns: ls.MaxTurns, done: ls.Done, begun: ls.Begun, alias: ls.Alias, yolo: ls.Yolo})
 		return nil
 	}
-	s.enqueue(r, work{prompt: prompt, maxTurns: ls.MaxTurns, done: ls.Done})
+	s.enqueue(r, work{prompt: prompt, maxTurns: ls.MaxTurns, done: ls.Done, begun: ls.Begun, alias: ls.Alias, explicit: true, yolo: ls.Yolo})
 	return nil
 }
 
@@ -464,7 +490,7 @@ func (s *Service) Cancel(session int64, run, reason string) (bool, error) {
 	if reason == "" {
 		reason = "user_cancelled"
 	}
-	return s.terminate(r, reason), nil
+	return s.abort(r, reason, true), nil
 }
 
 // Resolve settles the proposal of a host EXEC (proposal.resolve). On
