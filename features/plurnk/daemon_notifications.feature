@@ -25,7 +25,7 @@ Feature: notifications of the daemon
       <<SEND[200]:written:SEND
       """
     When "A" runs a loop with the prompt "take notes"
-    Then the answer to "A" has finalStatus = 200
+    Then the loop "A" started ended with status 200
     And "A" got 4 "log/entry" notifications
     And "B" got 4 "log/entry" notifications
     And "C" got no "log/entry" notification
@@ -44,7 +44,7 @@ Feature: notifications of the daemon
     Then "B" got 1 "loop/terminated" notification
     And "B" got a "loop/terminated" notification with finalStatus = 200
     And "B" got a "loop/terminated" notification with meta = {"balancePico": 42}
-    And "B" got a "loop/terminated" notification with modelRunId = <A.runId>
+    And "B" got a "loop/terminated" notification with modelRunId = <A.modelRunId>
     And "C" got no "loop/terminated" notification
     And "B" got no "loop/quiesced" notification
 
@@ -62,8 +62,8 @@ Feature: notifications of the daemon
       """
     When "A" runs a loop with the prompt "think"
     Then "B" got 1 "telemetry/event" notification
-    And "B" got a "telemetry/event" notification with kind = "idle_turn"
-    And "B" got a "telemetry/event" notification with source = "engine:rail"
+    And "B" got a "telemetry/event" notification with event.kind = "idle_turn"
+    And "B" got a "telemetry/event" notification with event.source = "engine:rail"
     And each "telemetry/event" "B" got is a line of the daemon's next packet
     And "C" got no "telemetry/event" notification
 
@@ -97,7 +97,7 @@ Feature: notifications of the daemon
       <<SEND[200]:built:SEND
       """
     When "A" runs a loop with the prompt "build it"
-    Then the answer to "A" has finalStatus = 202
+    Then the loop "A" started is parked at 202
     When 600 ms pass for the daemon's running commands
     Then "B" got these "stream/event" notifications:
       | channel | state  | contentLength |

@@ -42,12 +42,23 @@ type daemonWorld struct {
 	srv     *httptest.Server
 	url     string
 	conns   map[string]*daemonConn
+
+	env     map[string]string    // the operator's variables
+	http    bool                 // the model is reached over the OpenAI-compatible protocol
+	stream  bool                 // … streaming
+	company bool                 // the model server waits for overlapping calls
+	llmSrv  *llm.Server          // the loopback model server, when http
+	llmHS   *httptest.Server     // its listener
+	models  map[string]*llm.Mock // the models of PLURNK_MODEL_<alias>=mock/<id>, by id
+	bootErr error                // why the daemon refused to start
+	sh      *exec.SimExecutor
 }
 
 type daemonConn struct {
 	c       *rpc.Client
 	session gjson.Result // the session.create / session.attach answer
 	answer  rpc.Answer   // the last answer
+	loop    gjson.Result // the last loop.run answer
 }
 
 type daemonKey struct{}
@@ -63,7 +74,8 @@ func getDaemon(ctx context.Context) *daemonWorld {
 // methods and notifications over a loopback WebSocket.
 func registerDaemonSteps(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
-		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, router: &daemonRouter{byRun: map[string]*llm.Mock{}}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{}}
+		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, router: &daemonRouter{byRun: map[string]*llm.Mock{}}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{},
+			env: map[string]string{}, models: map[string]*llm.Mock{}}
 		return context.WithValue(ctx, daemonKey{}, d), nil
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -114,8 +126,12 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		return daemonSession(ctx, who, "session.attach", map[string]any{"id": o.session.Get("id").Int()})
 	})
 	sc.Step(`^"(\w+)" runs a loop with the prompt "([^"]*)"$`, func(ctx context.Context, who, prompt string) error {
-		return daemonCall(ctx, who, "loop.run", fmt.Sprintf(`{"prompt": %q}`, prompt))
+		return daemonRunLoop(ctx, who, fmt.Sprintf(`{"prompt": %q}`, prompt))
 	})
+	sc.Step(`^"(\w+)" runs a loop with (\{.*\})$`, daemonRunLoop)
+	sc.Step(`^the loop "(\w+)" started (?:ended|ends) with status (\d+)$`, daemonLoopEnded)
+	sc.Step(`^the loop "(\w+)" started is parked at 202$`, daemonLoopParked)
+	registerControlSteps(sc)
 	sc.Step(`^"(\w+)" calls ([\w./]+)$`, func(ctx context.Context, who, method string) error {
 		return daemonCall(ctx, who, method, "")
 	})
@@ -161,6 +177,9 @@ func (d *daemonWorld) close() {
 	if d.srv != nil {
 		d.srv.Close()
 	}
+	if d.llmHS != nil {
+		d.llmHS.Close()
+	}
 }
 
 // boot starts the backend and the loopback server on first use.
@@ -170,12 +189,35 @@ func (d *daemonWorld) boot() error {
 	}
 	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.clk, Scripts: d.scripts}
 	d.router.fallback = d.model
-	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: afero.NewMemMapFs(), Root: workspace, Provider: d.router,
-		Executors: []exec.Executor{sh}, Yolo: !d.ask})
+	var prov provider.Provider = d.router
+	var aliases func(string) bool
+	if d.http {
+		d.llmSrv = llm.NewServer(d.model)
+		d.llmSrv.HonourGrammar = d.model.HonourGrammar
+		if d.company {
+			d.llmSrv.Company = 200 * time.Millisecond
+		}
+		d.llmHS = d.llmSrv.Start()
+		prov = &provider.OpenAI{BaseURL: d.llmHS.URL + "/v1", Model: "scripted", Stream: d.stream}
+	}
+	if as, _ := provider.ParseAliases(d.env); len(as) > 0 {
+		sel, err := provider.NewSelector(d.env, map[string]provider.Factory{"mock": func(id string) (provider.Provider, error) {
+			return d.modelFor(id), nil
+		}})
+		if err != nil {
+			d.bootErr = err
+			return err
+		}
+		prov, aliases = sel, sel.Has
+	}
+	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: afero.NewMemMapFs(), Root: workspace, Provider: prov,
+		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: []string{"mock"}})
 	if err != nil {
+		d.bootErr = err
 		return err
 	}
 	d.backend = b
+	d.sh = sh
 	d.srv = httptest.NewServer(rpc.NewServer(b))
 	d.url = "ws" + strings.TrimPrefix(d.srv.URL, "http")
 	return nil
@@ -435,10 +477,10 @@ func daemonLogMatchesNotes(ctx context.Context, who string) error {
 	if err != nil {
 		return err
 	}
-	if err := daemonCall(ctx, who, "log.read", ""); err != nil {
+	c := d.conns[who]
+	if err := daemonCall(ctx, who, "log.read", fmt.Sprintf(`{"runId": %d}`, c.session.Get("modelRunId").Int())); err != nil {
 		return err
 	}
-	c := d.conns[who]
 	if c.answer.Error != nil {
 		return fmt.Errorf("log.read: %s", c.answer.Raw)
 	}
@@ -534,7 +576,7 @@ func daemonTelemetryInPacket(ctx context.Context, who string) error {
 	}
 	for _, n := range tel {
 		var v map[string]any
-		if err := json.Unmarshal(n.Params, &v); err != nil {
+		if err := json.Unmarshal([]byte(gjson.GetBytes(n.Params, "event").Raw), &v); err != nil {
 			return err
 		}
 		line, err := telemetry.Canonical(v)
@@ -686,3 +728,84 @@ func (r *daemonRouter) CountTokens(text string) int { return r.fallback.CountTok
 func (r *daemonRouter) CostFor(u provider.Usage) int64 { return r.fallback.CostFor(u) }
 
 func (r *daemonRouter) ContextSize() (int, bool) { return r.fallback.ContextSize() }
+
+// daemonRunLoop calls loop.run, keeps its answer as who's loop, and lets
+// the daemon run until its loops end or park (loop.run answers at once).
+func daemonRunLoop(ctx context.Context, who, params string) error {
+	if err := daemonCall(ctx, who, "loop.run", params); err != nil {
+		return err
+	}
+	d := getDaemon(ctx)
+	c := d.conns[who]
+	if c.answer.Error == nil {
+		c.loop = gjson.ParseBytes(c.answer.Result)
+	}
+	d.settle()
+	return nil
+}
+
+// daemonLoopEnded checks that the loop who's last loop.run went to ended
+// with status: a loop/terminated names that loop with that finalStatus.
+func daemonLoopEnded(ctx context.Context, who string, status int) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	id := c.loop.Get("loopId")
+	if !id.Exists() || id.Type == gjson.Null {
+		return fmt.Errorf("the loop.run answer of %q names no loop: %s", who, c.loop.Raw)
+	}
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	var seen []string
+	for _, n := range notesOf(notes, "loop/terminated") {
+		if gjson.GetBytes(n.Params, "loopId").Int() == id.Int() {
+			if got := gjson.GetBytes(n.Params, "finalStatus").Int(); int(got) != status {
+				return fmt.Errorf("loop %d ended with %d, want %d: %s", id.Int(), got, status, n.Params)
+			}
+			return nil
+		}
+		seen = append(seen, string(n.Params))
+	}
+	return fmt.Errorf("no loop/terminated for loop %d among:\n%s", id.Int(), strings.Join(seen, "\n"))
+}
+
+// daemonLoopParked checks that the loop who's last loop.run went to is
+// parked at 202: no loop/terminated names it and session.runs shows its
+// run at 202.
+func daemonLoopParked(ctx context.Context, who string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	id := c.loop.Get("loopId").Int()
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	for _, n := range notesOf(notes, "loop/terminated") {
+		if gjson.GetBytes(n.Params, "loopId").Int() == id {
+			return fmt.Errorf("loop %d ended: %s", id, n.Params)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	a, err := c.c.Call(cctx, "session.runs", nil)
+	if err != nil {
+		return err
+	}
+	run := c.loop.Get("runId").Int()
+	for _, r := range gjson.GetBytes(a.Result, "runs").Array() {
+		if r.Get("id").Int() == run {
+			if r.Get("status").Int() != 202 {
+				return fmt.Errorf("run %d is at %d, not parked: %s", run, r.Get("status").Int(), r.Raw)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("run %d not in session.runs: %s", run, a.Raw)
+}

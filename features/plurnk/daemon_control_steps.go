@@ -1,0 +1,256 @@
+package plurnk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"anchorage/sim/llm"
+
+	"github.com/cucumber/godog"
+	"github.com/tidwall/gjson"
+)
+
+// registerControlSteps registers the steps of the tier 3b daemon
+// features: the operator's variables, the model reached over the
+// OpenAI-compatible protocol, model aliases, the boot check, and what the
+// model saw.
+func registerControlSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^the daemon's operator sets (\S+) to "([^"]*)"$`, func(ctx context.Context, k, v string) error {
+		d := getDaemon(ctx)
+		if d.srv != nil {
+			return fmt.Errorf("the daemon has started already")
+		}
+		d.env[k] = v
+		return nil
+	})
+	sc.Step(`^the daemon's model is served over the OpenAI-compatible protocol( with streaming)?$`, func(ctx context.Context, streaming string) error {
+		d := getDaemon(ctx)
+		if d.srv != nil {
+			return fmt.Errorf("the daemon has started already")
+		}
+		d.http, d.stream = true, streaming != ""
+		return nil
+	})
+	sc.Step(`^the daemon's model server waits for overlapping calls$`, func(ctx context.Context) error {
+		getDaemon(ctx).company = true
+		return nil
+	})
+	sc.Step(`^the daemon's model enforces grammars$`, func(ctx context.Context) error {
+		getDaemon(ctx).model.HonourGrammar = true
+		return nil
+	})
+	sc.Step(`^the daemon's model "([^"]*)" will reply:$`, func(ctx context.Context, id string, doc *godog.DocString) error {
+		getDaemon(ctx).modelFor(id).Add(llm.Reply{Content: doc.Content})
+		return nil
+	})
+	sc.Step(`^the daemon's model will reply with the raw payload (.+):$`, func(ctx context.Context, raw string, doc *godog.DocString) error {
+		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Raw: unescape(raw)})
+		return nil
+	})
+	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
+		_ = getDaemon(ctx).boot()
+		return nil
+	})
+	sc.Step(`^the daemon refused to start, saying "([^"]*)"$`, func(ctx context.Context, want string) error {
+		d := getDaemon(ctx)
+		if d.bootErr == nil {
+			return fmt.Errorf("the daemon started")
+		}
+		if !strings.Contains(d.bootErr.Error(), want) {
+			return fmt.Errorf("the daemon refused with %q, not mentioning %q", d.bootErr, want)
+		}
+		return nil
+	})
+	sc.Step(`^the daemon started$`, func(ctx context.Context) error {
+		d := getDaemon(ctx)
+		if d.bootErr != nil || d.srv == nil {
+			return fmt.Errorf("the daemon did not start: %v", d.bootErr)
+		}
+		return nil
+	})
+	sc.Step(`^the daemon's model was called (\d+) times?$`, func(ctx context.Context, n int) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if got := len(d.model.Requests); got != n {
+			return fmt.Errorf("the model was called %d times, want %d", got, n)
+		}
+		return nil
+	})
+	sc.Step(`^the daemon's model "([^"]*)" was called (\d+) times?$`, func(ctx context.Context, id string, n int) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if got := len(d.modelFor(id).Requests); got != n {
+			return fmt.Errorf("the model %q was called %d times, want %d", id, got, n)
+		}
+		return nil
+	})
+	sc.Step(`^every call to the daemon's model carried the client "([^"]*)"$`, func(ctx context.Context, want string) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if len(d.model.Requests) == 0 {
+			return fmt.Errorf("the model was never called")
+		}
+		for i, r := range d.model.Requests {
+			if r.Client != want {
+				return fmt.Errorf("call %d carried the client %q, want %q", i+1, r.Client, want)
+			}
+		}
+		return nil
+	})
+	sc.Step(`^no call to the daemon's model carried a client$`, func(ctx context.Context) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if len(d.model.Requests) == 0 {
+			return fmt.Errorf("the model was never called")
+		}
+		for i, r := range d.model.Requests {
+			if r.Client != "" {
+				return fmt.Errorf("call %d carried the client %q", i+1, r.Client)
+			}
+		}
+		return nil
+	})
+	sc.Step(`^the daemon's model server saw (\d+) calls?, the last one abandoned by its client$`, func(ctx context.Context, n int) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if d.llmSrv == nil {
+			return fmt.Errorf("the model is not served over HTTP")
+		}
+		calls := d.llmSrv.Calls()
+		if len(calls) != n || !calls[n-1].Cancelled {
+			return fmt.Errorf("the server saw %+v, want %d calls, the last one cancelled", calls, n)
+		}
+		return nil
+	})
+	sc.Step(`^the daemon's model server saw the user "([^"]*)" on every call$`, func(ctx context.Context, want string) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if d.llmSrv == nil || len(d.llmSrv.Calls()) == 0 {
+			return fmt.Errorf("the model server saw no call")
+		}
+		for i, c := range d.llmSrv.Calls() {
+			if c.Client != want {
+				return fmt.Errorf("HTTP call %d carried the user %q, want %q", i+1, c.Client, want)
+			}
+		}
+		return nil
+	})
+	sc.Step(`^no two calls to the daemon's model were in flight at once$`, func(ctx context.Context) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if d.llmSrv == nil {
+			return fmt.Errorf("the model is not served over HTTP")
+		}
+		if p := d.llmSrv.Peak(); p != 1 {
+			return fmt.Errorf("%d calls were in flight at once", p)
+		}
+		return nil
+	})
+	sc.Step(`^the daemon's model will hold its next reply until "(\w+)" cancels the loop$`, func(ctx context.Context, who string) error {
+		d := getDaemon(ctx)
+		c, err := d.conn(who)
+		if err != nil {
+			return err
+		}
+		d.model.Add(llm.Reply{Hold: true})
+		d.model.OnAbort = func() {
+			cctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			defer cancel()
+			_, _ = c.c.Call(cctx, "loop.cancel", nil)
+		}
+		return nil
+	})
+	sc.Step(`^while the daemon's model generates reply (\d+), "(\w+)" calls ([\w./]+) with (\{.*\})$`, func(ctx context.Context, n int, who, method, params string) error {
+		d := getDaemon(ctx)
+		c, err := d.conn(who)
+		if err != nil {
+			return err
+		}
+		if n < 1 || n > len(d.model.Replies) {
+			return fmt.Errorf("the model has no reply %d queued", n)
+		}
+		if params, err = d.expand(params); err != nil {
+			return err
+		}
+		d.model.Replies[n-1].Before = func() {
+			cctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			defer cancel()
+			a, err := c.c.Call(cctx, method, json.RawMessage(params))
+			if err == nil {
+				c.answer = a
+				if method == "loop.run" {
+					c.loop = gjson.ParseBytes(a.Result)
+				}
+			}
+		}
+		return nil
+	})
+	sc.Step(`^the daemon's simulated command "([^"]*)" was spawned (\d+) times?$`, func(ctx context.Context, cmd string, n int) error {
+		d := getDaemon(ctx)
+		d.settle()
+		got := 0
+		if d.sh != nil {
+			for _, sp := range d.sh.Spawns() {
+				if sp.Command == cmd {
+					got++
+				}
+			}
+		}
+		if got != n {
+			return fmt.Errorf("%q spawned %d times, want %d", cmd, got, n)
+		}
+		return nil
+	})
+	sc.Step(`^(\d+) ms pass on the daemon's clock$`, func(ctx context.Context, ms int) error {
+		d := getDaemon(ctx)
+		d.clk.Advance(time.Duration(ms) * time.Millisecond)
+		d.settle()
+		return nil
+	})
+	sc.Step(`^every notification "(\w+)" got, but session/created, names the session of "(\w+)"$`, func(ctx context.Context, who, owner string) error {
+		d := getDaemon(ctx)
+		notes, err := d.settled(ctx, who)
+		if err != nil {
+			return err
+		}
+		o, err := d.conn(owner)
+		if err != nil {
+			return err
+		}
+		want := o.session.Get("id").Int()
+		count := 0
+		for _, n := range notes {
+			if n.Method == "session/created" {
+				continue
+			}
+			count++
+			if got := gjson.GetBytes(n.Params, "sessionId"); !got.Exists() || got.Int() != want {
+				return fmt.Errorf("%s does not name session %d: %s", n.Method, want, n.Params)
+			}
+		}
+		if count == 0 {
+			return fmt.Errorf("%q got no notification", who)
+		}
+		return nil
+	})
+}
+
+// modelFor returns the scripted model of id, made on first use.
+func (d *daemonWorld) modelFor(id string) *llm.Mock {
+	m, ok := d.models[id]
+	if !ok {
+		m = &llm.Mock{}
+		d.models[id] = m
+	}
+	return m
+}
+
+// settle lets the daemon's loops run until they end or park.
+func (d *daemonWorld) settle() {
+	if d.backend != nil {
+		d.backend.Settle()
+	}
+}
