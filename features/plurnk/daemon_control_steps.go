@@ -50,6 +50,19 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Raw: unescape(raw)})
 		return nil
 	})
+	sc.Step(`^the answer to "(\w+)" has no (\S+)$`, func(ctx context.Context, who, path string) error {
+		c, err := getDaemon(ctx).conn(who)
+		if err != nil {
+			return err
+		}
+		if c.answer.Error != nil {
+			return fmt.Errorf("the answer is an error: %s", c.answer.Raw)
+		}
+		if got := gjson.GetBytes(c.answer.Result, path); got.Exists() {
+			return fmt.Errorf("the answer has %s = %s", path, got.Raw)
+		}
+		return nil
+	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()
 		return nil
