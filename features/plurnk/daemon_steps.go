@@ -277,18 +277,23 @@ func daemonSession(ctx context.Context, who, method string, params map[string]an
 }
 
 // expand replaces each <conn.field> in s with that field of the
-// connection's session answer.
+// connection's session answer, and each <conn.loop.field> with that field
+// of its last loop.run answer.
 func (d *daemonWorld) expand(s string) (string, error) {
-	placeholder := regexp.MustCompile(`<(\w+)\.(\w+)>`)
+	placeholder := regexp.MustCompile(`<(\w+)\.(loop\.)?(\w+)>`)
 	var err error
 	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		p := placeholder.FindStringSubmatch(m)
 		c, ok := d.conns[p[1]]
-		if !ok || !c.session.Get(p[2]).Exists() {
-			err = fmt.Errorf("placeholder %s: no such session field", m)
+		src := c.session
+		if ok && p[2] != "" {
+			src = c.loop
+		}
+		if !ok || !src.Get(p[3]).Exists() {
+			err = fmt.Errorf("placeholder %s: no such field", m)
 			return m
 		}
-		return c.session.Get(p[2]).Raw
+		return src.Get(p[3]).Raw
 	})
 	return out, err
 }
