@@ -63,6 +63,21 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the daemon's model's packet (\d+) (contains|does not contain) "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, n int, how, text string) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if n < 1 || n > len(d.model.Requests) {
+			return fmt.Errorf("the model was called %d times, no packet %d", len(d.model.Requests), n)
+		}
+		var b strings.Builder
+		for _, m := range d.model.Requests[n-1].Messages {
+			b.WriteString(m.Content + "\n")
+		}
+		if has := strings.Contains(b.String(), unescape(text)); has != (how == "contains") {
+			return fmt.Errorf("packet %d %s %q:\n%s", n, map[bool]string{true: "contains", false: "lacks"}[has], text, b.String())
+		}
+		return nil
+	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()
 		return nil

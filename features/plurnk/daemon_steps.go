@@ -147,7 +147,7 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^"(\w+)" calls ([\w./]+) for run "([^"]*)" with (\{.*\})$`, daemonCallForRun)
-	sc.Step(`^"(\w+)" (accepts|rejects) the proposal it was notified of$`, daemonResolveNoted)
+	sc.Step(`^"(\w+)" (accepts|rejects|cancels) the proposal it was notified of$`, daemonResolveNoted)
 	sc.Step(`^"(\w+)" got a "([^"]+)" notification for run "([^"]*)" with (\S+) = (.+)$`, daemonNoteForRun)
 	sc.Step(`^"(\w+)" got "log/entry" notifications for run "([^"]*)"$`, func(ctx context.Context, who, run string) error {
 		return daemonNoteForRun(ctx, who, "log/entry", run, "", "")
@@ -657,7 +657,7 @@ func daemonResolveNoted(ctx context.Context, who, how string) error {
 		return fmt.Errorf("%q was notified of no proposal", who)
 	}
 	id := gjson.GetBytes(props[len(props)-1].Params, "logEntryId").Int()
-	decision := map[string]string{"accepts": "accept", "rejects": "reject"}[how]
+	decision := map[string]string{"accepts": "accept", "rejects": "reject", "cancels": "cancel"}[how]
 	return daemonCall(ctx, who, "loop.resolve", fmt.Sprintf(`{"logEntryId": %d, "decision": %q}`, id, decision))
 }
 

@@ -117,6 +117,7 @@ type Service struct {
 	sessions map[int64]*Session
 	pending  map[int64]*pendingExec // host EXECs awaiting their proposal, by row id
 	subs     map[int]func(Event)
+	expired  chan struct{} // a proposal timed out
 	nextSub  int
 	log      []Event
 }
@@ -207,7 +208,17 @@ func New(cfg Config) (*Service, error) {
 		}
 	}
 	s.streams = exec.NewStreams(exec.Config{Store: cfg.Store, Registry: reg, Clock: cfg.Clock, Grace: cfg.Grace, Notify: cfg.StreamEvents})
-	s.proposals = exec.NewProposals(cfg.Clock, cfg.ProposalTimeout, nil)
+	s.expired = make(chan struct{}, 1)
+	s.proposals = exec.NewProposals(cfg.Clock, cfg.ProposalTimeout, func(p exec.Proposal) {
+		if p.Outcome == "timeout" {
+			// Settled by its timer, outside the service lock: Pump
+			// records it on its row.
+			select {
+			case s.expired <- struct{}{}:
+			default:
+			}
+		}
+	})
 	e := cfg.Engine
 	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, quietLocker{s}
 	e.Executors = reg.Runtimes()
@@ -525,6 +536,8 @@ func (s *Service) Serve(ctx context.Context) {
 			return
 		case <-s.streams.Ready():
 			s.Pump()
+		case <-s.expired:
+			s.Pump()
 		}
 	}
 }
@@ -534,6 +547,7 @@ func (s *Service) Serve(ctx context.Context) {
 func (s *Service) Pump() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.expire()
 	for _, st := range s.streams.Drain() {
 		sess, ok := s.sessions[st.Session]
 		if !ok {
@@ -597,4 +611,20 @@ func (r *Run) active() bool {
 // injectRow is the row an injected message becomes in its run's log.
 func injectRow(origin scheme.Writer, from, msg string) *store.LogRow {
 	return &store.LogRow{Op: "SEND", Origin: string(origin), Target: from, Status: 102, Expanded: true, Content: msg, Mimetype: "text/markdown"}
+}
+
+// expire records on their rows the proposals their timeout cancelled
+// (§proposal-timeout-cancels): the EXEC row ends 499 with reason timeout.
+// s.mu is held.
+func (s *Service) expire() {
+	ids := make([]int64, 0, len(s.pending))
+	for id := range s.pending {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		if p, ok := s.proposals.Get(id); ok && p.State != exec.Proposed {
+			s.settled(id, p)
+		}
+	}
 }

@@ -1,0 +1,99 @@
+@plurnk
+Feature: operator and session configuration of the daemon
+  The operator's variables set the daemon's limits; a session's settings
+  may narrow some of them for that session's loops, never widen them.
+
+  @§proposal-timeout-cancels
+  Scenario: the operator's PLURNK_PROPOSAL_TIMEOUT_MS replaces the default
+    Given the daemon asks before host commands
+    And the daemon's simulated command "deploy" exits with code 0 after 200 ms
+    And the daemon's operator sets PLURNK_PROPOSAL_TIMEOUT_MS to "1000"
+    And a connection "B" to the daemon
+    And "B" creates a session named "short"
+    And the daemon's model will reply:
+      """
+      <<PLAN:deploy:PLAN
+      <<EXEC:deploy:EXEC
+      <<SEND[202]:waiting for approval:SEND
+      """
+    When "B" runs a loop with the prompt "deploy"
+    And 999 ms pass on the daemon's clock
+    And "B" calls log.read with {"runId": <B.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    Then the entry in the answer to "B" has status = 202
+    When 1 ms pass on the daemon's clock
+    And "B" calls log.read with {"runId": <B.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    Then the entry in the answer to "B" has status = 499
+
+  @§operator-config-session-max-commands
+  Scenario: settings.maxCommands narrows the cap on ops per emission and the surplus is reported
+    Given a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:three notes:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<EDIT(known:///b.md):b:EDIT
+      <<EDIT(known:///c.md):c:EDIT
+      <<SEND[200]:noted:SEND
+      """
+    When "A" calls session.create with {"name": "tight", "settings": {"maxCommands": 2}}
+    And "A" runs a loop with the prompt "note three things"
+    Then the loop "A" started ended with status 200
+    And "A" got a "telemetry/event" notification with event.kind = "max_commands_exceeded"
+    When "A" calls entry.read with {"target": "known:///b.md"}
+    Then the answer to "A" has status = 200
+    When "A" calls entry.read with {"target": "known:///c.md"}
+    Then the answer to "A" has status = 404
+
+  @§operator-config-session-max-commands
+  Scenario: a session asking for more than PLURNK_MAX_COMMANDS still gets the operator's cap
+    Given the daemon's operator sets PLURNK_MAX_COMMANDS to "2"
+    And a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:three notes:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<EDIT(known:///b.md):b:EDIT
+      <<EDIT(known:///c.md):c:EDIT
+      <<SEND[200]:noted:SEND
+      """
+    When "A" calls session.create with {"name": "loose", "settings": {"maxCommands": 3}}
+    And "A" runs a loop with the prompt "note three things"
+    Then "A" got a "telemetry/event" notification with event.kind = "max_commands_exceeded"
+    When "A" calls entry.read with {"target": "known:///c.md"}
+    Then the answer to "A" has status = 404
+
+  @§operator-config-session-max-commands
+  Scenario: a session cap just above the emission's ops drops nothing
+    Given a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:three notes:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<EDIT(known:///b.md):b:EDIT
+      <<EDIT(known:///c.md):c:EDIT
+      <<SEND[200]:noted:SEND
+      """
+    When "A" calls session.create with {"name": "exact", "settings": {"maxCommands": 3}}
+    And "A" runs a loop with the prompt "note three things"
+    Then "A" got no "telemetry/event" notification
+    When "A" calls entry.read with {"target": "known:///c.md"}
+    Then the answer to "A" has status = 200
+
+  @§operator-config-session-max-commands-floor
+  Scenario: with maxCommands 0 PLAN and the terminal SEND still go through, and every other op is dropped
+    Given a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:try a note:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<SEND[200]:done without notes:SEND
+      """
+    When "A" calls session.create with {"name": "zero", "settings": {"maxCommands": 0}}
+    And "A" runs a loop with the prompt "note it"
+    Then the loop "A" started ended with status 200
+    And "A" got a "loop/terminated" notification with reason = "SEND[200]"
+    And "A" got a "telemetry/event" notification with event.kind = "max_commands_exceeded"
+    When "A" calls entry.read with {"target": "known:///a.md"}
+    Then the answer to "A" has status = 404
+    When "A" calls session.create with {"name": "negative", "settings": {"maxCommands": -1}}
+    Then the answer to "A" is the error -32602
