@@ -213,3 +213,32 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" is the error -32602
     When "A" calls loop.resolve with {"logEntryId": 424242, "decision": "accept"}
     Then the answer to "A" is the error -32003
+
+  @§machine-processes-run-origin
+  Scenario: each run keeps the origin it was made with and a fork takes its source's
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model will reply:
+      """
+      <<PLAN:branch:PLAN
+      <<COPY(run://.):the other way:COPY
+      <<SEND[200]:branched:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:other way:PLAN
+      <<SEND[200]:tried:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:a loop for the client's branch:PLAN
+      <<SEND[200]:looked:SEND
+      """
+    When "A" runs a loop with the prompt "branch out"
+    And "A" calls op.copy with {"target": "run://client-1", "body": "look around"}
+    Then the answer to "A" has status = 201
+    And the answer to "A" has target = "run://client-1-2"
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2", "client-1-2"]
+    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client", "model", "client"]
+    And the answer to "A" has runs.4.parent = "client-1"

@@ -1,0 +1,110 @@
+@plurnk
+Feature: control-plane promises not built yet
+  The tier 3b promises below have no implementation in this build; their
+  scenarios describe what a build that keeps them must show, and stay
+  pending until then.
+
+  @§actor-boundary-manifest-preview @wip
+  Scenario: PLURNK_MANIFEST_ITEMS foists one FIND per active scheme at turn 0
+    Given the operator sets PLURNK_MANIFEST_ITEMS to "2"
+    And the entry known:///a.md contains "a"
+    And the entry known:///b.md contains "b"
+    And the entry known:///c.md contains "c"
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the model's log holds the rows:
+      | coord | op   | target          | origin | status |
+      | 1/0/2 | FIND | known:///**     | plurnk | 200    |
+
+  @§run-lifecycle-total-reap @wip
+  Scenario: a model's KILL[1] on a stream sends exactly SIGHUP's neighbour, the one signal named
+    Given host commands are accepted without asking
+    And the simulated command "serve" never exits on its own
+    And run "main" will emit:
+      """
+      <<PLAN:start:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[102]:started:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:stop it:PLAN
+      <<KILL[1](sh:///1/1/1)::KILL
+      <<SEND[200]:stopped:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    Then the stream sh:///1/1/1 ended with 499 by SIGHUP at 0 ms
+
+  @§proposal-202-pauses @wip
+  Scenario: dispatch pauses at a proposal until it is resolved, and an accept turns the row into 200
+    Given the daemon asks before host commands
+    And a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's model will reply:
+      """
+      <<PLAN:deploy then note:PLAN
+      <<EXEC:deploy:EXEC
+      <<EDIT(known:///after.md):after the deploy:EDIT
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "deploy"
+    Then the entry known:///after.md does not exist yet
+    When "A" accepts the proposal it was notified of
+    Then the answer to "A" has status = 200
+
+  @§proposal-accept-applies @wip
+  Scenario: an accept whose apply fails becomes a reject carrying apply_failed
+    Given the daemon asks before host commands
+    And a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's simulated command "deploy" cannot be spawned
+    When "A" accepts the proposal it was notified of
+    Then the answer to "A" has state = "failed"
+    And the answer to "A" has status = 400
+
+  @§dual-yolo-stale-clobber-reject @wip
+  Scenario: server yolo rejects an EDIT proposal whose target changed on disk since the model's last turn
+    Given a connection "A" to the daemon
+    And "A" creates a session named "files"
+    When "A" runs a loop with {"prompt": "edit it", "flags": {"yolo": true}}
+    Then "A" got a "loop/proposal" notification with attrs.staleClobberRisk = true
+    And the loop "A" started ended with status 200
+
+  @§operator-config-rpc-timeout @wip
+  Scenario: a handler past PLURNK_RPC_TIMEOUT is answered -32007 and its late result only logged
+    Given the daemon's operator sets PLURNK_RPC_TIMEOUT to "30000"
+    And a connection "A" to the daemon
+    When "A" calls a method that takes 30001 ms
+    Then the answer to "A" is the error -32007
+
+  @§operator-config-shipped-defaults @wip
+  Scenario: the shipped .env.example boots a daemon with no docs, no model and the grammar check on
+    Given the daemon's operator variables are those of the shipped .env.example
+    When the daemon boots
+    Then the daemon started
+
+  @§operator-config-session-md-docs @wip
+  Scenario: a session's mdDocs merge with the operator's by alias, the client's content winning
+    Given the daemon's operator sets PLURNK_MD_GUIDE to "/home/operator/guide.md"
+    And a connection "A" to the daemon
+    When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "GUIDE", "content": "the client's guide"}]}}
+    And "A" runs a loop with the prompt "read the guide"
+    Then the daemon's model's packet 1 contains "the client's guide"
+
+  @§operator-config-session-git @wip
+  Scenario: settings.git false turns git membership off and PLURNK_GIT_ALLOWED=0 cannot be overridden
+    Given the daemon's operator sets PLURNK_GIT_ALLOWED to "0"
+    And a connection "A" to the daemon
+    When "A" calls session.create with {"name": "nogit", "settings": {"git": true}}
+    Then the session of "A" has no git members
+
+  @§notifications-stream-concluded @wip
+  Scenario: a closing subscription is announced as stream/concluded with how it reached its run
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    When "A" runs a loop with the prompt "serve"
+    Then "A" got a "stream/concluded" notification with wakeAction = "resumed-loop"
