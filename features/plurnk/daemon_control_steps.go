@@ -147,11 +147,19 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		if d.llmSrv == nil {
 			return fmt.Errorf("the model is not served over HTTP")
 		}
-		calls := d.llmSrv.Calls()
-		if len(calls) != n || !calls[n-1].Cancelled {
-			return fmt.Errorf("the server saw %+v, want %d calls, the last one cancelled", calls, n)
+		// The server learns of the abandon when the connection closes,
+		// which the loop's end does not wait for: give it a moment.
+		deadline := time.Now().Add(callTimeout)
+		for {
+			calls := d.llmSrv.Calls()
+			if len(calls) == n && calls[n-1].Cancelled {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the server saw %+v, want %d calls, the last one cancelled", calls, n)
+			}
+			time.Sleep(time.Millisecond)
 		}
-		return nil
 	})
 	sc.Step(`^the daemon's model server saw the user "([^"]*)" on every call$`, func(ctx context.Context, want string) error {
 		d := getDaemon(ctx)
@@ -208,10 +216,9 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 			defer cancel()
 			a, err := c.c.Call(cctx, method, json.RawMessage(params))
 			if err == nil {
-				c.answer = a
-				if method == "loop.run" {
-					c.loop = gjson.ParseBytes(a.Result)
-				}
+				// Handed over once the daemon has settled (daemonRunLoop).
+				c.during = &a
+				c.duringMethod = method
 			}
 		}
 		return nil

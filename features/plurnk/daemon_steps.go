@@ -59,6 +59,10 @@ type daemonConn struct {
 	session gjson.Result // the session.create / session.attach answer
 	answer  rpc.Answer   // the last answer
 	loop    gjson.Result // the last loop.run answer
+	// during is the answer of a call made while the model generated,
+	// taken as the last answer once the daemon has settled.
+	during       *rpc.Answer
+	duringMethod string
 }
 
 type daemonKey struct{}
@@ -746,6 +750,13 @@ func daemonRunLoop(ctx context.Context, who, params string) error {
 		c.loop = gjson.ParseBytes(c.answer.Result)
 	}
 	d.settle()
+	if c.during != nil {
+		c.answer = *c.during
+		if c.duringMethod == "loop.run" && c.answer.Error == nil {
+			c.loop = gjson.ParseBytes(c.answer.Result)
+		}
+		c.during = nil
+	}
 	return nil
 }
 

@@ -136,14 +136,15 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		// context ends (the client cancelled it), then record that.
 		s.mock.next++
 		onAbort := s.mock.OnAbort
+		s.calls = append(s.calls, call)
+		i := len(s.calls) - 1
 		s.mu.Unlock()
 		if onAbort != nil {
 			go onAbort()
 		}
 		<-r.Context().Done()
-		call.Cancelled = true
 		s.mu.Lock()
-		s.calls = append(s.calls, call)
+		s.calls[i].Cancelled = true
 		s.mu.Unlock()
 		return
 	}
