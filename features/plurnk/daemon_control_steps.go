@@ -78,6 +78,22 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^"(\w+)" got a "([^"]+)" notification without (\S+)$`, func(ctx context.Context, who, method, path string) error {
+		notes, err := getDaemon(ctx).settled(ctx, who)
+		if err != nil {
+			return err
+		}
+		got := notesOf(notes, method)
+		if len(got) == 0 {
+			return fmt.Errorf("%q got no %s", who, method)
+		}
+		for _, n := range got {
+			if !gjson.GetBytes(n.Params, path).Exists() {
+				return nil
+			}
+		}
+		return fmt.Errorf("every %s has %s", method, path)
+	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()
 		return nil

@@ -101,10 +101,3 @@ Feature: control-plane promises not built yet
     And a connection "A" to the daemon
     When "A" calls session.create with {"name": "nogit", "settings": {"git": true}}
     Then the session of "A" has no git members
-
-  @§notifications-stream-concluded @wip
-  Scenario: a closing subscription is announced as stream/concluded with how it reached its run
-    Given a connection "A" to the daemon
-    And "A" creates a session named "work"
-    When "A" runs a loop with the prompt "serve"
-    Then "A" got a "stream/concluded" notification with wakeAction = "resumed-loop"

@@ -247,6 +247,13 @@ func (o *Orchestrator) event(ev runs.Event) {
 	switch ev.Kind {
 	case runs.KindTerminated:
 		o.notify.Notify(ev.Session, "loop/terminated", o.usage(s, ev.RunID, ev.LoopID, ev.LoopSeq, ev.Status, ev.Reason, ev.Result))
+	case runs.KindConcluded:
+		p := map[string]any{"entryId": ev.RowID, "target": ev.Target, "subscriptionId": ev.Target, "scheme": ev.Runtime,
+			"closeStatus": ev.Status, "summary": ev.Body, "wakeAction": ev.WakeAction, "runId": ev.RunID}
+		if ev.LoopID != 0 {
+			p["wakeLoopId"] = ev.LoopID
+		}
+		o.notify.Notify(ev.Session, "stream/concluded", p)
 	case runs.KindQuiesced:
 		o.notify.Notify(ev.Session, "loop/quiesced", map[string]any{"loopId": ev.LoopID, "runId": ev.RunID, "status": ev.Status})
 	case runs.KindProposal:

@@ -283,20 +283,36 @@ func (s *Service) wake(r *Run) {
 // concluded routes a stream conclusion to its run
 // (§run-lifecycle-wake-liveness, §run-lifecycle-no-resurrection).
 func (s *Service) concluded(r *Run, st exec.Stream) {
+	ev := Event{Kind: KindConcluded, Session: r.sess.store.ID, RunID: r.store.ID, Run: r.store.Name, Status: st.Status,
+		Target: st.Key.String(), RowID: st.EntryID, Runtime: st.Runtime, Body: summary(st)}
 	if r.cancelled && !r.draining && len(r.queue) == 0 {
+		ev.WakeAction = WakeSkippedCancelled
 		if st.Status == exec.StatusKilled {
+			ev.WakeAction = WakeSkippedAborted
+			s.emit(ev)
 			return
 		}
 		r.inbox = append(r.inbox, &store.LogRow{Op: "SEND", Origin: string(scheme.WriterPlurnk), Target: st.Key.String(),
 			Status: st.Status, Expanded: false, Reason: "stream concluded after the run was cancelled", Mimetype: "text/plain"})
+		s.emit(ev)
 		return
 	}
 	switch l := r.latest(); {
 	case r.draining || len(r.queue) > 0:
 		r.owed = true
+		ev.WakeAction = WakeActiveLoop
+		if cur := r.current; cur != nil {
+			ev.LoopID = cur.ID
+		} else if l != nil && !engine.Terminal(l.Status) {
+			ev.LoopID = l.ID
+		}
 	case l != nil && l.Status == engine.StatusParked:
+		ev.WakeAction, ev.LoopID = WakeResumed, l.ID
 		s.enqueue(r, work{resume: l})
+	default:
+		ev.WakeAction = WakeNoLoop
 	}
+	s.emit(ev)
 	if !r.draining && len(r.queue) == 0 {
 		s.drainExit(r)
 	}
@@ -388,4 +404,17 @@ func (s *Service) liveUnder(r *Run) []string {
 		}
 	}
 	return out
+}
+
+// summary is a one-line account of a concluded stream, for display.
+func summary(st exec.Stream) string {
+	switch st.Status {
+	case exec.StatusClean:
+		return fmt.Sprintf("%s exited with code %d", st.Command, st.ExitCode)
+	case exec.StatusTimedOut:
+		return fmt.Sprintf("%s stopped at its time limit", st.Command)
+	case exec.StatusKilled:
+		return fmt.Sprintf("%s was killed", st.Command)
+	}
+	return fmt.Sprintf("%s failed: %s", st.Command, st.Reason)
 }

@@ -28,6 +28,18 @@ const (
 	// KindProposal: a host EXEC waits for loop.resolve (its row is at
 	// 202); RowID, Target and Body describe it.
 	KindProposal = "loop/proposal"
+	// KindConcluded: a stream of the run closed (stream/concluded);
+	// WakeAction says how its conclusion reached the run.
+	KindConcluded = "stream/concluded"
+)
+
+// The wake actions of stream/concluded (§notifications-stream-concluded).
+const (
+	WakeResumed          = "resumed-loop"      // a loop parked at 202 resumed in place
+	WakeActiveLoop       = "no-op-active-loop" // folded into the run's active loop
+	WakeSkippedAborted   = "skipped-aborted"   // a killed stream of a cancelled run: dropped
+	WakeSkippedCancelled = "skipped-cancelled" // a clean straggler of a cancelled run: a delta only
+	WakeNoLoop           = "no-loop"           // nothing to wake
 )
 
 // Event is an in-process notification of a loop's life: loop/quiesced when
@@ -47,9 +59,12 @@ type Event struct {
 	Turn  int
 	RowID int64
 	// Yolo is the proposing loop's flags.yolo (loop/proposal's flags).
-	Yolo   bool
-	Target string
-	Body   string
+	Yolo bool
+	// WakeAction and Runtime describe a stream/concluded.
+	WakeAction string
+	Runtime    string
+	Target     string
+	Body       string
 	// Result is the engine's outcome of the loop (its usage payload) when
 	// the event follows a loop the engine returned; nil for a parked loop
 	// closed by a cancel or a KILL outside any drain.
