@@ -9,6 +9,8 @@ import (
 
 	"anchorage/sim/llm"
 
+	"github.com/spf13/afero"
+
 	"github.com/cucumber/godog"
 	"github.com/tidwall/gjson"
 )
@@ -93,6 +95,9 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 			}
 		}
 		return fmt.Errorf("every %s has %s", method, path)
+	})
+	sc.Step(`^the daemon's operator file (\S+) reads "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, path, text string) error {
+		return afero.WriteFile(getDaemon(ctx).fs, path, []byte(unescape(text)), 0o644)
 	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()

@@ -97,3 +97,34 @@ Feature: operator and session configuration of the daemon
     Then the answer to "A" has status = 404
     When "A" calls session.create with {"name": "negative", "settings": {"maxCommands": -1}}
     Then the answer to "A" is the error -32602
+
+  @§operator-config-session-md-docs
+  Scenario: a session's mdDocs merge with the operator's documents by alias, the client's content winning
+    Given the daemon's operator sets PLURNK_MD_GUIDE to "/home/operator/guide.md"
+    And the daemon's operator sets PLURNK_MD_STYLE to "/home/operator/style.md"
+    And the daemon's operator file /home/operator/guide.md reads "the operator's guide"
+    And the daemon's operator file /home/operator/style.md reads "the operator's style"
+    And the daemon's model will reply:
+      """
+      <<PLAN:read:PLAN
+      <<SEND[200]:read:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:read:PLAN
+      <<SEND[200]:read:SEND
+      """
+    And a connection "A" to the daemon
+    And a connection "B" to the daemon
+    When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "GUIDE", "content": "the client's guide"}, {"alias": "EXTRA", "content": "the client's extra"}]}}
+    And "A" runs a loop with the prompt "read the docs"
+    Then the daemon's model's packet 1 contains "the client's guide"
+    And the daemon's model's packet 1 does not contain "the operator's guide"
+    And the daemon's model's packet 1 contains "the operator's style"
+    And the daemon's model's packet 1 contains "the client's extra"
+    And the daemon's model's packet 1 contains "plurnk:///EXTRA.md"
+    When "B" calls session.create with {"name": "plain"}
+    And "B" runs a loop with the prompt "read the docs"
+    Then the daemon's model's packet 2 contains "the operator's guide"
+    And the daemon's model's packet 2 does not contain "the client's guide"
+    And the daemon's model's packet 2 does not contain "plurnk:///EXTRA.md"

@@ -87,14 +87,6 @@ Feature: control-plane promises not built yet
     When the daemon boots
     Then the daemon started
 
-  @§operator-config-session-md-docs @wip
-  Scenario: a session's mdDocs merge with the operator's by alias, the client's content winning
-    Given the daemon's operator sets PLURNK_MD_GUIDE to "/home/operator/guide.md"
-    And a connection "A" to the daemon
-    When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "GUIDE", "content": "the client's guide"}]}}
-    And "A" runs a loop with the prompt "read the guide"
-    Then the daemon's model's packet 1 contains "the client's guide"
-
   @§operator-config-session-git @wip
   Scenario: settings.git false turns git membership off and PLURNK_GIT_ALLOWED=0 cannot be overridden
     Given the daemon's operator sets PLURNK_GIT_ALLOWED to "0"

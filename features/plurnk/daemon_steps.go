@@ -51,6 +51,7 @@ type daemonWorld struct {
 	llmHS   *httptest.Server     // its listener
 	models  map[string]*llm.Mock // the models of PLURNK_MODEL_<alias>=mock/<id>, by id
 	bootErr error                // why the daemon refused to start
+	fs      afero.Fs             // the workspace and the operator's files
 	sh      *exec.SimExecutor
 }
 
@@ -79,7 +80,7 @@ func getDaemon(ctx context.Context) *daemonWorld {
 func registerDaemonSteps(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, router: &daemonRouter{byRun: map[string]*llm.Mock{}}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{},
-			env: map[string]string{}, models: map[string]*llm.Mock{}}
+			env: map[string]string{}, models: map[string]*llm.Mock{}, fs: afero.NewMemMapFs()}
 		return context.WithValue(ctx, daemonKey{}, d), nil
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -214,7 +215,7 @@ func (d *daemonWorld) boot() error {
 		}
 		prov, aliases = sel, sel.Has
 	}
-	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: afero.NewMemMapFs(), Root: workspace, Provider: prov,
+	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
 		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: []string{"mock"}})
 	if err != nil {
 		d.bootErr = err

@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"anchorage/impl/plurnk/config"
@@ -161,6 +162,9 @@ type Request struct {
 	// Alias selects the model for this loop (loop.run's alias), ""
 	// keeps the provider's default.
 	Alias string
+	// Docs are the session's reference documents (settings.mdDocs),
+	// merged over the operator's by alias.
+	Docs []Doc
 }
 
 // Delivered is a packet as the provider received it.
@@ -351,36 +355,62 @@ func (e *Engine) turnZero(ls *loopState) error {
 			row.Expanded = false
 		}
 	}
-	if len(e.Config.Docs) == 0 {
-		return nil
+	docs, err := e.docs(ls.req.Docs)
+	if err != nil || len(docs) == 0 {
+		return err
 	}
 	pr, err := ss.Run(store.PlurnkRun)
 	if err != nil {
 		return fmt.Errorf("operator docs: %w", err)
 	}
-	docs := make([]string, 0, len(e.Config.Docs))
-	for _, d := range e.Config.Docs {
-		content, _, err := config.ReadFile(e.FS, config.EnvDocPrefix+d.Alias, d.Path, true)
-		if err != nil {
-			return err
-		}
-		docs = append(docs, content)
-	}
 	pl := e.Store.BeginLoop(pr)
-	for i, d := range e.Config.Docs {
+	for i := range docs {
 		a := ops.Actor{Session: ss, Run: pr, Loop: pl.Seq, Turn: 0, Writer: scheme.WriterPlurnk}
-		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+d.Alias+".md", &docs[i])); res.Status >= 400 {
+		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+docs[i].Alias+".md", &docs[i].Content)); res.Status >= 400 {
 			pl.Status = StatusFailed
-			return fmt.Errorf("materialize %s: %d %s", config.EnvDocPrefix+d.Alias, res.Status, res.Reason)
+			return fmt.Errorf("materialize %s: %d %s", config.EnvDocPrefix+docs[i].Alias, res.Status, res.Reason)
 		}
 	}
 	pl.Status = StatusDone
-	for _, d := range e.Config.Docs {
+	for _, d := range docs {
 		if res := e.do(model, statement(dsl.OpRead, "plurnk", "/"+d.Alias+".md", nil)); res.Status >= 400 {
 			return fmt.Errorf("read %s: %d %s", config.EnvDocPrefix+d.Alias, res.Status, res.Reason)
 		}
 	}
 	return nil
+}
+
+// Doc is a reference document a loop materializes as plurnk:///<Alias>.md.
+type Doc struct {
+	Alias   string
+	Content string
+}
+
+// docs merges the operator's PLURNK_MD_* documents with the session's own
+// by alias, the session's content winning (an operator file the session
+// replaces is not read), in alias order
+// (§operator-config-session-md-docs).
+func (e *Engine) docs(session []Doc) ([]Doc, error) {
+	byAlias := map[string]string{}
+	for _, d := range session {
+		byAlias[d.Alias] = d.Content
+	}
+	for _, d := range e.Config.Docs {
+		if _, ok := byAlias[d.Alias]; ok {
+			continue
+		}
+		content, _, err := config.ReadFile(e.FS, config.EnvDocPrefix+d.Alias, d.Path, true)
+		if err != nil {
+			return nil, err
+		}
+		byAlias[d.Alias] = content
+	}
+	out := make([]Doc, 0, len(byAlias))
+	for a, c := range byAlias {
+		out = append(out, Doc{Alias: a, Content: c})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Alias < out[j].Alias })
+	return out, nil
 }
 
 func statement(op dsl.Op, sch, path string, body *string) dsl.Statement {

@@ -69,6 +69,14 @@ type SessionSettings struct {
 	Client string `json:"client"`
 	// MaxCommands narrows PLURNK_MAX_COMMANDS for the session's loops.
 	MaxCommands *int `json:"maxCommands"`
+	// MdDocs are documents merged by alias over the operator's PLURNK_MD_*.
+	MdDocs []MdDoc `json:"mdDocs"`
+}
+
+// MdDoc is one document of settings.mdDocs.
+type MdDoc struct {
+	Alias   string `json:"alias"`
+	Content string `json:"content"`
 }
 
 // AttachParams are session.attach's params.

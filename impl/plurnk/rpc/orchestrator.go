@@ -385,15 +385,24 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	if taken {
 		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: a session named %q exists", p.Name)
 	}
-	if p.Settings != nil && p.Settings.MaxCommands != nil && *p.Settings.MaxCommands < 0 {
-		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: settings.maxCommands must not be negative")
+	var docs []engine.Doc
+	if p.Settings != nil {
+		if p.Settings.MaxCommands != nil && *p.Settings.MaxCommands < 0 {
+			return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: settings.maxCommands must not be negative")
+		}
+		for _, d := range p.Settings.MdDocs {
+			if d.Alias == "" || strings.ContainsAny(d.Alias, "/#?* ") {
+				return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: settings.mdDocs alias %q", d.Alias)
+			}
+			docs = append(docs, engine.Doc{Alias: d.Alias, Content: d.Content})
+		}
 	}
 	ss, err := o.svc.NewSession(ModelRun)
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("session.create: %w", err)
 	}
 	if p.Settings != nil {
-		if err := o.svc.SetSettings(ss.ID, runs.Settings{Client: p.Settings.Client, MaxCommands: p.Settings.MaxCommands}); err != nil {
+		if err := o.svc.SetSettings(ss.ID, runs.Settings{Client: p.Settings.Client, MaxCommands: p.Settings.MaxCommands, Docs: docs}); err != nil {
 			return SessionInfo{}, fmt.Errorf("session.create: %w", err)
 		}
 	}

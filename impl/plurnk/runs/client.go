@@ -30,6 +30,8 @@ type Settings struct {
 	Client string
 	// MaxCommands narrows PLURNK_MAX_COMMANDS; nil leaves it.
 	MaxCommands *int
+	// Docs are settings.mdDocs, merged over the operator's documents.
+	Docs []engine.Doc
 }
 
 // ReservedName reports whether name is the reserved run name, in any

@@ -118,7 +118,7 @@ func (s *Service) runWork(r *Run) {
 	}
 	ctx := context.WithValue(r.scope.Context(), runKey{}, r.store.Name)
 	req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, MaxTurns: w.maxTurns, Resume: w.resume,
-		Client: r.sess.settings.Client, Alias: w.alias, MaxCommands: r.sess.settings.MaxCommands}
+		Client: r.sess.settings.Client, Alias: w.alias, MaxCommands: r.sess.settings.MaxCommands, Docs: r.sess.settings.Docs}
 	req.Begun = func(l *store.Loop) {
 		if w.resume == nil {
 			r.yolo[l.Seq] = w.yolo
