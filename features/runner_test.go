@@ -1,54 +1,34 @@
-// Package features runs every feature of every system under spec through
-// godog, as subtests of one go test entry point: TestFeatures/<system>/<scenario>.
+package features
+
+// The go test entry point: TestFeatures/<system>/<scenario>.
 //
 // Flags (after -args): -seed N (else $ANCHORAGE_SEED, else the fixed default)
 // roots every random stream; -feature features/<system>/<file>.feature[:line]
-// runs one feature or scenario; -tags overrides the tag filter (default
-// "~@wip"). With $ANCHORAGE_REPORT_DIR set, each system also writes Cucumber
-// JSON and JUnit XML there for the coverage report (make report).
-package features
+// runs one feature, scenario, outline or example row (several, comma-separated,
+// of one system); -tags overrides the tag filter (default "~@wip"); -stop ends
+// a system's run at its first failing scenario. With $ANCHORAGE_REPORT_DIR
+// set, each system also writes Cucumber JSON and JUnit XML there for the
+// coverage report (make report).
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cucumber/godog"
 
-	"anchorage/features/chatlog"
-	"anchorage/features/deck"
-	"anchorage/features/jace"
-	"anchorage/features/kit"
-	"anchorage/features/plurnk"
 	"anchorage/reports/catalog"
 	"anchorage/sim/seed"
 )
 
 var (
 	seedFlag    = flag.String("seed", "", "master seed (default: $ANCHORAGE_SEED, else the fixed default)")
-	featureFlag = flag.String("feature", "", "run only this feature, as features/<system>/<file>.feature[:line]")
+	featureFlag = flag.String("feature", "", "run only this feature, scenario or example row, as features/<system>/<file>.feature[:line]; several, comma-separated, of one system")
 	tagsFlag    = flag.String("tags", "~@wip", "godog tag expression selecting the scenarios to run")
+	stopFlag    = flag.Bool("stop", false, "stop a system's run at its first failing scenario (the mutation tool's bail)")
 )
-
-// systems lists each system with the function that registers its steps.
-func systems() []struct {
-	name string
-	init func(*godog.ScenarioContext)
-} {
-	return []struct {
-		name string
-		init func(*godog.ScenarioContext)
-	}{
-		{"chatlog", chatlog.InitializeScenario},
-		{"plurnk", plurnk.InitializeScenario},
-		{"jace", jace.InitializeScenario},
-		{"deck", deck.InitializeScenario},
-	}
-}
 
 func TestFeatures(t *testing.T) {
 	seeds, err := seed.Resolve(*seedFlag)
@@ -62,96 +42,54 @@ func TestFeatures(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("catalog: %s", p) // the anchor guard test says more
 	}
-	onlySystem, onlyPath := "", ""
-	if *featureFlag != "" {
-		onlyPath = strings.TrimPrefix(filepath.ToSlash(*featureFlag), "features/")
-		onlySystem, _, _ = strings.Cut(onlyPath, "/")
+	sel, err := Select(cat, *featureFlag)
+	if err != nil {
+		t.Fatal(err)
 	}
 	reportDir := os.Getenv("ANCHORAGE_REPORT_DIR")
 	t.Logf("master seed %d", seeds.Master())
 
-	for _, sys := range systems() {
-		if onlySystem != "" && sys.name != onlySystem {
+	for _, sys := range Systems() {
+		if sel.System != "" && sys.Name != sel.System {
 			continue
 		}
-		t.Run(sys.name, func(t *testing.T) {
+		t.Run(sys.Name, func(t *testing.T) {
 			n := 0
 			for _, sc := range cat.Scenarios {
-				if sc.System == sys.name {
+				if sc.System == sys.Name {
 					n++
 				}
 			}
 			if n == 0 {
-				t.Skipf("no %s scenarios yet: its anchors are uncovered in the report", sys.name)
+				t.Skipf("no %s scenarios yet: its anchors are uncovered in the report", sys.Name)
 			}
-			paths := []string{sys.name}
-			if onlyPath != "" {
-				paths = []string{onlyPath}
+			paths := []string{sys.Name}
+			if sel.Paths != nil {
+				paths = sel.Paths
 			}
 			format := "progress"
 			if reportDir != "" {
 				format += fmt.Sprintf(",cucumber:%s,junit:%s",
-					filepath.Join(reportDir, "cucumber-"+sys.name+".json"),
-					filepath.Join(reportDir, "junit-"+sys.name+".xml"))
+					filepath.Join(reportDir, "cucumber-"+sys.Name+".json"),
+					filepath.Join(reportDir, "junit-"+sys.Name+".xml"))
 			}
 			opts := godog.Options{
-				Format:   format,
-				Paths:    paths,
-				Strict:   true,
-				Tags:     *tagsFlag,
-				NoColors: true,
-				TestingT: t,
+				Format:        format,
+				Paths:         paths,
+				Strict:        true,
+				Tags:          *tagsFlag,
+				NoColors:      true,
+				TestingT:      t,
+				StopOnFailure: *stopFlag,
 			}
 			suite := godog.TestSuite{
-				Name:                sys.name,
-				ScenarioInitializer: initializer(sys.name, sys.init, cat, seeds),
+				Name:                sys.Name,
+				ScenarioInitializer: Initializer(sys.Name, sys.Init, cat, seeds, sel, nil),
 				Options:             &opts,
 			}
 			if suite.Run() != 0 {
-				t.Errorf("%s features failed (master seed %d; each failing scenario logs its replay command)", sys.name, seeds.Master())
+				t.Errorf("%s features failed (master seed %d; each failing scenario logs its replay command)", sys.Name, seeds.Master())
 			}
-		})
-	}
-}
-
-// initializer wraps a system's step registration with the hooks every
-// scenario gets: its location and seed before, its replay line on failure.
-func initializer(system string, register func(*godog.ScenarioContext), cat *catalog.Catalog, seeds seed.Seeds) func(*godog.ScenarioContext) {
-	seen := map[string]int{} // uri+name → pickles met so far, to find outline rows
-	return func(sc *godog.ScenarioContext) {
-		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-			uri := "features/" + strings.TrimPrefix(filepath.ToSlash(p.Uri), "./")
-			k := seen[uri+"\x00"+p.Name]
-			seen[uri+"\x00"+p.Name] = k + 1
-			loc := uri
-			i := 0
-			for _, c := range cat.Scenarios {
-				if c.URI == uri && c.Name == p.Name {
-					if i == k {
-						loc = c.Location()
-						break
-					}
-					i++
-				}
-			}
-			s := &kit.Scenario{
-				System:   system,
-				Name:     p.Name,
-				Location: loc,
-				Seeds:    seeds.Child(fmt.Sprintf("scenario:%s:%s:%d", uri, p.Name, k)),
-				Master:   seeds.Master(),
-				Replay:   seeds.Replay("./features", "TestFeatures/"+system, "-feature="+loc),
-			}
-			return kit.With(ctx, s), nil
-		})
-		register(sc)
-		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-			if err != nil {
-				if s, kerr := kit.From(ctx); kerr == nil {
-					godog.Logf(ctx, "%s failed with master seed %d\nreplay: %s", s.Location, s.Master, s.Replay)
-				}
-			}
-			return ctx, nil
 		})
 	}
 }

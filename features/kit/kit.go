@@ -11,6 +11,9 @@ package kit
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"anchorage/sim/seed"
 )
@@ -41,4 +44,20 @@ func From(ctx context.Context) (*Scenario, error) {
 		return nil, fmt.Errorf("kit: no scenario in the context: steps must run under features.TestFeatures")
 	}
 	return s, nil
+}
+
+// RemoveTemp removes a directory that a step made with os.MkdirTemp("",
+// prefix+"*") — and nothing else: a path outside the system's temporary
+// directory, or without the prefix, is refused. Step code that cleans up real
+// directories goes through it, so a scenario that points a world at another
+// path can never delete it.
+func RemoveTemp(dir, prefix string) error {
+	if dir == "" {
+		return nil
+	}
+	clean := filepath.Clean(dir)
+	if filepath.Dir(clean) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(clean), prefix) || prefix == "" {
+		return fmt.Errorf("kit: refusing to remove %s: not a %s* directory made in %s", dir, prefix, os.TempDir())
+	}
+	return os.RemoveAll(clean)
 }

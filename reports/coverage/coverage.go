@@ -44,6 +44,12 @@ type Report struct {
 	Orphans     []string    `json:"orphans"`
 	Ambiguities []Ambiguity `json:"ambiguities"`
 	Problems    []string    `json:"problems"`
+
+	// Target names the implementation the run judged ("reference", or
+	// make report's TARGET) and Drivers each system's driver in that run
+	// (matrix.go puts several runs side by side).
+	Target  string            `json:"target"`
+	Drivers map[string]string `json:"drivers,omitempty"`
 }
 
 // System is one system's anchors.
@@ -51,6 +57,10 @@ type System struct {
 	System  string   `json:"system"`
 	Title   string   `json:"title"`
 	Anchors []Anchor `json:"anchors"`
+	// Mutation and KillRate are present when reports/mutation.json measured
+	// this system (see ApplyMutation).
+	Mutation *MutationStats `json:"mutation,omitempty"`
+	KillRate *float64       `json:"killRate,omitempty"`
 }
 
 // Anchor is one anchor's verdict.
@@ -65,6 +75,9 @@ type Anchor struct {
 	Successor string     `json:"successor,omitempty"`
 	Reason    string     `json:"reason,omitempty"`
 	Scenarios []Scenario `json:"scenarios"`
+	// Mutation is present when reports/mutation.json measured the anchor's
+	// system: the mutants on lines its scenarios execute.
+	Mutation *MutationStats `json:"mutation,omitempty"`
 }
 
 // Scenario is one scenario citing an anchor.

@@ -5,13 +5,15 @@
 // prints a one-screen summary. It exits 1 when a scenario failed, the anchor
 // guard found a problem, or -test-exit is not 0; 2 on bad input.
 //
-// Usage: go run ./reports/cmd/report -results reports/tmp -out reports -seed N -test-exit N
+// Usage: go run ./reports/cmd/report -results reports/tmp -out reports -seed N -test-exit N [-target NAME]
 package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -29,7 +31,9 @@ func run() int {
 	results := flag.String("results", "reports/tmp", "directory with cucumber-*.json and junit-*.xml from the run")
 	out := flag.String("out", "reports", "where to write the report")
 	seedFlag := flag.String("seed", "", "master seed of the run (default: $ANCHORAGE_SEED, else the fixed default)")
+	mutation := flag.String("mutation", "reports/mutation.json", "mutation report to read per-anchor strength from (absent: no strength figures)")
 	testExit := flag.Int("test-exit", 0, "exit status of the go test run that produced -results")
+	target := flag.String("target", "reference", "the implementation this run judged (coverage.json names it; see reports/cmd/matrix)")
 	flag.Parse()
 
 	seeds, err := seed.Resolve(*seedFlag)
@@ -55,6 +59,16 @@ func run() int {
 		return 2
 	}
 	rep := coverage.Build(cat, problems, res, seeds.Master())
+	rep.Target, rep.Drivers = *target, coverage.DriversFromEnv()
+	if data, err := os.ReadFile(*mutation); err == nil {
+		if err := rep.ApplyMutation(cat, data); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			return 2
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
 
 	js, err := rep.JSON()
 	if err != nil {

@@ -1,6 +1,6 @@
 // Command fe runs Fe programs on the Go VM in package anchorage/impl/fe,
-// behaving like the stock rxi/fe standalone binary (spec: Fe 1.0, the
-// shared/fe-corpus harness): `fe [-arena BYTES] FILE` runs a file and exits
+// behaving like the stock rxi/fe standalone binary (spec: Fe 1.0, as the
+// harness of impl/fe/testdata/corpus runs it): `fe [-arena BYTES] FILE` runs a file and exits
 // with status 1 after printing an error and traceback; `fe [-arena BYTES]`
 // runs the stdin REPL. It imports only the standard library, afero and
 // impl/fe.
