@@ -4,22 +4,6 @@ Feature: control-plane promises not built yet
   scenarios describe what a build that keeps them must show, and stay
   pending until then.
 
-  @§actor-boundary-manifest-preview @wip
-  Scenario: PLURNK_MANIFEST_ITEMS foists one FIND per active scheme at turn 0
-    Given the operator sets PLURNK_MANIFEST_ITEMS to "2"
-    And the entry known:///a.md contains "a"
-    And the entry known:///b.md contains "b"
-    And the entry known:///c.md contains "c"
-    And the model will reply:
-      """
-      <<PLAN:done:PLAN
-      <<SEND[200]:done:SEND
-      """
-    When the user starts a loop with the prompt "look"
-    Then the model's log holds the rows:
-      | coord | op   | target          | origin | status |
-      | 1/0/2 | FIND | known:///**     | plurnk | 200    |
-
   @§run-lifecycle-total-reap @wip
   Scenario: a model's KILL[1] on a stream sends exactly SIGHUP's neighbour, the one signal named
     Given host commands are accepted without asking

@@ -356,9 +356,50 @@ func (e *Engine) turnZero(ls *loopState) error {
 		}
 	}
 	docs, err := e.docs(ls.req.Docs)
-	if err != nil || len(docs) == 0 {
+	if err != nil {
 		return err
 	}
+	if len(docs) > 0 {
+		if err := e.materialize(ls, model, docs); err != nil {
+			return err
+		}
+	}
+	e.preview(model)
+	return nil
+}
+
+// preview foists, with PLURNK_MANIFEST_ITEMS set, one plurnk-origin
+// FIND(<scheme>:///**) per active scheme (a registered scheme holding an
+// entry of session scope; log:// is the run's own log, not a catalog), in
+// scheme order: -1 lists the whole catalog, N > 0 its first N rows
+// through an <L> cap (§actor-boundary-manifest-preview).
+func (e *Engine) preview(model ops.Actor) {
+	n := e.Config.ManifestItems
+	if n == 0 {
+		return
+	}
+	active := map[string]bool{}
+	for _, ent := range model.Session.Entries() {
+		if ent.Key.Scope != store.ScopeRun {
+			active[ent.Key.Scheme] = true
+		}
+	}
+	for _, name := range e.Ops.Schemes.Names() {
+		if !active[name] || name == "log" {
+			continue
+		}
+		st := statement(dsl.OpFind, name, "/**", nil)
+		if n > 0 {
+			st.Scope = &dsl.Scope{Marks: []float64{1, float64(n)}}
+		}
+		e.do(model, st)
+	}
+}
+
+// materialize has the plurnk run write each document and the model run
+// READ it.
+func (e *Engine) materialize(ls *loopState, model ops.Actor, docs []Doc) error {
+	ss := ls.req.Session
 	pr, err := ss.Run(store.PlurnkRun)
 	if err != nil {
 		return fmt.Errorf("operator docs: %w", err)
