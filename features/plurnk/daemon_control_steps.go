@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"anchorage/impl/plurnk/exec"
 
 	"anchorage/sim/llm"
 
@@ -98,6 +102,39 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the daemon's operator file (\S+) reads "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, path, text string) error {
 		return afero.WriteFile(getDaemon(ctx).fs, path, []byte(unescape(text)), 0o644)
+	})
+	sc.Step(`^the daemon's operator variables are those of the shipped \.env\.example$`, func(ctx context.Context) error {
+		d := getDaemon(ctx)
+		b, err := os.ReadFile(filepath.Join("..", "impl", "plurnk", "cmd", "plurnkd", ".env.example"))
+		if err != nil {
+			return fmt.Errorf("the shipped .env.example: %w", err)
+		}
+		vars, err := exec.ParseDotEnv(string(b))
+		if err != nil {
+			return fmt.Errorf("the shipped .env.example: %w", err)
+		}
+		for _, kv := range vars {
+			k, v, _ := strings.Cut(kv, "=")
+			d.env[k] = v
+		}
+		d.env["HOME"] = "/home/operator"
+		d.selector = true
+		return nil
+	})
+	sc.Step(`^the daemon's model's packet (\d+) holds "((?:[^"\\]|\\.)*)" exactly once$`, func(ctx context.Context, n int, text string) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if n < 1 || n > len(d.model.Requests) {
+			return fmt.Errorf("the model was called %d times, no packet %d", len(d.model.Requests), n)
+		}
+		var b strings.Builder
+		for _, m := range d.model.Requests[n-1].Messages {
+			b.WriteString(m.Content + "\n")
+		}
+		if got := strings.Count(b.String(), unescape(text)); got != 1 {
+			return fmt.Errorf("packet %d holds %q %d times:\n%s", n, text, got, b.String())
+		}
+		return nil
 	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()

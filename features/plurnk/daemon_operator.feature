@@ -128,3 +128,50 @@ Feature: operator and session configuration of the daemon
     Then the daemon's model's packet 2 contains "the operator's guide"
     And the daemon's model's packet 2 does not contain "the client's guide"
     And the daemon's model's packet 2 does not contain "plurnk:///EXTRA.md"
+
+  @§operator-config-shipped-defaults
+  Scenario: the shipped .env.example declares no model and no document, so loop.run has no model
+    Given the daemon's operator variables are those of the shipped .env.example
+    When the daemon boots
+    Then the daemon started
+    And the daemon's model was called 0 times
+    Given a connection "A" to the daemon
+    And "A" creates a session named "fresh"
+    When "A" calls loop.run with {"prompt": "hello"}
+    Then the answer to "A" is the error -32004
+
+  @§operator-config-shipped-defaults
+  Scenario: with the shipped .env.example the grammar check is on: a model that ignores grammars is refused at boot
+    Given the daemon's operator variables are those of the shipped .env.example
+    And the daemon's operator sets PLURNK_MODEL_local to "mock/local-1"
+    And the daemon's operator sets PLURNK_MODEL to "local"
+    And the daemon's model "local-1" will reply:
+      """
+      <<PLAN:p:PLAN
+      <<SEND[200]:not the probe:SEND
+      """
+    When the daemon boots
+    Then the daemon refused to start, saying "does not enforce grammars"
+
+  @§operator-config-shipped-defaults
+  Scenario: with the shipped .env.example and a grammar-enforcing model, the policy is one section and no document is read
+    Given the daemon's operator variables are those of the shipped .env.example
+    And the daemon's model is served over the OpenAI-compatible protocol
+    And the daemon's model enforces grammars
+    And the daemon's operator sets PLURNK_MODEL_local to "openai/scripted"
+    And the daemon's operator sets PLURNK_MODEL to "local"
+    And the daemon's operator file /home/operator/.plurnk/AGENTS.md reads "Be brief."
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:brief:SEND
+      """
+    When the daemon boots
+    Then the daemon started
+    Given a connection "A" to the daemon
+    And "A" creates a session named "fresh"
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 200
+    And the daemon's model's packet 1 holds "## Plurnk System Policy" exactly once
+    And the daemon's model's packet 1 holds "Be brief." exactly once
+    And the daemon's model's packet 1 does not contain ".md origin=plurnk"

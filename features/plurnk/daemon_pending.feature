@@ -65,12 +65,6 @@ Feature: control-plane promises not built yet
     When "A" calls a method that takes 30001 ms
     Then the answer to "A" is the error -32007
 
-  @§operator-config-shipped-defaults @wip
-  Scenario: the shipped .env.example boots a daemon with no docs, no model and the grammar check on
-    Given the daemon's operator variables are those of the shipped .env.example
-    When the daemon boots
-    Then the daemon started
-
   @§operator-config-session-git @wip
   Scenario: settings.git false turns git membership off and PLURNK_GIT_ALLOWED=0 cannot be overridden
     Given the daemon's operator sets PLURNK_GIT_ALLOWED to "0"

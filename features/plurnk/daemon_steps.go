@@ -52,7 +52,10 @@ type daemonWorld struct {
 	models  map[string]*llm.Mock // the models of PLURNK_MODEL_<alias>=mock/<id>, by id
 	bootErr error                // why the daemon refused to start
 	fs      afero.Fs             // the workspace and the operator's files
-	sh      *exec.SimExecutor
+	// selector: the model is chosen by the operator's aliases alone, as
+	// plurnkd chooses it (no alias declared: no model).
+	selector bool
+	sh       *exec.SimExecutor
 }
 
 type daemonConn struct {
@@ -196,6 +199,9 @@ func (d *daemonWorld) boot() error {
 	d.router.fallback = d.model
 	var prov provider.Provider = d.router
 	var aliases func(string) bool
+	factories := map[string]provider.Factory{"mock": func(id string) (provider.Provider, error) {
+		return d.modelFor(id), nil
+	}}
 	if d.http {
 		d.llmSrv = llm.NewServer(d.model)
 		d.llmSrv.HonourGrammar = d.model.HonourGrammar
@@ -204,11 +210,13 @@ func (d *daemonWorld) boot() error {
 		}
 		d.llmHS = d.llmSrv.Start()
 		prov = &provider.OpenAI{BaseURL: d.llmHS.URL + "/v1", Model: "scripted", Stream: d.stream}
+		if d.env[provider.EnvOpenAIBaseURL] == "" {
+			d.env[provider.EnvOpenAIBaseURL] = d.llmHS.URL + "/v1"
+		}
+		factories["openai"] = provider.OpenAIFactory(d.env)
 	}
-	if as, _ := provider.ParseAliases(d.env); len(as) > 0 {
-		sel, err := provider.NewSelector(d.env, map[string]provider.Factory{"mock": func(id string) (provider.Provider, error) {
-			return d.modelFor(id), nil
-		}})
+	if as, _ := provider.ParseAliases(d.env); len(as) > 0 || d.selector {
+		sel, err := provider.NewSelector(d.env, factories)
 		if err != nil {
 			d.bootErr = err
 			return err
