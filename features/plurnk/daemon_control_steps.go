@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/rpc"
 
 	"anchorage/sim/llm"
 
@@ -135,6 +136,88 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 			return fmt.Errorf("packet %d holds %q %d times:\n%s", n, text, got, b.String())
 		}
 		return nil
+	})
+	sc.Step(`^"(\w+)" calls ([\w./]+) with (\{.*\}) while the daemon holds its command's registration$`, func(ctx context.Context, who, method, params string) error {
+		d := getDaemon(ctx)
+		c, err := d.conn(who)
+		if err != nil {
+			return err
+		}
+		d.mu.Lock()
+		d.hold, d.held = make(chan struct{}), make(chan struct{}, 1)
+		held := d.held
+		d.mu.Unlock()
+		c.held = make(chan rpc.Answer, 1)
+		go func(out chan rpc.Answer) {
+			cctx, cancel := context.WithTimeout(context.Background(), 4*callTimeout)
+			defer cancel()
+			if a, err := c.c.Call(cctx, method, json.RawMessage(params)); err == nil {
+				out <- a
+			}
+		}(c.held)
+		select {
+		case <-held:
+			return nil
+		case <-time.After(callTimeout):
+			return fmt.Errorf("%s never reached the registration of its command", method)
+		}
+	})
+	sc.Step(`^(\d+) ms pass on the daemon's clock while the call is held$`, func(ctx context.Context, ms int) error {
+		getDaemon(ctx).clk.Advance(time.Duration(ms) * time.Millisecond)
+		return nil
+	})
+	sc.Step(`^the held call of "(\w+)" has no answer yet$`, func(ctx context.Context, who string) error {
+		c, err := getDaemon(ctx).conn(who)
+		if err != nil || c.held == nil {
+			return fmt.Errorf("no held call of %q", who)
+		}
+		select {
+		case a := <-c.held:
+			return fmt.Errorf("the held call was answered: %s", a.Raw)
+		case <-time.After(50 * time.Millisecond):
+			return nil
+		}
+	})
+	sc.Step(`^the held call of "(\w+)" is answered with the error (-?\d+)$`, func(ctx context.Context, who string, code int) error {
+		c, err := getDaemon(ctx).conn(who)
+		if err != nil || c.held == nil {
+			return fmt.Errorf("no held call of %q", who)
+		}
+		select {
+		case a := <-c.held:
+			c.answer = a
+			return daemonAnswerError(ctx, who, code)
+		case <-time.After(callTimeout):
+			return fmt.Errorf("the held call was not answered")
+		}
+	})
+	sc.Step(`^the daemon releases the held registration$`, func(ctx context.Context) error {
+		d := getDaemon(ctx)
+		d.mu.Lock()
+		if d.hold != nil {
+			close(d.hold)
+			d.hold = nil
+		}
+		d.mu.Unlock()
+		return nil
+	})
+	sc.Step(`^the daemon logged that (\S+) answered after its timeout$`, func(ctx context.Context, method string) error {
+		d := getDaemon(ctx)
+		deadline := time.Now().Add(callTimeout)
+		for {
+			d.mu.Lock()
+			logged := append([]string(nil), d.logged...)
+			d.mu.Unlock()
+			for _, l := range logged {
+				if strings.Contains(l, method+" answered after its timeout") {
+					return nil
+				}
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the daemon logged %q", logged)
+			}
+			time.Sleep(time.Millisecond)
+		}
 	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()

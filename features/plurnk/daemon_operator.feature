@@ -175,3 +175,28 @@ Feature: operator and session configuration of the daemon
     And the daemon's model's packet 1 holds "## Plurnk System Policy" exactly once
     And the daemon's model's packet 1 holds "Be brief." exactly once
     And the daemon's model's packet 1 does not contain ".md origin=plurnk"
+
+  @§operator-config-rpc-timeout
+  Scenario: a handler still running after 30000 ms is answered -32007 and its late result only logged
+    Given a connection "A" to the daemon
+    And "A" creates a session named "slow"
+    When "A" calls op.exec with {"body": "deploy"} while the daemon holds its command's registration
+    And 29999 ms pass on the daemon's clock while the call is held
+    Then the held call of "A" has no answer yet
+    When 1 ms pass on the daemon's clock while the call is held
+    Then the held call of "A" is answered with the error -32007
+    When the daemon releases the held registration
+    Then the daemon logged that op.exec answered after its timeout
+
+  @§operator-config-rpc-timeout
+  Scenario: PLURNK_RPC_TIMEOUT sets the limit
+    Given the daemon's operator sets PLURNK_RPC_TIMEOUT to "5000"
+    And a connection "A" to the daemon
+    And "A" creates a session named "slow"
+    When "A" calls op.exec with {"body": "deploy"} while the daemon holds its command's registration
+    And 4999 ms pass on the daemon's clock while the call is held
+    Then the held call of "A" has no answer yet
+    When 1 ms pass on the daemon's clock while the call is held
+    Then the held call of "A" is answered with the error -32007
+    When the daemon releases the held registration
+    Then the daemon logged that op.exec answered after its timeout

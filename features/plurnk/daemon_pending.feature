@@ -58,13 +58,6 @@ Feature: control-plane promises not built yet
     Then "A" got a "loop/proposal" notification with attrs.staleClobberRisk = true
     And the loop "A" started ended with status 200
 
-  @§operator-config-rpc-timeout @wip
-  Scenario: a handler past PLURNK_RPC_TIMEOUT is answered -32007 and its late result only logged
-    Given the daemon's operator sets PLURNK_RPC_TIMEOUT to "30000"
-    And a connection "A" to the daemon
-    When "A" calls a method that takes 30001 ms
-    Then the answer to "A" is the error -32007
-
   @§operator-config-session-git @wip
   Scenario: settings.git false turns git membership off and PLURNK_GIT_ALLOWED=0 cannot be overridden
     Given the daemon's operator sets PLURNK_GIT_ALLOWED to "0"

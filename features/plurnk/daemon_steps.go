@@ -55,7 +55,13 @@ type daemonWorld struct {
 	// selector: the model is chosen by the operator's aliases alone, as
 	// plurnkd chooses it (no alias declared: no model).
 	selector bool
-	sh       *exec.SimExecutor
+	// hold, when set, holds an EXEC dispatch while its stream registers
+	// until it is closed (the runs service's Registering seam).
+	hold   chan struct{}
+	held   chan struct{} // signalled when a dispatch is being held
+	logged []string      // what the server only logged
+	mu     sync.Mutex    // guards hold, held and logged
+	sh     *exec.SimExecutor
 }
 
 type daemonConn struct {
@@ -67,6 +73,8 @@ type daemonConn struct {
 	// taken as the last answer once the daemon has settled.
 	during       *rpc.Answer
 	duringMethod string
+	// held receives the answer of a call held in the daemon.
+	held chan rpc.Answer
 }
 
 type daemonKey struct{}
@@ -224,14 +232,23 @@ func (d *daemonWorld) boot() error {
 		prov, aliases = sel, sel.Has
 	}
 	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
-		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: []string{"mock"}})
+		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: []string{"mock"},
+		Registering: d.registering})
 	if err != nil {
 		d.bootErr = err
 		return err
 	}
 	d.backend = b
 	d.sh = sh
-	d.srv = httptest.NewServer(rpc.NewServer(b))
+	timeout := time.Duration(0)
+	if v := d.env["PLURNK_RPC_TIMEOUT"]; v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("PLURNK_RPC_TIMEOUT=%q: %w", v, err)
+		}
+		timeout = time.Duration(ms) * time.Millisecond
+	}
+	d.srv = httptest.NewServer(rpc.NewServerWith(b, rpc.ServerConfig{Clock: d.clk, Timeout: timeout, Logf: d.logf}))
 	d.url = "ws" + strings.TrimPrefix(d.srv.URL, "http")
 	return nil
 }
@@ -833,4 +850,23 @@ func daemonLoopParked(ctx context.Context, who string) error {
 		}
 	}
 	return fmt.Errorf("run %d not in session.runs: %s", run, a.Raw)
+}
+
+// registering is the Registering seam: when the scenario holds dispatches,
+// it signals held and waits for hold to close.
+func (d *daemonWorld) registering(int64, string, string) {
+	d.mu.Lock()
+	hold, held := d.hold, d.held
+	d.mu.Unlock()
+	if hold == nil {
+		return
+	}
+	held <- struct{}{}
+	<-hold
+}
+
+func (d *daemonWorld) logf(format string, args ...any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.logged = append(d.logged, fmt.Sprintf(format, args...))
 }

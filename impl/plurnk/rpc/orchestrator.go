@@ -49,6 +49,10 @@ type OrchestratorConfig struct {
 	// configured model ("" asks for the default one); nil accepts every
 	// alias.
 	Aliases func(alias string) bool
+	// Registering is the runs service's test seam (runs.Config), nil by
+	// default: an EXEC dispatch calls it, outside the service lock, while
+	// its stream registers, so a scenario can hold a handler there.
+	Registering func(session int64, run, target string)
 	// Providers are the provider packages discover reports.
 	Providers []string
 	// Mimetypes are the mimetypes discover reports; nil reports the ones
@@ -143,7 +147,7 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 	eng.Sink = o.telemetry
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
 		ProposalTimeout: cfg.ProposalTimeout, Yolo: cfg.Yolo, MaxActive: maxActive(cfg.Env),
-		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll})
+		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll, Registering: cfg.Registering})
 	if err != nil {
 		return nil, fmt.Errorf("rpc: orchestrator: %w", err)
 	}
