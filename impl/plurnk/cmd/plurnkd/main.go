@@ -123,6 +123,7 @@ func variables() [][2]string {
 		{"PLURNK_PACKET_INJECT", "operator notes file, re-read every turn"},
 		{"PLURNK_MD_<ALIAS>", "a document materialized as plurnk:///<ALIAS>.md"},
 		{"PLURNK_REQUIREMENTS", "the requirements section's default text"},
+		{"PLURNK_MANIFEST_ITEMS", "catalog preview at turn 0: 0 none (default), -1 whole, N the first N rows per scheme"},
 		{"PLURNK_EXEC_KILL_GRACE_MS", "ms between the polite signal and SIGKILL"},
 	}
 }
@@ -155,8 +156,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	fs.Usage = usage(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-			return err
+			return err // Parse has printed the usage
 		}
 		return usageError{err.Error() + " (plurnkd -h lists the flags)"}
 	}

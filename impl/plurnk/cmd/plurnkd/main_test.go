@@ -274,6 +274,9 @@ func TestHelp(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("run -h: %v", err)
 	}
+	if n := strings.Count(out.String(), "usage: plurnkd"); n != 1 {
+		t.Errorf("-h printed the usage %d times", n)
+	}
 	for _, want := range []string{"-addr", "-root", "-script", "-sh", "-yolo", "PLURNK_MODEL_<alias>", "PLURNK_OPENAI_BASE_URL", "PLURNK_PROVIDERS_GBNF", "PLURNK_RPC_TIMEOUT"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-h lacks %s:\n%s", want, out.String())
