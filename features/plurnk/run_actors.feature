@@ -68,7 +68,7 @@ Feature: the actor boundary and the machine processes of runs
     And packet 2 of run "main" contains "* log:///1/2/1/SEND 200 run://scout origin=plurnk (folded)"
     And packet 2 of run "main" contains "* log:///1/1/2/SEND 202\n:::\nwaiting for scout\n:::"
 
-  @§actor-boundary-two-doors
+  @§actor-boundary-two-doors @§actor-boundary-no-mutex
   Scenario: a shared write reaches the sister as a folded, attributed delta; an inject lands in one run only
     Given run "main" will emit:
       """
