@@ -315,6 +315,23 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the daemon's model server saw (no bearer key|the bearer key "([^"]*)") on every call$`, func(ctx context.Context, which, key string) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if d.llmSrv == nil || len(d.llmSrv.Calls()) == 0 {
+			return fmt.Errorf("the model server saw no call")
+		}
+		want := ""
+		if key != "" {
+			want = "Bearer " + key
+		}
+		for i, c := range d.llmSrv.Calls() {
+			if c.Authorization != want {
+				return fmt.Errorf("HTTP call %d carried Authorization %q, want %q", i+1, c.Authorization, want)
+			}
+		}
+		return nil
+	})
 	sc.Step(`^no two calls to the daemon's model were in flight at once$`, func(ctx context.Context) error {
 		d := getDaemon(ctx)
 		d.settle()

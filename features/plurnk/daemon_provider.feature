@@ -109,6 +109,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     Then the loop "A" started ended with status 200
     And every call to the daemon's model carried the client "plurnk-vscode/1.2"
     And the daemon's model server saw the user "plurnk-vscode/1.2" on every call
+    And the daemon's model server saw no bearer key on every call
 
   @§client-telemetry
   Scenario: without a client id no generate call carries one
@@ -210,3 +211,22 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     When the daemon boots
     Then the daemon started
     And the daemon's model was called 0 times
+
+  @§provider-instantiation-alias-resolution
+  Scenario: the openai provider package reaches PLURNK_OPENAI_BASE_URL with OPENAI_API_KEY as its bearer key
+    Given the daemon's model is served over the OpenAI-compatible protocol
+    And the daemon's operator sets PLURNK_MODEL_local to "openai/scripted"
+    And the daemon's operator sets PLURNK_MODEL to "local"
+    And the daemon's operator sets OPENAI_API_KEY to "sk-test-1"
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:over http:SEND
+      """
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 200
+    And the daemon's model server saw the bearer key "sk-test-1" on every call
+    When "A" calls discover
+    Then the answer to "A" has capabilities.providers = ["openai"]

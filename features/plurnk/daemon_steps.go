@@ -207,6 +207,7 @@ func (d *daemonWorld) boot() error {
 	d.router.fallback = d.model
 	var prov provider.Provider = d.router
 	var aliases func(string) bool
+	providers := []string{"mock"}
 	factories := map[string]provider.Factory{"mock": func(id string) (provider.Provider, error) {
 		return d.modelFor(id), nil
 	}}
@@ -229,10 +230,10 @@ func (d *daemonWorld) boot() error {
 			d.bootErr = err
 			return err
 		}
-		prov, aliases = sel, sel.Has
+		prov, aliases, providers = sel, sel.Has, sel.Packages()
 	}
 	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
-		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: []string{"mock"},
+		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
 		Registering: d.registering})
 	if err != nil {
 		d.bootErr = err

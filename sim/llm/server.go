@@ -46,6 +46,8 @@ type ServedCall struct {
 	Client  string // the "user" field
 	Stream  bool
 	Grammar string
+	// Authorization is the request's Authorization header ("" when none).
+	Authorization string
 	// Cancelled: the client went away before the answer (the request's
 	// context ended while the reply was held).
 	Cancelled bool
@@ -111,7 +113,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	for _, m := range wr.Messages {
 		req.Messages = append(req.Messages, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
 	}
-	call := ServedCall{Model: wr.Model, Client: wr.User, Stream: wr.Stream, Grammar: wr.Grammar}
+	call := ServedCall{Model: wr.Model, Client: wr.User, Stream: wr.Stream, Grammar: wr.Grammar, Authorization: r.Header.Get("Authorization")}
 
 	s.mu.Lock()
 	s.in++
