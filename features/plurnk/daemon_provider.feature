@@ -59,6 +59,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     Then the loop "A" started ended with status 200
     And the daemon's model was called 3 times
     And "A" got 2 "loop/terminated" notifications
+    And "A" got a "loop/terminated" notification with usage.completionTokens = 9
     And no two calls to the daemon's model were in flight at once
 
   @§provider-guarantees-single-call

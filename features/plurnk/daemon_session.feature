@@ -88,6 +88,10 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "B" is the error -32602
     When "B" calls session.attach with {"id": <A.id>, "runName": "Plurnk"}
     Then the answer to "B" is the error -32602
+    When "B" calls session.attach with {"id": <A.id>, "runName": "two words"}
+    Then the answer to "B" is the error -32602
+    When "B" calls session.attach with {"id": <A.id>, "runName": "a/b"}
+    Then the answer to "B" is the error -32602
     When "B" calls session.attach with {"id": <A.id>, "runName": "plurnk-2"}
     Then the answer to "B" has runName = "plurnk-2"
     When "A" calls session.runs

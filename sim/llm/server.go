@@ -16,7 +16,8 @@ import (
 // Server serves a Mock over the OpenAI-compatible chat-completions
 // protocol: POST /v1/chat/completions (or /chat/completions), streaming
 // (server-sent chat.completion.chunk events ending with "data: [DONE]")
-// when the request sets "stream", and GET /v1/models. Each request is
+// when the request sets "stream" (with a final usage chunk when
+// stream_options.include_usage asks for one), and GET /v1/models. Each request is
 // one Generate of the mock, so a scripted conversation can be played to
 // any client of that protocol, plurnkd's openai provider among them.
 //
@@ -80,7 +81,10 @@ type wireRequest struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
-	Stream  bool   `json:"stream"`
+	Stream        bool `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 	User    string `json:"user"`
 	Grammar string `json:"grammar"`
 }
@@ -219,7 +223,10 @@ func (s *Server) answer(w http.ResponseWriter, wr wireRequest, resp provider.Res
 		chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": piece}, "finish_reason": nil}}})
 	}
 	chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": a.FinishReason}}})
-	chunk(map[string]any{"choices": []any{}, "usage": usage})
+	if wr.StreamOptions.IncludeUsage {
+		// As the protocol has it, a stream reports usage only on request.
+		chunk(map[string]any{"choices": []any{}, "usage": usage})
+	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	if flusher != nil {
 		flusher.Flush()
