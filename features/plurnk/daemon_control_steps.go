@@ -219,6 +219,17 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 			time.Sleep(time.Millisecond)
 		}
 	})
+	sc.Step(`^the error answered to "(\w+)" has data (\S+) = (.+)$`, func(ctx context.Context, who, path, want string) error {
+		c, err := getDaemon(ctx).conn(who)
+		if err != nil {
+			return err
+		}
+		got := gjson.GetBytes(c.answer.Raw, "error.data."+path)
+		if !got.Exists() {
+			return fmt.Errorf("the answer has no error.data.%s: %s", path, c.answer.Raw)
+		}
+		return sameJSON(got.Raw, want)
+	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()
 		return nil

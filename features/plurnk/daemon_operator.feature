@@ -185,6 +185,8 @@ Feature: operator and session configuration of the daemon
     Then the held call of "A" has no answer yet
     When 1 ms pass on the daemon's clock while the call is held
     Then the held call of "A" is answered with the error -32007
+    And the error answered to "A" has data method = "op.exec"
+    And the error answered to "A" has data timeoutMs = 30000
     When the daemon releases the held registration
     Then the daemon logged that op.exec answered after its timeout
 

@@ -150,6 +150,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And the daemon's model "deep/v2" was called 1 time
     When "A" calls loop.run with {"prompt": "hi", "alias": "slow"}
     Then the answer to "A" is the error -32004
+    And the error answered to "A" has data alias = "slow"
     When "A" calls session.runs
     Then the answer to "A" has runs.0.loops = 2
 

@@ -53,10 +53,10 @@ type Usage struct {
 	CostReported bool  `json:"-"`
 }
 
-// Add returns u plus v.
+// Add returns the token counts of u plus v (a reported cost belongs to one
+// exchange: CostFor prices each turn, and the turns' costs are summed).
 func (u Usage) Add(v Usage) Usage {
-	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
-		CostPico: u.CostPico + v.CostPico, CostReported: u.CostReported || v.CostReported}
+	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens}
 }
 
 // Assistant is the model's side of one exchange. Content is what the

@@ -129,7 +129,7 @@ func (s *Server) sessionCreate(_ context.Context, c *conn, raw json.RawMessage) 
 func (s *Server) rebind(c *conn, info SessionInfo) {
 	oldSession, oldRun := c.attached()
 	c.attach(info.ID, info.RunID)
-	if oldSession != 0 && (oldSession != info.ID || oldRun != info.RunID) {
+	if oldSession != 0 && oldRun != info.RunID { // run ids are unique across sessions
 		s.backend.CloseClient(oldSession, oldRun)
 	}
 }
