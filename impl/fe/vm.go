@@ -207,10 +207,11 @@ type VM struct {
 	hook     StepHook
 	meter    *Meter
 
-	// Event observation. observed is false without hook and meter, and
-	// then step only counts. Otherwise step takes its slow path (observe)
-	// when counts[ev] passes thresh[ev]. With a hook the thresholds are 0,
-	// so the hook sees every event. With a meter alone, Total is brought
+	// Event observation. Without hook and meter the thresholds are the
+	// maximum, which no count reaches, and step only counts. Otherwise step
+	// takes its slow path (observe) when counts[ev] passes thresh[ev]. With
+	// a hook the thresholds are 0, so the hook sees every event. With a
+	// meter alone, Total is brought
 	// up to date lazily: base holds the counts already priced into Total,
 	// and the thresholds allow each event type slack more events, where
 	// slack times the sum of the costs cannot pass the limit. So the first
@@ -220,7 +221,6 @@ type VM struct {
 	// Total is exact whenever its owner can see it.
 	thresh       [NumEvents]uint64
 	base         [NumEvents]uint64
-	observed     bool
 	ext          bool
 	maxReadDepth int
 	prims        []primEntry
@@ -249,7 +249,6 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if vm.model.GCStackSize < 1 {
 		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
 	}
-	vm.observed = vm.hook != nil || vm.meter != nil
 	switch {
 	case vm.hook != nil:
 		// thresh stays 0: every event is observed.
@@ -361,20 +360,28 @@ func (vm *VM) traceback() []string {
 }
 
 // step records an event and runs the meter and the hook.
+//
+// Without a hook or meter the thresholds are the maximum, which no count
+// reaches, so step needs no test of whether anything observes.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
-	if vm.observed && vm.counts[ev] > vm.thresh[ev] {
+	if vm.counts[ev] > vm.thresh[ev] {
 		vm.observe(ev)
 	}
 }
 
-// countN is n consecutive step(ev) with nothing in between.
-func (vm *VM) countN(ev Event, n uint64) {
-	if vm.observed {
-		vm.stepN(ev, n)
-		return
-	}
-	vm.counts[ev] += n
+// replayLookups is the slow path of counting n consecutive step(EvLookup)
+// with nothing in between, which the lookups write out in place as
+//
+//	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+//		vm.replayLookups(n)
+//	}
+//
+// (always the fast path without a hook or meter). Past a threshold the n
+// events are taken back and replayed one by one.
+func (vm *VM) replayLookups(n uint64) {
+	vm.counts[EvLookup] -= n
+	vm.stepN(EvLookup, n)
 }
 
 func (vm *VM) stepN(ev Event, n uint64) {
@@ -518,7 +525,7 @@ func (vm *VM) collect() {
 	hook := vm.hook != nil
 	if !hook {
 		vm.counts[EvSweep] += uint64(vm.count)
-		if vm.observed && vm.counts[EvSweep] > vm.thresh[EvSweep] {
+		if vm.counts[EvSweep] > vm.thresh[EvSweep] {
 			vm.observe(EvSweep)
 		}
 	}
@@ -559,7 +566,7 @@ func (vm *VM) collect() {
 // full order of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
@@ -591,7 +598,7 @@ func (vm *VM) objectSlow() Value {
 // fast path written out, which saves a Go call per cell.
 func (vm *VM) cons(car, cdr Value) Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
@@ -609,7 +616,7 @@ func (vm *VM) cons(car, cdr Value) Value {
 
 func (vm *VM) number(n float32) Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++

@@ -23,17 +23,22 @@
 // frame (the deck state a debug port would show). -dir keeps the deck's flash in a real directory (so a later run on
 // the same directory powers the same deck on again), and -handle, -credits,
 // -reputation and -graduated write the deck state at power on. This is the
-// protocol DECK_CMD speaks in features/README.md.
+// protocol DECK_CMD speaks in features/README.md. A line longer than 64 KiB
+// ends the run with a message on stderr and exit status 1; -h prints the
+// usage on stdout and exits 0; a bad flag or a stray argument exits 2.
 //
 // Imports: the standard library, afero and anchorage/impl/deck.
 package main
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/afero"
@@ -49,7 +54,8 @@ func main() {
 // what a person runs.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("deck", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	var flagOut bytes.Buffer // the usage goes to stdout for -h, to stderr for a mistake
+	fl.SetOutput(&flagOut)
 	script := fl.String("script", "", "key script to replay")
 	dump := fl.Bool("dump", false, "print the final screen and cycle count")
 	cpi := fl.Float64("cpi", deck.DefaultCPI, "cycles per instruction")
@@ -58,7 +64,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	credits := fl.Int("credits", -1, "at power on, set the credits")
 	reputation := fl.Int("reputation", 0, "at power on, set the reputation (with -handle or -credits)")
 	graduated := fl.Bool("graduated", false, "at power on, mark the tutorial done")
+	fl.Usage = func() {
+		fmt.Fprintln(fl.Output(), "usage: deck [-script KEYS] [-dump] [-cpi N] [-dir DIR] [-handle NAME] [-credits N] [-reputation N] [-graduated]\n\nwithout -script/-dump: type key names on standard input, one or more a line")
+		fl.PrintDefaults()
+	}
 	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			stdout.Write(flagOut.Bytes())
+			return 0
+		}
+		stderr.Write(flagOut.Bytes())
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "deck: unexpected argument %q (keys go in -script or on standard input)\n", fl.Arg(0))
 		return 2
 	}
 	cfg := deck.Config{CPI: *cpi}
@@ -95,8 +114,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	in := bufio.NewScanner(stdin)
+	in.Buffer(make([]byte, 0, 4096), maxLine)
 	fmt.Fprint(stdout, deck.DumpWithCycles(d))
+	n := 0
 	for in.Scan() {
+		n++
 		line := in.Text()
 		var err error
 		if form, ok := strings.CutPrefix(line, "COMPOSE "); ok {
@@ -111,12 +133,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprint(stdout, deck.DumpWithCycles(d))
 	}
+	if err := in.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			fmt.Fprintf(stderr, "deck: standard input line %d is longer than %d bytes: stopped\n", n+1, maxLine)
+		} else {
+			fmt.Fprintln(stderr, "deck: reading standard input:", err)
+		}
+		return 1
+	}
 	return 0
 }
 
+// maxLine bounds one line of standard input (64 KiB).
+const maxLine = 64 << 10
+
 // writeState prints what a debug port shows of the deck: the tutorial
-// cursor, the persisted history region, the REPL's history and focus, the
-// editor's buffer, the clipboard and the cartridge slot, one `-- state KEY VALUE` line each.
+// cursor, the last evaluation's whole result, the persisted history region, the REPL's history and focus, the
+// editor's buffer, the clipboard, the SRAM allocations and the cartridge slot, one `-- state KEY VALUE` line each.
 func writeState(w io.Writer, d *deck.Deck) error {
 	st := d.State()
 	cursor := "none"
@@ -126,6 +159,11 @@ func writeState(w io.Writer, d *deck.Deck) error {
 		}
 	}
 	fmt.Fprintf(w, "-- state tutorial %s\n", cursor)
+	if ev := d.Last(); ev.Expr != "" {
+		// The whole result, where the screen cuts it at column 80; quoted
+		// as a Go string so a newline in it cannot break the frame.
+		fmt.Fprintf(w, "-- state result %s\n", strconv.Quote(ev.Result))
+	}
 	persisted, err := deck.DecodeHistory(st.History)
 	if err != nil {
 		return fmt.Errorf("persisted history: %w", err)
@@ -148,6 +186,11 @@ func writeState(w io.Writer, d *deck.Deck) error {
 		fmt.Fprintf(w, "-- state editor %s\n", e.Buffer().String())
 	}
 	fmt.Fprintf(w, "-- state clipboard %s\n", d.Clipboard())
+	var sram []string
+	for _, c := range d.SRAM().Live() {
+		sram = append(sram, fmt.Sprintf("%s=%d", c, d.SRAM().Size(c)))
+	}
+	fmt.Fprintf(w, "-- state sram %s\n", strings.Join(sram, " "))
 	if c := d.Cart(); c != nil {
 		fmt.Fprintf(w, "-- state cartridge loaded %s\n", c.Name)
 	} else if c := d.PendingCart(); c != nil {

@@ -60,8 +60,18 @@ func TestLineProtocol(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	frames, extra := 0, []string{}
+	frames, extra, sramSeen := 0, []string{}, false
 	for i := 0; i < len(lines); {
+		if sram, ok := strings.CutPrefix(lines[i], "-- state sram "); ok {
+			// The REPL's arena is the spec's 24 KB; the other consumers'
+			// sizes are the budget table's business.
+			if !strings.Contains(" "+sram+" ", " repl=24576 ") {
+				t.Errorf("SRAM while the REPL is open: %q", sram)
+			}
+			sramSeen = true
+			i++
+			continue
+		}
 		if strings.HasPrefix(lines[i], "-- error: ") || strings.HasPrefix(lines[i], "-- state ") {
 			extra = append(extra, lines[i])
 			i++
@@ -76,12 +86,16 @@ func TestLineProtocol(t *testing.T) {
 		frames++
 		i += 26
 	}
+	if !sramSeen {
+		t.Errorf("STATE gave no sram line")
+	}
 	if frames != 6 {
 		t.Errorf("%d frames for 5 lines, want 6 (one at power on)", frames)
 	}
 	want := []string{
 		`-- error: script token "FLY": deck: no key "FLY"`,
 		"-- state tutorial graduated",
+		`-- state result "3"`,
 		"-- state persisted-history 0 0",
 		"-- state history 1 (+ 1 2)",
 		"-- state focus prompt",
@@ -100,5 +114,36 @@ func TestLineProtocol(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), " NEO  CR 7  REP 3") {
 		t.Errorf("after a power cycle row 0 is %q", strings.SplitN(out.String(), "\n", 2)[0])
+	}
+}
+
+// TestCommandLine pins each bad input: its exit status and its message.
+func TestCommandLine(t *testing.T) {
+	over := strings.Repeat("EVAL ", 64<<10/5+1) + "\n" // 65,545 bytes
+	justUnder := strings.Repeat("0", 64<<10-1) + "\n"
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  int
+		out   string
+		err   string // "" for -h: nothing at all
+	}{
+		{"help", []string{"-h"}, "", 0, "usage: deck", ""},
+		{"unknown flag", []string{"-fast"}, "", 2, "", "flag provided but not defined: -fast"},
+		{"stray argument", []string{"EVAL"}, "", 2, "", `deck: unexpected argument "EVAL"`},
+		{"line over 64 KiB", nil, "EVAL\n" + over, 1, "", "deck: standard input line 2 is longer than 65536 bytes"},
+	}
+	for _, c := range cases {
+		var out, errs bytes.Buffer
+		code := run(c.args, strings.NewReader(c.stdin), &out, &errs)
+		errOK := strings.Contains(errs.String(), c.err) && (c.err != "" || errs.Len() == 0)
+		if code != c.code || !strings.Contains(out.String(), c.out) || !errOK {
+			t.Errorf("%s: exit %d (want %d)\nstdout %.200q (want %q)\nstderr %q (want %q)", c.name, code, c.code, out.String(), c.out, errs.String(), c.err)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run(nil, strings.NewReader(justUnder), &out, &errs); code != 0 || strings.Contains(errs.String(), "longer than") {
+		t.Errorf("a line just under 64 KiB: exit %d, stderr %.200q", code, errs.String())
 	}
 }
