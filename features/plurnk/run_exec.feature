@@ -149,3 +149,24 @@ Feature: EXEC inside loops — proposals, background streams, surfacing, polling
     Then the model of run "main" was called 2 times
     When the client cancels run "main"
     Then run "main" has 1 loop, the last with status 499
+
+  @§send-premature-terminate
+  Scenario: SEND[200] while the run's own stream is still open is downgraded to a continue
+    Given host commands are accepted without asking
+    And the command "serve" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:start and declare victory:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[200]:all done:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:wait for the server:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    Then run "main" has 1 loop, the last with status 202
+    And the model of run "main" was called 2 times
+    And packet 2 of run "main" contains "premature_terminate"
+    And packet 2 of run "main" contains "all done"
