@@ -147,3 +147,59 @@ Feature: loops and client ops through the daemon
     And "A" got a "telemetry/event" notification with loopId = <A.loop.loopId>
     And "A" got a "telemetry/event" notification with event.kind = "idle_turn"
     And each "telemetry/event" "A" got is a line of the daemon's next packet
+
+  @§methods-loop-run
+  Scenario: while the model generates, the loop is running (102) and an inject is queued for its next turn
+    Given the daemon's model will reply:
+      """
+      <<PLAN:think:PLAN
+      <<SEND[102]:go on:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And while the daemon's model generates reply 1, "A" calls session.runs with {}
+    When "A" runs a loop with the prompt "think"
+    Then the answer to "A" has runs.0.status = 102
+    And the loop "A" started ended with status 200
+
+  @§methods-loop-run @§run-lifecycle-single-drain
+  Scenario: an inject reaching a run whose loop is running is queued for its next turn
+    Given the daemon's model will reply:
+      """
+      <<PLAN:think:PLAN
+      <<SEND[102]:go on:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And while the daemon's model generates reply 1, "A" calls loop.inject with {"prompt": "also this"}
+    When "A" runs a loop with the prompt "think"
+    Then the answer to "A" has queued = true
+    And the answer to "A" has runId = <A.modelRunId>
+    And the daemon's model's packet 2 contains "also this"
+
+  @§run-lifecycle-single-drain
+  Scenario: an inject that reaches a running loop which then parks resumes it at once in the same drain
+    Given the daemon's model will reply:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:got it:SEND
+      """
+    And while the daemon's model generates reply 1, "A" calls loop.inject with {"prompt": "here it is"}
+    When "A" runs a loop with the prompt "wait for it"
+    Then the answer to "A" has queued = true
+    And the loop "A" started ended with status 200
+    And the daemon's model's packet 2 contains "here it is"
+    And "A" got no "loop/quiesced" notification
+    When "A" calls session.runs
+    Then the answer to "A" has runs.0.loops = 1

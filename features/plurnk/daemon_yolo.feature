@@ -85,6 +85,7 @@ Feature: proposals and yolo through the daemon
     When "A" runs a loop with {"prompt": "deploy", "flags": {"yolo": true}}
     Then "A" got 1 "loop/proposal" notification
     And "A" got a "loop/proposal" notification with flags = {"yolo": true}
+    And "A" got a "loop/proposal" notification with loopId = <A.loop.loopId>
     And "A" got a "loop/proposal" notification with body = "deploy"
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has status = 102
@@ -120,3 +121,30 @@ Feature: proposals and yolo through the daemon
     And 300 ms pass for the daemon's running commands
     Then the loop "A" started ended with status 200
     And the daemon's model's packet 3 contains "log:///1/1/1/EXEC"
+
+  @§dual-yolo-server-yolo-auto-accept @§dual-yolo-proposal-carries-flags @decision
+  Scenario: a loop.run with flags.yolo that resumes a parked loop has that loop's later proposals accepted
+    Given the daemon's model will reply:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[202]:waiting for the go:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:deploy now:PLAN
+      <<EXEC:deploy:EXEC
+      <<SEND[202]:deploying:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:deployed:PLAN
+      <<SEND[200]:deployed:SEND
+      """
+    When "A" runs a loop with the prompt "deploy when I say"
+    Then the loop "A" started is parked at 202
+    When "A" runs a loop with {"prompt": "go", "flags": {"yolo": true}}
+    Then the answer to "A" has action = "injected_next_turn"
+    And "A" got a "loop/proposal" notification with flags = {"yolo": true}
+    When 300 ms pass for the daemon's running commands
+    Then the loop "A" started ended with status 200
+    And the daemon's simulated command "deploy" was spawned 1 time
