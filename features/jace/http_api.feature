@@ -223,3 +223,12 @@ Feature: HTTP API
     Then the response is a JSON error "METHOD_NOT_ALLOWED" with status 405
     When the client sends GET /nowhere
     Then the response is a JSON error "NOT_FOUND" with status 404
+
+  @§jace-view-negotiate
+  Scenario: a media type refused with q=0 is never chosen
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "text/html;q=0, application/jace+json;q=0.5"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/jace+json"
+    When the client posts to /view {} accepting "text/html;q=0"
+    Then the response is a JSON error "NOT_ACCEPTABLE" with status 406
