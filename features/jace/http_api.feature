@@ -232,3 +232,20 @@ Feature: HTTP API
     And the response header "Content-Type" is "application/jace+json"
     When the client posts to /view {} accepting "text/html;q=0"
     Then the response is a JSON error "NOT_ACCEPTABLE" with status 406
+
+  @§jace-json-only
+  Scenario Outline: a broken /actions body is a JSON error, however it breaks
+    Given the calculator module is loaded
+    When the agent posts to /actions the raw body '<body>'
+    Then the response is a JSON error "BAD_JSON" with status 400
+    When the client sends GET /healthz
+    Then the response status is 200 and $ is {"ok":true}
+
+    Examples:
+      | body                                             |
+      | {"action":"calc.input"                           |
+      | {"action":"calc.input",                          |
+      | {"action":"calc.input","params":[1,}             |
+      | {"action":"calc.input","params":{"digit":7}      |
+      | {"action":"calc.input","dry_run":true,}          |
+      | {"action":"calc.input"}}                         |
