@@ -70,7 +70,7 @@ Feature: Master registry
     When agent "agent" asks "Busy" to run 45 jobs one second apart
     Then the registry has fewer than 200 lines and lists at most 30 recent jobs
 
-  @§chatlog-registry-heartbeat @§chatlog-instance-dir
+  @§chatlog-registry-heartbeat @§chatlog-instance-dir @decision
   Scenario: after a server restart a connected page rejoins by itself and keeps its log
     Given a running server
     And the page "Index - 7 Zen" is connected
