@@ -49,7 +49,8 @@ type world struct {
 	mark    int64         // bytes the server had read when noted
 	http    *httptest.Server
 	refusal int
-	polls   map[string]chan polled // background HTTP polls by page
+	polls   map[string]chan polled  // background HTTP polls by page
+	taken   map[string]chatlog.Task // the last job each HTTP page was given
 }
 
 // polled is the answer to a background HTTP poll.
@@ -727,10 +728,34 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			if p.err != nil || p.status != code || p.task.Code != unquote(job) {
 				return fmt.Errorf("the poll answered %d %q (%v), want %d %q", p.status, p.task.Code, p.err, code, unquote(job))
 			}
+			if w := get(ctx); p.status == http.StatusOK {
+				if w.taken == nil {
+					w.taken = map[string]chatlog.Task{}
+				}
+				w.taken[page] = p.task
+			}
 			return nil
 		case <-time.After(5 * time.Second):
 			return fmt.Errorf("the poll of %q did not answer", page)
 		}
+	})
+	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job "([^"]*)" was given over HTTP: (\d+)$`, func(ctx context.Context, poster, value, owner string, code int) error {
+		w := get(ctx)
+		reg, ok := w.regs[poster]
+		task, given := w.taken[owner]
+		if !ok || !given {
+			return fmt.Errorf("no page %q, or %q was given no job", poster, owner)
+		}
+		body, _ := json.Marshal(map[string]any{"id": reg.ID, "token": reg.Token, "jobId": task.JobID, "ok": true, "isJSON": true, "json": value})
+		resp, err := http.Post(w.http.URL+"/api/result", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != code {
+			return fmt.Errorf("result from %q for the job of %q: %d, want %d", poster, owner, resp.StatusCode, code)
+		}
+		return nil
 	})
 	sc.Step(`^GET "([^"]*)" answers (\d+)$`, func(ctx context.Context, p string, code int) error {
 		w := get(ctx)
