@@ -388,3 +388,35 @@ Feature: Parser and watcher
     Then "Quiet" has 0 jobs
     When the log of "Quiet" is parsed
     Then the reply on line 5 pairs with the request on line 1
+
+  @§chatlog-rewrite-orphan @§chatlog-instance-order
+  Scenario: orphaning one queued job leaves the others queued in file order
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 10000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2+2"
+    And agent "agent" asks "Index - 7 Zen" to run "3+3"
+    And 1 s passes
+    And an editor saves the log of "Index - 7 Zen" without the request "2+2"
+    And 30 s pass
+    Then the job running "2+2" went through requested, orphaned
+    And the job running "3+3" went through requested, dispatched, completed
+    And the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      6
+      ```
+      """
+
+  @§chatlog-tail-only @§chatlog-executing-placeholder
+  Scenario: after a placeholder the parse resumes on the right line
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2"
+    And 1 s passes
+    Then the console says "job <page>#2 requested by agent (debug/<page>.md line 7)"

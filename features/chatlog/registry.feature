@@ -117,6 +117,7 @@ Feature: Master registry
       ```
       """
     And the console says "request was executing when the server stopped; not run again"
+    And the console does not say "<nil>"
     When the page "Index - 7 Zen" recovers and posts what it held
     And agent "agent" asks "Index - 7 Zen" to run "globalThis.n"
     And 1 s passes
