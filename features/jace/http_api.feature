@@ -249,3 +249,11 @@ Feature: HTTP API
       | {"action":"calc.input","params":{"digit":7}      |
       | {"action":"calc.input","dry_run":true,}          |
       | {"action":"calc.input"}}                         |
+
+  @§jace-view-agent @§jace-view-negotiate
+  Scenario: an agent view asked for as JACE JSON is JACE JSON
+    Given the calculator module is loaded
+    When the client posts to /view {"audience":"agent"} accepting "application/jace+json"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/jace+json"
+    And the response body does not contain "presentation"
