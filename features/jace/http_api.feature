@@ -155,6 +155,7 @@ Feature: HTTP API
     And the response header "Content-Type" starts with "text/html"
     And the response body contains "<!DOCTYPE html>"
     And the response body contains "id=\"calculator\""
+    And the response body contains "<body"
 
   @§jace-view-negotiate @§jace-json-only @decision
   Scenario: an Accept header the view cannot satisfy is a 406 JSON error
