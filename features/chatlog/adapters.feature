@@ -32,7 +32,7 @@ Feature: Adapters
     And the body of GET "/" contains "<script src=\"/adapter.js\"></script>"
     And GET "/adapter.js" answers 200
     And GET "/adapter.js" is served as "text/javascript"
-    And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, private network true
+    And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, max age 600, private network true
     And a preflight from "https://evil.example" for POST "/api/register" is refused
     When a page served from "http://localhost:5173" titled "My App" registers over HTTP: 200
     And a page served from "http://127.0.0.1:8080" titled "Other App" registers over HTTP: 200
@@ -41,6 +41,8 @@ Feature: Adapters
     And a page served from "null" titled "Sandboxed" registers over HTTP: 403
     And a page served from "ftp://localhost" titled "Ftp" registers over HTTP: 403
     And a page served from "http://[::1]:3000" titled "Six" registers over HTTP: 200
+    And a page served from "" titled "No Origin" registers over HTTP: 200
+    And a page served by the REPL server itself titled "Own" registers over HTTP: 200
     Then the registry contains "(http://localhost:5173/app.html) last"
     And the registry contains "(http://127.0.0.1:8080/app.html) last"
     And the registry contains "(http://[::1]:3000/app.html) last"
@@ -116,3 +118,21 @@ Feature: Adapters
       undefined
       ```
       """
+
+  @§chatlog-adapter-contract @§chatlog-timeout @§chatlog-instance-order
+  Scenario: a waiting long poll gets the next job as soon as a timeout frees its page
+    Given a running server
+    And the adapter transport is served over HTTP with a 25 s long poll
+    And a page titled "Remote" registers over HTTP
+    When agent "agent" asks "Remote" to run "1"
+    And 1 s passes
+    And the page "Remote" polls over HTTP in the background
+    Then the background poll of "Remote" answers 200 with the job running "1"
+    When 29 s pass
+    And agent "agent" asks "Remote" to run "2"
+    And 29 s pass
+    And the page "Remote" polls over HTTP in the background
+    Then the background poll of "Remote" has not answered
+    When 2 s pass
+    Then the background poll of "Remote" answers 200 with the job running "2"
+    And the job running "1" went through requested, dispatched, timeout

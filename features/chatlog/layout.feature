@@ -24,6 +24,10 @@ Feature: Layout and naming
       | Café Olé!        | caf-ol      |
       | 🐳🐳🐳              | page        |
       |                  | page        |
+      | A_B--c           | a-b-c       |
+      | -Lead Trail-     | lead-trail  |
+      | aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa bcd | aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa |
+      | xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx |
 
   @§chatlog-sanitize
   Scenario: a 10,000-character title still gives a short name inside debug/

@@ -138,3 +138,57 @@ Feature: Per-instance log format
       2
       ```
       """
+
+  @§chatlog-result-fences @§chatlog-append-only
+  Scenario: a result with a fence of its own inside gets a longer fence
+    When agent "agent" asks "Index - 7 Zen" to run "(() => 'a\\\n```')"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00 (17ms)
+      ````Text
+      () => 'a\
+      ```'
+      ````
+      """
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (17ms)
+      ```JSON
+      2
+      ```
+      """
+
+  @§chatlog-adapter-language
+  Scenario Outline: js, javascript, mjs and ecmascript name the realm's language
+    When agent "agent" asks "Index - 7 Zen" in "<tag>" to run "6*7"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      42
+      ```
+      """
+
+    Examples:
+      | tag        |
+      | js         |
+      | javascript |
+      | JavaScript |
+      | mjs        |
+      | ecmascript |
+
+  @§chatlog-background-errors
+  Scenario: an error whose text holds "*/" cannot end the comment block early
+    When the page "Index - 7 Zen" throws "throw new Error('a */ b')" in the background
+    And agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" contains:
+      """
+      /*
+      Error: a * / b
+      """
+    And the log of "Index - 7 Zen" does not contain "a */ b"

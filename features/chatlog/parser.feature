@@ -347,3 +347,76 @@ Feature: Parser and watcher
     And 1 s passes
     Then the job running "1+2" went through requested, orphaned
     And the job running "3+4" went through requested
+
+  @§chatlog-reply-pairing @§chatlog-executing-placeholder @decision
+  Scenario: a final reply takes its placeholder's request, whatever the clocks say
+    Given the log:
+      """
+      **a** to t at 10:00:05
+      ```JS
+      1
+      ```
+      **a** to t at 10:00:01
+      ```JS
+      2
+      ```
+      **t** to a at 10:00:06
+      executing ...
+      **t** to a at 10:00:03 (5ms)
+      ```JSON
+      1
+      ```
+      """
+    Then the reply on line 11 pairs with the request on line 1
+    And the log has 2 requests and 2 replies
+
+  @§chatlog-result-fences @§chatlog-request-job
+  Scenario: a reply whose error stack stands as plain text answers its request
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      missing()
+      ```
+      **<page>** to agent at 09:00:00
+      ReferenceError: missing is not defined
+          at <anonymous>:1:1
+      """
+    And 1 s passes
+    Then "Quiet" has 0 jobs
+    When the log of "Quiet" is parsed
+    Then the reply on line 5 pairs with the request on line 1
+
+  @§chatlog-rewrite-orphan @§chatlog-instance-order
+  Scenario: orphaning one queued job leaves the others queued in file order
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 10000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2+2"
+    And agent "agent" asks "Index - 7 Zen" to run "3+3"
+    And 1 s passes
+    And an editor saves the log of "Index - 7 Zen" without the request "2+2"
+    And 30 s pass
+    Then the job running "2+2" went through requested, orphaned
+    And the job running "3+3" went through requested, dispatched, completed
+    And the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      6
+      ```
+      """
+
+  @§chatlog-tail-only @§chatlog-executing-placeholder
+  Scenario: after a placeholder the parse resumes on the right line
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2"
+    And 1 s passes
+    Then the console says "job <page>#2 requested by agent (debug/<page>.md line 7)"

@@ -70,7 +70,7 @@ Feature: Master registry
     When agent "agent" asks "Busy" to run 45 jobs one second apart
     Then the registry has fewer than 200 lines and lists at most 30 recent jobs
 
-  @§chatlog-registry-heartbeat @§chatlog-instance-dir
+  @§chatlog-registry-heartbeat @§chatlog-instance-dir @decision
   Scenario: after a server restart a connected page rejoins by itself and keeps its log
     Given a running server
     And the page "Index - 7 Zen" is connected
@@ -117,6 +117,7 @@ Feature: Master registry
       ```
       """
     And the console says "request was executing when the server stopped; not run again"
+    And the console does not say "<nil>"
     When the page "Index - 7 Zen" recovers and posts what it held
     And agent "agent" asks "Index - 7 Zen" to run "globalThis.n"
     And 1 s passes

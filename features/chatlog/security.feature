@@ -44,3 +44,27 @@ Feature: Security
       # Connected pages:
       """
     And no server write changed a byte that was already in a log
+
+  @§chatlog-verified-realm @§chatlog-server-writes
+  Scenario: only the page that was given a job can answer it
+    Given a running server
+    And the adapter transport is served over HTTP with a 25 s long poll
+    And a page titled "Remote" registers over HTTP
+    And a page titled "Other" registers over HTTP
+    When agent "agent" asks "Remote" to run "6*7"
+    And 1 s passes
+    And the page "Remote" polls over HTTP in the background
+    Then the background poll of "Remote" answers 200 with the job running "6*7"
+    When the page "Other" posts the result 666 for the job "Remote" was given over HTTP: 404
+    And 1 s passes
+    Then the log of "Remote" does not contain "666"
+    And the job running "6*7" went through requested, dispatched
+    When the page "Remote" posts the result 42 for the job "Remote" was given over HTTP: 204
+    And 1 s passes
+    Then the log of "Remote" ends with:
+      """
+      ```JSON
+      42
+      ```
+      """
+    And the job running "6*7" went through requested, dispatched, completed

@@ -8,6 +8,7 @@ package chatlog
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,6 +49,15 @@ type world struct {
 	mark    int64         // bytes the server had read when noted
 	http    *httptest.Server
 	refusal int
+	polls   map[string]chan polled  // background HTTP polls by page
+	taken   map[string]chatlog.Task // the last job each HTTP page was given
+}
+
+// polled is the answer to a background HTTP poll.
+type polled struct {
+	status int
+	task   chatlog.Task
+	err    error
 }
 
 type worldKey struct{}
@@ -79,6 +89,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 				w.srv.Stop()
 			}
 			if w.http != nil {
+				w.http.CloseClientConnections() // ends long polls still waiting
 				w.http.Close()
 			}
 		}
@@ -656,6 +667,96 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w.http = httptest.NewServer(tr.Handler())
 		return nil
 	})
+	sc.Step(`^the adapter transport is served over HTTP with a (\d+) s long poll$`, func(ctx context.Context, sec int) error {
+		w := get(ctx)
+		tr := &chatlog.HTTPTransport{Server: w.srv, LongPoll: time.Duration(sec) * time.Second}
+		w.http = httptest.NewServer(tr.Handler())
+		return nil
+	})
+	sc.Step(`^a page titled "([^"]*)" registers over HTTP$`, func(ctx context.Context, title string) error {
+		w := get(ctx)
+		resp, err := http.Post(w.http.URL+"/api/register", "application/json",
+			strings.NewReader(fmt.Sprintf(`{"name":%q,"url":"http://localhost:8302/","lang":"JS"}`, title)))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var reg chatlog.Registration
+		if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("register %q over HTTP: %d %v", title, resp.StatusCode, err)
+		}
+		w.regs[title] = reg
+		return nil
+	})
+	sc.Step(`^the page "([^"]*)" polls over HTTP in the background$`, func(ctx context.Context, page string) error {
+		w := get(ctx)
+		reg, ok := w.regs[page]
+		if !ok {
+			return fmt.Errorf("no page %q", page)
+		}
+		if w.polls == nil {
+			w.polls = map[string]chan polled{}
+		}
+		ch := make(chan polled, 1)
+		w.polls[page] = ch
+		go func() {
+			resp, err := http.Get(w.http.URL + "/api/poll?id=" + reg.ID + "&token=" + reg.Token)
+			if err != nil {
+				ch <- polled{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			p := polled{status: resp.StatusCode}
+			if resp.StatusCode == http.StatusOK {
+				p.err = json.NewDecoder(resp.Body).Decode(&p.task)
+			}
+			ch <- p
+		}()
+		return nil
+	})
+	sc.Step(`^the background poll of "([^"]*)" has not answered$`, func(ctx context.Context, page string) error {
+		select {
+		case p := <-get(ctx).polls[page]:
+			return fmt.Errorf("the poll answered %d %q (%v)", p.status, p.task.Code, p.err)
+		case <-time.After(300 * time.Millisecond):
+			return nil
+		}
+	})
+	sc.Step(`^the background poll of "([^"]*)" answers (\d+)(?: with the job running "((?:[^"\\]|\\.)*)")?$`, func(ctx context.Context, page string, code int, job string) error {
+		select {
+		case p := <-get(ctx).polls[page]:
+			if p.err != nil || p.status != code || p.task.Code != unquote(job) {
+				return fmt.Errorf("the poll answered %d %q (%v), want %d %q", p.status, p.task.Code, p.err, code, unquote(job))
+			}
+			if w := get(ctx); p.status == http.StatusOK {
+				if w.taken == nil {
+					w.taken = map[string]chatlog.Task{}
+				}
+				w.taken[page] = p.task
+			}
+			return nil
+		case <-time.After(5 * time.Second):
+			return fmt.Errorf("the poll of %q did not answer", page)
+		}
+	})
+	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job "([^"]*)" was given over HTTP: (\d+)$`, func(ctx context.Context, poster, value, owner string, code int) error {
+		w := get(ctx)
+		reg, ok := w.regs[poster]
+		task, given := w.taken[owner]
+		if !ok || !given {
+			return fmt.Errorf("no page %q, or %q was given no job", poster, owner)
+		}
+		body, _ := json.Marshal(map[string]any{"id": reg.ID, "token": reg.Token, "jobId": task.JobID, "ok": true, "isJSON": true, "json": value})
+		resp, err := http.Post(w.http.URL+"/api/result", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != code {
+			return fmt.Errorf("result from %q for the job of %q: %d, want %d", poster, owner, resp.StatusCode, code)
+		}
+		return nil
+	})
 	sc.Step(`^GET "([^"]*)" answers (\d+)$`, func(ctx context.Context, p string, code int) error {
 		w := get(ctx)
 		url, err := w.expandPath(p)
@@ -696,14 +797,23 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
-	sc.Step(`^a page served from "([^"]*)" titled "([^"]*)" registers over HTTP: (\d+)$`, func(ctx context.Context, origin, title string, code int) error {
+	sc.Step(`^a page (served from "[^"]*"|served by the REPL server itself) titled "([^"]*)" registers over HTTP: (\d+)$`, func(ctx context.Context, from, title string, code int) error {
 		w := get(ctx)
+		origin, foreign := w.http.URL, false
+		if o, ok := strings.CutPrefix(from, "served from "); ok {
+			origin, foreign = strings.Trim(o, `"`), true
+		}
 		req, err := http.NewRequest(http.MethodPost, w.http.URL+"/api/register",
 			strings.NewReader(fmt.Sprintf(`{"name":%q,"url":%q,"lang":"JS"}`, title, origin+"/app.html")))
 		if err != nil {
 			return err
 		}
-		req.Header.Set("Origin", origin)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if origin == "" || !foreign {
+			origin = "" // no CORS answer is due
+		}
 		req.Header.Set("Content-Type", "text/plain") // a simple request: no preflight would stop it
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -738,9 +848,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			return err
 		}
 		resp.Body.Close()
-		got := fmt.Sprintf("origin %s, methods %s, headers %s, private network %s",
+		got := fmt.Sprintf("origin %s, methods %s, headers %s, max age %s, private network %s",
 			resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Methods"),
-			resp.Header.Get("Access-Control-Allow-Headers"), resp.Header.Get("Access-Control-Allow-Private-Network"))
+			resp.Header.Get("Access-Control-Allow-Headers"), resp.Header.Get("Access-Control-Max-Age"),
+			resp.Header.Get("Access-Control-Allow-Private-Network"))
 		if resp.StatusCode/100 != 2 || got != what {
 			return fmt.Errorf("preflight: %d, %s; want %s", resp.StatusCode, got, what)
 		}

@@ -168,3 +168,35 @@ Feature: Action semantics
     And $.audit_preview is "boom {}"
     When the session "" is viewed by an agent
     Then $.jace.n is 1
+
+  @§jace-commit @§jace-dry-run
+  Scenario: an explicit "dry_run": false commits like no flag at all
+    Given the module "counter.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counter", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { inc(state) { return { state: { n: state.n + 1 }, result: state.n + 1 }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"inc","dry_run":false,"session_id":"s1"}
+    Then the response status is 200 and $.result is 1
+    And $.dry_run is false
+    When the agent posts to /actions {"action":"inc","session_id":"s1"}
+    Then the response status is 200 and $.result is 2
+
+  @§jace-action-result @§jace-errors
+  Scenario: a failing action's events come back in its answer unchanged
+    Given the module "failing.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "failing", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { fail(state) { return { state: { n: 99 }, error: { code: "CONFLICT", message: "taken" }, events: [{ type: "attempt", entity: "seat-4" }] }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"fail","session_id":"s1"}
+    Then the response status is 409 and $.error is {"code":"CONFLICT","message":"taken"}
+    And $.events is [{"type":"attempt","entity":"seat-4"}]

@@ -155,6 +155,7 @@ Feature: HTTP API
     And the response header "Content-Type" starts with "text/html"
     And the response body contains "<!DOCTYPE html>"
     And the response body contains "id=\"calculator\""
+    And the response body contains "<body"
 
   @§jace-view-negotiate @§jace-json-only @decision
   Scenario: an Accept header the view cannot satisfy is a 406 JSON error
@@ -223,3 +224,37 @@ Feature: HTTP API
     Then the response is a JSON error "METHOD_NOT_ALLOWED" with status 405
     When the client sends GET /nowhere
     Then the response is a JSON error "NOT_FOUND" with status 404
+
+  @§jace-view-negotiate
+  Scenario: a media type refused with q=0 is never chosen
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "text/html;q=0, application/jace+json;q=0.5"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/jace+json"
+    When the client posts to /view {} accepting "text/html;q=0"
+    Then the response is a JSON error "NOT_ACCEPTABLE" with status 406
+
+  @§jace-json-only
+  Scenario Outline: a broken /actions body is a JSON error, however it breaks
+    Given the calculator module is loaded
+    When the agent posts to /actions the raw body '<body>'
+    Then the response is a JSON error "BAD_JSON" with status 400
+    When the client sends GET /healthz
+    Then the response status is 200 and $ is {"ok":true}
+
+    Examples:
+      | body                                             |
+      | {"action":"calc.input"                           |
+      | {"action":"calc.input",                          |
+      | {"action":"calc.input","params":[1,}             |
+      | {"action":"calc.input","params":{"digit":7}      |
+      | {"action":"calc.input","dry_run":true,}          |
+      | {"action":"calc.input"}}                         |
+
+  @§jace-view-agent @§jace-view-negotiate
+  Scenario: an agent view asked for as JACE JSON is JACE JSON
+    Given the calculator module is loaded
+    When the client posts to /view {"audience":"agent"} accepting "application/jace+json"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/jace+json"
+    And the response body does not contain "presentation"

@@ -112,3 +112,12 @@ Feature: Module ABI
     Then $.audit_preview is "add {\"by\":1,\"note\":\"y\"}"
     When the client posts to /press {"action":"add","params":{"by":1}}
     Then the response status is 200 and $.audit_preview is "add {\"by\":1}"
+
+  @§jace-module-shape @decision
+  Scenario: a module that throws while it loads is refused, and the one in service stays
+    Given the calculator module is loaded
+    When the client posts to /load {"source":"throw new Error('not today')"}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "Error: not today"
+    When the agent presses "calc.input" with params {"digit":7}
+    Then $.state.display is "7"
