@@ -189,7 +189,8 @@ func newMutator(o options, stdout, stderr io.Writer) (*mutator, error) {
 		return nil, fmt.Errorf("the features do not load cleanly (go test ./reports/catalog says more): %s", problems[0])
 	}
 	equiv := map[string]string{}
-	if f, err := os.Open(filepath.Join(root, o.equivalent)); err == nil {
+	o.out, o.equivalent, o.work = inRoot(root, o.out), inRoot(root, o.equivalent), inRoot(root, o.work)
+	if f, err := os.Open(o.equivalent); err == nil {
 		equiv, err = mutate.Equivalents(f)
 		f.Close()
 		if err != nil {
@@ -198,11 +199,20 @@ func newMutator(o options, stdout, stderr io.Writer) (*mutator, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	work := filepath.Join(root, o.work)
+	work := o.work
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
 	return &mutator{o: o, root: root, module: module, work: work, cat: cat, equiv: equiv, stdout: stdout, stderr: stderr}, nil
+}
+
+// inRoot makes a path given on the command line absolute: relative paths
+// are read from the module root, wherever the command was started.
+func inRoot(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
 }
 
 func findModule() (root, module string, err error) {
@@ -784,7 +794,7 @@ func (m *mutator) runOne(ctx context.Context, id string) error {
 }
 
 func (m *mutator) readReport() (*mutate.Report, error) {
-	f, err := os.Open(filepath.Join(m.root, m.o.out))
+	f, err := os.Open(m.o.out)
 	if errors.Is(err, fs.ErrNotExist) {
 		return mutate.NewReport(), nil
 	}
@@ -802,7 +812,7 @@ func (m *mutator) readReport() (*mutate.Report, error) {
 // writeReport writes the report next to its destination and renames it into
 // place, so a crash never leaves half a report.
 func (m *mutator) writeReport(r *mutate.Report) error {
-	dst := filepath.Join(m.root, m.o.out)
+	dst := m.o.out
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
