@@ -102,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	system := fl.String("system", strings.Join(catalog.Systems(), ","), "systems to measure, comma-separated")
 	n := fl.Int("n", 50, "mutants to run per system (compile errors and equivalent mutants do not count)")
 	seedFlag := fl.String("seed", "", "master seed for the sample and the scenarios (default: $ANCHORAGE_SEED, else the fixed default)")
-	timeout := fl.Duration("timeout", 60*time.Second, "least time a mutant's run may take before it is a Timeout (it gets at least 5× its scenarios' time plus 10 s)")
+	timeout := fl.Duration("timeout", 15*time.Second, "least time a mutant's run may take before it is a Timeout (it gets at least 5× its scenarios' time plus 10 s)")
 	mutant := fl.String("mutant", "", "rerun one mutant by id (file:line:col:mutator), print what happened and update its entry")
 	pkg := fl.String("pkg", "", "only these packages of the system, comma-separated paths below impl/<system>/ (e.g. ops,scheme) or below the module (impl/fe)")
 	out := fl.String("out", "reports/mutation.json", "mutation report to update")
