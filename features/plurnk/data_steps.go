@@ -1,0 +1,108 @@
+package plurnk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/ops"
+	"anchorage/impl/plurnk/scheme"
+
+	"github.com/cucumber/godog"
+	"github.com/google/go-cmp/cmp"
+)
+
+// registerDataSteps registers the steps of the tier 3a data-plane features
+// (data_*.feature).
+func registerDataSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^the result is the JSON:$`, thenResultJSON)
+	sc.Step(`^a second session holds the entry (\S+) containing "((?:[^"\\]|\\.)*)"$`, givenOtherSession)
+	sc.Step(`^(\d+) seconds pass on the session clock$`, whenSeconds)
+	sc.Step(`^the action's log row records status (\d+) for (\S+)$`, thenRowStatus)
+	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
+}
+
+// givenGuardedScheme registers a scheme that only the plurnk run may write
+// and whose handler panics on every call, so an action that reaches it
+// answers 500.
+func givenGuardedScheme(ctx context.Context, name string) error {
+	inner := scheme.Unknown()
+	inner.M.Name = name
+	inner.M.WritableBy = []scheme.Writer{scheme.WriterPlurnk}
+	return get(ctx).eng.Schemes.Register(flaky{Entries: inner, when: "always"})
+}
+
+// thenResultJSON compares the last result with the doc string as JSON
+// values, so key order and spacing do not matter but every field does.
+func thenResultJSON(ctx context.Context, doc *godog.DocString) error {
+	r, err := last(get(ctx))
+	if err != nil {
+		return err
+	}
+	var want, got any
+	if err := json.Unmarshal([]byte(doc.Content), &want); err != nil {
+		return fmt.Errorf("the expected JSON does not parse: %w", err)
+	}
+	if err := json.Unmarshal([]byte(r.Content), &got); err != nil {
+		return fmt.Errorf("the result %q (status %d) is not JSON: %w", r.Content, r.Status, err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		return fmt.Errorf("result JSON (-want +got):\n%s", d)
+	}
+	return nil
+}
+
+// givenOtherSession writes an entry in a second session of the same store,
+// as a client of that session would.
+func givenOtherSession(ctx context.Context, t, content string) error {
+	w := get(ctx)
+	ss, err := w.store.NewSession("other")
+	if err != nil {
+		return err
+	}
+	tg, err := parseTarget(t)
+	if err != nil {
+		return err
+	}
+	body := unescape(content)
+	res := w.eng.Do(ops.Actor{Session: ss, Run: ss.Runs[0], Writer: scheme.WriterClient}, dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
+	if res.Status >= 300 {
+		return fmt.Errorf("writing %s in the second session: %d %s", t, res.Status, res.Reason)
+	}
+	return nil
+}
+
+func whenSeconds(ctx context.Context, n int) error {
+	w := get(ctx)
+	c, ok := w.store.Clock().(interface{ Advance(time.Duration) })
+	if !ok {
+		return fmt.Errorf("the store's clock cannot be advanced")
+	}
+	c.Advance(time.Duration(n) * time.Second)
+	return nil
+}
+
+// thenRowStatus checks the last action's log row: its status and target.
+func thenRowStatus(ctx context.Context, status int, t string) error {
+	r, err := last(get(ctx))
+	if err != nil {
+		return err
+	}
+	if r.Row.ID == 0 {
+		return fmt.Errorf("the action wrote no log row")
+	}
+	got := struct {
+		Status int
+		Target string
+	}{r.Row.Status, r.Row.Target}
+	want := struct {
+		Status int
+		Target string
+	}{status, t}
+	if d := cmp.Diff(want, got); d != "" {
+		return fmt.Errorf("log row (-want +got):\n%s", d)
+	}
+	return nil
+}
