@@ -21,6 +21,7 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a second session holds the entry (\S+) containing "((?:[^"\\]|\\.)*)"$`, givenOtherSession)
 	sc.Step(`^(\d+) seconds pass on the session clock$`, whenSeconds)
 	sc.Step(`^the action's log row records status (\d+) for (\S+)$`, thenRowStatus)
+	sc.Step(`^the found paths are "([^"]*)"$`, thenFoundPaths)
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
 }
 
@@ -103,6 +104,38 @@ func thenRowStatus(ctx context.Context, status int, t string) error {
 	}{status, t}
 	if d := cmp.Diff(want, got); d != "" {
 		return fmt.Errorf("log row (-want +got):\n%s", d)
+	}
+	return nil
+}
+
+// thenFoundPaths checks the paths of the last FIND's catalog rows, in
+// order; an empty list expects 204 with no row.
+func thenFoundPaths(ctx context.Context, want string) error {
+	r, err := last(get(ctx))
+	if err != nil {
+		return err
+	}
+	var rows []struct {
+		Path string `json:"path"`
+	}
+	if r.Content != "" {
+		if err := json.Unmarshal([]byte(r.Content), &rows); err != nil {
+			return fmt.Errorf("the FIND result %q (status %d) is not a JSON array: %w", r.Content, r.Status, err)
+		}
+	}
+	got := []string{}
+	for _, row := range rows {
+		got = append(got, row.Path)
+	}
+	wantList := splitList(want)
+	if wantList == nil {
+		wantList = []string{}
+	}
+	if d := cmp.Diff(wantList, got); d != "" {
+		return fmt.Errorf("found paths (-want +got), status %d:\n%s", r.Status, d)
+	}
+	if len(wantList) == 0 && r.Status != 204 {
+		return fmt.Errorf("an empty FIND answered %d, want 204", r.Status)
 	}
 	return nil
 }
