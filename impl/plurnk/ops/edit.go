@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -35,7 +36,17 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	if st.Body != nil {
 		body = *st.Body
 	}
-	if cur != nil && st.Scope != nil {
+	mt := m.MimetypeFor(r.Channel, r.Key.Path)
+	if IsJSON(mt) && st.Body != nil && strings.TrimSpace(body) != "" && (cur == nil || st.Scope == nil) && !json.Valid([]byte(body)) {
+		return Result{}, fail(400, "the body of an EDIT of %s (%s) does not parse as JSON", r.Key, mt)
+	}
+	if cur != nil && st.Scope != nil && IsJSON(mt) {
+		spliced, status, err := spliceJSON(cur.Channels[r.Channel].Content, st.Scope, st.Body)
+		if err != nil {
+			return Result{}, fail(status, "%v", err)
+		}
+		body = spliced
+	} else if cur != nil && st.Scope != nil {
 		spliced, status, err := spliceLines(cur.Channels[r.Channel].Content, st.Scope, st.Body)
 		if err != nil {
 			return Result{}, fail(status, "%v", err)
@@ -59,7 +70,7 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	}
 	ch := old
 	ch.Content = body
-	ch.Mimetype = m.MimetypeFor(r.Channel, r.Key.Path)
+	ch.Mimetype = mt
 	ch.Tokens = e.tokens(body)
 	if ch.State == "" {
 		ch.State = store.StateStatic

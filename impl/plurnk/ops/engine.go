@@ -24,9 +24,10 @@
 //   - OPEN and FOLD act only on log:/// rows of the acting run (501 on any
 //     entry scheme): they set or clear the row's expanded bit. KILL on
 //     log:/// deletes rows. A successful OPEN/FOLD writes no row of its own.
-//   - <L> on every op is by line (by result on OPEN/FOLD/KILL of rows),
-//     whatever the mimetype: the item-level slicing and splicing of
-//     structured content is not built.
+//   - <L> is by line (by result on OPEN/FOLD/KILL of rows), except on
+//     JSON content, where READ and EDIT slice and splice top-level items
+//     (structured.go); tree-typed content (JSON, XML, HTML) reads verbatim,
+//     everything else `N:\t`-numbered.
 //
 // COPY and MOVE are orchestrated here over the schemes' load, save and
 // remove, never inside a scheme. The matcher (match.go) and the per-turn

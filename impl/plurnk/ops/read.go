@@ -66,6 +66,32 @@ func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *C
 		res.Status, res.Reason = 404, fmt.Sprintf("%s has no %q channel", r.Key, r.Channel)
 		return res
 	}
+	if matcher == nil && IsTree(ch.Mimetype) {
+		res.Status, res.Mimetype = 200, ch.Mimetype
+		res.Content = ch.Content
+		if scope == nil {
+			return res
+		}
+		if IsJSON(ch.Mimetype) {
+			sliced, status, err := sliceJSON(ch.Content, scope)
+			if err == nil {
+				res.Content = sliced
+				return res
+			}
+			if err != errNotItems {
+				res.Status, res.Reason, res.Content, res.Mimetype = status, err.Error(), "", ""
+				return res
+			}
+		}
+		lines := splitLines(ch.Content)
+		from, to, status, err := sliceRange(scope, len(lines))
+		if err != nil {
+			res.Status, res.Reason, res.Content, res.Mimetype = status, err.Error(), "", ""
+			return res
+		}
+		res.Content = strings.Join(lines[from:to], "\n") + "\n"
+		return res
+	}
 	lines := splitLines(ch.Content)
 	from, to, status, err := sliceRange(scope, len(lines))
 	if err != nil {

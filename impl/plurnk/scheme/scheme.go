@@ -152,11 +152,14 @@ func StatusOf(err error) int {
 	return 500
 }
 
-// MimetypeOf returns the mimetype of a path by its extension; text/plain
-// when the extension is unknown.
+// MimetypeOf returns the mimetype of a path by its extension. A path
+// without a known extension (or a .txt) is text/markdown: text the service
+// derives is markdown, and text/plain is left to the schemes that declare
+// it, as exec's stdout and stderr do
+// (§markdown-primitive-text-markdown-normalize).
 func MimetypeOf(p string) string {
 	switch strings.ToLower(path.Ext(p)) {
-	case ".md", ".markdown":
+	case ".md", ".markdown", ".txt", ".text":
 		return "text/markdown"
 	case ".json":
 		return "application/json"
@@ -191,7 +194,7 @@ func MimetypeOf(p string) string {
 	case ".bin", ".exe", ".so":
 		return "application/octet-stream"
 	}
-	return "text/plain"
+	return "text/markdown"
 }
 
 // IsBinary reports whether mt is a binary mimetype, one whose content is
