@@ -21,6 +21,7 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a second session holds the entry (\S+) containing "((?:[^"\\]|\\.)*)"$`, givenOtherSession)
 	sc.Step(`^(\d+) seconds pass on the session clock$`, whenSeconds)
 	sc.Step(`^the action's log row records status (\d+) for (\S+)$`, thenRowStatus)
+	sc.Step(`^the (\w+) channel of the run stream (\S+) holds "((?:[^"\\]|\\.)*)"$`, thenRunChannel)
 	sc.Step(`^the found paths are "([^"]*)"$`, thenFoundPaths)
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
 }
@@ -136,6 +137,30 @@ func thenFoundPaths(ctx context.Context, want string) error {
 	}
 	if len(wantList) == 0 && r.Status != 204 {
 		return fmt.Errorf("an empty FIND answered %d, want 204", r.Status)
+	}
+	return nil
+}
+
+// thenRunChannel reads one channel of an entry of the run world's session.
+func thenRunChannel(ctx context.Context, ch, target, want string) error {
+	rw := getRuns(ctx)
+	k, err := runEntryKey(target)
+	if err != nil {
+		return err
+	}
+	var got *string
+	rw.svc.View(func() {
+		if e := rw.ss.Entry(k); e != nil {
+			if c, ok := e.Channels[ch]; ok {
+				got = &c.Content
+			}
+		}
+	})
+	if got == nil {
+		return fmt.Errorf("no %s channel at %s", ch, target)
+	}
+	if *got != unescape(want) {
+		return fmt.Errorf("the %s channel of %s holds %q, want %q", ch, target, *got, unescape(want))
 	}
 	return nil
 }

@@ -17,11 +17,30 @@ func (e *Engine) kill(c scheme.Call, st dsl.Statement) (Result, error) {
 	if r.Key.Scheme == "log" {
 		return e.killRows(c, st, r)
 	}
+	if res, ok, err := e.stopStream(c, r); ok || err != nil {
+		return res, err
+	}
 	code, _ := st.Status()
 	if res, ok, err := control(c, r, st.Op, code); ok || err != nil {
 		return res, err
 	}
 	return e.remove(c, st, r)
+}
+
+// stopStream routes a KILL or SEND[499] on a streaming entry through the
+// subscription registry to the scheme holding the stream
+// (§subscriptions-subscription-registry-routes-cancellation): a live stream
+// is stopped (it ends 499 once its process is gone) and the action answers
+// 200. It reports false when no live stream is behind the target.
+func (e *Engine) stopStream(c scheme.Call, r scheme.Resolved) (Result, bool, error) {
+	stopped, err := e.Schemes.CancelStream(c.Tx.Session, r.Key)
+	if err != nil {
+		return Result{}, true, fail(500, "%v", err)
+	}
+	if !stopped {
+		return Result{}, false, nil
+	}
+	return Result{Status: 200, Target: target(r)}, true, nil
 }
 
 // send dispatches a directed SEND at an entry. SEND[410] deletes, exactly
@@ -47,6 +66,14 @@ func (e *Engine) send(c scheme.Call, st dsl.Statement) (Result, error) {
 			return e.killRows(c, st, r)
 		}
 		return e.remove(c, st, r)
+	}
+	if ok && code == 499 {
+		if res, stopped, err := e.stopStream(c, r); stopped || err != nil {
+			return res, err
+		}
+		if e.Schemes.HoldsStreams(r.Key.Scheme) {
+			return Result{Status: 304, Target: target(r), Reason: "no live stream to cancel"}, nil
+		}
 	}
 	if res, handled, err := control(c, r, st.Op, code); handled || err != nil {
 		return res, err
@@ -101,4 +128,15 @@ func (e *Engine) remove(c scheme.Call, st dsl.Statement, r scheme.Resolved) (Res
 		return Result{}, fail(scheme.StatusOf(err), "remove %s: %v", r.Key, err)
 	}
 	return Result{Status: 200, EntryID: cur.ID, Target: target(r)}, nil
+}
+
+// SubscribeStreams records c as the holder of the live streams of each
+// runtime's exec scheme that is registered, so the model's SEND[499] and
+// KILL on their entries reach it. The service calls it once at start.
+func (e *Engine) SubscribeStreams(runtimes []string, c scheme.Canceller) {
+	for _, rt := range runtimes {
+		if _, ok := e.Schemes.Handler(rt); ok {
+			_ = e.Schemes.Subscribe(rt, c)
+		}
+	}
 }

@@ -215,6 +215,7 @@ func IsBinary(mt string) bool {
 // Registry holds the registered schemes by name.
 type Registry struct {
 	handlers map[string]Handler
+	streams  map[string]Canceller // by scheme: who holds its live streams
 }
 
 // NewRegistry returns a registry holding hs.
