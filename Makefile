@@ -2,8 +2,14 @@
 GO        ?= go
 FUZZTIME  ?= 30s
 REPORTTMP := reports/tmp
+# make report TARGET=name (with the driver variables of features/README.md, and
+# FEATURES=TestFeatures/<system> to run one system) records another target's run
+# under reports/targets/name; reports/matrix.{md,html} puts all runs side by side.
+TARGET    ?= reference
+FEATURES  ?= TestFeatures
+REPORTOUT := $(if $(filter reference,$(TARGET)),reports,reports/targets/$(TARGET))
 
-.PHONY: test report fuzz bench golden lint e2e ci
+.PHONY: test report mutate fuzz bench golden lint e2e ci
 
 ## test: vet and run every Go test (features, guard, properties, units); @wip scenarios are skipped
 test:
@@ -11,13 +17,23 @@ test:
 	$(GO) test ./...
 
 ## report: run every feature against the reference implementations and write reports/coverage.*
+## (a progress line per system while it runs; each failing scenario's assertion and replay line once)
 report:
-	@rm -rf $(REPORTTMP) && mkdir -p $(REPORTTMP)
-	@echo "running the features (log: $(REPORTTMP)/go-test.log)"
-	@ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test ./features -count=1 -run 'TestFeatures' > $(REPORTTMP)/go-test.log 2>&1; \
+	@mkdir -p $(REPORTTMP) $(REPORTOUT) && rm -f $(REPORTTMP)/cucumber-*.json $(REPORTTMP)/go-test.log  # keeps e2e's screenshots
+	@echo "building the report command, then the features (on a fresh machine the first build takes minutes); log: $(REPORTTMP)/go-test.log"
+	@$(GO) build -o $(REPORTTMP)/report ./reports/cmd/report
+	@ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test -json ./features -count=1 -run '$(FEATURES)' 2>&1 \
+	  | $(REPORTTMP)/report watch -log $(REPORTTMP)/go-test.log; \
 	status=$$?; \
-	if [ $$status -ne 0 ]; then grep -E -- '--- FAIL|replay:|failed with' $(REPORTTMP)/go-test.log | head -40; fi; \
-	$(GO) run ./reports/cmd/report -results $(REPORTTMP) -out reports -test-exit $$status
+	$(REPORTTMP)/report -results $(REPORTTMP) -out $(REPORTOUT) -target $(TARGET) -test-exit $$status; \
+	status=$$?; $(GO) run ./reports/cmd/matrix -reports reports && exit $$status
+
+## mutate: put small bugs into impl/ and check that each system's features reject them → reports/mutation.json,
+## then refresh the report's strength columns. MUTATE_FLAGS passes flags (e.g. MUTATE_FLAGS="-system chatlog -n 20").
+MUTATE_FLAGS ?=
+mutate:
+	$(GO) run ./reports/cmd/mutate $(MUTATE_FLAGS)
+	@$(MAKE) --no-print-directory report
 
 ## fuzz: run every fuzz target under fuzz/ for FUZZTIME each (default 30s)
 fuzz:
@@ -44,9 +60,9 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-## e2e: end-to-end tests that need something outside the process (a real browser)
+## e2e: end-to-end tests that need something outside the process (a real browser; npm packages for the report's checks)
 e2e:
-	$(GO) test -count=1 -tags e2e -run 'E2E' -v ./impl/chatlog/
+	$(GO) test -count=1 -tags e2e -run 'E2E' -v ./impl/chatlog/ ./reports/coverage/
 
 ## ci: what .ci/run does
 ci: lint test report

@@ -1,54 +1,47 @@
-// Package features runs every feature of every system under spec through
-// godog, as subtests of one go test entry point: TestFeatures/<system>/<scenario>.
+package features
+
+// The go test entry point: TestFeatures/<system>/<scenario>.
 //
 // Flags (after -args): -seed N (else $ANCHORAGE_SEED, else the fixed default)
 // roots every random stream; -feature features/<system>/<file>.feature[:line]
-// runs one feature or scenario; -tags overrides the tag filter (default
-// "~@wip"). With $ANCHORAGE_REPORT_DIR set, each system also writes Cucumber
-// JSON and JUnit XML there for the coverage report (make report).
-package features
+// runs one feature, scenario, outline or example row (several, comma-separated,
+// of one system); -tags overrides the tag filter (default "~@wip"); -stop ends
+// a system's run at its first failing scenario. With $ANCHORAGE_REPORT_DIR
+// set, each system also writes its Cucumber JSON there for the coverage
+// report (make report, which writes the JUnit XML from it).
+//
+// After a system's full run, TestFeatures/<system>/replay checks that a
+// replay line reproduces: it reruns a sample of that run's scenarios (an
+// outline row, a scenario whose name its file repeats, and others) through
+// their own replay lines and compares their fingerprints — the scenario's
+// seed, what its steps observed (kit.Scenario.Observe) and each step's
+// status — with the full run's.
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cucumber/godog"
 
-	"anchorage/features/chatlog"
-	"anchorage/features/deck"
-	"anchorage/features/jace"
 	"anchorage/features/kit"
-	"anchorage/features/plurnk"
 	"anchorage/reports/catalog"
 	"anchorage/sim/seed"
 )
 
 var (
 	seedFlag    = flag.String("seed", "", "master seed (default: $ANCHORAGE_SEED, else the fixed default)")
-	featureFlag = flag.String("feature", "", "run only this feature, as features/<system>/<file>.feature[:line]")
+	featureFlag = flag.String("feature", "", "run only this feature, scenario or example row, as features/<system>/<file>.feature[:line]; several, comma-separated, of one system")
 	tagsFlag    = flag.String("tags", "~@wip", "godog tag expression selecting the scenarios to run")
+	stopFlag    = flag.Bool("stop", false, "stop a system's run at its first failing scenario (the mutation tool's bail)")
 )
-
-// systems lists each system with the function that registers its steps.
-func systems() []struct {
-	name string
-	init func(*godog.ScenarioContext)
-} {
-	return []struct {
-		name string
-		init func(*godog.ScenarioContext)
-	}{
-		{"chatlog", chatlog.InitializeScenario},
-		{"plurnk", plurnk.InitializeScenario},
-		{"jace", jace.InitializeScenario},
-		{"deck", deck.InitializeScenario},
-	}
-}
 
 func TestFeatures(t *testing.T) {
 	seeds, err := seed.Resolve(*seedFlag)
@@ -62,96 +55,160 @@ func TestFeatures(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("catalog: %s", p) // the anchor guard test says more
 	}
-	onlySystem, onlyPath := "", ""
-	if *featureFlag != "" {
-		onlyPath = strings.TrimPrefix(filepath.ToSlash(*featureFlag), "features/")
-		onlySystem, _, _ = strings.Cut(onlyPath, "/")
+	sel, err := Select(cat, *featureFlag)
+	if err != nil {
+		t.Fatal(err)
 	}
 	reportDir := os.Getenv("ANCHORAGE_REPORT_DIR")
 	t.Logf("master seed %d", seeds.Master())
 
-	for _, sys := range systems() {
-		if onlySystem != "" && sys.name != onlySystem {
+	for _, sys := range Systems() {
+		if sel.System != "" && sys.Name != sel.System {
 			continue
 		}
-		t.Run(sys.name, func(t *testing.T) {
+		t.Run(sys.Name, func(t *testing.T) {
 			n := 0
 			for _, sc := range cat.Scenarios {
-				if sc.System == sys.name {
+				if sc.System == sys.Name {
 					n++
 				}
 			}
 			if n == 0 {
-				t.Skipf("no %s scenarios yet: its anchors are uncovered in the report", sys.name)
+				t.Skipf("no %s scenarios yet: its anchors are uncovered in the report", sys.Name)
 			}
-			paths := []string{sys.name}
-			if onlyPath != "" {
-				paths = []string{onlyPath}
+			paths := []string{sys.Name}
+			if sel.Paths != nil {
+				paths = sel.Paths
 			}
 			format := "progress"
 			if reportDir != "" {
-				format += fmt.Sprintf(",cucumber:%s,junit:%s",
-					filepath.Join(reportDir, "cucumber-"+sys.name+".json"),
-					filepath.Join(reportDir, "junit-"+sys.name+".xml"))
+				format += ",cucumber:" + filepath.Join(reportDir, "cucumber-"+sys.Name+".json")
 			}
+			full := &fingerprints{m: map[string]string{}}
 			opts := godog.Options{
-				Format:   format,
-				Paths:    paths,
-				Strict:   true,
-				Tags:     *tagsFlag,
-				NoColors: true,
-				TestingT: t,
+				Format:        format,
+				Paths:         paths,
+				Strict:        true,
+				Tags:          *tagsFlag,
+				NoColors:      true,
+				TestingT:      t,
+				StopOnFailure: *stopFlag,
 			}
 			suite := godog.TestSuite{
-				Name:                sys.name,
-				ScenarioInitializer: initializer(sys.name, sys.init, cat, seeds),
+				Name:                sys.Name,
+				ScenarioInitializer: fingerprinted(Initializer(sys.Name, sys.Init, cat, seeds, sel, nil), full),
 				Options:             &opts,
 			}
 			if suite.Run() != 0 {
-				t.Errorf("%s features failed (master seed %d; each failing scenario logs its replay command)", sys.name, seeds.Master())
+				t.Errorf("%s features failed (master seed %d; each failing scenario logs its replay command)", sys.Name, seeds.Master())
+			}
+			if sel.System == "" && *tagsFlag == "~@wip" && !*stopFlag {
+				t.Run("replay", func(t *testing.T) { checkReplay(t, sys, cat, seeds, full.get()) })
 			}
 		})
 	}
 }
 
-// initializer wraps a system's step registration with the hooks every
-// scenario gets: its location and seed before, its replay line on failure.
-func initializer(system string, register func(*godog.ScenarioContext), cat *catalog.Catalog, seeds seed.Seeds) func(*godog.ScenarioContext) {
-	seen := map[string]int{} // uri+name → pickles met so far, to find outline rows
+// fingerprints collects each run scenario's fingerprint by location.
+type fingerprints struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (f *fingerprints) get() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.m)
+}
+
+// fingerprinted adds to a scenario initializer the hooks that record each
+// run scenario's fingerprint: every step's status, then the whole.
+func fingerprinted(init func(*godog.ScenarioContext), fps *fingerprints) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
-		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-			uri := "features/" + strings.TrimPrefix(filepath.ToSlash(p.Uri), "./")
-			k := seen[uri+"\x00"+p.Name]
-			seen[uri+"\x00"+p.Name] = k + 1
-			loc := uri
-			i := 0
-			for _, c := range cat.Scenarios {
-				if c.URI == uri && c.Name == p.Name {
-					if i == k {
-						loc = c.Location()
-						break
-					}
-					i++
-				}
-			}
-			s := &kit.Scenario{
-				System:   system,
-				Name:     p.Name,
-				Location: loc,
-				Seeds:    seeds.Child(fmt.Sprintf("scenario:%s:%s:%d", uri, p.Name, k)),
-				Master:   seeds.Master(),
-				Replay:   seeds.Replay("./features", "TestFeatures/"+system, "-feature="+loc),
-			}
-			return kit.With(ctx, s), nil
-		})
-		register(sc)
-		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-			if err != nil {
-				if s, kerr := kit.From(ctx); kerr == nil {
-					godog.Logf(ctx, "%s failed with master seed %d\nreplay: %s", s.Location, s.Master, s.Replay)
-				}
+		init(sc)
+		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+			if s, kerr := kit.From(ctx); kerr == nil {
+				s.Observe("step %q %s", st.Text, status)
 			}
 			return ctx, nil
 		})
+		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+			if s, kerr := kit.From(ctx); kerr == nil && !s.Unselected {
+				fps.mu.Lock()
+				fps.m[s.Location] = s.Fingerprint()
+				fps.mu.Unlock()
+			}
+			return ctx, nil
+		})
+	}
+}
+
+// checkReplay reruns a sample of the full run's scenarios through their own
+// replay lines (as a person would paste them) and compares fingerprints: a
+// seed that depended on the selection, or any other leak between scenarios,
+// shows as a difference. The sample (drawn from the master seed) takes an
+// outline row, a scenario whose name its file repeats, and others, among
+// the scenarios that ran.
+func checkReplay(t *testing.T, sys System, cat *catalog.Catalog, seeds seed.Seeds, full map[string]string) {
+	var rows, repeated, rest []*catalog.Scenario
+	names := map[string]int{}
+	for _, sc := range cat.Scenarios {
+		names[sc.URI+"\x00"+sc.Name]++
+	}
+	for _, sc := range cat.Scenarios {
+		if sc.System != sys.Name || full[sc.Location()] == "" {
+			continue
+		}
+		switch {
+		case sc.Line != sc.Decl: // an outline's example row
+			rows = append(rows, sc)
+		case names[sc.URI+"\x00"+sc.Name] > 1:
+			repeated = append(repeated, sc)
+		default:
+			rest = append(rest, sc)
+		}
+	}
+	r := seeds.Rand("replay-sample/" + sys.Name)
+	var sample []*catalog.Scenario
+	pick := func(from []*catalog.Scenario, n int) {
+		from = slices.Clone(from)
+		for ; n > 0 && len(from) > 0; n-- {
+			i := r.IntN(len(from))
+			sample = append(sample, from[i])
+			from = slices.Delete(from, i, i+1)
+		}
+	}
+	pick(rows, 1)
+	pick(repeated, 1)
+	pick(rest, 4-len(sample))
+	if len(sample) == 0 {
+		t.Skipf("no %s scenario ran", sys.Name)
+	}
+	for _, sc := range sample {
+		line := seeds.Replay("./features", "TestFeatures/"+sys.Name, "-feature="+sc.Location())
+		_, arg, ok := strings.Cut(line, " -args -feature=")
+		if !ok || !strings.HasPrefix(line, fmt.Sprintf("%s=%d ", seed.EnvVar, seeds.Master())) {
+			t.Fatalf("replay line %q does not carry the master seed and the scenario", line)
+		}
+		sel, err := Select(cat, arg)
+		if err != nil {
+			t.Fatalf("replay line %q: %v", line, err)
+		}
+		got := &fingerprints{m: map[string]string{}}
+		suite := godog.TestSuite{
+			Name:                sys.Name,
+			ScenarioInitializer: fingerprinted(Initializer(sys.Name, sys.Init, cat, seeds, sel, nil), got),
+			Options:             &godog.Options{Format: "progress", Paths: sel.Paths, Strict: true, Tags: *tagsFlag, NoColors: true, TestingT: t},
+		}
+		suite.Run()
+		fp := got.get()
+		if fp[sc.Location()] != full[sc.Location()] {
+			t.Errorf("%s (%s): the replay line\n  %s\nran it with fingerprint %.12s, the full run with %.12s", sc.Location(), sc.Name, line, fp[sc.Location()], full[sc.Location()])
+		}
+		delete(fp, sc.Location())
+		if len(fp) > 0 {
+			t.Errorf("%s: the replay line also ran %v", sc.Location(), slices.Sorted(maps.Keys(fp)))
+		}
+		t.Logf("replayed %s (%s): fingerprint %.12s as in the full run", sc.Location(), sc.Name, full[sc.Location()])
 	}
 }

@@ -26,6 +26,7 @@ type world struct {
 	err   error
 	clock time.Time
 	cyc   uint64
+	proc  *procDeck // DECK_CMD's process, else nil: the simulator above (driver.go)
 }
 
 type key struct{}
@@ -41,7 +42,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return context.WithValue(ctx, key{}, &world{fs: afero.NewMemMapFs(), seed: s.Seeds.Rand("deck").Uint64()}), nil
 	})
+	registerDriver(sc)
 	step := func(expr string, f func(w *world, args ...string) error) {
+		f = viaDriver(expr, f)
 		switch n := regexp.MustCompile(expr).NumSubexp(); n {
 		case 0:
 			sc.Step(expr, func(ctx context.Context) error { return f(get(ctx)) })

@@ -95,7 +95,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		w.d.close()
 		if w.tmp != "" {
-			_ = os.RemoveAll(w.tmp)
+			_ = kit.RemoveTemp(w.tmp, "jace-features-")
 		}
 		return ctx, nil
 	})

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/ops"
@@ -70,7 +71,7 @@ func registerExecSteps(sc *godog.ScenarioContext) {
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 		if x, ok := ctx.Value(execKey{}).(*execWorld); ok && x.mem != nil && x.mem.dir != "" {
-			if rmErr := os.RemoveAll(x.mem.dir); rmErr != nil && err == nil {
+			if rmErr := kit.RemoveTemp(x.mem.dir, "plurnk-members-"); rmErr != nil && err == nil {
 				return ctx, fmt.Errorf("remove the scenario's project directory: %w", rmErr)
 			}
 		}

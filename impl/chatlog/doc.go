@@ -1,7 +1,7 @@
 // Package chatlog is the reference implementation of the file-based REPL
 // server specified by seed 000_8e263a46ca5a55fb ("JavaScript REPL
-// (file-based) — per-instance chat-log design"); its promises are listed in
-// /work/shared/anchors/chatlog.md and cited below by anchor id.
+// (file-based) — per-instance chat-log design"); its promises are restated
+// in features/chatlog/SPEC.md and cited below by anchor id.
 //
 // The server keeps one append-only Markdown chat log per connected realm
 // instance under debug/, rewrites the small registry debug.md, watches the

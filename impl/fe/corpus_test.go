@@ -2,6 +2,7 @@ package fe
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,26 +14,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// corpusDir finds shared/fe-corpus relative to the module root.
+// corpusDir is the differential corpus inside this package (see its README).
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("getwd: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("corpus: no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "fe-corpus")
+	c := filepath.Join("testdata", "corpus")
 	if _, err := os.Stat(filepath.Join(c, "MANIFEST.tsv")); err != nil {
-		t.Fatalf("corpus: %s/MANIFEST.tsv is missing (expected the differential corpus at ../shared/fe-corpus from the module root): %v", c, err)
+		t.Fatalf("corpus: %v", err)
 	}
 	return c
 }
@@ -96,31 +83,38 @@ var pointerRE = regexp.MustCompile(`\[(pair|free|nil|number|symbol|string|func|m
 
 func maskPointers(s string) string { return pointerRE.ReplaceAllString(s, "[$1 0xPTR]") }
 
+// TestCorpus runs every corpus program through the target (the Go VM, or
+// FE_CMD) and compares output and exit status with the recordings.
 func TestCorpus(t *testing.T) {
 	dir := corpusDir(t)
-	rows := readManifest(t, dir)
+	ft := targetFromEnv(t)
 	pass := map[string]int{}
 	total := map[string]int{}
-	for _, r := range rows {
+	skipped := map[string]int{}
+	for _, r := range readManifest(t, dir) {
 		total[r.tier]++
+		if why := ft.skip(r); why != "" {
+			skipped[why]++
+			continue
+		}
 		src, err := os.ReadFile(filepath.Join(dir, r.name+".fe"))
 		if err != nil {
 			t.Errorf("%s: %v", r.name, err)
 			continue
 		}
-		want, err := os.ReadFile(filepath.Join(dir, r.name+".out"))
+		want, exit, err := ft.want(dir, r)
 		if err != nil {
 			t.Errorf("%s: %v", r.name, err)
 			continue
 		}
-		got, status := runProgram(t, src, r.mode, r.arena)
+		got, status := ft.run(t, dir, r, src)
 		ok := true
-		if d := cmp.Diff(string(want), got); d != "" {
+		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("%s (%s, %s): output mismatch (-want +got):\n%s", r.name, r.tier, r.mode, d)
 			ok = false
 		}
-		if status != r.exit32 {
-			t.Errorf("%s: exit status %d, want %d", r.name, status, r.exit32)
+		if status != exit {
+			t.Errorf("%s: exit status %d, want %d", r.name, status, exit)
 			ok = false
 		}
 		if ok {
@@ -132,9 +126,19 @@ func TestCorpus(t *testing.T) {
 		tiers = append(tiers, k)
 	}
 	sort.Strings(tiers)
+	run, passed, skips := 0, 0, 0
 	for _, k := range tiers {
 		t.Logf("tier %-11s %3d/%d pass", k, pass[k], total[k])
+		passed += pass[k]
+		run += total[k]
 	}
+	reasons := make([]string, 0, len(skipped))
+	for why, n := range skipped {
+		skips += n
+		reasons = append(reasons, fmt.Sprintf("%d: %s", n, why))
+	}
+	sort.Strings(reasons)
+	t.Logf("target %s: run %d, passed %d, skipped %d %v", ft, run-skips, passed, skips, reasons)
 }
 
 // TestCorpusM33 checks the .out-m33 variants with newlib NaN printing.

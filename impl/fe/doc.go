@@ -1,6 +1,6 @@
 // Package fe implements the Fe Lisp language (rxi/fe version 1.0) as a Go
 // virtual machine whose observable behaviour matches the C interpreter on the
-// differential corpus in shared/fe-corpus: same printed output, same error
+// differential corpus in impl/fe/testdata/corpus: same printed output, same error
 // texts and tracebacks, and the same points of "out of memory" and
 // "gc stack overflow" under the 32-bit cell model (8-byte cells, the
 // 1068-byte context counted inside the arena, 3 string bytes per cell, a

@@ -40,6 +40,7 @@ type Scenario struct {
 	System  string
 	URI     string // project-relative, e.g. features/chatlog/registry.feature
 	Line    int    // the scenario's line, or the example row's for an outline
+	Decl    int    // the line of the Scenario (Outline) keyword itself
 	Name    string
 	Feature string
 	Tags    []Tag // feature, rule, scenario and examples tags, inherited
@@ -229,6 +230,7 @@ func parseFeature(fsys fs.FS, p, system string) ([]*Scenario, error) {
 	for _, pk := range gherkin.Pickles(*doc, p, ids.NewId) {
 		sc := &Scenario{System: system, URI: p, Name: pk.Name, Feature: doc.Feature.Name}
 		sc.Line = lines[pk.AstNodeIds[len(pk.AstNodeIds)-1]]
+		sc.Decl = lines[pk.AstNodeIds[0]]
 		for _, t := range pk.Tags {
 			sc.Tags = append(sc.Tags, Tag{Name: t.Name, Line: tagLines[t.AstNodeId]})
 		}

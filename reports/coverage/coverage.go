@@ -5,7 +5,9 @@
 // outside the project: its shape is fixed), coverage.md and a self-contained
 // coverage.html, and merges the per-system Cucumber JSON and JUnit XML.
 //
-// It may import the standard library and anchorage/reports/catalog.
+// It may import the standard library, anchorage/reports/catalog,
+// anchorage/sim/seed (for replay lines), the Gherkin parser (for doc strings,
+// tables and outline rows) and goldmark (for promise text).
 package coverage
 
 import (
@@ -18,6 +20,7 @@ import (
 	"strings"
 
 	"anchorage/reports/catalog"
+	"anchorage/sim/seed"
 )
 
 // Scenario statuses.
@@ -44,6 +47,12 @@ type Report struct {
 	Orphans     []string    `json:"orphans"`
 	Ambiguities []Ambiguity `json:"ambiguities"`
 	Problems    []string    `json:"problems"`
+
+	// Target names the implementation the run judged ("reference", or
+	// make report's TARGET) and Drivers each system's driver in that run
+	// (matrix.go puts several runs side by side).
+	Target  string            `json:"target"`
+	Drivers map[string]string `json:"drivers,omitempty"`
 }
 
 // System is one system's anchors.
@@ -51,6 +60,10 @@ type System struct {
 	System  string   `json:"system"`
 	Title   string   `json:"title"`
 	Anchors []Anchor `json:"anchors"`
+	// Mutation and KillRate are present when reports/mutation.json measured
+	// this system (see ApplyMutation).
+	Mutation *MutationStats `json:"mutation,omitempty"`
+	KillRate *float64       `json:"killRate,omitempty"`
 }
 
 // Anchor is one anchor's verdict.
@@ -65,6 +78,10 @@ type Anchor struct {
 	Successor string     `json:"successor,omitempty"`
 	Reason    string     `json:"reason,omitempty"`
 	Scenarios []Scenario `json:"scenarios"`
+	Decisions []string   `json:"decisions,omitempty"` // the digest's Decision paragraphs for this anchor
+	// Mutation is present when reports/mutation.json measured the anchor's
+	// system: the mutants on lines its scenarios execute.
+	Mutation *MutationStats `json:"mutation,omitempty"`
 }
 
 // Scenario is one scenario citing an anchor.
@@ -74,6 +91,10 @@ type Scenario struct {
 	Status   string   `json:"status"`
 	Steps    []string `json:"steps,omitempty"`
 	Error    string   `json:"error,omitempty"`
+	Label    string   `json:"label,omitempty"`   // an outline row's example values
+	Feature  string   `json:"feature,omitempty"` // the feature's title
+	Detail   []Step   `json:"-"`                 // the steps with arguments and per-step status (coverage.html only: it would triple coverage.json)
+	Replay   string   `json:"replay,omitempty"`  // on a failure: the command that reruns it
 }
 
 // Ambiguity is one entry of the ambiguity register.
@@ -87,6 +108,14 @@ type Ambiguity struct {
 
 // Result is what a run said of one scenario.
 type Result struct {
+	Status   string
+	Error    string
+	Steps    []StepResult // in the order of the pickle's steps (background first)
+	Duration float64      // seconds, summed over the steps
+}
+
+// StepResult is what a run said of one step.
+type StepResult struct {
 	Status string
 	Error  string
 }
@@ -98,8 +127,9 @@ type cuke struct {
 		Line  int `json:"line"`
 		Steps []struct {
 			Result struct {
-				Status string `json:"status"`
-				Error  string `json:"error_message"`
+				Status   string `json:"status"`
+				Error    string `json:"error_message"`
+				Duration int64  `json:"duration"`
 			} `json:"result"`
 		} `json:"steps"`
 	} `json:"elements"`
@@ -138,6 +168,12 @@ func ReadResults(dir string) (map[string]Result, []byte, error) {
 			for _, el := range feat.Elements {
 				r := Result{Status: Passed}
 				skipped := false
+				var steps []StepResult
+				var ns int64
+				for _, st := range el.Steps {
+					steps = append(steps, StepResult{Status: st.Result.Status, Error: st.Result.Error})
+					ns += st.Result.Duration
+				}
 				for _, st := range el.Steps {
 					switch st.Result.Status {
 					case "passed":
@@ -159,6 +195,7 @@ func ReadResults(dir string) (map[string]Result, []byte, error) {
 				if len(el.Steps) == 0 {
 					r = Result{Status: Pending, Error: "no steps"}
 				}
+				r.Steps, r.Duration = steps, float64(ns)/1e9
 				results[uri+":"+strconv.Itoa(el.Line)] = r
 			}
 		}
@@ -172,6 +209,13 @@ func ReadResults(dir string) (map[string]Result, []byte, error) {
 
 // Build joins the catalog with the run's results.
 func Build(cat *catalog.Catalog, problems []catalog.Problem, results map[string]Result, seed uint64) *Report {
+	return BuildDetailed(cat, problems, results, nil, seed)
+}
+
+// BuildDetailed is Build with each scenario's detail (ReadDetails): its
+// steps with their doc strings, tables and per-step status, an outline row's
+// label, and the replay line of a failure; and each anchor's decisions.
+func BuildDetailed(cat *catalog.Catalog, problems []catalog.Problem, results map[string]Result, details map[string]Detail, seed uint64) *Report {
 	r := &Report{Seed: seed, Orphans: cat.Orphans(), Ambiguities: []Ambiguity{}, Problems: []string{}}
 	if r.Orphans == nil {
 		r.Orphans = []string{}
@@ -188,7 +232,12 @@ func Build(cat *catalog.Catalog, problems []catalog.Problem, results map[string]
 				an.Aliases = []string{}
 			}
 			for _, sc := range cat.Citing(a) {
-				an.Scenarios = append(an.Scenarios, scenarioResult(sc, results))
+				an.Scenarios = append(an.Scenarios, scenarioResult(sc, results, details, seed))
+			}
+			for _, dec := range d.Decisions {
+				if got, ok := d.Resolve(dec.Anchor); ok && got == a {
+					an.Decisions = append(an.Decisions, dec.Text)
+				}
 			}
 			an.Status = verdict(an.Scenarios)
 			sys.Anchors = append(sys.Anchors, an)
@@ -210,7 +259,7 @@ func Build(cat *catalog.Catalog, problems []catalog.Problem, results map[string]
 	return r
 }
 
-func scenarioResult(sc *catalog.Scenario, results map[string]Result) Scenario {
+func scenarioResult(sc *catalog.Scenario, results map[string]Result, details map[string]Detail, master uint64) Scenario {
 	out := Scenario{Name: sc.Name, Location: sc.Location()}
 	for _, st := range sc.Steps {
 		out.Steps = append(out.Steps, st.Keyword+" "+st.Text)
@@ -224,7 +273,25 @@ func scenarioResult(sc *catalog.Scenario, results map[string]Result) Scenario {
 	default:
 		out.Status = Skipped
 	}
+	if d, ok := details[sc.Location()]; ok {
+		out.Label, out.Feature = d.Label, d.Feature
+		out.Detail = append([]Step(nil), d.Steps...)
+		if ran && !sc.Has("@wip") && len(res.Steps) == len(out.Detail) {
+			for i, st := range res.Steps {
+				out.Detail[i].Status, out.Detail[i].Error = st.Status, st.Error
+			}
+		}
+	}
+	if out.Status == Failed {
+		out.Replay = ReplayLine(master, sc.System, sc.Location())
+	}
 	return out
+}
+
+// ReplayLine is the command that reruns one scenario, as the feature runner
+// prints it on a failure.
+func ReplayLine(master uint64, system, location string) string {
+	return seed.New(master).Replay("./features", "TestFeatures/"+system, "-feature="+location)
 }
 
 // verdict: pass needs at least one scenario and all passed; any failure

@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,151 @@ func TestInlineCode(t *testing.T) {
 	want := "file <code>debug.md</code> &lt;b&gt; and `odd"
 	if got != want {
 		t.Fatalf("inlineCode = %q, want %q", got, want)
+	}
+}
+
+func TestJUnit(t *testing.T) {
+	cat, _, err := catalog.Load(fstest.MapFS{
+		"features/demo/SPEC.md":   {Data: []byte(spec)},
+		"features/demo/f.feature": {Data: []byte(feature)},
+	}, "features")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cucumber-demo.json"), []byte(cucumber), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := JUnit(cat, res, nil, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Errors   int    `xml:"errors,attr"`
+			Skipped  int    `xml:"skipped,attr"`
+			Cases    []struct {
+				Classname string `xml:"classname,attr"`
+				Name      string `xml:"name,attr"`
+				Failure   *struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+				Error   *struct{} `xml:"error"`
+				Skipped *struct{} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("junit.xml does not parse: %v\n%s", err, b)
+	}
+	if len(doc.Suites) != 1 || doc.Suites[0].Name != "demo" {
+		t.Fatalf("want one testsuite named for the system:\n%s", b)
+	}
+	s := doc.Suites[0]
+	if s.Tests != 3 || s.Failures != 1 || s.Errors != 0 || s.Skipped != 1 {
+		t.Errorf("suite counts tests=%d failures=%d errors=%d skipped=%d, want 3 1 0 1:\n%s", s.Tests, s.Failures, s.Errors, s.Skipped, b)
+	}
+	kinds := map[string]string{}
+	for _, c := range s.Cases {
+		if c.Classname != "demo/f" {
+			t.Errorf("classname %q, want system/feature demo/f", c.Classname)
+		}
+		switch {
+		case c.Failure != nil:
+			kinds[c.Name] = "failure"
+			for _, want := range []string{"want 1 got 2", "replay: ANCHORAGE_SEED=7 go test ./features -run 'TestFeatures/demo' -args -feature=features/demo/f.feature:7"} {
+				if !strings.Contains(c.Failure.Text, want) {
+					t.Errorf("the failure's text lacks %q:\n%s", want, c.Failure.Text)
+				}
+			}
+		case c.Error != nil:
+			kinds[c.Name] = "error"
+		case c.Skipped != nil:
+			kinds[c.Name] = "skipped"
+		default:
+			kinds[c.Name] = "passed"
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"ok": "passed", "bad": "failure", "later": "skipped"}, kinds); diff != "" {
+		t.Errorf("testcase kinds (-want +got):\n%s", diff)
+	}
+}
+
+const detailFeature = `@demo
+Feature: f
+  @§d-pass @decision
+  Scenario: ok
+    Given the page says:
+      """
+      <b>bold</b> & more
+      """
+    And these rows:
+      | key | value |
+      | a   | 1     |
+  @§d-fail
+  Scenario Outline: bad <n>
+    Given y <n>
+
+    Examples:
+      | n |
+      | 1 |
+      | 2 |
+`
+
+func TestHTMLDetail(t *testing.T) {
+	fsys := fstest.MapFS{
+		"features/demo/SPEC.md":   {Data: []byte(spec)},
+		"features/demo/f.feature": {Data: []byte(detailFeature)},
+	}
+	cat, _, err := catalog.Load(fsys, "features")
+	if err != nil {
+		t.Fatal(err)
+	}
+	details, err := ReadDetails(fsys, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := details["features/demo/f.feature:18"]; d.Label != "n=1" || len(d.Steps) != 1 || d.Steps[0].Text != "y 1" {
+		t.Fatalf("outline row detail %+v", d)
+	}
+	results := map[string]Result{
+		"features/demo/f.feature:4":  {Status: Passed, Steps: []StepResult{{Status: "passed"}, {Status: "passed"}}},
+		"features/demo/f.feature:18": {Status: Failed, Error: "want 1 got 2", Steps: []StepResult{{Status: "failed", Error: "want 1 got 2"}}},
+		"features/demo/f.feature:19": {Status: Passed, Steps: []StepResult{{Status: "passed"}}},
+	}
+	rep := BuildDetailed(cat, nil, results, details, 7)
+	var b strings.Builder
+	if err := rep.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{
+		`id="§d-fail"`, `id="§d-pass"`,
+		`<pre class="doc">&lt;b&gt;bold&lt;/b&gt; &amp; more</pre>`,
+		`<td>key</td><td>value</td>`,
+		`<span class="label">n=1</span>`,
+		`<li class="st-failed" title="failed">`,
+		`<div class="err">want 1 got 2</div>`,
+		`-args -feature=features/demo/f.feature:18</div>`,
+		`<div class="decision"><span class="meta">Decision</span><p>chosen.</p>`,
+		`details class="scenario" id="§d-fail/features/demo/f.feature:18" open`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("coverage.html lacks %s", want)
+		}
+	}
+	if strings.Contains(html, `<b>bold</b>`) {
+		t.Error("a doc string's markup reaches the page unescaped")
+	}
+	js, _ := rep.JSON()
+	if got := gjson.GetBytes(js, `systems.0.anchors.#(id=="d-fail").scenarios.0`); got.Get("label").String() != "n=1" || !strings.Contains(got.Get("replay").String(), "-feature=features/demo/f.feature:18") {
+		t.Errorf("coverage.json scenario lacks its label or replay line: %s", got.Raw)
 	}
 }

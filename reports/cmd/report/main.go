@@ -1,19 +1,26 @@
 // Command report writes the spec-coverage report of a feature run: it reads
-// the digests and features under <root>/features and the Cucumber JSON and
-// JUnit XML that TestFeatures wrote to -results, and writes coverage.json,
-// coverage.md, coverage.html, cucumber.json and junit.xml to -out, then
-// prints a one-screen summary. It exits 1 when a scenario failed, the anchor
-// guard found a problem, or -test-exit is not 0; 2 on bad input.
+// the digests and features under <root>/features and the Cucumber JSON that
+// TestFeatures wrote to -results, and writes coverage.json, coverage.md,
+// coverage.html, cucumber.json and junit.xml to -out, then prints a
+// one-screen summary. It exits 1 when a scenario failed, the anchor guard
+// found a problem, or -test-exit is not 0; 2 on bad input; 0 for -h.
 //
-// Usage: go run ./reports/cmd/report -results reports/tmp -out reports -seed N -test-exit N
+// Usage: go run ./reports/cmd/report -results reports/tmp -out reports -seed N -test-exit N [-target NAME]
+//
+// "report watch" reads `go test -json ./features` on stdin while the run
+// goes: a progress line per system, then each failing scenario's assertion
+// and replay line once (make report).
 package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"anchorage/reports/catalog"
 	"anchorage/reports/coverage"
@@ -21,16 +28,27 @@ import (
 )
 
 func main() {
-	os.Exit(run())
+	if len(os.Args) > 1 && os.Args[1] == "watch" {
+		os.Exit(watch(os.Args[2:], os.Stdin, os.Stdout, os.Stderr, time.Now))
+	}
+	os.Exit(run(os.Args[1:]))
 }
 
-func run() int {
-	root := flag.String("root", ".", "project root (holds features/)")
-	results := flag.String("results", "reports/tmp", "directory with cucumber-*.json and junit-*.xml from the run")
-	out := flag.String("out", "reports", "where to write the report")
-	seedFlag := flag.String("seed", "", "master seed of the run (default: $ANCHORAGE_SEED, else the fixed default)")
-	testExit := flag.Int("test-exit", 0, "exit status of the go test run that produced -results")
-	flag.Parse()
+func run(args []string) int {
+	fl := flag.NewFlagSet("report", flag.ContinueOnError)
+	root := fl.String("root", ".", "project root (holds features/)")
+	results := fl.String("results", "reports/tmp", "directory with the cucumber-*.json of the run")
+	out := fl.String("out", "reports", "where to write the report")
+	seedFlag := fl.String("seed", "", "master seed of the run (default: $ANCHORAGE_SEED, else the fixed default)")
+	mutation := fl.String("mutation", "reports/mutation.json", "mutation report to read per-anchor strength from (absent: no strength figures)")
+	testExit := fl.Int("test-exit", 0, "exit status of the go test run that produced -results")
+	target := fl.String("target", "reference", "the implementation this run judged (coverage.json names it; see reports/cmd/matrix)")
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
 
 	seeds, err := seed.Resolve(*seedFlag)
 	if err != nil {
@@ -49,12 +67,27 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		return 2
 	}
-	junit, err := coverage.MergeJUnit(*results)
+	details, err := coverage.ReadDetails(os.DirFS(*root), cat)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		return 2
 	}
-	rep := coverage.Build(cat, problems, res, seeds.Master())
+	junit, err := coverage.JUnit(cat, res, details, seeds.Master())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
+	rep := coverage.BuildDetailed(cat, problems, res, details, seeds.Master())
+	rep.Target, rep.Drivers = *target, coverage.DriversFromEnv()
+	if data, err := os.ReadFile(*mutation); err == nil {
+		if err := rep.ApplyMutation(cat, data); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			return 2
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		return 2
+	}
 
 	js, err := rep.JSON()
 	if err != nil {

@@ -8,17 +8,28 @@
 // "parse" prints what the parser reads in a chat log as one JSON object and
 // exits 2, with a message on stderr, on input that is not a text chat log.
 //
+// Serving, it listens first and prints the address it really listens on
+// (with -addr 127.0.0.1:0, the port the system chose); an address it cannot
+// listen on (a port already taken) is an error, exit 1. -h prints the usage
+// on stdout and exits 0; a bad flag, a stray argument or a -dir that is not
+// a directory exits 2. It stops cleanly on SIGINT or SIGTERM.
+//
 // It may import the standard library, anchorage/impl/chatlog,
 // anchorage/sim/clock and afero.
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"anchorage/impl/chatlog"
@@ -28,7 +39,10 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // maxParseInput bounds what `parse` reads; maxLine bounds a line.
@@ -37,14 +51,21 @@ const (
 	maxLine       = 4 << 20
 )
 
-func run(args []string, stdout, stderr io.Writer) int {
+const usage = `usage: replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s] [-seed N]
+       replserve parse FILE`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "parse" {
 		return parseCmd(args[1:], stdout, stderr)
 	}
-	return serve(args, stderr)
+	return serve(ctx, args, stdout, stderr)
 }
 
 func parseCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintln(stdout, "usage: replserve parse FILE\n\nprints what the parser reads in a chat log as one JSON object")
+		return 0
+	}
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "usage: replserve parse FILE")
 		return 2
@@ -98,32 +119,69 @@ func checkInput(data []byte) error {
 	return nil
 }
 
-func serve(args []string, stderr io.Writer) int {
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("replserve", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	var flagOut bytes.Buffer // the usage goes to stdout for -h, to stderr for a mistake
+	fl.SetOutput(&flagOut)
 	dir := fl.String("dir", ".", "workspace root holding debug.md and debug/")
-	addr := fl.String("addr", "127.0.0.1:8302", "listen address (keep it on loopback)")
+	addr := fl.String("addr", "127.0.0.1:8302", "listen address (keep it on loopback; port 0 picks a free one)")
 	timeout := fl.Duration("timeout", 60*time.Second, "job timeout")
 	seed := fl.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the short-id generator")
+	fl.Usage = func() {
+		fmt.Fprintln(fl.Output(), usage)
+		fl.PrintDefaults()
+	}
 	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			stdout.Write(flagOut.Bytes())
+			return 0
+		}
+		stderr.Write(flagOut.Bytes())
 		return 2
 	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "replserve: unexpected argument %q\n%s\n", fl.Arg(0), usage)
+		return 2
+	}
+	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "replserve: -dir %s: not a directory\n", *dir)
+		return 2
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "replserve: cannot listen on %s: %v\n", *addr, err)
+		return 1
+	}
+	defer ln.Close()
 	srv, err := chatlog.New(chatlog.Config{Fs: afero.NewBasePathFs(afero.NewOsFs(), *dir), Clock: clock.Real(),
 		Console: stderr, Seed: *seed, Timeout: *timeout})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, "replserve:", err)
 		return 1
 	}
 	if err := srv.Start(); err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, "replserve:", err)
 		return 1
 	}
 	defer srv.Stop()
 	tr := &chatlog.HTTPTransport{Server: srv}
-	fmt.Fprintf(stderr, "replserve: serving %s on http://%s/\n", *dir, *addr)
-	hs := &http.Server{Addr: *addr, Handler: tr.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(stderr, err)
+	hs := &http.Server{Handler: tr.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "replserve: serving %s on http://%s/\n", *dir, ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(stderr, "replserve:", err)
+			return 1
+		}
+		return 0
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		fmt.Fprintln(stderr, "replserve: shutting down:", err)
 		return 1
 	}
 	return 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ func runParse(t *testing.T, content []byte) (int, string, string) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	code := run([]string{"parse", p}, &out, &errb)
+	code := run(context.Background(), []string{"parse", p}, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -57,7 +58,7 @@ func TestParseCommandRejectsBadInput(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"parse", filepath.Join(t.TempDir(), "missing.md")}, &out, &errb); code != 2 {
+	if code := run(context.Background(), []string{"parse", filepath.Join(t.TempDir(), "missing.md")}, &out, &errb); code != 2 {
 		t.Errorf("missing file: exit %d", code)
 	}
 }

@@ -48,3 +48,88 @@ func TestLineModeReadsKeysFromStdin(t *testing.T) {
 		t.Fatalf("expected three screens, got %d lines:\n%s", n, out.String())
 	}
 }
+
+// TestLineProtocol drives the line protocol DECK_CMD speaks: one frame (25
+// rows and the cycles line) per input line, COMPOSE, STATE, in-band errors,
+// state written at power on, and the flash kept in -dir across runs.
+func TestLineProtocol(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	in := "EVAL\nCOMPOSE (+ 1 2)\nEVAL\nFLY\nSTATE\n"
+	if code := run([]string{"-dir", dir, "-handle", "NEO", "-credits", "7", "-reputation", "3", "-graduated"}, strings.NewReader(in), &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	frames, extra := 0, []string{}
+	for i := 0; i < len(lines); {
+		if strings.HasPrefix(lines[i], "-- error: ") || strings.HasPrefix(lines[i], "-- state ") {
+			extra = append(extra, lines[i])
+			i++
+			continue
+		}
+		if i+25 >= len(lines) || !strings.HasPrefix(lines[i+25], "-- cycles ") {
+			t.Fatalf("no frame at line %d:\n%s", i, out.String())
+		}
+		if frames == 3 && (lines[i+2] != " > (+ 1 2)" || lines[i+3] != " => 3") {
+			t.Errorf("scrollback after EVAL: %q %q", lines[i+2], lines[i+3])
+		}
+		frames++
+		i += 26
+	}
+	if frames != 6 {
+		t.Errorf("%d frames for 5 lines, want 6 (one at power on)", frames)
+	}
+	want := []string{
+		`-- error: script token "FLY": deck: no key "FLY"`,
+		"-- state tutorial graduated",
+		"-- state persisted-history 0 0",
+		"-- state history 1 (+ 1 2)",
+		"-- state focus prompt",
+		"-- state clipboard ",
+	}
+	if strings.Join(extra, "\n") != strings.Join(want, "\n") {
+		t.Errorf("in-band lines:\n%s\nwant:\n%s", strings.Join(extra, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.HasPrefix(lines[0], " NEO  CR 7  REP 3") {
+		t.Errorf("status row %q: the state written at power on is not shown", lines[0])
+	}
+	// The same flash, powered on again without writing state: still NEO.
+	out.Reset()
+	if code := run([]string{"-dir", dir}, strings.NewReader(""), &out, &errs); code != 0 {
+		t.Fatalf("second power on: exit %d: %s", code, errs.String())
+	}
+	if !strings.HasPrefix(out.String(), " NEO  CR 7  REP 3") {
+		t.Errorf("after a power cycle row 0 is %q", strings.SplitN(out.String(), "\n", 2)[0])
+	}
+}
+
+// TestCommandLine pins each bad input: its exit status and its message.
+func TestCommandLine(t *testing.T) {
+	over := strings.Repeat("EVAL ", 64<<10/5+1) + "\n" // 65,545 bytes
+	justUnder := strings.Repeat("0", 64<<10-1) + "\n"
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  int
+		out   string
+		err   string // "" for -h: nothing at all
+	}{
+		{"help", []string{"-h"}, "", 0, "usage: deck", ""},
+		{"unknown flag", []string{"-fast"}, "", 2, "", "flag provided but not defined: -fast"},
+		{"stray argument", []string{"EVAL"}, "", 2, "", `deck: unexpected argument "EVAL"`},
+		{"line over 64 KiB", nil, "EVAL\n" + over, 1, "", "deck: standard input line 2 is longer than 65536 bytes"},
+	}
+	for _, c := range cases {
+		var out, errs bytes.Buffer
+		code := run(c.args, strings.NewReader(c.stdin), &out, &errs)
+		errOK := strings.Contains(errs.String(), c.err) && (c.err != "" || errs.Len() == 0)
+		if code != c.code || !strings.Contains(out.String(), c.out) || !errOK {
+			t.Errorf("%s: exit %d (want %d)\nstdout %.200q (want %q)\nstderr %q (want %q)", c.name, code, c.code, out.String(), c.out, errs.String(), c.err)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run(nil, strings.NewReader(justUnder), &out, &errs); code != 0 || strings.Contains(errs.String(), "longer than") {
+		t.Errorf("a line just under 64 KiB: exit %d, stderr %.200q", code, errs.String())
+	}
+}

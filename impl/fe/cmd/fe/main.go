@@ -1,13 +1,16 @@
 // Command fe runs Fe programs on the Go VM in package anchorage/impl/fe,
-// behaving like the stock rxi/fe standalone binary (spec: Fe 1.0, the
-// shared/fe-corpus harness): `fe [-arena BYTES] FILE` runs a file and exits
+// behaving like the stock rxi/fe standalone binary (spec: Fe 1.0, as the
+// harness of impl/fe/testdata/corpus runs it): `fe [-arena BYTES] FILE` runs a file and exits
 // with status 1 after printing an error and traceback; `fe [-arena BYTES]`
-// runs the stdin REPL. It imports only the standard library, afero and
-// impl/fe.
+// runs the stdin REPL. -h prints the usage on stdout and exits 0; a bad
+// flag or more than one FILE exits 2. It imports only the standard library,
+// afero and impl/fe.
 package main
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,12 +27,26 @@ func main() {
 
 func run(args []string, fs afero.Fs, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("fe", flag.ContinueOnError)
-	flags.SetOutput(stderr)
+	var flagOut bytes.Buffer // the usage goes to stdout for -h, to stderr for a mistake
+	flags.SetOutput(&flagOut)
 	arena := flags.Int("arena", 64000, "arena size in bytes (context and cells)")
 	deck := flags.Bool("deck", false, "enable the deck extension layer (eval, lambda, keywords, describe, type-of, try)")
 	newlib := flags.Bool("m33", false, "print every NaN as nan, like the Cortex-M33 newlib build")
 	model64 := flags.Bool("64", false, "use the 64-bit layout (16-byte cells) instead of the 32-bit one")
+	flags.Usage = func() {
+		fmt.Fprintln(flags.Output(), "usage: fe [-arena BYTES] [-deck] [-m33] [-64] [FILE]\n\nruns FILE, or the REPL on standard input without one")
+		flags.PrintDefaults()
+	}
 	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			stdout.Write(flagOut.Bytes())
+			return 0
+		}
+		stderr.Write(flagOut.Bytes())
+		return 2
+	}
+	if flags.NArg() > 1 {
+		fmt.Fprintf(stderr, "fe: one FILE at most, got %d\n", flags.NArg())
 		return 2
 	}
 	var opts []fe.Option

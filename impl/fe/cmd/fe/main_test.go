@@ -54,3 +54,27 @@ func TestRunDeckFlag(t *testing.T) {
 		t.Errorf("output %q, want %q", out.String(), want)
 	}
 }
+
+// TestCommandLine pins -h and the bad command lines: exit status and message.
+func TestCommandLine(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		out  string
+		err  string // "" for -h: nothing at all
+	}{
+		{[]string{"-h"}, 0, "usage: fe", ""},
+		{[]string{"-arena"}, 2, "", "flag needs an argument: -arena"},
+		{[]string{"-arena", "big"}, 2, "", `invalid value "big" for flag -arena`},
+		{[]string{"a.fe", "b.fe"}, 2, "", "fe: one FILE at most, got 2"},
+		{[]string{"/nonexistent/prog.fe"}, 1, "", "error: could not open input file"},
+	}
+	for _, c := range cases {
+		var out, errs bytes.Buffer
+		code := run(c.args, afero.NewMemMapFs(), strings.NewReader(""), &out, &errs)
+		errOK := strings.Contains(errs.String(), c.err) && (c.err != "" || errs.Len() == 0)
+		if code != c.code || !strings.Contains(out.String(), c.out) || !errOK {
+			t.Errorf("fe %q: exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", c.args, code, c.code, out.String(), c.out, errs.String(), c.err)
+		}
+	}
+}

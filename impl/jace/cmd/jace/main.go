@@ -4,7 +4,10 @@
 //
 //	jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [MODULE.js]
 //
-// Without MODULE.js it serves the embedded calculator. It logs to stderr,
+// Without MODULE.js it serves the embedded calculator. A module that cannot
+// be read, is empty or does not load is refused as POST /load refuses it,
+// with a message and exit status 2 (as for a bad flag); -h prints the usage
+// on stdout and exits 0; an address it cannot listen on exits 1. It logs to stderr,
 // writes the audit log as JSON lines to stderr too, and exits cleanly on
 // SIGINT or SIGTERM. TZ is set to UTC before the first VM exists, so dates
 // inside modules render in UTC.
@@ -14,6 +17,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -32,30 +36,55 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "jace:", err)
-		os.Exit(1)
+	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// usageError is bad input on the command line or in the module: exit 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// exitCode maps run's error to the exit status, printing it.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(stderr, "jace:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "jace:", err)
+		return 1
 	}
 }
 
-func run(args []string, stderr io.Writer) error {
+const usageLine = "usage: jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [MODULE.js]"
+
+func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("jace", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	var flagOut bytes.Buffer // the usage goes to stdout for -h, to stderr for a mistake
+	fs.SetOutput(&flagOut)
 	addr := fs.String("addr", jace.DefaultAddr, "listen address")
 	seed := fs.Int64("seed", jace.DefaultSeed, "seed of Math.random inside the VM")
 	fuel := fs.Int64("fuel", 0, "fuel units per call (1 unit = 10,000 QuickJS ticks); 0 = no fuel guard")
 	timeout := fs.Duration("timeout", jace.DefaultTimeout, "wall-clock limit of one action")
 	maxBody := fs.Int64("max-body", jace.DefaultMaxBody, "maximum request body in bytes")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [MODULE.js]")
+		fmt.Fprintln(fs.Output(), usageLine)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			stdout.Write(flagOut.Bytes())
+			return err
+		}
+		stderr.Write(flagOut.Bytes())
+		return usageError{err}
 	}
 	if fs.NArg() > 1 {
-		fs.Usage()
-		return fmt.Errorf("at most one module file, got %d", fs.NArg())
+		fmt.Fprintln(stderr, usageLine)
+		return usageError{fmt.Errorf("at most one module file, got %d", fs.NArg())}
 	}
 	if err := os.Setenv("TZ", "UTC"); err != nil {
 		return fmt.Errorf("setting TZ=UTC: %w", err)
@@ -74,12 +103,20 @@ func run(args []string, stderr io.Writer) error {
 		path := fs.Arg(0)
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("reading module: %w", err)
+			return usageError{fmt.Errorf("reading module: %w", err)}
+		}
+		if len(src) == 0 {
+			// POST /load refuses an empty source (400); so does the command,
+			// rather than serving the calculator in its place.
+			return usageError{fmt.Errorf("module %s is empty: refused (run jace without MODULE.js for the calculator)", path)}
 		}
 		cfg.Module, cfg.ModuleName = string(src), path
 	}
 	srv, err := jace.NewServer(cfg)
 	if err != nil {
+		if fs.NArg() == 1 {
+			return usageError{fmt.Errorf("module %s refused: %w", fs.Arg(0), err)}
+		}
 		return err
 	}
 	defer srv.Close()

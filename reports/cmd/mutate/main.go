@@ -1,0 +1,889 @@
+// Command mutate measures how sharply each system's features reject wrong
+// implementations (make mutate). For every system it
+//
+//  1. builds features/cover with coverage and runs it, writing each
+//     scenario's counters on its own, so it knows which scenarios execute
+//     which lines of impl/ (cached per tree and seed);
+//  2. enumerates the mutants of the system's packages under impl/ (package
+//     reports/mutate), keeps those on executed lines, and samples -n of them
+//     with a generator derived from the master seed;
+//  3. for each, builds the features with the mutated file swapped in through
+//     `go build -overlay` (the working tree is never written) and runs just
+//     the scenarios that execute the mutant's line, stopping at the first
+//     failure: Killed, Survived, Timeout or CompileError;
+//  4. writes reports/mutation.json (mutation-testing-report-schema, version 2),
+//     replacing the packages it ran and keeping the rest.
+//
+// make report then reads reports/mutation.json for the per-anchor strength.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"anchorage/reports/catalog"
+	"anchorage/reports/coverage"
+	"anchorage/reports/mutate"
+	"anchorage/sim/seed"
+)
+
+const usage = `usage: go run ./reports/cmd/mutate [flags]
+
+Puts small bugs (mutants) into the reference implementations under impl/ and
+checks that each system's features reject them. A mutant is one operator,
+condition or statement changed: < and <=, == and !=, + and -, * and /, && and
+||, ++ and --, a condition negated, an error return disabled, a call or an
+assignment removed, true and false. Only mutants on lines that the system's
+scenarios execute are sampled; each is run against just those scenarios.
+
+Outcomes: Killed (a scenario failed), Survived (all passed: the features
+cannot tell this wrong implementation from the right one), Timeout (counted
+as detected), CompileError (not counted), Ignored (listed as equivalent in
+-equivalent, not counted). Kill rate = (killed+timeout)/(killed+timeout+survived).
+
+Examples:
+  go run ./reports/cmd/mutate -system chatlog -n 50
+  go run ./reports/cmd/mutate -system plurnk -pkg ops,scheme -n 20
+  go run ./reports/cmd/mutate -mutant impl/chatlog/parse.go:207:9:ConditionalBoundary
+  go run ./reports/cmd/mutate -system deck -list
+
+Exit status: 0 when it ran (whatever the kill rate), 1 when it could not
+(the features fail without any mutant, a build tool is missing), 2 on bad
+flags.
+
+Flags:
+`
+
+type options struct {
+	systems    []string
+	n          int
+	seed       seed.Seeds
+	timeout    time.Duration
+	mutant     string
+	pkgs       []string
+	out        string
+	equivalent string
+	work       string
+	jobs       int
+	list       bool
+	verbose    bool
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = func() {
+		fmt.Fprint(fl.Output(), usage)
+		fl.PrintDefaults()
+	}
+	system := fl.String("system", strings.Join(catalog.Systems(), ","), "systems to measure, comma-separated")
+	n := fl.Int("n", 50, "mutants to run per system (compile errors and equivalent mutants do not count)")
+	seedFlag := fl.String("seed", "", "master seed for the sample and the scenarios (default: $ANCHORAGE_SEED, else the fixed default)")
+	timeout := fl.Duration("timeout", 60*time.Second, "least time a mutant's run may take before it is a Timeout (it gets at least 5× its scenarios' time plus 10 s)")
+	mutant := fl.String("mutant", "", "rerun one mutant by id (file:line:col:mutator), print what happened and update its entry")
+	pkg := fl.String("pkg", "", "only these packages of the system, comma-separated paths below impl/<system>/ (e.g. ops,scheme) or below the module (impl/fe)")
+	out := fl.String("out", "reports/mutation.json", "mutation report to update")
+	equivalent := fl.String("equivalent", "reports/equivalent.txt", "reviewed list of equivalent mutants (id and reason per line)")
+	work := fl.String("work", "reports/tmp/_mutate", "scratch directory (binaries, coverage, logs; a leading _ keeps its mutated sources out of ./...)")
+	jobs := fl.Int("j", 2, "mutants built and run at once")
+	list := fl.Bool("list", false, "print the sampled mutants and their scenarios, run nothing")
+	verbose := fl.Bool("v", false, "print every mutant's outcome, not just survivors")
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "mutate: unexpected argument %q (see -h)\n", fl.Arg(0))
+		return 2
+	}
+	seeds, err := seed.Resolve(*seedFlag)
+	if err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return 2
+	}
+	o := options{n: *n, seed: seeds, timeout: *timeout, mutant: *mutant, out: *out, equivalent: *equivalent,
+		work: *work, jobs: max(*jobs, 1), list: *list, verbose: *verbose}
+	known := map[string]bool{}
+	for _, s := range catalog.Systems() {
+		known[s] = true
+	}
+	for _, s := range strings.Split(*system, ",") {
+		s = strings.TrimSpace(s)
+		if !known[s] {
+			fmt.Fprintf(stderr, "mutate: -system %q: want one or more of %s\n", s, strings.Join(catalog.Systems(), ","))
+			return 2
+		}
+		o.systems = append(o.systems, s)
+	}
+	if *pkg != "" {
+		o.pkgs = strings.Split(*pkg, ",")
+	}
+	if o.n < 1 {
+		fmt.Fprintln(stderr, "mutate: -n must be at least 1")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m, err := newMutator(o, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return 1
+	}
+	if err := m.run(ctx); err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return 1
+	}
+	return 0
+}
+
+// mutator holds one invocation's state.
+type mutator struct {
+	o         options
+	root      string // module root, absolute
+	module    string // module path from go.mod
+	work      string // absolute scratch dir
+	cat       *catalog.Catalog
+	equiv     map[string]string
+	stdout    io.Writer
+	stderr    io.Writer
+	coverBin  string
+	coverOnce sync.Once
+	coverErr  error
+}
+
+func newMutator(o options, stdout, stderr io.Writer) (*mutator, error) {
+	root, module, err := findModule()
+	if err != nil {
+		return nil, err
+	}
+	cat, problems, err := catalog.Load(os.DirFS(root), "features")
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("the features do not load cleanly (go test ./reports/catalog says more): %s", problems[0])
+	}
+	equiv := map[string]string{}
+	if f, err := os.Open(filepath.Join(root, o.equivalent)); err == nil {
+		equiv, err = mutate.Equivalents(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.equivalent, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	work := filepath.Join(root, o.work)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	return &mutator{o: o, root: root, module: module, work: work, cat: cat, equiv: equiv, stdout: stdout, stderr: stderr}, nil
+}
+
+func findModule() (root, module string, err error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if m, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+					return dir, strings.TrimSpace(m), nil
+				}
+			}
+			return "", "", fmt.Errorf("%s/go.mod names no module", dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", "", errors.New("no go.mod above the current directory: run from inside the anchorage module")
+		}
+		dir = parent
+	}
+}
+
+// packageDirs returns the module-relative directories holding the system's
+// reference implementation: impl/<system>/… (and impl/fe for deck), without
+// commands and test data, narrowed by -pkg.
+func (m *mutator) packageDirs(system string) ([]string, error) {
+	tops := []string{"impl/" + system}
+	if system == "deck" {
+		tops = append(tops, "impl/fe")
+	}
+	var dirs []string
+	for _, top := range tops {
+		err := filepath.WalkDir(filepath.Join(m.root, top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			base := d.Name()
+			if base == "cmd" || base == "testdata" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") {
+				return filepath.SkipDir
+			}
+			rel, _ := filepath.Rel(m.root, p)
+			rel = filepath.ToSlash(rel)
+			if m.selected(system, rel) {
+				dirs = append(dirs, rel)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("packages of %s: %w", system, err)
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("-pkg %s selects no package of %s", strings.Join(m.o.pkgs, ","), system)
+	}
+	return dirs, nil
+}
+
+func (m *mutator) selected(system, rel string) bool {
+	if len(m.o.pkgs) == 0 {
+		return true
+	}
+	for _, p := range m.o.pkgs {
+		p = strings.Trim(strings.TrimSpace(p), "/")
+		for _, full := range []string{p, "impl/" + system + "/" + p} {
+			if rel == full || strings.HasPrefix(rel, full+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (m *mutator) run(ctx context.Context) error {
+	if m.o.mutant != "" {
+		return m.runOne(ctx, m.o.mutant)
+	}
+	rep, err := m.readReport()
+	if err != nil {
+		return err
+	}
+	began := time.Now()
+	total := 0
+	type line struct {
+		system string
+		counts map[string]int
+		secs   float64
+	}
+	var summary []line
+	for _, sys := range m.o.systems {
+		t0 := time.Now()
+		dirs, err := m.packageDirs(sys)
+		if err != nil {
+			return err
+		}
+		results, err := m.measure(ctx, sys, dirs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sys, err)
+		}
+		if m.o.list {
+			continue
+		}
+		in := map[string]bool{}
+		for _, d := range dirs {
+			in[d] = true
+		}
+		rep.DropFiles(func(f string) bool { return in[filepath.ToSlash(filepath.Dir(f))] })
+		counts := map[string]int{}
+		for _, r := range results {
+			src, err := os.ReadFile(filepath.Join(m.root, r.Mutant.File))
+			if err != nil {
+				return err
+			}
+			rep.Add(r, src)
+			counts[r.Status]++
+		}
+		secs := time.Since(t0).Seconds()
+		total += len(results)
+		summary = append(summary, line{sys, counts, secs})
+		m.recordConfig(rep, sys, len(results), secs)
+		m.printSurvivors(sys, results)
+	}
+	if m.o.list {
+		return nil
+	}
+	rep.SetTests(m.cat)
+	if err := m.writeReport(rep); err != nil {
+		return err
+	}
+	elapsed := time.Since(began)
+	fmt.Fprintf(m.stdout, "\nmutation testing, master seed %d\n", m.o.seed.Master())
+	for _, l := range summary {
+		c := l.counts
+		det, surv := c[mutate.Killed]+c[mutate.Timeout], c[mutate.Survived]
+		rate := "–"
+		if det+surv > 0 {
+			rate = fmt.Sprintf("%.1f%%", 100*float64(det)/float64(det+surv))
+		}
+		fmt.Fprintf(m.stdout, "  %-8s kill rate %-6s  killed %d, timeout %d, survived %d, compile errors %d, equivalent %d  (%.0f s)\n",
+			l.system, rate, c[mutate.Killed], c[mutate.Timeout], surv, c[mutate.CompileError], c[mutate.Ignored], l.secs)
+	}
+	fmt.Fprintf(m.stdout, "  %d mutants in %s: %.1f mutants per minute; wrote %s (make report adds the strength columns)\n",
+		total, elapsed.Round(time.Second), float64(total)/elapsed.Minutes(), m.o.out)
+	return nil
+}
+
+type candidate struct {
+	mutant mutate.Mutant
+	locs   []string
+	secs   float64
+}
+
+// measure samples and runs the system's mutants.
+func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mutate.Result, error) {
+	cov, err := m.coverage(ctx, sys)
+	if err != nil {
+		return nil, err
+	}
+	all, err := mutate.Enumerate(os.DirFS(m.root), dirs)
+	if err != nil {
+		return nil, err
+	}
+	var cands []candidate
+	for _, mu := range all {
+		if locs, secs := cov.Covering(mu); len(locs) > 0 {
+			cands = append(cands, candidate{mu, locs, secs})
+		}
+	}
+	rng := m.o.seed.Rand("mutate:" + sys)
+	rng.Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
+	fmt.Fprintf(m.stdout, "%s: %d mutants in %d packages, %d on lines its %d scenarios execute; sampling %d\n",
+		sys, len(all), len(dirs), len(cands), len(cov.Scenarios), min(m.o.n, len(cands)))
+	if m.o.list {
+		for _, c := range cands[:min(m.o.n, len(cands))] {
+			fmt.Fprintf(m.stdout, "  %s  %s → %s  (%d scenarios)\n", c.mutant.ID, quote(c.mutant.Original), quote(c.mutant.Replacement), len(c.locs))
+		}
+		return nil, nil
+	}
+
+	var results []mutate.Result
+	valid, next, inflight := 0, 0, 0
+	free := make(chan int, m.o.jobs)
+	for w := 0; w < m.o.jobs; w++ {
+		free <- w
+	}
+	done := make(chan mutate.Result)
+	for {
+		for valid+inflight < m.o.n && next < len(cands) {
+			c := cands[next]
+			next++
+			if why, ok := m.equiv[c.mutant.ID]; ok {
+				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.Ignored, Reason: "equivalent: " + why, CoveredBy: c.locs})
+				continue
+			}
+			w := <-free
+			inflight++
+			go func(c candidate, w int) {
+				r := m.try(ctx, sys, c.mutant, c.locs, c.secs, w)
+				free <- w
+				done <- r
+			}(c, w)
+		}
+		if inflight == 0 {
+			break
+		}
+		r := <-done
+		inflight--
+		if ctx.Err() != nil {
+			continue // drain the workers, then report the interruption
+		}
+		if r.Status != mutate.CompileError {
+			valid++
+		}
+		results = append(results, r)
+		if m.o.verbose || r.Status == mutate.Survived {
+			fmt.Fprintf(m.stdout, "  [%d/%d] %-12s %s  %s → %s\n", valid, m.o.n, r.Status, r.Mutant.ID, quote(r.Mutant.Original), quote(r.Mutant.Replacement))
+		} else if valid%10 == 0 && r.Status != mutate.CompileError {
+			fmt.Fprintf(m.stdout, "  [%d/%d] …\n", valid, m.o.n)
+		}
+	}
+	for w := 0; w < m.o.jobs; w++ {
+		_ = os.RemoveAll(filepath.Join(m.work, fmt.Sprintf("worker%d", w)))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted (the working tree was never written): %w", err)
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].Mutant.ID < results[j].Mutant.ID })
+	return results, nil
+}
+
+var failedRe = regexp.MustCompile(`(features/\S+\.feature:\d+) failed with master seed`)
+
+// try builds and runs one mutant in worker w's scratch directory.
+func (m *mutator) try(ctx context.Context, sys string, mu mutate.Mutant, locs []string, secs float64, w int) mutate.Result {
+	res := mutate.Result{Mutant: mu, CoveredBy: locs}
+	dir := filepath.Join(m.work, fmt.Sprintf("worker%d", w))
+	bin := filepath.Join(dir, "features.test")
+	if err := m.buildMutant(ctx, sys, mu, dir, bin); err != nil {
+		res.Status = mutate.CompileError
+		res.Reason = firstLines(err.Error(), 3)
+		return res
+	}
+	limit := max(m.o.timeout, time.Duration(5*secs*float64(time.Second))+10*time.Second)
+	t0 := time.Now()
+	out, err, timedOut := m.runScenarios(ctx, bin, sys, locs, limit)
+	res.Millis = float64(time.Since(t0).Milliseconds())
+	switch {
+	case timedOut:
+		res.Status = mutate.Timeout
+		res.Reason = fmt.Sprintf("no verdict within %s", limit)
+	case err == nil:
+		res.Status = mutate.Survived
+		res.Ran = len(locs)
+	default:
+		res.Status = mutate.Killed
+		for _, mm := range failedRe.FindAllStringSubmatch(out, -1) {
+			res.KilledBy = append(res.KilledBy, mm[1])
+		}
+		res.Reason = failureReason(out)
+	}
+	return res
+}
+
+// buildMutant builds the features test binary with the mutated file and a
+// features/systems.go that lists only sys, both swapped in by an overlay.
+func (m *mutator) buildMutant(ctx context.Context, sys string, mu mutate.Mutant, dir, bin string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	orig := filepath.Join(m.root, filepath.FromSlash(mu.File))
+	src, err := os.ReadFile(orig)
+	if err != nil {
+		return err
+	}
+	mutated, err := mu.Apply(src)
+	if err != nil {
+		return err
+	}
+	mfile := filepath.Join(dir, filepath.Base(orig))
+	if err := os.WriteFile(mfile, mutated, 0o644); err != nil {
+		return err
+	}
+	sysfile := filepath.Join(dir, "systems.go.overlay")
+	one := fmt.Sprintf("package features\n\nimport %q\n\nfunc Systems() []System { return []System{{%q, %s.InitializeScenario}} }\n",
+		m.module+"/features/"+sys, sys, sys)
+	if err := os.WriteFile(sysfile, []byte(one), 0o644); err != nil {
+		return err
+	}
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {
+		orig: mfile,
+		filepath.Join(m.root, "features", "systems.go"): sysfile,
+	}})
+	ovfile := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(ovfile, ov, 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-overlay", ovfile, "-ldflags=-s -w", "-o", bin, "./features")
+	cmd.Dir = m.root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s", strings.TrimSpace(out.String()))
+	}
+	return nil
+}
+
+// runScenarios runs the features binary on just locs, stopping at the first
+// failure, killing the whole process group at the limit.
+func (m *mutator) runScenarios(ctx context.Context, bin, sys string, locs []string, limit time.Duration) (string, error, bool) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	args := []string{"-test.run", "^TestFeatures$/^" + sys + "$", "-test.count=1", "-test.timeout=" + (limit + time.Minute).String(),
+		"-seed", fmt.Sprint(m.o.seed.Master()), "-stop", "-feature=" + strings.Join(locs, ",")}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = filepath.Join(m.root, "features")
+	cmd.Env = cleanEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
+	return out.String(), err, timedOut
+}
+
+// cleanEnv is the environment without anything that points the features at
+// another implementation, a report directory or another seed.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "JACE_URL", "FE_CMD", "FE_VARIANT", "FE_TIERS", "DECK_CMD", "CHATLOG_SERVER", "PLURNK_URL", "TARGET",
+			"ANCHORAGE_REPORT_DIR", "ANCHORAGE_SEED", "GOCOVERDIR":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// coverage returns which scenarios of sys execute which blocks of impl/,
+// from the cache when the tree has not changed since it was measured.
+func (m *mutator) coverage(ctx context.Context, sys string) (*mutate.Coverage, error) {
+	key, err := m.treeKey()
+	if err != nil {
+		return nil, err
+	}
+	cache := filepath.Join(m.work, fmt.Sprintf("coverage-%s-%d-%s.json", sys, m.o.seed.Master(), key))
+	if b, err := os.ReadFile(cache); err == nil {
+		cov := mutate.NewCoverage()
+		if json.Unmarshal(b, cov) == nil {
+			return cov, nil
+		}
+	}
+	m.coverOnce.Do(func() { m.coverErr = m.buildCover(ctx) })
+	if m.coverErr != nil {
+		return nil, m.coverErr
+	}
+	fmt.Fprintf(m.stdout, "%s: measuring which scenarios execute which lines (once per tree)…\n", sys)
+	dir := filepath.Join(m.work, "cover", sys)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	gocov := filepath.Join(m.work, "cover", "gocov")
+	if err := os.MkdirAll(gocov, 0o755); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, m.coverBin, "-system", sys, "-dir", dir, "-seed", fmt.Sprint(m.o.seed.Master()))
+	cmd.Dir = filepath.Join(m.root, "features")
+	cmd.Env = append(cleanEnv(), "GOCOVERDIR="+gocov)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		log := filepath.Join(m.work, "baseline-"+sys+".log")
+		_ = os.WriteFile(log, out.Bytes(), 0o644)
+		return nil, fmt.Errorf("the %s features fail before any mutant is put in (fix them first; log: %s):\n%s", sys, log, failureReason(out.String()))
+	}
+	tool, err := covdataTool()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("no per-scenario coverage was written: %w", err)
+	}
+	cov := mutate.NewCoverage()
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		d := filepath.Join(dir, e.Name())
+		meta, err := os.ReadFile(filepath.Join(d, "scenario"))
+		if err != nil {
+			return nil, err
+		}
+		var loc string
+		var secs float64
+		if _, err := fmt.Sscanf(string(meta), "%s %f", &loc, &secs); err != nil {
+			return nil, fmt.Errorf("%s/scenario: %w", d, err)
+		}
+		prof := filepath.Join(d, "profile.txt")
+		if out, err := exec.CommandContext(ctx, tool, "textfmt", "-i="+d, "-o="+prof).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("covdata textfmt %s: %v: %s", d, err, out)
+		}
+		f, err := os.Open(prof)
+		if err != nil {
+			return nil, err
+		}
+		blocks, err := mutate.ParseProfile(bufio.NewReader(f), m.module)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", prof, err)
+		}
+		cov.Add(loc, secs, blocks)
+	}
+	if b, err := json.Marshal(cov); err == nil {
+		_ = os.WriteFile(cache, b, 0o644)
+	}
+	_ = os.RemoveAll(dir)
+	return cov, nil
+}
+
+// covdataTool returns the path of go tool covdata (building it the first
+// time; another go command may hold the build cache, so it asks twice).
+func covdataTool() (string, error) {
+	out, err := exec.Command("go", "tool", "-n", "covdata").Output()
+	if err != nil {
+		time.Sleep(2 * time.Second)
+		out, err = exec.Command("go", "tool", "-n", "covdata").Output()
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%w: %s", err, ee.Stderr)
+		}
+		return "", fmt.Errorf("locating go tool covdata: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func (m *mutator) buildCover(ctx context.Context) error {
+	m.coverBin = filepath.Join(m.work, "features-cover")
+	fmt.Fprintln(m.stdout, "building the features with per-scenario coverage of impl/…")
+	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic",
+		"-coverpkg="+m.module+"/impl/...,"+m.module+"/features/cover", "-o", m.coverBin, "./features/cover")
+	cmd.Dir = m.root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("building the coverage binary: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// treeKey hashes what decides which scenarios execute which lines: the Go
+// sources, features, goldens and module files.
+func (m *mutator) treeKey() (string, error) {
+	h := sha256.New()
+	for _, top := range []string{"impl", "features", "sim", "golden", "go.mod", "go.sum"} {
+		err := filepath.WalkDir(filepath.Join(m.root, top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(m.root, p)
+			fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
+			h.Write(b)
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("hashing the tree: %w", err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// runOne reruns a single mutant and prints what happened.
+func (m *mutator) runOne(ctx context.Context, id string) error {
+	file, _, _ := strings.Cut(id, ":")
+	sys := coverage.SystemOfFile(file)
+	if sys == "" {
+		return fmt.Errorf("-mutant %q: not a mutant of impl/<system>/…", id)
+	}
+	src, err := os.ReadFile(filepath.Join(m.root, file))
+	if err != nil {
+		return fmt.Errorf("-mutant %q: %w", id, err)
+	}
+	ms, err := mutate.FileMutants(file, src)
+	if err != nil {
+		return err
+	}
+	var mu *mutate.Mutant
+	for i := range ms {
+		if ms[i].ID == id {
+			mu = &ms[i]
+		}
+	}
+	if mu == nil {
+		return fmt.Errorf("-mutant %q: no such mutant in %s today (the line may have moved; -list shows the current ids)", id, file)
+	}
+	cov, err := m.coverage(ctx, sys)
+	if err != nil {
+		return err
+	}
+	locs, secs := cov.Covering(*mu)
+	fmt.Fprintf(m.stdout, "%s\n  %s:%d: %s → %s\n  covered by %d scenarios\n", mu.ID, mu.File, mu.Start.Line, quote(mu.Original), quote(mu.Replacement), len(locs))
+	if len(locs) == 0 {
+		fmt.Fprintln(m.stdout, "  NoCoverage: no scenario executes this line")
+		return nil
+	}
+	r := m.try(ctx, sys, *mu, locs, secs, 0)
+	_ = os.RemoveAll(filepath.Join(m.work, "worker0"))
+	fmt.Fprintf(m.stdout, "  %s", r.Status)
+	if len(r.KilledBy) > 0 {
+		fmt.Fprintf(m.stdout, " by %s", strings.Join(r.KilledBy, ", "))
+	}
+	fmt.Fprintln(m.stdout)
+	if r.Reason != "" {
+		fmt.Fprintf(m.stdout, "  %s\n", strings.ReplaceAll(r.Reason, "\n", "\n  "))
+	}
+	rep, err := m.readReport()
+	if err != nil {
+		return err
+	}
+	if rep.Remove(mu.File, mu.ID) {
+		rep.Add(r, src)
+		fmt.Fprintf(m.stdout, "  updated its entry in %s\n", m.o.out)
+		return m.writeReport(rep)
+	}
+	return nil
+}
+
+func (m *mutator) readReport() (*mutate.Report, error) {
+	f, err := os.Open(filepath.Join(m.root, m.o.out))
+	if errors.Is(err, fs.ErrNotExist) {
+		return mutate.NewReport(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := mutate.ReadReport(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.o.out, err)
+	}
+	return r, nil
+}
+
+// writeReport writes the report next to its destination and renames it into
+// place, so a crash never leaves half a report.
+func (m *mutator) writeReport(r *mutate.Report) error {
+	dst := filepath.Join(m.root, m.o.out)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".mutation-*.json")
+	if err != nil {
+		return err
+	}
+	if err := r.Write(tmp); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+// recordConfig notes in the report's free-form config how each system was
+// measured: the seed, the sample size, the packages and the time it took.
+func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs float64) {
+	a, _ := r.Config["anchorage"].(map[string]any)
+	if a == nil {
+		a = map[string]any{}
+	}
+	a["seed"] = m.o.seed.Master()
+	systems, _ := a["systems"].(map[string]any)
+	if systems == nil {
+		systems = map[string]any{}
+	}
+	entry := map[string]any{"n": m.o.n, "mutants": mutants, "seconds": int(secs + 0.5)}
+	if len(m.o.pkgs) > 0 {
+		entry["pkg"] = strings.Join(m.o.pkgs, ",")
+	}
+	systems[sys] = entry
+	a["systems"] = systems
+	r.Config["anchorage"] = a
+}
+
+func (m *mutator) printSurvivors(sys string, results []mutate.Result) {
+	byLoc := map[string]*catalog.Scenario{}
+	for _, sc := range m.cat.Scenarios {
+		byLoc[sc.Location()] = sc
+	}
+	first := true
+	for _, r := range results {
+		if r.Status != mutate.Survived {
+			continue
+		}
+		if first {
+			fmt.Fprintf(m.stdout, "%s: surviving mutants (no scenario rejects them):\n", sys)
+			first = false
+		}
+		anchors := map[string]bool{}
+		for _, loc := range r.CoveredBy {
+			if sc := byLoc[loc]; sc != nil {
+				for _, id := range sc.Cites() {
+					anchors["§"+id] = true
+				}
+			}
+		}
+		ids := make([]string, 0, len(anchors))
+		for id := range anchors {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		if len(ids) > 6 {
+			ids = append(ids[:6], fmt.Sprintf("… %d more", len(anchors)-6))
+		}
+		fmt.Fprintf(m.stdout, "  %s:%d  %s → %s  [%s; %d scenarios: %s]\n    rerun: go run ./reports/cmd/mutate -mutant %s\n",
+			r.Mutant.File, r.Mutant.Start.Line, quote(r.Mutant.Original), quote(r.Mutant.Replacement), r.Mutant.Mutator,
+			len(r.CoveredBy), strings.Join(ids, " "), r.Mutant.ID)
+	}
+}
+
+func quote(s string) string {
+	if s == "" {
+		return "(deleted)"
+	}
+	s = strings.ReplaceAll(s, "\n", "⏎")
+	if len(s) > 70 {
+		s = s[:67] + "…"
+	}
+	return "`" + s + "`"
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// failureReason picks the lines of a failing run that say what failed: the
+// step errors godog reports, else a panic, else the last lines.
+func failureReason(out string) string {
+	var keep []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(l)
+		if (strings.HasPrefix(t, "Error:") || strings.Contains(t, "panic:") || strings.HasPrefix(t, "--- FAIL")) && !seen[t] {
+			seen[t] = true
+			keep = append(keep, t)
+		}
+		if len(keep) == 4 {
+			break
+		}
+	}
+	if len(keep) == 0 {
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		keep = lines[max(0, len(lines)-4):]
+	}
+	s := strings.Join(keep, "\n")
+	if len(s) > 600 {
+		s = s[:597] + "…"
+	}
+	return s
+}

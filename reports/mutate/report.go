@@ -1,0 +1,250 @@
+package mutate
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"anchorage/reports/catalog"
+)
+
+// Mutant statuses of the mutation-testing-report-schema.
+const (
+	Killed       = "Killed"
+	Survived     = "Survived"
+	NoCoverage   = "NoCoverage"
+	CompileError = "CompileError"
+	Timeout      = "Timeout"
+	Ignored      = "Ignored"
+)
+
+// Result is the outcome of one mutant.
+type Result struct {
+	Mutant    Mutant
+	Status    string
+	Reason    string   // why: the failing scenario's message, the compiler's, the equivalence note
+	CoveredBy []string // scenario locations that execute the mutant's line
+	KilledBy  []string // the scenario that failed first
+	Ran       int      // scenarios completed
+	Millis    float64  // wall time of the run
+}
+
+// Report is a mutation-testing-report-schema document (schema version 2).
+type Report struct {
+	SchemaVersion string                  `json:"schemaVersion"`
+	Thresholds    Thresholds              `json:"thresholds"`
+	ProjectRoot   string                  `json:"projectRoot,omitempty"`
+	Files         map[string]*FileResult  `json:"files"`
+	TestFiles     map[string]*TestFileDef `json:"testFiles,omitempty"`
+	Framework     *Framework              `json:"framework,omitempty"`
+	Config        map[string]any          `json:"config,omitempty"`
+}
+
+// Thresholds are the score limits a viewer colours by.
+type Thresholds struct {
+	High int `json:"high"`
+	Low  int `json:"low"`
+}
+
+// FileResult is one mutated file.
+type FileResult struct {
+	Language string         `json:"language"`
+	Source   string         `json:"source"`
+	Mutants  []MutantResult `json:"mutants"`
+}
+
+// MutantResult is one mutant as the schema writes it.
+type MutantResult struct {
+	ID             string   `json:"id"`
+	MutatorName    string   `json:"mutatorName"`
+	Replacement    string   `json:"replacement"`
+	Description    string   `json:"description,omitempty"`
+	Location       Location `json:"location"`
+	Status         string   `json:"status"`
+	StatusReason   string   `json:"statusReason,omitempty"`
+	CoveredBy      []string `json:"coveredBy"`
+	KilledBy       []string `json:"killedBy"`
+	TestsCompleted int      `json:"testsCompleted,omitempty"`
+	Duration       float64  `json:"duration"`
+}
+
+// Location is a range of 1-based positions (end exclusive).
+type Location struct {
+	Start SchemaPos `json:"start"`
+	End   SchemaPos `json:"end"`
+}
+
+// SchemaPos is a position as the schema writes it.
+type SchemaPos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// TestFileDef lists the scenarios of one feature file.
+type TestFileDef struct {
+	Tests []TestDef `json:"tests"`
+}
+
+// TestDef is one scenario, identified by its location.
+type TestDef struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Location struct {
+		Start SchemaPos `json:"start"`
+	} `json:"location"`
+}
+
+// Framework names the tool that wrote the report.
+type Framework struct {
+	Name string `json:"name"`
+}
+
+// NewReport returns an empty report.
+func NewReport() *Report {
+	return &Report{
+		SchemaVersion: "2",
+		Thresholds:    Thresholds{High: 90, Low: 80},
+		ProjectRoot:   ".",
+		Files:         map[string]*FileResult{},
+		TestFiles:     map[string]*TestFileDef{},
+		Framework:     &Framework{Name: "anchorage mutate (reports/cmd/mutate)"},
+		Config:        map[string]any{},
+	}
+}
+
+// ReadReport parses a report written by Write.
+func ReadReport(r io.Reader) (*Report, error) {
+	rep := NewReport()
+	if err := json.NewDecoder(r).Decode(rep); err != nil {
+		return nil, fmt.Errorf("mutation report: %w", err)
+	}
+	if rep.Files == nil {
+		rep.Files = map[string]*FileResult{}
+	}
+	if rep.Config == nil {
+		rep.Config = map[string]any{}
+	}
+	return rep, nil
+}
+
+// DropFiles removes the results of every file for which drop says yes, so a
+// new run can replace them.
+func (r *Report) DropFiles(drop func(file string) bool) {
+	for f := range r.Files {
+		if drop(f) {
+			delete(r.Files, f)
+		}
+	}
+}
+
+// Add records a mutant's result; source is its file's original text.
+func (r *Report) Add(res Result, source []byte) {
+	fr := r.Files[res.Mutant.File]
+	if fr == nil {
+		fr = &FileResult{Language: "go", Source: string(source)}
+		r.Files[res.Mutant.File] = fr
+	}
+	m := res.Mutant
+	covered, killed := res.CoveredBy, res.KilledBy
+	if covered == nil {
+		covered = []string{}
+	}
+	if killed == nil {
+		killed = []string{}
+	}
+	fr.Mutants = append(fr.Mutants, MutantResult{
+		ID: m.ID, MutatorName: m.Mutator, Replacement: m.Replacement,
+		Description:    fmt.Sprintf("%s → %s", quoteCode(m.Original), quoteCode(m.Replacement)),
+		Location:       Location{Start: SchemaPos{m.Start.Line, m.Start.Col}, End: SchemaPos{m.End.Line, m.End.Col}},
+		Status:         res.Status,
+		StatusReason:   res.Reason,
+		CoveredBy:      covered,
+		KilledBy:       killed,
+		TestsCompleted: res.Ran,
+		Duration:       res.Millis,
+	})
+	sort.SliceStable(fr.Mutants, func(i, j int) bool {
+		a, b := fr.Mutants[i].Location.Start, fr.Mutants[j].Location.Start
+		return a.Line < b.Line || a.Line == b.Line && (a.Column < b.Column || a.Column == b.Column && fr.Mutants[i].ID < fr.Mutants[j].ID)
+	})
+}
+
+// Remove drops one mutant's result, reporting whether it was there.
+func (r *Report) Remove(file, id string) bool {
+	fr := r.Files[file]
+	if fr == nil {
+		return false
+	}
+	for i := range fr.Mutants {
+		if fr.Mutants[i].ID == id {
+			fr.Mutants = append(fr.Mutants[:i], fr.Mutants[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func quoteCode(s string) string {
+	if s == "" {
+		return "(nothing)"
+	}
+	if len(s) > 80 {
+		s = s[:77] + "…"
+	}
+	return "`" + strings.ReplaceAll(s, "\n", "⏎") + "`"
+}
+
+// SetTests lists every scenario of the catalog as a test, so coveredBy and
+// killedBy ids resolve to names and lines.
+func (r *Report) SetTests(cat *catalog.Catalog) {
+	r.TestFiles = map[string]*TestFileDef{}
+	for _, sc := range cat.Scenarios {
+		tf := r.TestFiles[sc.URI]
+		if tf == nil {
+			tf = &TestFileDef{Tests: []TestDef{}}
+			r.TestFiles[sc.URI] = tf
+		}
+		td := TestDef{ID: sc.Location(), Name: sc.Name}
+		td.Location.Start = SchemaPos{Line: sc.Line, Column: 1}
+		tf.Tests = append(tf.Tests, td)
+	}
+}
+
+// Write encodes the report, indented and with sorted keys (deterministic for
+// the same results).
+func (r *Report) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// Equivalents reads the reviewed list of equivalent mutants: one per line,
+// the mutant's id, white space, and the reason no observable behaviour can
+// tell it from the original. Blank lines and lines starting with # are
+// comments. A line without a reason is an error: the list must stay honest.
+func Equivalents(r io.Reader) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		id, reason, _ := strings.Cut(line, " ")
+		reason = strings.TrimSpace(reason)
+		if strings.Count(id, ":") < 3 {
+			return nil, fmt.Errorf("equivalent mutants, line %d: %q is not a mutant id (file:line:col:mutator)", n, id)
+		}
+		if reason == "" {
+			return nil, fmt.Errorf("equivalent mutants, line %d: %s has no reason (want: <mutant id> <why no behaviour tells it apart>)", n, id)
+		}
+		out[id] = reason
+	}
+	return out, sc.Err()
+}
