@@ -2,15 +2,14 @@ package plurnk
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
 
 	"anchorage/impl/plurnk/membership"
+	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 
@@ -25,9 +24,9 @@ type memWorld struct {
 	dir      string
 	resolver *membership.Resolver
 	sessions *membership.Sessions
-	sync     *membership.Sync
+	project  *membership.Project
 	second   *store.Session
-	last     []membership.Divergence
+	last     []store.LogRow
 }
 
 func registerMembershipSteps(sc *godog.ScenarioContext) {
@@ -80,7 +79,7 @@ func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
 	if err != nil {
 		return err
 	}
-	m := &memWorld{dir: dir, sessions: membership.NewSessions()}
+	m := &memWorld{dir: dir}
 	x.mem = m
 	var tracked []string
 	for i, row := range tbl.Rows {
@@ -102,9 +101,18 @@ func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
 			tracked = append(tracked, p)
 		}
 	}
+	// The service's file scheme over the project directory (the temporary
+	// one made above, never a real path), consulting the project's
+	// membership before every write.
 	fsys := afero.NewOsFs()
 	m.resolver = &membership.Resolver{FS: fsys, Root: dir}
-	m.sync = membership.NewSync(fsys, dir)
+	m.project = membership.NewProject(m.resolver)
+	m.sessions = m.project.Sessions
+	fh := scheme.NewFile(fsys, dir)
+	fh.UseMembers(m.project)
+	if err := get(ctx).eng.Schemes.Replace(fh); err != nil {
+		return err
+	}
 	if !withGit {
 		return nil
 	}
@@ -247,58 +255,86 @@ func thenHidden(ctx context.Context, want string) error {
 	return nil
 }
 
-func writeCheck(ctx context.Context, p string) error {
+// modelEdit is the model's EDIT of the project file p with body, through
+// the file scheme as any EDIT goes.
+func modelEdit(ctx context.Context, p, body string) (ops.Result, error) {
+	if err := emit(ctx, "model", "<<EDIT("+p+"):"+body+":EDIT"); err != nil {
+		return ops.Result{}, err
+	}
+	return last(get(ctx))
+}
+
+func diskContent(m *memWorld, p string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(m.dir, filepath.FromSlash(p)))
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// thenWriteRefused has the model EDIT p and checks that the EDIT answers
+// status and that the file on disk is as it was.
+func thenWriteRefused(ctx context.Context, p string, status int) error {
 	m, err := mem(ctx)
 	if err != nil {
 		return err
 	}
-	set, err := resolveFor(ctx, get(ctx).session)
+	before, existed := diskContent(m, p)
+	r, err := modelEdit(ctx, p, "written by the model")
 	if err != nil {
 		return err
 	}
-	_, statErr := os.Stat(filepath.Join(m.dir, filepath.FromSlash(p)))
-	return set.CheckWrite(p, !errors.Is(statErr, fs.ErrNotExist))
-}
-
-func thenWriteRefused(ctx context.Context, p string, status int) error {
-	err := writeCheck(ctx, p)
-	if err == nil {
-		return fmt.Errorf("a write to %s is allowed", p)
+	if r.Status != status {
+		return fmt.Errorf("the model's EDIT of %s answered %d (%s), want %d", p, r.Status, r.Reason, status)
 	}
-	if got := scheme.StatusOf(err); got != status {
-		return fmt.Errorf("a write to %s answers %d (%v), want %d", p, got, err, status)
+	if after, exists := diskContent(m, p); after != before || exists != existed {
+		return fmt.Errorf("%s changed on disk although its EDIT was refused: %q → %q", p, before, after)
 	}
 	return nil
 }
 
+// thenWriteAllowed has the model EDIT p and checks that the content
+// reached the disk.
 func thenWriteAllowed(ctx context.Context, p string) error {
-	if err := writeCheck(ctx, p); err != nil {
-		return fmt.Errorf("a write to %s is refused: %w", p, err)
+	m, err := mem(ctx)
+	if err != nil {
+		return err
+	}
+	body := "written by the model to " + p
+	r, err := modelEdit(ctx, p, body)
+	if err != nil {
+		return err
+	}
+	if r.Status != 200 && r.Status != 201 {
+		return fmt.Errorf("the model's EDIT of %s answered %d (%s)", p, r.Status, r.Reason)
+	}
+	if got, _ := diskContent(m, p); got != body {
+		return fmt.Errorf("%s holds %q on disk after the EDIT, want %q", p, got, body)
 	}
 	return nil
 }
 
-func (m *memWorld) pass(ctx context.Context) ([]membership.Divergence, error) {
-	set, err := resolveFor(ctx, get(ctx).session)
-	if err != nil {
-		return nil, err
-	}
-	return m.sync.Pass(set.Paths())
+// pass is the per-turn reconciliation the engine runs: the rows the plurnk
+// run records for outside changes.
+func (m *memWorld) pass(ctx context.Context) ([]store.LogRow, error) {
+	w := get(ctx)
+	return w.eng.Reconcile(w.session, w.loop, w.turn)
 }
 
 func givenSynced(ctx context.Context) error {
 	return noDivergence(ctx, "the first sync reported divergences")
 }
 
+// whenModelWrites is the model's own EDIT of p through the file scheme.
 func whenModelWrites(ctx context.Context, content, p string) error {
-	m, err := mem(ctx)
+	r, err := modelEdit(ctx, p, content)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(m.dir, filepath.FromSlash(p)), []byte(unescape(content)), 0o644); err != nil {
-		return err
+	if r.Status != 200 && r.Status != 201 {
+		return fmt.Errorf("the model's EDIT of %s answered %d (%s)", p, r.Status, r.Reason)
 	}
-	return m.sync.Wrote(p)
+	return nil
 }
 
 func whenChangedOutside(ctx context.Context, p, content string) error {
@@ -337,15 +373,22 @@ func thenDivergence(ctx context.Context, p, content string) error {
 	if err != nil {
 		return err
 	}
-	want := []membership.Divergence{{Path: p, Kind: "changed", Content: unescape(content), Source: "file"}}
-	if diff := cmp.Diff(want, d); diff != "" {
+	type rec struct{ Target, Content string }
+	want := []rec{{"file:///" + p, unescape(content)}}
+	var got []rec
+	for _, row := range d {
+		got = append(got, rec{row.Target, row.Content})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		return fmt.Errorf("divergences (-want +got):\n%s", diff)
 	}
 	m.last = d
 	return nil
 }
 
+// thenDivergenceRow checks the row the pass wrote in the plurnk run's log.
 func thenDivergenceRow(ctx context.Context, target, source string) error {
+	w := get(ctx)
 	m, err := mem(ctx)
 	if err != nil {
 		return err
@@ -353,13 +396,24 @@ func thenDivergenceRow(ctx context.Context, target, source string) error {
 	if len(m.last) != 1 {
 		return fmt.Errorf("no divergence recorded")
 	}
-	d := m.last[0]
-	row := d.Row()
+	pr, err := w.session.Run(store.PlurnkRun)
+	if err != nil {
+		return err
+	}
+	var found *store.LogRow
+	for _, row := range pr.Log {
+		if row.ID == m.last[0].ID {
+			found = row
+		}
+	}
+	if found == nil {
+		return fmt.Errorf("the plurnk run's log does not hold the divergence row")
+	}
 	type rec struct {
 		Op, Origin, Target, Source string
 		Expanded                   bool
 	}
-	got := rec{row.Op, row.Origin, row.Target, d.Source, row.Expanded}
+	got := rec{found.Op, found.Origin, found.Target, strings.SplitN(found.Reason, ":", 2)[0], found.Expanded}
 	want := rec{"EDIT", "plurnk", target, source, false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		return fmt.Errorf("divergence record (-want +got):\n%s", diff)

@@ -25,6 +25,9 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	if !m.Writable(c.Writer) {
 		return Result{}, fail(403, "%s may not write %s:// entries", c.Writer, m.Name)
 	}
+	if err := guard(c, r); err != nil {
+		return Result{}, err
+	}
 	cur, err := load(c, r)
 	if err != nil {
 		return Result{}, err
@@ -126,4 +129,17 @@ func spliceLines(content string, scope *dsl.Scope, body *string) (string, int, e
 		res += "\n"
 	}
 	return res, 0, nil
+}
+
+// guard asks a scheme that vets writes (scheme.WriteGuard: the file scheme
+// under a membership) before the entry is loaded at all.
+func guard(c scheme.Call, r scheme.Resolved) error {
+	g, ok := r.Handler.(scheme.WriteGuard)
+	if !ok {
+		return nil
+	}
+	if err := g.GuardWrite(c, r.Key); err != nil {
+		return fail(scheme.StatusOf(err), "%v", err)
+	}
+	return nil
 }

@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"fmt"
+
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
 )
 
 // kill deletes the target: with a fragment, that channel only; without,
@@ -107,6 +110,9 @@ func (e *Engine) remove(c scheme.Call, st dsl.Statement, r scheme.Resolved) (Res
 	if !m.Writable(c.Writer) {
 		return Result{}, fail(403, "%s may not delete %s:// entries", c.Writer, m.Name)
 	}
+	if err := guard(c, r); err != nil {
+		return Result{}, err
+	}
 	cur, err := load(c, r)
 	if err != nil {
 		return Result{}, err
@@ -139,4 +145,39 @@ func (e *Engine) SubscribeStreams(runtimes []string, c scheme.Canceller) {
 			_ = e.Schemes.Subscribe(rt, c)
 		}
 	}
+}
+
+// Reconcile is the per-turn pass over schemes whose entries change outside
+// plurnk (scheme.Reconciler: the file scheme under a membership): each
+// outside change is written into the session's plurnk run at loop/turn as
+// a folded EDIT row (§membership-emi-divergence-signal). It returns the
+// rows written.
+func (e *Engine) Reconcile(ss *store.Session, loop, turn int) ([]store.LogRow, error) {
+	pr, err := ss.Run(store.PlurnkRun)
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: %w", err)
+	}
+	var out []store.LogRow
+	err = e.Store.Update(ss, func(tx *store.Tx) error {
+		c := scheme.Call{Tx: tx, Run: pr, Writer: scheme.WriterPlurnk}
+		for _, name := range e.Schemes.Names() {
+			h, _ := e.Schemes.Handler(name)
+			rc, ok := h.(scheme.Reconciler)
+			if !ok {
+				continue
+			}
+			rows, err := rc.Changes(c)
+			if err != nil {
+				return fmt.Errorf("reconcile %s: %w", name, err)
+			}
+			for _, row := range rows {
+				row.Loop, row.Turn, row.Seq, row.Expanded = loop, turn, nextSeq(pr, loop, turn), false
+				row.Tx = "EDIT(" + row.Target + ")"
+				tx.AppendLog(pr, &row)
+				out = append(out, row)
+			}
+		}
+		return nil
+	})
+	return out, err
 }
