@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"anchorage/impl/plurnk/dsl"
@@ -22,6 +25,8 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^(\d+) seconds pass on the session clock$`, whenSeconds)
 	sc.Step(`^the action's log row records status (\d+) for (\S+)$`, thenRowStatus)
 	sc.Step(`^the (\w+) channel of the run stream (\S+) holds "((?:[^"\\]|\\.)*)"$`, thenRunChannel)
+	sc.Step(`^the project file (\S+) holds "((?:[^"\\]|\\.)*)"$`, thenProjectFile)
+	sc.Step(`^the next sync re-reads exactly "([^"]*)"$`, thenSyncReads)
 	sc.Step(`^the found paths are "([^"]*)"$`, thenFoundPaths)
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
 }
@@ -161,6 +166,55 @@ func thenRunChannel(ctx context.Context, ch, target, want string) error {
 	}
 	if *got != unescape(want) {
 		return fmt.Errorf("the %s channel of %s holds %q, want %q", ch, target, *got, unescape(want))
+	}
+	return nil
+}
+
+// thenProjectFile reads a file of the membership scenario's project
+// directory from disk.
+func thenProjectFile(ctx context.Context, p, want string) error {
+	m, err := mem(ctx)
+	if err != nil {
+		return err
+	}
+	got, ok := diskContent(m, p)
+	if !ok {
+		return fmt.Errorf("%s does not exist on disk", p)
+	}
+	if got != unescape(want) {
+		return fmt.Errorf("%s holds %q on disk, want %q", p, got, unescape(want))
+	}
+	return nil
+}
+
+// thenSyncReads runs the next per-turn pass and checks which project files
+// it opened for reading.
+func thenSyncReads(ctx context.Context, want string) error {
+	m, err := mem(ctx)
+	if err != nil {
+		return err
+	}
+	m.reads.opened = nil
+	if _, err := m.pass(ctx); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	got := []string{}
+	for _, name := range m.reads.opened {
+		r, err := filepath.Rel(m.dir, name)
+		if err != nil || strings.HasPrefix(r, "..") || seen[r] {
+			continue
+		}
+		seen[r] = true
+		got = append(got, filepath.ToSlash(r))
+	}
+	sort.Strings(got)
+	w := splitList(want)
+	if w == nil {
+		w = []string{}
+	}
+	if d := cmp.Diff(w, got); d != "" {
+		return fmt.Errorf("files the sync read (-want +got):\n%s", d)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ type memWorld struct {
 	resolver *membership.Resolver
 	sessions *membership.Sessions
 	project  *membership.Project
+	reads    *countingFs // counts the files opened for reading
 	second   *store.Session
 	last     []store.LogRow
 }
@@ -104,7 +105,8 @@ func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
 	// The service's file scheme over the project directory (the temporary
 	// one made above, never a real path), consulting the project's
 	// membership before every write.
-	fsys := afero.NewOsFs()
+	m.reads = &countingFs{Fs: afero.NewOsFs()}
+	fsys := afero.Fs(m.reads)
 	m.resolver = &membership.Resolver{FS: fsys, Root: dir}
 	m.project = membership.NewProject(m.resolver)
 	m.sessions = m.project.Sessions
@@ -419,4 +421,23 @@ func thenDivergenceRow(ctx context.Context, target, source string) error {
 		return fmt.Errorf("divergence record (-want +got):\n%s", diff)
 	}
 	return nil
+}
+
+// countingFs counts the files opened on it: how a scenario sees which
+// members a sync pass re-read.
+type countingFs struct {
+	afero.Fs
+	opened []string
+}
+
+func (c *countingFs) Open(name string) (afero.File, error) {
+	c.opened = append(c.opened, name)
+	return c.Fs.Open(name)
+}
+
+func (c *countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+		c.opened = append(c.opened, name)
+	}
+	return c.Fs.OpenFile(name, flag, perm)
 }

@@ -19,7 +19,7 @@ Feature: Membership
       | docs/guide.md | member |
       | main.go       | member |
 
-  @§membership-git-membership @§membership-overlay
+  @§membership-git-membership @§membership-overlay @§membership-overlay-pick
   Scenario: without git nothing is walked and pick is the only source of members
     Given a project directory without git holding:
       | path      | content |

@@ -55,8 +55,23 @@ func (p *Project) CheckWrite(session int64, rel string, exists bool) error {
 	return nil
 }
 
-// Wrote re-stamps the signature of a file plurnk has just written.
-func (p *Project) Wrote(_ int64, rel string) error { return p.Sync.Wrote(rel) }
+// Wrote re-stamps the signature of a file plurnk has just written. A file
+// the session created (a path that was no member) joins its membership as
+// a pick of that one path (§membership-edit-membership-gate).
+func (p *Project) Wrote(session int64, rel string) error {
+	set, err := p.Members(session)
+	if err != nil {
+		return err
+	}
+	if _, ok := set.Lookup(rel); !ok {
+		if _, err := p.Resolver.FS.Stat(path.Join(p.Resolver.Root, clean(rel))); err == nil {
+			if err := p.Sessions.Overlay(session).Add(Constraint{Effect: Pick, Pattern: clean(rel)}); err != nil {
+				return err
+			}
+		}
+	}
+	return p.Sync.Wrote(rel)
+}
 
 // Changes runs one sync pass over session's members and returns each
 // outside change as the EDIT row the plurnk run records
