@@ -43,6 +43,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/scheme"
@@ -58,6 +59,9 @@ type Engine struct {
 	Tokens func(string) int
 	// Mimetypes are the handlers the derivation pass calls; nil means none.
 	Mimetypes *Mimetypes
+
+	indexMu sync.Mutex
+	index   map[int64]map[chanKey]Derived // per session: the last derivation pass (the @graph index)
 }
 
 // Actor is who issues an op, and where in its run.

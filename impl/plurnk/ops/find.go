@@ -44,6 +44,7 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	e.bindIndex(c, matcher)
 	ents, err := e.candidates(c, r, tags)
 	if err != nil {
 		return Result{}, err
@@ -52,7 +53,7 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 	for _, ent := range ents {
 		if matcher != nil {
 			ch := ent.Channels[r.Handler.Manifest().DefaultChannel]
-			if mr := matcher.Match(ch.Content, ch.Mimetype); mr.Status != 200 {
+			if mr := matcher.MatchIn(ent.Key, r.Handler.Manifest().DefaultChannel, ch.Content, ch.Mimetype); mr.Status != 200 {
 				continue
 			}
 		}

@@ -24,6 +24,7 @@ func (e *Engine) read(c scheme.Call, st dsl.Statement) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	e.bindIndex(c, matcher)
 	if isGlob(r.Key.Path) {
 		return e.readMany(c, st, r, matcher)
 	}
@@ -103,7 +104,7 @@ func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *C
 		res.Content = numbered(lines, from, to, nil)
 		return res
 	}
-	mr := matcher.Match(ch.Content, ch.Mimetype)
+	mr := matcher.MatchIn(ent.Key, r.Channel, ch.Content, ch.Mimetype)
 	res.Status, res.Reason = mr.Status, mr.Reason
 	switch mr.Status {
 	case 200:
