@@ -174,17 +174,3 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     And the model emits <<READ(log:///1/1/1)<2>::READ
     Then the action answers 200
     And the result content is "3:\tTODO b\n"
-
-  @§render-rule-find-renders-result @wip
-  Scenario: READ and FIND rows at 200 render their body under the query's fence; other rows re-emit the statement
-    Given the entry known:///a.md contains "alpha"
-    When the model emits <<FIND(known:///**)::FIND
-    And the model emits <<EDIT(known:///b.md):beta:EDIT
-    Then the packet's log section renders the FIND row's result under its fence
-    And the packet's log section re-emits the EDIT row's statement
-
-  @§edit-result-render @wip
-  Scenario: an EDIT row renders the span it produced, numbered, with context
-    Given the entry known:///list.md contains "a\nb\nc\nd\ne\nf\n"
-    When the model emits <<EDIT(known:///list.md)<4>:D:EDIT
-    Then the packet's log section shows the EDIT row as lines 2 to 6 of the result

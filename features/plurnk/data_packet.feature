@@ -1,0 +1,130 @@
+@plurnk
+Feature: Tier 3a — packet sections and turn totals
+  The requirements close the user packet and vanish when empty; the tools
+  sheet lists each available capability and is left out when there is
+  none; the prompt is a plurnk EDIT whose row is born folded; the budget
+  carries the render weight of each turn, oldest first.
+
+  Background:
+    Given the model's context window is 100000 tokens
+
+  @§requirements-requirements-render-last
+  Scenario: the requirements render last in the user packet, under their header
+    Given the operator sets PLURNK_REQUIREMENTS to "Answer in English."
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ(known:///absent.md)::READ
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then packet 2 has the user sections "prompt, errors, log, requirements"
+    And the user slot of packet 2 shows the header "## Plurnk System Requirements"
+    And the requirements section of packet 2 reads:
+      """
+      Answer in English.
+      """
+
+  @§requirements-requirements-omitted-when-empty
+  Scenario: empty requirements drop the section, header and all
+    Given the operator sets PLURNK_REQUIREMENTS to ""
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then packet 1 has the user sections "prompt, log"
+    And packet 1 has no requirements section
+    And no packet mentions "Plurnk System Requirements"
+
+  @§tools-capability-sheet
+  Scenario: with no capability enabled the tools sheet is left out
+    Given the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then packet 1 has no tools section
+    And no packet mentions "Plurnk System Tools"
+
+  @§tools-capability-sheet
+  Scenario: each available executor adds one line to the tools sheet, after the definition
+    Given run "main" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then packet 1 of run "main" contains "up.\n\n## Plurnk System Tools\n* <<EXEC[db](.):command:EXEC\n* <<EXEC[sh](.):command:EXEC\n\n## Plurnk System Schemes"
+
+  @§prompt-fold
+  Scenario: the prompt is a plurnk EDIT of plurnk:///prompt/<loop> whose row is born folded
+    Given the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then the model run's log records EDIT plurnk:///prompt/1 with status 201 by plurnk
+    And the model run's row log:///1/0/1 is folded
+    And the prompt section of packet 1 reads:
+      """
+      Say done
+      """
+
+  @§tokenomics-turn-totals
+  Scenario: the budget carries the render weight of each turn, oldest first
+    Given the model will reply:
+      """
+      <<PLAN:one:PLAN
+      <<EDIT(known:///a.md):first:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:two:PLAN
+      <<EDIT(known:///b.md):second:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then the budget section of packet 3 contains "| turn | tokens |\n|---|---|\n| 1/0 |"
+    And the budget section of packet 3 contains "|\n| 1/1 | "
+    And the budget section of packet 3 contains "|\n| 1/2 | "
+    And the budget section of packet 2 does not contain "| 1/2 |"
+
+  @§packet-catalog @wip
+  Scenario: the catalog is one FIND(scheme:///**) per scheme, unranked, never listing itself
+    Given the entry known:///a.md contains "alpha"
+    When the user starts a loop with the prompt "Say done"
+    Then the model run's turn 0 holds one plurnk FIND(known:///**) row listing known:///a.md
+
+  @§schemes-directory @wip
+  Scenario: the schemes section has one usage line per scheme that ships an example; docs are plurnk://docs entries
+    When the user starts a loop with the prompt "Say done"
+    Then the schemes section of packet 1 holds one usage line per scheme with an example
+    And the entry plurnk://docs/known.md exists
+
+  @§render-rule-find-renders-result @wip
+  Scenario: READ and FIND rows at 200 render their body under the query's fence; other rows re-emit the statement
+    Given the entry known:///a.md contains "alpha"
+    When the user starts a loop with the prompt "Say done"
+    Then the log section of packet 2 renders the FIND row's result under its fence
+    And the log section of packet 2 re-emits the EDIT row's statement
+
+  @§edit-result-render @wip
+  Scenario: an EDIT row renders the span it produced, numbered, with context
+    Given the entry known:///list.md contains "a\nb\nc\nd\ne\nf\n"
+    When the user starts a loop with the prompt "Say done"
+    Then the log section of packet 2 shows the EDIT row as lines 2 to 6 of the result
