@@ -62,7 +62,7 @@ Feature: Tier 3a — packet sections and turn totals
       <<SEND[200]:done:SEND
       """
     When the client starts run "main" with the prompt "go"
-    Then packet 1 of run "main" contains "up.\n\n## Plurnk System Tools\n* <<EXEC[db](.):command:EXEC\n* <<EXEC[sh](.):command:EXEC\n\n## Plurnk System Schemes"
+    Then packet 1 of run "main" contains "KILL SEND.\n\n## Plurnk System Tools\n* <<EXEC[db](.):command:EXEC\n* <<EXEC[sh](.):command:EXEC\n\n## Plurnk System Schemes"
 
   @§prompt-fold
   Scenario: the prompt is a plurnk EDIT of plurnk:///prompt/<loop> whose row is born folded
