@@ -174,3 +174,25 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     And the model emits <<READ(log:///1/1/1)<2>::READ
     Then the action answers 200
     And the result content is "3:\tTODO b\n"
+
+  @§slice-semantics-compose-pattern
+  Scenario Outline: READ of an earlier matcher-result row with <N> picks out that one match, in source numbering
+    Given the entry known:///todo.md contains "TODO a\nok\nTODO b\nTODO c"
+    When the model emits <<READ(known:///todo.md):/TODO/:READ
+    Then the result content is "1:\tTODO a\n3:\tTODO b\n4:\tTODO c\n"
+    When the model emits <<READ(log:///1/1/1)<<n>>::READ
+    Then the action answers 200
+    And the result content is "<match>"
+
+    Examples:
+      | n  | match          |
+      | 1  | 1:\tTODO a\n   |
+      | 2  | 3:\tTODO b\n   |
+      | -1 | 4:\tTODO c\n   |
+
+  @§slice-semantics-compose-pattern
+  Scenario: a position past the stored matches answers 416
+    Given the entry known:///todo.md contains "TODO a\nok\nTODO b"
+    When the model emits <<READ(known:///todo.md):/TODO/:READ
+    And the model emits <<READ(log:///1/1/1)<3>::READ
+    Then the action answers 416

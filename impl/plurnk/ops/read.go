@@ -99,6 +99,13 @@ func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *C
 		res.Status, res.Reason = status, err.Error()
 		return res
 	}
+	if matcher == nil && r.Key.Scheme == "log" && resultLines(lines) {
+		// A stored result is re-read by result: <N> picks its Nth line,
+		// which keeps its source numbering (§slice-semantics-compose-pattern).
+		res.Status, res.Mimetype = 200, ch.Mimetype
+		res.Content = strings.Join(lines[from:to], "\n") + "\n"
+		return res
+	}
 	if matcher == nil {
 		res.Status, res.Mimetype = 200, ch.Mimetype
 		res.Content = numbered(lines, from, to, nil)
@@ -238,4 +245,24 @@ func (e *Engine) candidates(c scheme.Call, r scheme.Resolved, tags []string) ([]
 		}
 	}
 	return out, nil
+}
+
+// resultLines reports whether every line is already an `N:\t` result line
+// (a stored READ or matcher result), so re-reading it slices by result.
+func resultLines(lines []string) bool {
+	if len(lines) == 0 {
+		return false
+	}
+	for _, l := range lines {
+		i := strings.Index(l, ":\t")
+		if i < 1 {
+			return false
+		}
+		for _, c := range l[:i] {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
 }
