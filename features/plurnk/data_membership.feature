@@ -122,26 +122,40 @@ Feature: Tier 3a — membership as part of the system
     Then the action answers 200
     And the next sync records no divergence
 
-  @§membership-forest @wip
-  Scenario: membership is the union of git ls-files over the declared repos, prefixed by their location
-    Given a project root without git holding two repositories "svc/api" and "lib"
-    Then the members are the tracked files of both, prefixed "svc/api/" and "lib/", without gitlinks
-
-  @§membership-overlay-repo @wip
-  Scenario: a repo constraint declares a folder whose tracked files join membership
-    Given the session's overlay declares the repo "vendor/tool"
-    Then the tracked files of vendor/tool are members under "vendor/tool/"
-
-  @§membership-auto-add @wip
-  Scenario: a declared repo's untracked, non-ignored files are members without git add
-    Then the untracked file notes.md is a member and an ignored file is not
-
   @§membership-resolved-effects @wip
   Scenario: session.members answers the resolved members and effects
     When a client calls session.members
     Then it answers {members: [{path, effect}], hidden}
 
-  @§membership-git-flags @wip
-  Scenario: PLURNK_GIT_ALLOWED=0 denies git membership; PLURNK_GIT_AUTO declares the root repo
-    Given the operator sets PLURNK_GIT_ALLOWED to 0
+  @§membership-git-flags
+  Scenario: PLURNK_GIT_ALLOWED=0 denies git membership, even for a declared repo; picks still count
+    Given the service runs with PLURNK_GIT_ALLOWED="0" and PLURNK_GIT_AUTO="1"
     Then the session has no members
+    Given the session's overlay declares the repo "."
+    Then the session has no members
+    Given the session's overlay picks "*.md"
+    Then the members are:
+      | path     | effect |
+      | notes.md | member |
+    When the model emits <<EDIT(main.go):package x\n:EDIT
+    Then the action answers 403
+
+  @§membership-git-flags
+  Scenario: PLURNK_GIT_AUTO=0 drops only the implicit repo at the root; declaring it brings it back
+    Given the service runs with PLURNK_GIT_ALLOWED="1" and PLURNK_GIT_AUTO="0"
+    Then the session has no members
+    Given the session's overlay declares the repo "."
+    Then the members are:
+      | path     | effect |
+      | logo.png | member |
+      | main.go  | member |
+      | util.go  | member |
+
+  @§membership-git-flags
+  Scenario: by default (AUTO=1) the root is an implicit repo
+    Given the service runs with PLURNK_GIT_ALLOWED="" and PLURNK_GIT_AUTO=""
+    Then the members are:
+      | path     | effect |
+      | logo.png | member |
+      | main.go  | member |
+      | util.go  | member |

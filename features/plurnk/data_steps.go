@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/scheme"
 
@@ -27,6 +29,9 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the (\w+) channel of the run stream (\S+) holds "((?:[^"\\]|\\.)*)"$`, thenRunChannel)
 	sc.Step(`^the project file (\S+) holds "((?:[^"\\]|\\.)*)"$`, thenProjectFile)
 	sc.Step(`^the next sync re-reads exactly "([^"]*)"$`, thenSyncReads)
+	sc.Step(`^a project holding the git repositories:$`, givenForest)
+	sc.Step(`^the session's overlay declares the repo "([^"]*)"$`, givenRepoConstraint)
+	sc.Step(`^the service runs with PLURNK_GIT_ALLOWED="([^"]*)" and PLURNK_GIT_AUTO="([^"]*)"$`, givenGitFlags)
 	sc.Step(`^the found paths are "([^"]*)"$`, thenFoundPaths)
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
 }
@@ -216,5 +221,101 @@ func thenSyncReads(ctx context.Context, want string) error {
 	if d := cmp.Diff(w, got); d != "" {
 		return fmt.Errorf("files the sync read (-want +got):\n%s", d)
 	}
+	return nil
+}
+
+// givenForest creates the scenario's project directory (a temporary one)
+// holding several git repositories: | repo | path | content | tracked |,
+// repo "." being the root itself; a row whose tracked cell is "gitlink"
+// records a submodule entry at path instead of a file.
+func givenForest(ctx context.Context, tbl *godog.Table) error {
+	x := getExec(ctx)
+	if x.mem != nil {
+		return fmt.Errorf("the scenario already has a project directory")
+	}
+	dir, err := os.MkdirTemp("", "plurnk-members-")
+	if err != nil {
+		return err
+	}
+	m := &memWorld{dir: dir}
+	x.mem = m
+	tracked := map[string][]string{}
+	var links [][2]string
+	var repos []string
+	for i, row := range tbl.Rows {
+		if i == 0 {
+			continue
+		}
+		if len(row.Cells) != 4 {
+			return fmt.Errorf("row %d: want | repo | path | content | tracked |", i)
+		}
+		repo, p, content, tr := row.Cells[0].Value, row.Cells[1].Value, row.Cells[2].Value, row.Cells[3].Value
+		if _, ok := tracked[repo]; !ok {
+			tracked[repo] = nil
+			repos = append(repos, repo)
+		}
+		if tr == "gitlink" {
+			links = append(links, [2]string{repo, p})
+			continue
+		}
+		full := filepath.Join(dir, filepath.FromSlash(repo), filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, []byte(unescape(content)), 0o644); err != nil {
+			return err
+		}
+		if tr == "yes" {
+			tracked[repo] = append(tracked[repo], p)
+		}
+	}
+	if err := m.wire(ctx); err != nil {
+		return err
+	}
+	g := membership.GitCLI{}
+	if err := g.Available(); err != nil {
+		return fmt.Errorf("membership scenarios run the real git binary, which is missing here: %w", err)
+	}
+	m.resolver.Git = g
+	for _, repo := range repos {
+		rd := filepath.Join(dir, filepath.FromSlash(repo))
+		if err := os.MkdirAll(rd, 0o755); err != nil {
+			return err
+		}
+		if err := runGit(rd, "init", "-q"); err != nil {
+			return err
+		}
+		if len(tracked[repo]) > 0 {
+			if err := runGit(rd, append([]string{"add", "--"}, tracked[repo]...)...); err != nil {
+				return err
+			}
+		}
+	}
+	for _, l := range links {
+		rd := filepath.Join(dir, filepath.FromSlash(l[0]))
+		if err := runGit(rd, "update-index", "--add", "--cacheinfo", "160000,1111111111111111111111111111111111111111,"+l[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func givenRepoConstraint(ctx context.Context, folder string) error {
+	m, err := mem(ctx)
+	if err != nil {
+		return err
+	}
+	return m.sessions.Overlay(get(ctx).session.ID).Add(membership.Constraint{Effect: membership.Repo, Pattern: folder})
+}
+
+// givenGitFlags sets the service-wide git switches as the operator's
+// environment gives them.
+func givenGitFlags(ctx context.Context, allowed, auto string) error {
+	m, err := mem(ctx)
+	if err != nil {
+		return err
+	}
+	env := map[string]string{"PLURNK_GIT_ALLOWED": allowed, "PLURNK_GIT_AUTO": auto}
+	m.resolver.Flags = membership.FlagsFromEnv(func(k string) string { return env[k] })
 	return nil
 }

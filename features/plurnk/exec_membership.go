@@ -102,17 +102,7 @@ func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
 			tracked = append(tracked, p)
 		}
 	}
-	// The service's file scheme over the project directory (the temporary
-	// one made above, never a real path), consulting the project's
-	// membership before every write.
-	m.reads = &countingFs{Fs: afero.NewOsFs()}
-	fsys := afero.Fs(m.reads)
-	m.resolver = &membership.Resolver{FS: fsys, Root: dir}
-	m.project = membership.NewProject(m.resolver)
-	m.sessions = m.project.Sessions
-	fh := scheme.NewFile(fsys, dir)
-	fh.UseMembers(m.project)
-	if err := get(ctx).eng.Schemes.Replace(fh); err != nil {
+	if err := m.wire(ctx); err != nil {
 		return err
 	}
 	if !withGit {
@@ -440,4 +430,19 @@ func (c *countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.Fi
 		c.opened = append(c.opened, name)
 	}
 	return c.Fs.OpenFile(name, flag, perm)
+}
+
+// wire builds the membership over the project directory and puts the
+// service's file scheme over that directory (the temporary one the
+// scenario made, never a real path), consulting the membership before
+// every write.
+func (m *memWorld) wire(ctx context.Context) error {
+	m.reads = &countingFs{Fs: afero.NewOsFs()}
+	fsys := afero.Fs(m.reads)
+	m.resolver = &membership.Resolver{FS: fsys, Root: m.dir}
+	m.project = membership.NewProject(m.resolver)
+	m.sessions = m.project.Sessions
+	fh := scheme.NewFile(fsys, m.dir)
+	fh.UseMembers(m.project)
+	return get(ctx).eng.Schemes.Replace(fh)
 }
