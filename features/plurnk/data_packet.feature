@@ -128,3 +128,31 @@ Feature: Tier 3a — packet sections and turn totals
     Given the entry known:///list.md contains "a\nb\nc\nd\ne\nf\n"
     When the user starts a loop with the prompt "Say done"
     Then the log section of packet 2 shows the EDIT row as lines 2 to 6 of the result
+
+  @§packet-inject
+  Scenario: the operator notes are read again at every turn of one loop, not once per loop
+    Given the operator's file /work/notes.md reads:
+      """
+      First note.
+      """
+    And the operator sets PLURNK_PACKET_INJECT to "/work/notes.md"
+    And the model will reply:
+      """
+      <<PLAN:change the notes:PLAN
+      <<EDIT(notes.md):Second note.:EDIT
+      <<SEND[102]:changed:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then the operator-notes section of packet 1 reads:
+      """
+      First note.
+      """
+    And the operator-notes section of packet 2 reads:
+      """
+      Second note.
+      """

@@ -13,6 +13,7 @@ import (
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
+	"anchorage/impl/plurnk/packet"
 	"anchorage/impl/plurnk/scheme"
 
 	"github.com/cucumber/godog"
@@ -32,6 +33,7 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a project holding the git repositories:$`, givenForest)
 	sc.Step(`^the session's overlay declares the repo "([^"]*)"$`, givenRepoConstraint)
 	sc.Step(`^the service runs with PLURNK_GIT_ALLOWED="([^"]*)" and PLURNK_GIT_AUTO="([^"]*)"$`, givenGitFlags)
+	sc.Step(`^the heaviest-entries table of packet (\d+) has (\d+) rows?$`, thenHeaviestRows)
 	sc.Step(`^the found paths are "([^"]*)"$`, thenFoundPaths)
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
 }
@@ -317,5 +319,28 @@ func givenGitFlags(ctx context.Context, allowed, auto string) error {
 	}
 	env := map[string]string{"PLURNK_GIT_ALLOWED": allowed, "PLURNK_GIT_AUTO": auto}
 	m.resolver.Flags = membership.FlagsFromEnv(func(k string) string { return env[k] })
+	return nil
+}
+
+// thenHeaviestRows counts the rows of the heaviest-entries table of a
+// packet of the engine world.
+func thenHeaviestRows(ctx context.Context, n, want int) error {
+	s, ok, err := section(ctx, packet.Budget, n)
+	if err != nil {
+		return err
+	}
+	i := strings.Index(s.Content, "| entry | tokens |")
+	if !ok || i < 0 {
+		return fmt.Errorf("packet %d has no heaviest-entries table:\n%s", n, s.Content)
+	}
+	got := 0
+	for _, l := range strings.Split(s.Content[i:], "\n")[2:] {
+		if strings.HasPrefix(l, "| log:///") {
+			got++
+		}
+	}
+	if got != want {
+		return fmt.Errorf("the heaviest-entries table of packet %d has %d rows, want %d:\n%s", n, got, want, s.Content[i:])
+	}
 	return nil
 }
