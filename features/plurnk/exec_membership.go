@@ -167,18 +167,19 @@ func givenConstraint(ctx context.Context, verb, pattern string) error {
 	return m.sessions.Overlay(get(ctx).session.ID).Add(membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
 }
 
-// givenRunConstraint files a constraint a run's client asks for: it lands
-// on the run's session.
+// givenRunConstraint is a constraint a run's client asks for; the
+// membership files it where it belongs.
 func givenRunConstraint(ctx context.Context, run, verb, pattern string) error {
 	w := get(ctx)
-	if _, ok := w.runs[run]; !ok {
+	r, ok := w.runs[run]
+	if !ok {
 		return fmt.Errorf("no run %q in the session", run)
 	}
 	m, err := mem(ctx)
 	if err != nil {
 		return err
 	}
-	return m.sessions.Overlay(w.session.ID).Add(membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
+	return m.project.ConstrainRun(w.store, r.ID, membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
 }
 
 func givenSecondSession(ctx context.Context) error {
@@ -204,6 +205,10 @@ func thenMembers(ctx context.Context, ss *store.Session, tbl *godog.Table) error
 	if err != nil {
 		return err
 	}
+	return compareMembers(set, tbl)
+}
+
+func compareMembers(set membership.Set, tbl *godog.Table) error {
 	var want []membership.Member
 	for i, row := range tbl.Rows {
 		if i == 0 {
@@ -220,20 +225,23 @@ func thenMembers(ctx context.Context, ss *store.Session, tbl *godog.Table) error
 	return nil
 }
 
-// thenRunMembers resolves the members a run sees. impl/plurnk/membership
-// keys overlays by session id only and offers no run-level resolution, so
-// the run reaches them through the session the store files it under; the
-// step checks that filing rather than assuming it.
+// thenRunMembers resolves the members a run sees, asking the membership
+// by the run.
 func thenRunMembers(ctx context.Context, run string, tbl *godog.Table) error {
 	w := get(ctx)
 	r, ok := w.runs[run]
 	if !ok {
 		return fmt.Errorf("no run %q in the session", run)
 	}
-	if got, err := w.session.Run(run); err != nil || got != r {
-		return fmt.Errorf("the store does not file run %q under session %d: %v", run, w.session.ID, err)
+	m, err := mem(ctx)
+	if err != nil {
+		return err
 	}
-	return thenMembers(ctx, w.session, tbl)
+	set, err := m.project.MembersOfRun(w.store, r.ID)
+	if err != nil {
+		return err
+	}
+	return compareMembers(set, tbl)
 }
 
 func thenHidden(ctx context.Context, want string) error {
