@@ -124,3 +124,19 @@ Feature: Tier 3a — ops dispatch, the scheme contract and channels
     Then the action answers 200
     And the symbols channel of known:///a.md holds "[\"main\"]"
     And the body channel of known:///a.md holds "words"
+
+  @§channel-selection-fragmentless-targets-default-channel
+  Scenario: a COPY naming no channel carries every channel the destination declares; a fragment or <L> carries one
+    Given the entry known:///a.md contains "words"
+    And the model emits <<EDIT(known:///a.md#symbols):["main"]:EDIT
+    When the model emits <<COPY(known:///a.md):known:///b.md:COPY
+    Then the action answers 201
+    And the body channel of known:///b.md holds "words"
+    And the symbols channel of known:///b.md holds "[\"main\"]"
+    When the model emits <<COPY(known:///a.md)<1>:known:///c.md:COPY
+    Then the action answers 201
+    And the body channel of known:///c.md holds "words\n"
+    And the entry known:///c.md has no symbols channel
+    When the model emits <<COPY(known:///a.md#body):known:///d.md:COPY
+    Then the action answers 201
+    And the entry known:///d.md has no symbols channel

@@ -196,3 +196,18 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     When the model emits <<READ(known:///todo.md):/TODO/:READ
     And the model emits <<READ(log:///1/1/1)<3>::READ
     Then the action answers 416
+
+  @§slice-semantics-compose-pattern
+  Scenario: a stored result keeps its numbering past line 9 when re-read by result
+    Given the entry known:///todo.md contains "a\nb\nc\nd\ne\nf\ng\nh\nTODO nine\nTODO ten\nTODO eleven"
+    When the model emits <<READ(known:///todo.md):/TODO/:READ
+    And the model emits <<READ(log:///1/1/1)<1>::READ
+    Then the result content is "9:\tTODO nine\n"
+    When the model emits <<READ(log:///1/1/1)<2,3>::READ
+    Then the result content is "10:\tTODO ten\n11:\tTODO eleven\n"
+
+  @§matcher-result-read-returns-lines
+  Scenario: an attribute hit is the line of that attribute, not of an attribute whose name ends the same
+    Given the entry known:///feed.xml contains "<feed>\n<entry\n  data-n=\"1\"\n  n=\"2\"/>\n</feed>"
+    When the model emits <<READ(known:///feed.xml)://entry/@n:READ
+    Then the result content is "4:\t  n=\"2\"/>\n"
