@@ -1,7 +1,8 @@
 // Package membership decides which project files are members of a session
 // in plurnk-service 0.56 (the features/plurnk/SPEC.md digest:
 // §membership-git-membership, §membership-overlay,
-// §membership-emi-divergence-signal and §machine-processes-one-overlay).
+// §membership-emi-divergence-signal, §machine-processes-one-overlay and the
+// tier 3a membership anchors).
 //
 // Files git tracks (`git ls-files`, run with the real git binary) are
 // members; a per-session overlay then admits untracked files (pick), drops
@@ -9,7 +10,14 @@
 // directory is walked and pick is the only source. Sync re-reads members
 // whose disk signature moved and reports the ones changed outside plurnk as
 // divergences for the plurnk run; plurnk's own write-through is recorded
-// with Wrote and never reported.
+// with Wrote and never reported. Project (project.go) is what the file
+// scheme consults (scheme.Members): the gate before every write, the
+// compare-and-swap against the synced signature, and the per-turn pass
+// whose outside changes the engine records as plurnk EDIT rows. Git
+// membership is a forest: the implicit repo at the root (PLURNK_GIT_AUTO)
+// and each folder a repo constraint declares, with the untracked files git
+// does not ignore auto-added in declared repos; PLURNK_GIT_ALLOWED=0 turns
+// git off.
 //
 // It may import the standard library, afero, gobwas/glob,
 // anchorage/impl/plurnk/scheme and anchorage/impl/plurnk/store.

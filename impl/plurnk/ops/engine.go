@@ -29,6 +29,13 @@
 //     (structured.go); tree-typed content (JSON, XML, HTML) reads verbatim,
 //     everything else `N:\t`-numbered.
 //
+// A scheme that vets writes (scheme.WriteGuard: the file scheme under a
+// membership) is asked before the entry is loaded, so a refused EDIT, COPY
+// or MOVE touches nothing. KILL and SEND[499] on an entry whose stream a
+// canceller holds (the subscription registry, scheme.Registry.Subscribe)
+// stop the stream. Reconcile is the per-turn pass that records outside
+// changes of the project's files in the plurnk run.
+//
 // COPY and MOVE are orchestrated here over the schemes' load, save and
 // remove, never inside a scheme. The matcher (match.go) and the per-turn
 // mimetype derivation pass (mimetype.go) are the engine's; schemes never
