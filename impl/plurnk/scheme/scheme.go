@@ -13,7 +13,12 @@
 // (an exec stream) implements Controller to see KILL and directed SENDs of
 // its entries first. The file scheme (File) keeps content on an afero fs
 // under the workspace root, answers 415 for binary content and restores the
-// disk when the transaction fails.
+// disk when the transaction fails; given a membership (UseMembers) it vets
+// every write before any read (WriteGuard) and reports its own writes and
+// outside changes (Reconciler). The registry also records which canceller
+// holds each streaming scheme's live streams (Subscribe), so a SEND[499] or
+// KILL on a stream reaches it. Paths without a known extension are
+// text/markdown; text/plain is left to schemes that declare it.
 //
 // It may import the standard library, afero, anchorage/impl/plurnk/dsl and
 // anchorage/impl/plurnk/store.
