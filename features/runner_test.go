@@ -5,7 +5,8 @@ package features
 // Flags (after -args): -seed N (else $ANCHORAGE_SEED, else the fixed default)
 // roots every random stream; -feature features/<system>/<file>.feature[:line]
 // runs one feature, scenario, outline or example row (several, comma-separated,
-// of one system); -tags overrides the tag filter (default "~@wip"); -stop ends
+// of one system); -tags overrides the tag filter (default "~@wip";
+// with go test -short, "~@wip && ~@slow"); -stop ends
 // a system's run at its first failing scenario. With $ANCHORAGE_REPORT_DIR
 // set, each system also writes its Cucumber JSON there for the coverage
 // report (make report, which writes the JUnit XML from it).
@@ -89,7 +90,7 @@ func TestFeatures(t *testing.T) {
 				Format:        format,
 				Paths:         paths,
 				Strict:        true,
-				Tags:          *tagsFlag,
+				Tags:          tagFilter(),
 				NoColors:      true,
 				TestingT:      t,
 				StopOnFailure: *stopFlag,
@@ -211,4 +212,16 @@ func checkReplay(t *testing.T, sys System, cat *catalog.Catalog, seeds seed.Seed
 		}
 		t.Logf("replayed %s (%s): fingerprint %.12s as in the full run", sc.Location(), sc.Name, full[sc.Location()])
 	}
+}
+
+// tagFilter is -tags, with the @slow scenarios left out of a go test -short
+// run unless -tags was given.
+func tagFilter() string {
+	tags := *tagsFlag
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "tags" })
+	if testing.Short() && !set {
+		tags += " && ~@slow"
+	}
+	return tags
 }

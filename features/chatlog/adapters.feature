@@ -23,17 +23,29 @@ Feature: Adapters
       ReferenceError: 'missing' is not defined
       """
 
-  @§chatlog-adapter-contract
-  Scenario: the browser adapter is served with the page that loads it
+  @§chatlog-adapter-contract @decision
+  Scenario: a page of another origin on this machine can be a realm, a page from elsewhere cannot
     Given a running server
     And the adapter transport is served over HTTP
     Then GET "/" answers 200
+    And GET "/" is served as "text/html"
+    And the body of GET "/" contains "<script src=\"/adapter.js\"></script>"
     And GET "/adapter.js" answers 200
-    And the body of GET "/" contains "<script src=\"/adapter.js\">"
-    And the body of GET "/adapter.js" contains "/api/poll?id="
-    And the body of GET "/adapter.js" contains "post(\"/api/result\", out)"
-    And the body of GET "/adapter.js" contains "out.errors = C.take()"
-    And the body of GET "/adapter.js" contains "addEventListener(\"unhandledrejection\""
+    And GET "/adapter.js" is served as "text/javascript"
+    And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, private network true
+    And a preflight from "https://evil.example" for POST "/api/register" is refused
+    When a page served from "http://localhost:5173" titled "My App" registers over HTTP: 200
+    And a page served from "http://127.0.0.1:8080" titled "Other App" registers over HTTP: 200
+    And a page served from "https://evil.example" titled "Evil" registers over HTTP: 403
+    And a page served from "http://localhost.evil.example" titled "Sly" registers over HTTP: 403
+    And a page served from "null" titled "Sandboxed" registers over HTTP: 403
+    And a page served from "ftp://localhost" titled "Ftp" registers over HTTP: 403
+    And a page served from "http://[::1]:3000" titled "Six" registers over HTTP: 200
+    Then the registry contains "(http://localhost:5173/app.html) last"
+    And the registry contains "(http://127.0.0.1:8080/app.html) last"
+    And the registry contains "(http://[::1]:3000/app.html) last"
+    And the registry does not contain "evil"
+    And the console says "refused POST /api/register from origin https://evil.example (not an allowed origin)"
 
   @§chatlog-adapter-language @decision
   Scenario: a Lisp realm uses the same format with its own tag
@@ -61,5 +73,46 @@ Feature: Adapters
       **<page>** to agent at 09:00:01 (**ERROR**)
       ```Error
       refused: this realm evaluates Lisp, not JS
+      ```
+      """
+
+  @§chatlog-adapter-contract @§chatlog-result-fences
+  Scenario: code that awaits answers with the value of its last expression statement
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" asks "Index - 7 Zen" to run "globalThis.window = globalThis; window._psys = {loadSystem: () => Promise.resolve({status: 'loaded'})}; 0"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "await window._psys.loadSystem();"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (5ms)
+      ```JSON
+      {"status":"loaded"}
+      ```
+      """
+    When agent "agent" asks "Index - 7 Zen" to run "const a = await Promise.resolve(50);\nconst b = 8;\na\n- b;;\n"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:02 (5ms)
+      ```JSON
+      42
+      ```
+      """
+    When agent "agent" asks "Index - 7 Zen" to run "let s = 'a;b'; await null; s.split(';').length"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      2
+      ```
+      """
+    When agent "agent" asks "Index - 7 Zen" to run "await null; const x = 1;"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```Text
+      undefined
       ```
       """

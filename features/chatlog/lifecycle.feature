@@ -55,3 +55,42 @@ Feature: Job lifecycle and timing
       (**ERROR** after 5s, timeout)
       """
     And the registry contains "state: failed after 5000ms (timeout)"
+
+  @§chatlog-timeout @§chatlog-job-states @decision
+  Scenario: a job no page ever takes times out too, counted from its request
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "12+13"
+    And 60.1 s pass
+    Then the job running "12+13" went through requested
+    When 0.2 s pass
+    Then the job running "12+13" went through requested, timeout
+    And the log of "Quiet" ends with:
+      """
+      **<page>** to agent at 09:01:00 (**ERROR** after 60s, timeout)
+      ```Error
+      timeout: no realm took this job within 60s
+      ```
+      """
+    And the log of "Quiet" does not contain "executing ..."
+    And the registry line of "Quiet" reads "* <page> (http://localhost:8302/) last 09:00:00 state: failed after 60000ms (timeout)"
+    And the console says "job <page>#1 timed out after 60s without being dispatched: no realm took it"
+
+  @§chatlog-timeout @decision
+  Scenario: a job taken late by its page still times out 60 s after its request
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 40000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And agent "agent" asks "Index - 7 Zen" to run "2"
+    And 60.1 s pass
+    Then the job running "2" went through requested, dispatched
+    When 0.2 s pass
+    Then the job running "2" went through requested, dispatched, timeout
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:01:00 (**ERROR** after 60s, timeout)
+      ```Error
+      timeout: no result after 60s
+      ```
+      """

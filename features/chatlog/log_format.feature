@@ -70,7 +70,7 @@ Feature: Per-instance log format
 
   @§chatlog-timestamp
   Scenario: a request without a time takes the file's modification time
-    When 7 s pass
+    When 7.9 s pass
     And agent "agent" appends to the log of "Index - 7 Zen":
       """
       **agent** to <page>
@@ -80,9 +80,10 @@ Feature: Per-instance log format
       """
     And 1 s passes
     Then the job running "6*7" is stamped "09:00:07"
+    And the registry contains "<page>#1 JS from agent at 09:00:07: completed (17ms)"
     And the log of "Index - 7 Zen" contains:
       """
-      **<page>** to agent at 09:00:07 (17ms)
+      **<page>** to agent at 09:00:08 (17ms)
       ```JSON
       42
       ```
@@ -117,3 +118,23 @@ Feature: Per-instance log format
       ```
       """
     And no server write changed a byte that was already in a log
+
+  @§chatlog-reply-header @§chatlog-request-header
+  Scenario: a page name that would not read back in a reply header is replaced by the instance's name
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent** to odd**name at 09:00:00
+      ```JS
+      1+1
+      ```
+      """
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00
+      executing ...
+      **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      2
+      ```
+      """

@@ -9,7 +9,7 @@ Feature: Parser and watcher
     Given a running server
     And the page "Index - 7 Zen" is connected
     And the log of "Index - 7 Zen" already holds 8 MB of earlier conversation
-    When I note the server's work counters
+    When I note how much the server has read
     And agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
     Then noticing it read less than 128 KB
@@ -177,6 +177,7 @@ Feature: Parser and watcher
       """
     And the registry contains "<page>#1 JS from agent at 09:00:00: timeout (61.005s) failed after 60000ms (timeout) late"
     And the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:01:01 state: failed late"
+    And the console does not say "not written"
 
   @§chatlog-request-header @decision
   Scenario: a header is a request only when a fence that is not a result fence follows at once
@@ -198,3 +199,151 @@ Feature: Parser and watcher
       """
     Then the log has 1 request and 2 replies
     And the request on line 10 is closed
+
+  @§chatlog-request-header @decision
+  Scenario: an untagged fence after a request header is a request that names no language, refused with a reason
+    Given the log:
+      """
+      **agent** to tab at 10:00:00
+      ```
+      1+1
+      ```
+      """
+    Then the log has 1 request and 0 replies
+    And the request on line 1 is closed
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent** to <page> at 09:00:00
+      ```
+      6*7
+      ```
+      """
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00 (**ERROR**)
+      ```Error
+      refused: the request's fence names no language; this realm evaluates JS (open the fence with ```JS)
+      ```
+      """
+    And "Index - 7 Zen" has 1 job
+    And the log of "Index - 7 Zen" does not contain "42"
+
+  @§chatlog-fence-closed @§chatlog-partial-fence @§chatlog-request-header
+  Scenario Outline: a fence is three or more backticks or tildes, indented three spaces at most, closed by at least as many of the same
+    Given the log "**a** to t at 10:00:00\n<open>\n1\n<close>\n**a** to t at 10:00:01\n```JS\n2\n```"
+    Then the log has <requests> requests and <replies> replies
+    And the request on line <line> is <state>
+    And the request on line <line> runs "<code>"
+
+    Examples:
+      | open        | close       | requests | replies | line | state   | code                                          |
+      | ```JS       | ```         | 2        | 0       | 1    | closed  | 1                                             |
+      | ``JS        | ``          | 1        | 1       | 5    | closed  | 2                                             |
+      | \u0020``JS | \u0020``   | 1        | 1       | 5    | closed  | 2                                             |
+      | \u0020\u0020\u0020```JS | \u0020\u0020\u0020``` | 2 | 0 | 1 | closed | 1                                 |
+      | ````JS      | ```         | 1        | 0       | 1    | a draft | 1\n```\n**a** to t at 10:00:01\n```JS\n2\n``` |
+      | ```JS       | ````        | 2        | 0       | 1    | closed  | 1                                             |
+      | ```JS       | ```\u0020x  | 1        | 0       | 1    | closed  | 1\n``` x\n**a** to t at 10:00:01\n```JS\n2 |
+      | ```JS       | ```\u0020\t | 2        | 0       | 1    | closed  | 1                                             |
+      | ~~~JS       | ```         | 1        | 0       | 1    | a draft | 1\n```\n**a** to t at 10:00:01\n```JS\n2\n``` |
+      | ~~~JS       | ~~~~        | 2        | 0       | 1    | closed  | 1                                             |
+      | ```JS`x     | ``          | 1        | 1       | 5    | closed  | 2                                             |
+      | ```JS       | \u0020\u0020\u0020\u0020``` | 1 | 0 | 1 | closed | 1\n    ```\n**a** to t at 10:00:01\n```JS\n2 |
+
+  @§chatlog-request-header @§chatlog-timestamp
+  Scenario Outline: a header needs bold agent, "to", a page and at most a valid HH:MM:SS
+    Given the log "<header>\n```JS\n1\n```"
+    Then the log has <requests> requests and <replies> replies
+
+    Examples:
+      | header                           | requests | replies |
+      | **a** to t at 23:59:59           | 1        | 0       |
+      | **a** to t at 00:00:00           | 1        | 0       |
+      | **a** to t                       | 1        | 0       |
+      | **a** to t at 10:00:00 \t        | 1        | 0       |
+      | **a** to t at 24:00:00           | 0        | 0       |
+      | **a** to t at 10:60:00           | 0        | 0       |
+      | **a** to t at 10:00:60           | 0        | 0       |
+      | ** ** to t at 10:00:00           | 0        | 0       |
+      | **a**to t at 10:00:00            | 0        | 0       |
+      | *a* to t at 10:00:00             | 0        | 0       |
+      | **a** to t at 10:00:00 (5ms)     | 0        | 1       |
+      | **a** to t at 10:00:00 (5 ms)    | 0        | 0       |
+      | **a** to t at 10:00:00 (late)    | 0        | 1       |
+      | **a** to t at 10:00:00 (soon)    | 0        | 0       |
+
+  @§chatlog-duration-format @§chatlog-reply-header @§chatlog-error-header @decision
+  Scenario Outline: a reply header's duration reads back in milliseconds
+    Given the log "**a** to t at 10:00:00\n```JS\n1\n```\n**t** to a at 10:00:01 (<paren>)\n```JSON\n1\n```"
+    Then the log has 1 request and 1 reply
+    And the reply on line 5 took <ms> ms
+    And the reply on line 5 <err> an error
+
+    Examples:
+      | paren                  | ms              | err    |
+      | 0ms                    | 0               | is not |
+      | 17ms                   | 17              | is not |
+      | 2000ms                 | 2000            | is not |
+      | 2.5s                   | 2500            | is not |
+      | 60s                    | 60000           | is not |
+      | 61.005s, late          | 61005           | is not |
+      | 2.05s                  | 2050            | is not |
+      | 999999999999s          | 999999999999000 | is not |
+      | **ERROR** after 16ms   | 16              | is     |
+      | **ERROR** after 60s, timeout | 60000     | is     |
+
+  @§chatlog-duration-format @§chatlog-reply-header @decision
+  Scenario Outline: what is not a duration makes the line plain text
+    Given the log "**a** to t at 10:00:00\n```JS\n1\n```\n**t** to a at 10:00:01 (<paren>)\n```JSON\n1\n```"
+    Then the log has 1 request and 0 replies
+
+    Examples:
+      | paren            |
+      | 17 ms            |
+      | -5ms             |
+      | +5ms             |
+      | 5s5ms            |
+      | 2.s              |
+      | .5s              |
+      | s                |
+      | ms               |
+      | 1.5ms            |
+      | 9999999999999s   |
+      | 2.5s, soon       |
+      | **ERROR** after  |
+      | **ERROR** after x |
+      | 17ms,late        |
+
+  @§chatlog-rewrite-orphan @§chatlog-job-states
+  Scenario: a rewrite that removes answered requests orphans nothing
+    Given a running server with a 5 s job timeout
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "throw 2"
+    And 1 s passes
+    And the page "Index - 7 Zen" hangs
+    And agent "agent" asks "Index - 7 Zen" to run "3+3"
+    And 6 s pass
+    And an editor saves the log of "Index - 7 Zen" without the requests "1+1", "throw 2" and "3+3"
+    And 1 s passes
+    Then the job running "1+1" went through requested, dispatched, completed
+    And the job running "throw 2" went through requested, dispatched, failed
+    And the job running "3+3" went through requested, dispatched, timeout
+    And the console says "was rewritten; reparsing its tail"
+    And the console does not say "orphaned"
+    And the console does not say "no transition"
+
+  @§chatlog-rewrite-orphan @§chatlog-debounce
+  Scenario: an edit that keeps the log's size is still noticed
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+2"
+    And 1 s passes
+    And an editor saves the log of "Quiet" with "1+2" replaced by "3+4"
+    And 1 s passes
+    Then the job running "1+2" went through requested, orphaned
+    And the job running "3+4" went through requested

@@ -69,3 +69,60 @@ Feature: Master registry
     And the page "Busy" is connected
     When agent "agent" asks "Busy" to run 45 jobs one second apart
     Then the registry has fewer than 200 lines and lists at most 30 recent jobs
+
+  @§chatlog-registry-heartbeat @§chatlog-instance-dir
+  Scenario: after a server restart a connected page rejoins by itself and keeps its log
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    And the server restarts
+    Then the console says "debug/<page>.md: not watched until its page registers again"
+    When 1 s passes
+    Then the console says "refused a call for <page>: no such instance since the server started; the page must register again"
+    And the console says "<page> rejoined after a server restart, keeping debug/<page>.md"
+    And the page "Index - 7 Zen" is still registered as before
+    And the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:00:01 state: idle"
+    When agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:02 (5ms)
+      ```JSON
+      42
+      ```
+      """
+    And the log of "Index - 7 Zen" contains:
+      """
+      ```JSON
+      25
+      ```
+      """
+    And no server write changed a byte that was already in a log
+
+  @§chatlog-executing-placeholder @decision
+  Scenario: a request that was executing when the server stopped is answered "interrupted", not run again
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "globalThis.n = (globalThis.n || 0) + 1"
+    And 1 s passes
+    And the server restarts
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (**ERROR**, interrupted)
+      ```Error
+      interrupted: the server restarted while this request was executing; it was not run again
+      ```
+      """
+    And the console says "request was executing when the server stopped; not run again"
+    When the page "Index - 7 Zen" recovers and posts what it held
+    And agent "agent" asks "Index - 7 Zen" to run "globalThis.n"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      1
+      ```
+      """

@@ -22,7 +22,7 @@ Feature: Security
     And the adapter transport is served over HTTP
     When agent "agent" asks "Quiet" to run "globalThis.ran = true"
     And 70 s pass
-    Then the job running "globalThis.ran = true" went through requested
+    Then the job running "globalThis.ran = true" went through requested, timeout
     And a poll for "Quiet" with a forged token answers 403
     And the log of "Quiet" does not contain "executing ..."
 
@@ -38,6 +38,7 @@ Feature: Security
     And the log has 2 requests and 4 replies
     And the reply on line 7 pairs with the request on line 1
     And the reply on line 17 pairs with the request on line 11
+    And the console says "job <page>#2 requested by agent (debug/<page>.md line 11)"
     And the registry starts with:
       """
       # Connected pages:

@@ -42,8 +42,10 @@ type world struct {
 	snaps   map[string]string // log contents after the last step, for the append-only check
 	broken  []string          // append-only violations seen
 	parsed  chatlog.ParseReport
-	lastW   time.Time // time of the last agent write
-	mark    chatlog.Stats
+	lastW   time.Time     // time of the last agent write
+	faulty  *vfs.Faulty   // the server's disk, which can fail its writes
+	count   *vfs.Counting // the server's filesystem, counting what it reads
+	mark    int64         // bytes the server had read when noted
 	http    *httptest.Server
 	refusal int
 }
@@ -63,7 +65,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			work: map[string]time.Duration{}, agents: map[string]*realm.Agent{}, snaps: map[string]string{}}
 		w.clk = clock.NewSim(time.Time{})
 		w.fs = vfs.NewMem(w.clk)
-		w.cfg = chatlog.Config{Fs: w.fs, Clock: w.clk, Console: &w.con, Seed: w.seed}
+		w.faulty = vfs.NewFaulty(w.fs, w.seed)
+		w.count = vfs.NewCounting(w.faulty)
+		w.cfg = chatlog.Config{Fs: w.count, Clock: w.clk, Console: &w.con, Seed: w.seed}
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -103,6 +107,18 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return expectMissing(get(ctx).fs, "debug")
 	})
 	sc.Step(`^the server starts$`, func(ctx context.Context) error { return get(ctx).start() })
+	sc.Step(`^the server restarts$`, func(ctx context.Context) error { return get(ctx).restart() })
+	sc.Step(`^the page "([^"]*)" is still registered as before$`, func(ctx context.Context, name string) error {
+		w := get(ctx)
+		p, err := w.page(name)
+		if err != nil {
+			return err
+		}
+		if got, want := p.Registration(), w.regs[name]; got.ID != want.ID || got.Path != want.Path {
+			return fmt.Errorf("the page is now %s (%s), was %s (%s)", got.ID, got.Path, want.ID, want.Path)
+		}
+		return nil
+	})
 	sc.Step(`^a page titled "([^"]*)" connects$`, func(ctx context.Context, title string) error {
 		return get(ctx).connect(title, title)
 	})
@@ -209,6 +225,46 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return err
 	})
+	sc.Step(`^an editor saves the log of "([^"]*)" with "((?:[^"\\]|\\.)*)" replaced by "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, old, repl string) error {
+		w := get(ctx)
+		p := w.path(page)
+		old, repl = unquote(old), unquote(repl)
+		found := false
+		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		err := ed.Rewrite(p, func(s string) string {
+			found = strings.Contains(s, old)
+			return strings.Replace(s, old, repl, 1)
+		})
+		b, _ := afero.ReadFile(w.fs, p)
+		w.snaps[p] = string(b) // a rewrite by a person, not a server write
+		if err == nil && !found {
+			return fmt.Errorf("the log of %q holds no %q to replace", page, old)
+		}
+		return err
+	})
+	sc.Step(`^an editor saves the log of "([^"]*)" without the requests "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)" and "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, c1, c2, c3 string) error {
+		w := get(ctx)
+		p := w.path(page)
+		codes := map[string]bool{unquote(c1): true, unquote(c2): true, unquote(c3): true}
+		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		removed := 0
+		err := ed.Rewrite(p, func(s string) string {
+			lg := chatlog.Parse([]byte(s))
+			for i := len(lg.Requests) - 1; i >= 0; i-- {
+				if r := lg.Requests[i]; codes[r.Code] {
+					s = s[:r.Offset] + s[r.End:]
+					removed++
+				}
+			}
+			return s
+		})
+		b, _ := afero.ReadFile(w.fs, p)
+		w.snaps[p] = string(b)
+		if err == nil && removed != 3 {
+			return fmt.Errorf("removed %d of the 3 requests from the log of %q", removed, page)
+		}
+		return err
+	})
 	sc.Step(`^someone types "([^"]*)" into the registry$`, func(ctx context.Context, text string) error {
 		w := get(ctx)
 		f, err := w.fs.OpenFile(chatlog.RegistryFile, 0x401, 0o644)
@@ -240,6 +296,20 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return err
 	})
 
+	sc.Step(`^the disk fails the server's next write to the log of "([^"]*)" (?:after (\d+) good ones )?with (EIO|ENOSPC|a torn write|a short write)$`, func(ctx context.Context, page, skipped, how string) error {
+		skip, _ := strconv.Atoi(skipped)
+		w := get(ctx)
+		pt := map[string]vfs.Failpoint{"EIO": vfs.WriteError, "ENOSPC": vfs.NoSpace, "a torn write": vfs.TornWrite, "a short write": vfs.ShortWrite}[how]
+		return w.faulty.Arm(vfs.Fault{Point: pt, Pattern: w.path(page), Skip: skip, Count: 1})
+	})
+	sc.Step(`^the disk fails every rename of the registry$`, func(ctx context.Context) error {
+		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.RenameFail, Pattern: chatlog.RegistryFile + "*"})
+	})
+	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" without a final line break:$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
+		w := get(ctx)
+		return w.appendTo(page, w.expand(page, doc.Content))
+	})
+
 	// Time.
 	sc.Step(`^(\d+(?:\.\d+)?) (ms|s|seconds|second) pass(?:es)?$`, func(ctx context.Context, n float64, unit string) error {
 		d := time.Duration(n * float64(time.Millisecond))
@@ -257,9 +327,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
-	sc.Step(`^I note the server's work counters$`, func(ctx context.Context) error {
+	sc.Step(`^I note how much the server has read$`, func(ctx context.Context) error {
 		w := get(ctx)
-		w.mark = w.srv.Stats()
+		w.mark = w.count.BytesRead()
 		return nil
 	})
 
@@ -413,6 +483,13 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the console does not say "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
+		w := get(ctx)
+		if strings.Contains(w.con.String(), w.expandAll(unquote(s))) {
+			return fmt.Errorf("console says %q:\n%s", w.expandAll(s), w.con.String())
+		}
+		return nil
+	})
 	sc.Step(`^the console says "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
 		w := get(ctx)
 		if !strings.Contains(w.con.String(), w.expandAll(unquote(s))) {
@@ -480,9 +557,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^noticing it read less than (\d+) KB$`, func(ctx context.Context, kb int) error {
 		w := get(ctx)
-		d := w.srv.Stats().BytesRead - w.mark.BytesRead
+		d := w.count.BytesRead() - w.mark
 		if d <= 0 || d >= int64(kb)<<10 {
-			return fmt.Errorf("the server read %d bytes", d)
+			return fmt.Errorf("the server read %d bytes from its filesystem", d)
 		}
 		return nil
 	})
@@ -492,6 +569,47 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w := get(ctx)
 		w.parsed = chatlog.Report(chatlog.Parse([]byte(doc.Content+"\n")), time.Time{})
 		return nil
+	})
+	sc.Step(`^the log "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, text string) error {
+		w := get(ctx)
+		w.parsed = chatlog.Report(chatlog.Parse([]byte(unquote(text)+"\n")), time.Time{})
+		return nil
+	})
+	sc.Step(`^the reply on line (\d+) took (\d+) ms$`, func(ctx context.Context, l int, ms int64) error {
+		w := get(ctx)
+		for _, rp := range w.parsed.Replies {
+			if rp.Line == l {
+				if rp.DurationMS == nil || *rp.DurationMS != ms {
+					return fmt.Errorf("reply on line %d: duration %v, want %d ms: %s", l, rp.DurationMS, ms, w.parsed.JSON())
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no reply on line %d: %s", l, w.parsed.JSON())
+	})
+	sc.Step(`^the reply on line (\d+) (is|is not) an error$`, func(ctx context.Context, l int, is string) error {
+		w := get(ctx)
+		for _, rp := range w.parsed.Replies {
+			if rp.Line == l {
+				if rp.Error != (is == "is") {
+					return fmt.Errorf("reply on line %d: error %v: %s", l, rp.Error, w.parsed.JSON())
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no reply on line %d: %s", l, w.parsed.JSON())
+	})
+	sc.Step(`^the request on line (\d+) runs "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, l int, code string) error {
+		w := get(ctx)
+		for _, r := range w.parsed.Requests {
+			if r.Line == l {
+				if r.Code != unquote(code) {
+					return fmt.Errorf("request on line %d runs %q, want %q", l, r.Code, unquote(code))
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no request on line %d: %s", l, w.parsed.JSON())
 	})
 	sc.Step(`^the log of "([^"]*)" is parsed$`, func(ctx context.Context, page string) error {
 		w := get(ctx)
@@ -575,6 +693,86 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), unquote(want)) {
 			return fmt.Errorf("GET %s: %d, body lacks %q:\n%s", p, resp.StatusCode, unquote(want), body)
+		}
+		return nil
+	})
+	sc.Step(`^a page served from "([^"]*)" titled "([^"]*)" registers over HTTP: (\d+)$`, func(ctx context.Context, origin, title string, code int) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodPost, w.http.URL+"/api/register",
+			strings.NewReader(fmt.Sprintf(`{"name":%q,"url":%q,"lang":"JS"}`, title, origin+"/app.html")))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Content-Type", "text/plain") // a simple request: no preflight would stop it
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != code {
+			return fmt.Errorf("register from %s: %d, want %d: %s", origin, resp.StatusCode, code, body)
+		}
+		acao := resp.Header.Get("Access-Control-Allow-Origin")
+		if code == http.StatusOK && acao != origin {
+			return fmt.Errorf("register from %s: Access-Control-Allow-Origin %q", origin, acao)
+		}
+		if code != http.StatusOK && acao != "" {
+			return fmt.Errorf("refused register from %s still allows the origin: %q", origin, acao)
+		}
+		return nil
+	})
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" allows (.+)$`, func(ctx context.Context, origin, p, what string) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodOptions, w.http.URL+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type")
+		req.Header.Set("Access-Control-Request-Private-Network", "true")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		got := fmt.Sprintf("origin %s, methods %s, headers %s, private network %s",
+			resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Methods"),
+			resp.Header.Get("Access-Control-Allow-Headers"), resp.Header.Get("Access-Control-Allow-Private-Network"))
+		if resp.StatusCode/100 != 2 || got != what {
+			return fmt.Errorf("preflight: %d, %s; want %s", resp.StatusCode, got, what)
+		}
+		return nil
+	})
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" is refused$`, func(ctx context.Context, origin, p string) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodOptions, w.http.URL+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 == 2 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+			return fmt.Errorf("preflight from %s: %d, allow-origin %q", origin, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+		}
+		return nil
+	})
+	sc.Step(`^GET "([^"]*)" is served as "([^"]*)"$`, func(ctx context.Context, p, ctype string) error {
+		w := get(ctx)
+		resp, err := http.Get(w.http.URL + p)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, ctype) {
+			return fmt.Errorf("GET %s: Content-Type %q, want %s", p, got, ctype)
 		}
 		return nil
 	})

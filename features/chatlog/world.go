@@ -26,11 +26,39 @@ func (w *world) start() error {
 	return nil
 }
 
+// hub is what the simulated pages talk to: the server running now, so
+// that a page outlives a server restart as a browser tab does.
+type hub struct{ w *world }
+
+func (h hub) Register(name, url, lang string) (chatlog.Registration, error) {
+	return h.w.srv.Register(name, url, lang)
+}
+func (h hub) Poll(id, token string) (*chatlog.Task, error) { return h.w.srv.Poll(id, token) }
+func (h hub) Received(id, token, jobID string) error       { return h.w.srv.Received(id, token, jobID) }
+func (h hub) Heartbeat(id, token string) error             { return h.w.srv.Heartbeat(id, token) }
+func (h hub) Rejoin(id, name, url, lang string) (chatlog.Registration, error) {
+	return h.w.srv.Rejoin(id, name, url, lang)
+}
+func (h hub) Result(id, token, jobID string, o chatlog.Outcome) error {
+	return h.w.srv.Result(id, token, jobID, o)
+}
+
+// restart stops the server and starts a new one on the same workspace; the
+// pages keep running and must find their way back by themselves.
+func (w *world) restart() error {
+	if w.srv == nil {
+		return fmt.Errorf("no server")
+	}
+	w.srv.Stop()
+	w.cfg.Seed++ // a new process draws other ids
+	return w.start()
+}
+
 func (w *world) connect(name, title string) error {
 	if w.srv == nil {
 		return fmt.Errorf("no server")
 	}
-	p, err := realm.New(w.srv, w.clk, realm.Config{Name: title, Latency: 5 * time.Millisecond, Seed: w.seed + uint64(len(w.pages))})
+	p, err := realm.New(hub{w}, w.clk, realm.Config{Name: title, Latency: 5 * time.Millisecond, Seed: w.seed + uint64(len(w.pages))})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,10 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     Then the result is ":id"
     When the player evaluates "(is (car (car (mission-board-contracts))) (list-get (mission-board-contract (car (car (mission-board-contracts)))) 1))"
     Then the result is "t"
+    When the player evaluates "(list-length (mission-board-contracts))"
+    Then the result is "6"
+    When the player evaluates "(is (car (car (mission-board-contracts))) (car (car (cdr (mission-board-contracts)))))"
+    Then the result is "nil"
 
   @§deck-mission-board-blocked
   Scenario Outline: Accepting or refreshing contracts is refused
@@ -54,6 +58,12 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     Then the result is "(fn (x) (* x x))"
     When the player evaluates "((eval (snippet-load (quote sq))) 6)"
     Then the result is "36"
+    When the player evaluates "(snippet-save! (quote k) (quote (+ 1 2)))"
+    And the player evaluates "(snippet-list)"
+    Then the result is "((sq x) (k))"
+    When the player evaluates "(snippet-save! (quote g) \"hello world\")"
+    And the player evaluates "(snippet-load (quote g))"
+    Then the result is "hello world"
 
   @§deck-open-in-editor
   Scenario: open-in-nemacs flushes history and opens the editor on the form
@@ -79,3 +89,37 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     And the deck shows the NEMACS mode
     And the persisted history fits 512 bytes and holds 1 entries
     And SRAM holds the editor arena with 16 KB
+
+  @§deck-cipher-read
+  Scenario Outline: cipher-generate depends on its seed and template
+    When the player evaluates "(cipher-generate :seed <seed> :template <template>)"
+    Then the result is "<passage>"
+
+    Examples:
+      | seed | template     | passage                                                       |
+      | 7    | :diagnostic  | Diagnostic: contract nominal, seed nominal, cell unknown.     |
+      | 8    | :diagnostic  | Diagnostic: phase nominal, handle nominal, arena unknown.     |
+      | 7    | :phase-intro | Next phase: follow the contract past the seed; mind the cell. |
+
+  @§deck-cipher-read
+  Scenario Outline: The Cipher seed keeps all 24 bits across a power cycle
+    Given a graduated deck whose Cipher seed is <seed>
+    When the deck is powered off and on again
+    And the player presses "EVAL"
+    And the player evaluates "(cipher-seed)"
+    Then the result is "<shown>"
+
+    Examples:
+      | seed     | shown        |
+      | 16777215 | 1.677722e+07 |
+      | 1        | 1            |
+
+  @§deck-snippets @decision
+  Scenario Outline: A snippet's name takes 1 to 63 bytes
+    When the player evaluates "(snippet-save! \"<name>\" 1)"
+    Then the result starts with "<result>"
+
+    Examples:
+      | name     | result                                                  |
+      | {n*63}   | nil                                                     |
+      | {n*64}   | (error snippet-library-full :message \"snippets: name |

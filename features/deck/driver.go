@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cucumber/godog"
+
+	"anchorage/features/kit"
 )
 
 // EnvCmd names the environment variable that runs the deck features
@@ -77,7 +79,9 @@ func registerDriver(sc *godog.ScenarioContext) {
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 		if w := get(ctx); w != nil && w.proc != nil {
 			w.proc.stop()
-			_ = os.RemoveAll(w.proc.dir)
+			if rerr := kit.RemoveTemp(w.proc.dir, "deck-flash-"); rerr != nil && err == nil {
+				err = rerr
+			}
 		}
 		return ctx, err
 	})
@@ -98,10 +102,23 @@ func viaDriver(expr string, f func(w *world, args ...string) error) func(w *worl
 		case ok:
 			return p(w.proc, args...)
 		}
-		err := fmt.Errorf("%w: the step %q reads the simulator's internal state, which the line protocol of %s does not show", godog.ErrSkip, expr, EnvCmd)
-		w.proc.logf("SKIPPED (%v)", err)
-		return err
+		return simulatorOnly(w, fmt.Sprintf("what the step %q reads", expr))
 	}
+}
+
+// simulatorOnly is for a step registered outside viaDriver (one taking a
+// table or doc string, say): it returns nil on the embedded simulator and
+// the logged skip on a deck process, so the step never reaches for a nil
+// *deck.Deck. Usage, first line of such a step:
+//
+//	if err := simulatorOnly(w, "the evaluation's events"); err != nil { return err }
+func simulatorOnly(w *world, what string) error {
+	if w.proc == nil {
+		return nil
+	}
+	err := fmt.Errorf("%w: %s is the simulator's internal state, which the line protocol of %s does not show", godog.ErrSkip, what, EnvCmd)
+	w.proc.logf("SKIPPED (%v)", err)
+	return err
 }
 
 // processSteps are the deck steps the line protocol expresses, keyed by the
@@ -133,13 +150,28 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 		`^a cartridge "([^"]*)" with a (\d+) KB arena is inserted$`: func(p *procDeck, a ...string) error {
 			return p.send("INSERT:" + a[0] + ":" + a[1])
 		},
+		`^the deck is wiped$`: func(p *procDeck, _ ...string) error {
+			// Through the menus, as a player wipes a deck: DECK STATE on the
+			// home screen, then WIPE DECK in the browser.
+			if err := p.choose("DECK STATE"); err != nil {
+				return err
+			}
+			return p.choose("WIPE DECK")
+		},
 		`^(\d+) ms of simulated time pass$`: func(p *procDeck, a ...string) error { return p.send("WAIT:" + a[0]) },
 		`^the result is "(.*)"$`: func(p *procDeck, a ...string) error {
 			got, err := p.result()
 			if err != nil {
 				return err
 			}
-			return want("result row", got, shown(" => "+a[0]))
+			if err := want("result row", got, shown(" => "+a[0])); err != nil {
+				return err
+			}
+			full, err := p.fullResult()
+			if err != nil || full == nil {
+				return err
+			}
+			return want("result", *full, a[0])
 		},
 		`^the result starts with "(.*)"$`: func(p *procDeck, a ...string) error {
 			got, err := p.result()
@@ -149,6 +181,13 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 			if prefix := shown(" => " + a[0]); !strings.HasPrefix(got, prefix) {
 				return fmt.Errorf("result row %q does not start with %q", got, prefix)
 			}
+			full, err := p.fullResult()
+			if err != nil || full == nil {
+				return err
+			}
+			if !strings.HasPrefix(*full, a[0]) {
+				return fmt.Errorf("result %q does not start with %q", *full, a[0])
+			}
 			return nil
 		},
 		`^the result contains "(.*)"$`: func(p *procDeck, a ...string) error {
@@ -157,6 +196,16 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 				return err
 			}
 			if strings.Contains(got, a[0]) {
+				return nil
+			}
+			full, err := p.fullResult()
+			if err != nil {
+				return err
+			}
+			if full != nil {
+				if !strings.Contains(*full, a[0]) {
+					return fmt.Errorf("result %q does not contain %q", *full, a[0])
+				}
 				return nil
 			}
 			if utf8.RuneCountInString(got) >= screenCols {
@@ -284,6 +333,28 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 			}
 			return want("editor buffer", v, a[0])
 		},
+		`^SRAM holds the (\w+) arena with (\d+) KB$`: func(p *procDeck, a ...string) error {
+			live, err := p.sram()
+			if err != nil {
+				return err
+			}
+			size, ok := live[a[0]]
+			if !ok {
+				return fmt.Errorf("SRAM holds %v, not %s", live, a[0])
+			}
+			kb, _ := strconv.Atoi(a[1])
+			return want("size of "+a[0], size, strconv.Itoa(kb*1024))
+		},
+		`^SRAM holds no (\w+) arena$`: func(p *procDeck, a ...string) error {
+			live, err := p.sram()
+			if err != nil {
+				return err
+			}
+			if _, ok := live[a[0]]; ok {
+				return fmt.Errorf("SRAM holds %v", live)
+			}
+			return nil
+		},
 		`^the clipboard holds "([^"]*)"$`: func(p *procDeck, a ...string) error {
 			v, err := p.stateOf("clipboard")
 			if err != nil {
@@ -307,6 +378,20 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 			return want("focus", v, a[0])
 		},
 	}
+}
+
+// sram is the deck's SRAM allocations (consumer → bytes) as STATE tells.
+func (p *procDeck) sram() (map[string]string, error) {
+	v, err := p.stateOf("sram")
+	if err != nil {
+		return nil, err
+	}
+	live := map[string]string{}
+	for _, kv := range strings.Fields(v) {
+		k, size, _ := strings.Cut(kv, "=")
+		live[k] = size
+	}
+	return live, nil
 }
 
 // boxRule checks row 22 against the Unicode box-drawing block: every column
@@ -478,6 +563,21 @@ func (p *procDeck) evaluate(src string) error {
 	return want("evaluated line", p.now.rows[i-1], shown(" > "+src))
 }
 
+// choose moves the menu marker to item with CDR and selects it with EVAL.
+func (p *procDeck) choose(item string) error {
+	for i := 0; i < 8; i++ {
+		for _, row := range p.now.rows {
+			if strings.TrimSpace(row) == "► "+item {
+				return p.send("EVAL")
+			}
+		}
+		if err := p.send("CDR"); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("the screen offers no menu item %q to choose", item)
+}
+
 // newest finds the row of the newest result line in the scrollback (rows
 // 2 to 21, oldest leaving at the top).
 func (p *procDeck) newest() (int, error) {
@@ -496,6 +596,23 @@ func (p *procDeck) result() (string, error) {
 		return "", err
 	}
 	return p.now.rows[i], nil
+}
+
+// fullResult is the last evaluation's whole result from STATE, or nil
+// when the deck does not answer it (the screen row is all there is).
+func (p *procDeck) fullResult() (*string, error) {
+	if err := p.send("STATE"); err != nil {
+		return nil, err
+	}
+	v, ok := p.now.state["result"]
+	if !ok {
+		return nil, nil
+	}
+	r, err := strconv.Unquote(v)
+	if err != nil {
+		return nil, fmt.Errorf("STATE result %s: %w", v, err)
+	}
+	return &r, nil
 }
 
 // readout is the cycle count row 22 shows for the last evaluation.

@@ -10,8 +10,20 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     When the player composes "(+ 1 2)"
     And the player presses "CAR"
     Then row 23 reads "  «►+ 1 2»"
+    And row 22 does not contain "NO CHILD"
     When the player presses "CDR"
     Then row 23 reads "  «+ ►1 2»"
+    And row 22 does not contain "END OF LIST"
+    When the player presses "CDR CDR"
+    Then row 23 reads "  «+ 1 ►2»"
+    And row 22 contains "END OF LIST"
+
+  @§deck-key-nil
+  Scenario: NIL on the first element of a list removes it and the cursor climbs to the list
+    When the player composes "(+ 1 2)"
+    And the player presses "CAR NIL"
+    Then the clipboard holds "+"
+    And row 23 reads "►«1 2»"
 
   @§deck-key-car @§deck-key-cdr
   Scenario: In the scrollback CDR moves between entries and CAR inspects a result
@@ -99,3 +111,10 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     And the player presses "CAR CDR NIL"
     Then row 23 reads "  «►+ 2»"
     And the clipboard holds "1"
+
+  @§deck-key-lambda
+  Scenario: Numbers entered as literals read the way Fe reads them
+    When the player evaluates "(+ 0x10 1)"
+    Then the result is "17"
+    When the player evaluates "(+ 1e3 1)"
+    Then the result is "1001"

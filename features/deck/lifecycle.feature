@@ -90,3 +90,25 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then the deck shows the HOME mode
     And SRAM holds no repl arena
     And the persisted history fits 512 bytes and holds 1 entries
+
+  @§deck-cart-prompt
+  Scenario: Pulling out a cartridge before answering withdraws the question
+    Given a graduated deck
+    When the player presses "EVAL"
+    And a cartridge "null" with a 32 KB arena is inserted
+    Then row 24 reads "CARTRIDGE INSERTED. SAVE REPL SESSION? (EVAL=YES, BACK=NO)"
+    When the cartridge is ejected
+    Then row 24 reads "CAR descend · CDR sibling · CONS palette · QUOTE history · EVAL run · BACK exit"
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"
+    And the deck shows the REPL mode
+    And SRAM holds no cartridge arena
+
+  @§deck-cart-back
+  Scenario: While a cartridge waits, the slot is full
+    Given a graduated deck
+    When the player presses "EVAL"
+    And a cartridge "null" with a 16 KB arena is inserted
+    And the player presses "BACK"
+    Then inserting a cartridge "two" with a 16 KB arena is refused naming "insert two: the slot is full"
+    And the cartridge "null" is waiting

@@ -1,13 +1,77 @@
 @deck
 Feature: Memory orchestration — the SRAM budget and the cycle model
 
+  The simulated SRAM is the only place arenas come from: the REPL's Fe VM, the
+  editor's buffer and evaluator, the cartridge arena and the mission sub-arena
+  inside it are regions the allocator granted, and a VM's cells follow from
+  its region's bytes (8-byte cells after a 1068-byte context on the deck's
+  32-bit cell model).
+
   @§deck-sram-budget
   Scenario: Every consumer is checked against the budget table
     Given a graduated deck
-    Then allocating the repl arena with 8 KB is refused naming "budget is 24–24 KB"
-    And allocating the mission arena with 4 KB is refused naming "cartridge arena, which is not allocated"
-    And allocating the cartridge arena with 48 KB is refused naming "budget is 16–32 KB"
+    Then allocating the repl arena with 8 KB is refused naming "outside its budget (budget 24576 bytes"
+    And allocating the mission arena with 4 KB is refused naming "inside the cartridge region, which is not allocated"
+    And allocating the cartridge arena with 48 KB is refused naming "outside its budget (budget 16384 to 32768 bytes"
     And allocating the gpu arena with 4 KB is refused naming "no such consumer"
+    And allocating the clipboard arena with 1 KB is refused naming "clipboard: 1024 bytes refused: already allocated"
+
+  @§deck-sram-budget @decision
+  Scenario: The resident consumers are allocated at power on
+    Given a graduated deck
+    Then SRAM holds the core+vm region with 65536 bytes
+    And SRAM holds the clipboard region with 1024 bytes inside the core+vm region
+    And SRAM holds the deckstate region with 4672 bytes
+    And SRAM holds the history region with 512 bytes inside the deckstate region
+    And SRAM holds the snippets region with 4096 bytes inside the deckstate region
+    And SRAM has 462272 bytes free
+
+  @§deck-sram-budget @decision
+  Scenario: On a 96 KB part the capacity rule refuses a 28 KB cartridge and takes a 27 KB one
+    Given a graduated deck on the STM32F401RE board
+    Then SRAM has 28096 bytes free
+    And inserting a cartridge "null" with a 28 KB arena is refused naming "sram: cartridge: 28672 bytes refused: more than is free in the STM32F401RE SRAM (budget 16384 to 32768 bytes, 28096 bytes free)"
+    And the deck shows the refusal "cartridge: 28672 bytes refused"
+    When a cartridge "null" with a 27 KB arena is inserted
+    Then SRAM holds the cartridge arena with 27 KB
+    And SRAM has 448 bytes free
+    When the player presses "BACK"
+    Then the deck shows the HOME mode
+    And the deck shows no refusal
+
+  @§deck-sram-budget @decision
+  Scenario: On a 96 KB part a cartridge of exactly the free bytes fits and one byte more does not
+    Given a graduated deck on the STM32F401RE board
+    Then inserting a cartridge "null" with a 28097 byte arena is refused naming "28097 bytes refused: more than is free in the STM32F401RE SRAM"
+    When a cartridge "null" with a 28096 byte arena is inserted
+    Then SRAM holds the cartridge region with 28096 bytes
+    And SRAM has 0 bytes free
+
+  @§deck-sram-budget @decision
+  Scenario: The same 32 KB cartridge fits the RP2350 but not the 96 KB part
+    Given a graduated deck on the RP2350 board
+    When a cartridge "null" with a 32 KB arena is inserted
+    Then SRAM holds the cartridge arena with 32 KB
+    Given a graduated deck on the STM32F401RE board
+    Then inserting a cartridge "null" with a 32 KB arena is refused naming "cartridge: 32768 bytes refused"
+
+  @§deck-sram-budget @decision
+  Scenario: A 64 KB part cannot hold the resident consumers
+    Then powering on a deck on the nRF52832 board is refused naming "sram: deckstate: 4672 bytes refused: more than is free in the nRF52832 SRAM (budget 4096 to 5120 bytes, 0 bytes free)"
+
+  @§deck-arena-24k @§deck-sram-budget
+  Scenario: The REPL's Fe VM has the cells of the 24 KB the allocator granted
+    Given a graduated deck
+    When the player presses "EVAL"
+    Then the REPL's Fe VM has 2938 cells in its 24576-byte arena
+    And SRAM has 437696 bytes free
+
+  @§deck-arena-24k @§deck-arena-oom
+  Scenario: The REPL arena runs out of memory after the conses a 24 KB arena holds
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= n 0) (try (fn nil (let l nil) (while t (= l (cons 1 l)) (= n (+ n 1))))) n)"
+    Then the result is "2346"
 
   @§deck-mutual-exclusion
   Scenario: REPL, editor and cartridge arenas never coexist
@@ -18,6 +82,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     Then SRAM holds no repl arena
     And SRAM holds the editor arena with 16 KB
+    When the player presses "BACK"
+    Then the deck shows the HOME mode
+    And row 24 reads "CDR next · EVAL select"
 
   @§deck-mutual-exclusion @decision
   Scenario: Going from the REPL to a cartridge tears the REPL down first
@@ -27,6 +94,128 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player presses "EVAL"
     Then SRAM holds no repl arena
     And SRAM holds the cartridge arena with 32 KB
+    And row 1 reads "CARTRIDGE null ─ 32 KB ARENA"
+
+  @§deck-eval-from-editor @decision
+  Scenario: The editor's 16 KB is its 8 KB buffer and the 8 KB arena of its evaluator
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (do (= n 0) (try (fn nil (let l nil) (while t (= l (cons 1 l)) (= n (+ n 1))))) n)))"
+    Then SRAM holds the editor-buffer region with 8192 bytes inside the editor region
+    And SRAM holds the editor-eval region with 8192 bytes inside the editor region
+    When the player presses "EVAL"
+    Then the editor evaluator's Fe VM has 890 cells in its 8192-byte arena
+    And row 22 contains "=> 335"
+
+  @§deck-open-in-editor @decision
+  Scenario Outline: The editor's buffer takes a form of at most 8 KB
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (let l nil) (let i 0) (while (< i <n>) (= l (cons (quote {s*63}) l)) (= i (+ i 1))) (open-in-nemacs l))"
+    Then the deck shows the <mode> mode
+
+    Examples:
+      | n   | mode   |
+      | 127 | NEMACS |
+
+    Examples: one symbol more is 8193 bytes
+      | n   | mode |
+      | 128 | HOME |
+
+  @§deck-open-in-editor @decision
+  Scenario: An edit that would grow the buffer past 8 KB is undone
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (let l nil) (let i 0) (while (< i 127) (= l (cons (quote {s*63}) l)) (= i (+ i 1))) (open-in-nemacs l))"
+    Then the editor's buffer holds 8129 bytes
+    When the player presses "CAR PICK:get-reputation PICK:get-reputation PICK:get-reputation PICK:get-reputation"
+    Then the editor's buffer holds 8189 bytes
+    When the player presses "PICK:get-reputation"
+    Then the editor's buffer holds 8189 bytes
+    And row 22 contains "BUFFER FULL: editor-buffer 8204 bytes refused: budget 8192 bytes, 3 free"
+
+  @§deck-open-in-editor @decision
+  Scenario: A form over the buffer's budget is refused naming the buffer
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (let l nil) (let i 0) (while (< i 128) (= l (cons (quote {s*63}) l)) (= i (+ i 1))) (open-in-nemacs l))"
+    Then the deck shows the refusal "sram: editor-buffer: 8193 bytes refused: does not fit the region (budget 8192 bytes, 8192 bytes free)"
+    And SRAM holds no editor arena
+    When the player presses "CDR"
+    Then the deck shows no refusal
+
+  @§deck-sram-budget @decision
+  Scenario: A scripted mission runs in its sub-arena inside the cartridge arena
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (mission-active?)))"
+    And a cartridge "ghost" with a 16 KB arena and a 4096 byte mission is inserted
+    Then the cartridge "ghost" is waiting
+    When the player presses "BACK"
+    Then the deck shows the MISSION mode
+    And SRAM holds the mission region with 4096 bytes inside the cartridge region
+    And the mission's Fe VM has 378 cells in its 4096-byte arena
+    And the mission phase shows "t"
+    When the player presses "BACK"
+    Then the deck shows the CART mode
+    And SRAM holds no mission arena
+    And SRAM holds the cartridge arena with 16 KB
+
+  @§deck-sram-budget @decision
+  Scenario Outline: The mission sub-arena's size decides where its program runs out of memory
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (do (= n 0) (try (fn nil (let l nil) (while t (= l (cons 1 l)) (= n (+ n 1))))) n)))"
+    And a cartridge "ghost" with a 32 KB arena and a <bytes> byte mission is inserted
+    And the player presses "BACK"
+    Then the mission's Fe VM has <cells> cells in its <bytes>-byte arena
+    And the mission phase shows "<conses>"
+
+    Examples:
+      | bytes | cells | conses |
+      | 4096  | 378   | 146    |
+      | 8192  | 890   | 658    |
+
+  @§deck-sram-budget @decision
+  Scenario: A mission asking for less than 4 KB is refused
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
+    And a cartridge "ghost" with a 16 KB arena and a 4095 byte mission is inserted
+    And the player presses "BACK"
+    Then the deck shows the CART mode
+    And the deck shows the refusal "sram: mission: 4095 bytes refused: outside its budget (budget 4096 to 8192 bytes, 16384 bytes free)"
+    And SRAM holds no mission arena
+
+  @§deck-clipboard @decision
+  Scenario: The clipboard takes a cut of 1024 bytes and refuses one of 1025
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "\"{x*1022}\""
+    And the player presses "NIL"
+    Then the clipboard holds 1024 bytes
+    When the player composes "\"{y*1023}\""
+    And the player presses "NIL"
+    Then row 22 contains "DELETED; clipboard 1025 bytes refused: budget 1024 bytes, 0 free"
+    And the clipboard holds 1024 bytes
+
+  @§deck-snippets @decision
+  Scenario: The snippet library fills to exactly 4 KB and then refuses, naming its budget
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(snippet-save! (quote a) \"{x*4090}\")"
+    Then the result is "nil"
+    When the player evaluates "(snippet-save! (quote b) 1)"
+    Then the result is "(error snippet-library-full :message \"sram: snippets: 4101 bytes refused: does not fit the region (budget 4096 bytes, 0 bytes free)\")"
+    When the player evaluates "(list-length (snippet-list))"
+    Then the result is "1"
+
+  @§deck-snippets @decision
+  Scenario: A snippet one byte over the library is refused
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(snippet-save! (quote a) \"{x*4091}\")"
+    Then the result starts with "(error snippet-library-full :message \"sram: snippets: 4097 bytes refused"
 
   @§deck-cycle-count
   Scenario: An evaluation reports its cycles and moves the clock
@@ -35,12 +224,102 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player evaluates "(+ 1 2)"
     Then the evaluation reports its cycles and the clock advanced by cycles / 150 MHz
 
+  @§deck-cycle-count
+  Scenario: Pairs, arguments, lookups and allocations cost what the table says
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(car (quote (1 2 3)))"
+    Then the result is "1"
+    And the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 2     | 38           |
+      | arg    | 2     | 38.5         |
+      | lookup | 2     | 6.4          |
+      | alloc  | 10    | 17           |
+      | read   | 1     | 4430         |
+      | print  | 1     | 3270         |
+
+  @§deck-cycle-count
+  Scenario: Self-evaluating atoms cost what the table says
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    Then the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 1     | 38           |
+      | arg    | 2     | 38.5         |
+      | lookup | 1     | 6.4          |
+      | atom   | 2     | 8            |
+      | alloc  | 6     | 17           |
+      | read   | 1     | 2620         |
+      | print  | 1     | 3270         |
+
+  @§deck-cycle-count
+  Scenario: A user function call costs what the table says, env steps included
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "((fn (x) x) 7)"
+    Then the result is "7"
+    And the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 2     | 38           |
+      | arg    | 3     | 38.5         |
+      | lookup | 3     | 6.4          |
+      | call   | 1     | 80           |
+      | atom   | 1     | 8            |
+      | alloc  | 16    | 17           |
+      | read   | 1     | 3110         |
+      | print  | 1     | 3270         |
+
+  @§deck-cycle-count
+  Scenario: A garbage collection inside an evaluation is counted in it, a sweep over every cell of the arena
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= i 0) (while (< i 3000) (= i (+ i 1))))"
+    Then the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 9004  | 38           |
+      | arg    | 21007 | 38.5         |
+      | lookup | 15005 | 6.4          |
+      | atom   | 6002  | 8            |
+      | alloc  | 3025  | 17           |
+      | mark   | 567   | 15           |
+      | sweep  | 2938  | 15           |
+      | read   | 1     | 9490         |
+      | print  | 1     | 210          |
+
   @§deck-watchdog
   Scenario: A runaway loop is stopped and the REPL stays usable
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(while t nil)"
     Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation took at least 30000000 cycles
+    And the evaluation took between 30000000 and 30150000 cycles
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"
+
+  @§deck-watchdog @decision
+  Scenario Outline: The watchdog budget is 30,000,000 cycles: a loop just under it finishes, one just over is stopped
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= i 0) (while (< i <n>) (= i (+ i 1))))"
+    Then the result is "<result>"
+    And the evaluation took between <low> and <high> cycles
+
+    Examples:
+      | n     | result                                                        | low      | high     |
+      | 45520 | nil                                                           | 29990000 | 29999999 |
+      | 45530 | (error watchdog :message \"watchdog: cycle budget exceeded\") | 30000000 | 30150000 |
+
+  @§deck-arena-oom
+  Scenario: When the arena stays full, the history is not updated and the REPL says so
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(= l nil)"
+    And the player evaluates "(while t (= l (cons 1 l)))"
+    Then the result is "(error fe-error :message \"out of memory\")"
+    And row 22 contains "HISTORY NOT UPDATED: ARENA FULL"
+    When the player evaluates "(= l nil)"
+    Then the result is "nil"
     When the player evaluates "(+ 1 2)"
     Then the result is "3"

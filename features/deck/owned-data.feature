@@ -91,3 +91,35 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
     Then row 12 contains "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
     When the player presses "EVAL"
     Then row 1 contains "TUTORIAL 1/4"
+
+  @§deck-tutorial-latch @decision
+  Scenario: RESET TUTORIAL in the Deck State browser re-arms the tutorial but not the first-run prompt
+    Given a graduated deck
+    When the player presses "CDR CDR EVAL"
+    Then the deck shows the DECK mode
+    And row 5 contains "TUTORIAL graduated"
+    When the player presses "EVAL"
+    Then the tutorial cursor is at first_boot_seen
+    And row 5 contains "TUTORIAL first_boot_seen"
+    When the deck is powered off and on again
+    Then row 12 is blank
+    When the player presses "EVAL"
+    Then the deck shows the REPL mode
+    And row 1 contains "TUTORIAL 1/4"
+
+  @§deck-tutorial-latch
+  Scenario: Graduation survives leaving the REPL and power cycles until a reset
+    Given a new deck
+    When the player presses "EVAL EVAL BACK EVAL"
+    Then the tutorial cursor is at graduated
+    When the player presses "BACK BACK"
+    And the deck is powered off and on again
+    And the player presses "EVAL"
+    Then row 1 does not contain "TUTORIAL"
+    And the tutorial cursor is at graduated
+
+  @§deck-tutorial-cursor
+  Scenario: A handle with a space survives a power cycle
+    Given a graduated deck of "NEO ONE" with 100 credits and reputation 0
+    When the deck is powered off and on again
+    Then row 0 contains "NEO ONE"

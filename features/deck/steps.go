@@ -26,6 +26,7 @@ type world struct {
 	err   error
 	clock time.Time
 	cyc   uint64
+	part  deck.Part
 	proc  *procDeck // DECK_CMD's process, else nil: the simulator above (driver.go)
 }
 
@@ -66,19 +67,28 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		fmt.Sscan(a[2], &rep)
 		return w.graduated(a[0], cr, rep)
 	})
+	step(`^a graduated deck whose Cipher seed is (\d+)$`, func(w *world, a ...string) error {
+		if err := w.graduated("OPERATOR", 100, 0); err != nil {
+			return err
+		}
+		st := w.d.State()
+		st.CipherSeed = uint32(atoi(a[0]))
+		return w.d.SetState(st)
+	})
 	step(`^the deck is powered off and on again$`, func(w *world, _ ...string) error { return w.power() })
 	step(`^the player presses "([^"]*)"$`, func(w *world, a ...string) error { return deck.RunScript(w.d, a[0]) })
-	step(`^the player composes "(.*)"$`, func(w *world, a ...string) error { return w.d.Compose(a[0]) })
+	step(`^the player composes "(.*)"$`, func(w *world, a ...string) error { return w.d.Compose(expand(a[0])) })
 	step(`^the player evaluates "(.*)"$`, func(w *world, a ...string) error {
-		if err := w.d.Compose(a[0]); err != nil {
+		src := expand(a[0])
+		if err := w.d.Compose(src); err != nil {
 			return fmt.Errorf("compose %s: %w", a[0], err)
 		}
 		w.clock, w.cyc = w.d.Clock().Now(), w.d.CPU().Cycles()
 		if err := w.d.Press(deck.KeyEval); err != nil {
 			return err
 		}
-		if got := w.d.Last().Expr; got != a[0] {
-			return fmt.Errorf("evaluated %q, want %q", got, a[0])
+		if got := w.d.Last().Expr; got != src {
+			return fmt.Errorf("evaluated %q, want %q", got, src)
 		}
 		return nil
 	})
@@ -192,7 +202,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return w.d.SRAM().Check()
 	})
 	step(`^allocating the (\w+) arena with (\d+) KB is refused naming "([^"]*)"$`, func(w *world, a ...string) error {
-		err := w.d.SRAM().Alloc(deck.Consumer(a[0]), atoi(a[1])*deck.KB)
+		_, err := w.d.SRAM().Alloc(deck.Consumer(a[0]), atoi(a[1])*deck.KB)
 		if err == nil {
 			return fmt.Errorf("allocation accepted; SRAM holds %v", w.d.SRAM().Live())
 		}
@@ -267,11 +277,19 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w.d.Wait(time.Duration(atoi(a[0])) * time.Millisecond)
 		return nil
 	})
+	sc.Step(`^the evaluation's events and cycles are$`, func(ctx context.Context, t *godog.Table) error {
+		w := get(ctx)
+		if w.proc != nil {
+			return fmt.Errorf("%w: an evaluation's event counts are the simulator's, which the line protocol of %s does not show", godog.ErrSkip, EnvCmd)
+		}
+		return checkCycles(w.d.Last(), t)
+	})
 	step(`^the deck is wiped$`, func(w *world, _ ...string) error { return w.d.Wipe() })
+	memorySteps(step)
 }
 
 func (w *world) power() error {
-	d, err := deck.New(deck.Config{Fs: w.fs, Clock: clock.NewSim(clock.Epoch()), Seed: w.seed})
+	d, err := deck.New(deck.Config{Fs: w.fs, Clock: clock.NewSim(clock.Epoch()), Seed: w.seed, Part: w.part})
 	w.d = d
 	return err
 }

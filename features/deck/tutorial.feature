@@ -74,3 +74,12 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     Then the tutorial cursor is at first_boot_seen
     And the REPL focus is on the scrollback
     And row 1 contains "TUTORIAL 1/4"
+
+  @§deck-tutorial-stage4
+  Scenario: Stage 4 graduates whatever the result, even an error
+    When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL"
+    Then row 1 contains "TUTORIAL 4/4"
+    When the player evaluates "(car 1)"
+    Then the result is "(error fe-error :message \"expected pair, got number\")"
+    And the tutorial cursor is at graduated
+    And row 1 does not contain "TUTORIAL"

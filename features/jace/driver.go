@@ -1,7 +1,6 @@
 package jace
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -147,9 +146,10 @@ func (d *driver) do(ctx context.Context, method, path string, body []byte, heade
 type stream struct {
 	path   string
 	cancel context.CancelFunc
-	events chan string // the data: payloads, in order
+	events chan sseEvent // the dispatched events, in order
 	header http.Header
 	status int
+	err    error // why the stream ended (read after events is closed)
 }
 
 // listen opens path as an event stream; it returns once the server has
@@ -171,31 +171,34 @@ func (d *driver) listen(path string) (*stream, error) {
 		cancel()
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
-	s := &stream{path: path, cancel: cancel, events: make(chan string, 64), header: resp.Header, status: resp.StatusCode}
+	s := &stream{path: path, cancel: cancel, events: make(chan sseEvent, 64), header: resp.Header, status: resp.StatusCode}
 	go func() {
 		defer resp.Body.Close()
 		defer close(s.events)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			line := sc.Text()
-			if data, ok := strings.CutPrefix(line, "data: "); ok {
-				s.events <- data
+		rd := newSSEReader(resp.Body)
+		for {
+			ev, err := rd.next()
+			if err != nil {
+				s.err = err
+				return
 			}
+			s.events <- ev
 		}
 	}()
 	return s, nil
 }
 
-// next waits (in real time, bounded) for the stream's next event.
-func (s *stream) next(wait time.Duration) (string, error) {
+// next waits (in real time, bounded) for the stream's next event, of any
+// type; the steps judge its type and data.
+func (s *stream) next(wait time.Duration) (sseEvent, error) {
 	select {
 	case ev, ok := <-s.events:
 		if !ok {
-			return "", fmt.Errorf("the stream %s ended without another event", s.path)
+			return sseEvent{}, fmt.Errorf("the stream %s ended without another event: %v", s.path, s.err)
 		}
 		return ev, nil
 	case <-time.After(wait):
-		return "", fmt.Errorf("no event on %s within %s", s.path, wait)
+		return sseEvent{}, fmt.Errorf("no event on %s within %s", s.path, wait)
 	}
 }
 

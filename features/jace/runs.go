@@ -139,10 +139,14 @@ func receives(_ context.Context, w *world, path, jpath, want string) error {
 	if !ok {
 		return fmt.Errorf("no client listens on %s", path)
 	}
-	ev, err := s.next(5 * time.Second)
+	got, err := s.next(5 * time.Second)
 	if err != nil {
 		return err
 	}
+	if got.Type != "message" {
+		return fmt.Errorf("event on %s has type %q; the seed's client reads unnamed messages (EventSource onmessage)", path, got.Type)
+	}
+	ev := got.Data
 	w.event = ev
 	if !json.Valid([]byte(ev)) {
 		return fmt.Errorf("event on %s is not JSON: %s", path, ev)

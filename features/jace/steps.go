@@ -106,6 +106,8 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
 	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
+	sc.Step(`^the action time limit is the runtime's default wall-clock watchdog$`, step(defaultWatchdog))
+	sc.Step(`^the agent posts to (\S+) (\{.*\}) and is answered once (\d+) ms have passed on the runtime's clock, not before$`, step(postTimed))
 	sc.Step(`^the calculator module is loaded$`, step(loadCalculator))
 	sc.Step(`^the module "([^"]+)" is loaded:$`, step(loadModule))
 	sc.Step(`^a module file "([^"]+)" containing:$`, step(writeModuleFile))
@@ -282,8 +284,103 @@ func wallClockLimit(_ context.Context, w *world) error {
 	}
 	cfg.Clock = clock.Real()
 	cfg.TimeoutFuel = 0
-	cfg.Timeout = impl.DefaultTimeout
+	cfg.Timeout = 0 // the runtime's default, not restated here
 	return nil
+}
+
+// defaultWatchdog makes the embedded runtime stop actions with its
+// wall-clock watchdog at its default limit (no limit is configured, so the
+// scenario measures the default rather than restating it), on the
+// scenario's simulated clock; an external runtime is taken as configured.
+func defaultWatchdog(_ context.Context, w *world) error {
+	if !w.d.embedded() {
+		return nil
+	}
+	cfg, err := w.d.configurable()
+	if err != nil {
+		return err
+	}
+	cfg.TimeoutFuel = 0
+	cfg.Timeout = 0
+	return nil
+}
+
+// postTimed posts an action that never ends by itself and checks when its
+// answer comes: on the embedded runtime, by moving the simulated clock to
+// just before the limit (no answer may come) and then to the limit (the
+// answer must come); on an external runtime, by the real time it took.
+func postTimed(ctx context.Context, w *world, path, body, ms string) error {
+	limit, err := time.ParseDuration(ms + "ms")
+	if err != nil {
+		return err
+	}
+	body = expand(w, body)
+	if !w.d.embedded() {
+		t0 := time.Now()
+		if err := w.post(ctx, path, body, nil); err != nil {
+			return err
+		}
+		if took := time.Since(t0); took < limit-50*time.Millisecond || took > limit+4*time.Second {
+			return fmt.Errorf("answered after %s, want about %s", took, limit)
+		}
+		return nil
+	}
+	clk, ok := w.d.cfg.Clock.(*clock.Sim)
+	if !ok {
+		return errors.New("the embedded runtime does not run on a simulated clock")
+	}
+	if _, err := w.d.base(); err != nil {
+		return err
+	}
+	before := clk.Pending()
+	done := make(chan result, 1)
+	go func() {
+		r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), nil)
+		done <- result{r, err}
+	}()
+	// Wait until the call has armed its watchdog on the clock: a timer
+	// that stays (shorter guarded calls before the action arm and stop
+	// theirs).
+	steady := time.Time{}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		select {
+		case r := <-done:
+			return fmt.Errorf("answered before any time passed: %d %s (%v)", r.resp.status, r.resp.body, r.err)
+		case <-time.After(time.Millisecond):
+		}
+		switch {
+		case clk.Pending() <= before:
+			steady = time.Time{}
+		case steady.IsZero():
+			steady = time.Now()
+		}
+		if !steady.IsZero() && time.Since(steady) > 300*time.Millisecond {
+			break
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the action never armed a timer on the runtime's clock")
+		}
+	}
+	clk.Advance(limit - time.Millisecond)
+	select {
+	case r := <-done:
+		return fmt.Errorf("answered when only %s had passed: %d %s (%v)", limit-time.Millisecond, r.resp.status, r.resp.body, r.err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	clk.Advance(time.Millisecond)
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return r.err
+		}
+		w.last = &r.resp
+		return nil
+	case <-time.After(5 * time.Second):
+	}
+	// Let a later watchdog fire so that the runtime can be closed.
+	clk.Advance(time.Hour)
+	r := <-done
+	return fmt.Errorf("no answer when %s had passed; an hour later: %d %s (%v)", limit, r.resp.status, r.resp.body, r.err)
 }
 
 func withFuel(_ context.Context, w *world, n string) error {

@@ -35,7 +35,7 @@ Feature: JSON-RPC methods of the daemon
 
   @§methods-entry-read @decision
   Scenario: entry.read of an address with no entry answers 404 and writes no log row
-    When "A" calls log.read
+    When "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries
     When "A" calls entry.read with {"target": "known:///spain.md"}
     Then the answer to "A" has status = 404
@@ -43,12 +43,12 @@ Feature: JSON-RPC methods of the daemon
     When "A" calls entry.read with {"target": "gopher:///x"}
     Then the answer to "A" has status = 501
     When "A" calls entry.read with {"target": "known:///france.md"}
-    And "A" calls log.read
+    And "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries
 
   @§methods-log-read
   Scenario: a full loop, turn and sequence coordinate answers that one row with its tx and rx
-    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     Then the answer to "A" holds 1 log entry
     And the entry in the answer to "A" has op = "READ"
     And the entry in the answer to "A" has path = "log:///1/2/1/READ"
@@ -57,20 +57,20 @@ Feature: JSON-RPC methods of the daemon
 
   @§methods-log-read @decision
   Scenario: log.read filters combine, sinceId skips older rows and limit keeps the newest
-    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 1}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1}
     Then the answer to "A" holds 2 log entries
     And the answer to "A" has entries.#.op = ["EDIT", "SEND"]
-    When "A" calls log.read with {"limit": 2}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "limit": 2}
     Then the answer to "A" has entries.#.path = ["log:///1/2/1/READ", "log:///1/2/2/SEND"]
-    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 9, "sequence": 1}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 9, "sequence": 1}
     Then the answer to "A" holds 0 log entries
-    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 2, "sequence": 1}
-    And "A" calls log.read with {"sinceId": 0, "loopSeq": 1, "turnSeq": 2}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    And "A" calls log.read with {"runId": <A.modelRunId>, "sinceId": 0, "loopSeq": 1, "turnSeq": 2}
     Then the answer to "A" holds 2 log entries
 
   @§methods-log-coordinate
   Scenario: every LogEntry carries loop_seq and turn_seq beside loop_id and turn_id
-    When "A" calls log.read
+    When "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries
     And every log entry "A" has seen carries loop_id, turn_id, loop_seq and turn_seq
     And the answer to "A" has entries.#.loop_seq = [1, 1, 1, 1, 1]
@@ -85,5 +85,5 @@ Feature: JSON-RPC methods of the daemon
     Then the answer to "A" is the error -32602
     When "A" sends the frame {"id": 4, "method": "log.read"}
     Then the answer to "A" is the error -32600
-    When "A" calls log.read with {"limit": 1}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "limit": 1}
     Then the answer to "A" holds 1 log entry

@@ -25,7 +25,7 @@ Feature: notifications of the daemon
       <<SEND[200]:written:SEND
       """
     When "A" runs a loop with the prompt "take notes"
-    Then the answer to "A" has finalStatus = 200
+    Then the loop "A" started ended with status 200
     And "A" got 4 "log/entry" notifications
     And "B" got 4 "log/entry" notifications
     And "C" got no "log/entry" notification
@@ -44,7 +44,7 @@ Feature: notifications of the daemon
     Then "B" got 1 "loop/terminated" notification
     And "B" got a "loop/terminated" notification with finalStatus = 200
     And "B" got a "loop/terminated" notification with meta = {"balancePico": 42}
-    And "B" got a "loop/terminated" notification with modelRunId = <A.runId>
+    And "B" got a "loop/terminated" notification with modelRunId = <A.modelRunId>
     And "C" got no "loop/terminated" notification
     And "B" got no "loop/quiesced" notification
 
@@ -62,8 +62,8 @@ Feature: notifications of the daemon
       """
     When "A" runs a loop with the prompt "think"
     Then "B" got 1 "telemetry/event" notification
-    And "B" got a "telemetry/event" notification with kind = "idle_turn"
-    And "B" got a "telemetry/event" notification with source = "engine:rail"
+    And "B" got a "telemetry/event" notification with event.kind = "idle_turn"
+    And "B" got a "telemetry/event" notification with event.source = "engine:rail"
     And each "telemetry/event" "B" got is a line of the daemon's next packet
     And "C" got no "telemetry/event" notification
 
@@ -97,7 +97,7 @@ Feature: notifications of the daemon
       <<SEND[200]:built:SEND
       """
     When "A" runs a loop with the prompt "build it"
-    Then the answer to "A" has finalStatus = 202
+    Then the loop "A" started is parked at 202
     When 600 ms pass for the daemon's running commands
     Then "B" got these "stream/event" notifications:
       | channel | state  | contentLength |
@@ -108,3 +108,49 @@ Feature: notifications of the daemon
       | stderr  | closed | 8             |
       | stdout  | closed | 12            |
     And "C" got no "stream/event" notification
+
+  @§notifications-stream-concluded @decision
+  Scenario: a stream that closes under a parked loop is announced as stream/concluded, the loop resumed in place
+    Given the daemon's simulated command "build" exits with code 0 after 200 ms
+    And the daemon's model will reply:
+      """
+      <<PLAN:build and wait:PLAN
+      <<EXEC:build:EXEC
+      <<SEND[202]:waiting for the build:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:built:PLAN
+      <<SEND[200]:built:SEND
+      """
+    When "A" runs a loop with the prompt "build it"
+    Then "A" got no "stream/concluded" notification
+    When 300 ms pass for the daemon's running commands
+    Then "A" got 1 "stream/concluded" notification
+    And "B" got 1 "stream/concluded" notification
+    And "C" got no "stream/concluded" notification
+    And "A" got a "stream/concluded" notification with wakeAction = "resumed-loop"
+    And "A" got a "stream/concluded" notification with wakeLoopId = <A.loop.loopId>
+    And "A" got a "stream/concluded" notification with closeStatus = 200
+    And "A" got a "stream/concluded" notification with target = "sh:///1/1/1"
+    And "A" got a "stream/concluded" notification with scheme = "sh"
+    And "A" got a "stream/concluded" notification with summary = "build exited with code 0"
+    And the loop "A" started ended with status 200
+
+  @§notifications-stream-concluded
+  Scenario: a stream torn down by loop.cancel is announced as skipped, its run not woken
+    Given the daemon's simulated command "serve" exits with code 0 after 5000 ms
+    And the daemon's model will reply:
+      """
+      <<PLAN:serve and wait:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[202]:serving:SEND
+      """
+    When "A" runs a loop with the prompt "serve"
+    And "A" calls loop.cancel
+    And 100 ms pass for the daemon's running commands
+    Then "A" got 1 "stream/concluded" notification
+    And "A" got a "stream/concluded" notification with wakeAction = "skipped-aborted"
+    And "A" got a "stream/concluded" notification with closeStatus = 499
+    And "A" got a "stream/concluded" notification without wakeLoopId
+    And the loop "A" started ended with status 499

@@ -23,7 +23,7 @@ Feature: proposals of host commands through the daemon
       <<SEND[200]:deployed:SEND
       """
     When "A" runs a loop with the prompt "deploy"
-    Then the answer to "A" has finalStatus = 202
+    Then the loop "A" started is parked at 202
     And "A" got 1 "loop/proposal" notification
     And "A" got a "loop/proposal" notification with body = "deploy"
     And "A" got no "loop/quiesced" notification
@@ -33,6 +33,6 @@ Feature: proposals of host commands through the daemon
     When 300 ms pass for the daemon's running commands
     Then "A" got a "loop/terminated" notification with finalStatus = 200
     And "A" got a "loop/terminated" notification with loopSeq = 1
-    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EXEC"
     And the entry in the answer to "A" has status = 102

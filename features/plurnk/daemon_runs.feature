@@ -21,23 +21,26 @@ Feature: runs seen through the daemon
       <<SEND[200]:done:SEND
       """
     When "A" runs a loop with the prompt "note it"
-    Then the answer to "A" has modelRunId = <A.runId>
-    And the answer to "A" has finalStatus = 200
-    And the answer to "A" has hitMaxTurns = false
-    And the answer to "A" has meta = {}
+    Then the answer to "A" has modelRunId = <A.modelRunId>
+    And the answer to "A" has finalStatus = 100
+    And the loop "A" started ended with status 200
+    And "A" got a "loop/terminated" notification with hitMaxTurns = false
+    And "A" got a "loop/terminated" notification with meta = {}
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk"]
-    And the answer to "A" has runs.0.id = <A.runId>
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
+    And the answer to "A" has runs.0.id = <A.modelRunId>
+    And the answer to "A" has runs.2.id = <A.runId>
     And the answer to "A" has runs.0.status = 200
     Given a connection "B" to the daemon
     And "B" attaches to the session of "A"
-    When "B" calls log.read with {"runId": <A.runId>}
+    When "B" calls log.read with {"runId": <A.modelRunId>}
     Then the answer to "B" holds 3 log entries
     When "B" calls log.read
-    Then the answer to "B" holds 3 log entries
+    Then the answer to "B" holds 0 log entries
     Given a connection "C" to the daemon
     And "C" creates a session named "other"
-    When "C" calls log.read with {"runId": <A.runId>}
+    When "C" calls log.read with {"runId": <A.modelRunId>}
     Then the answer to "C" is the error -32602
     When "C" calls log.read
     Then the answer to "C" holds 0 log entries
@@ -50,9 +53,9 @@ Feature: runs seen through the daemon
       <<SEND[202]:waiting:SEND
       """
     When "A" runs a loop with the prompt "wait"
-    Then the answer to "A" has finalStatus = 202
+    Then the loop "A" started is parked at 202
     And "A" got 1 "loop/quiesced" notification
-    And "A" got a "loop/quiesced" notification with runId = <A.runId>
+    And "A" got a "loop/quiesced" notification with runId = <A.modelRunId>
     And "A" got a "loop/quiesced" notification with status = 202
     And "A" got no "loop/terminated" notification
     When "A" calls session.runs
@@ -76,7 +79,7 @@ Feature: runs seen through the daemon
       <<SEND[200]:the server ran and stopped:SEND
       """
     When "A" runs a loop with the prompt "serve"
-    Then the answer to "A" has finalStatus = 202
+    Then the loop "A" started is parked at 202
     And "A" got no "loop/quiesced" notification
     And "A" got no "loop/terminated" notification
     When 6000 ms pass for the daemon's running commands
@@ -109,7 +112,7 @@ Feature: runs seen through the daemon
       <<SEND[200]:the helper counted 3 files:SEND
       """
     When "A" runs a loop with the prompt "how many files?"
-    Then the answer to "A" has finalStatus = 202
+    Then the loop "A" started ended with status 200
     And "A" got a "loop/terminated" notification for run "helper" with finalStatus = 200
     And "A" got a "loop/terminated" notification for run "model" with finalStatus = 200
     And "A" got a "loop/terminated" notification for run "model" with loopSeq = 1
@@ -117,14 +120,14 @@ Feature: runs seen through the daemon
     And "A" got no "loop/quiesced" notification
     And "A" got "log/entry" notifications for run "helper"
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "helper"]
-    And the answer to "A" has runs.2.parent = "model"
-    And the answer to "A" has runs.2.status = 200
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "helper"]
+    And the answer to "A" has runs.3.parent = "model"
+    And the answer to "A" has runs.3.status = 200
     And the answer to "A" has runs.0.loops = 1
     When "A" calls log.read for run "helper" with {"loopSeq": 1, "turnSeq": 1}
     Then the answer to "A" has entries.#.op = ["SEND"]
     And the answer to "A" has entries.0.rx = "3 files"
-    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     Then the entry in the answer to "A" has target = "run://helper"
     And the entry in the answer to "A" has rx = "3 files"
     And the entry in the answer to "A" has expanded = false
@@ -143,14 +146,14 @@ Feature: runs seen through the daemon
       <<SEND[200]:the number is 42:SEND
       """
     When "A" runs a loop with the prompt "wait for my number"
-    Then the answer to "A" has finalStatus = 202
+    Then the loop "A" started is parked at 202
     When "A" calls loop.inject with {"prompt": "it is 42"}
-    Then the answer to "A" has runId = <A.runId>
+    Then the answer to "A" has runId = <A.modelRunId>
     And "A" got a "loop/terminated" notification with finalStatus = 200
     And "A" got a "loop/terminated" notification with loopSeq = 1
     When "A" calls session.runs
     Then the answer to "A" has runs.0.loops = 1
-    When "A" calls log.read with {"loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     Then the entry in the answer to "A" has op = "SEND"
     And the entry in the answer to "A" has origin = "client"
     And the entry in the answer to "A" has rx = "it is 42"
@@ -192,4 +195,4 @@ Feature: runs seen through the daemon
     And the answer to "A" has entries.2.rx = "did the extra"
     When "A" calls session.runs
     Then the answer to "A" has runs.0.loops = 1
-    And the answer to "A" has runs.2.loops = 2
+    And the answer to "A" has runs.3.loops = 2

@@ -42,12 +42,39 @@ type daemonWorld struct {
 	srv     *httptest.Server
 	url     string
 	conns   map[string]*daemonConn
+
+	env     map[string]string    // the operator's variables
+	http    bool                 // the model is reached over the OpenAI-compatible protocol
+	stream  bool                 // … streaming
+	company bool                 // the model server waits for overlapping calls
+	llmSrv  *llm.Server          // the loopback model server, when http
+	llmHS   *httptest.Server     // its listener
+	models  map[string]*llm.Mock // the models of PLURNK_MODEL_<alias>=mock/<id>, by id
+	bootErr error                // why the daemon refused to start
+	fs      afero.Fs             // the workspace and the operator's files
+	// selector: the model is chosen by the operator's aliases alone, as
+	// plurnkd chooses it (no alias declared: no model).
+	selector bool
+	// hold, when set, holds an EXEC dispatch while its stream registers
+	// until it is closed (the runs service's Registering seam).
+	hold   chan struct{}
+	held   chan struct{} // signalled when a dispatch is being held
+	logged []string      // what the server only logged
+	mu     sync.Mutex    // guards hold, held and logged
+	sh     *exec.SimExecutor
 }
 
 type daemonConn struct {
 	c       *rpc.Client
 	session gjson.Result // the session.create / session.attach answer
 	answer  rpc.Answer   // the last answer
+	loop    gjson.Result // the last loop.run answer
+	// during is the answer of a call made while the model generated,
+	// taken as the last answer once the daemon has settled.
+	during       *rpc.Answer
+	duringMethod string
+	// held receives the answer of a call held in the daemon.
+	held chan rpc.Answer
 }
 
 type daemonKey struct{}
@@ -63,7 +90,8 @@ func getDaemon(ctx context.Context) *daemonWorld {
 // methods and notifications over a loopback WebSocket.
 func registerDaemonSteps(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
-		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, router: &daemonRouter{byRun: map[string]*llm.Mock{}}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{}}
+		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, router: &daemonRouter{byRun: map[string]*llm.Mock{}}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{},
+			env: map[string]string{}, models: map[string]*llm.Mock{}, fs: afero.NewMemMapFs()}
 		return context.WithValue(ctx, daemonKey{}, d), nil
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -114,8 +142,12 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		return daemonSession(ctx, who, "session.attach", map[string]any{"id": o.session.Get("id").Int()})
 	})
 	sc.Step(`^"(\w+)" runs a loop with the prompt "([^"]*)"$`, func(ctx context.Context, who, prompt string) error {
-		return daemonCall(ctx, who, "loop.run", fmt.Sprintf(`{"prompt": %q}`, prompt))
+		return daemonRunLoop(ctx, who, fmt.Sprintf(`{"prompt": %q}`, prompt))
 	})
+	sc.Step(`^"(\w+)" runs a loop with (\{.*\})$`, daemonRunLoop)
+	sc.Step(`^the loop "(\w+)" started (?:ended|ends) with status (\d+)$`, daemonLoopEnded)
+	sc.Step(`^the loop "(\w+)" started is parked at 202$`, daemonLoopParked)
+	registerControlSteps(sc)
 	sc.Step(`^"(\w+)" calls ([\w./]+)$`, func(ctx context.Context, who, method string) error {
 		return daemonCall(ctx, who, method, "")
 	})
@@ -131,7 +163,7 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^"(\w+)" calls ([\w./]+) for run "([^"]*)" with (\{.*\})$`, daemonCallForRun)
-	sc.Step(`^"(\w+)" (accepts|rejects) the proposal it was notified of$`, daemonResolveNoted)
+	sc.Step(`^"(\w+)" (accepts|rejects|cancels) the proposal it was notified of$`, daemonResolveNoted)
 	sc.Step(`^"(\w+)" got a "([^"]+)" notification for run "([^"]*)" with (\S+) = (.+)$`, daemonNoteForRun)
 	sc.Step(`^"(\w+)" got "log/entry" notifications for run "([^"]*)"$`, func(ctx context.Context, who, run string) error {
 		return daemonNoteForRun(ctx, who, "log/entry", run, "", "")
@@ -161,6 +193,9 @@ func (d *daemonWorld) close() {
 	if d.srv != nil {
 		d.srv.Close()
 	}
+	if d.llmHS != nil {
+		d.llmHS.Close()
+	}
 }
 
 // boot starts the backend and the loopback server on first use.
@@ -170,13 +205,51 @@ func (d *daemonWorld) boot() error {
 	}
 	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.clk, Scripts: d.scripts}
 	d.router.fallback = d.model
-	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: afero.NewMemMapFs(), Root: workspace, Provider: d.router,
-		Executors: []exec.Executor{sh}, Yolo: !d.ask})
+	var prov provider.Provider = d.router
+	var aliases func(string) bool
+	providers := []string{"mock"}
+	factories := map[string]provider.Factory{"mock": func(id string) (provider.Provider, error) {
+		return d.modelFor(id), nil
+	}}
+	if d.http {
+		d.llmSrv = llm.NewServer(d.model)
+		d.llmSrv.HonourGrammar = d.model.HonourGrammar
+		if d.company {
+			d.llmSrv.Company = 200 * time.Millisecond
+		}
+		d.llmHS = d.llmSrv.Start()
+		prov = &provider.OpenAI{BaseURL: d.llmHS.URL + "/v1", Model: "scripted", Stream: d.stream}
+		if d.env[provider.EnvOpenAIBaseURL] == "" {
+			d.env[provider.EnvOpenAIBaseURL] = d.llmHS.URL + "/v1"
+		}
+		factories["openai"] = provider.OpenAIFactory(d.env)
+	}
+	if as, _ := provider.ParseAliases(d.env); len(as) > 0 || d.selector {
+		sel, err := provider.NewSelector(d.env, factories)
+		if err != nil {
+			d.bootErr = err
+			return err
+		}
+		prov, aliases, providers = sel, sel.Has, sel.Packages()
+	}
+	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
+		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
+		Registering: d.registering})
 	if err != nil {
+		d.bootErr = err
 		return err
 	}
 	d.backend = b
-	d.srv = httptest.NewServer(rpc.NewServer(b))
+	d.sh = sh
+	timeout := time.Duration(0)
+	if v := d.env["PLURNK_RPC_TIMEOUT"]; v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("PLURNK_RPC_TIMEOUT=%q: %w", v, err)
+		}
+		timeout = time.Duration(ms) * time.Millisecond
+	}
+	d.srv = httptest.NewServer(rpc.NewServerWith(b, rpc.ServerConfig{Clock: d.clk, Timeout: timeout, Logf: d.logf}))
 	d.url = "ws" + strings.TrimPrefix(d.srv.URL, "http")
 	return nil
 }
@@ -235,18 +308,23 @@ func daemonSession(ctx context.Context, who, method string, params map[string]an
 }
 
 // expand replaces each <conn.field> in s with that field of the
-// connection's session answer.
+// connection's session answer, and each <conn.loop.field> with that field
+// of its last loop.run answer.
 func (d *daemonWorld) expand(s string) (string, error) {
-	placeholder := regexp.MustCompile(`<(\w+)\.(\w+)>`)
+	placeholder := regexp.MustCompile(`<(\w+)\.(loop\.)?(\w+)>`)
 	var err error
 	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		p := placeholder.FindStringSubmatch(m)
 		c, ok := d.conns[p[1]]
-		if !ok || !c.session.Get(p[2]).Exists() {
-			err = fmt.Errorf("placeholder %s: no such session field", m)
+		src := c.session
+		if ok && p[2] != "" {
+			src = c.loop
+		}
+		if !ok || !src.Get(p[3]).Exists() {
+			err = fmt.Errorf("placeholder %s: no such field", m)
 			return m
 		}
-		return c.session.Get(p[2]).Raw
+		return src.Get(p[3]).Raw
 	})
 	return out, err
 }
@@ -435,10 +513,10 @@ func daemonLogMatchesNotes(ctx context.Context, who string) error {
 	if err != nil {
 		return err
 	}
-	if err := daemonCall(ctx, who, "log.read", ""); err != nil {
+	c := d.conns[who]
+	if err := daemonCall(ctx, who, "log.read", fmt.Sprintf(`{"runId": %d}`, c.session.Get("modelRunId").Int())); err != nil {
 		return err
 	}
-	c := d.conns[who]
 	if c.answer.Error != nil {
 		return fmt.Errorf("log.read: %s", c.answer.Raw)
 	}
@@ -534,7 +612,7 @@ func daemonTelemetryInPacket(ctx context.Context, who string) error {
 	}
 	for _, n := range tel {
 		var v map[string]any
-		if err := json.Unmarshal(n.Params, &v); err != nil {
+		if err := json.Unmarshal([]byte(gjson.GetBytes(n.Params, "event").Raw), &v); err != nil {
 			return err
 		}
 		line, err := telemetry.Canonical(v)
@@ -610,7 +688,7 @@ func daemonResolveNoted(ctx context.Context, who, how string) error {
 		return fmt.Errorf("%q was notified of no proposal", who)
 	}
 	id := gjson.GetBytes(props[len(props)-1].Params, "logEntryId").Int()
-	decision := map[string]string{"accepts": "accept", "rejects": "reject"}[how]
+	decision := map[string]string{"accepts": "accept", "rejects": "reject", "cancels": "cancel"}[how]
 	return daemonCall(ctx, who, "loop.resolve", fmt.Sprintf(`{"logEntryId": %d, "decision": %q}`, id, decision))
 }
 
@@ -686,3 +764,110 @@ func (r *daemonRouter) CountTokens(text string) int { return r.fallback.CountTok
 func (r *daemonRouter) CostFor(u provider.Usage) int64 { return r.fallback.CostFor(u) }
 
 func (r *daemonRouter) ContextSize() (int, bool) { return r.fallback.ContextSize() }
+
+// daemonRunLoop calls loop.run, keeps its answer as who's loop, and lets
+// the daemon run until its loops end or park (loop.run answers at once).
+func daemonRunLoop(ctx context.Context, who, params string) error {
+	if err := daemonCall(ctx, who, "loop.run", params); err != nil {
+		return err
+	}
+	d := getDaemon(ctx)
+	c := d.conns[who]
+	if c.answer.Error == nil {
+		c.loop = gjson.ParseBytes(c.answer.Result)
+	}
+	d.settle()
+	if c.during != nil {
+		c.answer = *c.during
+		if c.duringMethod == "loop.run" && c.answer.Error == nil {
+			c.loop = gjson.ParseBytes(c.answer.Result)
+		}
+		c.during = nil
+	}
+	return nil
+}
+
+// daemonLoopEnded checks that the loop who's last loop.run went to ended
+// with status: a loop/terminated names that loop with that finalStatus.
+func daemonLoopEnded(ctx context.Context, who string, status int) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	id := c.loop.Get("loopId")
+	if !id.Exists() || id.Type == gjson.Null {
+		return fmt.Errorf("the loop.run answer of %q names no loop: %s", who, c.loop.Raw)
+	}
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	var seen []string
+	for _, n := range notesOf(notes, "loop/terminated") {
+		if gjson.GetBytes(n.Params, "loopId").Int() == id.Int() {
+			if got := gjson.GetBytes(n.Params, "finalStatus").Int(); int(got) != status {
+				return fmt.Errorf("loop %d ended with %d, want %d: %s", id.Int(), got, status, n.Params)
+			}
+			return nil
+		}
+		seen = append(seen, string(n.Params))
+	}
+	return fmt.Errorf("no loop/terminated for loop %d among:\n%s", id.Int(), strings.Join(seen, "\n"))
+}
+
+// daemonLoopParked checks that the loop who's last loop.run went to is
+// parked at 202: no loop/terminated names it and session.runs shows its
+// run at 202.
+func daemonLoopParked(ctx context.Context, who string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	id := c.loop.Get("loopId").Int()
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	for _, n := range notesOf(notes, "loop/terminated") {
+		if gjson.GetBytes(n.Params, "loopId").Int() == id {
+			return fmt.Errorf("loop %d ended: %s", id, n.Params)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	a, err := c.c.Call(cctx, "session.runs", nil)
+	if err != nil {
+		return err
+	}
+	run := c.loop.Get("runId").Int()
+	for _, r := range gjson.GetBytes(a.Result, "runs").Array() {
+		if r.Get("id").Int() == run {
+			if r.Get("status").Int() != 202 {
+				return fmt.Errorf("run %d is at %d, not parked: %s", run, r.Get("status").Int(), r.Raw)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("run %d not in session.runs: %s", run, a.Raw)
+}
+
+// registering is the Registering seam: when the scenario holds dispatches,
+// it signals held and waits for hold to close.
+func (d *daemonWorld) registering(int64, string, string) {
+	d.mu.Lock()
+	hold, held := d.hold, d.held
+	d.mu.Unlock()
+	if hold == nil {
+		return
+	}
+	held <- struct{}{}
+	<-hold
+}
+
+func (d *daemonWorld) logf(format string, args ...any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.logged = append(d.logged, fmt.Sprintf(format, args...))
+}

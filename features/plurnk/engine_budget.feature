@@ -36,6 +36,29 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
     And the model run's row log:///1/1/1 is expanded
     And packet 2 has no errors section
 
+  @§grinder-overflow-only
+  Scenario Outline: the grinder acts only above the ceiling: a packet of 2174 tokens under a <ceiling>-token ceiling is <fate>
+    Given the model's context window is <ceiling> tokens
+    And the model will reply:
+      """
+      <<PLAN:read the big file:PLAN
+      <<READ(known:///big-1.md)::READ
+      <<SEND[102]:reading:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Read big-1"
+    Then the loop ends with status 200
+    And the model run's row log:///1/1/1 is <state>
+
+    Examples:
+      | ceiling | fate                         | state    |
+      | 2174    | sent as assembled            | expanded |
+      | 2173    | folded before the model sees | folded   |
+
   @§tokenomics-largest-entries
   Scenario: the heaviest-entries table names the heaviest rows by their log:/// handle
     Given the model's context window is 20000 tokens

@@ -52,6 +52,8 @@ func registerEngineSteps(sc *godog.ScenarioContext) {
 		return context.WithValue(ctx, engineKey{}, ew), nil
 	})
 
+	registerEngineControlSteps(sc)
+
 	// The model and its provider.
 	sc.Step(`^the model will reply:$`, func(ctx context.Context, doc *godog.DocString) error {
 		getEngine(ctx).llm.Add(llm.Reply{Content: doc.Content + "\n"})

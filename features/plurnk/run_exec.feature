@@ -119,3 +119,54 @@ Feature: EXEC inside loops — proposals, background streams, surfacing, polling
     Then run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 4 times
     And run "main"'s log holds an open READ sh:///1/1/1#stdout with status 200 reading "3:\tc\n"
+
+  @§exec-poll
+  Scenario: with several polled streams open, the parked loop is resumed at the tightest cadence
+    Given host commands are accepted without asking
+    And the command "slow" never exits
+    And the command "fast" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:start both:PLAN
+      <<EXEC<0,1>:slow:EXEC
+      <<EXEC<0,0.2>:fast:EXEC
+      <<SEND[202]:waiting:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:keep waiting:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:keep waiting:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    When the client starts run "main" with the prompt "wait"
+    And 150 ms pass on the session clock
+    Then the model of run "main" was called 1 time
+    When 100 ms pass on the session clock
+    Then the model of run "main" was called 2 times
+    When the client cancels run "main"
+    Then run "main" has 1 loop, the last with status 499
+
+  @§send-premature-terminate
+  Scenario: SEND[200] while the run's own stream is still open is downgraded to a continue
+    Given host commands are accepted without asking
+    And the command "serve" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:start and declare victory:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[200]:all done:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:wait for the server:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    Then run "main" has 1 loop, the last with status 202
+    And the model of run "main" was called 2 times
+    And packet 2 of run "main" contains "premature_terminate"
+    And packet 2 of run "main" contains "all done"

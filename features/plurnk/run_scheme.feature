@@ -234,6 +234,26 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     And the session holds 2 runs
 
   @§run-scheme-cap
+  Scenario: a fork past the active-run cap fails at once with 508 like a spawn, and one under it goes through
+    Given the operator sets PLURNK_SESSION_RUNS_MAX_ACTIVE to 2
+    And run "main" will emit:
+      """
+      <<PLAN:branch twice:PLAN
+      <<COPY(run://.):Wait.:COPY
+      <<COPY(run://.):Wait too.:COPY
+      <<SEND[202]:waiting:SEND
+      """
+    And run "main-2" will emit:
+      """
+      <<PLAN:park:PLAN
+      <<SEND[202]:parked:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "main"'s row log:///1/1/1 is COPY run://main-2 with status 201
+    And run "main"'s row log:///1/1/2 is COPY run://. with status 508
+    And the session holds 2 runs
+
+  @§run-scheme-cap
   Scenario: -1 switches the cap off
     Given the operator sets PLURNK_SESSION_RUNS_MAX_ACTIVE to -1
     And run "main" will emit:

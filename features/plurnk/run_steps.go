@@ -53,6 +53,7 @@ func getRuns(ctx context.Context) *runWorld { return ctx.Value(runKey{}).(*runWo
 // runs, the run:// scheme, the run lifecycle and the EXEC wiring into loops.
 func registerRunSteps(sc *godog.ScenarioContext) {
 	registerRunInterleaveSteps(sc)
+	registerRunControlSteps(sc)
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		rw := &runWorld{clock: clock.NewSim(time.Time{}), maxActive: runs.Off, scripts: map[string]exec.Script{}, mocks: map[string]*llm.Mock{}}
 		return context.WithValue(ctx, runKey{}, rw), nil

@@ -6,6 +6,7 @@
 package chatlog
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -14,24 +15,43 @@ import (
 	"anchorage/impl/chatlog"
 )
 
-// seeds is the pathological corpus.
+const req = "**agent** to index-7-zen at 22:52:47\n```JS\n12+13\n```\n"
+
+// seeds is the fuzzing corpus: small, representative inputs, among them
+// small versions of each pathological input. The large ones are regression
+// tests (TestPathological): mutating and minimizing inputs of a megabyte
+// stalls the fuzzing engine at 0 execs/s.
 func seeds() [][]byte {
-	req := "**agent** to index-7-zen at 22:52:47\n```JS\n12+13\n```\n"
 	return [][]byte{
 		[]byte(req),
-		[]byte(strings.Repeat("`", 10000)),
-		[]byte("**a** to b at 10:00:00\n" + strings.Repeat("`", 10000) + "JS\nx\n"),
+		[]byte(strings.Repeat("`", 64)),
+		[]byte("**a** to b at 10:00:00\n" + strings.Repeat("`", 64) + "JS\nx\n"),
 		[]byte("**a** to b at 10:00:00\n```JS\nunclosed\n"),
 		[]byte(strings.ReplaceAll(req, "\n", "\r\n")),
 		[]byte("**a** to b at 10:00:00\n```JS\n\x00\x00\n```\n"),
 		[]byte("**a\xff** to b at 10:00:00\n```JS\n\xfe\xff\n```\n"),
-		[]byte("**a** to b at 10:00:00\n```JS\n" + strings.Repeat("x", 1<<20) + "\n```\n"),
-		[]byte(strings.Repeat("**a** to b at 10:00:00\n", 5000)),
-		[]byte(strings.Repeat(req, 2000)),
-		[]byte(strings.Repeat("**p** to a at 10:00:00 (**ERROR** after 16ms, late)\n", 3000)),
+		[]byte("**a** to b at 10:00:00\n```JS\n" + strings.Repeat("x", 100) + "\n```\n"),
+		[]byte(strings.Repeat("**a** to b at 10:00:00\n", 4)),
+		[]byte(strings.Repeat(req, 3)),
+		[]byte(strings.Repeat("**p** to a at 10:00:00 (**ERROR** after 16ms, late)\n", 3)),
 		[]byte("**p** to a at 99:99:99 (1.s)\n```\n"),
 		[]byte("~~~\n```\n~~~~\n"),
-		[]byte(strings.Repeat("**a** to b at 10:00:00\n```JS\n1\n```\n**b** to a at 10:00:00 (1ms)\n```JSON\n1\n```\n", 1000)),
+		[]byte(strings.Repeat("**a** to b at 10:00:00\n```JS\n1\n```\n**b** to a at 10:00:00 (1ms)\n```JSON\n1\n```\n", 2)),
+	}
+}
+
+// pathological holds the large inputs, each checked by TestPathological
+// against the fuzz bodies' time bound (budget).
+func pathological() map[string][]byte {
+	return map[string][]byte{
+		"backticks":         []byte(strings.Repeat("`", 10000)),
+		"long_fence":        []byte("**a** to b at 10:00:00\n" + strings.Repeat("`", 10000) + "JS\nx\n"),
+		"megabyte_body":     []byte("**a** to b at 10:00:00\n```JS\n" + strings.Repeat("x", 1<<20) + "\n```\n"),
+		"headers_only":      []byte(strings.Repeat("**a** to b at 10:00:00\n", 5000)),
+		"requests":          []byte(strings.Repeat(req, 2000)),
+		"error_replies":     []byte(strings.Repeat("**p** to a at 10:00:00 (**ERROR** after 16ms, late)\n", 3000)),
+		"request_replies":   []byte(strings.Repeat("**a** to b at 10:00:00\n```JS\n1\n```\n**b** to a at 10:00:00 (1ms)\n```JSON\n1\n```\n", 1000)),
+		"megabyte_unclosed": []byte("**a** to b at 10:00:00\n```JS\n" + strings.Repeat("y\n", 1<<19)),
 	}
 }
 
@@ -42,7 +62,13 @@ func FuzzParse(f *testing.F) {
 	for _, s := range seeds() {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(func(t *testing.T, data []byte) { parseCheck(t, data) })
+}
+
+// parseCheck is the body of FuzzParse: the parse of any input stays in
+// range and finishes within a time linear in the input.
+func parseCheck(t testing.TB, data []byte) {
+	{
 		start := time.Now()
 		lg := chatlog.Parse(data)
 		_ = chatlog.Report(lg, time.Time{}).JSON()
@@ -63,7 +89,23 @@ func FuzzParse(f *testing.F) {
 		if lg.Resume < 0 || lg.Resume > int64(len(data)) {
 			t.Fatalf("resume %d outside 0..%d", lg.Resume, len(data))
 		}
-	})
+	}
+}
+
+// TestPathological runs the large inputs through both fuzz bodies, whose
+// time bound (budget) guards against super-linear parsing; the tail parse
+// is cut at the start, in the middle and near the end.
+func TestPathological(t *testing.T) {
+	inputs := pathological()
+	for _, name := range slices.Sorted(maps.Keys(inputs)) {
+		data := inputs[name]
+		t.Run(name, func(t *testing.T) {
+			parseCheck(t, data)
+			for _, cut := range []int{0, len(data) / 2, len(data) - 10} {
+				tailCheck(t, data, uint16(min(max(cut, 0), 65535)))
+			}
+		})
+	}
 }
 
 func FuzzTailParse(f *testing.F) {
@@ -116,14 +158,9 @@ func tailCheck(t testing.TB, data []byte, cut uint16) {
 // BenchmarkTailParseExecs measures how many FuzzTailParse executions one core
 // runs per second on the seed inputs of ordinary size (under 8 KB), the
 // speed the fuzz target itself allows, without the fuzzing engine's own
-// coverage bookkeeping and without the megabyte-sized pathological seeds.
+// coverage bookkeeping.
 func BenchmarkTailParseExecs(b *testing.B) {
-	var small [][]byte
-	for _, s := range seeds() {
-		if len(s) < 8<<10 {
-			small = append(small, s)
-		}
-	}
+	small := seeds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s := small[i%len(small)]
@@ -134,4 +171,16 @@ func BenchmarkTailParseExecs(b *testing.B) {
 
 func equal(a, b []int64) bool {
 	return slices.Equal(a, b)
+}
+
+// BenchmarkParseExecs measures how many FuzzParse executions one core runs
+// per second on the seed inputs, the speed the fuzz target itself allows,
+// without the fuzzing engine's own coverage bookkeeping.
+func BenchmarkParseExecs(b *testing.B) {
+	small := seeds()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		parseCheck(b, small[i%len(small)])
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
 }

@@ -18,7 +18,7 @@ func FuzzDecodeState(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(img)
-	hist, _ := deck.EncodeHistory([]deck.Entry{{Expr: "(car '(1 2 3))", Result: "1"}})
+	hist, _ := deck.EncodeHistory([]deck.Entry{{Expr: "(car '(1 2 3))", Result: "1"}}, deck.HistoryBytes)
 	st.History = hist
 	img2, _ := st.Encode()
 	f.Add(img2)
@@ -42,14 +42,14 @@ func FuzzDecodeState(f *testing.F) {
 }
 
 func FuzzDecodeHistory(f *testing.F) {
-	b, _ := deck.EncodeHistory([]deck.Entry{{Expr: "(+ 1 2)", Result: "3"}, {Expr: "x", Grabbed: true}})
+	b, _ := deck.EncodeHistory([]deck.Entry{{Expr: "(+ 1 2)", Result: "3"}, {Expr: "x", Grabbed: true}}, deck.HistoryBytes)
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		entries, err := deck.DecodeHistory(b)
 		if err != nil {
 			return
 		}
-		enc, _ := deck.EncodeHistory(entries)
+		enc, _ := deck.EncodeHistory(entries, deck.HistoryBytes)
 		if len(enc) > deck.HistoryBytes {
 			t.Fatalf("re-encoded history %d bytes", len(enc))
 		}

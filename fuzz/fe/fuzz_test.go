@@ -3,15 +3,19 @@ package fefuzz
 import (
 	"errors"
 	"io"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
+	"anchorage/fuzz/internal/fuzzfile"
 	"anchorage/impl/fe"
 )
 
 // maxInput bounds the input so that reading stays fast.
 const maxInput = 1 << 16
 
-func checkStats(t *testing.T, vm *fe.VM) {
+func checkStats(t testing.TB, vm *fe.VM) {
 	t.Helper()
 	st := vm.Stats()
 	if st.Free+st.Used != st.Cells || st.Free < 0 {
@@ -24,7 +28,17 @@ func checkStats(t *testing.T, vm *fe.VM) {
 
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(`(a b . c) "str\"ing" 'q 1e3 0x10 -nan`))
-	f.Fuzz(func(t *testing.T, data []byte) {
+	// Small versions of the pathological inputs (the large ones are
+	// regression tests: TestPathological).
+	f.Add([]byte(strings.Repeat("(", 40) + strings.Repeat(")", 40)))
+	f.Add([]byte(strings.Repeat("'", 40) + "x"))
+	f.Add([]byte(`(= s "` + strings.Repeat("abcdefghij", 8) + `")`))
+	f.Fuzz(readCheck)
+}
+
+// readCheck is the body of FuzzRead.
+func readCheck(t *testing.T, data []byte) {
+	{
 		if len(data) > maxInput {
 			return
 		}
@@ -48,13 +62,21 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 		checkStats(t, vm)
-	})
+	}
 }
 
 func FuzzEval(f *testing.F) {
 	f.Add([]byte(`(= f (fn (n) (if (< n 2) n (+ (f (- n 1)) (f (- n 2)))))) (print (f 10))`), false)
 	f.Add([]byte(`(eval '(+ 1 2)) ((lambda (x) x) :k) (try (fn () (car 1)))`), true)
-	f.Fuzz(func(t *testing.T, data []byte, deck bool) {
+	f.Add([]byte(strings.Repeat("(", 40)+strings.Repeat(")", 40)), false)
+	f.Add([]byte(strings.Repeat("'", 40)+"x"), false)
+	f.Add([]byte(`(= s "`+strings.Repeat("abcdefghij", 8)+`") (print s)`), false)
+	f.Fuzz(evalCheck)
+}
+
+// evalCheck is the body of FuzzEval.
+func evalCheck(t *testing.T, data []byte, deck bool) {
+	{
 		if len(data) > maxInput {
 			return
 		}
@@ -88,5 +110,40 @@ func FuzzEval(f *testing.F) {
 			t.Fatalf("follow-up error of type %T: %v", err, err)
 		}
 		checkStats(t, vm)
-	})
+	}
+}
+
+// pathologicalBound is the time one pathological input may take: generous,
+// a guard against super-linear blow-ups rather than a speed goal.
+const pathologicalBound = 10 * time.Second
+
+// TestPathological runs the large pathological inputs under
+// testdata/pathological through the fuzz bodies. They are kept out of the
+// seed corpus: mutating and minimizing inputs of tens of kilobytes would
+// stall the fuzzing engine.
+func TestPathological(t *testing.T) {
+	for _, tg := range []struct {
+		name string
+		body func(*testing.T, []any)
+	}{
+		{"FuzzRead", func(t *testing.T, v []any) { readCheck(t, v[0].([]byte)) }},
+		{"FuzzEval", func(t *testing.T, v []any) { evalCheck(t, v[0].([]byte), v[1].(bool)) }},
+	} {
+		entries, err := fuzzfile.ReadDir(os.DirFS("testdata/pathological"), tg.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) == 0 {
+			t.Fatalf("%s: no pathological inputs", tg.name)
+		}
+		for _, e := range entries {
+			t.Run(tg.name+"/"+e.Name, func(t *testing.T) {
+				start := time.Now()
+				tg.body(t, e.Values)
+				if d := time.Since(start); d > pathologicalBound {
+					t.Fatalf("took %v, bound %v", d, pathologicalBound)
+				}
+			})
+		}
+	}
 }

@@ -1,7 +1,12 @@
 package plurnk
 
 import (
+	"os"
+	"strings"
 	"testing"
+	"time"
+
+	"anchorage/fuzz/internal/fuzzfile"
 
 	"anchorage/impl/plurnk/dsl"
 
@@ -14,7 +19,18 @@ import (
 // print and parse back unchanged.
 func FuzzParse(f *testing.F) {
 	f.Add("<<PLAN:p:PLAN\n<<READ(a)<1,-1>::READ\n<<SEND[200]:ok:SEND")
-	f.Fuzz(func(t *testing.T, src string) {
+	// Small versions of the pathological inputs (the large ones are
+	// regression tests: TestPathological).
+	for _, unit := range []string{":EDIT:READ:SEND<<", "<<EDIT1(a):<<EDIT(b):", "<", "<<EDIT", "<<EDIT(a):", "<<EDIT(a)::EDITx :EDIT_ :EDIT9"} {
+		f.Add(strings.Repeat(unit, 8))
+	}
+	f.Add("<<EDIT" + strings.Repeat("a", 64))
+	f.Fuzz(parseCheck)
+}
+
+// parseCheck is the body of FuzzParse.
+func parseCheck(t *testing.T, src string) {
+	{
 		r := dsl.Parse(src)
 		last := 0
 		for _, s := range r.Statements {
@@ -67,5 +83,32 @@ func FuzzParse(f *testing.F) {
 		if n := len(turn.Actions) + len(turn.Dropped); n > len(r.Statements) {
 			t.Fatalf("turn counts %d ops of %d statements", n, len(r.Statements))
 		}
-	})
+	}
+}
+
+// pathologicalBound is the time one pathological input may take: generous,
+// a guard against super-linear blow-ups rather than a speed goal.
+const pathologicalBound = 10 * time.Second
+
+// TestPathological runs the large pathological inputs under
+// testdata/pathological through the FuzzParse body. They are kept out of
+// the seed corpus: mutating and minimizing inputs of tens of kilobytes
+// would stall the fuzzing engine.
+func TestPathological(t *testing.T) {
+	entries, err := fuzzfile.ReadDir(os.DirFS("testdata/pathological"), "FuzzParse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) == 0 {
+		t.Fatal("no pathological inputs")
+	}
+	for _, e := range entries {
+		t.Run(e.Name, func(t *testing.T) {
+			start := time.Now()
+			parseCheck(t, e.Values[0].(string))
+			if d := time.Since(start); d > pathologicalBound {
+				t.Fatalf("took %v, bound %v", d, pathologicalBound)
+			}
+		})
+	}
 }

@@ -30,7 +30,7 @@ func (s JobState) Final() bool {
 func transitions(from JobState) []JobState {
 	switch from {
 	case Requested:
-		return []JobState{Dispatched, Orphaned}
+		return []JobState{Dispatched, TimedOut, Orphaned}
 	case Dispatched:
 		return []JobState{Completed, Failed, TimedOut, Orphaned}
 	}

@@ -221,11 +221,13 @@ func (f fence) lang() string {
 	return w
 }
 
-// resultTags are the fence tags of replies (§chatlog-result-fences); a
-// header followed by one of them is a reply, never a request.
+// isResultTag reports the fence tags of replies (§chatlog-result-fences); a
+// header followed by one of them is a reply, never a request. An untagged
+// fence is not one: after a request header it makes a request that names
+// no language, which the server refuses with a reply saying so.
 func isResultTag(tag string) bool {
 	switch strings.ToLower(tag) {
-	case "json", "text", "error", "":
+	case "json", "text", "error":
 		return true
 	}
 	return false
@@ -437,10 +439,6 @@ func (h header) reply(l line, lang, body string) Reply {
 // that was closed by a timeout entry and has no late reply yet.
 func pair(lg *Log, fifo bool) {
 	lg.Ambiguous = nil
-	type state struct {
-		final, timedOut, late bool
-	}
-	st := make([]state, len(lg.Requests))
 	waiting := map[string][]int{}      // agent → closed requests without a final reply, append order
 	timedOut := map[string][]int{}     // agent → requests closed by a timeout entry, no late reply yet
 	placeholders := map[string][]int{} // agent → requests with an open placeholder
@@ -509,7 +507,6 @@ func pair(lg *Log, fifo bool) {
 			return pick
 		}
 		finish := func(i int) {
-			st[i].final = true
 			waiting[rp.Agent] = drop(waiting[rp.Agent], i)
 		}
 		switch {
@@ -526,9 +523,6 @@ func pair(lg *Log, fifo bool) {
 			} else if i = choose(waiting[rp.Agent], nil); i >= 0 {
 				finish(i)
 			}
-			if i >= 0 {
-				st[i].late = true
-			}
 			rp.Request = i
 		default:
 			i := -1
@@ -540,7 +534,6 @@ func pair(lg *Log, fifo bool) {
 			if i >= 0 {
 				finish(i)
 				if rp.Timeout {
-					st[i].timedOut = true
 					timedOut[rp.Agent] = append(timedOut[rp.Agent], i)
 				}
 			}

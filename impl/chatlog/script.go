@@ -7,13 +7,15 @@ package chatlog
 // It defines globalThis.__chatlog with:
 //   - run(code): a promise of {ok, json, isJSON, text, stack}. The code is
 //     evaluated as a script (its completion value is the result); code that
-//     uses await is run as the body of an async function, as an expression
-//     first, so "await f()" gives f's value. A promise result is awaited.
+//     uses await is run as the body of an async function that returns the
+//     value of its last expression statement, so "await f();" gives f's
+//     value. A promise result is awaited.
 //   - capture(err, kind): push a description of err into the error buffer
 //     (§chatlog-error-buffer); kind "rejection" marks unhandled rejections.
 //   - take(): the buffer's contents, emptying it.
 const CoreScript = `(function () {
   "use strict";
+  if (globalThis.__chatlog) return; // loaded twice
   var buffer = [];
   function describe(e) {
     if (e && typeof e === "object" && "stack" in e && e.stack) {
@@ -42,6 +44,26 @@ const CoreScript = `(function () {
   }
   var AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
   var indirect = eval;
+  // lastValue compiles code that uses await as the body of an async
+  // function that returns the value of its last expression statement, as a
+  // script's completion value would be: the longest tail of the code that
+  // reads as one expression, after the first ";" or line break where the
+  // code splits into statements and that expression. Trailing semicolons
+  // and blanks are ignored, so "await f();" gives f's value.
+  function lastValue(code) {
+    var src = code.replace(/[\s;]+$/, "");
+    try { return new AsyncFunction("return (" + src + "\n)"); } catch (e) {}
+    var tries = 0;
+    for (var i = 0; i < src.length && tries < 4096; i++) {
+      var c = src.charAt(i);
+      if (c !== ";" && c !== "\n") continue;
+      var tail = src.slice(i + 1);
+      if (!/\S/.test(tail)) break;
+      tries++;
+      try { return new AsyncFunction(src.slice(0, i + 1) + "\nreturn (" + tail + "\n)"); } catch (e) {}
+    }
+    return new AsyncFunction(code);
+  }
   async function run(code) {
     try {
       var v;
@@ -49,10 +71,7 @@ const CoreScript = `(function () {
         v = indirect(code);
       } catch (e) {
         if (!(e instanceof SyntaxError) || !/\bawait\b/.test(code)) throw e;
-        var fn;
-        try { fn = new AsyncFunction("return (" + code + "\n)"); }
-        catch (e2) { fn = new AsyncFunction(code); }
-        v = fn();
+        v = lastValue(code)();
       }
       if (v && typeof v.then === "function") v = await v;
       return encode(v);
@@ -72,34 +91,65 @@ const CoreScript = `(function () {
 })();
 `
 
-// PageScript is the browser adapter served at /adapter.js: it registers the
-// page, long-polls for jobs, evaluates them with CoreScript, posts results
-// with the error buffer, and sends heartbeats. window "error" and
-// "unhandledrejection" events go to the buffer (§chatlog-error-buffer).
-const PageScript = CoreScript + `(function () {
+// ListenerScript is the adapter's error capture (§chatlog-error-buffer):
+// the window's "error" and "unhandledrejection" events go into the buffer
+// of CoreScript. The browser runs it as part of PageScript; the simulated
+// pages run it too, over a window that dispatches the same events.
+const ListenerScript = `(function () {
   "use strict";
   var C = globalThis.__chatlog;
   window.addEventListener("error", function (ev) { C.capture(ev.error || ev.message, "error"); });
   window.addEventListener("unhandledrejection", function (ev) { C.capture(ev.reason, "rejection"); });
+})();
+`
+
+// PageScript is the browser adapter served at /adapter.js: it registers the
+// page, long-polls for jobs, evaluates them with CoreScript, posts results
+// with the error buffer (ListenerScript fills it), and sends heartbeats. It
+// talks to the server it was loaded from, so any page can load it with an
+// absolute URL (see HTTPTransport for CORS), and after a server restart it
+// rejoins under its old id and keeps its log.
+const PageScript = CoreScript + ListenerScript + `(function () {
+  "use strict";
+  if (globalThis.__chatlogAdapter) return; // loaded twice (a bookmarklet clicked again)
+  globalThis.__chatlogAdapter = true;
+  var C = globalThis.__chatlog;
+  // The server is where this script came from, so that a page of another
+  // origin can load it with an absolute URL (script tag or bookmarklet).
+  var base = "";
+  try { base = new URL(document.currentScript.src).origin; } catch (e) {}
   var me = null;
+  function sleep(ms) { return new Promise(function (ok) { setTimeout(ok, ms); }); }
   function post(path, body) {
-    return fetch(path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+    return fetch(base + path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
   }
+  // register connects the page; after a server restart (403) it rejoins
+  // under the id it had, so that it keeps its log.
   async function register() {
-    var r = await post("/api/register", {name: document.title || "page", url: location.href, lang: "JS"});
+    var body = {name: document.title || "page", url: location.href, lang: "JS"};
+    if (me) body.id = me.id;
+    var r = await post("/api/register", body);
     if (!r.ok) throw new Error("register: " + r.status);
     me = await r.json();
     window.__chatlogInstance = me;
-    setInterval(function () { post("/api/heartbeat", {id: me.id, token: me.token}).catch(function () {}); }, 5000);
+  }
+  async function rejoin() {
+    try { await register(); } catch (e) { await sleep(1000); }
   }
   async function loop() {
+    setInterval(function () {
+      post("/api/heartbeat", {id: me.id, token: me.token}).then(function (r) {
+        if (r.status === 403) rejoin();
+      }, function () {});
+    }, 5000);
     for (;;) {
       var r;
       try {
-        r = await fetch("/api/poll?id=" + encodeURIComponent(me.id) + "&token=" + encodeURIComponent(me.token));
-      } catch (e) { await new Promise(function (ok) { setTimeout(ok, 1000); }); continue; }
+        r = await fetch(base + "/api/poll?id=" + encodeURIComponent(me.id) + "&token=" + encodeURIComponent(me.token));
+      } catch (e) { await sleep(1000); continue; }
       if (r.status === 204) continue;
-      if (!r.ok) { await new Promise(function (ok) { setTimeout(ok, 1000); }); continue; }
+      if (r.status === 403) { await rejoin(); continue; }
+      if (!r.ok) { await sleep(1000); continue; }
       var task = await r.json();
       var out = await C.run(task.code);
       out.errors = C.take();

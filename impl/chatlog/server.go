@@ -111,14 +111,6 @@ type watch struct {
 	changed  bool
 }
 
-// Stats counts the server's work, for tests and benchmarks.
-type Stats struct {
-	Parses    int   // tail parses run
-	ColdParse int   // of which cold (start, restart, rewrite)
-	BytesRead int64 // bytes read by the watcher and the parser
-	Jobs      int
-}
-
 // Server is the file harness: registry writer, log watcher, job queue.
 type Server struct {
 	cfg Config
@@ -131,9 +123,9 @@ type Server struct {
 	recent    []*Job
 	seq       int
 	order     int
-	stats     Stats
 	ticker    clock.Timer
 	stopped   bool
+	refused   map[string]bool // ids whose refusal the console has told
 }
 
 // New returns a server over cfg.Fs. Call Start to begin watching.
@@ -162,6 +154,16 @@ func (s *Server) Start() error {
 		return fmt.Errorf("chatlog: create %s: %w", InstanceDir, err)
 	}
 	s.writeRegistry()
+	if !s.cfg.SingleFile {
+		// Logs left by an earlier run have no realm until their pages
+		// register again; say so rather than ignore them silently.
+		if names, err := afero.Glob(s.cfg.Fs, InstanceDir+"/*.md"); err == nil {
+			sort.Strings(names)
+			for _, p := range names {
+				s.logf("%s: not watched until its page registers again (no realm is attached to it since the server started)", p)
+			}
+		}
+	}
 	s.ticker = s.cfg.Clock.AfterFunc(s.cfg.PollInterval, s.tick)
 	return nil
 }
@@ -189,13 +191,6 @@ func (s *Server) tick() {
 	}
 	s.scanLocked()
 	s.ticker = s.cfg.Clock.AfterFunc(s.cfg.PollInterval, s.tick)
-}
-
-// Stats returns a copy of the work counters.
-func (s *Server) Stats() Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stats
 }
 
 // Registration is what a realm instance gets back from Register.
@@ -288,9 +283,40 @@ func (s *Server) Adopt(stem, name, url, lang string) (Registration, error) {
 	return Registration{ID: stem, Token: in.token, Path: p}, nil
 }
 
+// Rejoin connects a realm that was registered as id before (its page
+// keeps the id, the server forgot it in a restart): when no instance is
+// connected under id and its log exists, the page gets it back, log and
+// all, like Adopt; otherwise it registers afresh like Register.
+func (s *Server) Rejoin(id, name, url, lang string) (Registration, error) {
+	if id != "" {
+		reg, err := s.Adopt(id, name, url, lang)
+		if err == nil {
+			s.mu.Lock()
+			s.logf("%s rejoined after a server restart, keeping %s", id, reg.Path)
+			s.mu.Unlock()
+			return reg, nil
+		}
+		s.mu.Lock()
+		s.logf("%q cannot rejoin as %s (%v); registering it afresh", name, id, err)
+		s.mu.Unlock()
+	}
+	return s.Register(name, url, lang)
+}
+
 func (s *Server) verify(id, token string) (*Instance, error) {
 	in, ok := s.byToken[token]
 	if !ok || in.Stem != id {
+		if s.refused == nil {
+			s.refused = map[string]bool{}
+		}
+		if !s.refused[id] {
+			s.refused[id] = true
+			if _, known := s.instances[id]; known {
+				s.logf("refused a call for %s: wrong token", id)
+			} else {
+				s.logf("refused a call for %s: no such instance since the server started; the page must register again (it may rejoin as %s)", id, id)
+			}
+		}
 		return nil, ErrUnknownInstance
 	}
 	return in, nil
@@ -355,8 +381,6 @@ func (s *Server) Poll(id, token string) (*Task, error) {
 	in.inFlight[j.ID] = j
 	in.State, in.Note = StateExecuting, ""
 	s.noteRecent(j)
-	jid := j.ID
-	s.cfg.Clock.AfterFunc(s.cfg.Timeout, func() { s.timeout(in.Stem, jid) })
 	s.writeRegistry()
 	return &Task{JobID: j.ID, Instance: in.Stem, Agent: j.Agent, Page: j.Page, At: j.At, Lang: j.Lang, Code: j.Code}, nil
 }
@@ -447,18 +471,30 @@ func (s *Server) timeout(stem, jobID string) {
 		return
 	}
 	in, j := s.instances[stem], s.jobs[jobID]
-	if in == nil || j == nil || j.State != Dispatched {
+	if in == nil || j == nil || (j.State != Dispatched && j.State != Requested) {
 		return
 	}
+	taken := j.State == Dispatched
 	if err := j.to(TimedOut); err != nil {
 		s.logf("%v", err)
 		return
 	}
-	delete(in.inFlight, j.ID)
 	ms := s.cfg.Timeout.Milliseconds()
 	in.State, in.Note = StateFailed, fmt.Sprintf("after %dms (timeout)", ms)
-	s.logf("job %s timed out after %s", j.ID, FormatMillis(ms))
 	o := Outcome{Stack: fmt.Sprintf("timeout: no result after %s", FormatMillis(ms))}
+	if taken {
+		delete(in.inFlight, j.ID)
+		s.logf("job %s timed out after %s", j.ID, FormatMillis(ms))
+	} else {
+		for i, q := range in.queue {
+			if q == j {
+				in.queue = append(in.queue[:i], in.queue[i+1:]...)
+				break
+			}
+		}
+		s.logf("job %s timed out after %s without being dispatched: no realm took it", j.ID, FormatMillis(ms))
+		o.Stack = fmt.Sprintf("timeout: no realm took this job within %s", FormatMillis(ms))
+	}
 	if err := s.appendLocked(in, RenderReply(j.Page, j.Agent, Clock(s.cfg.Clock.Now()), ms, o, "timeout")); err != nil {
 		s.logf("job %s: timeout entry not written: %v", j.ID, err)
 	}
@@ -590,7 +626,6 @@ func (s *Server) readRange(p string, from, to int64) ([]byte, error) {
 	defer f.Close()
 	b := make([]byte, to-from)
 	n, err := f.ReadAt(b, from)
-	s.stats.BytesRead += int64(n)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return b[:n], fmt.Errorf("read %s at %d: %w", p, from, err)
 	}
@@ -635,7 +670,6 @@ func (s *Server) parseLocked(in *Instance) {
 			s.logf("%v", err)
 			return
 		}
-		s.stats.Parses++
 		lg := ParseAt(data, w.cp)
 		lg.Repair(true)
 		s.reportAmbiguity(in, lg)
@@ -688,8 +722,6 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
 		s.logf("%v", err)
 		return
 	}
-	s.stats.Parses++
-	s.stats.ColdParse++
 	start := TailStart(chunk, from == 0)
 	var lg Log
 	if start < 0 {
@@ -808,21 +840,29 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 		Page: r.Page, At: at, Lang: r.Lang, Code: r.Code, Offset: r.Offset,
 		State: Requested, History: []JobState{Requested}, RequestedAt: s.cfg.Clock.Now()}
 	in.byOffset[r.Offset] = j
-	if !SameLanguage(r.Lang, in.Lang) {
-		// Not this realm's language (§chatlog-adapter-language): refused,
-		// never dispatched.
-		s.logf("%s line %d: %s request refused, this realm runs %s", in.Path, r.Line, r.Lang, in.Lang)
+	if r.Lang == "" || !SameLanguage(r.Lang, in.Lang) {
+		// Not this realm's language (§chatlog-adapter-language), or no
+		// language at all (§chatlog-request-header): refused, never
+		// dispatched, and the agent is told why.
+		why := fmt.Sprintf("refused: this realm evaluates %s, not %s", in.Lang, r.Lang)
+		if r.Lang == "" {
+			why = fmt.Sprintf("refused: the request's fence names no language; this realm evaluates %s (open the fence with ```%s)", in.Lang, in.Lang)
+		}
+		s.logf("%s line %d: request refused: %s", in.Path, r.Line, why)
 		_ = j.to(Orphaned)
 		s.jobs[j.ID] = j
-		o := Outcome{Stack: fmt.Sprintf("refused: this realm evaluates %s, not %s", in.Lang, r.Lang)}
+		o := Outcome{Stack: why}
 		if err := s.appendLocked(in, RenderReply(r.Page, r.Agent, Clock(s.cfg.Clock.Now()), -1, o)); err != nil {
 			s.logf("%v", err)
 		}
 		return
 	}
 	s.jobs[j.ID] = j
-	s.stats.Jobs++
 	in.queue = append(in.queue, j)
+	// The job's timeout runs from its request, dispatched or not
+	// (§chatlog-timeout): a job no page ever takes times out too.
+	stem, jid := in.Stem, j.ID
+	s.cfg.Clock.AfterFunc(s.cfg.Timeout, func() { s.timeout(stem, jid) })
 	s.logf("job %s requested by %s (%s line %d)", j.ID, j.Agent, in.Path, r.Line)
 	s.noteRecent(j)
 	s.writeRegistry()

@@ -23,10 +23,11 @@ const (
 	ModeEditor
 	ModeCart
 	ModeBrowser
+	ModeMission
 )
 
 func (m Mode) String() string {
-	return [...]string{"HOME", "REPL", "NEMACS", "CART", "DECK"}[m]
+	return [...]string{"HOME", "REPL", "NEMACS", "CART", "DECK", "MISSION"}[m]
 }
 
 // Modal is a question waiting for EVAL or BACK.
@@ -59,7 +60,7 @@ type Config struct {
 	Clock     *clock.Sim // default clock.NewSim(clock.Epoch())
 	CPI       float64    // default DefaultCPI
 	Watchdog  uint64     // cycles per evaluation; default DefaultWatchdog
-	SRAM      int        // bytes; default SRAMBytes
+	Part      Part       // the board model; default RP2350()
 	Seed      uint64     // seeds the Mission Board model
 }
 
@@ -69,8 +70,9 @@ const NarrationTime = 3 * time.Second
 
 // Cart is an inserted cartridge.
 type Cart struct {
-	Name  string
-	Arena int
+	Name    string
+	Arena   int // bytes of the cartridge arena
+	Mission int // bytes of its scripted-mission sub-arena; 0 when it has none
 }
 
 // Deck is the simulated handheld: a state machine driven by Press, Insert,
@@ -82,6 +84,7 @@ type Deck struct {
 	cpu    *CPU
 	sram   *SRAM
 	screen Screen
+	stale  bool // the screen no longer shows the state (see render)
 	board  Board
 
 	state      State
@@ -99,6 +102,9 @@ type Deck struct {
 	browser int
 
 	clipboard string
+	mission   *MissionPhase
+	evalVM    *fe.VM // the editor's last transient evaluator
+	refused   string // the last refused allocation, shown on the home screen
 	last      Eval
 	boot      time.Time
 }
@@ -109,6 +115,12 @@ type Eval struct {
 	Result string // as shown after "=> "
 	Cycles uint64
 	Err    bool
+	// Events counts the interpreter events of the evaluation, by
+	// fe.Event; ReadInstr and PrintInstr are the instructions charged for
+	// reading the form and printing the result.
+	Events     [fe.NumEvents]uint64
+	ReadInstr  uint64
+	PrintInstr uint64
 }
 
 // New powers a deck on: loads (or resets) deck state, allocates the
@@ -126,12 +138,19 @@ func New(cfg Config) (*Deck, error) {
 	if cfg.Watchdog == 0 {
 		cfg.Watchdog = DefaultWatchdog
 	}
-	if cfg.SRAM == 0 {
-		cfg.SRAM = SRAMBytes
+	if cfg.Part.SRAM == 0 {
+		cfg.Part = RP2350()
 	}
-	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: NewSRAM(cfg.SRAM), board: NewBoard(cfg.Seed), boot: cfg.Clock.Now()}
-	for _, c := range []Consumer{CoreVM, DeckState} {
-		if err := d.sram.Alloc(c, Budgets()[c].Min); err != nil {
+	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: NewSRAM(cfg.Part), board: NewBoard(cfg.Seed), boot: cfg.Clock.Now()}
+	// The resident consumers: the core with the clipboard in its data, and
+	// the deck-state mirror (the flash image, rounded up to 8 bytes so that
+	// an arena after it is aligned for Fe's cells) with its history and
+	// snippet regions.
+	for _, a := range []struct {
+		c    Consumer
+		size int
+	}{{CoreVM, CoreBytes}, {Clipboard, ClipboardBytes}, {DeckState, MirrorBytes}, {History, HistoryBytes}, {Snippets, SnippetBytes}} {
+		if _, err := d.sram.Alloc(a.c, a.size); err != nil {
 			return nil, fmt.Errorf("deck: power on: %w", err)
 		}
 	}
@@ -187,8 +206,8 @@ func dirOf(p string) string {
 
 // Accessors.
 
-func (d *Deck) Screen() *Screen        { return &d.screen }
-func (d *Deck) Dump() string           { return d.screen.Dump() }
+func (d *Deck) Screen() *Screen        { return d.screenNow() }
+func (d *Deck) Dump() string           { return d.screenNow().Dump() }
 func (d *Deck) Mode() Mode             { return d.mode }
 func (d *Deck) Modal() Modal           { return d.modal }
 func (d *Deck) SRAM() *SRAM            { return d.sram }
@@ -203,6 +222,8 @@ func (d *Deck) PendingCart() *Cart     { return d.pending }
 func (d *Deck) Last() Eval             { return d.last }
 func (d *Deck) Board() Board           { return d.board }
 func (d *Deck) Clipboard() string      { return d.clipboard }
+func (d *Deck) EditorVM() *fe.VM       { return d.evalVM }
+func (d *Deck) Refused() string        { return d.refused }
 func (d *Deck) bootTime() time.Time    { return d.boot }
 
 // SetState replaces deck state (a test and tooling hook) and saves it.
@@ -223,6 +244,7 @@ func (d *Deck) Press(k Key) error {
 	if !k.Valid() {
 		return fmt.Errorf("deck: no key %q", k)
 	}
+	d.refused = ""
 	var err error
 	switch {
 	case d.modal == ModalFirstRun:
@@ -240,6 +262,10 @@ func (d *Deck) Press(k Key) error {
 		case ModeCart:
 			if k == KeyBack {
 				err = d.Eject()
+			}
+		case ModeMission:
+			if k == KeyBack {
+				err = d.EndMission()
 			}
 		case ModeBrowser:
 			err = d.browserKey(k)
@@ -342,6 +368,7 @@ func (d *Deck) Wipe() error {
 // Insert puts a cartridge in the slot. From home it loads at once; while
 // the REPL is open the runtime asks whether to save the session.
 func (d *Deck) Insert(c Cart) error {
+	d.refused = ""
 	defer d.render()
 	if d.cart != nil || d.pending != nil {
 		return fmt.Errorf("deck: insert %s: the slot is full", c.Name)
@@ -375,7 +402,8 @@ func (d *Deck) cartKey(k Key) error {
 }
 
 func (d *Deck) loadCart(c Cart) error {
-	if err := d.sram.Alloc(CartArena, c.Arena); err != nil {
+	if _, err := d.sram.Alloc(CartArena, c.Arena); err != nil {
+		d.refused = err.Error()
 		return fmt.Errorf("deck: load cartridge %s: %w", c.Name, err)
 	}
 	d.cart, d.mode = &c, ModeCart
@@ -386,25 +414,40 @@ func (d *Deck) loadCart(c Cart) error {
 func (d *Deck) Eject() error {
 	defer d.render()
 	if d.cart == nil {
+		// A cartridge still waiting is pulled out: its question goes too.
 		d.pending = nil
+		if d.modal == ModalCart {
+			d.modal = ModalNone
+		}
 		return nil
 	}
 	if err := d.sram.Free(CartArena); err != nil {
 		return err
 	}
-	d.cart, d.mode = nil, ModeHome
+	d.cart, d.mission, d.mode = nil, nil, ModeHome
 	return nil
 }
 
-// StartMission allocates a scripted-mission sub-arena inside the cartridge.
-func (d *Deck) StartMission(size int) error { return d.sram.Alloc(Mission, size) }
-
-// newVM opens a Fe VM for the REPL tier with the cycle hook installed.
-func (d *Deck) newVM(arena int, s *Session) (*fe.VM, error) {
+// openVM opens a bare Fe VM (with the deck extensions and the cycle meter)
+// in an SRAM region: the region is the arena, so its cell count follows
+// from the bytes the allocator granted.
+func (d *Deck) openVM(r *Region) (*fe.VM, error) {
+	if !r.Live() {
+		return nil, fmt.Errorf("deck: open vm: the region is not allocated")
+	}
 	d.cpu.Instr(instrOpenVM)
-	vm, err := fe.New(arena, fe.WithExtensions(), fe.WithMeter(d.cpu.Meter()), fe.WithNaNStyle(fe.NaNNewlib))
+	vm, err := fe.Open(r, fe.WithExtensions(), fe.WithMeter(d.cpu.Meter()), fe.WithNaNStyle(fe.NaNNewlib))
 	if err != nil {
-		return nil, fmt.Errorf("deck: open vm: %w", err)
+		return nil, fmt.Errorf("deck: open vm in the %s region: %w", r.Consumer, err)
+	}
+	return vm, nil
+}
+
+// newVM opens a Fe VM for the REPL tier in region r.
+func (d *Deck) newVM(r *Region, s *Session) (*fe.VM, error) {
+	vm, err := d.openVM(r)
+	if err != nil {
+		return nil, err
 	}
 	if err := d.bindTier(vm, s); err != nil {
 		return nil, err
@@ -417,13 +460,20 @@ func (d *Deck) newVM(arena int, s *Session) (*fe.VM, error) {
 func (d *Deck) evaluate(vm *fe.VM, n *Node) Eval {
 	src := n.String()
 	d.cpu.Begin(d.cfg.Watchdog)
-	d.cpu.Instr(readCost(n))
+	ev := Eval{Expr: src, ReadInstr: readCost(n)}
+	d.cpu.Instr(ev.ReadInstr)
+	before := vm.Counts()
 	out, err := vm.Eval(src)
-	ev := Eval{Expr: src, Result: out}
+	ev.Result = out
 	if err != nil {
 		ev.Result, ev.Err = errorText(err), true
 	}
-	d.cpu.Instr(printCost(ev.Result))
+	after := vm.Counts()
+	for i := range after {
+		ev.Events[i] = after[i] - before[i]
+	}
+	ev.PrintInstr = printCost(ev.Result)
+	d.cpu.Instr(ev.PrintInstr)
 	ev.Cycles = d.cpu.End()
 	d.last = ev
 	return ev

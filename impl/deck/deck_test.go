@@ -2,6 +2,7 @@ package deck
 
 import (
 	"errors"
+	"sort"
 	"strings"
 	"testing"
 
@@ -14,9 +15,14 @@ import (
 
 func TestSRAMStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := NewSRAM(rapid.SampledFrom([]int{SRAMBytes, 120 * KB, 100 * KB}).Draw(t, "capacity"))
-		consumers := []Consumer{CoreVM, DeckState, REPLArena, EditArena, CartArena, Mission, "gpu"}
-		for i := 0; i < 40; i++ {
+		s := NewSRAM(rapid.SampledFrom(Parts()).Draw(t, "part"))
+		var consumers []Consumer
+		for c := range Budgets() {
+			consumers = append(consumers, c)
+		}
+		sort.Slice(consumers, func(i, j int) bool { return consumers[i] < consumers[j] })
+		consumers = append(consumers, "gpu")
+		for i := 0; i < 60; i++ {
 			c := rapid.SampledFrom(consumers).Draw(t, "consumer")
 			if rapid.Bool().Draw(t, "free") {
 				had := s.Has(c)
@@ -25,15 +31,19 @@ func TestSRAMStateMachine(t *testing.T) {
 					t.Fatalf("free %s: had=%v err=%v", c, had, err)
 				}
 			} else {
-				size := rapid.IntRange(0, 40).Draw(t, "kb") * KB
-				before := s.Used()
-				err := s.Alloc(c, size)
+				b := Budgets()[c]
+				size := rapid.IntRange(b.Min-KB, b.Max+KB).Draw(t, "size")
+				before, free := s.Used(), s.FreeIn(b.Parent)
+				r, err := s.Alloc(c, size)
 				var be *BudgetError
-				if err != nil && (!errors.As(err, &be) || !strings.Contains(err.Error(), string(c))) {
-					t.Fatalf("alloc error does not name the consumer: %v", err)
+				if err != nil && (!errors.As(err, &be) || !strings.Contains(err.Error(), string(c)) || be.Free != free) {
+					t.Fatalf("alloc error does not name the consumer and the free bytes (%d): %v", free, err)
 				}
-				if err == nil && c != Mission && s.Used() != before+size {
+				if err == nil && b.Parent == "" && s.Used() != before+size {
 					t.Fatalf("used %d, want %d", s.Used(), before+size)
+				}
+				if err == nil && (r.Bytes() != size || size > free || size < b.Min || size > b.Max) {
+					t.Fatalf("granted %d bytes for %d asked, %d free, budget %s", r.Bytes(), size, free, b)
 				}
 			}
 			if err := s.Check(); err != nil {
@@ -54,7 +64,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 				Grabbed: rapid.Bool().Draw(t, "grab"),
 			})
 		}
-		b, kept := EncodeHistory(in)
+		b, kept := EncodeHistory(in, HistoryBytes)
 		if len(b) > HistoryBytes {
 			t.Fatalf("encoded %d bytes", len(b))
 		}

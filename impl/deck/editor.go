@@ -1,16 +1,20 @@
 package deck
 
-import "fmt"
+import (
+	"fmt"
 
-// EditorEvalArena is the part of the editor's 16 KB arena lent to the
-// transient evaluator of eval-from-editor.
-const EditorEvalArena = 8 * KB
+	"anchorage/impl/fe"
+)
 
 // Editor is the minimal nEmacs: one top-level form edited structurally,
-// with EVAL at the top level running it in a transient evaluator.
+// with EVAL at the top level running it in a transient evaluator. Its 16 KB
+// arena is split into two regions: the buffer (the form's text) and the
+// transient evaluator's arena.
 type Editor struct {
 	comp   composer
 	result string
+	buffer *Region
+	eval   *Region
 }
 
 // Buffer returns the edited form (nil when empty).
@@ -20,13 +24,26 @@ func (e *Editor) Buffer() *Node { return e.comp.p.Root }
 func (e *Editor) Result() string { return e.result }
 
 func (d *Deck) openEditor(n *Node) error {
-	if err := d.sram.Alloc(EditArena, 16*KB); err != nil {
+	if _, err := d.sram.Alloc(EditArena, EditorBytes); err != nil {
+		d.refused = err.Error()
+		return fmt.Errorf("deck: open editor: %w", err)
+	}
+	e := &Editor{}
+	var err error
+	if e.buffer, err = d.sram.Alloc(EditBuffer, EditBufferBytes); err == nil {
+		e.eval, err = d.sram.Alloc(EditEval, EditEvalBytes)
+	}
+	if err == nil && n != nil {
+		err = d.fits(EditBuffer, 0, len(n.String()))
+	}
+	if err != nil {
+		_ = d.sram.Free(EditArena)
+		d.refused = err.Error()
 		return fmt.Errorf("deck: open editor: %w", err)
 	}
 	if d.mode == ModeHome {
 		d.saved = d.homeSel
 	}
-	e := &Editor{}
 	e.comp.clip = d.clip
 	e.comp.p.SetForm(n)
 	d.editor, d.mode = e, ModeEditor
@@ -36,18 +53,38 @@ func (d *Deck) openEditor(n *Node) error {
 func (d *Deck) editorKey(k Key) error {
 	e := d.editor
 	e.comp.readout = ""
+	before := e.comp.p.Root.Clone()
 	if e.comp.key(k) {
+		// An edit that grows the buffer past its region is undone.
+		if root := e.comp.p.Root; root != nil {
+			held := 0
+			if before != nil {
+				held = len(before.String())
+			}
+			if err := d.fits(EditBuffer, held, len(root.String())); err != nil {
+				e.comp.p.SetForm(before)
+				e.comp.readout = "BUFFER FULL: " + short(err)
+			}
+		}
 		return nil
 	}
 	switch k {
 	case KeyBack:
+		form := e.comp.p.Root
 		if err := d.sram.Free(EditArena); err != nil {
 			return err
 		}
 		d.editor, d.mode, d.homeSel = nil, ModeHome, d.saved
 		if c := d.pending; c != nil {
 			d.pending = nil
-			return d.loadCart(*c)
+			if err := d.loadCart(*c); err != nil {
+				return err
+			}
+			if c.Mission > 0 {
+				// A refused sub-arena leaves the cartridge screen
+				// showing the refusal.
+				_ = d.startMission(form)
+			}
 		}
 	case KeyEval:
 		return d.EvalFromEditor()
@@ -56,8 +93,8 @@ func (d *Deck) editorKey(k Key) error {
 }
 
 // EvalFromEditor evaluates the buffer's top-level form in a transient
-// evaluator with the REPL-tier primitives; the result goes to row 22 and
-// nothing is recorded in history.
+// evaluator, opened in the editor's evaluator region, with the REPL-tier
+// primitives; the result goes to row 22 and nothing is recorded in history.
 func (d *Deck) EvalFromEditor() error {
 	e := d.editor
 	if e == nil {
@@ -67,13 +104,68 @@ func (d *Deck) EvalFromEditor() error {
 		e.comp.readout = "NOTHING TO EVAL"
 		return nil
 	}
-	vm, err := d.newVM(EditorEvalArena, nil)
+	vm, err := d.newVM(e.eval, nil)
 	if err != nil {
 		e.result = fmt.Sprintf("(error deck :message %s)", quoteString(err.Error()))
 		return nil
 	}
+	d.evalVM = vm
 	ev := d.evaluate(vm, e.comp.p.Root)
 	e.result = ev.Result
 	e.comp.readout = "=> " + ev.Result
+	return nil
+}
+
+// MissionPhase is a scripted-mission phase of the loaded cartridge: the
+// form nEmacs handed over, evaluated in a Fe VM whose arena is the
+// mission sub-arena inside the cartridge arena.
+type MissionPhase struct {
+	Region *Region
+	VM     *fe.VM
+	Form   *Node
+	Result string
+}
+
+// Mission returns the running mission phase, or nil.
+func (d *Deck) Mission() *MissionPhase { return d.mission }
+
+// startMission is the nEmacs → mission hand-off: the cartridge is loaded,
+// its scripted mission allocates its sub-arena inside the cartridge arena,
+// opens a VM there and evaluates the handed-over form as the phase's
+// submission. (mission-active?) is t inside it.
+func (d *Deck) startMission(form *Node) error {
+	r, err := d.sram.Alloc(Mission, d.cart.Mission)
+	if err != nil {
+		d.refused = err.Error()
+		return fmt.Errorf("deck: start mission: %w", err)
+	}
+	vm, err := d.openVM(r)
+	if err != nil {
+		_ = d.sram.Free(Mission)
+		return err
+	}
+	active := func(vm *fe.VM, _ fe.Value) (fe.Value, error) { return vm.Bool(d.sram.Has(Mission)), nil }
+	if err := vm.RegisterPrimitive("mission-active?", active, "(mission-active?) → t while a mission phase runs."); err != nil {
+		_ = d.sram.Free(Mission)
+		return fmt.Errorf("deck: start mission: %w", err)
+	}
+	m := &MissionPhase{Region: r, VM: vm, Form: form}
+	d.mission, d.mode = m, ModeMission
+	if form != nil {
+		m.Result = d.evaluate(vm, form).Result
+	}
+	return nil
+}
+
+// EndMission ends the mission phase: the sub-arena is freed and the
+// cartridge screen returns.
+func (d *Deck) EndMission() error {
+	if d.mission == nil {
+		return fmt.Errorf("deck: end mission: no mission phase")
+	}
+	if err := d.sram.Free(Mission); err != nil {
+		return err
+	}
+	d.mission, d.mode = nil, ModeCart
 	return nil
 }

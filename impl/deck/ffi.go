@@ -177,7 +177,7 @@ func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
 			return fe.Nil, nil
 		}},
 		{"mission-active?", "(mission-active?) → nil: no mission runs while the REPL is open.", func(vm *fe.VM, _ fe.Value) (fe.Value, error) {
-			return vm.Bool(d.sram.Has(Mission)), nil
+			return vm.Bool(d.sram.Has(Mission)), nil // never from the REPL: the mission lives in a cartridge
 		}},
 		{"cipher-vocabulary", "(cipher-vocabulary) → ((term domain definition) ...).", func(vm *fe.VM, _ fe.Value) (fe.Value, error) {
 			var out []fe.Value
@@ -329,6 +329,9 @@ func (d *Deck) saveSnippet(name, form string) error {
 	}
 	b, err := EncodeSnippets(lib)
 	if err != nil {
+		return err
+	}
+	if err := d.fits(Snippets, len(d.state.Snippets), len(b)); err != nil {
 		return err
 	}
 	d.state.Snippets = b

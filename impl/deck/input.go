@@ -1,6 +1,7 @@
 package deck
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -122,7 +123,7 @@ type composer struct {
 	pal     *palette
 	lit     *literal
 	predict func() []string
-	clip    func(*Node) bool // stores a cut form; false when it does not fit
+	clip    func(*Node) error // stores a cut form; an error when it does not fit
 	readout string
 }
 
@@ -164,10 +165,13 @@ func (c *composer) key(k Key) bool {
 		switch {
 		case n == nil:
 			c.readout = "NOTHING TO DELETE"
-		case c.clip != nil && !c.clip(n):
-			c.readout = "DELETED; CLIPBOARD FULL"
+		case c.clip == nil:
+			c.readout = "DELETED"
 		default:
 			c.readout = "DELETED"
+			if err := c.clip(n); err != nil {
+				c.readout = "DELETED; " + short(err)
+			}
 		}
 	default:
 		return false
@@ -274,4 +278,13 @@ func (c *composer) overlay() (string, bool) {
 		return b.String(), true
 	}
 	return "", false
+}
+
+// short is an error as a row-22 readout: a refused budget in its short form.
+func short(err error) string {
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return be.Short()
+	}
+	return err.Error()
 }

@@ -5,9 +5,23 @@ import (
 	"strings"
 )
 
-// render redraws the whole screen from the state. Rows 0 and 24 are the
+// render marks the screen stale: it is redrawn from the state when it is
+// next looked at (Screen, Dump), not after every key, so that a burst of
+// key presses costs one drawing.
+func (d *Deck) render() { d.stale = true }
+
+// screenNow returns the screen, redrawn first if the state moved on.
+func (d *Deck) screenNow() *Screen {
+	if d.stale {
+		d.stale = false
+		d.draw()
+	}
+	return &d.screen
+}
+
+// draw redraws the whole screen from the state. Rows 0 and 24 are the
 // runtime's; rows 1–23 belong to the mode.
-func (d *Deck) render() {
+func (d *Deck) draw() {
 	sc := &d.screen
 	sc.Clear()
 	d.renderStatus()
@@ -23,6 +37,23 @@ func (d *Deck) render() {
 		sc.PutText(RowAction, 0, "BACK eject")
 	case ModeBrowser:
 		d.renderBrowser()
+	case ModeMission:
+		m := d.mission
+		sc.PutText(RowBanner, 0, fmt.Sprintf("CARTRIDGE %s ─ MISSION PHASE ─ %d KB SUB-ARENA", d.cart.Name, m.Region.Bytes()/KB))
+		if m.Form != nil {
+			sc.PutText(RowScrollTop, 0, " > "+m.Form.String())
+		}
+		d.renderRule("=> " + m.Result)
+		sc.PutText(RowAction, 0, "BACK end phase")
+	}
+	if d.refused != "" && (d.mode == ModeHome || d.mode == ModeCart) {
+		// A refused allocation, wrapped over rows 19–21.
+		text := "REFUSED: " + d.refused
+		for row := 19; row <= 21 && text != ""; row++ {
+			n := min(len(text), Cols)
+			sc.PutText(row, 0, text[:n])
+			text = text[n:]
+		}
 	}
 	if d.modal == ModalCart {
 		sc.ClearRow(RowAction)

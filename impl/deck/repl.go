@@ -88,12 +88,14 @@ func (s *Session) Stage() int { return s.stage }
 func (s *Session) Narrating() bool { return s.narrating }
 
 func (d *Deck) enterREPL() error {
-	if err := d.sram.Alloc(REPLArena, 24*KB); err != nil {
+	r, err := d.sram.Alloc(REPLArena, REPLBytes)
+	if err != nil {
+		d.refused = err.Error()
 		return fmt.Errorf("deck: enter repl: %w", err)
 	}
 	d.saved = d.homeSel
 	s := &Session{lfsr: 1}
-	vm, err := d.newVM(24*KB, s)
+	vm, err := d.newVM(r, s)
 	if err != nil {
 		_ = d.sram.Free(REPLArena)
 		return err
@@ -195,16 +197,29 @@ func (d *Deck) syncCursor() {
 	}
 }
 
-// ClipboardBytes is the clipboard's capacity.
-const ClipboardBytes = 1024
-
-func (d *Deck) clip(n *Node) bool {
+// clip stores a cut form in the clipboard region of the resident data, if
+// its text fits the region.
+func (d *Deck) clip(n *Node) error {
 	text := n.String()
-	if len(text) > ClipboardBytes {
-		return false
+	if err := d.fits(Clipboard, len(d.clipboard), len(text)); err != nil {
+		return err
 	}
 	d.clipboard = text
-	return true
+	return nil
+}
+
+// fits checks that size bytes can replace the held bytes of the region of
+// c, the way a write into it is checked: the refusal names c, its budget
+// and the bytes free in it (the region less what it holds now).
+func (d *Deck) fits(c Consumer, held, size int) error {
+	r := d.sram.Region(c)
+	if r == nil {
+		return &BudgetError{c, size, Budgets()[c], 0, "region not allocated"}
+	}
+	if size > r.Bytes() {
+		return &BudgetError{c, size, Budgets()[c], r.Bytes() - held, "does not fit the region"}
+	}
+	return nil
 }
 
 // pushHistory records an entry, newest first, dropping the oldest past 32.
@@ -343,7 +358,9 @@ func (d *Deck) evalPrompt() error {
 		if err := d.leaveREPL(); err != nil {
 			return err
 		}
-		return d.openEditor(n)
+		// A form too large for the editor's buffer is refused by the
+		// allocation; the deck is home with the refusal on screen.
+		_ = d.openEditor(n)
 	}
 	return nil
 }
@@ -464,7 +481,7 @@ func (d *Deck) leaveREPL() error {
 	if s == nil {
 		return nil
 	}
-	enc, _ := EncodeHistory(s.history)
+	enc, _ := EncodeHistory(s.history, d.sram.Region(History).Bytes())
 	d.state.History = enc
 	if err := d.save(); err != nil {
 		return err

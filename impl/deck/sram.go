@@ -3,89 +3,200 @@ package deck
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // KB is 1024 bytes.
 const KB = 1024
 
-// SRAMBytes is the part's SRAM: 520 KB.
+// SRAMBytes is the SRAM of the part the digest fixes: 520 KB.
 const SRAMBytes = 520 * KB
+
+// Part is a board model: a microcontroller and its SRAM.
+type Part struct {
+	Name string
+	SRAM int // bytes
+}
+
+// RP2350 is the part the digest fixes. The smaller board models show the
+// capacity rule firing: on the STM32F401RE (96 KB) the resident consumers
+// leave too little for a 32 KB cartridge, and the nRF52832 (64 KB) cannot
+// even hold them.
+func RP2350() Part { return Part{"RP2350", SRAMBytes} }
+
+// STM32F401RE is a 96 KB board model.
+func STM32F401RE() Part { return Part{"STM32F401RE", 96 * KB} }
+
+// NRF52832 is a 64 KB board model.
+func NRF52832() Part { return Part{"nRF52832", 64 * KB} }
+
+// Parts lists the board models.
+func Parts() []Part { return []Part{RP2350(), STM32F401RE(), NRF52832()} }
+
+// PartNamed returns the board model called name.
+func PartNamed(name string) (Part, error) {
+	for _, p := range Parts() {
+		if strings.EqualFold(p.Name, name) {
+			return p, nil
+		}
+	}
+	return Part{}, fmt.Errorf("sram: no board model %q", name)
+}
 
 // Consumer names an SRAM consumer of the budget table.
 type Consumer string
 
-// The consumers of the budget table.
+// The consumers of the budget table. The first six are the seed's table;
+// the others are the owned-data regions carved out of them.
 const (
-	CoreVM    Consumer = "core+vm"   // resident firmware code and data, Fe VM included
-	DeckState Consumer = "deckstate" // the RAM mirror of the flash deck state
-	REPLArena Consumer = "repl"      // the Dev REPL arena
-	EditArena Consumer = "editor"    // the nEmacs arena
-	CartArena Consumer = "cartridge" // the active cartridge's arena
-	Mission   Consumer = "mission"   // a scripted mission's sub-arena, inside the cartridge arena
+	CoreVM     Consumer = "core+vm"       // resident firmware code and data, Fe VM included
+	DeckState  Consumer = "deckstate"     // the RAM mirror of the flash deck state
+	REPLArena  Consumer = "repl"          // the Dev REPL arena
+	EditArena  Consumer = "editor"        // the nEmacs arena
+	CartArena  Consumer = "cartridge"     // the active cartridge's arena
+	Mission    Consumer = "mission"       // a scripted mission's sub-arena, inside the cartridge arena
+	Clipboard  Consumer = "clipboard"     // the shared clipboard, in the resident data
+	History    Consumer = "history"       // the persisted *history* region, in the deck-state mirror
+	Snippets   Consumer = "snippets"      // the snippet library, in the deck-state mirror
+	EditBuffer Consumer = "editor-buffer" // the nEmacs buffer, in the editor arena
+	EditEval   Consumer = "editor-eval"   // the transient evaluator of eval-from-editor, in the editor arena
 )
 
-// Budget is one row of the budget table: the sizes a consumer may take.
+// Sizes fixed by the budget table and the owned-data decisions.
+const (
+	CoreBytes       = 64 * KB // ~48 KB code + ~16 KB data
+	REPLBytes       = 24 * KB
+	EditorBytes     = 16 * KB
+	ClipboardBytes  = 1 * KB
+	EditBufferBytes = 8 * KB
+	EditEvalBytes   = 8 * KB
+)
+
+// Budget is one row of the budget table: the sizes a consumer may take,
+// whether it is one of the mutually exclusive arenas and, for a region
+// carved out of another consumer, that consumer.
 type Budget struct {
-	Min, Max  int  // bytes
-	Exclusive bool // one of the mutually exclusive arenas
+	Min, Max  int // bytes
+	Exclusive bool
+	Parent    Consumer
+}
+
+func (b Budget) String() string {
+	if b.Min == b.Max {
+		return fmt.Sprintf("%d bytes", b.Max)
+	}
+	return fmt.Sprintf("%d to %d bytes", b.Min, b.Max)
 }
 
 // Budgets returns the budget table.
 func Budgets() map[Consumer]Budget {
 	return map[Consumer]Budget{
-		CoreVM:    {Min: 64 * KB, Max: 64 * KB},
-		DeckState: {Min: 4 * KB, Max: 4 * KB},
-		REPLArena: {Min: 24 * KB, Max: 24 * KB, Exclusive: true},
-		EditArena: {Min: 16 * KB, Max: 16 * KB, Exclusive: true},
-		CartArena: {Min: 16 * KB, Max: 32 * KB, Exclusive: true},
-		Mission:   {Min: 4 * KB, Max: 8 * KB},
+		CoreVM:     {Min: CoreBytes, Max: CoreBytes},
+		DeckState:  {Min: 4 * KB, Max: 5 * KB},
+		REPLArena:  {Min: REPLBytes, Max: REPLBytes, Exclusive: true},
+		EditArena:  {Min: EditorBytes, Max: EditorBytes, Exclusive: true},
+		CartArena:  {Min: 16 * KB, Max: 32 * KB, Exclusive: true},
+		Mission:    {Min: 4 * KB, Max: 8 * KB, Parent: CartArena},
+		Clipboard:  {Min: ClipboardBytes, Max: ClipboardBytes, Parent: CoreVM},
+		History:    {Min: HistoryBytes, Max: HistoryBytes, Parent: DeckState},
+		Snippets:   {Min: SnippetBytes, Max: SnippetBytes, Parent: DeckState},
+		EditBuffer: {Min: EditBufferBytes, Max: EditBufferBytes, Parent: EditArena},
+		EditEval:   {Min: EditEvalBytes, Max: EditEvalBytes, Parent: EditArena},
 	}
 }
 
-// BudgetError is a refused allocation. It names the consumer and the budget.
+// BudgetError is a refused allocation or write. It names the consumer, its
+// budget, the bytes asked for and the bytes free where they were asked.
 type BudgetError struct {
 	Consumer Consumer
 	Size     int
-	Budget   string // the rule that refused it
+	Budget   Budget
+	Free     int
+	Rule     string // why it was refused
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("sram: %s: %d bytes refused: %s", e.Consumer, e.Size, e.Budget)
+	return fmt.Sprintf("sram: %s: %d bytes refused: %s (budget %s, %d bytes free)", e.Consumer, e.Size, e.Rule, e.Budget, e.Free)
 }
+
+// Short is the refusal as a screen readout.
+func (e *BudgetError) Short() string {
+	return fmt.Sprintf("%s %d bytes refused: budget %s, %d free", e.Consumer, e.Size, e.Budget, e.Free)
+}
+
+// Region is an allocated block of SRAM: the only source of the deck's
+// arenas and buffers. Its size is the size the allocator granted.
+type Region struct {
+	Consumer Consumer
+	Base     int // offset from the start of SRAM
+	size     int
+	live     bool
+}
+
+// Bytes returns the region's size (fe.Arena).
+func (r *Region) Bytes() int { return r.size }
+
+// Live reports whether the region is still allocated.
+func (r *Region) Live() bool { return r != nil && r.live }
 
 // SRAM is the allocation map of the part. The zero value is not usable;
 // use NewSRAM.
 type SRAM struct {
-	capacity int
-	budgets  map[Consumer]Budget
-	live     map[Consumer]int
+	part    Part
+	budgets map[Consumer]Budget
+	live    map[Consumer]*Region
 }
 
-// NewSRAM returns an SRAM of capacity bytes (SRAMBytes for the real part)
-// with nothing allocated.
-func NewSRAM(capacity int) *SRAM {
-	return &SRAM{capacity: capacity, budgets: Budgets(), live: make(map[Consumer]int)}
+// NewSRAM returns the SRAM of part with nothing allocated.
+func NewSRAM(part Part) *SRAM {
+	return &SRAM{part: part, budgets: Budgets(), live: make(map[Consumer]*Region)}
 }
 
-// Used returns the bytes allocated.
-func (s *SRAM) Used() int {
+// Part returns the board model.
+func (s *SRAM) Part() Part { return s.part }
+
+// Capacity returns the part's SRAM size.
+func (s *SRAM) Capacity() int { return s.part.SRAM }
+
+// Used returns the bytes allocated at the top level (regions inside
+// another consumer are part of it).
+func (s *SRAM) Used() int { return s.usedIn("") }
+
+func (s *SRAM) usedIn(parent Consumer) int {
 	n := 0
-	for c, b := range s.live {
-		if c != Mission { // the mission sub-arena is carved from the cartridge arena
-			n += b
+	for c, r := range s.live {
+		if s.budgets[c].Parent == parent {
+			n += r.size
 		}
 	}
 	return n
 }
 
-// Capacity returns the part's SRAM size.
-func (s *SRAM) Capacity() int { return s.capacity }
+// FreeIn returns the bytes free in parent ("" for the part itself).
+func (s *SRAM) FreeIn(parent Consumer) int {
+	if parent == "" {
+		return s.part.SRAM - s.Used()
+	}
+	p, ok := s.live[parent]
+	if !ok {
+		return 0
+	}
+	return p.size - s.usedIn(parent)
+}
 
 // Size returns the bytes held by c (0 if none).
-func (s *SRAM) Size(c Consumer) int { return s.live[c] }
+func (s *SRAM) Size(c Consumer) int {
+	if r, ok := s.live[c]; ok {
+		return r.size
+	}
+	return 0
+}
 
 // Has reports whether c is allocated.
 func (s *SRAM) Has(c Consumer) bool { _, ok := s.live[c]; return ok }
+
+// Region returns c's region, or nil.
+func (s *SRAM) Region(c Consumer) *Region { return s.live[c] }
 
 // Live returns the allocated consumers, sorted.
 func (s *SRAM) Live() []Consumer {
@@ -99,70 +210,154 @@ func (s *SRAM) Live() []Consumer {
 
 // Alloc gives size bytes to c, or refuses with a *BudgetError: an unknown
 // consumer, a size outside its budget, a second allocation, a second
-// exclusive arena, a mission outside a cartridge or larger than it, or a
-// total beyond the part's SRAM.
-func (s *SRAM) Alloc(c Consumer, size int) error {
+// exclusive arena, a region whose parent is not allocated, or more bytes
+// than are free in the parent (the part itself for a top-level consumer).
+func (s *SRAM) Alloc(c Consumer, size int) (*Region, error) {
 	b, ok := s.budgets[c]
 	if !ok {
-		return &BudgetError{c, size, "no such consumer in the budget table"}
+		return nil, &BudgetError{c, size, Budget{}, s.FreeIn(""), "no such consumer in the budget table"}
 	}
+	refuse := func(rule string) error { return &BudgetError{c, size, b, s.FreeIn(b.Parent), rule} }
 	if size < b.Min || size > b.Max {
-		return &BudgetError{c, size, fmt.Sprintf("budget is %d–%d KB", b.Min/KB, b.Max/KB)}
+		return nil, refuse("outside its budget")
 	}
 	if s.Has(c) {
-		return &BudgetError{c, size, "already allocated"}
+		return nil, refuse("already allocated")
 	}
 	if b.Exclusive {
 		for other := range s.live {
 			if s.budgets[other].Exclusive {
-				return &BudgetError{c, size, fmt.Sprintf("mutually exclusive with %s, which is allocated", other)}
+				return nil, refuse(fmt.Sprintf("mutually exclusive with %s, which is allocated", other))
 			}
 		}
 	}
-	if c == Mission {
-		cart, ok := s.live[CartArena]
-		if !ok {
-			return &BudgetError{c, size, "lives inside the cartridge arena, which is not allocated"}
-		}
-		if size > cart {
-			return &BudgetError{c, size, fmt.Sprintf("larger than the %d KB cartridge arena", cart/KB)}
-		}
-	} else if s.Used()+size > s.capacity {
-		return &BudgetError{c, size, fmt.Sprintf("SRAM is %d KB and %d KB are in use", s.capacity/KB, s.Used()/KB)}
+	if b.Parent != "" && !s.Has(b.Parent) {
+		return nil, refuse(fmt.Sprintf("lives inside the %s region, which is not allocated", b.Parent))
 	}
-	s.live[c] = size
-	return nil
+	if size > s.FreeIn(b.Parent) {
+		where := s.part.Name + " SRAM"
+		if b.Parent != "" {
+			where = string(b.Parent) + " region"
+		}
+		return nil, refuse("more than is free in the " + where)
+	}
+	base, err := s.place(b.Parent, size)
+	if err != nil {
+		return nil, refuse(err.Error())
+	}
+	r := &Region{Consumer: c, Base: base, size: size, live: true}
+	s.live[c] = r
+	return r, nil
 }
 
-// Free releases c. Freeing the cartridge arena frees a mission inside it.
+// place finds the lowest gap of size bytes inside parent.
+func (s *SRAM) place(parent Consumer, size int) (int, error) {
+	lo, hi := 0, s.part.SRAM
+	if parent != "" {
+		p := s.live[parent]
+		lo, hi = p.Base, p.Base+p.size
+	}
+	var taken []*Region
+	for c, r := range s.live {
+		if s.budgets[c].Parent == parent {
+			taken = append(taken, r)
+		}
+	}
+	sort.Slice(taken, func(i, j int) bool { return taken[i].Base < taken[j].Base })
+	at := lo
+	for _, r := range taken {
+		if r.Base-at >= size {
+			return at, nil
+		}
+		at = r.Base + r.size
+	}
+	if hi-at >= size {
+		return at, nil
+	}
+	return 0, fmt.Errorf("no gap of %d bytes (fragmented)", size)
+}
+
+// Free releases c and every region carved out of it.
 func (s *SRAM) Free(c Consumer) error {
-	if !s.Has(c) {
-		return &BudgetError{c, 0, "free of an unallocated consumer"}
+	r, ok := s.live[c]
+	if !ok {
+		return &BudgetError{c, 0, s.budgets[c], s.FreeIn(s.budgets[c].Parent), "free of an unallocated consumer"}
 	}
+	for other := range s.live {
+		if s.budgets[other].Parent == c {
+			if err := s.Free(other); err != nil {
+				return err
+			}
+		}
+	}
+	r.live = false
 	delete(s.live, c)
-	if c == CartArena {
-		delete(s.live, Mission)
-	}
 	return nil
 }
 
-// Check verifies the invariants: total within capacity, at most one
-// exclusive arena, a mission only inside a cartridge.
+// Check verifies the invariants: every region within its budget and inside
+// its parent, no two regions of one parent overlapping, the total within
+// the part, at most one exclusive arena.
 func (s *SRAM) Check() error {
-	if s.Used() > s.capacity {
-		return fmt.Errorf("sram: %d bytes used of %d", s.Used(), s.capacity)
+	if s.Used() > s.part.SRAM {
+		return fmt.Errorf("sram: %d bytes used of %d", s.Used(), s.part.SRAM)
 	}
 	n := 0
-	for c := range s.live {
-		if s.budgets[c].Exclusive {
+	byParent := map[Consumer][]*Region{}
+	for c, r := range s.live {
+		b := s.budgets[c]
+		if b.Exclusive {
 			n++
 		}
+		if r.size < b.Min || r.size > b.Max {
+			return fmt.Errorf("sram: %s holds %d bytes, budget %s", c, r.size, b)
+		}
+		lo, hi := 0, s.part.SRAM
+		if b.Parent != "" {
+			p, ok := s.live[b.Parent]
+			if !ok {
+				return fmt.Errorf("sram: %s without its %s", c, b.Parent)
+			}
+			lo, hi = p.Base, p.Base+p.size
+		}
+		if r.Base < lo || r.Base+r.size > hi {
+			return fmt.Errorf("sram: %s at %#x+%d outside [%#x,%#x)", c, r.Base, r.size, lo, hi)
+		}
+		byParent[b.Parent] = append(byParent[b.Parent], r)
 	}
 	if n > 1 {
 		return fmt.Errorf("sram: %d exclusive arenas allocated: %v", n, s.Live())
 	}
-	if s.Has(Mission) && !s.Has(CartArena) {
-		return fmt.Errorf("sram: mission arena without a cartridge")
+	for _, rs := range byParent {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Base < rs[j].Base })
+		for i := 1; i < len(rs); i++ {
+			if rs[i-1].Base+rs[i-1].size > rs[i].Base {
+				return fmt.Errorf("sram: %s and %s overlap", rs[i-1].Consumer, rs[i].Consumer)
+			}
+		}
 	}
 	return nil
+}
+
+// Map draws the allocation map, one line per region in address order,
+// regions inside another indented under it, then the free bytes.
+func (s *SRAM) Map() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s SRAM %d bytes, %d used, %d free\n", s.part.Name, s.part.SRAM, s.Used(), s.FreeIn(""))
+	var walk func(parent Consumer, depth int)
+	walk = func(parent Consumer, depth int) {
+		var rs []*Region
+		for c, r := range s.live {
+			if s.budgets[c].Parent == parent {
+				rs = append(rs, r)
+			}
+		}
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Base < rs[j].Base })
+		for _, r := range rs {
+			fmt.Fprintf(&b, "%s%#07x %-13s %6d\n", strings.Repeat("  ", depth), r.Base, r.Consumer, r.size)
+			walk(r.Consumer, depth+1)
+		}
+	}
+	walk("", 0)
+	return b.String()
 }

@@ -31,6 +31,7 @@ const (
 	imageMagic    = "DECK"
 	headerBytes   = 4 + 1 + handleBytes + 4 + 4 + 4 + 1 + 4 + 16
 	ImageBytes    = headerBytes + 2 + HistoryBytes + 2 + SnippetBytes + 4
+	MirrorBytes   = (ImageBytes + 7) &^ 7 // the image's SRAM mirror, 8-byte aligned
 	maxHandleRune = 0x7E
 )
 
@@ -167,12 +168,13 @@ type Entry struct {
 // maxResultBytes caps the stored text of a result; longer ones are cut.
 const maxResultBytes = 255
 
-// EncodeHistory packs entries (newest first) into at most HistoryBytes:
+// EncodeHistory packs entries (newest first) into at most budget bytes
+// (the history region's size, HistoryBytes on the deck):
 // each entry is a flag byte, a length byte and the expression, then a
 // length byte and the result. Entries are taken newest first and the
 // oldest ones that do not fit are dropped; an expression longer than 255
 // bytes is dropped too. It returns the encoding and how many entries it kept.
-func EncodeHistory(entries []Entry) ([]byte, int) {
+func EncodeHistory(entries []Entry, budget int) ([]byte, int) {
 	var b []byte
 	kept := 0
 	for _, e := range entries {
@@ -184,7 +186,7 @@ func EncodeHistory(entries []Entry) ([]byte, int) {
 			res = res[:maxResultBytes]
 		}
 		need := 3 + len(e.Expr) + len(res)
-		if len(b)+need > HistoryBytes {
+		if len(b)+need > budget {
 			break
 		}
 		flag := byte(0)
@@ -235,8 +237,8 @@ type Snippet struct {
 }
 
 // EncodeSnippets packs the library: per snippet a name length byte, the
-// name, a 2-byte form length and the form. It fails when the library does
-// not fit its budget.
+// name, a 2-byte form length and the form. Whether it fits the snippet
+// region is the deck's check (saveSnippet).
 func EncodeSnippets(lib []Snippet) ([]byte, error) {
 	var b []byte
 	for _, s := range lib {
@@ -247,9 +249,6 @@ func EncodeSnippets(lib []Snippet) ([]byte, error) {
 		b = append(b, s.Name...)
 		b = binary.LittleEndian.AppendUint16(b, uint16(len(s.Form)))
 		b = append(b, s.Form...)
-	}
-	if len(b) > SnippetBytes {
-		return nil, fmt.Errorf("snippets: library needs %d bytes, budget %d", len(b), SnippetBytes)
 	}
 	return b, nil
 }

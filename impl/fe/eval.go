@@ -36,9 +36,10 @@ const (
 const primNameList = "let = if fn mac while quote and or do cons car cdr setcar setcdr list not is atom print < <= + - * /"
 
 func (vm *VM) nextArg(arg *Value) Value {
+	cells := vm.cells
 	a := *arg
 	vm.step(EvArg)
-	c := &vm.cells[a]
+	c := &cells[a]
 	if c.typ != TPair {
 		vm.argError(a)
 	}
@@ -60,15 +61,16 @@ func (vm *VM) toNumber(v Value) float32 {
 
 // getBound returns the env binding pair of sym, or its global pair.
 func (vm *VM) getBound(sym, env Value) Value {
+	cells := vm.cells
 	for env != Nil {
 		vm.step(EvLookup)
-		x := vm.cells[env].car
-		if vm.cells[x].car == sym {
+		x := cells[env].car
+		if cells[x].car == sym {
 			return x
 		}
-		env = vm.cells[env].cdr
+		env = cells[env].cdr
 	}
-	return vm.cells[sym].cdr
+	return cells[sym].cdr
 }
 
 func (vm *VM) equal(a, b Value) bool {
@@ -96,15 +98,46 @@ func (vm *VM) equal(a, b Value) bool {
 }
 
 func (vm *VM) evalList(lst, env Value) Value {
+	cells := vm.cells
 	res := Nil
 	tail := refNone
 	for lst != Nil {
-		v := vm.evalArg(&lst, env)
-		c := vm.cons(v, Nil)
+		// v := vm.evalArg(&lst, env), written out (with the lookup left
+		// as a call): every user call evaluates its arguments here.
+		vm.step(EvArg)
+		lc := &cells[lst]
+		if lc.typ != TPair {
+			vm.argError(lst)
+		}
+		obj := lc.car
+		lst = lc.cdr
+		var v Value
+		switch cells[obj].typ {
+		case TSymbol:
+			v = vm.lookup(obj, env)
+		case TPair:
+			v = vm.evalPair(obj, env, nil)
+		default:
+			vm.step(EvAtom)
+			v = obj
+		}
+		// c := vm.cons(v, Nil), written out.
+		c := vm.freelist
+		if c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+			c = vm.objectSlow()
+		} else {
+			vm.counts[EvAlloc]++
+			vm.freelist = cells[c].cdr
+			vm.free--
+			vm.gcstack[vm.gcIdx] = c
+			vm.gcIdx++
+		}
+		cc := &cells[c]
+		cc.typ, cc.car, cc.cdr = TPair, v, Nil
 		if tail == refNone {
 			res = c
 		} else {
-			vm.cells[tail].cdr = c
+			cells[tail].cdr = c
 		}
 		tail = c
 	}
@@ -128,21 +161,55 @@ func (vm *VM) doList(lst, env Value) Value {
 			vm.pushgc(lst)
 			vm.pushgc(env)
 		}
-		res = vm.eval(vm.nextArg(&lst), env, &env)
+		// A pair goes straight to evalPair, as eval would send it.
+		if x := vm.nextArg(&lst); vm.cells[x].typ == TPair {
+			res = vm.evalPair(x, env, &env)
+		} else {
+			res = vm.eval(x, env, &env)
+		}
 	}
 	return res
 }
 
 func (vm *VM) argsToEnv(prm, arg, env Value) Value {
+	cells := vm.cells
 	for prm != Nil {
-		if vm.typ(prm) != TPair {
+		pc := &cells[prm]
+		if pc.typ != TPair {
 			env = vm.cons(vm.cons(prm, arg), env)
 			break
 		}
-		b := vm.cons(vm.cells[prm].car, vm.car(arg))
-		env = vm.cons(b, env)
-		prm = vm.cells[prm].cdr
-		arg = vm.cdr(arg)
+		// car(arg) and cdr(arg), written out.
+		a, rest := arg, arg
+		if arg != Nil {
+			ac := &cells[arg]
+			if ac.typ != TPair {
+				vm.typeError(arg, TPair)
+			}
+			a, rest = ac.car, ac.cdr
+		}
+		// env = vm.cons(vm.cons(pc.car, a), env), written out.
+		var b, e Value
+		if f := vm.freelist; f != Nil && cells[f].cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
+			// Two free cells at hand, no event to observe, room for
+			// both on the GC stack: cons's fast path twice.
+			b, e = f, cells[f].cdr
+			vm.counts[EvAlloc] += 2
+			vm.freelist = cells[e].cdr
+			vm.free -= 2
+			vm.gcstack[vm.gcIdx] = b
+			vm.gcstack[vm.gcIdx+1] = e
+			vm.gcIdx += 2
+			bc, ec := &cells[b], &cells[e]
+			bc.typ, bc.car, bc.cdr = TPair, pc.car, a
+			ec.typ, ec.car, ec.cdr = TPair, b, env
+		} else {
+			b = vm.cons(pc.car, a)
+			e = vm.cons(b, env)
+		}
+		env = e
+		prm = pc.cdr
+		arg = rest
 	}
 	return env
 }
@@ -193,21 +260,26 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 // lookup is cdr(getBound(sym, env)), the value of a symbol, including the
 // EvLookup event of the symbol evaluation itself. The walk has no effect
 // but its events, so they are tallied in a register and added at once
-// (countN), which replays them one by one when a hook or meter must see
-// them.
+// (see replayLookups, which replays them one by one when a hook or meter
+// must see them).
 func (vm *VM) lookup(sym, env Value) Value {
+	cells := vm.cells
 	n := uint64(1)
 	for env != Nil {
 		n++
-		ec := &vm.cells[env]
-		if x := ec.car; vm.cells[x].car == sym {
-			vm.countN(EvLookup, n)
-			return vm.cells[x].cdr
+		ec := &cells[env]
+		if x := ec.car; cells[x].car == sym {
+			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+				vm.replayLookups(n)
+			}
+			return cells[x].cdr
 		}
 		env = ec.cdr
 	}
-	vm.countN(EvLookup, n)
-	return vm.cells[vm.cells[sym].cdr].cdr
+	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+		vm.replayLookups(n)
+	}
+	return cells[cells[sym].cdr].cdr
 }
 
 // evalArg is eval(nextArg(arg), env, nil), the commonest step of the
@@ -215,29 +287,34 @@ func (vm *VM) lookup(sym, env Value) Value {
 // out in place: it saves two Go calls per argument. The events and their
 // order are exactly those of nextArg followed by eval.
 func (vm *VM) evalArg(arg *Value, env Value) Value {
+	cells := vm.cells
 	a := *arg
 	vm.step(EvArg)
-	ac := &vm.cells[a]
+	ac := &cells[a]
 	if ac.typ != TPair {
 		vm.argError(a)
 	}
 	*arg = ac.cdr
 	obj := ac.car
-	switch vm.cells[obj].typ {
+	switch cells[obj].typ {
 	case TSymbol:
 		// lookup, written out.
 		n := uint64(1)
 		for e := env; e != Nil; {
 			n++
-			ec := &vm.cells[e]
-			if x := ec.car; vm.cells[x].car == obj {
-				vm.countN(EvLookup, n)
-				return vm.cells[x].cdr
+			ec := &cells[e]
+			if x := ec.car; cells[x].car == obj {
+				if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+					vm.replayLookups(n)
+				}
+				return cells[x].cdr
 			}
 			e = ec.cdr
 		}
-		vm.countN(EvLookup, n)
-		return vm.cells[vm.cells[obj].cdr].cdr
+		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+			vm.replayLookups(n)
+		}
+		return cells[cells[obj].cdr].cdr
 	case TPair:
 		return vm.evalPair(obj, env, nil)
 	}
@@ -247,6 +324,7 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 
 // evalPair is the pair case of eval: a call.
 func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
+	cells := vm.cells
 	vm.step(EvPair)
 
 	// Nested calls always leave the call list and the GC stack as they
@@ -257,8 +335,8 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
-	fn := vm.cells[obj].car
-	if vm.cells[fn].typ != TSymbol {
+	fn := cells[obj].car
+	if cells[fn].typ != TSymbol {
 		fn = vm.eval(fn, env, nil)
 	} else {
 		// lookup, written out.
@@ -266,26 +344,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		fn = refNone
 		for e := env; e != Nil; {
 			n++
-			ec := &vm.cells[e]
-			if x := ec.car; vm.cells[x].car == sym {
-				fn = vm.cells[x].cdr
+			ec := &cells[e]
+			if x := ec.car; cells[x].car == sym {
+				fn = cells[x].cdr
 				break
 			}
 			e = ec.cdr
 		}
 		if fn == refNone {
-			fn = vm.cells[vm.cells[sym].cdr].cdr
+			fn = cells[cells[sym].cdr].cdr
 		}
-		vm.countN(EvLookup, n)
+		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+			vm.replayLookups(n)
+		}
 	}
-	arg := vm.cells[obj].cdr
+	arg := cells[obj].cdr
 	res := Nil
 
 	// In the three hottest primitives (if, the comparisons and the
 	// arithmetic) each evalArg call is written out in place, which saves a
 	// Go call per argument: about a tenth of the run time of a call-heavy
 	// program. Each copy is exactly evalArg, with the lookup left as a call.
-	switch fc := &vm.cells[fn]; fc.typ {
+	switch fc := &cells[fn]; fc.typ {
 	case TPrim:
 		switch op := int(fc.aux); op {
 		case pLet:
@@ -298,7 +378,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		case pSet:
 			va := vm.checkType(vm.nextArg(&arg), TSymbol)
 			b := vm.getBound(va, env)
-			vm.cells[b].cdr = vm.evalArg(&arg, env)
+			cells[b].cdr = vm.evalArg(&arg, env)
 
 		case pIf:
 			for arg != Nil {
@@ -306,12 +386,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				{ // va = vm.evalArg(&arg, env), written out
 					a := arg
 					vm.step(EvArg)
-					ac := &vm.cells[a]
+					ac := &cells[a]
 					if ac.typ != TPair {
 						vm.argError(a)
 					}
 					arg = ac.cdr
-					switch obj := ac.car; vm.cells[obj].typ {
+					switch obj := ac.car; cells[obj].typ {
 					case TSymbol:
 						va = vm.lookup(obj, env)
 					case TPair:
@@ -332,7 +412,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				if arg == Nil {
 					break
 				}
-				arg = vm.cells[arg].cdr
+				arg = cells[arg].cdr
 			}
 
 		case pFn, pMac:
@@ -340,11 +420,11 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			vm.nextArg(&arg)
 			res = vm.object()
 			if op == pFn {
-				vm.cells[res].typ = TFunc
+				cells[res].typ = TFunc
 			} else {
-				vm.cells[res].typ = TMacro
+				cells[res].typ = TMacro
 			}
-			vm.cells[res].cdr = va
+			cells[res].cdr = va
 
 		case pWhile:
 			va := vm.nextArg(&arg)
@@ -386,11 +466,11 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 		case pSetcar:
 			va := vm.checkType(vm.evalArg(&arg, env), TPair)
-			vm.cells[va].car = vm.evalArg(&arg, env)
+			cells[va].car = vm.evalArg(&arg, env)
 
 		case pSetcdr:
 			va := vm.checkType(vm.evalArg(&arg, env), TPair)
-			vm.cells[va].cdr = vm.evalArg(&arg, env)
+			cells[va].cdr = vm.evalArg(&arg, env)
 
 		case pList:
 			res = vm.evalList(arg, env)
@@ -413,12 +493,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			{ // va = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &vm.cells[a]
+				ac := &cells[a]
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; vm.cells[obj].typ {
+				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
 					va = vm.lookup(obj, env)
 				case TPair:
@@ -433,12 +513,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			{ // vb = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &vm.cells[a]
+				ac := &cells[a]
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; vm.cells[obj].typ {
+				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
 					vb = vm.lookup(obj, env)
 				case TPair:
@@ -449,7 +529,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				}
 			}
 			vm.checkType(vb, TNumber)
-			a, b := vm.cells[va].num, vm.cells[vb].num
+			a, b := cells[va].num, cells[vb].num
 			if op == pLt {
 				res = vm.boolean(a < b)
 			} else {
@@ -461,12 +541,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			{ // xv = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &vm.cells[a]
+				ac := &cells[a]
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; vm.cells[obj].typ {
+				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
 					xv = vm.lookup(obj, env)
 				case TPair:
@@ -482,12 +562,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				{ // yv = vm.evalArg(&arg, env), written out
 					a := arg
 					vm.step(EvArg)
-					ac := &vm.cells[a]
+					ac := &cells[a]
 					if ac.typ != TPair {
 						vm.argError(a)
 					}
 					arg = ac.cdr
-					switch obj := ac.car; vm.cells[obj].typ {
+					switch obj := ac.car; cells[obj].typ {
 					case TSymbol:
 						yv = vm.lookup(obj, env)
 					case TPair:
@@ -524,10 +604,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	case TFunc:
 		vm.step(EvCall)
 		arg = vm.evalList(arg, env)
-		va := vm.cells[fn].cdr // (env params ...)
-		vb := vm.cells[va].cdr // (params ...)
-		body := vm.cells[vb].cdr
-		fenv := vm.argsToEnv(vm.cells[vb].car, arg, vm.cells[va].car)
+		va := cells[fn].cdr // (env params ...)
+		vb := cells[va].cdr // (params ...)
+		body := cells[vb].cdr
+		fenv := vm.argsToEnv(cells[vb].car, arg, cells[va].car)
 		// res = doList(body, fenv), written out (every user call runs its
 		// body here), with the body forms that are calls sent straight to
 		// evalPair rather than through eval.
@@ -542,8 +622,15 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				vm.pushgc(body)
 				vm.pushgc(fenv)
 			}
-			x := vm.nextArg(&body)
-			if vm.cells[x].typ == TPair {
+			// x := vm.nextArg(&body), written out.
+			vm.step(EvArg)
+			bc := &cells[body]
+			if bc.typ != TPair {
+				vm.argError(body)
+			}
+			x := bc.car
+			body = bc.cdr
+			if cells[x].typ == TPair {
 				res = vm.evalPair(x, fenv, &fenv)
 			} else {
 				res = vm.eval(x, fenv, &fenv)

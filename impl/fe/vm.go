@@ -184,6 +184,9 @@ type VM struct {
 	strBytes int
 	cells    []cell // cells[0] is the static nil; arena cell i is cells[i+1]
 	count    int    // arena cells
+	// arenaBytes is the size of the arena (context plus cells, and
+	// the remainder no cell fills).
+	arenaBytes int
 
 	gcstack  []Value
 	gcIdx    int
@@ -207,10 +210,11 @@ type VM struct {
 	hook     StepHook
 	meter    *Meter
 
-	// Event observation. observed is false without hook and meter, and
-	// then step only counts. Otherwise step takes its slow path (observe)
-	// when counts[ev] passes thresh[ev]. With a hook the thresholds are 0,
-	// so the hook sees every event. With a meter alone, Total is brought
+	// Event observation. Without hook and meter the thresholds are the
+	// maximum, which no count reaches, and step only counts. Otherwise step
+	// takes its slow path (observe) when counts[ev] passes thresh[ev]. With
+	// a hook the thresholds are 0, so the hook sees every event. With a
+	// meter alone, Total is brought
 	// up to date lazily: base holds the counts already priced into Total,
 	// and the thresholds allow each event type slack more events, where
 	// slack times the sum of the costs cannot pass the limit. So the first
@@ -220,13 +224,31 @@ type VM struct {
 	// Total is exact whenever its owner can see it.
 	thresh       [NumEvents]uint64
 	base         [NumEvents]uint64
-	observed     bool
 	ext          bool
 	maxReadDepth int
 	prims        []primEntry
 	docs         map[string]string
 	scratch      []byte
 }
+
+// Arena is memory a host lends a VM, such as a region of the deck's
+// simulated SRAM. Its size in bytes decides the VM's cell count.
+type Arena interface {
+	Bytes() int
+}
+
+// Open opens a VM in the arena a: New with a's size. A host that allocates
+// arenas uses it so that the VM's capacity is the one it granted.
+func Open(a Arena, opts ...Option) (*VM, error) {
+	vm, err := New(a.Bytes(), opts...)
+	if err != nil {
+		return nil, err
+	}
+	return vm, nil
+}
+
+// ArenaBytes returns the size of the arena the VM was opened in.
+func (vm *VM) ArenaBytes() int { return vm.arenaBytes }
 
 // New opens a VM in an arena of arenaBytes bytes. Like fe_open, it carves
 // the context out of the arena, builds the free list and interns t and the
@@ -249,7 +271,6 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if vm.model.GCStackSize < 1 {
 		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
 	}
-	vm.observed = vm.hook != nil || vm.meter != nil
 	switch {
 	case vm.hook != nil:
 		// thresh stays 0: every event is observed.
@@ -266,6 +287,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 		n = (arenaBytes - vm.model.ContextBytes()) / vm.model.CellBytes()
 	}
 	vm.count = n
+	vm.arenaBytes = arenaBytes
 	vm.cells = make([]cell, n+1)
 	vm.cells[0] = cell{typ: TNil}
 	vm.gcstack = make([]Value, vm.model.GCStackSize)
@@ -361,20 +383,28 @@ func (vm *VM) traceback() []string {
 }
 
 // step records an event and runs the meter and the hook.
+//
+// Without a hook or meter the thresholds are the maximum, which no count
+// reaches, so step needs no test of whether anything observes.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
-	if vm.observed && vm.counts[ev] > vm.thresh[ev] {
+	if vm.counts[ev] > vm.thresh[ev] {
 		vm.observe(ev)
 	}
 }
 
-// countN is n consecutive step(ev) with nothing in between.
-func (vm *VM) countN(ev Event, n uint64) {
-	if vm.observed {
-		vm.stepN(ev, n)
-		return
-	}
-	vm.counts[ev] += n
+// replayLookups is the slow path of counting n consecutive step(EvLookup)
+// with nothing in between, which the lookups write out in place as
+//
+//	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+//		vm.replayLookups(n)
+//	}
+//
+// (always the fast path without a hook or meter). Past a threshold the n
+// events are taken back and replayed one by one.
+func (vm *VM) replayLookups(n uint64) {
+	vm.counts[EvLookup] -= n
+	vm.stepN(EvLookup, n)
 }
 
 func (vm *VM) stepN(ev Event, n uint64) {
@@ -518,7 +548,7 @@ func (vm *VM) collect() {
 	hook := vm.hook != nil
 	if !hook {
 		vm.counts[EvSweep] += uint64(vm.count)
-		if vm.observed && vm.counts[EvSweep] > vm.thresh[EvSweep] {
+		if vm.counts[EvSweep] > vm.thresh[EvSweep] {
 			vm.observe(EvSweep)
 		}
 	}
@@ -559,7 +589,7 @@ func (vm *VM) collect() {
 // full order of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
@@ -591,7 +621,7 @@ func (vm *VM) objectSlow() Value {
 // fast path written out, which saves a Go call per cell.
 func (vm *VM) cons(car, cdr Value) Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
@@ -609,7 +639,7 @@ func (vm *VM) cons(car, cdr Value) Value {
 
 func (vm *VM) number(n float32) Value {
 	v := vm.freelist
-	if v == Nil || (vm.observed && vm.counts[EvAlloc] >= vm.thresh[EvAlloc]) || vm.gcIdx == len(vm.gcstack) {
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -183,4 +184,47 @@ func TestReportMatchesTheSchema(t *testing.T) {
 			t.Errorf("%s does not match the schema: %v", name, err)
 		}
 	}
+}
+
+func TestCheckerKnowsWhatCannotCompile(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChecker(root, []string{"reports/catalog"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "reports/catalog/catalog.go")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Check(file, src); err != nil {
+		t.Fatalf("the package as it is does not type-check: %v", err)
+	}
+	ms, err := FileMutants("reports/catalog/catalog.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiles, fails := 0, 0
+	for _, m := range ms {
+		out, err := m.Apply(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Check(file, out) == nil {
+			compiles++
+		} else {
+			fails++
+		}
+	}
+	if compiles == 0 {
+		t.Error("no mutant of catalog.go type-checks")
+	}
+	bad := append(append([]byte{}, src...), "\nfunc leftover() { unused := 1 }\n"...)
+	if err := c.Check(file, bad); err == nil || !strings.Contains(err.Error(), "declared and not used") {
+		t.Errorf("a variable left unused type-checks: %v", err)
+	}
+	t.Logf("%d of %d mutants of catalog.go type-check", compiles, compiles+fails)
 }

@@ -7,6 +7,11 @@
 // tokens. ContextSize, the prices behind CostFor, meta blobs, forwarded
 // notices and failing calls are all scripted.
 //
+// Server (server.go) serves a Mock over the OpenAI-compatible
+// chat-completions protocol on loopback, so a client of that protocol
+// (plurnkd's openai provider, any other plurnk daemon) can be driven by a
+// script; cmd/llmserve runs one from a script file.
+//
 // It may import the standard library and anchorage/impl/plurnk/provider and
 // anchorage/impl/plurnk/telemetry. It keeps no global state.
 package llm
@@ -16,6 +21,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/telemetry"
@@ -44,6 +51,16 @@ type Reply struct {
 	// then answers with the error of the signal it was handed, as a real
 	// transport does when its request is cancelled.
 	Abort bool
+	// Before, when set, is called as the call begins, before anything
+	// is replied: a scenario acts while the model is generating.
+	Before func()
+	// Raw, when set, is returned as assistantRaw instead of the default
+	// {"content": …} object.
+	Raw string
+	// Hold makes the loopback server (Server) hold the request open
+	// until the client cancels it, calling OnAbort first: a long
+	// generation abandoned over HTTP.
+	Hold bool
 }
 
 // Mock is the scripted provider. Its zero value has no context size.
@@ -59,6 +76,11 @@ type Mock struct {
 
 	// OnAbort is called by a reply with Abort set.
 	OnAbort func()
+	// HonourGrammar makes a call carrying the trivial grammar
+	// root ::= "text" answer that text without using a scripted reply;
+	// otherwise a grammar is ignored, as by a server that does not
+	// enforce grammars.
+	HonourGrammar bool
 
 	// What the engine did, for assertions.
 	Requests    []provider.Request
@@ -91,11 +113,17 @@ func (m *Mock) Generate(ctx context.Context, req provider.Request) (provider.Res
 	if err := ctx.Err(); err != nil {
 		return provider.Response{}, fmt.Errorf("llm: generate: %w", err)
 	}
+	if text, ok := TrivialGrammar(req.Grammar); ok && m.HonourGrammar {
+		return provider.Response{Assistant: provider.Assistant{Content: text, FinishReason: "stop", Model: "mock"}}, nil
+	}
 	if m.next >= len(m.Replies) {
 		return provider.Response{}, ErrExhausted
 	}
 	r := m.Replies[m.next]
 	m.next++
+	if r.Before != nil {
+		r.Before()
+	}
 	if r.Abort {
 		if m.OnAbort != nil {
 			m.OnAbort()
@@ -117,6 +145,9 @@ func (m *Mock) Generate(ctx context.Context, req provider.Request) (provider.Res
 	raw, err := json.Marshal(map[string]string{"content": r.Content})
 	if err != nil {
 		return provider.Response{}, fmt.Errorf("llm: raw: %w", err)
+	}
+	if r.Raw != "" {
+		raw = []byte(r.Raw)
 	}
 	return provider.Response{
 		Assistant: provider.Assistant{
@@ -153,4 +184,14 @@ func (m *Mock) CostFor(u provider.Usage) int64 {
 func (m *Mock) ContextSize() (int, bool) {
 	m.ContextRead++
 	return m.Context, m.Context > 0
+}
+
+// TrivialGrammar returns the one text a grammar of the form
+// root ::= "text" allows, and whether g has that form.
+func TrivialGrammar(g string) (string, bool) {
+	m := regexp.MustCompile(`^\s*root\s*::=\s*"((?:[^"\\]|\\.)*)"\s*$`).FindStringSubmatch(g)
+	if m == nil {
+		return "", false
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(m[1], `\"`, `"`), `\\`, `\`), true
 }

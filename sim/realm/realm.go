@@ -39,7 +39,23 @@ type Hub interface {
 	Received(id, token, jobID string) error
 	Result(id, token, jobID string, o chatlog.Outcome) error
 	Heartbeat(id, token string) error
+	// Rejoin registers again a page the server no longer knows (after a
+	// restart), under the id it had, so that it keeps its log.
+	Rejoin(id, name, url, lang string) (chatlog.Registration, error)
 }
+
+// windowScript plays the browser's part for the adapter's listeners: a
+// window that takes event listeners and dispatches "error" and
+// "unhandledrejection" events to them the way a browser does.
+const windowScript = `(function () {
+  var listeners = {};
+  globalThis.window = globalThis;
+  globalThis.addEventListener = function (type, f) { (listeners[type] = listeners[type] || []).push(f); };
+  globalThis.__dispatch = function (type, ev) {
+    (listeners[type] || []).forEach(function (f) { f(ev); });
+  };
+})();
+`
 
 // Config describes a simulated page.
 type Config struct {
@@ -98,9 +114,11 @@ func New(hub Hub, clk clock.Clock, cfg Config) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("realm %q: new QuickJS VM: %w", cfg.Name, err)
 	}
-	if _, err := vm.Eval(chatlog.CoreScript, quickjs.EvalGlobal); err != nil {
-		vm.Close()
-		return nil, fmt.Errorf("realm %q: load evaluation core: %w", cfg.Name, err)
+	for _, src := range []string{windowScript, chatlog.CoreScript, chatlog.ListenerScript} {
+		if _, err := vm.Eval(src, quickjs.EvalGlobal); err != nil {
+			vm.Close()
+			return nil, fmt.Errorf("realm %q: load the adapter: %w", cfg.Name, err)
+		}
 	}
 	return &Page{cfg: cfg, hub: hub, clk: clk, vm: vm,
 		rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed+1))}, nil
@@ -183,6 +201,18 @@ func (p *Page) heartbeat() {
 // poll asks for a job; the answer takes one latency to come back.
 func (p *Page) poll() {
 	task, err := p.hub.Poll(p.reg.ID, p.reg.Token)
+	if errors.Is(err, chatlog.ErrUnknownInstance) {
+		// The server restarted and forgot this page: rejoin, keeping
+		// the log, as the browser adapter does on a 403.
+		p.Log = append(p.Log, "poll: "+err.Error())
+		if reg, rerr := p.hub.Rejoin(p.reg.ID, p.cfg.Name, p.cfg.URL, p.Language()); rerr != nil {
+			p.Log = append(p.Log, "rejoin: "+rerr.Error())
+		} else {
+			p.reg = reg
+		}
+		p.after(p.cfg.PollEvery, p.poll)
+		return
+	}
 	if err != nil {
 		p.Log = append(p.Log, "poll: "+err.Error())
 		p.after(p.cfg.PollEvery, p.poll)
@@ -309,23 +339,25 @@ func (p *Page) takeLocked() []string {
 }
 
 // ThrowInBackground runs code as an event handler of the page would run:
-// an error it throws is reported like a window "error" event, into the
-// buffer returned with the next result.
+// an error it throws goes to the window's "error" listeners, as a browser
+// dispatches it; the adapter's listener puts it in the buffer returned with
+// the next result.
 func (p *Page) ThrowInBackground(code string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	src := "try { (0, eval)(" + jsString(code) + "); } catch (e) { __chatlog.capture(e, 'error'); }"
+	src := "try { (0, eval)(" + jsString(code) + "); } catch (e) { __dispatch('error', {error: e, message: String(e && e.message)}); }"
 	if _, err := p.vm.Eval(src, quickjs.EvalGlobal); err != nil {
 		p.captureLocked(err)
 	}
 }
 
-// RejectInBackground evaluates code, which should give a promise, and
-// reports its rejection like an "unhandledrejection" event.
+// RejectInBackground evaluates code, which should give a promise that
+// nobody handles, and dispatches its rejection to the window's
+// "unhandledrejection" listeners, as a browser does.
 func (p *Page) RejectInBackground(code string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	src := "Promise.resolve((0, eval)(" + jsString(code) + ")).then(undefined, function (e) { __chatlog.capture(e, 'rejection'); });"
+	src := "Promise.resolve((0, eval)(" + jsString(code) + ")).then(undefined, function (e) { __dispatch('unhandledrejection', {reason: e}); });"
 	if _, err := p.vm.Eval(src, quickjs.EvalGlobal); err != nil {
 		p.captureLocked(err)
 	}

@@ -47,6 +47,9 @@ func (h *switchHub) Result(id, tok, j string, o chatlog.Outcome) error {
 	return h.cur().Result(id, tok, j, o)
 }
 func (h *switchHub) Heartbeat(id, tok string) error { return h.cur().Heartbeat(id, tok) }
+func (h *switchHub) Rejoin(id, n, u, l string) (chatlog.Registration, error) {
+	return h.cur().Rejoin(id, n, u, l)
+}
 
 // One seeded run: two pages, two agents appending (whole, torn, at the same
 // instants), probabilistic write faults, and a server restart in the middle.
@@ -119,20 +122,13 @@ func reliabilityRun(t *testing.T, seed uint64) {
 			hub.mu.Lock()
 			hub.srv = srv
 			hub.mu.Unlock()
+			// The pages rejoin on their own, under their old ids.
+			ids := []string{pages[0].Registration().ID, pages[1].Registration().ID}
+			clk.Advance(time.Second)
 			for i, p := range pages {
-				old := p.Registration()
-				p.Stop()
-				np, err := New(hub, clk, Config{Name: "re" + old.ID, Seed: seed + 10 + uint64(i)})
-				if err != nil {
-					t.Fatal(err)
+				if got := p.Registration().ID; got != ids[i] {
+					t.Fatalf("seed %d: page %d came back as %s, not %s\n%s", seed, i, got, ids[i], strings.Join(p.Log, "\n"))
 				}
-				defer np.Close()
-				reg, err := srv.Adopt(old.ID, old.ID, "http://localhost:8302/", "JS")
-				if err != nil {
-					t.Fatal(err)
-				}
-				np.Attach(reg)
-				pages[i] = np
 			}
 		}
 	}

@@ -145,3 +145,29 @@ func TestFailpoints(t *testing.T) {
 		t.Fatalf("injection log (-want +got):\n%s", diff)
 	}
 }
+
+func TestCountingCountsReads(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	if err := afero.WriteFile(mem, "a.md", []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCounting(mem)
+	f, err := c.Open("a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 4)
+	if _, err := f.ReadAt(b, 6); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := afero.ReadFile(c, "a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.BytesReadFrom("a.md"); got != 14 {
+		t.Fatalf("read %d bytes from a.md, want 14", got)
+	}
+	if got := c.BytesRead(); got != 14 {
+		t.Fatalf("read %d bytes in all, want 14", got)
+	}
+}

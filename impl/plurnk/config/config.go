@@ -37,9 +37,13 @@ type Doc struct {
 
 // Config is the operator configuration the engine reads.
 type Config struct {
-	MaxTurns       int // PLURNK_MAX_TURNS, Off (-1) by default: no cap
-	MaxStrikes     int // PLURNK_MAX_STRIKES, 3
-	MaxCommands    int // PLURNK_MAX_COMMANDS, 99
+	MaxTurns    int // PLURNK_MAX_TURNS, Off (-1) by default: no cap
+	MaxStrikes  int // PLURNK_MAX_STRIKES, 3
+	MaxCommands int // PLURNK_MAX_COMMANDS, 99
+	// ManifestItems is PLURNK_MANIFEST_ITEMS: 0 (the default) foists no
+	// catalog preview, -1 each active scheme's whole catalog, N > 0 its
+	// first N rows (§actor-boundary-manifest-preview).
+	ManifestItems  int
 	MinCycles      int // PLURNK_MIN_CYCLES, 3
 	MaxCyclePeriod int // PLURNK_MAX_CYCLE_PERIOD, 4
 	BudgetCeiling  int // PLURNK_BUDGET_CEILING, Off when unset
@@ -77,6 +81,7 @@ const (
 	EnvRequirements   = "PLURNK_REQUIREMENTS"
 	EnvModel          = "PLURNK_MODEL"
 	EnvDocPrefix      = "PLURNK_MD_"
+	EnvManifestItems  = "PLURNK_MANIFEST_ITEMS"
 )
 
 // Load reads the configuration from env. projectRoot anchors the default
@@ -108,6 +113,13 @@ func Load(env map[string]string, projectRoot string) (Config, error) {
 			n = Off
 		}
 		*v.dst = n
+	}
+	if s := strings.TrimSpace(env[EnvManifestItems]); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < -1 {
+			return Config{}, fmt.Errorf("config: %s=%q: want -1, 0 or a positive integer", EnvManifestItems, s)
+		}
+		c.ManifestItems = n
 	}
 	c.PacketInject = c.Expand(env[EnvPacketInject])
 	c.Policy, c.PolicySet = c.Expand(env[EnvPolicy]), env[EnvPolicy] != ""

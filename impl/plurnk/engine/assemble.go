@@ -49,7 +49,7 @@ func (e *Engine) assemble(ls *loopState, t int) (*Delivered, error) {
 	if err != nil {
 		return nil, err
 	}
-	logText, weights := packet.RenderLog(run.Log, count)
+	logText, weights := packet.RenderLog(settledRows(run.Log), count)
 	errs, err := e.errorsSection(ls, t)
 	if err != nil {
 		return nil, err
@@ -153,4 +153,18 @@ func (e *Engine) Assemble(req Request) (*Delivered, error) {
 	}
 	ls.ceiling, ls.bounded = e.Config.Ceiling(e.Provider.ContextSize())
 	return e.assemble(ls, 1)
+}
+
+// settledRows leaves out the rows still proposed: an op row at 202 (a
+// SEND at 202 is the park, not a proposal). A proposed row shows once it
+// is resolved, with its final status (§proposal-proposed-hidden).
+func settledRows(rows []*store.LogRow) []*store.LogRow {
+	out := make([]*store.LogRow, 0, len(rows))
+	for _, r := range rows {
+		if r.Status == 202 && r.Op != "SEND" {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"anchorage/impl/plurnk/config"
@@ -151,6 +152,19 @@ type Request struct {
 	// place: no new loop and no turn 0; its turns go on from the last one.
 	// Prompt is ignored.
 	Resume *store.Loop
+	// Begun, when set, is called with the loop once it exists (a new
+	// loop right after it is opened, a resumed one at once), before turn
+	// 0 or the next turn runs.
+	Begun func(*store.Loop)
+	// Client is the client id of the session (settings.client), handed to
+	// every generate call of the loop; "" omits it (§client-telemetry).
+	Client string
+	// Alias selects the model for this loop (loop.run's alias), ""
+	// keeps the provider's default.
+	Alias string
+	// Docs are the session's reference documents (settings.mdDocs),
+	// merged over the operator's by alias.
+	Docs []Doc
 }
 
 // Delivered is a packet as the provider received it.
@@ -174,9 +188,12 @@ type TurnRecord struct {
 	Seq      int
 	Packet   *Delivered // nil when no packet was delivered
 	Emission string
-	Usage    provider.Usage
-	CostPico int64           // the turn's usage_cost_pico
-	Meta     json.RawMessage // nil when the provider returned none
+	// AssistantRaw is the provider's raw payload, kept verbatim and never
+	// read (§provider-guarantees-assistantraw-opaque).
+	AssistantRaw string
+	Usage        provider.Usage
+	CostPico     int64           // the turn's usage_cost_pico
+	Meta         json.RawMessage // nil when the provider returned none
 }
 
 // Result is the outcome of a loop: its status and the loop usage payload.
@@ -246,10 +263,16 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		ls.res.Loop = ls.loop
 		ls.loop.Status = StatusRunning
 		first = len(ls.loop.Turns)
+		if req.Begun != nil {
+			req.Begun(ls.loop)
+		}
 	} else {
 		ls.loop = e.Store.BeginLoop(req.Run)
 		ls.res.Loop = ls.loop
 		ls.loop.Status = StatusRunning
+		if req.Begun != nil {
+			req.Begun(ls.loop)
+		}
 		if err := e.turnZero(ls); err != nil {
 			e.errorRow(ls, 0, StatusFailed, err.Error(), "")
 			return e.finish(ls, StatusFailed, err.Error()), nil
@@ -332,36 +355,103 @@ func (e *Engine) turnZero(ls *loopState) error {
 			row.Expanded = false
 		}
 	}
-	if len(e.Config.Docs) == 0 {
-		return nil
+	docs, err := e.docs(ls.req.Docs)
+	if err != nil {
+		return err
 	}
+	if len(docs) > 0 {
+		if err := e.materialize(ls, model, docs); err != nil {
+			return err
+		}
+	}
+	e.preview(model)
+	return nil
+}
+
+// preview foists, with PLURNK_MANIFEST_ITEMS set, one plurnk-origin
+// FIND(<scheme>:///**) per active scheme (a registered scheme holding an
+// entry of session scope; log:// is the run's own log, not a catalog), in
+// scheme order: -1 lists the whole catalog, N > 0 its first N rows
+// through an <L> cap (§actor-boundary-manifest-preview).
+func (e *Engine) preview(model ops.Actor) {
+	n := e.Config.ManifestItems
+	if n == 0 {
+		return
+	}
+	active := map[string]bool{}
+	for _, ent := range model.Session.Entries() {
+		if ent.Key.Scope != store.ScopeRun {
+			active[ent.Key.Scheme] = true
+		}
+	}
+	for _, name := range e.Ops.Schemes.Names() {
+		if !active[name] || name == "log" {
+			continue
+		}
+		st := statement(dsl.OpFind, name, "/**", nil)
+		if n > 0 {
+			st.Scope = &dsl.Scope{Marks: []float64{1, float64(n)}}
+		}
+		e.do(model, st)
+	}
+}
+
+// materialize has the plurnk run write each document and the model run
+// READ it.
+func (e *Engine) materialize(ls *loopState, model ops.Actor, docs []Doc) error {
+	ss := ls.req.Session
 	pr, err := ss.Run(store.PlurnkRun)
 	if err != nil {
 		return fmt.Errorf("operator docs: %w", err)
 	}
-	docs := make([]string, 0, len(e.Config.Docs))
-	for _, d := range e.Config.Docs {
-		content, _, err := config.ReadFile(e.FS, config.EnvDocPrefix+d.Alias, d.Path, true)
-		if err != nil {
-			return err
-		}
-		docs = append(docs, content)
-	}
 	pl := e.Store.BeginLoop(pr)
-	for i, d := range e.Config.Docs {
+	for i := range docs {
 		a := ops.Actor{Session: ss, Run: pr, Loop: pl.Seq, Turn: 0, Writer: scheme.WriterPlurnk}
-		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+d.Alias+".md", &docs[i])); res.Status >= 400 {
+		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+docs[i].Alias+".md", &docs[i].Content)); res.Status >= 400 {
 			pl.Status = StatusFailed
-			return fmt.Errorf("materialize %s: %d %s", config.EnvDocPrefix+d.Alias, res.Status, res.Reason)
+			return fmt.Errorf("materialize %s: %d %s", config.EnvDocPrefix+docs[i].Alias, res.Status, res.Reason)
 		}
 	}
 	pl.Status = StatusDone
-	for _, d := range e.Config.Docs {
+	for _, d := range docs {
 		if res := e.do(model, statement(dsl.OpRead, "plurnk", "/"+d.Alias+".md", nil)); res.Status >= 400 {
 			return fmt.Errorf("read %s: %d %s", config.EnvDocPrefix+d.Alias, res.Status, res.Reason)
 		}
 	}
 	return nil
+}
+
+// Doc is a reference document a loop materializes as plurnk:///<Alias>.md.
+type Doc struct {
+	Alias   string
+	Content string
+}
+
+// docs merges the operator's PLURNK_MD_* documents with the session's own
+// by alias, the session's content winning (an operator file the session
+// replaces is not read), in alias order
+// (§operator-config-session-md-docs).
+func (e *Engine) docs(session []Doc) ([]Doc, error) {
+	byAlias := map[string]string{}
+	for _, d := range session {
+		byAlias[d.Alias] = d.Content
+	}
+	for _, d := range e.Config.Docs {
+		if _, ok := byAlias[d.Alias]; ok {
+			continue
+		}
+		content, _, err := config.ReadFile(e.FS, config.EnvDocPrefix+d.Alias, d.Path, true)
+		if err != nil {
+			return nil, err
+		}
+		byAlias[d.Alias] = content
+	}
+	out := make([]Doc, 0, len(byAlias))
+	for a, c := range byAlias {
+		out = append(out, Doc{Alias: a, Content: c})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Alias < out[j].Alias })
+	return out, nil
 }
 
 func statement(op dsl.Op, sch, path string, body *string) dsl.Statement {
@@ -374,6 +464,11 @@ func lastRow(r *store.Run) *store.LogRow {
 	}
 	return r.Log[len(r.Log)-1]
 }
+
+// Dispatch runs one statement for actor a through the same path as an
+// op of the model's emission (the op.* mirror of the daemon): EXEC and
+// run:// ops through their hooks, everything else through the op engine.
+func (e *Engine) Dispatch(a ops.Actor, st dsl.Statement) { e.dispatch(a, st) }
 
 // do dispatches through the op engine and stores the token count of every
 // row it wrote.

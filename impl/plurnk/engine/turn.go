@@ -45,7 +45,7 @@ func (e *Engine) turn(ctx context.Context, ls *loopState, t int) (int, string) {
 	}
 	resp, err := e.Provider.Generate(ctx, provider.Request{Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: pk.System}, {Role: provider.RoleUser, Content: pk.User},
-	}})
+	}, Client: ls.req.Client, Alias: ls.req.Alias})
 	if e.Yield != nil {
 		e.Yield.Lock()
 	}
@@ -56,7 +56,7 @@ func (e *Engine) turn(ctx context.Context, ls *loopState, t int) (int, string) {
 		e.errorRow(ls, t, StatusFailed, "provider: "+err.Error(), "")
 		return StatusFailed, "provider: " + err.Error()
 	}
-	cur.Emission, cur.Usage = resp.Assistant.Content, resp.Assistant.Usage
+	cur.Emission, cur.Usage, cur.AssistantRaw = resp.Assistant.Content, resp.Assistant.Usage, resp.AssistantRaw
 	cur.CostPico = e.Provider.CostFor(resp.Assistant.Usage)
 	ls.res.Usage = ls.res.Usage.Add(resp.Assistant.Usage)
 	ls.res.CostPico += cur.CostPico

@@ -59,6 +59,17 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 		}
 		rows = append(rows, e.catalogRow(ent))
 	}
+	if st.Scope != nil {
+		// <a,b> keeps catalog rows a to b, as many as there are (the
+		// turn-0 catalog preview's cap, §actor-boundary-manifest-preview).
+		if a, ok := st.Scope.Int(0); ok && a >= 1 {
+			b := a
+			if v, ok := st.Scope.Int(1); ok {
+				b = v
+			}
+			rows = rows[min(a-1, len(rows)):min(max(b, a-1), len(rows))]
+		}
+	}
 	b, err := json.Marshal(rows)
 	if err != nil {
 		return Result{}, fmt.Errorf("find: %w", err)

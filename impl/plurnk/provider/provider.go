@@ -32,15 +32,29 @@ type Message struct {
 // Request is what the engine hands to Generate once per turn.
 type Request struct {
 	Messages []Message
+	// Client is the client id the session declared (settings.client);
+	// "" when none was (§client-telemetry).
+	Client string
+	// Alias names the model alias loop.run asked for; "" is the default
+	// (§provider-instantiation-alias-resolution).
+	Alias string
+	// Grammar, when set, is a GBNF grammar the reply must follow (the
+	// boot check of §grammar-enforcement-verified-at-boot sends one).
+	Grammar string
 }
 
 // Usage is the token accounting of one completed exchange.
 type Usage struct {
 	PromptTokens     int `json:"promptTokens"`
 	CompletionTokens int `json:"completionTokens"`
+	// CostPico is the cost the server itself reported for the exchange,
+	// when CostReported; CostFor then returns it.
+	CostPico     int64 `json:"-"`
+	CostReported bool  `json:"-"`
 }
 
-// Add returns u plus v.
+// Add returns the token counts of u plus v (a reported cost belongs to one
+// exchange: CostFor prices each turn, and the turns' costs are summed).
 func (u Usage) Add(v Usage) Usage {
 	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens}
 }

@@ -14,13 +14,24 @@ import (
 type Backend interface {
 	// Subscribe hands the backend the sink of its notifications.
 	Subscribe(n Notifier)
+	// Capabilities are what discover reports: providers, schemes and
+	// mimetypes.
+	Capabilities() Capabilities
+	// CreateSession creates a session with its model run and the
+	// connection's client run.
 	CreateSession(p SessionParams) (SessionInfo, error)
-	AttachSession(id int64) (SessionInfo, error)
+	// AttachSession binds to a session and one of its runs (p.RunID, or
+	// p.RunName reused or created, or a new auto-named client run).
+	AttachSession(p AttachParams) (SessionInfo, error)
+	RenameSession(session int64, name string) (RenameResult, error)
+	// CloseClient closes the client loop of the run runID at 200 (a
+	// connection moving away from it).
+	CloseClient(session, runID int64)
 	Runs(session int64) ([]RunInfo, error)
-	// RunLoop runs one loop of p.RunID (the model run when 0) and answers
-	// once the loop ends or parks at 202. ctx does not bound the loop:
-	// only Cancel does.
-	RunLoop(ctx context.Context, session int64, p LoopParams) (LoopResult, error)
+	// RunLoop queues a loop of p.RunID (the model run when 0) or injects
+	// the prompt into its running or parked loop, and answers at once.
+	// The loop's end is announced by loop/terminated.
+	RunLoop(ctx context.Context, session int64, p LoopParams) (LoopAccepted, error)
 	// Inject hands prompt to the run runID (the model run when 0) as an
 	// event aimed at it.
 	Inject(session, runID int64, prompt string) (InjectResult, error)
@@ -30,6 +41,12 @@ type Backend interface {
 	ReadEntry(session int64, target string) (EntryResult, error)
 	// ReadLog reads the log of q.RunID, which must belong to the session.
 	ReadLog(session int64, q LogQuery) ([]LogEntry, error)
+	// ClientOp dispatches the statement text as one turn of the client
+	// loop of the client run runID (the op.* mirror).
+	ClientOp(session, runID int64, text string) (OpResult, error)
+	// Look resolves a LOOK or READ for the client run runID, writing
+	// nothing (op.look).
+	Look(session, runID int64, text string) (LookResult, error)
 }
 
 // Notifier receives the backend's notifications. Session 0 means every
@@ -40,8 +57,78 @@ type Notifier interface {
 
 // SessionParams are session.create's params.
 type SessionParams struct {
-	Name        string  `json:"name"`
-	ProjectRoot *string `json:"projectRoot"`
+	Name        string           `json:"name"`
+	ProjectRoot *string          `json:"projectRoot"`
+	Settings    *SessionSettings `json:"settings"`
+}
+
+// SessionSettings are session.create's settings.
+type SessionSettings struct {
+	// Client is the client's self-declared id, forwarded to every
+	// generate call (§client-telemetry).
+	Client string `json:"client"`
+	// MaxCommands narrows PLURNK_MAX_COMMANDS for the session's loops.
+	MaxCommands *int `json:"maxCommands"`
+	// MdDocs are documents merged by alias over the operator's PLURNK_MD_*.
+	MdDocs []MdDoc `json:"mdDocs"`
+}
+
+// MdDoc is one document of settings.mdDocs.
+type MdDoc struct {
+	Alias   string `json:"alias"`
+	Content string `json:"content"`
+}
+
+// AttachParams are session.attach's params.
+type AttachParams struct {
+	ID      *int64 `json:"id"`
+	RunID   *int64 `json:"runId"`
+	RunName string `json:"runName"`
+}
+
+// RenameResult is session.rename's result.
+type RenameResult struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// Capabilities are discover's capabilities.
+type Capabilities struct {
+	Providers []string `json:"providers"`
+	Schemes   []string `json:"schemes"`
+	Mimetypes []string `json:"mimetypes"`
+}
+
+// LoopAccepted is loop.run's answer: the loop the prompt went to (null
+// when it is queued behind the run's current work and not opened yet),
+// what was done with it, and finalStatus 100.
+type LoopAccepted struct {
+	LoopID      *int64 `json:"loopId"`
+	LoopSeq     int    `json:"loopSeq,omitempty"`
+	RunID       int64  `json:"runId"`
+	ModelRunID  int64  `json:"modelRunId"`
+	Action      string `json:"action"`
+	FinalStatus int    `json:"finalStatus"`
+}
+
+// OpResult is an op.* answer: the op's status and the rows it wrote.
+type OpResult struct {
+	Status  int        `json:"status"`
+	Target  string     `json:"target,omitempty"`
+	Content string     `json:"content,omitempty"`
+	Reason  string     `json:"reason,omitempty"`
+	LoopID  int64      `json:"loopId"`
+	TurnSeq int        `json:"turnSeq"`
+	Entries []LogEntry `json:"entries"`
+}
+
+// LookResult is op.look's answer.
+type LookResult struct {
+	Status   int    `json:"status"`
+	Target   string `json:"target,omitempty"`
+	Content  string `json:"content"`
+	Mimetype string `json:"mimetype,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // SessionInfo is session.create's and session.attach's result.
@@ -51,6 +138,8 @@ type SessionInfo struct {
 	RunID       int64   `json:"runId"`
 	RunName     string  `json:"runName"`
 	ProjectRoot *string `json:"projectRoot"`
+	// ModelRunID is the session's model run, which loop.run drives.
+	ModelRunID int64 `json:"modelRunId"`
 }
 
 // RunInfo is one run as session.runs lists it.
@@ -67,10 +156,17 @@ type RunInfo struct {
 
 // LoopParams are loop.run's params.
 type LoopParams struct {
-	Prompt   string `json:"prompt"`
-	MaxTurns int    `json:"maxTurns"`
+	Prompt   string    `json:"prompt"`
+	MaxTurns int       `json:"maxTurns"`
+	Alias    string    `json:"alias"`
+	Flags    LoopFlags `json:"flags"`
 	// RunID names a run of the session; 0 is the connection's own run.
 	RunID int64 `json:"runId"`
+}
+
+// LoopFlags are a loop's flags.
+type LoopFlags struct {
+	Yolo bool `json:"yolo"`
 }
 
 // LoopResult is the loop usage payload: loop.run's result and the params
@@ -84,6 +180,7 @@ type LoopResult struct {
 	HitMaxTurns bool            `json:"hitMaxTurns"`
 	Reason      string          `json:"reason,omitempty"`
 	Turns       int             `json:"turns"`
+	TurnIDs     []int64         `json:"turnIds"`
 	Usage       provider.Usage  `json:"usage"`
 	CostPico    int64           `json:"costPico"`
 	Meta        json.RawMessage `json:"meta"`

@@ -54,9 +54,14 @@ const (
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
 
-	CodeNotAttached     = -32000 // the connection has no session yet
-	CodeSessionNotFound = -32001
-	CodeLoopNotFound    = -32002 // no loop (or no proposal) to act on
+	CodeNotAttached         = -32000 // the connection has no session yet
+	CodeSessionNotFound     = -32001
+	CodeLoopNotFound        = -32002
+	CodeEntryNotFound       = -32003 // no entry (or no pending proposal) to act on
+	CodeProviderUnavailable = -32004
+	CodeSchemeUnavailable   = -32005
+	CodeMimetypeUnavailable = -32006
+	CodeTimeout             = -32007 // a handler ran past PLURNK_RPC_TIMEOUT
 )
 
 // Error is a JSON-RPC error object.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,8 +42,22 @@ type OrchestratorConfig struct {
 	Yolo bool
 	// ExecEnv is the environment handed to spawned commands, already scoped.
 	ExecEnv []string
-	// ProposalTimeout is PLURNK_PROPOSAL_TIMEOUT_MS (0: the default).
+	// ProposalTimeout is PLURNK_PROPOSAL_TIMEOUT_MS (0: read from Env,
+	// else the default).
 	ProposalTimeout time.Duration
+	// Aliases, when set, reports whether a loop.run alias names a
+	// configured model ("" asks for the default one); nil accepts every
+	// alias.
+	Aliases func(alias string) bool
+	// Registering is the runs service's test seam (runs.Config), nil by
+	// default: an EXEC dispatch calls it, outside the service lock, while
+	// its stream registers, so a scenario can hold a handler there.
+	Registering func(session int64, run, target string)
+	// Providers are the provider packages discover reports.
+	Providers []string
+	// Mimetypes are the mimetypes discover reports; nil reports the ones
+	// the matcher reads.
+	Mimetypes []string
 }
 
 // Orchestrator is the daemon's Backend over impl/plurnk/runs: every
@@ -76,6 +91,12 @@ type orchSession struct {
 	seen  map[int64]bool // log rows already announced
 }
 
+// defaultMimetypes are the mimetypes the matcher reads structurally or as
+// lines.
+func defaultMimetypes() []string {
+	return []string{"application/json", "application/xml", "text/html", "text/markdown", "text/plain"}
+}
+
 // nopNotifier drops notifications until a server subscribes.
 type nopNotifier struct{}
 
@@ -103,6 +124,20 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rpc: orchestrator: config: %w", err)
 	}
+	if provider.GBNFEnabled(cfg.Env) {
+		if err := verifyGrammars(cfg.Provider); err != nil {
+			return nil, fmt.Errorf("refusing to start: %w", err)
+		}
+	}
+	if cfg.ProposalTimeout == 0 {
+		if v := cfg.Env["PLURNK_PROPOSAL_TIMEOUT_MS"]; v != "" {
+			ms, perr := strconv.Atoi(v)
+			if perr != nil || ms <= 0 {
+				return nil, fmt.Errorf("rpc: orchestrator: PLURNK_PROPOSAL_TIMEOUT_MS=%q: want a positive number of ms", v)
+			}
+			cfg.ProposalTimeout = time.Duration(ms) * time.Millisecond
+		}
+	}
 	xr, err := exec.NewRegistry(cfg.Executors...)
 	if err != nil {
 		return nil, fmt.Errorf("rpc: orchestrator: executors: %w", err)
@@ -112,12 +147,36 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 	eng.Sink = o.telemetry
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
 		ProposalTimeout: cfg.ProposalTimeout, Yolo: cfg.Yolo, MaxActive: maxActive(cfg.Env),
-		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll})
+		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll, Registering: cfg.Registering})
 	if err != nil {
 		return nil, fmt.Errorf("rpc: orchestrator: %w", err)
 	}
 	o.svc.Subscribe(o.event)
 	return o, nil
+}
+
+// verifyGrammars is the boot check of PLURNK_PROVIDERS_GBNF: every
+// declared alias of a Selector (none: nothing to check), or the provider
+// itself, must return exactly the text the probe grammar allows.
+func verifyGrammars(p provider.Provider) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sel, ok := p.(*provider.Selector)
+	if !ok {
+		return provider.VerifyGrammar(ctx, p)
+	}
+	aliases := sel.Aliases()
+	names := make([]string, 0, len(aliases))
+	for n := range aliases {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := provider.VerifyGrammar(ctx, aliases[n]); err != nil {
+			return fmt.Errorf("model alias %s: %w", n, err)
+		}
+	}
+	return nil
 }
 
 // maxActive reads PLURNK_SESSION_RUNS_MAX_ACTIVE (unset or unreadable:
@@ -192,6 +251,13 @@ func (o *Orchestrator) event(ev runs.Event) {
 	switch ev.Kind {
 	case runs.KindTerminated:
 		o.notify.Notify(ev.Session, "loop/terminated", o.usage(s, ev.RunID, ev.LoopID, ev.LoopSeq, ev.Status, ev.Reason, ev.Result))
+	case runs.KindConcluded:
+		p := map[string]any{"entryId": ev.RowID, "target": ev.Target, "subscriptionId": ev.Target, "scheme": ev.Runtime,
+			"closeStatus": ev.Status, "summary": ev.Body, "wakeAction": ev.WakeAction, "runId": ev.RunID}
+		if ev.LoopID != 0 {
+			p["wakeLoopId"] = ev.LoopID
+		}
+		o.notify.Notify(ev.Session, "stream/concluded", p)
 	case runs.KindQuiesced:
 		o.notify.Notify(ev.Session, "loop/quiesced", map[string]any{"loopId": ev.LoopID, "runId": ev.RunID, "status": ev.Status})
 	case runs.KindProposal:
@@ -202,6 +268,7 @@ func (o *Orchestrator) event(ev runs.Event) {
 				p["turnId"] = lp.Turns[ev.Turn].ID
 			}
 		}
+		p["flags"] = map[string]any{"yolo": o.cfg.Yolo || ev.Yolo}
 		o.notify.Notify(ev.Session, "loop/proposal", p)
 	}
 }
@@ -209,6 +276,12 @@ func (o *Orchestrator) event(ev runs.Event) {
 // usage is the loop usage payload of a loop of run runID.
 func (o *Orchestrator) usage(s *orchSession, runID, loopID int64, loopSeq, status int, reason string, res *engine.Result) LoopResult {
 	out := LoopResult{LoopID: loopID, LoopSeq: loopSeq, ModelRunID: s.model.ID, RunID: runID, FinalStatus: status, Reason: reason, Meta: []byte("{}")}
+	out.TurnIDs = []int64{}
+	if res != nil && res.Loop != nil {
+		for _, t := range res.Loop.Turns {
+			out.TurnIDs = append(out.TurnIDs, t.ID)
+		}
+	}
 	if res != nil {
 		out.Turns, out.Usage, out.CostPico = len(res.Turns), res.Usage, res.CostPico
 		if len(res.Meta) > 0 {
@@ -222,11 +295,19 @@ func (o *Orchestrator) usage(s *orchSession, runID, loopID int64, loopSeq, statu
 // telemetry is the engine's sink (the service lock is held): the rows
 // written before the notice go out first, then the notice in the model's
 // envelope.
-func (o *Orchestrator) telemetry(session, _ int64, n telemetry.Notice) {
+func (o *Orchestrator) telemetry(session, loopID int64, n telemetry.Notice) {
+	p := map[string]any{"loopId": loopID, "event": n}
 	if s, ok := o.sessions[session]; ok {
 		o.flush(s)
+		for _, r := range s.ss.Runs {
+			for _, l := range r.Loops {
+				if l.ID == loopID {
+					p["runId"] = r.ID
+				}
+			}
+		}
 	}
-	o.notify.Notify(session, "telemetry/event", n)
+	o.notify.Notify(session, "telemetry/event", p)
 }
 
 type streamNotifier struct{ o *Orchestrator }
@@ -258,7 +339,7 @@ func (o *Orchestrator) flush(s *orchSession) {
 				continue
 			}
 			s.seen[row.ID] = true
-			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": logEntry(r, row)})
+			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": logEntry(r, row), "runId": r.ID})
 		}
 	}
 }
@@ -289,13 +370,47 @@ func runByID(ss *store.Session, id int64) *store.Run {
 	return nil
 }
 
-// CreateSession implements Backend.
+// Capabilities implements Backend.
+func (o *Orchestrator) Capabilities() Capabilities {
+	c := Capabilities{Providers: append([]string{}, o.cfg.Providers...), Schemes: o.reg.Names(), Mimetypes: o.cfg.Mimetypes}
+	if c.Mimetypes == nil {
+		c.Mimetypes = defaultMimetypes()
+	}
+	sort.Strings(c.Providers)
+	return c
+}
+
+// CreateSession implements Backend: the session, its model run and the
+// reserved plurnk run, and the connection's client run (auto-named). The
+// name is generated when absent; a name another session holds is refused.
 func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
+	var taken bool
+	o.svc.View(func() { taken = p.Name != "" && o.nameTaken(p.Name, 0) })
+	if taken {
+		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: a session named %q exists", p.Name)
+	}
+	var docs []engine.Doc
+	if p.Settings != nil {
+		if p.Settings.MaxCommands != nil && *p.Settings.MaxCommands < 0 {
+			return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: settings.maxCommands must not be negative")
+		}
+		for _, d := range p.Settings.MdDocs {
+			if d.Alias == "" || strings.ContainsAny(d.Alias, "/#?* ") {
+				return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: settings.mdDocs alias %q", d.Alias)
+			}
+			docs = append(docs, engine.Doc{Alias: d.Alias, Content: d.Content})
+		}
+	}
 	ss, err := o.svc.NewSession(ModelRun)
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("session.create: %w", err)
 	}
-	var info SessionInfo
+	if p.Settings != nil {
+		if err := o.svc.SetSettings(ss.ID, runs.Settings{Client: p.Settings.Client, MaxCommands: p.Settings.MaxCommands, Docs: docs}); err != nil {
+			return SessionInfo{}, fmt.Errorf("session.create: %w", err)
+		}
+	}
+	var s *orchSession
 	o.svc.View(func() {
 		model, rerr := ss.Run(ModelRun)
 		if rerr != nil {
@@ -306,29 +421,121 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 		if name == "" {
 			name = fmt.Sprintf("session-%d", ss.ID)
 		}
-		s := &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, seen: map[int64]bool{}}
+		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, seen: map[int64]bool{}}
 		o.sessions[ss.ID] = s
 		o.notify.Notify(0, "session/created", map[string]any{"id": ss.ID, "name": name, "projectRoot": p.ProjectRoot})
-		info = s.info()
 	})
-	return info, err
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	return o.newClientRun(s, "")
 }
 
-func (s *orchSession) info() SessionInfo {
-	return SessionInfo{ID: s.ss.ID, Name: s.name, RunID: s.model.ID, RunName: s.model.Name, ProjectRoot: s.root}
+// nameTaken reports whether a session other than except is named name
+// (the service lock is held).
+func (o *Orchestrator) nameTaken(name string, except int64) bool {
+	for id, s := range o.sessions {
+		if id != except && s.name == name {
+			return true
+		}
+	}
+	return false
 }
 
-// AttachSession implements Backend.
-func (o *Orchestrator) AttachSession(id int64) (SessionInfo, error) {
+// newClientRun adds a client run to s, named name or, when name is "",
+// client-<n> with the lowest n from 1 not taken (never the reserved name).
+func (o *Orchestrator) newClientRun(s *orchSession, name string) (SessionInfo, error) {
+	if name == "" {
+		o.svc.View(func() {
+			for n := 1; ; n++ {
+				cand := fmt.Sprintf("client-%d", n)
+				if _, err := s.ss.Run(cand); err != nil {
+					name = cand
+					return
+				}
+			}
+		})
+	}
+	r, err := o.svc.AddClientRun(s.ss.ID, name)
+	if err != nil {
+		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
 	var info SessionInfo
+	o.svc.View(func() { info = s.info(r) })
+	return info, nil
+}
+
+func (s *orchSession) info(r *store.Run) SessionInfo {
+	return SessionInfo{ID: s.ss.ID, Name: s.name, RunID: r.ID, RunName: r.Name, ProjectRoot: s.root, ModelRunID: s.model.ID}
+}
+
+// AttachSession implements Backend: runId must name a run of the session;
+// runName reuses the run of that name or creates a client run so named;
+// with neither a fresh auto-named client run is created. The reserved run
+// name is refused in any letter case before anything is looked up.
+func (o *Orchestrator) AttachSession(p AttachParams) (SessionInfo, error) {
+	if p.RunName != "" && runs.ReservedName(p.RunName) {
+		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: run name %q is reserved", p.RunName)
+	}
+	var s *orchSession
+	var r *store.Run
+	var err error
+	o.svc.View(func() {
+		if s, err = o.session(*p.ID); err != nil {
+			return
+		}
+		switch {
+		case p.RunID != nil:
+			if r = runByID(s.ss, *p.RunID); r == nil {
+				err = Errorf(CodeInvalidParams, "invalid params: run %d does not belong to session %d", *p.RunID, *p.ID)
+			}
+		case p.RunName != "":
+			r, _ = s.ss.Run(p.RunName)
+		}
+	})
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	if r == nil {
+		return o.newClientRun(s, p.RunName)
+	}
+	var info SessionInfo
+	o.svc.View(func() { info = s.info(r) })
+	return info, nil
+}
+
+// RenameSession implements Backend.
+func (o *Orchestrator) RenameSession(session int64, name string) (RenameResult, error) {
+	var out RenameResult
 	var err error
 	o.svc.View(func() {
 		var s *orchSession
-		if s, err = o.session(id); err == nil {
-			info = s.info()
+		if s, err = o.session(session); err != nil {
+			return
+		}
+		if o.nameTaken(name, session) {
+			err = Errorf(CodeInvalidParams, "invalid params: a session named %q exists", name)
+			return
+		}
+		s.name = name
+		out = RenameResult{ID: session, Name: name}
+	})
+	return out, err
+}
+
+// CloseClient implements Backend.
+func (o *Orchestrator) CloseClient(session, runID int64) {
+	var name string
+	o.svc.View(func() {
+		if s, ok := o.sessions[session]; ok {
+			if r := runByID(s.ss, runID); r != nil {
+				name = r.Name
+			}
 		}
 	})
-	return info, err
+	if name != "" {
+		o.svc.CloseClient(session, name, 200)
+	}
 }
 
 // session returns the session id (the service lock is held).
@@ -365,44 +572,59 @@ func (o *Orchestrator) Runs(session int64) ([]RunInfo, error) {
 	}
 	out := make([]RunInfo, 0, len(list))
 	for _, r := range list {
-		ri := RunInfo{ID: r.ID, Name: r.Name, Origin: "model", Parent: r.Parent, Loops: r.Loops, Status: r.Status}
-		if r.Name == store.PlurnkRun {
-			ri.Origin = "plurnk"
-		}
-		out = append(out, ri)
+		out = append(out, RunInfo{ID: r.ID, Name: r.Name, Origin: r.Origin, Parent: r.Parent, Loops: r.Loops, Status: r.Status})
 	}
 	return out, nil
 }
 
-// RunLoop implements Backend: it queues a loop of the run (behind its
-// current work, or resuming its parked loop in place) and answers when
-// that loop ends or parks at 202, or with 499 when a cancel drops it
-// first. ctx ending stops the wait, not the loop.
-func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams) (LoopResult, error) {
+// RunLoop implements Backend: the prompt goes to the run's running or
+// parked loop (injected into its next turn) or a new loop is queued; the
+// answer comes at once with finalStatus 100, naming the loop as soon as it
+// exists (a new loop of an idle run is opened before the answer; one
+// queued behind the run's current work is announced by loop/terminated
+// only). The alias must name a configured model.
+func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams) (LoopAccepted, error) {
 	var s *orchSession
 	var r *store.Run
 	var err error
 	o.svc.View(func() { s, r, err = o.run(session, p.RunID) })
 	if err != nil {
-		return LoopResult{}, err
+		return LoopAccepted{}, err
 	}
-	done := make(chan LoopResult, 1)
-	err = o.svc.Start(session, r.Name, runs.LoopStart{Prompt: p.Prompt, MaxTurns: p.MaxTurns, Done: func(res engine.Result) {
-		out := o.usage(s, r.ID, 0, 0, res.Status, res.Reason, &res)
-		if res.Loop != nil {
-			out.LoopID, out.LoopSeq = res.Loop.ID, res.Loop.Seq
+	if o.cfg.Aliases != nil && !o.cfg.Aliases(p.Alias) {
+		msg := fmt.Sprintf("provider unavailable: no model alias %q", p.Alias)
+		if p.Alias == "" {
+			msg = "provider unavailable: no model is selected (PLURNK_MODEL) and loop.run gave no alias"
 		}
-		done <- out
-	}})
+		return LoopAccepted{}, &Error{Code: CodeProviderUnavailable, Message: msg, Data: map[string]any{"alias": p.Alias}}
+	}
+	begun := make(chan *store.Loop, 1)
+	sub, err := o.svc.Submit(session, r.Name, runs.LoopStart{Prompt: p.Prompt, MaxTurns: p.MaxTurns, Alias: p.Alias, Yolo: p.Flags.Yolo,
+		Begun: func(l *store.Loop) {
+			select {
+			case begun <- l:
+			default:
+			}
+		}})
 	if err != nil {
-		return LoopResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+		return LoopAccepted{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
 	}
-	select {
-	case out := <-done:
-		return out, nil
-	case <-ctx.Done():
-		return LoopResult{}, fmt.Errorf("loop.run: %w", ctx.Err())
+	out := LoopAccepted{RunID: r.ID, ModelRunID: s.model.ID, Action: sub.Action, FinalStatus: 100}
+	l := sub.Loop
+	if l == nil && !sub.Behind {
+		select {
+		case l = <-begun:
+		case <-ctx.Done():
+			return LoopAccepted{}, fmt.Errorf("loop.run: %w", ctx.Err())
+		}
 	}
+	if l != nil {
+		o.svc.View(func() {
+			id := l.ID
+			out.LoopID, out.LoopSeq = &id, l.Seq
+		})
+	}
+	return out, nil
 }
 
 // Inject implements Backend: the prompt goes to the run as an event aimed
@@ -459,11 +681,11 @@ func (o *Orchestrator) Resolve(session int64, p ResolveParams) (ResolveResult, e
 		return ResolveResult{}, err
 	}
 	if row == nil {
-		return ResolveResult{}, Errorf(CodeLoopNotFound, "no proposal %d in session %d", p.LogEntryID, session)
+		return ResolveResult{}, Errorf(CodeEntryNotFound, "no proposal %d in session %d", p.LogEntryID, session)
 	}
 	pr, err := o.svc.Resolve(p.LogEntryID, exec.Decision(p.Decision), p.Outcome)
 	if err != nil {
-		return ResolveResult{}, Errorf(CodeLoopNotFound, "proposal %d: %v", p.LogEntryID, err)
+		return ResolveResult{}, Errorf(CodeEntryNotFound, "proposal %d: %v", p.LogEntryID, err)
 	}
 	out := ResolveResult{LogEntryID: pr.ID, State: string(pr.State)}
 	o.svc.View(func() {
@@ -575,4 +797,70 @@ func matches(q LogQuery, le LogEntry) bool {
 		return false
 	}
 	return true
+}
+
+// ClientOp implements Backend: the statement is parsed as the model's
+// would be and dispatched as one turn of the client run's client loop.
+func (o *Orchestrator) ClientOp(session, runID int64, text string) (OpResult, error) {
+	st, err := dsl.ParseStatement(text)
+	if err != nil {
+		return OpResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	var r *store.Run
+	o.svc.View(func() { _, r, err = o.run(session, runID) })
+	if err != nil {
+		return OpResult{}, err
+	}
+	rows, err := o.svc.ClientOp(session, r.Name, st)
+	if err != nil {
+		return OpResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	out := OpResult{Entries: []LogEntry{}}
+	o.svc.View(func() {
+		for i := range rows {
+			out.Entries = append(out.Entries, logEntry(r, &rows[i]))
+		}
+		if n := len(r.Loops); n > 0 {
+			out.LoopID = r.Loops[n-1].ID
+			out.TurnSeq = len(r.Loops[n-1].Turns) - 1
+		}
+	})
+	if n := len(rows); n > 0 {
+		last := rows[n-1]
+		out.Status, out.Target, out.Content, out.Reason = last.Status, last.Target, last.Content, last.Reason
+	} else {
+		// An op that records no row of its own (a successful OPEN or FOLD)
+		// answers 200.
+		out.Status = 200
+	}
+	return out, nil
+}
+
+// Look implements Backend: LOOK is READ's name on this method; anything
+// else is refused.
+func (o *Orchestrator) Look(session, runID int64, text string) (LookResult, error) {
+	src := strings.TrimSpace(text)
+	if rest, ok := strings.CutPrefix(src, "<<LOOK"); ok {
+		src = "<<READ" + rest
+		if i := strings.LastIndex(src, ":LOOK"); i >= 0 {
+			src = src[:i] + ":READ" + src[i+len(":LOOK"):]
+		}
+	}
+	st, err := dsl.ParseStatement(src)
+	if err != nil {
+		return LookResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	if st.Op != dsl.OpRead {
+		return LookResult{}, Errorf(CodeInvalidParams, "invalid params: op.look resolves LOOK or READ, not %s", st.Op)
+	}
+	var r *store.Run
+	o.svc.View(func() { _, r, err = o.run(session, runID) })
+	if err != nil {
+		return LookResult{}, err
+	}
+	res, err := o.svc.Look(session, r.Name, st)
+	if err != nil {
+		return LookResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	return LookResult{Status: res.Status, Target: res.Target, Content: res.Content, Mimetype: res.Mimetype, Reason: res.Reason}, nil
 }

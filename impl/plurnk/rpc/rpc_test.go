@@ -111,12 +111,20 @@ func TestNotAttached(t *testing.T) {
 	_, c, _ := daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	a, err := c.Call(ctx, "log.read", nil)
+	a, err := c.Call(ctx, "loop.resolve", map[string]any{"logEntryId": 1, "decision": "accept"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Error == nil || a.Error.Code != CodeNotAttached {
 		t.Fatalf("answer %s, want not attached", a.Raw)
+	}
+	// log.read makes the auto envelope instead.
+	a, err = c.Call(ctx, "log.read", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Error != nil || gjson.GetBytes(a.Result, "entries").Raw != "[]" {
+		t.Fatalf("answer %s, want an empty log of a new client run", a.Raw)
 	}
 }
 
@@ -132,8 +140,17 @@ func TestSessionEndToEnd(t *testing.T) {
 		t.Fatalf("session.create %s", sess.Raw)
 	}
 	res := call(t, c, "loop.run", map[string]any{"prompt": "What is the capital of France?"})
-	if res.Get("finalStatus").Int() != 200 || res.Get("modelRunId").Int() != sess.Get("runId").Int() || res.Get("meta").Raw != "{}" {
+	if res.Get("finalStatus").Int() != 100 || res.Get("modelRunId").Int() != sess.Get("modelRunId").Int() || res.Get("action").String() != "enqueued_new_loop" {
 		t.Fatalf("loop.run %s", res.Raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	end, err := c.WaitNote(ctx, func(n Note) bool { return n.Method == "loop/terminated" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gjson.GetBytes(end.Params, "finalStatus").Int() != 200 || gjson.GetBytes(end.Params, "meta").Raw != "{}" {
+		t.Fatalf("loop/terminated %s", end.Params)
 	}
 	notes := c.Notes()
 	var entries []gjson.Result
@@ -149,7 +166,8 @@ func TestSessionEndToEnd(t *testing.T) {
 	if terminated != 1 {
 		t.Fatalf("%d loop/terminated, want 1", terminated)
 	}
-	log := call(t, c, "log.read", nil).Get("entries").Array()
+	model := map[string]any{"runId": sess.Get("modelRunId").Int()}
+	log := call(t, c, "log.read", model).Get("entries").Array()
 	if len(log) == 0 || len(log) != len(entries) {
 		t.Fatalf("log.read %d entries, log/entry %d", len(log), len(entries))
 	}
@@ -163,7 +181,7 @@ func TestSessionEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	one := call(t, c, "log.read", map[string]any{"loopSeq": 1, "turnSeq": 1, "sequence": 1}).Get("entries").Array()
+	one := call(t, c, "log.read", map[string]any{"runId": sess.Get("modelRunId").Int(), "loopSeq": 1, "turnSeq": 1, "sequence": 1}).Get("entries").Array()
 	if len(one) != 1 || one[0].Get("op").String() != "EDIT" || !strings.Contains(one[0].Get("tx").String(), "france") {
 		t.Fatalf("coordinate read %v", one)
 	}
@@ -171,7 +189,7 @@ func TestSessionEndToEnd(t *testing.T) {
 	if ent.Get("status").Int() != 200 || ent.Get("entry.channels.body.content").String() != "Paris" {
 		t.Fatalf("entry.read %s", ent.Raw)
 	}
-	if n := len(call(t, c, "log.read", nil).Get("entries").Array()); n != len(log) {
+	if n := len(call(t, c, "log.read", model).Get("entries").Array()); n != len(log) {
 		t.Fatalf("entry.read wrote a row: %d entries, was %d", n, len(log))
 	}
 	// A connection of no session hears nothing of this one but session/created.
@@ -181,7 +199,7 @@ func TestSessionEndToEnd(t *testing.T) {
 		}
 	}
 	runs := call(t, c, "session.runs", nil).Get("runs.#.name").Raw
-	if runs != `["model","plurnk"]` {
+	if runs != `["model","plurnk","client-1"]` {
 		t.Fatalf("session.runs names %s", runs)
 	}
 }

@@ -7,9 +7,27 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
+
+	"anchorage/sim/clock"
 
 	"github.com/coder/websocket"
 )
+
+// DefaultRPCTimeout is PLURNK_RPC_TIMEOUT's default.
+const DefaultRPCTimeout = 30 * time.Second
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	// Clock times the RPC timeout; nil uses the wall clock.
+	Clock clock.Clock
+	// Timeout is PLURNK_RPC_TIMEOUT: a handler that is not longRunning
+	// and runs past it is answered -32007 (§operator-config-rpc-timeout).
+	// 0 is the default; below 0 switches it off.
+	Timeout time.Duration
+	// Logf receives what the server only logs (a late result); nil drops it.
+	Logf func(format string, args ...any)
+}
 
 // MaxFrameBytes is the largest frame a connection reads.
 const MaxFrameBytes = 16 << 20
@@ -17,7 +35,8 @@ const MaxFrameBytes = 16 << 20
 // Server is the WebSocket JSON-RPC endpoint over a Backend.
 type Server struct {
 	backend Backend
-	methods map[string]method
+	cfg     ServerConfig
+	methods map[string]Method
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
@@ -25,9 +44,18 @@ type Server struct {
 }
 
 // NewServer returns a server over b and subscribes it to b's notifications.
-func NewServer(b Backend) *Server {
-	s := &Server{backend: b, conns: map[*conn]struct{}{}}
-	s.methods = s.methodTable()
+func NewServer(b Backend) *Server { return NewServerWith(b, ServerConfig{}) }
+
+// NewServerWith returns a server over b configured by cfg.
+func NewServerWith(b Backend, cfg ServerConfig) *Server {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultRPCTimeout
+	}
+	s := &Server{backend: b, cfg: cfg, methods: map[string]Method{}, conns: map[*conn]struct{}{}}
+	s.register()
 	b.Subscribe(s)
 	return s
 }
@@ -91,9 +119,11 @@ func (c *conn) writeLoop(ctx context.Context) {
 }
 
 // Notify sends a notification to the connections attached to session, or
-// to every connection when session is 0.
+// to every connection when session is 0. The envelope names the session:
+// params that are a JSON object get "sessionId" (unless they carry it
+// already) (§notifications-envelope-carries-sessionid).
 func (s *Server) Notify(session int64, method string, params any) {
-	b, err := EncodeNotification(method, params)
+	b, err := EncodeNotification(method, withSession(session, params))
 	if err != nil {
 		return
 	}
@@ -208,7 +238,12 @@ func (s *Server) call(ctx context.Context, c *conn, req Request) (out []byte) {
 	if !ok {
 		return encodeError(req.ID, Errorf(CodeMethodNotFound, "method not found: %q", req.Method))
 	}
-	res, err := m(ctx, c, req.Params)
+	if m.RequiresInit {
+		if e := s.envelope(c, m); e != nil {
+			return encodeError(req.ID, e)
+		}
+	}
+	res, err := s.invoke(ctx, c, req, m)
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -217,6 +252,80 @@ func (s *Server) call(ctx context.Context, c *conn, req Request) (out []byte) {
 		return encodeError(req.ID, e)
 	}
 	return encodeResult(req.ID, res)
+}
+
+// envelope makes sure c is attached before a requiresInit method runs:
+// an unattached connection gets a new session with its client run
+// (§methods-auto-envelope), or -32000 for a method that cannot use one.
+func (s *Server) envelope(c *conn, m Method) *Error {
+	if id, _ := c.attached(); id != 0 {
+		return nil
+	}
+	if m.NoEnvelope {
+		return Errorf(CodeNotAttached, "not initialized: call session.create or session.attach first")
+	}
+	info, err := s.backend.CreateSession(SessionParams{})
+	if err != nil {
+		return Errorf(CodeInternalError, "internal error: auto envelope: %v", err)
+	}
+	s.rebind(c, info)
+	return nil
+}
+
+// invoke runs the handler; one that is not longRunning and outlasts the
+// RPC timeout is answered -32007 and its late result only logged.
+func (s *Server) invoke(ctx context.Context, c *conn, req Request, m Method) (any, error) {
+	if m.LongRunning || s.cfg.Timeout < 0 {
+		return m.Handler(ctx, c, req.Params)
+	}
+	type outcome struct {
+		res any
+		err error
+	}
+	done := make(chan outcome, 1)
+	timer := s.cfg.Clock.NewTimer(s.cfg.Timeout)
+	defer timer.Stop()
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{err: Errorf(CodeInternalError, "internal error: %v", p)}
+			}
+		}()
+		res, err := m.Handler(ctx, c, req.Params)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-timer.C():
+		go func() {
+			o := <-done
+			if s.cfg.Logf != nil {
+				s.cfg.Logf("rpc: %s answered after its timeout (error %v)", req.Method, o.err)
+			}
+		}()
+		return nil, &Error{Code: CodeTimeout, Message: fmt.Sprintf("timeout: %s ran past %s", req.Method, s.cfg.Timeout),
+			Data: map[string]any{"method": req.Method, "timeoutMs": s.cfg.Timeout.Milliseconds()}}
+	}
+}
+
+// withSession adds sessionId to params that are a JSON object.
+func withSession(session int64, params any) any {
+	if session == 0 {
+		return params
+	}
+	b, err := json.Marshal(params)
+	if err != nil {
+		return params
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return params
+	}
+	if _, ok := m["sessionId"]; !ok {
+		m["sessionId"] = json.RawMessage(fmt.Sprint(session))
+	}
+	return m
 }
 
 // Wait waits for the requests in flight to finish (for shutdown).

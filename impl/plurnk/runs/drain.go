@@ -110,8 +110,25 @@ func (s *Service) claimOwed(r *Run) {
 func (s *Service) runWork(r *Run) {
 	w := r.queue[0]
 	r.queue = r.queue[1:]
+	if w.explicit && r.scope.Aborted() {
+		// A loop.run kept queued through a loop.cancel: the cancel
+		// ended the loop before it, not this one.
+		r.scope = r.scope.Renew()
+		r.cancelled, r.killed = false, false
+	}
 	ctx := context.WithValue(r.scope.Context(), runKey{}, r.store.Name)
-	req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, MaxTurns: w.maxTurns, Resume: w.resume}
+	req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, MaxTurns: w.maxTurns, Resume: w.resume,
+		Client: r.sess.settings.Client, Alias: w.alias, MaxCommands: r.sess.settings.MaxCommands, Docs: r.sess.settings.Docs}
+	req.Begun = func(l *store.Loop) {
+		if w.resume == nil {
+			r.yolo[l.Seq] = w.yolo
+		} else if w.yolo {
+			r.yolo[l.Seq] = true
+		}
+		if w.begun != nil {
+			w.begun(l)
+		}
+	}
 	if w.resume != nil {
 		if w.resume.Status != engine.StatusParked {
 			// The loop was closed (a KILL) while the resume waited.
@@ -266,20 +283,36 @@ func (s *Service) wake(r *Run) {
 // concluded routes a stream conclusion to its run
 // (§run-lifecycle-wake-liveness, §run-lifecycle-no-resurrection).
 func (s *Service) concluded(r *Run, st exec.Stream) {
+	ev := Event{Kind: KindConcluded, Session: r.sess.store.ID, RunID: r.store.ID, Run: r.store.Name, Status: st.Status,
+		Target: st.Key.String(), RowID: st.EntryID, Runtime: st.Runtime, Body: summary(st)}
 	if r.cancelled && !r.draining && len(r.queue) == 0 {
+		ev.WakeAction = WakeSkippedCancelled
 		if st.Status == exec.StatusKilled {
+			ev.WakeAction = WakeSkippedAborted
+			s.emit(ev)
 			return
 		}
 		r.inbox = append(r.inbox, &store.LogRow{Op: "SEND", Origin: string(scheme.WriterPlurnk), Target: st.Key.String(),
 			Status: st.Status, Expanded: false, Reason: "stream concluded after the run was cancelled", Mimetype: "text/plain"})
+		s.emit(ev)
 		return
 	}
 	switch l := r.latest(); {
 	case r.draining || len(r.queue) > 0:
 		r.owed = true
+		ev.WakeAction = WakeActiveLoop
+		if cur := r.current; cur != nil {
+			ev.LoopID = cur.ID
+		} else if l != nil && !engine.Terminal(l.Status) {
+			ev.LoopID = l.ID
+		}
 	case l != nil && l.Status == engine.StatusParked:
+		ev.WakeAction, ev.LoopID = WakeResumed, l.ID
 		s.enqueue(r, work{resume: l})
+	default:
+		ev.WakeAction = WakeNoLoop
 	}
+	s.emit(ev)
 	if !r.draining && len(r.queue) == 0 {
 		s.drainExit(r)
 	}
@@ -290,11 +323,24 @@ func (s *Service) concluded(r *Run, st exec.Stream) {
 // is dropped, and its streams, proposals and poll are torn down. It
 // reports whether a loop was running, queued or parked.
 func (s *Service) terminate(r *Run, reason string) bool {
+	return s.abort(r, reason, false)
+}
+
+// abort is terminate; keep leaves the loops a client queued with
+// loop.run in the queue (loop.cancel aborts the active drain only,
+// §methods-loop-cancel): each starts afresh once the aborted loop is
+// closed.
+func (s *Service) abort(r *Run, reason string, keep bool) bool {
 	hit := r.draining || len(r.queue) > 0
+	var kept []work
 	for _, w := range r.queue {
+		if keep && w.explicit && w.resume == nil {
+			kept = append(kept, w)
+			continue
+		}
 		w.finish(engine.Result{Loop: w.resume, Status: engine.StatusCancelled, Reason: reason})
 	}
-	r.queue = nil
+	r.queue = kept
 	r.cancelled = true
 	r.owed = false
 	if r.poll != nil {
@@ -358,4 +404,17 @@ func (s *Service) liveUnder(r *Run) []string {
 		}
 	}
 	return out
+}
+
+// summary is a one-line account of a concluded stream, for display.
+func summary(st exec.Stream) string {
+	switch st.Status {
+	case exec.StatusClean:
+		return fmt.Sprintf("%s exited with code %d", st.Command, st.ExitCode)
+	case exec.StatusTimedOut:
+		return fmt.Sprintf("%s stopped at its time limit", st.Command)
+	case exec.StatusKilled:
+		return fmt.Sprintf("%s was killed", st.Command)
+	}
+	return fmt.Sprintf("%s failed: %s", st.Command, st.Reason)
 }

@@ -96,7 +96,7 @@ func (s *Service) spawn(me *Run, name, prompt string) ops.Result {
 	if err != nil {
 		return ops.Result{Status: 500, Reason: err.Error()}
 	}
-	child := me.sess.add(sr, me)
+	child := me.sess.add(sr, me, OriginModel)
 	s.eng.AdoptChild(me.store, sr)
 	s.enqueue(child, work{prompt: prompt})
 	return ops.Result{Status: 201, Target: "run://" + name}
@@ -183,8 +183,9 @@ func (s *Service) fork(me *Run, src, prompt string) ops.Result {
 	if err != nil {
 		return ops.Result{Status: 500, Reason: err.Error()}
 	}
-	branch := me.sess.add(sr, me)
-	s.eng.AdoptChild(me.store, sr)
+	// The source is the branch's parent (§machine-processes-fork-copies-the-log).
+	branch := me.sess.add(sr, from, from.origin)
+	s.eng.AdoptChild(from.store, sr)
 	s.enqueue(branch, work{prompt: prompt})
 	return ops.Result{Status: 201, Target: "run://" + name, Content: "run://" + name}
 }

@@ -28,6 +28,18 @@ const (
 	// KindProposal: a host EXEC waits for loop.resolve (its row is at
 	// 202); RowID, Target and Body describe it.
 	KindProposal = "loop/proposal"
+	// KindConcluded: a stream of the run closed (stream/concluded);
+	// WakeAction says how its conclusion reached the run.
+	KindConcluded = "stream/concluded"
+)
+
+// The wake actions of stream/concluded (§notifications-stream-concluded).
+const (
+	WakeResumed          = "resumed-loop"      // a loop parked at 202 resumed in place
+	WakeActiveLoop       = "no-op-active-loop" // folded into the run's active loop
+	WakeSkippedAborted   = "skipped-aborted"   // a killed stream of a cancelled run: dropped
+	WakeSkippedCancelled = "skipped-cancelled" // a clean straggler of a cancelled run: a delta only
+	WakeNoLoop           = "no-loop"           // nothing to wake
 )
 
 // Event is an in-process notification of a loop's life: loop/quiesced when
@@ -44,10 +56,15 @@ type Event struct {
 	Reason  string
 	// Turn, RowID, Target and Body locate a proposal's EXEC row: its
 	// turn, its log row id, its output entry and its command.
-	Turn   int
-	RowID  int64
-	Target string
-	Body   string
+	Turn  int
+	RowID int64
+	// Yolo is the proposing loop's flags.yolo (loop/proposal's flags).
+	Yolo bool
+	// WakeAction and Runtime describe a stream/concluded.
+	WakeAction string
+	Runtime    string
+	Target     string
+	Body       string
 	// Result is the engine's outcome of the loop (its usage payload) when
 	// the event follows a loop the engine returned; nil for a parked loop
 	// closed by a cancel or a KILL outside any drain.
@@ -115,15 +132,17 @@ type Service struct {
 	sessions map[int64]*Session
 	pending  map[int64]*pendingExec // host EXECs awaiting their proposal, by row id
 	subs     map[int]func(Event)
+	expired  chan struct{} // a proposal timed out
 	nextSub  int
 	log      []Event
 }
 
 // Session is one session: its world in the store and its runs.
 type Session struct {
-	store *store.Session
-	runs  map[string]*Run
-	order []*Run
+	store    *store.Session
+	runs     map[string]*Run
+	order    []*Run
+	settings Settings
 }
 
 // Run is one run's orchestration state.
@@ -131,6 +150,8 @@ type Run struct {
 	sess     *Session
 	store    *store.Run
 	parent   *Run
+	origin   string      // model, client or plurnk, fixed at creation
+	client   *store.Loop // a client run's open client loop
 	queue    []work
 	draining bool
 	running  bool        // the engine is running one of its loops
@@ -146,16 +167,25 @@ type Run struct {
 	inbox   []*store.LogRow // rows waiting for the run's next turn
 	cursors *exec.Cursors
 	poll    clock.Timer
-	drained int  // drains this run has had
-	inDrain bool // a drain goroutine is inside drain for this run
-	started int  // drains started and not yet exited
-	twice   bool // two drains were ever started or inside at once (never expected)
+	yolo    map[int]bool // loop seq → the loop's flags.yolo
+	drained int          // drains this run has had
+	inDrain bool         // a drain goroutine is inside drain for this run
+	started int          // drains started and not yet exited
+	twice   bool         // two drains were ever started or inside at once (never expected)
 }
 
 type work struct {
 	prompt   string
 	maxTurns int
 	resume   *store.Loop
+	// begun, when set, receives the loop once the engine opened or
+	// resumed it.
+	begun func(*store.Loop)
+	alias string
+	// explicit: queued by a client's loop.run.
+	explicit bool
+	// yolo is the loop's flags.yolo: its proposals are accepted at once.
+	yolo bool
 	// done, when set, receives the loop's outcome once the engine returned
 	// it and its events went out, or a 499 when the work was dropped.
 	done func(engine.Result)
@@ -193,7 +223,17 @@ func New(cfg Config) (*Service, error) {
 		}
 	}
 	s.streams = exec.NewStreams(exec.Config{Store: cfg.Store, Registry: reg, Clock: cfg.Clock, Grace: cfg.Grace, Notify: cfg.StreamEvents})
-	s.proposals = exec.NewProposals(cfg.Clock, cfg.ProposalTimeout, nil)
+	s.expired = make(chan struct{}, 1)
+	s.proposals = exec.NewProposals(cfg.Clock, cfg.ProposalTimeout, func(p exec.Proposal) {
+		if p.Outcome == "timeout" {
+			// Settled by its timer, outside the service lock: Pump
+			// records it on its row.
+			select {
+			case s.expired <- struct{}{}:
+			default:
+			}
+		}
+	})
 	cfg.Engine.Ops.SubscribeStreams(reg.Runtimes(), s.streams) // the model's SEND[499]/KILL on a stream reach the stream table
 	e := cfg.Engine
 	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, quietLocker{s}
@@ -236,14 +276,18 @@ func (s *Service) NewSession(modelRun string) (*store.Session, error) {
 	}
 	sess := &Session{store: ss, runs: map[string]*Run{}}
 	for _, r := range ss.Runs {
-		sess.add(r, nil)
+		origin := OriginModel
+		if r.Name == store.PlurnkRun {
+			origin = OriginPlurnk
+		}
+		sess.add(r, nil, origin)
 	}
 	s.sessions[ss.ID] = sess
 	return ss, nil
 }
 
-func (sess *Session) add(r *store.Run, parent *Run) *Run {
-	run := &Run{sess: sess, store: r, parent: parent, scope: NewScope(), cursors: exec.NewCursors()}
+func (sess *Session) add(r *store.Run, parent *Run, origin string) *Run {
+	run := &Run{sess: sess, store: r, parent: parent, origin: origin, yolo: map[int]bool{}, scope: NewScope(), cursors: exec.NewCursors()}
 	sess.runs[r.Name] = run
 	sess.order = append(sess.order, run)
 	return run
@@ -273,6 +317,7 @@ func (s *Service) run(session int64, name string) (*Run, error) {
 type RunInfo struct {
 	ID     int64
 	Name   string
+	Origin string // model, client or plurnk (§machine-processes-run-origin)
 	Parent string // "" for a run no run spawned
 	Loops  int
 	// Status is the latest loop's status, 0 before the first loop.
@@ -299,7 +344,7 @@ func (s *Service) Runs(session int64) ([]RunInfo, error) {
 }
 
 func (r *Run) info() RunInfo {
-	in := RunInfo{ID: r.store.ID, Name: r.store.Name, Loops: len(r.store.Loops), Draining: r.draining, Queued: len(r.queue), Drains: r.drained}
+	in := RunInfo{ID: r.store.ID, Name: r.store.Name, Origin: r.origin, Loops: len(r.store.Loops), Draining: r.draining, Queued: len(r.queue), Drains: r.drained}
 	if r.parent != nil {
 		in.Parent = r.parent.store.Name
 	}
@@ -404,6 +449,13 @@ func (s *Service) LoopRun(session int64, run, prompt string) error {
 type LoopStart struct {
 	Prompt   string
 	MaxTurns int
+	// Alias overrides the model for this loop ("" keeps the default).
+	Alias string
+	// Yolo is the loop's flags.yolo (§dual-yolo-server-yolo-auto-accept).
+	Yolo bool
+	// Begun, when set, is called with the service lock held with the
+	// loop once the engine opened it (or resumed it in place).
+	Begun func(*store.Loop)
 	// Done, when set, is called with the service lock held once the loop
 	// this call started or resumed has come back from the engine (ended
 	// or parked at 202), after its loop/terminated or loop/quiesced went
@@ -431,10 +483,10 @@ func (s *Service) Start(session int64, run string, ls LoopStart) error {
 		if prompt != "" {
 			r.inbox = append(r.inbox, injectRow(scheme.WriterClient, "", prompt))
 		}
-		s.enqueue(r, work{resume: l, maxTurns: ls.MaxTurns, done: ls.Done})
+		s.enqueue(r, work{resume: l, maxTurns: ls.MaxTurns, done: ls.Done, begun: ls.Begun, alias: ls.Alias, yolo: ls.Yolo})
 		return nil
 	}
-	s.enqueue(r, work{prompt: prompt, maxTurns: ls.MaxTurns, done: ls.Done})
+	s.enqueue(r, work{prompt: prompt, maxTurns: ls.MaxTurns, done: ls.Done, begun: ls.Begun, alias: ls.Alias, explicit: true, yolo: ls.Yolo})
 	return nil
 }
 
@@ -465,7 +517,7 @@ func (s *Service) Cancel(session int64, run, reason string) (bool, error) {
 	if reason == "" {
 		reason = "user_cancelled"
 	}
-	return s.terminate(r, reason), nil
+	return s.abort(r, reason, true), nil
 }
 
 // Resolve settles the proposal of a host EXEC (proposal.resolve). On
@@ -500,6 +552,8 @@ func (s *Service) Serve(ctx context.Context) {
 			return
 		case <-s.streams.Ready():
 			s.Pump()
+		case <-s.expired:
+			s.Pump()
 		}
 	}
 }
@@ -509,6 +563,7 @@ func (s *Service) Serve(ctx context.Context) {
 func (s *Service) Pump() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.expire()
 	for _, st := range s.streams.Drain() {
 		sess, ok := s.sessions[st.Session]
 		if !ok {
@@ -572,4 +627,20 @@ func (r *Run) active() bool {
 // injectRow is the row an injected message becomes in its run's log.
 func injectRow(origin scheme.Writer, from, msg string) *store.LogRow {
 	return &store.LogRow{Op: "SEND", Origin: string(origin), Target: from, Status: 102, Expanded: true, Content: msg, Mimetype: "text/markdown"}
+}
+
+// expire records on their rows the proposals their timeout cancelled
+// (§proposal-timeout-cancels): the EXEC row ends 499 with reason timeout.
+// s.mu is held.
+func (s *Service) expire() {
+	ids := make([]int64, 0, len(s.pending))
+	for id := range s.pending {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		if p, ok := s.proposals.Get(id); ok && p.State != exec.Proposed {
+			s.settled(id, p)
+		}
+	}
 }

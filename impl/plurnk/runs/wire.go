@@ -108,7 +108,8 @@ func (s *Service) execOp(a ops.Actor, st dsl.Statement) ops.Result {
 	}
 	pe := &pendingExec{run: r, row: row, req: req, scope: sc}
 	s.pending[row.ID] = pe
-	status, err := exec.Dispatch(s.streams, s.proposals, a.Session, req, row.ID, s.cfg.Yolo)
+	yolo := s.cfg.Yolo || r.yolo[a.Loop]
+	status, err := exec.Dispatch(s.streams, s.proposals, a.Session, req, row.ID, yolo)
 	if status != 202 {
 		delete(s.pending, row.ID)
 	}
@@ -116,9 +117,12 @@ func (s *Service) execOp(a ops.Actor, st dsl.Statement) ops.Result {
 	if err != nil {
 		row.Reason, row.Expanded = err.Error(), false
 	}
-	if status == 202 {
+	_, proposed := s.proposals.Get(row.ID)
+	if status == 202 || (proposed && yolo) {
+		// Under yolo the proposal was accepted in process; the session
+		// still hears of it, with the flags that accepted it.
 		ev := Event{Kind: KindProposal, Session: a.Session.ID, RunID: a.Run.ID, Run: a.Run.Name, LoopSeq: a.Loop, Turn: a.Turn,
-			Status: 202, RowID: row.ID, Target: row.Target, Body: req.Command}
+			Status: 202, RowID: row.ID, Target: row.Target, Body: req.Command, Yolo: yolo}
 		if a.Loop >= 1 && a.Loop <= len(a.Run.Loops) {
 			ev.LoopID = a.Run.Loops[a.Loop-1].ID
 		}

@@ -303,9 +303,18 @@ func (m *mutator) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		keyBefore, err := m.treeKey(sys)
+		if err != nil {
+			return err
+		}
 		results, err := m.measure(ctx, sys, dirs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sys, err)
+		}
+		changed := false
+		if keyAfter, err := m.treeKey(sys); err != nil || keyAfter != keyBefore {
+			fmt.Fprintf(m.stderr, "mutate: warning: %s's files changed while its mutants ran; the mutated files are as they were sampled, the rest is not — rerun on a quiet tree for figures to commit\n", sys)
+			changed = true
 		}
 		if m.o.list {
 			continue
@@ -327,7 +336,7 @@ func (m *mutator) run(ctx context.Context) error {
 		secs := time.Since(t0).Seconds()
 		total += len(results)
 		summary = append(summary, line{sys, counts, secs})
-		m.recordConfig(rep, sys, len(results), secs)
+		m.recordConfig(rep, sys, len(results), secs, changed)
 		m.printSurvivors(sys, results)
 	}
 	if m.o.list {
@@ -371,9 +380,15 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mut
 		return nil, err
 	}
 	var cands []candidate
+	srcs := map[string][]byte{} // the sources the mutants were made from: later edits of the tree do not leak in
 	for _, mu := range all {
 		if locs, secs := cov.Covering(mu); len(locs) > 0 {
 			cands = append(cands, candidate{mu, locs, secs})
+			if srcs[mu.File] == nil {
+				if srcs[mu.File], err = os.ReadFile(filepath.Join(m.root, mu.File)); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	rng := m.o.seed.Rand("mutate:" + sys)
@@ -387,6 +402,10 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mut
 		return nil, nil
 	}
 
+	checker, err := mutate.NewChecker(m.root, dirs)
+	if err != nil {
+		return nil, err
+	}
 	var results []mutate.Result
 	valid, next, inflight := 0, 0, 0
 	free := make(chan int, m.o.jobs)
@@ -402,13 +421,21 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mut
 				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.Ignored, Reason: "equivalent: " + why, CoveredBy: c.locs})
 				continue
 			}
+			mutated, err := c.mutant.Apply(srcs[c.mutant.File])
+			if err == nil {
+				err = checker.Check(filepath.Join(m.root, c.mutant.File), mutated)
+			}
+			if err != nil { // known without building: it does not compile
+				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.CompileError, Reason: err.Error(), CoveredBy: c.locs})
+				continue
+			}
 			w := <-free
 			inflight++
-			go func(c candidate, w int) {
-				r := m.try(ctx, sys, c.mutant, c.locs, c.secs, w)
+			go func(c candidate, mutated []byte, w int) {
+				r := m.try(ctx, sys, c.mutant, mutated, c.locs, c.secs, w)
 				free <- w
 				done <- r
-			}(c, w)
+			}(c, mutated, w)
 		}
 		if inflight == 0 {
 			break
@@ -441,11 +468,11 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mut
 var failedRe = regexp.MustCompile(`(features/\S+\.feature:\d+) failed with master seed`)
 
 // try builds and runs one mutant in worker w's scratch directory.
-func (m *mutator) try(ctx context.Context, sys string, mu mutate.Mutant, locs []string, secs float64, w int) mutate.Result {
+func (m *mutator) try(ctx context.Context, sys string, mu mutate.Mutant, mutated []byte, locs []string, secs float64, w int) mutate.Result {
 	res := mutate.Result{Mutant: mu, CoveredBy: locs}
 	dir := filepath.Join(m.work, fmt.Sprintf("worker%d", w))
 	bin := filepath.Join(dir, "features.test")
-	if err := m.buildMutant(ctx, sys, mu, dir, bin); err != nil {
+	if err := m.buildMutant(ctx, sys, mu, mutated, dir, bin); err != nil {
 		res.Status = mutate.CompileError
 		res.Reason = firstLines(err.Error(), 3)
 		return res
@@ -473,19 +500,11 @@ func (m *mutator) try(ctx context.Context, sys string, mu mutate.Mutant, locs []
 
 // buildMutant builds the features test binary with the mutated file and a
 // features/systems.go that lists only sys, both swapped in by an overlay.
-func (m *mutator) buildMutant(ctx context.Context, sys string, mu mutate.Mutant, dir, bin string) error {
+func (m *mutator) buildMutant(ctx context.Context, sys string, mu mutate.Mutant, mutated []byte, dir, bin string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	orig := filepath.Join(m.root, filepath.FromSlash(mu.File))
-	src, err := os.ReadFile(orig)
-	if err != nil {
-		return err
-	}
-	mutated, err := mu.Apply(src)
-	if err != nil {
-		return err
-	}
 	mfile := filepath.Join(dir, filepath.Base(orig))
 	if err := os.WriteFile(mfile, mutated, 0o644); err != nil {
 		return err
@@ -553,7 +572,7 @@ func cleanEnv() []string {
 // coverage returns which scenarios of sys execute which blocks of impl/,
 // from the cache when the tree has not changed since it was measured.
 func (m *mutator) coverage(ctx context.Context, sys string) (*mutate.Coverage, error) {
-	key, err := m.treeKey()
+	key, err := m.treeKey(sys)
 	if err != nil {
 		return nil, err
 	}
@@ -663,16 +682,29 @@ func (m *mutator) buildCover(ctx context.Context) error {
 	return nil
 }
 
-// treeKey hashes what decides which scenarios execute which lines: the Go
-// sources, features, goldens and module files.
-func (m *mutator) treeKey() (string, error) {
+// treeKey hashes what decides a system's verdicts: its implementation, its
+// features and their shared runner, the simulated world, its goldens and the
+// module files. Another system's files do not count, so systems can be
+// measured one after another while the others change.
+func (m *mutator) treeKey(sys string) (string, error) {
 	h := sha256.New()
-	for _, top := range []string{"impl", "features", "sim", "golden", "go.mod", "go.sum"} {
+	tops := []string{"impl/" + sys, "features/" + sys, "features/kit", "features", "sim", "golden/" + sys, "go.mod", "go.sum"}
+	if sys == "deck" {
+		tops = append(tops, "impl/fe")
+	}
+	for _, top := range tops {
+		shallow := top == "features" // its own files only: the systems' directories are listed on their own
 		err := filepath.WalkDir(filepath.Join(m.root, top), func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) && p == filepath.Join(m.root, top) {
+				return filepath.SkipDir
+			}
 			if err != nil {
 				return err
 			}
 			if d.IsDir() {
+				if shallow && p != filepath.Join(m.root, top) {
+					return filepath.SkipDir
+				}
 				return nil
 			}
 			b, err := os.ReadFile(p)
@@ -725,7 +757,11 @@ func (m *mutator) runOne(ctx context.Context, id string) error {
 		fmt.Fprintln(m.stdout, "  NoCoverage: no scenario executes this line")
 		return nil
 	}
-	r := m.try(ctx, sys, *mu, locs, secs, 0)
+	mutated, err := mu.Apply(src)
+	if err != nil {
+		return err
+	}
+	r := m.try(ctx, sys, *mu, mutated, locs, secs, 0)
 	_ = os.RemoveAll(filepath.Join(m.work, "worker0"))
 	fmt.Fprintf(m.stdout, "  %s", r.Status)
 	if len(r.KilledBy) > 0 {
@@ -788,7 +824,7 @@ func (m *mutator) writeReport(r *mutate.Report) error {
 
 // recordConfig notes in the report's free-form config how each system was
 // measured: the seed, the sample size, the packages and the time it took.
-func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs float64) {
+func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs float64, changed bool) {
 	a, _ := r.Config["anchorage"].(map[string]any)
 	if a == nil {
 		a = map[string]any{}
@@ -801,6 +837,9 @@ func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs f
 	entry := map[string]any{"n": m.o.n, "mutants": mutants, "seconds": int(secs + 0.5)}
 	if len(m.o.pkgs) > 0 {
 		entry["pkg"] = strings.Join(m.o.pkgs, ",")
+	}
+	if changed {
+		entry["treeChangedDuringRun"] = true
 	}
 	systems[sys] = entry
 	a["systems"] = systems

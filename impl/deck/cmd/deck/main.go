@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/afero"
@@ -147,8 +148,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 const maxLine = 64 << 10
 
 // writeState prints what a debug port shows of the deck: the tutorial
-// cursor, the persisted history region, the REPL's history and focus, the
-// editor's buffer, the clipboard and the cartridge slot, one `-- state KEY VALUE` line each.
+// cursor, the last evaluation's whole result, the persisted history region, the REPL's history and focus, the
+// editor's buffer, the clipboard, the SRAM allocations and the cartridge slot, one `-- state KEY VALUE` line each.
 func writeState(w io.Writer, d *deck.Deck) error {
 	st := d.State()
 	cursor := "none"
@@ -158,6 +159,11 @@ func writeState(w io.Writer, d *deck.Deck) error {
 		}
 	}
 	fmt.Fprintf(w, "-- state tutorial %s\n", cursor)
+	if ev := d.Last(); ev.Expr != "" {
+		// The whole result, where the screen cuts it at column 80; quoted
+		// as a Go string so a newline in it cannot break the frame.
+		fmt.Fprintf(w, "-- state result %s\n", strconv.Quote(ev.Result))
+	}
 	persisted, err := deck.DecodeHistory(st.History)
 	if err != nil {
 		return fmt.Errorf("persisted history: %w", err)
@@ -180,6 +186,11 @@ func writeState(w io.Writer, d *deck.Deck) error {
 		fmt.Fprintf(w, "-- state editor %s\n", e.Buffer().String())
 	}
 	fmt.Fprintf(w, "-- state clipboard %s\n", d.Clipboard())
+	var sram []string
+	for _, c := range d.SRAM().Live() {
+		sram = append(sram, fmt.Sprintf("%s=%d", c, d.SRAM().Size(c)))
+	}
+	fmt.Fprintf(w, "-- state sram %s\n", strings.Join(sram, " "))
 	if c := d.Cart(); c != nil {
 		fmt.Fprintf(w, "-- state cartridge loaded %s\n", c.Name)
 	} else if c := d.PendingCart(); c != nil {

@@ -60,8 +60,18 @@ func TestLineProtocol(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	frames, extra := 0, []string{}
+	frames, extra, sramSeen := 0, []string{}, false
 	for i := 0; i < len(lines); {
+		if sram, ok := strings.CutPrefix(lines[i], "-- state sram "); ok {
+			// The REPL's arena is the spec's 24 KB; the other consumers'
+			// sizes are the budget table's business.
+			if !strings.Contains(" "+sram+" ", " repl=24576 ") {
+				t.Errorf("SRAM while the REPL is open: %q", sram)
+			}
+			sramSeen = true
+			i++
+			continue
+		}
 		if strings.HasPrefix(lines[i], "-- error: ") || strings.HasPrefix(lines[i], "-- state ") {
 			extra = append(extra, lines[i])
 			i++
@@ -76,12 +86,16 @@ func TestLineProtocol(t *testing.T) {
 		frames++
 		i += 26
 	}
+	if !sramSeen {
+		t.Errorf("STATE gave no sram line")
+	}
 	if frames != 6 {
 		t.Errorf("%d frames for 5 lines, want 6 (one at power on)", frames)
 	}
 	want := []string{
 		`-- error: script token "FLY": deck: no key "FLY"`,
 		"-- state tutorial graduated",
+		`-- state result "3"`,
 		"-- state persisted-history 0 0",
 		"-- state history 1 (+ 1 2)",
 		"-- state focus prompt",

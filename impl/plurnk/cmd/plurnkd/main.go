@@ -1,70 +1,56 @@
 // Command plurnkd serves the plurnk-service 0.56 daemon (features/plurnk/
 // SPEC.md, the JSON-RPC methods and notifications sections) on a loopback
-// WebSocket, with a scripted model: every reply the model gives is read in
-// advance from a script file.
+// WebSocket, over a workspace directory, with a model chosen the way the
+// operator config chooses it.
 //
 // Usage:
 //
-//	plurnkd -script turns.txt [-addr 127.0.0.1:0] [-root .] [-sh] [-yolo]
+//	plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo]
 //
-//	-script  the script of model turns (required)
-//	-addr    where to listen; the default 127.0.0.1:0 picks a free port.
-//	         The address is printed on stderr as "plurnkd: listening on ws://HOST:PORT/".
-//	-root    the workspace root for file entries (default: the current directory)
-//	-sh      register the real sh executor, so EXEC runs commands on this host
-//	-yolo    accept every EXEC proposal without a loop.resolve
+// Run plurnkd -h for every flag and configuration variable.
 //
-// Configuration variables (PLURNK_MAX_TURNS, PLURNK_POLICY, …) are read from
-// the environment. SIGINT or SIGTERM stops the server cleanly.
+// # Choosing the model
+//
+// PLURNK_MODEL_<alias>=<provider>/<model-id> declares a model alias and
+// PLURNK_MODEL=<alias> selects the default one; loop.run's alias picks
+// another for one loop. The provider packages:
+//
+//   - openai: any server of the OpenAI-compatible chat-completions
+//     protocol, at PLURNK_OPENAI_BASE_URL (default
+//     https://api.openai.com/v1) with the key OPENAI_API_KEY;
+//     PLURNK_OPENAI_STREAM=1 streams the replies, PLURNK_OPENAI_CONTEXT
+//     gives the context window in tokens.
+//   - scripted: the model id is the path of a script file of model turns,
+//     played in process (-script FILE is short for
+//     PLURNK_MODEL_script=scripted/FILE PLURNK_MODEL=script).
+//
+// Without a model, loop.run answers -32004 (provider unavailable). With
+// PLURNK_PROVIDERS_GBNF set (not 0) the daemon first forces a trivial
+// grammar on every declared alias and refuses to start unless exactly the
+// text it allows comes back.
 //
 // # Script file
 //
 // One model turn after another, in the order the model gives them, across
-// every run, loop and session: the daemon runs each session's loops through
-// the runs orchestration (anchorage/impl/plurnk/runs), so a turn that
-// spawns a sister with EDIT(run://<name>):prompt and parks with SEND[202]
-// is followed by the sister's turns, and the sister's conclusion resumes
-// the parked loop with the next turn of the script. A line holding only "---" separates two turns;
-// blank lines at the start and end of a turn are dropped. When the script
-// runs out, the next generate call fails and its loop ends with 500. Example:
+// every run, loop and session; a line holding only "---" separates two
+// turns. When the script runs out, the next generate call fails and its
+// loop ends with 500. The same file played over HTTP by
+// go run ./sim/llm/cmd/llmserve -script FILE lets plurnkd (or any other
+// client of the protocol) talk to it through the openai provider:
 //
-//	<<PLAN:note the capital:PLAN
-//	<<EDIT(known:///france.md):Paris:EDIT
-//	<<SEND[102]:noted:SEND
-//	---
-//	<<PLAN:answer:PLAN
-//	<<SEND[200]:Paris is the capital.:SEND
+//	go run ./sim/llm/cmd/llmserve -script turns.txt -addr 127.0.0.1:8400 &
+//	PLURNK_MODEL_local=openai/scripted PLURNK_MODEL=local \
+//	PLURNK_OPENAI_BASE_URL=http://127.0.0.1:8400/v1 \
+//	go run ./impl/plurnk/cmd/plurnkd -root .
 //
-// # Example session
-//
-// With that script, a client (websocat, wscat, a browser) sends one JSON-RPC
-// request per frame; lines marked <- are what comes back, notifications
-// included (ids as a fresh daemon numbers them; "…" elides fields; the
-// encoder writes < as \u003c, shown here as <):
-//
-//	-> {"jsonrpc":"2.0","id":1,"method":"session.create","params":{"name":"geo"}}
-//	<- {"jsonrpc":"2.0","method":"session/created","params":{"id":1,"name":"geo","projectRoot":null}}
-//	<- {"jsonrpc":"2.0","id":1,"result":{"id":1,"name":"geo","runId":2,"runName":"model","projectRoot":null}}
-//	-> {"jsonrpc":"2.0","id":2,"method":"loop.run","params":{"prompt":"What is the capital of France?"}}
-//	<- {"jsonrpc":"2.0","method":"log/entry","params":{"entry":{"id":7,"run_id":2,"loop_id":4,"turn_id":5,"loop_seq":1,"turn_seq":0,"sequence":1,"path":"log:///1/0/1/EDIT","op":"EDIT","origin":"plurnk","target":"plurnk:///prompt/1",…}}}
-//	<- {"jsonrpc":"2.0","method":"log/entry","params":{"entry":{…,"path":"log:///1/1/1/EDIT","op":"EDIT","target":"known:///france.md","status":201,…}}}
-//	<- … (the SEND rows of turns 1 and 2)
-//	<- {"jsonrpc":"2.0","method":"loop/terminated","params":{"loopId":4,"loopSeq":1,"modelRunId":2,"runId":2,"finalStatus":200,"hitMaxTurns":false,"reason":"SEND[200]","turns":2,"usage":{…},"costPico":0,"meta":{}}}
-//	<- {"jsonrpc":"2.0","id":2,"result":{"loopId":4,…,"finalStatus":200,…,"meta":{}}}
-//	-> {"jsonrpc":"2.0","id":3,"method":"log.read","params":{"loopSeq":1,"turnSeq":1,"sequence":1}}
-//	<- {"jsonrpc":"2.0","id":3,"result":{"entries":[{…,"op":"EDIT","tx":"<<EDIT(known:///france.md):Paris:EDIT",…}]}}
-//	-> {"jsonrpc":"2.0","id":4,"method":"entry.read","params":{"target":"known:///france.md"}}
-//	<- {"jsonrpc":"2.0","id":4,"result":{"status":200,"entry":{"id":…,"target":"known:///france.md","scheme":"known","path":"/france.md","channels":{"body":{"content":"Paris",…}},"tags":[],"metadata":{…}}}}
-//
-// Methods: session.create, session.attach, session.runs, loop.run,
-// loop.inject, loop.cancel, loop.resolve, entry.read, log.read (package
-// anchorage/impl/plurnk/rpc documents their params and results).
+// Methods and notifications: call discover.
 //
 // It may import the standard library, afero, anchorage/sim/{clock,llm} and
-// anchorage/impl/plurnk/{rpc,exec}.
+// anchorage/impl/plurnk/{rpc,exec,provider}.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -75,11 +61,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
@@ -87,73 +76,128 @@ import (
 	"github.com/spf13/afero"
 )
 
+// usageError is a bad invocation: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Environ(), os.Stderr, nil); err != nil {
+	err := run(ctx, os.Args[1:], os.Environ(), os.Stderr, nil)
+	var ue usageError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, "plurnkd:", err)
+		os.Exit(2)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "plurnkd:", err)
 		os.Exit(1)
 	}
 }
 
 // ParseScript splits a script file into model turns.
-func ParseScript(text string) []string {
-	var turns []string
-	var cur []string
-	emit := func() {
-		t := strings.Trim(strings.Join(cur, "\n"), "\n")
-		if strings.TrimSpace(t) != "" {
-			turns = append(turns, t+"\n")
-		}
-		cur = nil
+func ParseScript(text string) []string { return llm.ParseScript(text) }
+
+// variables are the configuration variables -h documents.
+func variables() [][2]string {
+	return [][2]string{
+		{"PLURNK_MODEL", "the default model alias (none: loop.run needs an alias, else -32004)"},
+		{"PLURNK_MODEL_<alias>", "<provider>/<model-id>: declares an alias; providers: openai, scripted"},
+		{"PLURNK_OPENAI_BASE_URL", "base URL of the OpenAI-compatible server (default " + provider.DefaultOpenAIBaseURL + ")"},
+		{"OPENAI_API_KEY", "bearer key for the openai provider (never passed to EXEC)"},
+		{"PLURNK_OPENAI_STREAM", "1: stream the chat completions"},
+		{"PLURNK_OPENAI_CONTEXT", "the model's context window in tokens (default: unknown, no budget)"},
+		{"PLURNK_PROVIDERS_GBNF", "set and not 0: verify grammar enforcement at boot, refuse to start otherwise"},
+		{"PLURNK_RPC_TIMEOUT", "ms a method that is not longRunning may take before -32007 (default 30000; 0 or less: off)"},
+		{"PLURNK_PROPOSAL_TIMEOUT_MS", "ms before an unresolved proposal is cancelled with outcome timeout (default 300000)"},
+		{"PLURNK_SESSION_RUNS_MAX_ACTIVE", "active runs per session (default -1: no cap)"},
+		{"PLURNK_MAX_TURNS", "ceiling on a loop's turns (default -1: none)"},
+		{"PLURNK_MAX_STRIKES", "strikes that end a loop (default 3)"},
+		{"PLURNK_MAX_COMMANDS", "ops per emission (default 99)"},
+		{"PLURNK_BUDGET_CEILING", "narrows the context window used as the budget ceiling"},
+		{"PLURNK_POLICY", "system policy file (default ~/.plurnk/AGENTS.md)"},
+		{"PLURNK_PROJECT", "project policy file (default <root>/AGENTS.md)"},
+		{"PLURNK_PACKET_INJECT", "operator notes file, re-read every turn"},
+		{"PLURNK_MD_<ALIAS>", "a document materialized as plurnk:///<ALIAS>.md"},
+		{"PLURNK_REQUIREMENTS", "the requirements section's default text"},
+		{"PLURNK_MANIFEST_ITEMS", "catalog preview at turn 0: 0 none (default), -1 whole, N the first N rows per scheme"},
+		{"PLURNK_EXEC_KILL_GRACE_MS", "ms between the polite signal and SIGKILL"},
 	}
-	for _, ln := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		if strings.TrimSpace(ln) == "---" {
-			emit()
-			continue
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) func() {
+	return func() {
+		fmt.Fprintln(w, "usage: plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo]")
+		fmt.Fprintln(w, "\nServes the plurnk daemon (JSON-RPC 2.0 over WebSocket) on -addr; the address is printed")
+		fmt.Fprintln(w, "on stderr as \"plurnkd: listening on ws://HOST:PORT/\". SIGINT or SIGTERM stops it.")
+		fmt.Fprintln(w, "\nFlags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fmt.Fprintln(w, "\nEnvironment (EXEC gets it with <root>/.env layered over, minus *_API_KEY and PLURNK_*):")
+		for _, v := range variables() {
+			fmt.Fprintf(w, "  %-32s %s\n", v[0], v[1])
 		}
-		cur = append(cur, ln)
 	}
-	emit()
-	return turns
 }
 
 // run serves until ctx ends. ready, when not nil, receives the listening
 // address once the server accepts connections.
 func run(ctx context.Context, args, environ []string, stderr io.Writer, ready func(addr string)) error {
 	fs := flag.NewFlagSet("plurnkd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:0", "listen address")
-	script := fs.String("script", "", "script file of model turns (required)")
-	root := fs.String("root", ".", "workspace root")
-	sh := fs.Bool("sh", false, "register the real sh executor")
-	yolo := fs.Bool("yolo", false, "accept every EXEC proposal at once")
+	fs.SetOutput(io.Discard)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address (port 0 picks a free one)")
+	script := fs.String("script", "", "script file of model turns, played in process (the scripted provider)")
+	root := fs.String("root", ".", "workspace root: file entries, AGENTS.md, .env")
+	sh := fs.Bool("sh", false, "register the real sh executor, so EXEC runs commands on this host")
+	yolo := fs.Bool("yolo", false, "accept every EXEC proposal without a loop.resolve")
+	fs.Usage = usage(fs, stderr)
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err // Parse has printed the usage
+		}
+		return usageError{err.Error() + " (plurnkd -h lists the flags)"}
 	}
-	if *script == "" {
-		return errors.New("-script is required")
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q (plurnkd -h lists the flags)", fs.Arg(0))}
 	}
-	text, err := os.ReadFile(*script)
-	if err != nil {
-		return fmt.Errorf("read script: %w", err)
-	}
-	turns := ParseScript(string(text))
 	absRoot, err := filepath.Abs(*root)
 	if err != nil {
-		return fmt.Errorf("workspace root: %w", err)
+		return usageError{fmt.Sprintf("-root %s: %v", *root, err)}
 	}
-	env := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
+	if st, err := os.Stat(absRoot); err != nil || !st.IsDir() {
+		return usageError{fmt.Sprintf("-root %s: no such directory", *root)}
+	}
+	env := provider.LookupEnv(environ)
+	if *script != "" {
+		if err := checkScript(*script); err != nil {
+			return err
 		}
+		env["PLURNK_MODEL_script"] = "scripted/" + *script
+		env[provider.EnvModel] = "script"
+	}
+	sel, err := provider.NewSelector(env, map[string]provider.Factory{
+		"openai":   provider.OpenAIFactory(env),
+		"scripted": scriptedFactory,
+	})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	timeout, err := rpcTimeout(env)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	dotenv, err := readDotEnv(absRoot)
+	if err != nil {
+		return err
 	}
 	cfg := rpc.OrchestratorConfig{Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
-		Provider: llm.New(turns...), Yolo: *yolo}
+		Provider: sel, Yolo: *yolo, Aliases: sel.Has, Providers: sel.Packages()}
 	if *sh {
 		cfg.Executors = []exec.Executor{&exec.Shell{}}
-		cfg.ExecEnv = exec.ScopeEnv(environ, nil)
+		cfg.ExecEnv = exec.ScopeEnv(environ, dotenv)
 	}
 	backend, err := rpc.NewOrchestrator(cfg)
 	if err != nil {
@@ -163,12 +207,16 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := rpc.NewServer(backend)
+	srv := rpc.NewServerWith(backend, rpc.ServerConfig{Timeout: timeout, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, "plurnkd: "+f+"\n", a...) }})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	pumpCtx, stopPump := context.WithCancel(ctx)
 	defer stopPump()
 	go backend.Serve(pumpCtx)
-	fmt.Fprintf(stderr, "plurnkd: listening on ws://%s/ (%d scripted turns)\n", ln.Addr(), len(turns))
+	models := strings.Join(aliasList(env), ", ")
+	if models == "" {
+		models = "none"
+	}
+	fmt.Fprintf(stderr, "plurnkd: listening on ws://%s/ (models: %s; default %q)\n", ln.Addr(), models, env[provider.EnvModel])
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -190,4 +238,72 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// checkScript refuses a script file that is missing or not text.
+func checkScript(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return usageError{fmt.Sprintf("-script %s: %v", path, err)}
+	}
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return usageError{fmt.Sprintf("-script %s: a binary file, not a script of model turns", path)}
+	}
+	if len(llm.ParseScript(string(b))) == 0 {
+		return usageError{fmt.Sprintf("-script %s: no model turn in it", path)}
+	}
+	return nil
+}
+
+// scriptedFactory is the scripted provider package: the model id is the
+// path of a script file, played in process.
+func scriptedFactory(path string) (provider.Provider, error) {
+	if err := checkScript(path); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read script: %w", err)
+	}
+	return llm.New(llm.ParseScript(string(b))...), nil
+}
+
+func rpcTimeout(env map[string]string) (time.Duration, error) {
+	v := strings.TrimSpace(env["PLURNK_RPC_TIMEOUT"])
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("PLURNK_RPC_TIMEOUT=%q: want milliseconds", v)
+	}
+	if n <= 0 {
+		return -1, nil
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+// readDotEnv reads <root>/.env, if any.
+func readDotEnv(root string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(root, ".env"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read .env: %w", err)
+	}
+	out, err := exec.ParseDotEnv(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(root, ".env"), err)
+	}
+	return out, nil
+}
+
+func aliasList(env map[string]string) []string {
+	as, _ := provider.ParseAliases(env)
+	var out []string
+	for _, a := range as {
+		out = append(out, a.Name+"="+a.Package+"/"+a.Model)
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"anchorage/impl/plurnk/rpc"
+	"anchorage/sim/llm"
 
 	"github.com/tidwall/gjson"
 )
@@ -124,10 +127,10 @@ func TestMultiRunEndToEnd(t *testing.T) {
 		return gjson.ParseBytes(a.Result)
 	}
 	sess := call("session.create", map[string]any{"name": "count"})
-	model := sess.Get("runId").Int()
+	model := sess.Get("modelRunId").Int()
 	res := call("loop.run", map[string]any{"prompt": "How many files?"})
-	if res.Get("finalStatus").Int() != 202 || res.Get("runId").Int() != model {
-		t.Fatalf("loop.run %s, want the model run parked at 202", res.Raw)
+	if res.Get("finalStatus").Int() != 100 || res.Get("runId").Int() != model {
+		t.Fatalf("loop.run %s, want the model run's loop accepted with 100", res.Raw)
 	}
 	ended := func(n rpc.Note) bool {
 		return n.Method == "loop/terminated" && gjson.GetBytes(n.Params, "runId").Int() == model
@@ -140,10 +143,10 @@ func TestMultiRunEndToEnd(t *testing.T) {
 		t.Fatalf("the model's loop/terminated %s, want loop 1 ended 200", end.Params)
 	}
 	runs := call("session.runs", nil)
-	if runs.Get("runs.#.name").Raw != `["model","plurnk","helper"]` || runs.Get("runs.2.parent").String() != "model" {
+	if runs.Get("runs.#.name").Raw != `["model","plurnk","client-1","helper"]` || runs.Get("runs.3.parent").String() != "model" {
 		t.Fatalf("session.runs %s", runs.Raw)
 	}
-	helper := runs.Get("runs.2.id").Int()
+	helper := runs.Get("runs.3.id").Int()
 	terminated, entries := map[int64]int{}, map[int64]int{}
 	for _, n := range c.Notes() {
 		switch n.Method {
@@ -159,7 +162,7 @@ func TestMultiRunEndToEnd(t *testing.T) {
 	if entries[model] == 0 || entries[helper] == 0 {
 		t.Fatalf("log/entry by run %v, want rows of both runs", entries)
 	}
-	delta := call("log.read", map[string]any{"loopSeq": 1, "turnSeq": 2, "sequence": 1}).Get("entries.0")
+	delta := call("log.read", map[string]any{"runId": model, "loopSeq": 1, "turnSeq": 2, "sequence": 1}).Get("entries.0")
 	if delta.Get("target").String() != "run://helper" || delta.Get("rx").String() != "3 files" || delta.Get("expanded").Bool() || delta.Get("origin").String() != "plurnk" {
 		t.Fatalf("collect delta %s", delta.Raw)
 	}
@@ -169,22 +172,29 @@ func TestMultiRunEndToEnd(t *testing.T) {
 	}
 }
 
-// TestEndToEnd runs the daemon's server code with a scripted session and
-// drives it over a loopback WebSocket: session.create, loop.run, the
-// notifications, log.read, entry.read; then stops it.
+// TestEndToEnd runs the daemon's server code against the scripted model
+// served over the OpenAI-compatible protocol on loopback (streaming and
+// not) and drives it over a loopback WebSocket: session.create, loop.run,
+// the notifications, log.read, entry.read; then stops it.
 func TestEndToEnd(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "turns.txt")
-	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
+	for _, stream := range []string{"0", "1"} {
+		t.Run("stream="+stream, func(t *testing.T) { endToEnd(t, stream) })
 	}
+}
+
+func endToEnd(t *testing.T, stream string) {
+	dir := t.TempDir()
+	model := llm.NewServer(llm.New(llm.ParseScript(script)...))
+	hs := model.Start()
+	defer hs.Close()
+	env := []string{"PLURNK_MODEL_local=openai/scripted-geo", "PLURNK_MODEL=local", "PLURNK_OPENAI_BASE_URL=" + hs.URL + "/v1", "PLURNK_OPENAI_STREAM=" + stream}
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	addrs := make(chan string, 1)
 	var stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-script", path, "-root", dir}, nil, &stderr, func(a string) { addrs <- a })
+		done <- run(ctx, []string{"-root", dir}, env, &stderr, func(a string) { addrs <- a })
 	}()
 	var addr string
 	select {
@@ -212,10 +222,17 @@ func TestEndToEnd(t *testing.T) {
 		}
 		return gjson.ParseBytes(a.Result)
 	}
-	sess := call("session.create", map[string]any{"name": "geo"})
+	sess := call("session.create", map[string]any{"name": "geo", "settings": map[string]any{"client": "e2e-test"}})
 	res := call("loop.run", map[string]any{"prompt": "What is the capital of France?"})
-	if res.Get("finalStatus").Int() != 200 || res.Get("modelRunId").Int() != sess.Get("runId").Int() {
+	if res.Get("finalStatus").Int() != 100 || res.Get("modelRunId").Int() != sess.Get("modelRunId").Int() {
 		t.Fatalf("loop.run %s", res.Raw)
+	}
+	end, err := c.WaitNote(cctx, func(n rpc.Note) bool { return n.Method == "loop/terminated" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gjson.GetBytes(end.Params, "finalStatus").Int() != 200 || gjson.GetBytes(end.Params, "usage.completionTokens").Int() == 0 {
+		t.Fatalf("loop/terminated %s", end.Params)
 	}
 	methods := map[string]int{}
 	for _, n := range c.Notes() {
@@ -224,13 +241,17 @@ func TestEndToEnd(t *testing.T) {
 	if methods["session/created"] != 1 || methods["log/entry"] != 4 || methods["loop/terminated"] != 1 {
 		t.Fatalf("notifications %v", methods)
 	}
-	one := call("log.read", map[string]any{"loopSeq": 1, "turnSeq": 1, "sequence": 1})
+	one := call("log.read", map[string]any{"runId": sess.Get("modelRunId").Int(), "loopSeq": 1, "turnSeq": 1, "sequence": 1})
 	if one.Get("entries.#").Int() != 1 || one.Get("entries.0.tx").String() != "<<EDIT(known:///france.md):Paris:EDIT" {
 		t.Fatalf("log.read %s", one.Raw)
 	}
 	ent := call("entry.read", map[string]any{"target": "known:///france.md"})
 	if ent.Get("status").Int() != 200 || ent.Get("entry.channels.body.content").String() != "Paris" {
 		t.Fatalf("entry.read %s", ent.Raw)
+	}
+	calls := model.Calls()
+	if len(calls) != 2 || calls[0].Model != "scripted-geo" || calls[0].Client != "e2e-test" || calls[0].Stream != (stream == "1") {
+		t.Fatalf("the model server saw %+v", calls)
 	}
 
 	stop()
@@ -243,4 +264,91 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal("the daemon did not stop")
 	}
 	c.Close()
+}
+
+// TestHelp: -h documents every flag and variable and exits 0 (run
+// returns flag.ErrHelp, which main turns into status 0).
+func TestHelp(t *testing.T) {
+	var out syncBuffer
+	err := run(context.Background(), []string{"-h"}, nil, &out, nil)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("run -h: %v", err)
+	}
+	if n := strings.Count(out.String(), "usage: plurnkd"); n != 1 {
+		t.Errorf("-h printed the usage %d times", n)
+	}
+	for _, want := range []string{"-addr", "-root", "-script", "-sh", "-yolo", "PLURNK_MODEL_<alias>", "PLURNK_OPENAI_BASE_URL", "PLURNK_PROVIDERS_GBNF", "PLURNK_RPC_TIMEOUT"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h lacks %s:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestRefusals: a nonexistent -root and a binary script are usage errors
+// (exit 2) with a message naming the problem.
+func TestRefusals(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "turns.bin")
+	if err := os.WriteFile(bin, []byte{0x7f, 'E', 'L', 'F', 0, 1, 2}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-root", filepath.Join(dir, "missing")}, "no such directory"},
+		{[]string{"-root", dir, "-script", bin}, "binary file"},
+		{[]string{"-root", dir, "-script", filepath.Join(dir, "none.txt")}, "none.txt"},
+		{[]string{"-bogus"}, "-bogus"},
+	} {
+		var out syncBuffer
+		err := run(context.Background(), tc.args, nil, &out, nil)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run %v: %v, want a usage error mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestGrammarBootCheck: with PLURNK_PROVIDERS_GBNF the daemon starts
+// against a server that enforces the trivial grammar and refuses one that
+// ignores it; with the variable at 0 no check is made.
+func TestGrammarBootCheck(t *testing.T) {
+	for _, tc := range []struct {
+		honour bool
+		gbnf   string
+		starts bool
+		calls  int
+	}{{true, "1", true, 1}, {false, "1", false, 1}, {false, "0", true, 0}} {
+		srv := llm.NewServer(llm.New("<<PLAN:p:PLAN\n<<SEND[200]:not the probe:SEND\n"))
+		srv.HonourGrammar = tc.honour
+		hs := srv.Start()
+		env := []string{"PLURNK_MODEL_m=openai/x", "PLURNK_MODEL=m", "PLURNK_OPENAI_BASE_URL=" + hs.URL + "/v1", "PLURNK_PROVIDERS_GBNF=" + tc.gbnf}
+		ctx, stop := context.WithCancel(context.Background())
+		var out syncBuffer
+		started := make(chan struct{}, 1)
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"-root", t.TempDir()}, env, &out, func(string) { started <- struct{}{} })
+		}()
+		select {
+		case <-started:
+			if !tc.starts {
+				t.Errorf("%+v: started", tc)
+			}
+			stop()
+			<-done
+		case err := <-done:
+			if tc.starts || err == nil || !strings.Contains(err.Error(), "does not enforce grammars") {
+				t.Errorf("%+v: run %v", tc, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%+v: neither started nor refused", tc)
+		}
+		stop()
+		if n := len(srv.Calls()); n != tc.calls {
+			t.Errorf("%+v: %d calls to the model, want %d", tc, n, tc.calls)
+		}
+		hs.Close()
+	}
 }

@@ -1,0 +1,102 @@
+@chatlog
+Feature: A failing disk
+  The server's own writes can fail: a write error, a full disk, a write torn
+  halfway. Whatever happens, the bytes already in a log stay, the log never
+  ends inside a fence the server opened, and the next request is answered.
+
+  Background:
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 12 ms to run each job
+
+  @§chatlog-append-only @§chatlog-executing-placeholder
+  Scenario Outline: a placeholder that cannot be written holds the job back until it can
+    Given the disk fails the server's next write to the log of "Index - 7 Zen" with <how>
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    Then the console says "job <page>#1 not dispatched: append to debug/<page>.md:"
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      12+13
+      ```
+      **<page>** to agent at 09:00:00
+      executing ...
+      **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      25
+      ```
+      """
+    And the job running "12+13" went through requested, dispatched, completed
+    And no server write changed a byte that was already in a log
+
+    Examples:
+      | how    |
+      | EIO    |
+      | ENOSPC |
+
+  @§chatlog-append-only @§chatlog-partial-fence
+  Scenario Outline: a reply torn halfway is closed off, and the next request still gets its answer
+    Given the disk fails the server's next write to the log of "Index - 7 Zen" after 1 good ones with <how>
+    When agent "agent" asks "Index - 7 Zen" to run "'x'.repeat(300)"
+    And 1 s passes
+    Then the console says "job <page>#1: reply not written: append to debug/<page>.md:"
+    When agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" matches:
+      """
+      \*\*<page>\*\* to agent at 09:00:00 \(17ms\)
+      ```JSON
+      "x{50,250}
+      ```
+      \*\*agent\*\* to <page> at 09:00:01
+      ```JS
+      6\*7
+      ```
+      """
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (17ms)
+      ```JSON
+      42
+      ```
+      """
+    And the job running "6*7" went through requested, dispatched, completed
+    And no server write changed a byte that was already in a log
+
+    Examples:
+      | how           |
+      | a torn write  |
+      | a short write |
+
+  @§chatlog-registry-server-owned
+  Scenario: when the registry cannot be replaced by a rename it is rewritten in place
+    Given the disk fails every rename of the registry
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    Then the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:00:00 state: completed"
+    And the registry contains "<page>#1 JS from agent at 09:00:00: completed (17ms)"
+
+  @§chatlog-append-only
+  Scenario: a log that does not end with a line break gets the server's entry on a line of its own
+    When agent "agent" appends to the log of "Index - 7 Zen" without a final line break:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      12+13
+      ```
+      """
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      12+13
+      ```
+      **<page>** to agent at 09:00:00
+      executing ...
+      **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      25
+      ```
+      """
+    And no server write changed a byte that was already in a log

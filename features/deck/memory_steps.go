@@ -1,0 +1,257 @@
+package deck
+
+import (
+	"fmt"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"anchorage/impl/deck"
+	"anchorage/impl/fe"
+)
+
+// expand replaces each {c*N} in a step argument with N copies of c, so
+// that a scenario can name a string of exact length.
+func expand(s string) string {
+	return regexp.MustCompile(`\{(.)\*(\d+)\}`).ReplaceAllStringFunc(s, func(m string) string {
+		n, _ := strconv.Atoi(m[3 : len(m)-1])
+		return strings.Repeat(m[1:2], n)
+	})
+}
+
+// datasheetSRAM is the SRAM of each board model the scenarios name, by its
+// datasheet (not the implementation's table).
+func datasheetSRAM(name string) int {
+	return map[string]int{"RP2350": 520 * 1024, "STM32F401RE": 96 * 1024, "nRF52832": 64 * 1024}[name]
+}
+
+func boardPart(name string) (deck.Part, error) {
+	p, err := deck.PartNamed(name)
+	if err != nil {
+		return p, err
+	}
+	if want := datasheetSRAM(name); p.SRAM != want {
+		return p, fmt.Errorf("board %s has %d bytes of SRAM, its datasheet says %d", name, p.SRAM, want)
+	}
+	return p, nil
+}
+
+func memorySteps(step func(expr string, f func(w *world, args ...string) error)) {
+	step(`^a graduated deck on the (\S+) board$`, func(w *world, a ...string) error {
+		p, err := boardPart(a[0])
+		if err != nil {
+			return err
+		}
+		w.part = p
+		return w.graduated("OPERATOR", 100, 0)
+	})
+	step(`^powering on a deck on the (\S+) board is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		p, err := boardPart(a[0])
+		if err != nil {
+			return err
+		}
+		w.part = p
+		if err := w.power(); err == nil {
+			return fmt.Errorf("the deck powered on; SRAM holds %v", w.d.SRAM().Live())
+		} else if !strings.Contains(err.Error(), a[1]) {
+			return fmt.Errorf("refusal %q does not name %q", err, a[1])
+		}
+		return nil
+	})
+	step(`^inserting a cartridge "([^"]*)" with a (\d+) KB arena is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		err := w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024})
+		if err == nil {
+			return fmt.Errorf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())
+		}
+		if !strings.Contains(err.Error(), a[2]) {
+			return fmt.Errorf("refusal %q does not name %q", err, a[2])
+		}
+		return w.d.SRAM().Check()
+	})
+	step(`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		err := w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
+		if err == nil {
+			return fmt.Errorf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())
+		}
+		if !strings.Contains(err.Error(), a[2]) {
+			return fmt.Errorf("refusal %q does not name %q", err, a[2])
+		}
+		return w.d.SRAM().Check()
+	})
+	step(`^a cartridge "([^"]*)" with a (\d+) byte arena is inserted$`, func(w *world, a ...string) error {
+		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
+	})
+	step(`^the editor's buffer holds (\d+) bytes$`, func(w *world, a ...string) error {
+		e := w.d.Editor()
+		if e == nil || e.Buffer() == nil {
+			return fmt.Errorf("no editor buffer (mode %s)", w.d.Mode())
+		}
+		return want("editor buffer bytes", fmt.Sprint(len(e.Buffer().String())), a[0])
+	})
+	step(`^the cartridge is ejected$`, func(w *world, _ ...string) error { return w.d.Eject() })
+	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error {
+		for row := 19; row <= 21; row++ {
+			if got := w.d.Screen().RowText(row); got != "" {
+				return fmt.Errorf("row %d reads %q", row, got)
+			}
+		}
+		return nil
+	})
+	step(`^a cartridge "([^"]*)" with a (\d+) KB arena and a (\d+) byte mission is inserted$`, func(w *world, a ...string) error {
+		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024, Mission: atoi(a[2])})
+	})
+	step(`^SRAM holds the (\S+) region with (\d+) bytes$`, func(w *world, a ...string) error {
+		r := w.d.SRAM().Region(deck.Consumer(a[0]))
+		if r == nil {
+			return fmt.Errorf("SRAM holds %v, not %s", w.d.SRAM().Live(), a[0])
+		}
+		return want("size of "+a[0], fmt.Sprint(r.Bytes()), a[1])
+	})
+	step(`^SRAM holds the (\S+) region with (\d+) bytes inside the (\S+) region$`, func(w *world, a ...string) error {
+		r, p := w.d.SRAM().Region(deck.Consumer(a[0])), w.d.SRAM().Region(deck.Consumer(a[2]))
+		if r == nil || p == nil {
+			return fmt.Errorf("SRAM holds %v, not %s and %s", w.d.SRAM().Live(), a[0], a[2])
+		}
+		if r.Base < p.Base || r.Base+r.Bytes() > p.Base+p.Bytes() {
+			return fmt.Errorf("%s [%#x,+%d) is not inside %s [%#x,+%d)", a[0], r.Base, r.Bytes(), a[2], p.Base, p.Bytes())
+		}
+		return want("size of "+a[0], fmt.Sprint(r.Bytes()), a[1])
+	})
+	step(`^SRAM has (\d+) bytes free$`, func(w *world, a ...string) error {
+		// Judged from the regions themselves: the part's bytes by its
+		// datasheet less the top-level regions (those not inside another).
+		s := w.d.SRAM()
+		used := 0
+		for _, c := range s.Live() {
+			r := s.Region(c)
+			inside := false
+			for _, o := range s.Live() {
+				q := s.Region(o)
+				if o != c && q.Base <= r.Base && r.Base+r.Bytes() <= q.Base+q.Bytes() && q.Bytes() > r.Bytes() {
+					inside = true
+				}
+			}
+			if !inside {
+				used += r.Bytes()
+			}
+		}
+		return want("free SRAM", fmt.Sprint(datasheetSRAM(s.Part().Name)-used), a[0])
+	})
+	step(`^the (REPL|editor evaluator|mission)'s Fe VM has (\d+) cells in its (\d+)-byte arena$`, func(w *world, a ...string) error {
+		var vm *fe.VM
+		var c deck.Consumer
+		switch a[0] {
+		case "REPL":
+			if s := w.d.Session(); s != nil {
+				vm = s.VM()
+			}
+			c = deck.REPLArena
+		case "editor evaluator":
+			vm, c = w.d.EditorVM(), deck.EditEval
+		case "mission":
+			if m := w.d.Mission(); m != nil {
+				vm = m.VM
+			}
+			c = deck.Mission
+		}
+		if vm == nil {
+			return fmt.Errorf("no %s VM (mode %s)", a[0], w.d.Mode())
+		}
+		if err := want("arena bytes of the "+a[0]+" VM", fmt.Sprint(vm.ArenaBytes()), a[2]); err != nil {
+			return err
+		}
+		if err := want("SRAM region of the "+a[0]+" VM", fmt.Sprint(w.d.SRAM().Size(c)), a[2]); err != nil {
+			return err
+		}
+		return want("cells of the "+a[0]+" VM", fmt.Sprint(vm.Stats().Cells), a[1])
+	})
+	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error {
+		var b strings.Builder
+		for row := 19; row <= 21; row++ {
+			b.WriteString(w.d.Screen().RowText(row))
+		}
+		if got := strings.TrimSpace(b.String()); !strings.Contains(got, a[0]) {
+			return fmt.Errorf("rows 19–21 read %q, want %q", got, a[0])
+		}
+		return nil
+	})
+	step(`^the mission phase shows "(.*)"$`, func(w *world, a ...string) error {
+		m := w.d.Mission()
+		if m == nil {
+			return fmt.Errorf("no mission phase (mode %s)", w.d.Mode())
+		}
+		if err := want("mission result", m.Result, a[0]); err != nil {
+			return err
+		}
+		return want("row 22", strings.Trim(w.d.Screen().RowText(22), "─ "), "=> "+a[0])
+	})
+	step(`^the evaluation took between (\d+) and (\d+) cycles$`, func(w *world, a ...string) error {
+		lo, _ := strconv.ParseUint(a[0], 10, 64)
+		hi, _ := strconv.ParseUint(a[1], 10, 64)
+		if got := w.d.Last().Cycles; got < lo || got > hi {
+			return fmt.Errorf("took %d cycles, want %d–%d", got, lo, hi)
+		}
+		return nil
+	})
+	step(`^the clipboard holds (\d+) bytes$`, func(w *world, a ...string) error {
+		return want("clipboard bytes", fmt.Sprint(len(w.d.Clipboard())), a[0])
+	})
+}
+
+// eventNames are the event kinds of the cost table, by the names the
+// scenarios use.
+func eventNames() map[string]fe.Event {
+	return map[string]fe.Event{"pair": fe.EvPair, "arg": fe.EvArg, "lookup": fe.EvLookup, "call": fe.EvCall,
+		"atom": fe.EvAtom, "alloc": fe.EvAlloc, "mark": fe.EvMark, "sweep": fe.EvSweep}
+}
+
+// checkCycles compares an evaluation's events and cycles with a table of
+// | event | count | instructions | rows; "read" and "print" rows are the
+// reader's and printer's instructions (count 1). Cycles are the sum of
+// count × instructions at the spec's CPI of 1.4, rounded down.
+func checkCycles(ev deck.Eval, table *godog.Table) error {
+	total := new(big.Rat)
+	seen := map[fe.Event]bool{}
+	for _, row := range table.Rows[1:] {
+		kind, count, instr := row.Cells[0].Value, row.Cells[1].Value, row.Cells[2].Value
+		n, err := strconv.ParseUint(count, 10, 64)
+		if err != nil {
+			return err
+		}
+		cost, ok := new(big.Rat).SetString(instr)
+		if !ok {
+			return fmt.Errorf("bad instructions %q", instr)
+		}
+		switch kind {
+		case "read":
+			if err := want("reader instructions", fmt.Sprint(ev.ReadInstr), instr); err != nil {
+				return err
+			}
+		case "print":
+			if err := want("printer instructions", fmt.Sprint(ev.PrintInstr), instr); err != nil {
+				return err
+			}
+		default:
+			e, ok := eventNames()[kind]
+			if !ok {
+				return fmt.Errorf("no event %q", kind)
+			}
+			seen[e] = true
+			if err := want(kind+" events", fmt.Sprint(ev.Events[e]), count); err != nil {
+				return err
+			}
+		}
+		total.Add(total, new(big.Rat).Mul(cost, new(big.Rat).SetUint64(n)))
+	}
+	for name, e := range eventNames() {
+		if !seen[e] && ev.Events[e] != 0 {
+			return fmt.Errorf("%d %s events not in the table", ev.Events[e], name)
+		}
+	}
+	cycles := new(big.Rat).Mul(total, big.NewRat(14, 10))
+	whole := new(big.Int).Quo(cycles.Num(), cycles.Denom())
+	return want("cycles", fmt.Sprint(ev.Cycles), whole.String())
+}

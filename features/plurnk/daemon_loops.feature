@@ -1,0 +1,149 @@
+@plurnk
+Feature: loops and client ops through the daemon
+  loop.run hands a prompt to the model run and answers at once; the loop's
+  outcome comes later as loop/terminated. A client acts on the world itself
+  with the op.* methods, each one a turn of its own client loop, and looks
+  at content with op.look without leaving a trace.
+
+  Background:
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+
+  @§methods-loop-run @decision
+  Scenario: loop.run answers at once with finalStatus 100 and the outcome follows on loop/terminated
+    Given the daemon's model will reply:
+      """
+      <<PLAN:note:PLAN
+      <<EDIT(known:///n.md):noted:EDIT
+      <<SEND[102]:go on:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:noted it:SEND
+      """
+    When "A" runs a loop with {"prompt": "note it", "maxTurns": 5}
+    Then the answer to "A" has finalStatus = 100
+    And the answer to "A" has action = "enqueued_new_loop"
+    And the answer to "A" has loopSeq = 1
+    And the answer to "A" has runId = <A.modelRunId>
+    And the loop "A" started ended with status 200
+    And "A" got a "loop/terminated" notification with turns = 2
+    And "A" got a "loop/terminated" notification with hitMaxTurns = false
+    And "A" got a "loop/terminated" notification with turnIds.# = 3
+    And "A" got a "loop/terminated" notification with usage.completionTokens = 29
+    And "A" got 4 "log/entry" notifications
+
+  @§methods-loop-run @§run-lifecycle-single-drain @decision
+  Scenario: a loop.run reaching a run whose loop is running goes into that loop's next turn
+    Given the daemon's model will reply:
+      """
+      <<PLAN:think:PLAN
+      <<EDIT(known:///a.md):first:EDIT
+      <<SEND[102]:go on:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer both:PLAN
+      <<SEND[200]:answered both:SEND
+      """
+    And while the daemon's model generates reply 1, "A" calls loop.run with {"prompt": "and the second question"}
+    When "A" runs a loop with the prompt "the first question"
+    Then the answer to "A" has action = "injected_next_turn"
+    And the answer to "A" has finalStatus = 100
+    And the loop "A" started ended with status 200
+    And "A" got 1 "loop/terminated" notification
+    When "A" calls session.runs
+    Then the answer to "A" has runs.0.loops = 1
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    Then the entry in the answer to "A" has op = "SEND"
+    And the entry in the answer to "A" has origin = "client"
+    And the entry in the answer to "A" has rx = "and the second question"
+
+  @§methods-loop-cancel @decision
+  Scenario: loop.cancel aborts the running loop at 499 and answers cancelled, the run and the reason
+    Given the daemon's model will reply:
+      """
+      <<PLAN:work:PLAN
+      <<EDIT(known:///a.md):first:EDIT
+      <<SEND[102]:go on:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:never:PLAN
+      <<SEND[200]:never sent:SEND
+      """
+    And while the daemon's model generates reply 2, "A" calls loop.cancel with {"reason": "changed my mind"}
+    When "A" runs a loop with the prompt "work"
+    Then the loop "A" started ended with status 499
+    And the answer to "A" has cancelled = true
+    And the answer to "A" has runId = <A.modelRunId>
+    And the answer to "A" has reason = "changed my mind"
+    When "A" calls loop.cancel
+    Then the answer to "A" has cancelled = false
+    And the answer to "A" has reason = "user_cancelled"
+
+  @§methods-op-mirror @decision
+  Scenario: each op.* call is one turn of the client loop, on the model's dispatch path, heard as log/entry
+    When "A" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
+    Then the answer to "A" has status = 201
+    And the answer to "A" has turnSeq = 0
+    And the answer to "A" has entries.0.path = "log:///1/0/1/EDIT"
+    And the answer to "A" has entries.0.origin = "client"
+    When "A" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
+    Then the answer to "A" has status = 304
+    And the answer to "A" has turnSeq = 1
+    When "A" calls op.read with {"target": "known:///todo.md"}
+    Then the answer to "A" has status = 200
+    And the answer to "A" has content = "1:\tbuy milk\n"
+    And the answer to "A" has turnSeq = 2
+    When "A" calls op.read with {"target": "known:///nothing.md"}
+    Then the answer to "A" has status = 404
+    When "A" calls op.edit with {"target": "known:///x.md", "body": "a:EDIT b"}
+    Then the answer to "A" is the error -32602
+    When "A" calls log.read
+    Then the answer to "A" has entries.#.path = ["log:///1/0/1/EDIT", "log:///1/1/1/EDIT", "log:///1/2/1/READ", "log:///1/3/1/READ"]
+    And "A" got 4 "log/entry" notifications
+    When "A" calls log.read with {"runId": <A.modelRunId>}
+    Then the answer to "A" holds 0 log entries
+    When "A" calls entry.read with {"target": "known:///todo.md"}
+    Then the answer to "A" has entry.channels.body.content = "buy milk"
+
+  @§op-look
+  Scenario: op.look resolves a READ with its full resolver and leaves no turn and no row
+    When "A" calls op.edit with {"target": "known:///list.md", "body": "one\ntwo\nthree"}
+    Then the answer to "A" has status = 201
+    When "A" calls op.look with {"text": "<<LOOK<2,3>(known:///list.md)::LOOK"}
+    Then the answer to "A" has status = 200
+    And the answer to "A" has content = "2:\ttwo\n3:\tthree\n"
+    When "A" calls op.look with {"text": "<<READ(known:///list.md):/thr/:READ"}
+    Then the answer to "A" has content = "3:\tthree\n"
+    When "A" calls op.look with {"text": "<<LOOK(known:///gone.md)::LOOK"}
+    Then the answer to "A" has status = 404
+    When "A" calls op.look with {"text": "<<EDIT(known:///list.md):changed:EDIT"}
+    Then the answer to "A" is the error -32602
+    When "A" calls log.read
+    Then the answer to "A" holds 1 log entry
+    When "A" calls session.runs
+    Then the answer to "A" has runs.2.loops = 1
+    When "A" calls entry.read with {"target": "known:///list.md"}
+    Then the answer to "A" has entry.channels.body.content = "one\ntwo\nthree"
+    And "A" got 1 "log/entry" notification
+
+  @§notifications-telemetry-event
+  Scenario: each notice buffered for a loop goes out live as telemetry/event with the loop's id
+    Given the daemon's model will reply:
+      """
+      <<PLAN:think:PLAN
+      <<SEND[102]:still thinking:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:finish:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "think"
+    Then "A" got 1 "telemetry/event" notification
+    And "A" got a "telemetry/event" notification with loopId = <A.loop.loopId>
+    And "A" got a "telemetry/event" notification with event.kind = "idle_turn"
+    And each "telemetry/event" "A" got is a line of the daemon's next packet

@@ -1,0 +1,248 @@
+@plurnk
+Feature: sessions, runs and the method table of the daemon
+  A client learns what the daemon offers from discover, creates or attaches
+  to a session, and gets a run of its own for its ops: the client run, apart
+  from the model run that loop.run drives. A connection that calls a method
+  needing a session before it has one gets one made for it.
+
+  @§discovery-discover @§method-registration-register
+  Scenario: discover needs no session and lists the methods, notifications and capabilities
+    Given a connection "A" to the daemon
+    When "A" calls discover
+    Then the answer to "A" has methods.loop\.run.description = "Run a model-driven loop with a prompt; answers at once with finalStatus 100."
+    And the answer to "A" has methods.loop\.run.params.alias = "string? — overrides PLURNK_MODEL"
+    And the answer to "A" has methods.op\.look.params.text = "string — a LOOK or READ statement"
+    And the answer to "A" has no methods.session\.fork
+    And the answer to "A" has notifications.loop/quiesced = "{loopId, runId, status: 202}: a parked loop has nothing live beneath it"
+    And the answer to "A" has capabilities.schemes = ["file", "known", "log", "plurnk", "sh", "skill", "unknown"]
+    And the answer to "A" has capabilities.providers = ["mock"]
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+
+  @§method-registration-register @decision
+  Scenario: a method that needs a session answers -32000 before any attach when no envelope can serve it
+    Given a connection "A" to the daemon
+    When "A" calls loop.resolve with {"logEntryId": 1, "decision": "accept"}
+    Then the answer to "A" is the error -32000
+    When "A" calls session.rename with {"name": "renamed"}
+    Then the answer to "A" is the error -32000
+    When "A" calls discover
+    Then the answer to "A" has methods.session\.create.description = "Create a session and the connection's client run, and attach to it."
+
+  @§methods-session-create @decision
+  Scenario: session.create answers the session and the connection's first run, a client run apart from the model run
+    Given a connection "A" to the daemon
+    When "A" calls session.create with {"name": "geo", "projectRoot": "/work/geo"}
+    Then the answer to "A" has name = "geo"
+    And the answer to "A" has runName = "client-1"
+    And the answer to "A" has projectRoot = "/work/geo"
+    When "A" calls session.create
+    Then the answer to "A" has name = "session-5"
+    And the answer to "A" has projectRoot = null
+    And the answer to "A" has runName = "client-1"
+    When "A" calls session.create with {"name": "geo"}
+    Then the answer to "A" is the error -32602
+
+  @§methods-session-create @§machine-processes-run-origin
+  Scenario: the first run of a session is the client's and the model run is another one
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
+    And the answer to "A" has runs.2.id = <A.runId>
+    And the answer to "A" has runs.0.id = <A.modelRunId>
+
+  @§methods-session-attach
+  Scenario: session.attach takes a run of the session by id, reuses or creates one by name, or makes a fresh one
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And a connection "B" to the daemon
+    When "B" calls session.attach with {"id": <A.id>}
+    Then the answer to "B" has runName = "client-2"
+    And the answer to "B" has name = "work"
+    When "B" calls session.attach with {"id": <A.id>, "runId": <A.runId>}
+    Then the answer to "B" has runName = "client-1"
+    And the answer to "B" has runId = <A.runId>
+    When "B" calls session.attach with {"id": <A.id>, "runName": "reviewer"}
+    Then the answer to "B" has runName = "reviewer"
+    When "B" calls session.attach with {"id": <A.id>, "runName": "reviewer"}
+    Then the answer to "B" has runName = "reviewer"
+    When "B" calls session.runs
+    Then the answer to "B" has runs.#.name = ["model", "plurnk", "client-1", "client-2", "reviewer"]
+    Given a connection "C" to the daemon
+    And "C" creates a session named "other"
+    When "B" calls session.attach with {"id": <A.id>, "runId": <C.runId>}
+    Then the answer to "B" is the error -32602
+    When "B" calls session.attach with {"id": 999}
+    Then the answer to "B" is the error -32001
+
+  @§methods-run-name-reserved
+  Scenario: the run name plurnk is refused in any letter case and never generated
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And a connection "B" to the daemon
+    When "B" calls session.attach with {"id": <A.id>, "runName": "plurnk"}
+    Then the answer to "B" is the error -32602
+    When "B" calls session.attach with {"id": <A.id>, "runName": "PLURNK"}
+    Then the answer to "B" is the error -32602
+    When "B" calls session.attach with {"id": <A.id>, "runName": "Plurnk"}
+    Then the answer to "B" is the error -32602
+    When "B" calls session.attach with {"id": <A.id>, "runName": "two words"}
+    Then the answer to "B" is the error -32602
+    When "B" calls session.attach with {"id": <A.id>, "runName": "a/b"}
+    Then the answer to "B" is the error -32602
+    When "B" calls session.attach with {"id": <A.id>, "runName": "plurnk-2"}
+    Then the answer to "B" has runName = "plurnk-2"
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "plurnk-2"]
+
+  @§methods-session-rename
+  Scenario: session.rename changes only the name, and a name another session holds is refused
+    Given a connection "A" to the daemon
+    And "A" creates a session named "draft"
+    And a connection "B" to the daemon
+    And "B" creates a session named "taken"
+    When "A" calls session.rename with {"name": "final"}
+    Then the answer to "A" has id = <A.id>
+    And the answer to "A" has name = "final"
+    When "A" calls session.rename with {"name": "taken"}
+    Then the answer to "A" is the error -32602
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    Given a connection "C" to the daemon
+    When "C" calls session.attach with {"id": <A.id>}
+    Then the answer to "C" has name = "final"
+
+  @§methods-rebind
+  Scenario: creating a session on an attached connection moves it and closes its client loop at 200
+    Given a connection "A" to the daemon
+    And "A" creates a session named "first"
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    When "A" calls op.edit with {"target": "known:///note.md", "body": "hello"}
+    Then the answer to "A" has status = 201
+    When "B" calls session.runs
+    Then the answer to "B" has runs.2.status = 100
+    When "A" calls session.create with {"name": "second"}
+    Then the answer to "A" has name = "second"
+    When "B" calls session.runs
+    Then the answer to "B" has runs.2.name = "client-1"
+    And the answer to "B" has runs.2.status = 200
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    And the answer to "A" has runs.2.loops = 0
+
+  @§methods-auto-envelope
+  Scenario: an op before any attach makes the session, the client run and its loop, and they stay
+    Given a connection "A" to the daemon
+    When "A" calls op.edit with {"target": "known:///auto.md", "body": "made"}
+    Then the answer to "A" has status = 201
+    And the answer to "A" has entries.0.origin = "client"
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    And the answer to "A" has runs.2.loops = 1
+    And the answer to "A" has runs.2.status = 100
+    When "A" calls entry.read with {"target": "known:///auto.md"}
+    Then the answer to "A" has entry.channels.body.content = "made"
+    Given a connection "B" to the daemon
+    When "B" calls session.attach with {"id": 1}
+    Then the answer to "B" has name = "session-1"
+
+  @§machine-processes-no-fork-session @decision
+  Scenario: there is no way to fork a session; a fork of a run stays in its session
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model will reply:
+      """
+      <<PLAN:branch:PLAN
+      <<COPY(run://.):try the other way:COPY
+      <<SEND[200]:branched:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:other way:PLAN
+      <<SEND[200]:tried:SEND
+      """
+    When "A" calls session.fork with {"id": <A.id>}
+    Then the answer to "A" is the error -32601
+    When "A" calls discover
+    Then the answer to "A" has no methods.session\.fork
+    When "A" runs a loop with the prompt "branch out"
+    And "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2"]
+    And the answer to "A" has runs.3.parent = "model"
+
+  @§notifications-envelope-carries-sessionid @decision
+  Scenario: every notification names the session it belongs to and reaches only that session
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And a connection "C" to the daemon
+    And "C" creates a session named "elsewhere"
+    And the daemon's model will reply:
+      """
+      <<PLAN:think:PLAN
+      <<SEND[102]:still thinking:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:note:PLAN
+      <<EDIT(known:///n.md):noted:EDIT
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "note it"
+    Then every notification "A" got, but session/created, names the session of "A"
+    And "A" got a "log/entry" notification with runId = <A.modelRunId>
+    And "A" got a "loop/terminated" notification with runId = <A.modelRunId>
+    And "A" got a "telemetry/event" notification with runId = <A.modelRunId>
+    And "C" got no "log/entry" notification
+    And "C" got no "telemetry/event" notification
+    And "C" got no "loop/terminated" notification
+
+  @§errors-error-codes @decision
+  Scenario: failures carry the standard codes and the plurnk ones
+    Given a connection "A" to the daemon
+    When "A" sends the frame {"jsonrpc": "2.0", "id": 1, "method"
+    Then the answer to "A" is the error -32700
+    When "A" sends the frame {"id": 2, "method": "discover"}
+    Then the answer to "A" is the error -32600
+    When "A" calls loop.fly
+    Then the answer to "A" is the error -32601
+    When "A" calls loop.resolve with {"logEntryId": 5, "decision": "accept"}
+    Then the answer to "A" is the error -32000
+    When "A" calls session.attach with {"id": 42}
+    Then the answer to "A" is the error -32001
+    Given "A" creates a session named "work"
+    When "A" calls loop.resolve with {"logEntryId": 5, "decision": "maybe"}
+    Then the answer to "A" is the error -32602
+    When "A" calls loop.resolve with {"logEntryId": 424242, "decision": "accept"}
+    Then the answer to "A" is the error -32003
+
+  @§machine-processes-run-origin
+  Scenario: each run keeps the origin it was made with and a fork takes its source's
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model will reply:
+      """
+      <<PLAN:branch:PLAN
+      <<COPY(run://.):the other way:COPY
+      <<SEND[200]:branched:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:other way:PLAN
+      <<SEND[200]:tried:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:a loop for the client's branch:PLAN
+      <<SEND[200]:looked:SEND
+      """
+    When "A" runs a loop with the prompt "branch out"
+    And "A" calls op.copy with {"target": "run://client-1", "body": "look around"}
+    Then the answer to "A" has status = 201
+    And the answer to "A" has target = "run://client-1-2"
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2", "client-1-2"]
+    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client", "model", "client"]
+    And the answer to "A" has runs.4.parent = "client-1"
