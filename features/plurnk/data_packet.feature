@@ -104,11 +104,24 @@ Feature: Tier 3a — packet sections and turn totals
     And the budget section of packet 3 contains "|\n| 1/2 | "
     And the budget section of packet 2 does not contain "| 1/2 |"
 
-  @§packet-catalog @wip
-  Scenario: the catalog is one FIND(scheme:///**) per scheme, unranked, never listing itself
-    Given the entry known:///a.md contains "alpha"
-    When the user starts a loop with the prompt "Say done"
-    Then the model run's turn 0 holds one plurnk FIND(known:///**) row listing known:///a.md
+  @§packet-catalog
+  Scenario: the catalog is one FIND(scheme:///**) per scheme, every entry a catalog row, tags only when present
+    Given the entry known:///a.md contains "alpha" tagged "draft"
+    And the entry known:///b.md contains "beta"
+    And the entry unknown:///q.md contains "why?"
+    And the operator sets PLURNK_MANIFEST_ITEMS to "-1"
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the model run's log records FIND known:///** with status 200 by plurnk
+    And the model run's log records FIND unknown:///** with status 200 by plurnk
+    And the model run has no FIND of log:///** in its log
+    And the log section of packet 1 contains "[{\"path\":\"known:///a.md\",\"tags\":[\"draft\"],\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}},{\"path\":\"known:///b.md\",\"channels\":{\"known:///b.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":1,\"lines\":1}}}]"
+    And the log section of packet 1 contains "[{\"path\":\"unknown:///q.md\",\"channels\""
+    And no packet mentions "manifest.json"
 
   @§schemes-directory @wip
   Scenario: the schemes section has one usage line per scheme that ships an example; docs are plurnk://docs entries
