@@ -140,3 +140,15 @@ Feature: Tier 3a — ops dispatch, the scheme contract and channels
     When the model emits <<COPY(known:///a.md#body):known:///d.md:COPY
     Then the action answers 201
     And the entry known:///d.md has no symbols channel
+
+  @§machine-processes-run-is-its-log
+  Scenario: <L> on OPEN of a glob of rows keeps only those results
+    When the model emits <<READ(known:///absent-1.md)::READ
+    And the model emits <<READ(known:///absent-2.md)::READ
+    And the model emits <<READ(known:///absent-3.md)::READ
+    Then the model's log row log:///1/1/2 is folded
+    When the model emits <<OPEN(log:///1/1/*)<2>::OPEN
+    Then the action answers 200
+    And the model's log row log:///1/1/1 is folded
+    And the model's log row log:///1/1/2 is open
+    And the model's log row log:///1/1/3 is folded

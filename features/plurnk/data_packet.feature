@@ -103,6 +103,41 @@ Feature: Tier 3a — packet sections and turn totals
     And the budget section of packet 3 contains "|\n| 1/1 | "
     And the budget section of packet 3 contains "|\n| 1/2 | "
     And the budget section of packet 2 does not contain "| 1/2 |"
+    And the turn table of packet 3 lists the turns "1/0, 1/1, 1/2"
+
+  @§tokenomics-turn-totals
+  Scenario: across loops the turn table stays oldest first, loop by loop
+    Given the model will reply:
+      """
+      <<PLAN:one:PLAN
+      <<EDIT(known:///a.md):first:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:two:PLAN
+      <<EDIT(known:///b.md):second:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:again:PLAN
+      <<EDIT(known:///c.md):third:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    And the user starts a loop with the prompt "Once more"
+    Then the turn table of packet 5 lists the turns "1/0, 1/1, 1/2, 1/3, 2/0, 2/1"
 
   @§packet-catalog
   Scenario: the catalog is one FIND(scheme:///**) per scheme, every entry a catalog row, tags only when present

@@ -34,6 +34,7 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the session's overlay declares the repo "([^"]*)"$`, givenRepoConstraint)
 	sc.Step(`^the service runs with PLURNK_GIT_ALLOWED="([^"]*)" and PLURNK_GIT_AUTO="([^"]*)"$`, givenGitFlags)
 	sc.Step(`^the heaviest-entries table of packet (\d+) has (\d+) rows?$`, thenHeaviestRows)
+	sc.Step(`^the turn table of packet (\d+) lists the turns "([^"]*)"$`, thenTurnTable)
 	sc.Step(`^the found paths are "([^"]*)"$`, thenFoundPaths)
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
 }
@@ -341,6 +342,31 @@ func thenHeaviestRows(ctx context.Context, n, want int) error {
 	}
 	if got != want {
 		return fmt.Errorf("the heaviest-entries table of packet %d has %d rows, want %d:\n%s", n, got, want, s.Content[i:])
+	}
+	return nil
+}
+
+// thenTurnTable reads the turn column of the turn-weight table of a packet
+// of the engine world, in the order the table lists them.
+func thenTurnTable(ctx context.Context, n int, want string) error {
+	s, ok, err := section(ctx, packet.Budget, n)
+	if err != nil {
+		return err
+	}
+	i := strings.Index(s.Content, "| turn | tokens |")
+	if !ok || i < 0 {
+		return fmt.Errorf("packet %d has no turn table:\n%s", n, s.Content)
+	}
+	got := []string{}
+	for _, l := range strings.Split(s.Content[i:], "\n")[2:] {
+		cells := strings.Split(l, "|")
+		if len(cells) < 3 {
+			break
+		}
+		got = append(got, strings.TrimSpace(cells[1]))
+	}
+	if d := cmp.Diff(splitList(want), got); d != "" {
+		return fmt.Errorf("the turn table of packet %d (-want +got):\n%s", n, d)
 	}
 	return nil
 }

@@ -69,7 +69,6 @@ func (m *Mimetypes) handler(mt string) (MimetypeHandler, bool) {
 	if m == nil {
 		return nil, false
 	}
-	mt = baseMimetype(mt)
 	if h, ok := m.handlers[mt]; ok {
 		return h, true
 	}

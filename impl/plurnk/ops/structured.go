@@ -13,7 +13,6 @@ import (
 // IsJSON reports whether mt is a JSON mimetype (application/json or any
 // +json type).
 func IsJSON(mt string) bool {
-	mt = baseMimetype(mt)
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
@@ -22,19 +21,11 @@ func IsJSON(mt string) bool {
 // (§render-rule-tree-navigable-verbatim); everything else is navigated by
 // line and renders `N:\t`-numbered (§render-rule-line-navigable-prefix).
 func IsTree(mt string) bool {
-	mt = baseMimetype(mt)
 	switch mt {
 	case "application/json", "application/xml", "text/xml", "text/html", "application/xhtml+xml":
 		return true
 	}
 	return strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml")
-}
-
-func baseMimetype(mt string) string {
-	if i := strings.IndexByte(mt, ';'); i >= 0 {
-		mt = mt[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(mt))
 }
 
 // jitem is one top-level item of a JSON array or object: an element, or a
