@@ -217,3 +217,12 @@ Feature: Tier 3a — COPY, MOVE and FIND
       """
       [{"path": "known:///a.md", "channels": {"known:///a.md#body": {"mimetype": "text/markdown", "tokens": 4, "lines": 3}}}]
       """
+
+  @§find-tag-filter-and-semantics
+  Scenario: tags given to a project file are kept with it and FIND by tag finds it
+    Given the workspace file notes/a.md contains "alpha"
+    And the workspace file notes/b.md contains "beta"
+    When the model emits <<EDIT[draft](notes/a.md):alpha v2:EDIT
+    Then the action answers 200
+    When the model emits <<FIND[draft](**)::FIND
+    Then the found paths are "/notes/a.md"

@@ -152,3 +152,21 @@ Feature: Tier 3a — ops dispatch, the scheme contract and channels
     And the model's log row log:///1/1/1 is folded
     And the model's log row log:///1/1/2 is open
     And the model's log row log:///1/1/3 is folded
+
+  @§op-methods-op-dispatch
+  Scenario: KILL reaches the owning scheme's remove; its failure is the action's 500 and the entry stays
+    Given a scheme "vault" whose removal fails with a plain error
+    And the entry vault:///a.md contains "kept"
+    When the model emits <<KILL(vault:///a.md)::KILL
+    Then the action answers 500
+    And the action's log row records status 500 for vault:///a.md
+    And the body channel of vault:///a.md holds "kept"
+
+  @§read-read-content
+  Scenario: a line mark written with a zero fraction is still a whole line number
+    Given the entry known:///list.md contains "a\nb\nc\n"
+    When the model emits <<READ(known:///list.md)<2.0>::READ
+    Then the action answers 200
+    And the result content is "2:\tb\n"
+    When the model emits <<READ(known:///list.md)<1.5>::READ
+    Then the action answers 400

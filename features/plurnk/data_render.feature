@@ -183,6 +183,7 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     When the model emits <<READ(log:///1/1/1)<<n>>::READ
     Then the action answers 200
     And the result content is "<match>"
+    And the result mimetype is "text/markdown"
 
     Examples:
       | n  | match          |

@@ -15,6 +15,7 @@ import (
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/packet"
 	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
@@ -35,6 +36,7 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the service runs with PLURNK_GIT_ALLOWED="([^"]*)" and PLURNK_GIT_AUTO="([^"]*)"$`, givenGitFlags)
 	sc.Step(`^the heaviest-entries table of packet (\d+) has (\d+) rows?$`, thenHeaviestRows)
 	sc.Step(`^the turn table of packet (\d+) lists the turns "([^"]*)"$`, thenTurnTable)
+	sc.Step(`^a scheme "([^"]*)" whose removal fails with a plain error$`, givenBrittleScheme)
 	sc.Step(`^the found paths are "([^"]*)"$`, thenFoundPaths)
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
 }
@@ -369,4 +371,18 @@ func thenTurnTable(ctx context.Context, n int, want string) error {
 		return fmt.Errorf("the turn table of packet %d (-want +got):\n%s", n, d)
 	}
 	return nil
+}
+
+// brittle is a scheme that stores its entries like known:// but whose
+// removal fails with a plain error (not a status).
+type brittle struct{ *scheme.Entries }
+
+func (b brittle) Remove(c scheme.Call, k store.Key) (bool, error) {
+	return false, fmt.Errorf("the disk behind %s is read-only", k)
+}
+
+func givenBrittleScheme(ctx context.Context, name string) error {
+	inner := scheme.Unknown()
+	inner.M.Name = name
+	return get(ctx).eng.Schemes.Register(brittle{Entries: inner})
 }
