@@ -69,8 +69,10 @@ func jsonItems(content string) (kind byte, items []jitem, err error) {
 }
 
 // renderJSON writes items back as an array or object, indented by two
-// spaces the way json.MarshalIndent writes it.
-func renderJSON(kind byte, items []jitem) (string, error) {
+// spaces the way json.MarshalIndent writes it. The items are values the
+// decoder produced, so the result is valid JSON; were it not, the compact
+// form is returned as it is.
+func renderJSON(kind byte, items []jitem) string {
 	var raw bytes.Buffer
 	open, end := byte('['), byte(']')
 	if kind == '{' {
@@ -82,10 +84,7 @@ func renderJSON(kind byte, items []jitem) (string, error) {
 			raw.WriteByte(',')
 		}
 		if kind == '{' {
-			k, err := json.Marshal(it.key)
-			if err != nil {
-				return "", err
-			}
+			k, _ := json.Marshal(it.key) // a string always marshals
 			raw.Write(k)
 			raw.WriteByte(':')
 		}
@@ -93,10 +92,10 @@ func renderJSON(kind byte, items []jitem) (string, error) {
 	}
 	raw.WriteByte(end)
 	var out bytes.Buffer
-	if err := json.Indent(&out, raw.Bytes(), "", "  "); err != nil {
-		return "", fmt.Errorf("render JSON: %w", err)
+	if json.Indent(&out, raw.Bytes(), "", "  ") != nil {
+		return raw.String()
 	}
-	return out.String(), nil
+	return out.String()
 }
 
 // bodyItems parses an EDIT body spliced into a value of kind: into an array
@@ -167,10 +166,7 @@ func spliceJSON(content string, scope *dsl.Scope, body *string) (string, int, er
 		from = min(from, len(kept))
 	}
 	out := append(append(slices.Clone(kept[:from]), insert...), kept[from:]...)
-	res, err := renderJSON(kind, out)
-	if err != nil {
-		return "", 500, err
-	}
+	res := renderJSON(kind, out)
 	if strings.HasSuffix(content, "\n") {
 		res += "\n"
 	}
@@ -188,11 +184,7 @@ func sliceJSON(content string, scope *dsl.Scope) (string, int, error) {
 	if err != nil {
 		return "", status, fmt.Errorf("items %s", strings.TrimPrefix(err.Error(), "lines "))
 	}
-	res, err := renderJSON(kind, items[a:b])
-	if err != nil {
-		return "", 500, err
-	}
-	return res + "\n", 0, nil
+	return renderJSON(kind, items[a:b]) + "\n", 0, nil
 }
 
 var errNotItems = fmt.Errorf("content has no items")
