@@ -65,7 +65,10 @@ func registerMembershipSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the membership check allows a write to (\S+)$`, thenWriteAllowed)
 	sc.Step(`^the next sync records no divergence$`, thenNoDivergence)
 	sc.Step(`^the next sync records a divergence of (\S+) holding "((?:[^"\\]|\\.)*)"$`, thenDivergence)
-	sc.Step(`^its record for the plurnk run is a folded EDIT of (\S+) with source "([^"]*)"$`, thenDivergenceRow)
+	sc.Step(`^its record for the plurnk run is a folded EDIT of (\S+) with source "([^"]*)"$`, func(ctx context.Context, target, source string) error {
+		return thenDivergenceRow(ctx, target, source, "")
+	})
+	sc.Step(`^its record for the plurnk run is a folded EDIT of (\S+) with source "([^"]*)" at log:///(\S+)$`, thenDivergenceRow)
 }
 
 // project creates the scenario's project directory with the files of tbl
@@ -387,7 +390,7 @@ func thenDivergence(ctx context.Context, p, content string) error {
 }
 
 // thenDivergenceRow checks the row the pass wrote in the plurnk run's log.
-func thenDivergenceRow(ctx context.Context, target, source string) error {
+func thenDivergenceRow(ctx context.Context, target, source, coord string) error {
 	w := get(ctx)
 	m, err := mem(ctx)
 	if err != nil {
@@ -417,6 +420,9 @@ func thenDivergenceRow(ctx context.Context, target, source string) error {
 	want := rec{"EDIT", "plurnk", target, source, false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		return fmt.Errorf("divergence record (-want +got):\n%s", diff)
+	}
+	if coord != "" && found.Coord() != coord {
+		return fmt.Errorf("the divergence row sits at log:///%s, want log:///%s", found.Coord(), coord)
 	}
 	return nil
 }
