@@ -79,6 +79,54 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
     And the budget section of packet 2 contains "| log:///1/1/1/READ |"
     And the budget section of packet 2 contains "| 1/1 |"
 
+  @§tokenomics-largest-entries
+  Scenario: with nine rows in the log the heaviest-entries table lists all nine
+    Given the model's context window is 100000 tokens
+    And the model will reply:
+      """
+      <<PLAN:read:PLAN
+      <<READ(known:///absent-1.md)::READ
+      <<READ(known:///absent-2.md)::READ
+      <<READ(known:///absent-3.md)::READ
+      <<READ(known:///absent-4.md)::READ
+      <<READ(known:///absent-5.md)::READ
+      <<READ(known:///absent-6.md)::READ
+      <<READ(known:///absent-7.md)::READ
+      <<SEND[102]:reading:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Read them"
+    Then the heaviest-entries table of packet 2 has 9 rows
+
+  @§tokenomics-largest-entries
+  Scenario: with eleven rows in the log the heaviest-entries table keeps exactly ten
+    Given the model's context window is 100000 tokens
+    And the model will reply:
+      """
+      <<PLAN:read:PLAN
+      <<READ(known:///absent-1.md)::READ
+      <<READ(known:///absent-2.md)::READ
+      <<READ(known:///absent-3.md)::READ
+      <<READ(known:///absent-4.md)::READ
+      <<READ(known:///absent-5.md)::READ
+      <<READ(known:///absent-6.md)::READ
+      <<READ(known:///absent-7.md)::READ
+      <<READ(known:///absent-8.md)::READ
+      <<READ(known:///absent-9.md)::READ
+      <<SEND[102]:reading:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Read them"
+    Then the heaviest-entries table of packet 2 has 10 rows
+
   @§tokenomics-render-weight-budget
   Scenario: the usage is measured on the rendered packet, not summed from stored token counts
     Given the model's context window is 20000 tokens

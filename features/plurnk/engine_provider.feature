@@ -79,6 +79,24 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
     And the row log:///1/2/1 of the model run stored 11 tokens
 
   @§provider-surface-counttokens @§tokenomics-tokens-stored-at-write
+  Scenario Outline: the count stored at write is the model's tokenizer's, not the length estimate
+    Given the provider's tokenizer counts one token per <chars> characters
+    And the model will reply:
+      """
+      <<PLAN:write:PLAN
+      <<EDIT(known:///forty.md):0123456789012345678901234567890123456789:EDIT
+      <<SEND[200]:written:SEND
+      """
+    When the user starts a loop with the prompt "Write forty characters"
+    Then the body channel of known:///forty.md stored <tokens> tokens
+
+    Examples:
+      | chars | tokens |
+      | 5     | 8      |
+      | 8     | 5      |
+      | 3     | 14     |
+
+  @§provider-surface-counttokens @§tokenomics-tokens-stored-at-write
   Scenario: a later change of tokenizer does not rewrite the counts stored at write
     Given the model will reply:
       """

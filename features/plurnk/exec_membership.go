@@ -2,15 +2,14 @@ package plurnk
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
 
 	"anchorage/impl/plurnk/membership"
+	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 
@@ -25,9 +24,10 @@ type memWorld struct {
 	dir      string
 	resolver *membership.Resolver
 	sessions *membership.Sessions
-	sync     *membership.Sync
+	project  *membership.Project
+	reads    *countingFs // counts the files opened for reading
 	second   *store.Session
-	last     []membership.Divergence
+	last     []store.LogRow
 }
 
 func registerMembershipSteps(sc *godog.ScenarioContext) {
@@ -65,7 +65,10 @@ func registerMembershipSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the membership check allows a write to (\S+)$`, thenWriteAllowed)
 	sc.Step(`^the next sync records no divergence$`, thenNoDivergence)
 	sc.Step(`^the next sync records a divergence of (\S+) holding "((?:[^"\\]|\\.)*)"$`, thenDivergence)
-	sc.Step(`^its record for the plurnk run is a folded EDIT of (\S+) with source "([^"]*)"$`, thenDivergenceRow)
+	sc.Step(`^its record for the plurnk run is a folded EDIT of (\S+) with source "([^"]*)"$`, func(ctx context.Context, target, source string) error {
+		return thenDivergenceRow(ctx, target, source, "")
+	})
+	sc.Step(`^its record for the plurnk run is a folded EDIT of (\S+) with source "([^"]*)" at log:///(\S+)$`, thenDivergenceRow)
 }
 
 // project creates the scenario's project directory with the files of tbl
@@ -80,7 +83,7 @@ func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
 	if err != nil {
 		return err
 	}
-	m := &memWorld{dir: dir, sessions: membership.NewSessions()}
+	m := &memWorld{dir: dir}
 	x.mem = m
 	var tracked []string
 	for i, row := range tbl.Rows {
@@ -102,9 +105,9 @@ func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
 			tracked = append(tracked, p)
 		}
 	}
-	fsys := afero.NewOsFs()
-	m.resolver = &membership.Resolver{FS: fsys, Root: dir}
-	m.sync = membership.NewSync(fsys, dir)
+	if err := m.wire(ctx); err != nil {
+		return err
+	}
 	if !withGit {
 		return nil
 	}
@@ -167,18 +170,19 @@ func givenConstraint(ctx context.Context, verb, pattern string) error {
 	return m.sessions.Overlay(get(ctx).session.ID).Add(membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
 }
 
-// givenRunConstraint files a constraint a run's client asks for: it lands
-// on the run's session.
+// givenRunConstraint is a constraint a run's client asks for; the
+// membership files it where it belongs.
 func givenRunConstraint(ctx context.Context, run, verb, pattern string) error {
 	w := get(ctx)
-	if _, ok := w.runs[run]; !ok {
+	r, ok := w.runs[run]
+	if !ok {
 		return fmt.Errorf("no run %q in the session", run)
 	}
 	m, err := mem(ctx)
 	if err != nil {
 		return err
 	}
-	return m.sessions.Overlay(w.session.ID).Add(membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
+	return m.project.ConstrainRun(w.store, r.ID, membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
 }
 
 func givenSecondSession(ctx context.Context) error {
@@ -204,6 +208,10 @@ func thenMembers(ctx context.Context, ss *store.Session, tbl *godog.Table) error
 	if err != nil {
 		return err
 	}
+	return compareMembers(set, tbl)
+}
+
+func compareMembers(set membership.Set, tbl *godog.Table) error {
 	var want []membership.Member
 	for i, row := range tbl.Rows {
 		if i == 0 {
@@ -220,20 +228,23 @@ func thenMembers(ctx context.Context, ss *store.Session, tbl *godog.Table) error
 	return nil
 }
 
-// thenRunMembers resolves the members a run sees. impl/plurnk/membership
-// keys overlays by session id only and offers no run-level resolution, so
-// the run reaches them through the session the store files it under; the
-// step checks that filing rather than assuming it.
+// thenRunMembers resolves the members a run sees, asking the membership
+// by the run.
 func thenRunMembers(ctx context.Context, run string, tbl *godog.Table) error {
 	w := get(ctx)
 	r, ok := w.runs[run]
 	if !ok {
 		return fmt.Errorf("no run %q in the session", run)
 	}
-	if got, err := w.session.Run(run); err != nil || got != r {
-		return fmt.Errorf("the store does not file run %q under session %d: %v", run, w.session.ID, err)
+	m, err := mem(ctx)
+	if err != nil {
+		return err
 	}
-	return thenMembers(ctx, w.session, tbl)
+	set, err := m.project.MembersOfRun(w.store, r.ID)
+	if err != nil {
+		return err
+	}
+	return compareMembers(set, tbl)
 }
 
 func thenHidden(ctx context.Context, want string) error {
@@ -247,58 +258,86 @@ func thenHidden(ctx context.Context, want string) error {
 	return nil
 }
 
-func writeCheck(ctx context.Context, p string) error {
+// modelEdit is the model's EDIT of the project file p with body, through
+// the file scheme as any EDIT goes.
+func modelEdit(ctx context.Context, p, body string) (ops.Result, error) {
+	if err := emit(ctx, "model", "<<EDIT("+p+"):"+body+":EDIT"); err != nil {
+		return ops.Result{}, err
+	}
+	return last(get(ctx))
+}
+
+func diskContent(m *memWorld, p string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(m.dir, filepath.FromSlash(p)))
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// thenWriteRefused has the model EDIT p and checks that the EDIT answers
+// status and that the file on disk is as it was.
+func thenWriteRefused(ctx context.Context, p string, status int) error {
 	m, err := mem(ctx)
 	if err != nil {
 		return err
 	}
-	set, err := resolveFor(ctx, get(ctx).session)
+	before, existed := diskContent(m, p)
+	r, err := modelEdit(ctx, p, "written by the model")
 	if err != nil {
 		return err
 	}
-	_, statErr := os.Stat(filepath.Join(m.dir, filepath.FromSlash(p)))
-	return set.CheckWrite(p, !errors.Is(statErr, fs.ErrNotExist))
-}
-
-func thenWriteRefused(ctx context.Context, p string, status int) error {
-	err := writeCheck(ctx, p)
-	if err == nil {
-		return fmt.Errorf("a write to %s is allowed", p)
+	if r.Status != status {
+		return fmt.Errorf("the model's EDIT of %s answered %d (%s), want %d", p, r.Status, r.Reason, status)
 	}
-	if got := scheme.StatusOf(err); got != status {
-		return fmt.Errorf("a write to %s answers %d (%v), want %d", p, got, err, status)
+	if after, exists := diskContent(m, p); after != before || exists != existed {
+		return fmt.Errorf("%s changed on disk although its EDIT was refused: %q → %q", p, before, after)
 	}
 	return nil
 }
 
+// thenWriteAllowed has the model EDIT p and checks that the content
+// reached the disk.
 func thenWriteAllowed(ctx context.Context, p string) error {
-	if err := writeCheck(ctx, p); err != nil {
-		return fmt.Errorf("a write to %s is refused: %w", p, err)
+	m, err := mem(ctx)
+	if err != nil {
+		return err
+	}
+	body := "written by the model to " + p
+	r, err := modelEdit(ctx, p, body)
+	if err != nil {
+		return err
+	}
+	if r.Status != 200 && r.Status != 201 {
+		return fmt.Errorf("the model's EDIT of %s answered %d (%s)", p, r.Status, r.Reason)
+	}
+	if got, _ := diskContent(m, p); got != body {
+		return fmt.Errorf("%s holds %q on disk after the EDIT, want %q", p, got, body)
 	}
 	return nil
 }
 
-func (m *memWorld) pass(ctx context.Context) ([]membership.Divergence, error) {
-	set, err := resolveFor(ctx, get(ctx).session)
-	if err != nil {
-		return nil, err
-	}
-	return m.sync.Pass(set.Paths())
+// pass is the per-turn reconciliation the engine runs: the rows the plurnk
+// run records for outside changes.
+func (m *memWorld) pass(ctx context.Context) ([]store.LogRow, error) {
+	w := get(ctx)
+	return w.eng.Reconcile(w.session, w.loop, w.turn)
 }
 
 func givenSynced(ctx context.Context) error {
 	return noDivergence(ctx, "the first sync reported divergences")
 }
 
+// whenModelWrites is the model's own EDIT of p through the file scheme.
 func whenModelWrites(ctx context.Context, content, p string) error {
-	m, err := mem(ctx)
+	r, err := modelEdit(ctx, p, content)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(m.dir, filepath.FromSlash(p)), []byte(unescape(content)), 0o644); err != nil {
-		return err
+	if r.Status != 200 && r.Status != 201 {
+		return fmt.Errorf("the model's EDIT of %s answered %d (%s)", p, r.Status, r.Reason)
 	}
-	return m.sync.Wrote(p)
+	return nil
 }
 
 func whenChangedOutside(ctx context.Context, p, content string) error {
@@ -337,15 +376,22 @@ func thenDivergence(ctx context.Context, p, content string) error {
 	if err != nil {
 		return err
 	}
-	want := []membership.Divergence{{Path: p, Kind: "changed", Content: unescape(content), Source: "file"}}
-	if diff := cmp.Diff(want, d); diff != "" {
+	type rec struct{ Target, Content string }
+	want := []rec{{"file:///" + p, unescape(content)}}
+	var got []rec
+	for _, row := range d {
+		got = append(got, rec{row.Target, row.Content})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		return fmt.Errorf("divergences (-want +got):\n%s", diff)
 	}
 	m.last = d
 	return nil
 }
 
-func thenDivergenceRow(ctx context.Context, target, source string) error {
+// thenDivergenceRow checks the row the pass wrote in the plurnk run's log.
+func thenDivergenceRow(ctx context.Context, target, source, coord string) error {
+	w := get(ctx)
 	m, err := mem(ctx)
 	if err != nil {
 		return err
@@ -353,16 +399,64 @@ func thenDivergenceRow(ctx context.Context, target, source string) error {
 	if len(m.last) != 1 {
 		return fmt.Errorf("no divergence recorded")
 	}
-	d := m.last[0]
-	row := d.Row()
+	pr, err := w.session.Run(store.PlurnkRun)
+	if err != nil {
+		return err
+	}
+	var found *store.LogRow
+	for _, row := range pr.Log {
+		if row.ID == m.last[0].ID {
+			found = row
+		}
+	}
+	if found == nil {
+		return fmt.Errorf("the plurnk run's log does not hold the divergence row")
+	}
 	type rec struct {
 		Op, Origin, Target, Source string
 		Expanded                   bool
 	}
-	got := rec{row.Op, row.Origin, row.Target, d.Source, row.Expanded}
+	got := rec{found.Op, found.Origin, found.Target, strings.SplitN(found.Reason, ":", 2)[0], found.Expanded}
 	want := rec{"EDIT", "plurnk", target, source, false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		return fmt.Errorf("divergence record (-want +got):\n%s", diff)
 	}
+	if coord != "" && found.Coord() != coord {
+		return fmt.Errorf("the divergence row sits at log:///%s, want log:///%s", found.Coord(), coord)
+	}
 	return nil
+}
+
+// countingFs counts the files opened on it: how a scenario sees which
+// members a sync pass re-read.
+type countingFs struct {
+	afero.Fs
+	opened []string
+}
+
+func (c *countingFs) Open(name string) (afero.File, error) {
+	c.opened = append(c.opened, name)
+	return c.Fs.Open(name)
+}
+
+func (c *countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+		c.opened = append(c.opened, name)
+	}
+	return c.Fs.OpenFile(name, flag, perm)
+}
+
+// wire builds the membership over the project directory and puts the
+// service's file scheme over that directory (the temporary one the
+// scenario made, never a real path), consulting the membership before
+// every write.
+func (m *memWorld) wire(ctx context.Context) error {
+	m.reads = &countingFs{Fs: afero.NewOsFs()}
+	fsys := afero.Fs(m.reads)
+	m.resolver = &membership.Resolver{FS: fsys, Root: m.dir}
+	m.project = membership.NewProject(m.resolver)
+	m.sessions = m.project.Sessions
+	fh := scheme.NewFile(fsys, m.dir)
+	fh.UseMembers(m.project)
+	return get(ctx).eng.Schemes.Replace(fh)
 }

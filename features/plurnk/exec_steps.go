@@ -123,6 +123,9 @@ func (x *execWorld) boot(w *world) error {
 		return err
 	}
 	x.streams = exec.NewStreams(exec.Config{Store: w.store, Registry: reg, Clock: c, Grace: x.grace, Notify: x.events})
+	// As the service does at start: the exec schemes' streams are held by
+	// the stream table, so the model's SEND[499] and KILL reach it.
+	w.eng.SubscribeStreams(reg.Runtimes(), x.streams)
 	x.props = exec.NewProposals(c, 0, nil)
 	return nil
 }
@@ -275,17 +278,18 @@ func whenComplete(ctx context.Context) error {
 	}
 }
 
+// whenCancel is the model's own SEND[499] on the stream's address, which
+// the engine routes to the stream table through the subscription registry.
 func whenCancel(ctx context.Context, t string) error {
 	w, x := get(ctx), getExec(ctx)
-	k, _, err := streamKey(w, t)
-	if err != nil {
-		return err
-	}
 	if x.streams == nil {
 		return fmt.Errorf("no command has been started")
 	}
-	if err := x.streams.Cancel(w.session, k); err != nil {
-		return fmt.Errorf("cancel %s: %w", t, err)
+	if err := emit(ctx, "model", "<<SEND[499]("+t+")::SEND"); err != nil {
+		return err
+	}
+	if r, _ := last(w); r.Status != 200 {
+		return fmt.Errorf("the model's SEND[499](%s) answered %d (%s), want 200", t, r.Status, r.Reason)
 	}
 	x.streams.Drain()
 	return nil

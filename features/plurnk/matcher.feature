@@ -53,8 +53,8 @@ Feature: Matcher
 
   @§matcher-dispatch-203-soft-fallback @decision
   Scenario: a source that cannot be parsed answers 203 with the raw text and a reason
-    Given the entry known:///broken.json contains "{\"host\": "
-    When the model emits <<READ(known:///broken.json):$.host:READ
+    Given the workspace file broken.json contains "{\"host\": "
+    When the model emits <<READ(broken.json):$.host:READ
     Then the action answers 203
     And the result content is "{\"host\": "
     And the result mimetype is "text/markdown"

@@ -17,7 +17,7 @@ Feature: Membership divergence
   Scenario: a member edited outside plurnk yields one divergence record for the plurnk run
     When util.go is changed on disk outside plurnk to "package main\n\nfunc helper() {}\n"
     Then the next sync records a divergence of util.go holding "package main\n\nfunc helper() {}\n"
-    And its record for the plurnk run is a folded EDIT of file:///util.go with source "file"
+    And its record for the plurnk run is a folded EDIT of file:///util.go with source "file" at log:///1/1/1
     And the next sync records no divergence
 
   @§membership-emi-divergence-signal

@@ -19,7 +19,7 @@ Feature: Membership
       | docs/guide.md | member |
       | main.go       | member |
 
-  @§membership-git-membership @§membership-overlay
+  @§membership-git-membership @§membership-overlay @§membership-overlay-pick
   Scenario: without git nothing is walked and pick is the only source of members
     Given a project directory without git holding:
       | path      | content |
@@ -93,6 +93,10 @@ Feature: Membership
       | path      | effect |
       | main.go   | member |
       | notes.txt | member |
+    When run "helper" emits <<EDIT(old.go):package x:EDIT
+    Then the action answers 403
+    When run "model" emits <<EDIT(notes.txt):picked by the helper:EDIT
+    Then the action answers 200
     Given a second session over the same project
     Then the second session's members are:
       | path    | effect |

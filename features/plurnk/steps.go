@@ -157,6 +157,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	// (issue "plurnk III") register their steps from files of their own.
 	registerEngineSteps(sc)
 	registerExecSteps(sc)
+	registerDataSteps(sc)
 }
 
 // --- givens ---------------------------------------------------------------

@@ -68,3 +68,23 @@ func gitEnv() []string {
 	}
 	return out
 }
+
+// Others runs `git ls-files --others --exclude-standard -z` in dir: the
+// untracked files git does not ignore.
+func (g GitCLI) Others(dir string) ([]string, error) {
+	cmd := osexec.Command(g.bin(), "ls-files", "--others", "--exclude-standard", "-z")
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("git ls-files --others in %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
+	}
+	var out []string
+	for _, p := range strings.Split(stdout.String(), "\x00") {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

@@ -1,7 +1,8 @@
 // Package membership decides which project files are members of a session
 // in plurnk-service 0.56 (the features/plurnk/SPEC.md digest:
 // §membership-git-membership, §membership-overlay,
-// §membership-emi-divergence-signal and §machine-processes-one-overlay).
+// §membership-emi-divergence-signal, §machine-processes-one-overlay and the
+// tier 3a membership anchors).
 //
 // Files git tracks (`git ls-files`, run with the real git binary) are
 // members; a per-session overlay then admits untracked files (pick), drops
@@ -9,7 +10,14 @@
 // directory is walked and pick is the only source. Sync re-reads members
 // whose disk signature moved and reports the ones changed outside plurnk as
 // divergences for the plurnk run; plurnk's own write-through is recorded
-// with Wrote and never reported.
+// with Wrote and never reported. Project (project.go) is what the file
+// scheme consults (scheme.Members): the gate before every write, the
+// compare-and-swap against the synced signature, and the per-turn pass
+// whose outside changes the engine records as plurnk EDIT rows. Git
+// membership is a forest: the implicit repo at the root (PLURNK_GIT_AUTO)
+// and each folder a repo constraint declares, with the untracked files git
+// does not ignore auto-added in declared repos; PLURNK_GIT_ALLOWED=0 turns
+// git off.
 //
 // It may import the standard library, afero, gobwas/glob,
 // anchorage/impl/plurnk/scheme and anchorage/impl/plurnk/store.
@@ -37,6 +45,7 @@ const (
 	Pick Effect = "pick" // admit matching files git does not track
 	Hide Effect = "hide" // drop matching files
 	View Effect = "view" // keep matching members readable, refuse writes
+	Repo Effect = "repo" // declare a git repo folder whose files join membership
 )
 
 // Constraint is one rule of a session's overlay: an effect and a glob over
@@ -61,7 +70,7 @@ type Overlay struct {
 // Add appends c to the overlay.
 func (o *Overlay) Add(c Constraint) error {
 	switch c.Effect {
-	case Pick, Hide, View:
+	case Pick, Hide, View, Repo:
 	default:
 		return fmt.Errorf("constraint %q: unknown effect %q", c.Pattern, c.Effect)
 	}
@@ -184,9 +193,49 @@ const ErrNoRepo Error = "not a git repository"
 // Resolver resolves a session's members over the project at Root on FS.
 // A nil Git means git is absent: pick is then the only source.
 type Resolver struct {
-	FS   afero.Fs
-	Root string
-	Git  Git
+	FS    afero.Fs
+	Root  string
+	Git   Git
+	Flags Flags
+}
+
+// Flags are the service-wide git switches (§membership-git-flags). The zero
+// value is the default: git allowed, the implicit repo at the root on.
+type Flags struct {
+	Denied bool // PLURNK_GIT_ALLOWED=0: no git membership at all, for good
+	NoAuto bool // PLURNK_GIT_AUTO=0: no implicit repo at the project root
+}
+
+// FlagsFromEnv reads PLURNK_GIT_ALLOWED and PLURNK_GIT_AUTO: "0" turns each
+// off, anything else (or unset) leaves the default on.
+func FlagsFromEnv(getenv func(string) string) Flags {
+	return Flags{Denied: getenv("PLURNK_GIT_ALLOWED") == "0", NoAuto: getenv("PLURNK_GIT_AUTO") == "0"}
+}
+
+// Others lists a repository's untracked files that are not ignored (`git
+// ls-files --others --exclude-standard`); a Git that implements it makes
+// declared repos auto-add them (§membership-auto-add).
+type Others interface {
+	Others(dir string) ([]string, error)
+}
+
+// repos returns the repo folders git membership covers, relative to the
+// root ("" is the root itself): the implicit root repo unless AUTO is off,
+// then every declared repo, none at all when git is denied.
+func (r *Resolver) repos(cs []compiled) []string {
+	if r.Git == nil || r.Flags.Denied {
+		return nil
+	}
+	var out []string
+	if !r.Flags.NoAuto {
+		out = append(out, "")
+	}
+	for _, c := range cs {
+		if c.Effect == Repo {
+			out = append(out, c.Pattern)
+		}
+	}
+	return out
 }
 
 // Resolve returns the members: tracked files, plus files a pick admits,
@@ -197,17 +246,24 @@ func (r *Resolver) Resolve(o *Overlay) (Set, error) {
 	cs := o.snapshot()
 	var set Set
 	cand := map[string]bool{}
-	if r.Git != nil {
-		tracked, err := r.Git.LsFiles(r.Root)
+	for _, repo := range r.repos(cs) {
+		tracked, err := r.Git.LsFiles(r.disk(repo))
 		switch {
 		case errors.Is(err, ErrNoRepo):
+			continue
 		case err != nil:
 			return Set{}, fmt.Errorf("resolve members: %w", err)
-		default:
-			set.Git = true
-			for _, p := range tracked {
-				cand[clean(p)] = true
+		}
+		set.Git = true
+		if o, ok := r.Git.(Others); ok && repo != "" {
+			others, err := o.Others(r.disk(repo))
+			if err != nil {
+				return Set{}, fmt.Errorf("resolve members: %w", err)
 			}
+			tracked = append(tracked, others...)
+		}
+		for _, p := range tracked {
+			cand[clean(path.Join(repo, p))] = true
 		}
 	}
 	for _, c := range cs {

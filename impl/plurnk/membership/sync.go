@@ -36,7 +36,7 @@ type Divergence struct {
 // The engine fills in the coordinate.
 func (d Divergence) Row() store.LogRow {
 	return store.LogRow{Op: "EDIT", Origin: "plurnk", Target: "file:///" + d.Path, Status: 200,
-		Content: d.Content, Mimetype: "text/plain", Reason: d.Source + ": " + d.Kind}
+		Content: d.Content, Mimetype: "text/markdown", Reason: d.Source + ": " + d.Kind}
 }
 
 // Sync tracks the disk signature of each member it has seen.

@@ -40,6 +40,14 @@ func (e *Engine) copyOrMove(c scheme.Call, st dsl.Statement, move bool) (Result,
 	if move && !src.Handler.Manifest().Writable(c.Writer) {
 		return Result{}, fail(403, "%s may not remove %s:// entries", c.Writer, src.Key.Scheme)
 	}
+	if err := guard(c, dst); err != nil {
+		return Result{}, err
+	}
+	if move {
+		if err := guard(c, src); err != nil {
+			return Result{}, err
+		}
+	}
 	from, err := load(c, src)
 	if err != nil {
 		return Result{}, err

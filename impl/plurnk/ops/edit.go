@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -24,6 +25,9 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	if !m.Writable(c.Writer) {
 		return Result{}, fail(403, "%s may not write %s:// entries", c.Writer, m.Name)
 	}
+	if err := guard(c, r); err != nil {
+		return Result{}, err
+	}
 	cur, err := load(c, r)
 	if err != nil {
 		return Result{}, err
@@ -35,7 +39,17 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	if st.Body != nil {
 		body = *st.Body
 	}
-	if cur != nil && st.Scope != nil {
+	mt := m.MimetypeFor(r.Channel, r.Key.Path)
+	if IsJSON(mt) && st.Body != nil && strings.TrimSpace(body) != "" && (cur == nil || st.Scope == nil) && !json.Valid([]byte(body)) {
+		return Result{}, fail(400, "the body of an EDIT of %s (%s) does not parse as JSON", r.Key, mt)
+	}
+	if cur != nil && st.Scope != nil && IsJSON(mt) {
+		spliced, status, err := spliceJSON(cur.Channels[r.Channel].Content, st.Scope, st.Body)
+		if err != nil {
+			return Result{}, fail(status, "%v", err)
+		}
+		body = spliced
+	} else if cur != nil && st.Scope != nil {
 		spliced, status, err := spliceLines(cur.Channels[r.Channel].Content, st.Scope, st.Body)
 		if err != nil {
 			return Result{}, fail(status, "%v", err)
@@ -59,7 +73,7 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	}
 	ch := old
 	ch.Content = body
-	ch.Mimetype = m.MimetypeFor(r.Channel, r.Key.Path)
+	ch.Mimetype = mt
 	ch.Tokens = e.tokens(body)
 	if ch.State == "" {
 		ch.State = store.StateStatic
@@ -115,4 +129,17 @@ func spliceLines(content string, scope *dsl.Scope, body *string) (string, int, e
 		res += "\n"
 	}
 	return res, 0, nil
+}
+
+// guard asks a scheme that vets writes (scheme.WriteGuard: the file scheme
+// under a membership) before the entry is loaded at all.
+func guard(c scheme.Call, r scheme.Resolved) error {
+	g, ok := r.Handler.(scheme.WriteGuard)
+	if !ok {
+		return nil
+	}
+	if err := g.GuardWrite(c, r.Key); err != nil {
+		return fail(scheme.StatusOf(err), "%v", err)
+	}
+	return nil
 }

@@ -24,9 +24,17 @@
 //   - OPEN and FOLD act only on log:/// rows of the acting run (501 on any
 //     entry scheme): they set or clear the row's expanded bit. KILL on
 //     log:/// deletes rows. A successful OPEN/FOLD writes no row of its own.
-//   - <L> on every op is by line (by result on OPEN/FOLD/KILL of rows),
-//     whatever the mimetype: the item-level slicing and splicing of
-//     structured content is not built.
+//   - <L> is by line (by result on OPEN/FOLD/KILL of rows), except on
+//     JSON content, where READ and EDIT slice and splice top-level items
+//     (structured.go); tree-typed content (JSON, XML, HTML) reads verbatim,
+//     everything else `N:\t`-numbered.
+//
+// A scheme that vets writes (scheme.WriteGuard: the file scheme under a
+// membership) is asked before the entry is loaded, so a refused EDIT, COPY
+// or MOVE touches nothing. KILL and SEND[499] on an entry whose stream a
+// canceller holds (the subscription registry, scheme.Registry.Subscribe)
+// stop the stream. Reconcile is the per-turn pass that records outside
+// changes of the project's files in the plurnk run.
 //
 // COPY and MOVE are orchestrated here over the schemes' load, save and
 // remove, never inside a scheme. The matcher (match.go) and the per-turn
@@ -42,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/scheme"
@@ -57,6 +66,9 @@ type Engine struct {
 	Tokens func(string) int
 	// Mimetypes are the handlers the derivation pass calls; nil means none.
 	Mimetypes *Mimetypes
+
+	indexMu sync.Mutex
+	index   map[int64]map[chanKey]Derived // per session: the last derivation pass (the @graph index)
 }
 
 // Actor is who issues an op, and where in its run.

@@ -3,14 +3,20 @@ package ops
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
 )
 
-// CatalogRow is one item of a FIND result.
+// CatalogRow is one item of a FIND result (§find-result-catalog-rows):
+// the entry's address, the whole seconds since it was last written (left
+// out when 0), its tags (left out when none) and each channel keyed by its
+// address with the #channel fragment.
 type CatalogRow struct {
 	Path     string                  `json:"path"`
+	Seconds  int64                   `json:"seconds,omitempty"`
 	Tags     []string                `json:"tags,omitempty"`
 	Channels map[string]CatalogEntry `json:"channels"`
 }
@@ -38,6 +44,7 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	e.bindIndex(c, matcher)
 	ents, err := e.candidates(c, r, tags)
 	if err != nil {
 		return Result{}, err
@@ -46,18 +53,11 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 	for _, ent := range ents {
 		if matcher != nil {
 			ch := ent.Channels[r.Handler.Manifest().DefaultChannel]
-			if mr := matcher.Match(ch.Content, ch.Mimetype); mr.Status != 200 {
+			if mr := matcher.MatchIn(ent.Key, r.Handler.Manifest().DefaultChannel, ch.Content, ch.Mimetype); mr.Status != 200 {
 				continue
 			}
 		}
-		row := CatalogRow{Path: ent.Key.Scheme + "://" + ent.Key.Path, Tags: ent.Tags, Channels: map[string]CatalogEntry{}}
-		if ent.Key.Scheme == "file" {
-			row.Path = ent.Key.Path
-		}
-		for n, ch := range ent.Channels {
-			row.Channels[n] = CatalogEntry{Mimetype: ch.Mimetype, Tokens: ch.Tokens, Lines: len(splitLines(ch.Content))}
-		}
-		rows = append(rows, row)
+		rows = append(rows, e.catalogRow(ent))
 	}
 	if st.Scope != nil {
 		// <a,b> keeps catalog rows a to b, as many as there are (the
@@ -79,4 +79,19 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 		status = 204
 	}
 	return Result{Status: status, Target: target(r), Content: string(b), Mimetype: "application/json"}, nil
+}
+
+// catalogRow describes one entry as a FIND result item.
+func (e *Engine) catalogRow(ent *store.Entry) CatalogRow {
+	row := CatalogRow{Path: ent.Key.Scheme + "://" + ent.Key.Path, Tags: ent.Tags, Channels: map[string]CatalogEntry{}}
+	if ent.Key.Scheme == "file" {
+		row.Path = ent.Key.Path
+	}
+	if !ent.Updated.IsZero() {
+		row.Seconds = int64(e.Store.Clock().Since(ent.Updated) / time.Second)
+	}
+	for n, ch := range ent.Channels {
+		row.Channels[row.Path+"#"+n] = CatalogEntry{Mimetype: ch.Mimetype, Tokens: ch.Tokens, Lines: len(splitLines(ch.Content))}
+	}
+	return row
 }

@@ -94,7 +94,8 @@ func TestReadGoldens(t *testing.T) {
 		},
 		{
 			name:    "matcher-jsonpath",
-			entries: [][2]string{{"known:///config.json", configJSON}, {"known:///broken.json", `{"host": `}},
+			entries: [][2]string{{"known:///config.json", configJSON}},
+			files:   [][2]string{{"broken.json", `{"host": `}},
 			emit: []string{
 				"<<READ(known:///config.json):$.port:READ",
 				"<<READ(known:///config.json):$..port:READ",
@@ -103,7 +104,7 @@ func TestReadGoldens(t *testing.T) {
 				"<<READ(known:///config.json):$.*:READ",
 				"<<READ(known:///config.json):$.absent:READ",
 				"<<READ(known:///config.json):$[:READ",
-				"<<READ(known:///broken.json):$.host:READ",
+				"<<READ(broken.json):$.host:READ",
 			},
 		},
 		{

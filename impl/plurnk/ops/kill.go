@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"fmt"
+
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
 )
 
 // kill deletes the target: with a fragment, that channel only; without,
@@ -17,11 +20,30 @@ func (e *Engine) kill(c scheme.Call, st dsl.Statement) (Result, error) {
 	if r.Key.Scheme == "log" {
 		return e.killRows(c, st, r)
 	}
+	if res, ok, err := e.stopStream(c, r); ok || err != nil {
+		return res, err
+	}
 	code, _ := st.Status()
 	if res, ok, err := control(c, r, st.Op, code); ok || err != nil {
 		return res, err
 	}
 	return e.remove(c, st, r)
+}
+
+// stopStream routes a KILL or SEND[499] on a streaming entry through the
+// subscription registry to the scheme holding the stream
+// (§subscriptions-subscription-registry-routes-cancellation): a live stream
+// is stopped (it ends 499 once its process is gone) and the action answers
+// 200. It reports false when no live stream is behind the target.
+func (e *Engine) stopStream(c scheme.Call, r scheme.Resolved) (Result, bool, error) {
+	stopped, err := e.Schemes.CancelStream(c.Tx.Session, r.Key)
+	if err != nil {
+		return Result{}, true, fail(500, "%v", err)
+	}
+	if !stopped {
+		return Result{}, false, nil
+	}
+	return Result{Status: 200, Target: target(r)}, true, nil
 }
 
 // send dispatches a directed SEND at an entry. SEND[410] deletes, exactly
@@ -47,6 +69,14 @@ func (e *Engine) send(c scheme.Call, st dsl.Statement) (Result, error) {
 			return e.killRows(c, st, r)
 		}
 		return e.remove(c, st, r)
+	}
+	if ok && code == 499 {
+		if res, stopped, err := e.stopStream(c, r); stopped || err != nil {
+			return res, err
+		}
+		if e.Schemes.HoldsStreams(r.Key.Scheme) {
+			return Result{Status: 304, Target: target(r), Reason: "no live stream to cancel"}, nil
+		}
 	}
 	if res, handled, err := control(c, r, st.Op, code); handled || err != nil {
 		return res, err
@@ -80,6 +110,9 @@ func (e *Engine) remove(c scheme.Call, st dsl.Statement, r scheme.Resolved) (Res
 	if !m.Writable(c.Writer) {
 		return Result{}, fail(403, "%s may not delete %s:// entries", c.Writer, m.Name)
 	}
+	if err := guard(c, r); err != nil {
+		return Result{}, err
+	}
 	cur, err := load(c, r)
 	if err != nil {
 		return Result{}, err
@@ -101,4 +134,50 @@ func (e *Engine) remove(c scheme.Call, st dsl.Statement, r scheme.Resolved) (Res
 		return Result{}, fail(scheme.StatusOf(err), "remove %s: %v", r.Key, err)
 	}
 	return Result{Status: 200, EntryID: cur.ID, Target: target(r)}, nil
+}
+
+// SubscribeStreams records c as the holder of the live streams of each
+// runtime's exec scheme that is registered, so the model's SEND[499] and
+// KILL on their entries reach it. The service calls it once at start.
+func (e *Engine) SubscribeStreams(runtimes []string, c scheme.Canceller) {
+	for _, rt := range runtimes {
+		if _, ok := e.Schemes.Handler(rt); ok {
+			_ = e.Schemes.Subscribe(rt, c)
+		}
+	}
+}
+
+// Reconcile is the per-turn pass over schemes whose entries change outside
+// plurnk (scheme.Reconciler: the file scheme under a membership): each
+// outside change is written into the session's plurnk run at loop/turn as
+// a folded EDIT row (§membership-emi-divergence-signal). It returns the
+// rows written.
+func (e *Engine) Reconcile(ss *store.Session, loop, turn int) ([]store.LogRow, error) {
+	pr, err := ss.Run(store.PlurnkRun)
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: %w", err)
+	}
+	var out []store.LogRow
+	err = e.Store.Update(ss, func(tx *store.Tx) error {
+		c := scheme.Call{Tx: tx, Run: pr, Writer: scheme.WriterPlurnk}
+		for _, name := range e.Schemes.Names() {
+			h, _ := e.Schemes.Handler(name)
+			rc, ok := h.(scheme.Reconciler)
+			if !ok {
+				continue
+			}
+			rows, err := rc.Changes(c)
+			if err != nil {
+				return fmt.Errorf("reconcile %s: %w", name, err)
+			}
+			for _, row := range rows {
+				row.Loop, row.Turn, row.Seq, row.Expanded = loop, turn, nextSeq(pr, loop, turn), false
+				row.Tx = "EDIT(" + row.Target + ")"
+				tx.AppendLog(pr, &row)
+				out = append(out, row)
+			}
+		}
+		return nil
+	})
+	return out, err
 }

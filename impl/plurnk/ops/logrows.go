@@ -38,7 +38,7 @@ func (e *Engine) curate(c scheme.Call, st dsl.Statement, open bool) (Result, err
 			fmt.Fprintf(&b, "log:///%s\n", row.Handle())
 		}
 	}
-	res.Status, res.Content, res.Mimetype = 200, b.String(), "text/plain"
+	res.Status, res.Content, res.Mimetype = 200, b.String(), "text/markdown"
 	if b.Len() == 0 {
 		res.Status, res.Content, res.Mimetype = 304, "", ""
 	}
@@ -60,7 +60,7 @@ func (e *Engine) killRows(c scheme.Call, st dsl.Statement, r scheme.Resolved) (R
 			fmt.Fprintf(&b, "log:///%s\n", row.Handle())
 		}
 	}
-	res.Status, res.Content, res.Mimetype = 200, b.String(), "text/plain"
+	res.Status, res.Content, res.Mimetype = 200, b.String(), "text/markdown"
 	return res, nil
 }
 

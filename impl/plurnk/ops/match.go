@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/store"
 	"github.com/antchfx/xpath"
 	"github.com/gobwas/glob"
 	"github.com/theory/jsonpath"
@@ -16,8 +17,7 @@ import (
 // (§matcher-dispatch-203-soft-fallback). Status is 200 (Lines holds the
 // 1-based source lines hit, ascending), 204 (no hit), 400 (malformed
 // expression), 203 (the source has no projection the dialect can read;
-// Reason says why) or 501 (the parked ~semantic dialect, and @graph, which
-// needs symbol indexes this build does not keep).
+// Reason says why) or 501 (the parked ~semantic dialect).
 type MatchResult struct {
 	Status int
 	Lines  []int
@@ -46,7 +46,8 @@ type MatchResult struct {
 //     content's XML projection: text/html parsed leniently as HTML, JSON
 //     content projected to elements (see xml.go), anything else parsed as
 //     XML; content none of these can read answers 203.
-//   - `~semantic` is parked (501); `@graph` is not built (501).
+//   - `~semantic` is parked (501); `@graph` resolves against the symbol
+//     index the derivation pass keeps (graph.go), never the content.
 //
 // Structural hits report the source lines their node spans: a JSON object
 // member from its key to the end of its value, an array item its value, an
@@ -58,6 +59,10 @@ type Compiled struct {
 	re   *regexp.Regexp
 	jp   *jsonpath.Path
 	xp   *xpath.Expr
+	// graph is a @graph query; index, bound per session by the engine,
+	// looks up the symbol index it resolves against.
+	graph *graphQuery
+	index func(k store.Key, channel string) (Derived, bool)
 }
 
 // Compile checks m's expression. A malformed expression answers 400, a
@@ -91,6 +96,12 @@ func Compile(m dsl.Matcher) (*Compiled, MatchResult) {
 		c.xp = x
 	case dsl.DialectSemantic:
 		return nil, MatchResult{Status: 501, Reason: "the ~semantic dialect is parked"}
+	case dsl.DialectGraph:
+		q, err := compileGraph(m.Raw)
+		if err != nil {
+			return nil, MatchResult{Status: 400, Reason: err.Error()}
+		}
+		c.graph = q
 	default:
 		return nil, MatchResult{Status: 501, Reason: fmt.Sprintf("the %s dialect is not built", m.Dialect)}
 	}
@@ -117,6 +128,8 @@ func (c *Compiled) Match(content, mimetype string) MatchResult {
 		return matchJSONPath(c.jp, content, mimetype)
 	case c.xp != nil:
 		return matchXPath(c.xp, content, mimetype)
+	case c.graph != nil:
+		return c.graph.match(Derived{}, false)
 	}
 	return MatchResult{Status: 501, Reason: fmt.Sprintf("the %s dialect is not built", c.m.Dialect)}
 }

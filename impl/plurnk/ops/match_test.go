@@ -104,7 +104,8 @@ func TestMatchDialects(t *testing.T) {
 		{"xpath broken json", "//a", `{"a":`, "application/json", 203, nil},
 
 		{"semantic is parked", "~close to", "a", "text/plain", 501, nil},
-		{"graph is not built", "@callers", "a", "text/plain", 501, nil},
+		{"graph without an index", "@callers", "a", "text/plain", 204, nil},
+		{"graph naming no symbol", "@<", "a", "text/plain", 400, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

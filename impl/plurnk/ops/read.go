@@ -24,6 +24,7 @@ func (e *Engine) read(c scheme.Call, st dsl.Statement) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	e.bindIndex(c, matcher)
 	if isGlob(r.Key.Path) {
 		return e.readMany(c, st, r, matcher)
 	}
@@ -66,10 +67,43 @@ func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *C
 		res.Status, res.Reason = 404, fmt.Sprintf("%s has no %q channel", r.Key, r.Channel)
 		return res
 	}
+	if matcher == nil && IsTree(ch.Mimetype) {
+		res.Status, res.Mimetype = 200, ch.Mimetype
+		res.Content = ch.Content
+		if scope == nil {
+			return res
+		}
+		if IsJSON(ch.Mimetype) {
+			sliced, status, err := sliceJSON(ch.Content, scope)
+			if err == nil {
+				res.Content = sliced
+				return res
+			}
+			if err != errNotItems {
+				res.Status, res.Reason, res.Content, res.Mimetype = status, err.Error(), "", ""
+				return res
+			}
+		}
+		lines := splitLines(ch.Content)
+		from, to, status, err := sliceRange(scope, len(lines))
+		if err != nil {
+			res.Status, res.Reason, res.Content, res.Mimetype = status, err.Error(), "", ""
+			return res
+		}
+		res.Content = strings.Join(lines[from:to], "\n") + "\n"
+		return res
+	}
 	lines := splitLines(ch.Content)
 	from, to, status, err := sliceRange(scope, len(lines))
 	if err != nil {
 		res.Status, res.Reason = status, err.Error()
+		return res
+	}
+	if matcher == nil && r.Key.Scheme == "log" && resultLines(lines) {
+		// A stored result is re-read by result: <N> picks its Nth line,
+		// which keeps its source numbering (§slice-semantics-compose-pattern).
+		res.Status, res.Mimetype = 200, ch.Mimetype
+		res.Content = strings.Join(lines[from:to], "\n") + "\n"
 		return res
 	}
 	if matcher == nil {
@@ -77,7 +111,7 @@ func readEntry(ent *store.Entry, r scheme.Resolved, scope *dsl.Scope, matcher *C
 		res.Content = numbered(lines, from, to, nil)
 		return res
 	}
-	mr := matcher.Match(ch.Content, ch.Mimetype)
+	mr := matcher.MatchIn(ent.Key, r.Channel, ch.Content, ch.Mimetype)
 	res.Status, res.Reason = mr.Status, mr.Reason
 	switch mr.Status {
 	case 200:
@@ -211,4 +245,24 @@ func (e *Engine) candidates(c scheme.Call, r scheme.Resolved, tags []string) ([]
 		}
 	}
 	return out, nil
+}
+
+// resultLines reports whether every line is already an `N:\t` result line
+// (a stored READ or matcher result), so re-reading it slices by result.
+func resultLines(lines []string) bool {
+	if len(lines) == 0 {
+		return false
+	}
+	for _, l := range lines {
+		i := strings.Index(l, ":\t")
+		if i < 1 {
+			return false
+		}
+		for _, c := range l[:i] {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
 }

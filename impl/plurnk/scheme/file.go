@@ -17,8 +17,9 @@ import (
 // The disk holds the content; the store keeps the entry's tags. Binary
 // files answer 415 to READ and EDIT.
 type File struct {
-	fs   afero.Fs
-	root string
+	fs      afero.Fs
+	root    string
+	members Members // consulted before writes when set (UseMembers)
 }
 
 // NewFile returns the file scheme over fs rooted at root.
@@ -76,7 +77,7 @@ func (f *File) Save(c Call, e *store.Entry) error {
 		return fmt.Errorf("write %s: %w", e.Key.Path, err)
 	}
 	c.Tx.OnRollback(func() { f.restore(p, old, existed) })
-	return nil
+	return f.wrote(c, e.Key.Path)
 }
 
 func (f *File) restore(p string, old []byte, existed bool) {
@@ -102,7 +103,7 @@ func (f *File) Remove(c Call, k store.Key) (bool, error) {
 	}
 	c.Tx.Delete(k)
 	c.Tx.OnRollback(func() { f.restore(p, old, true) })
-	return true, nil
+	return true, f.wrote(c, k.Path)
 }
 
 // List returns every text file of the workspace (binary files are left

@@ -13,7 +13,12 @@
 // (an exec stream) implements Controller to see KILL and directed SENDs of
 // its entries first. The file scheme (File) keeps content on an afero fs
 // under the workspace root, answers 415 for binary content and restores the
-// disk when the transaction fails.
+// disk when the transaction fails; given a membership (UseMembers) it vets
+// every write before any read (WriteGuard) and reports its own writes and
+// outside changes (Reconciler). The registry also records which canceller
+// holds each streaming scheme's live streams (Subscribe), so a SEND[499] or
+// KILL on a stream reaches it. Paths without a known extension are
+// text/markdown; text/plain is left to schemes that declare it.
 //
 // It may import the standard library, afero, anchorage/impl/plurnk/dsl and
 // anchorage/impl/plurnk/store.
@@ -152,11 +157,14 @@ func StatusOf(err error) int {
 	return 500
 }
 
-// MimetypeOf returns the mimetype of a path by its extension; text/plain
-// when the extension is unknown.
+// MimetypeOf returns the mimetype of a path by its extension. A path
+// without a known extension (or a .txt) is text/markdown: text the service
+// derives is markdown, and text/plain is left to the schemes that declare
+// it, as exec's stdout and stderr do
+// (§markdown-primitive-text-markdown-normalize).
 func MimetypeOf(p string) string {
 	switch strings.ToLower(path.Ext(p)) {
-	case ".md", ".markdown":
+	case ".md", ".markdown", ".txt", ".text":
 		return "text/markdown"
 	case ".json":
 		return "application/json"
@@ -191,7 +199,7 @@ func MimetypeOf(p string) string {
 	case ".bin", ".exe", ".so":
 		return "application/octet-stream"
 	}
-	return "text/plain"
+	return "text/markdown"
 }
 
 // IsBinary reports whether mt is a binary mimetype, one whose content is
@@ -212,6 +220,7 @@ func IsBinary(mt string) bool {
 // Registry holds the registered schemes by name.
 type Registry struct {
 	handlers map[string]Handler
+	streams  map[string]Canceller // by scheme: who holds its live streams
 }
 
 // NewRegistry returns a registry holding hs.

@@ -131,7 +131,7 @@ func TestAcceptsAndMimetypes(t *testing.T) {
 	if got := k.MimetypeFor("symbols", "/a/b.md"); got != "application/json" {
 		t.Errorf("pinned symbols: %s", got)
 	}
-	for p, mt := range map[string]string{"x.md": "text/markdown", "X.JSON": "application/json", "a.go": "text/x-go", "noext": "text/plain", "p.png": "image/png", "d.xml": "application/xml", "i.html": "text/html"} {
+	for p, mt := range map[string]string{"x.md": "text/markdown", "X.JSON": "application/json", "a.go": "text/x-go", "noext": "text/markdown", "n.txt": "text/markdown", "y.yml": "application/yaml", "p.png": "image/png", "d.xml": "application/xml", "i.html": "text/html"} {
 		if got := MimetypeOf(p); got != mt {
 			t.Errorf("MimetypeOf(%s) = %s, want %s", p, got, mt)
 		}

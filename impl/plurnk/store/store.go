@@ -225,6 +225,9 @@ func New(c clock.Clock) *Store {
 	return &Store{clock: c, sessions: map[int64]*Session{}}
 }
 
+// Clock returns the clock the store reads time from.
+func (s *Store) Clock() clock.Clock { return s.clock }
+
 func (s *Store) id() int64 {
 	s.nextID++
 	return s.nextID

@@ -1,0 +1,65 @@
+@plurnk
+Feature: Tier 3a — mimetype handlers behind one process entry point
+  The derivation pass that runs at each packet assembly hands every channel
+  to its mimetype's process handler, which derives the line count, the
+  JSON and XML projections, the symbols declared and the references made.
+  The pass becomes the session's symbol index, which the @graph matcher
+  resolves; every match is the service's own.
+
+  @§mimetype-methods-process-entry-point @decision
+  Scenario: Go source: declarations are symbols, uses are references, resolved by @graph after a pass
+    When the model emits <<EDIT(lib/util.go):package lib\n\nfunc Helper() int {\n\treturn 1\n}\n:EDIT
+    And the model emits <<EDIT(cmd/main.go):package main\n\nimport "lib"\n\nfunc main() {\n\tx := lib.Helper()\n\t_ = x\n}\n:EDIT
+    When the model emits <<FIND(**):@Helper:FIND
+    Then the action answers 204
+    When the packet is assembled
+    And the model emits <<FIND(**):@Helper:FIND
+    Then the found paths are "/cmd/main.go, /lib/util.go"
+    When the model emits <<FIND(**):@<Helper:FIND
+    Then the found paths are "/cmd/main.go"
+    When the model emits <<FIND(**):@>Helper:FIND
+    Then the found paths are "/lib/util.go"
+    When the model emits <<READ(cmd/main.go):@Helper:READ
+    Then the result content is "6:\t\tx := lib.Helper()\n"
+
+  @§mimetype-methods-process-entry-point @decision
+  Scenario: markdown headings are symbols
+    Given the entry known:///guide.md contains "# Guide\n\nintro\n\n## Install\n\nrun it\n\n```\n# not a heading\n```\n"
+    When the packet is assembled
+    And the model emits <<READ(known:///guide.md):@Install:READ
+    Then the result content is "5:\t## Install\n"
+    When the model emits <<READ(known:///guide.md):@not a heading:READ
+    Then the action answers 204
+
+  @§mimetype-methods-process-entry-point @decision
+  Scenario Outline: JSON keys and XML/HTML ids are symbols; a +json type uses the JSON handler
+    Given the entry <target> contains "<content>"
+    When the packet is assembled
+    And the model emits <<READ(<target>):@<symbol>:READ
+    Then the action answers 200
+    And the result content is "<lines>"
+
+    Examples:
+      | target                | content                                        | symbol | lines                            |
+      | known:///conf.json    | {\n  \"host\": \"a\",\n  \"port\": 80\n}       | port   | 3:\t  \"port\": 80\n             |
+      | known:///page.html    | <div>\n<p id=\"intro\">hi</p>\n</div>          | intro  | 2:\t<p id=\"intro\">hi</p>\n     |
+      | known:///feed.xml     | <feed>\n  <entry name=\"e1\"/>\n</feed>        | e1     | 2:\t  <entry name=\"e1\"/>\n     |
+
+  @§mimetype-methods-process-entry-point
+  Scenario: the index is the last pass's: a write shows only after the next assembly
+    Given the entry known:///guide.md contains "# Old\n"
+    When the packet is assembled
+    And the model emits <<EDIT(known:///guide.md):# New\n:EDIT
+    And the model emits <<READ(known:///guide.md):@New:READ
+    Then the action answers 204
+    When the packet is assembled
+    And the model emits <<READ(known:///guide.md):@New:READ
+    Then the result content is "1:\t# New\n"
+    When the model emits <<READ(known:///guide.md):@Old:READ
+    Then the action answers 204
+
+  @§mimetype-methods-process-entry-point
+  Scenario: a @ with no symbol is malformed
+    Given the entry known:///guide.md contains "# Guide\n"
+    When the model emits <<READ(known:///guide.md):@<:READ
+    Then the action answers 400

@@ -1,0 +1,206 @@
+@plurnk
+Feature: Tier 3a — packet sections and turn totals
+  The requirements close the user packet and vanish when empty; the tools
+  sheet lists each available capability and is left out when there is
+  none; the prompt is a plurnk EDIT whose row is born folded; the budget
+  carries the render weight of each turn, oldest first.
+
+  Background:
+    Given the model's context window is 100000 tokens
+
+  @§requirements-requirements-render-last
+  Scenario: the requirements render last in the user packet, under their header
+    Given the operator sets PLURNK_REQUIREMENTS to "Answer in English."
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ(known:///absent.md)::READ
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then packet 2 has the user sections "prompt, errors, log, requirements"
+    And the user slot of packet 2 shows the header "## Plurnk System Requirements"
+    And the requirements section of packet 2 reads:
+      """
+      Answer in English.
+      """
+
+  @§requirements-requirements-omitted-when-empty
+  Scenario: empty requirements drop the section, header and all
+    Given the operator sets PLURNK_REQUIREMENTS to ""
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then packet 1 has the user sections "prompt, log"
+    And packet 1 has no requirements section
+    And no packet mentions "Plurnk System Requirements"
+
+  @§tools-capability-sheet
+  Scenario: with no capability enabled the tools sheet is left out
+    Given the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then packet 1 has no tools section
+    And no packet mentions "Plurnk System Tools"
+
+  @§tools-capability-sheet
+  Scenario: each available executor adds one line to the tools sheet, after the definition
+    Given run "main" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then packet 1 of run "main" contains "KILL SEND.\n\n## Plurnk System Tools\n* <<EXEC[db](.):command:EXEC\n* <<EXEC[sh](.):command:EXEC\n\n## Plurnk System Schemes"
+
+  @§prompt-fold
+  Scenario: the prompt is a plurnk EDIT of plurnk:///prompt/<loop> whose row is born folded
+    Given the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then the model run's log records EDIT plurnk:///prompt/1 with status 201 by plurnk
+    And the model run's row log:///1/0/1 is folded
+    And the prompt section of packet 1 reads:
+      """
+      Say done
+      """
+
+  @§tokenomics-turn-totals
+  Scenario: the budget carries the render weight of each turn, oldest first
+    Given the model will reply:
+      """
+      <<PLAN:one:PLAN
+      <<EDIT(known:///a.md):first:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:two:PLAN
+      <<EDIT(known:///b.md):second:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then the budget section of packet 3 contains "| turn | tokens |\n|---|---|\n| 1/0 |"
+    And the budget section of packet 3 contains "|\n| 1/1 | "
+    And the budget section of packet 3 contains "|\n| 1/2 | "
+    And the budget section of packet 2 does not contain "| 1/2 |"
+    And the turn table of packet 3 lists the turns "1/0, 1/1, 1/2"
+
+  @§tokenomics-turn-totals
+  Scenario: across loops the turn table stays oldest first, loop by loop
+    Given the model will reply:
+      """
+      <<PLAN:one:PLAN
+      <<EDIT(known:///a.md):first:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:two:PLAN
+      <<EDIT(known:///b.md):second:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:again:PLAN
+      <<EDIT(known:///c.md):third:EDIT
+      <<SEND[102]:going on:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    And the user starts a loop with the prompt "Once more"
+    Then the turn table of packet 5 lists the turns "1/0, 1/1, 1/2, 1/3, 2/0, 2/1"
+
+  @§packet-catalog
+  Scenario: the catalog is one FIND(scheme:///**) per scheme, every entry a catalog row, tags only when present
+    Given the entry known:///a.md contains "alpha" tagged "draft"
+    And the entry known:///b.md contains "beta"
+    And the entry unknown:///q.md contains "why?"
+    And the operator sets PLURNK_MANIFEST_ITEMS to "-1"
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the model run's log records FIND known:///** with status 200 by plurnk
+    And the model run's log records FIND unknown:///** with status 200 by plurnk
+    And the model run has no FIND of log:///** in its log
+    And the log section of packet 1 contains "[{\"path\":\"known:///a.md\",\"tags\":[\"draft\"],\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}},{\"path\":\"known:///b.md\",\"channels\":{\"known:///b.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":1,\"lines\":1}}}]"
+    And the log section of packet 1 contains "[{\"path\":\"unknown:///q.md\",\"channels\""
+    And no packet mentions "manifest.json"
+
+  @§schemes-directory @wip
+  Scenario: the schemes section has one usage line per scheme that ships an example; docs are plurnk://docs entries
+    When the user starts a loop with the prompt "Say done"
+    Then the schemes section of packet 1 holds one usage line per scheme with an example
+    And the entry plurnk://docs/known.md exists
+
+  @§render-rule-find-renders-result @wip
+  Scenario: READ and FIND rows at 200 render their body under the query's fence; other rows re-emit the statement
+    Given the entry known:///a.md contains "alpha"
+    When the user starts a loop with the prompt "Say done"
+    Then the log section of packet 2 renders the FIND row's result under its fence
+    And the log section of packet 2 re-emits the EDIT row's statement
+
+  @§edit-result-render @wip
+  Scenario: an EDIT row renders the span it produced, numbered, with context
+    Given the entry known:///list.md contains "a\nb\nc\nd\ne\nf\n"
+    When the user starts a loop with the prompt "Say done"
+    Then the log section of packet 2 shows the EDIT row as lines 2 to 6 of the result
+
+  @§packet-inject
+  Scenario: the operator notes are read again at every turn of one loop, not once per loop
+    Given the operator's file /work/notes.md reads:
+      """
+      First note.
+      """
+    And the operator sets PLURNK_PACKET_INJECT to "/work/notes.md"
+    And the model will reply:
+      """
+      <<PLAN:change the notes:PLAN
+      <<EDIT(notes.md):Second note.:EDIT
+      <<SEND[102]:changed:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then the operator-notes section of packet 1 reads:
+      """
+      First note.
+      """
+    And the operator-notes section of packet 2 reads:
+      """
+      Second note.
+      """

@@ -1,0 +1,85 @@
+package ops
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
+)
+
+// graphQuery is a compiled @graph matcher: `@sym` the neighbourhood of sym
+// (where it is declared and where it is used), `@<sym` its inbound
+// references (the lines that use it), `@>sym` where it leads (the lines
+// that declare it).
+type graphQuery struct {
+	dir byte // 0, '<' or '>'
+	sym string
+}
+
+func compileGraph(raw string) (*graphQuery, error) {
+	s := strings.TrimPrefix(raw, "@")
+	q := &graphQuery{}
+	if s != "" && (s[0] == '<' || s[0] == '>') {
+		q.dir, s = s[0], s[1:]
+	}
+	q.sym = strings.TrimSpace(s)
+	if q.sym == "" {
+		return nil, fmt.Errorf("graph matcher %q names no symbol", raw)
+	}
+	return q, nil
+}
+
+// match resolves the query against what the derivation pass derived for
+// one channel: the 1-based lines of the selected declarations and
+// references, 204 when there are none or the channel was never derived.
+func (q *graphQuery) match(d Derived, ok bool) MatchResult {
+	if !ok {
+		return MatchResult{Status: 204, Reason: "the channel has not been through a derivation pass yet"}
+	}
+	seen := map[int]bool{}
+	var lines []int
+	take := func(ss []Symbol) {
+		for _, s := range ss {
+			if s.Name == q.sym && !seen[s.Line] {
+				seen[s.Line] = true
+				lines = append(lines, s.Line)
+			}
+		}
+	}
+	if q.dir != '<' {
+		take(d.Symbols)
+	}
+	if q.dir != '>' {
+		take(d.References)
+	}
+	if len(lines) == 0 {
+		return MatchResult{Status: 204}
+	}
+	sort.Ints(lines)
+	return MatchResult{Status: 200, Lines: lines}
+}
+
+// bindIndex gives a @graph matcher the session's symbol index, as the last
+// derivation pass left it.
+func (e *Engine) bindIndex(c scheme.Call, m *Compiled) {
+	if m == nil || m.graph == nil {
+		return
+	}
+	session := c.Tx.Session.ID
+	m.index = func(k store.Key, channel string) (Derived, bool) { return e.symbolsOf(session, k, channel) }
+}
+
+// MatchIn runs the matcher over one channel of the entry at k: a @graph
+// matcher resolves against the symbol index, every other dialect against
+// the content.
+func (c *Compiled) MatchIn(k store.Key, channel, content, mimetype string) MatchResult {
+	if c.graph != nil {
+		if c.index == nil {
+			return c.graph.match(Derived{}, false)
+		}
+		return c.graph.match(c.index(k, channel))
+	}
+	return c.Match(content, mimetype)
+}
