@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -53,6 +54,15 @@ func TestApplyMutation(t *testing.T) {
 	}
 	if s := got["d-none"].Strength(); s != "–" {
 		t.Errorf("an anchor without mutants has strength %q, want –", s)
+	}
+	md := rep.Markdown()
+	for _, want := range []string{
+		"| `§d-pass` | 50% | 1 | 0 | 1 | 0 | impl/demo/a.go:3 `x` → `y` |",
+		"| `§d-none` | – | 0 | 0 | 0 | 0 |  |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("coverage.md lacks %q", want)
+		}
 	}
 	js, err := rep.JSON()
 	if err != nil {

@@ -95,6 +95,9 @@ func (r *Report) Markdown() string {
 		if len(retired) > 0 {
 			fmt.Fprintf(&b, "\nRetired (%d):\n\n%s\n", len(retired), strings.Join(retired, "\n"))
 		}
+		if s.Mutation != nil {
+			b.WriteString(s.strengthTable())
+		}
 	}
 	b.WriteString("\n## Ambiguity register\n\n")
 	if len(r.Ambiguities) == 0 {
@@ -115,6 +118,40 @@ func (r *Report) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// strengthTable lists, for a system that make mutate measured, every
+// anchor's strength (the share of mutants on lines its scenarios execute that
+// a scenario rejected) with the surviving mutants a spec engineer acts on.
+func (s System) strengthTable() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nMutation strength (%s of the sampled mutants detected: %d killed, %d timed out, %d survived, %d equivalent):\n\n",
+		s.Mutation.Strength(), s.Mutation.Killed, s.Mutation.Timeout, s.Mutation.Survived, s.Mutation.Equivalent)
+	b.WriteString("| anchor | strength | killed | timeout | survived | equivalent | surviving mutants |\n|---|---|---|---|---|---|---|\n")
+	for _, a := range s.Anchors {
+		m := a.Mutation
+		if a.Status == RetiredSt || m == nil {
+			continue
+		}
+		var surv []string
+		for _, sv := range m.Survivors {
+			surv = append(surv, fmt.Sprintf("%s:%d `%s` → `%s`", sv.File, sv.Line, mdCode(sv.Original), mdCode(sv.Mutated)))
+		}
+		fmt.Fprintf(&b, "| `§%s` | %s | %d | %d | %d | %d | %s |\n", a.ID, m.Strength(), m.Killed, m.Timeout, m.Survived, m.Equivalent, strings.Join(surv, "<br>"))
+	}
+	return b.String()
+}
+
+// mdCode makes code fit in a table cell: one line, no pipes, not too long.
+func mdCode(code string) string {
+	code = strings.ReplaceAll(strings.ReplaceAll(code, "\n", " "), "|", "\\|")
+	if code == "" {
+		return "(deleted)"
+	}
+	if len(code) > 60 {
+		code = code[:57] + "…"
+	}
+	return code
 }
 
 type tierCount struct{ tier, total, pass int }
