@@ -3,6 +3,7 @@ package plurnk
 import (
 	"context"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -110,6 +111,14 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		rw := getRuns(ctx)
 		s := rw.scripts[cmd]
 		s.ExitAt = -1
+		rw.scripts[cmd] = s
+		return nil
+	})
+
+	sc.Step(`^the command "([^"]*)" ignores the polite signal$`, func(ctx context.Context, cmd string) error {
+		rw := getRuns(ctx)
+		s := rw.scripts[cmd]
+		s.IgnoreTerm = true
 		rw.scripts[cmd] = s
 		return nil
 	})
@@ -264,6 +273,25 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		}
 		if st.Status != status {
 			return fmt.Errorf("stream %s ended %d (0 is live), want %d", target, st.Status, status)
+		}
+		return nil
+	})
+	sc.Step(`^the run stream (\S+) ended with (\d+) by (SIG[A-Z0-9]+) at (\d+) ms$`, func(ctx context.Context, target string, status int, sig string, ms int) error {
+		st, err := getRuns(ctx).stream(target)
+		if err != nil {
+			return err
+		}
+		type ending struct {
+			Status int
+			Signal string
+			At     time.Duration
+		}
+		got := ending{st.Status, st.Signal, st.Ended.Sub(st.Started)}
+		if st.Status == 0 {
+			got.At = 0
+		}
+		if d := cmp.Diff(ending{status, sig, time.Duration(ms) * time.Millisecond}, got); d != "" {
+			return fmt.Errorf("stream %s ended (-want +got):\n%s", target, d)
 		}
 		return nil
 	})

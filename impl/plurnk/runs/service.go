@@ -236,6 +236,7 @@ func New(cfg Config) (*Service, error) {
 	})
 	e := cfg.Engine
 	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, quietLocker{s}
+	e.Signal = s.signalOp
 	e.Executors = reg.Runtimes()
 	return s, nil
 }
