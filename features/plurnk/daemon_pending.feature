@@ -21,16 +21,6 @@ Feature: control-plane promises not built yet
     When "A" accepts the proposal it was notified of
     Then the answer to "A" has status = 200
 
-  @§proposal-accept-applies @wip
-  Scenario: an accept whose apply fails becomes a reject carrying apply_failed
-    Given the daemon asks before host commands
-    And a connection "A" to the daemon
-    And "A" creates a session named "ops"
-    And the daemon's simulated command "deploy" cannot be spawned
-    When "A" accepts the proposal it was notified of
-    Then the answer to "A" has state = "failed"
-    And the answer to "A" has status = 400
-
   @§dual-yolo-stale-clobber-reject @wip
   Scenario: server yolo rejects an EDIT proposal whose target changed on disk since the model's last turn
     Given a connection "A" to the daemon
