@@ -84,15 +84,12 @@ func exitOf(cmd *osexec.Cmd, err error) Exit {
 }
 
 func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGINT:
-		return "SIGINT"
+	for code := 1; code <= 15; code++ {
+		if name, ok := SignalName(code); ok {
+			if n, _ := SignalNumber(name); n == s {
+				return name
+			}
+		}
 	}
 	return s.String()
 }
