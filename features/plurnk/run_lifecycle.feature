@@ -187,7 +187,7 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
     And run "reader"'s log holds a folded EDIT known:///shared.md with status 201
     And packet 2 of run "reader" contains "What changed?"
 
-  @§run-lifecycle-total-reap
+  @§run-lifecycle-total-reap @decision
   Scenario Outline: a model's <kill> on a live stream sends its process exactly <signal>, and the stream ends 499
     Given host commands are accepted without asking
     And the command "serve" never exits
@@ -226,7 +226,7 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
       | KILL[14] | SIGALRM |
       | KILL[15] | SIGTERM |
 
-  @§run-lifecycle-total-reap
+  @§run-lifecycle-total-reap @decision
   Scenario: a model's KILL[15] is the one signal sent: a process that ignores it is not escalated to SIGKILL after the grace
     Given host commands are accepted without asking
     And the command "serve" never exits
@@ -265,3 +265,28 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
     Then the run stream sh:///1/1/1 is still running
     When 1 ms pass on the session clock
     Then the run stream sh:///1/1/1 ended with 499 by SIGKILL at 2000 ms
+
+  @§run-lifecycle-total-reap @decision
+  Scenario Outline: a KILL[<code>] naming no signal this build knows answers 400 and the stream keeps running
+    Given host commands are accepted without asking
+    And the command "serve" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:start the server:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[102]:started:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:stop it:PLAN
+      <<KILL[<code>](sh:///1/1/1)::KILL
+      <<SEND[202]:waiting:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    Then run "main"'s log holds a folded KILL sh:///1/1/1 with status 400
+    And the run stream sh:///1/1/1 is still running
+
+    Examples:
+      | code |
+      | 4    |
+      | 16   |
