@@ -218,6 +218,16 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^run "([^"]*)"'s row log:///(\S+) gives the reason "([^"]*)"$`, func(ctx context.Context, run, coord, want string) error {
+		row, err := getRuns(ctx).rowAt(run, coord)
+		if err != nil {
+			return err
+		}
+		if row.Reason != want {
+			return fmt.Errorf("log:///%s gives the reason %q, want %q", coord, row.Reason, want)
+		}
+		return nil
+	})
 	sc.Step(`^run "([^"]*)"'s row log:///(\S+) is (\w+) (\S+) with status (\d+)$`, func(ctx context.Context, run, coord, op, target string, status int) error {
 		row, err := getRuns(ctx).rowAt(run, coord)
 		if err != nil {
