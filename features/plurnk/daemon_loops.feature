@@ -165,6 +165,27 @@ Feature: loops and client ops through the daemon
     Then the answer to "A" has runs.0.status = 102
     And the loop "A" started ended with status 200
 
+  @§methods-loop-run @§run-lifecycle-wake-liveness
+  Scenario: a parked loop resumed by its stream is running (102) again while the model generates
+    Given the daemon's simulated command "build" exits with code 0 after 200 ms
+    And the daemon's model will reply:
+      """
+      <<PLAN:build and wait:PLAN
+      <<EXEC:build:EXEC
+      <<SEND[202]:building:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:built:PLAN
+      <<SEND[200]:built:SEND
+      """
+    And while the daemon's model generates reply 2, "A" calls session.runs with {}
+    When "A" runs a loop with the prompt "build"
+    Then the loop "A" started is parked at 202
+    When 300 ms pass for the daemon's running commands
+    Then the answer to "A" has runs.0.status = 102
+    And the loop "A" started ended with status 200
+
   @§methods-loop-run @§run-lifecycle-single-drain
   Scenario: an inject reaching a run whose loop is running is queued for its next turn
     Given the daemon's model will reply:

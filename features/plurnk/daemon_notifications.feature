@@ -154,3 +154,27 @@ Feature: notifications of the daemon
     And "A" got a "stream/concluded" notification with closeStatus = 499
     And "A" got a "stream/concluded" notification without wakeLoopId
     And the loop "A" started ended with status 499
+
+  @§notifications-stream-concluded
+  Scenario: loop.cancel in one session tears down only that session's stream, not the same-named run's stream in another
+    Given the daemon's simulated command "serve" exits with code 0 after 5000 ms
+    And the daemon's model will reply:
+      """
+      <<PLAN:serve and wait:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[202]:serving:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:serve and wait:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[202]:serving:SEND
+      """
+    When "A" runs a loop with the prompt "serve"
+    And "C" runs a loop with the prompt "serve"
+    And "A" calls loop.cancel
+    And 100 ms pass for the daemon's running commands
+    Then "A" got a "stream/concluded" notification with closeStatus = 499
+    And "C" got no "stream/concluded" notification
+    When 5000 ms pass for the daemon's running commands
+    Then "C" got a "stream/concluded" notification with closeStatus = 200

@@ -4,25 +4,6 @@ Feature: control-plane promises not built yet
   scenarios describe what a build that keeps them must show, and stay
   pending until then.
 
-  @§run-lifecycle-total-reap @wip
-  Scenario: a model's KILL[1] on a stream sends exactly SIGHUP's neighbour, the one signal named
-    Given host commands are accepted without asking
-    And the simulated command "serve" never exits on its own
-    And run "main" will emit:
-      """
-      <<PLAN:start:PLAN
-      <<EXEC:serve:EXEC
-      <<SEND[102]:started:SEND
-      """
-    And run "main" will emit:
-      """
-      <<PLAN:stop it:PLAN
-      <<KILL[1](sh:///1/1/1)::KILL
-      <<SEND[200]:stopped:SEND
-      """
-    When the client starts run "main" with the prompt "serve"
-    Then the stream sh:///1/1/1 ended with 499 by SIGHUP at 0 ms
-
   @§proposal-202-pauses @wip
   Scenario: dispatch pauses at a proposal until it is resolved, and an accept turns the row into 200
     Given the daemon asks before host commands
@@ -39,16 +20,6 @@ Feature: control-plane promises not built yet
     Then the entry known:///after.md does not exist yet
     When "A" accepts the proposal it was notified of
     Then the answer to "A" has status = 200
-
-  @§proposal-accept-applies @wip
-  Scenario: an accept whose apply fails becomes a reject carrying apply_failed
-    Given the daemon asks before host commands
-    And a connection "A" to the daemon
-    And "A" creates a session named "ops"
-    And the daemon's simulated command "deploy" cannot be spawned
-    When "A" accepts the proposal it was notified of
-    Then the answer to "A" has state = "failed"
-    And the answer to "A" has status = 400
 
   @§dual-yolo-stale-clobber-reject @wip
   Scenario: server yolo rejects an EDIT proposal whose target changed on disk since the model's last turn

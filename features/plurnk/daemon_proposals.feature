@@ -36,3 +36,25 @@ Feature: proposals of host commands through the daemon
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EXEC"
     And the entry in the answer to "A" has status = 102
+
+  @§proposal-accept-applies @decision
+  Scenario: an accept whose spawn fails becomes a reject carrying the spawn's outcome, and the row records it
+    Given the daemon asks before host commands
+    And a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's simulated command "deploy" cannot be spawned
+    And the daemon's model will reply:
+      """
+      <<PLAN:deploy:PLAN
+      <<EXEC:deploy:EXEC
+      <<SEND[202]:waiting for approval:SEND
+      """
+    When "A" runs a loop with the prompt "deploy"
+    Then the loop "A" started is parked at 202
+    When "A" accepts the proposal it was notified of
+    Then the answer to "A" has state = "failed"
+    And the answer to "A" has status = 400
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    Then the entry in the answer to "A" has op = "EXEC"
+    And the entry in the answer to "A" has status = 400
+    And the entry in the answer to "A" has reason = "spawn_failed"

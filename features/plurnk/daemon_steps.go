@@ -129,6 +129,12 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		d.scripts[name] = s
 		return nil
 	})
+	sc.Step(`^the daemon's simulated command "([^"]*)" cannot be spawned$`, func(ctx context.Context, name string) error {
+		// The simulated executor fails to start a command it has no
+		// script for.
+		delete(getDaemon(ctx).scripts, name)
+		return nil
+	})
 	sc.Step(`^a connection "(\w+)" to the daemon$`, daemonConnect)
 	sc.Step(`^"(\w+)" creates a session named "([^"]*)"$`, func(ctx context.Context, who, name string) error {
 		return daemonSession(ctx, who, "session.create", map[string]any{"name": name})
@@ -159,6 +165,14 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		for left := time.Duration(ms) * time.Millisecond; left > 0; left -= step {
 			d.clk.Advance(min(step, left))
 			d.backend.Settle()
+		}
+		// A call made while the model generated a resumed turn is
+		// handed over once the daemon has settled, as in daemonRunLoop.
+		for _, c := range d.conns {
+			if c.during != nil && c.duringMethod != "loop.run" {
+				c.answer = *c.during
+				c.during = nil
+			}
 		}
 		return nil
 	})

@@ -55,6 +55,27 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
       """
     And the model run's log has no row for known:///b.md
 
+  @§telemetry-drain-on-read
+  Scenario: PLURNK_MAX_COMMANDS of 0 is a cap of zero, not "no cap": every op besides PLAN and the terminal is dropped
+    Given the operator sets PLURNK_MAX_COMMANDS to "0"
+    And the model will reply:
+      """
+      <<PLAN:write a note:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<SEND[102]:written:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Go"
+    Then the errors section of packet 2 reads:
+      """
+      * {"dropped":1,"emitted":1,"kind":"max_commands_exceeded","source":"engine:rail"}
+      """
+    And the model run's log has no row for known:///a.md
+
   @§telemetry-no-error-scheme
   Scenario: a failed action is a log row the errors section points at, curatable like any row
     Given the model will reply:

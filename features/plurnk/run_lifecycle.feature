@@ -186,3 +186,107 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
     Then run "reader" has 2 loops, the last with status 200
     And run "reader"'s log holds a folded EDIT known:///shared.md with status 201
     And packet 2 of run "reader" contains "What changed?"
+
+  @§run-lifecycle-total-reap @decision
+  Scenario Outline: a model's <kill> on a live stream sends its process exactly <signal>, and the stream ends 499
+    Given host commands are accepted without asking
+    And the command "serve" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:start the server:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[102]:started:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:stop it:PLAN
+      <<<kill>(sh:///1/1/1)::KILL
+      <<SEND[202]:stopping:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:stopped:PLAN
+      <<SEND[200]:stopped:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    Then the run stream sh:///1/1/1 ended with 499 by <signal> at 0 ms
+    And run "main"'s log holds an open KILL sh:///1/1/1 with status 200 reading "sent <signal>"
+    And run "main" has 1 loop, the last with status 200
+
+    Examples:
+      | kill     | signal  |
+      | KILL     | SIGHUP  |
+      | KILL[1]  | SIGHUP  |
+      | KILL[2]  | SIGINT  |
+      | KILL[3]  | SIGQUIT |
+      | KILL[6]  | SIGABRT |
+      | KILL[9]  | SIGKILL |
+      | KILL[10] | SIGUSR1 |
+      | KILL[12] | SIGUSR2 |
+      | KILL[14] | SIGALRM |
+      | KILL[15] | SIGTERM |
+
+  @§run-lifecycle-total-reap @decision
+  Scenario: a model's KILL[15] is the one signal sent: a process that ignores it is not escalated to SIGKILL after the grace
+    Given host commands are accepted without asking
+    And the command "serve" never exits
+    And the command "serve" ignores the polite signal
+    And run "main" will emit:
+      """
+      <<PLAN:start the server:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[102]:started:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:ask it to stop:PLAN
+      <<KILL[15](sh:///1/1/1)::KILL
+      <<SEND[202]:waiting:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    And 5000 ms pass on the session clock
+    Then the run stream sh:///1/1/1 is still running
+    And run "main"'s log holds an open KILL sh:///1/1/1 with status 200 reading "sent SIGTERM"
+
+  @§run-lifecycle-total-reap
+  Scenario: loop.cancel reaps a stream politely first and with SIGKILL once the 2000 ms grace has passed
+    Given host commands are accepted without asking
+    And the command "serve" never exits
+    And the command "serve" ignores the polite signal
+    And run "main" will emit:
+      """
+      <<PLAN:serve in the background:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[202]:serving:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    And the client cancels run "main"
+    And 1999 ms pass on the session clock
+    Then the run stream sh:///1/1/1 is still running
+    When 1 ms pass on the session clock
+    Then the run stream sh:///1/1/1 ended with 499 by SIGKILL at 2000 ms
+
+  @§run-lifecycle-total-reap @decision
+  Scenario Outline: a KILL[<code>] naming no signal this build knows answers 400 and the stream keeps running
+    Given host commands are accepted without asking
+    And the command "serve" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:start the server:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[102]:started:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:stop it:PLAN
+      <<KILL[<code>](sh:///1/1/1)::KILL
+      <<SEND[202]:waiting:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    Then run "main"'s log holds a folded KILL sh:///1/1/1 with status 400
+    And the run stream sh:///1/1/1 is still running
+
+    Examples:
+      | code |
+      | 4    |
+      | 16   |

@@ -3,6 +3,7 @@ package plurnk
 import (
 	"context"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -114,6 +115,14 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 
+	sc.Step(`^the command "([^"]*)" ignores the polite signal$`, func(ctx context.Context, cmd string) error {
+		rw := getRuns(ctx)
+		s := rw.scripts[cmd]
+		s.IgnoreTerm = true
+		rw.scripts[cmd] = s
+		return nil
+	})
+
 	sc.Step(`^the client starts run "([^"]*)" with the prompt "([^"]*)"$`, func(ctx context.Context, run, prompt string) error {
 		rw, err := getRuns(ctx).boot()
 		if err != nil {
@@ -209,6 +218,16 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^run "([^"]*)"'s row log:///(\S+) gives the reason "([^"]*)"$`, func(ctx context.Context, run, coord, want string) error {
+		row, err := getRuns(ctx).rowAt(run, coord)
+		if err != nil {
+			return err
+		}
+		if row.Reason != want {
+			return fmt.Errorf("log:///%s gives the reason %q, want %q", coord, row.Reason, want)
+		}
+		return nil
+	})
 	sc.Step(`^run "([^"]*)"'s row log:///(\S+) is (\w+) (\S+) with status (\d+)$`, func(ctx context.Context, run, coord, op, target string, status int) error {
 		row, err := getRuns(ctx).rowAt(run, coord)
 		if err != nil {
@@ -264,6 +283,25 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		}
 		if st.Status != status {
 			return fmt.Errorf("stream %s ended %d (0 is live), want %d", target, st.Status, status)
+		}
+		return nil
+	})
+	sc.Step(`^the run stream (\S+) ended with (\d+) by (SIG[A-Z0-9]+) at (\d+) ms$`, func(ctx context.Context, target string, status int, sig string, ms int) error {
+		st, err := getRuns(ctx).stream(target)
+		if err != nil {
+			return err
+		}
+		type ending struct {
+			Status int
+			Signal string
+			At     time.Duration
+		}
+		got := ending{st.Status, st.Signal, st.Ended.Sub(st.Started)}
+		if st.Status == 0 {
+			got.At = 0
+		}
+		if d := cmp.Diff(ending{status, sig, time.Duration(ms) * time.Millisecond}, got); d != "" {
+			return fmt.Errorf("stream %s ended (-want +got):\n%s", target, d)
 		}
 		return nil
 	})

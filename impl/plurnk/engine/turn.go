@@ -171,6 +171,13 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) {
 	case st.Op == dsl.OpSend && st.Target != nil && st.Target.Scheme == "run":
 		hook = e.Send
 	}
+	if hook == nil && st.Op == dsl.OpKill && st.Target != nil && e.Signal != nil && slices.Contains(e.Executors, st.Target.Scheme) {
+		n := len(a.Run.Log)
+		if _, ok := e.Signal(a, st); ok {
+			e.tokenize(a.Run, n)
+			return
+		}
+	}
 	if hook == nil {
 		res := e.do(a, st)
 		if e.After != nil {

@@ -63,6 +63,10 @@ type Process interface {
 	// Stop signals the process: politely (SIGTERM to its group) when force
 	// is false, SIGKILL when true. Stopping an ended process does nothing.
 	Stop(force bool) error
+	// Signal sends exactly the named signal ("SIGHUP", "SIGINT", ...) to
+	// the process, with no escalation after it. Signalling an ended
+	// process does nothing.
+	Signal(name string) error
 }
 
 // Executor is one EXEC runtime.

@@ -84,15 +84,12 @@ func exitOf(cmd *osexec.Cmd, err error) Exit {
 }
 
 func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGINT:
-		return "SIGINT"
+	for code := 1; code <= 15; code++ {
+		if name, ok := SignalName(code); ok {
+			if n, _ := SignalNumber(name); n == s {
+				return name
+			}
+		}
 	}
 	return s.String()
 }
@@ -131,4 +128,39 @@ func (p *shellProc) Stop(force bool) error {
 		return p.signal(syscall.SIGKILL)
 	}
 	return p.signal(syscall.SIGTERM)
+}
+
+// Signal sends the named signal to the process group. An unknown name is
+// an error.
+func (p *shellProc) Signal(name string) error {
+	sig, ok := SignalNumber(name)
+	if !ok {
+		return fmt.Errorf("unknown signal %q", name)
+	}
+	return p.signal(sig)
+}
+
+// SignalNumber returns the signal named name (one SignalName returns).
+func SignalNumber(name string) (syscall.Signal, bool) {
+	switch name {
+	case "SIGHUP":
+		return syscall.SIGHUP, true
+	case "SIGINT":
+		return syscall.SIGINT, true
+	case "SIGQUIT":
+		return syscall.SIGQUIT, true
+	case "SIGABRT":
+		return syscall.SIGABRT, true
+	case "SIGKILL":
+		return syscall.SIGKILL, true
+	case "SIGUSR1":
+		return syscall.SIGUSR1, true
+	case "SIGUSR2":
+		return syscall.SIGUSR2, true
+	case "SIGALRM":
+		return syscall.SIGALRM, true
+	case "SIGTERM":
+		return syscall.SIGTERM, true
+	}
+	return 0, false
 }

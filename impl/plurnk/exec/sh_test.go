@@ -139,3 +139,40 @@ func TestShellProbeUnavailable(t *testing.T) {
 		t.Errorf("probe %+v, want unavailable naming the path", p)
 	}
 }
+
+// TestShellSignal: a model's KILL[2] sends the real process group exactly
+// SIGINT, and the stream ends 499 by that signal.
+func TestShellSignal(t *testing.T) {
+	for _, sig := range []string{"SIGINT", "SIGHUP", "SIGUSR1"} {
+		t.Run(sig, func(t *testing.T) {
+			r := newRealRig(t)
+			s, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "sleep 5", Env: []string{"PATH=/usr/bin:/bin"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.streams.Signal(r.ss, s.Key, sig); err != nil {
+				t.Fatal(err)
+			}
+			got := r.wait(t, s.Key, 5*time.Second)
+			if got.Status != StatusKilled || got.Signal != sig {
+				t.Errorf("ended %d by %q, want %d by %q", got.Status, got.Signal, StatusKilled, sig)
+			}
+		})
+	}
+}
+
+func TestSignalNames(t *testing.T) {
+	for code, want := range map[int]string{0: "SIGHUP", 1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 6: "SIGABRT", 9: "SIGKILL", 10: "SIGUSR1", 12: "SIGUSR2", 14: "SIGALRM", 15: "SIGTERM"} {
+		got, ok := SignalName(code)
+		if !ok || got != want {
+			t.Errorf("SignalName(%d) = %q %v, want %q", code, got, ok, want)
+		}
+		n, ok := SignalNumber(want)
+		if !ok || int(n) != code && code != 0 {
+			t.Errorf("SignalNumber(%q) = %d %v, want %d", want, n, ok, code)
+		}
+	}
+	if _, ok := SignalName(7); ok {
+		t.Errorf("SignalName(7) is known, want unknown")
+	}
+}

@@ -115,6 +115,19 @@ func (p *simProc) endLocked(x Exit) {
 	p.out.Exit(x)
 }
 
+// Signal records sig and ends the process by it, unless sig is the polite
+// SIGTERM and the process ignores that.
+func (p *simProc) Signal(sig string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.signals = append(p.signals, sig)
+	if sig == "SIGTERM" && p.ignoreTerm {
+		return nil
+	}
+	p.endLocked(Exit{Code: -1, Signal: sig})
+	return nil
+}
+
 // Stop ends the process at once, unless it ignores a polite stop.
 func (p *simProc) Stop(force bool) error {
 	p.mu.Lock()

@@ -131,8 +131,11 @@ type stream struct {
 	proc     Process
 	cancel   context.CancelFunc
 	stopping int // the status a stop in progress will end with
-	exited   atomic.Bool
-	timers   []clock.Timer
+	// signalled is set once a model's KILL[code] sent the process a
+	// signal: if a signal then ends it, the stream ends 499.
+	signalled bool
+	exited    atomic.Bool
+	timers    []clock.Timer
 }
 
 type message struct {
@@ -284,6 +287,27 @@ func (s *Streams) Cancel(ss *store.Session, key store.Key) error {
 	return nil
 }
 
+// Signal sends exactly the named signal to the live stream at key of the
+// session (a model's KILL[code] on it): no polite signal before it and no
+// SIGKILL after it. If a signal then ends the process, the stream ends
+// 499. A key with no live stream answers a 404 *scheme.StatusError.
+func (s *Streams) Signal(ss *store.Session, key store.Key, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.byKey[streamKey{ss.ID, key}]
+	if !ok || st.snap.Status != 0 || st.proc == nil {
+		return scheme.Errorf(404, "no live stream at %s", key)
+	}
+	st.signalled = true
+	if st.stopping == 0 {
+		st.snap.Reason = "sent " + name
+	}
+	if err := st.proc.Signal(name); err != nil {
+		return fmt.Errorf("signal %s: %w", key, err)
+	}
+	return nil
+}
+
 // Drain applies every chunk and exit the processes have posted, in order,
 // to the store: chunks are appended to their channel, an exit moves every
 // channel of the entry to closed (a clean exit) or errored (timeout,
@@ -336,6 +360,9 @@ func (s *Streams) applyChunk(st *stream, channel, data string) {
 func (s *Streams) conclude(st *stream, x Exit) Stream {
 	s.mu.Lock()
 	status := st.stopping
+	if status == 0 && st.signalled && x.Signal != "" {
+		status = StatusKilled
+	}
 	if status == 0 {
 		status = StatusClean
 		if x.Err != nil {

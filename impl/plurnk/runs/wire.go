@@ -164,3 +164,31 @@ func (s *Service) settled(id int64, p exec.Proposal) {
 func fence(runtime, command string) string {
 	return ":::" + runtime + "\n" + numbered(command) + ":::\n"
 }
+
+// signalOp is the engine's Signal hook: a model's KILL[code] on the output
+// entry of a live stream sends its process exactly that one signal (a bare
+// KILL sends SIGHUP) and writes the KILL's row, 200 once sent
+// (§run-lifecycle-total-reap). A target with no live stream is left to the
+// op engine.
+func (s *Service) signalOp(a ops.Actor, st dsl.Statement) (ops.Result, bool) {
+	res, err := s.cfg.Engine.Ops.Schemes.Resolve(*st.Target)
+	if err != nil {
+		return ops.Result{}, false
+	}
+	if cur, ok := s.streams.Get(a.Session, res.Key); !ok || !cur.Live() {
+		return ops.Result{}, false
+	}
+	row := &store.LogRow{Loop: a.Loop, Turn: a.Turn, Op: string(dsl.OpKill), Origin: string(a.Writer), Target: res.Key.String(),
+		Status: 200, Expanded: true, Mimetype: "text/plain", Tx: dsl.Format(st)}
+	code, _ := st.Status()
+	name, ok := exec.SignalName(code)
+	if !ok {
+		row.Status, row.Reason, row.Expanded = 400, fmt.Sprintf("KILL[%d]: no signal numbered %d", code, code), false
+	} else if err := s.streams.Signal(a.Session, res.Key, name); err != nil {
+		row.Status, row.Reason, row.Expanded = scheme.StatusOf(err), err.Error(), false
+	} else {
+		row.Content = "sent " + name
+	}
+	s.appendRow(a.Session, a.Run, row)
+	return ops.Result{Status: row.Status, Target: row.Target, Reason: row.Reason, Row: *row, Rows: []store.LogRow{*row}}, true
+}
