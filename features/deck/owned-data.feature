@@ -77,6 +77,16 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
     And the player presses "EVAL"
     Then the history holds 11 entries, the newest "(list 1 2 3 4 5 6 7 8 9)"
 
+  @§deck-tutorial-latch @decision
+  Scenario: A damaged deck-state image counts as a wiped deck and is rewritten
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When one byte of the deck-state image in flash is flipped
+    And the deck is powered off and on again
+    Then the deck state is that of a new deck
+    And row 12 contains "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
+    When the deck is powered off and on again
+    Then the deck state is that of a new deck
+
   @§deck-tutorial-cursor
   Scenario: The tutorial cursor records progress in deck state and in Lisp
     Given a new deck
