@@ -86,6 +86,17 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | (open-in-nemacs (cons 1 2))                              |
       | (open-in-nemacs (fn (x) x))                              |
 
+  @§deck-open-in-editor @decision
+  Scenario Outline: open-in-nemacs takes a form nested 200 deep and refuses one nested deeper
+    When the player evaluates "(do (let l nil) (let i 0) (while (< i <n>) (= l (list l)) (= i (+ i 1))) (open-in-nemacs l))"
+    Then the deck shows the <mode> mode
+
+    Examples:
+      | n   | mode   |
+      | 200 | NEMACS |
+      | 201 | REPL   |
+      | 300 | REPL   |
+
   @§deck-clipboard
   Scenario: *clipboard* holds the last cut form and can be evaluated
     When the player composes "(+ 1 2)"
@@ -136,3 +147,4 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | name     | result                                                  |
       | {n*63}   | nil                                                     |
       | {n*64}   | (error snippet-library-full :message \"snippets: name |
+
