@@ -326,6 +326,8 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | (do (= sum-to (fn (n) (if (is n 0) 0 (+ n (sum-to (- n 1)))))) (sum-to 35))    | (error fe-error :message \"gc stack overflow\") |
       | (car (list 2{ 1*249}))                                                         | 2                                             |
       | (list{ 1*252})                                                                 | (error fe-error :message \"gc stack overflow\") |
+      | (do (= d (fn (n) (d (+ n 1)))) (d 0))                                          | (error fe-error :message \"gc stack overflow\") |
+      | (do (= d (fn (n) (d (+ n 1)))) (car (list 1 (d 0))))                           | (error fe-error :message \"gc stack overflow\") |
 
   @§deck-arena-oom
   Scenario: When the arena stays full, the history is not updated and the REPL says so
