@@ -73,6 +73,30 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     And the persisted history fits 512 bytes and holds 1 entries
     And SRAM holds no repl arena
 
+  @§deck-open-in-editor @decision
+  Scenario Outline: open-in-nemacs refuses a value with no structural form
+    When the player evaluates "<value>"
+    Then the result starts with "(error not-editable"
+    And the deck shows the REPL mode
+
+    Examples:
+      | value                                                    |
+      | (do (let l (list 1 2 3)) (setcdr (cdr (cdr l)) l) (open-in-nemacs l)) |
+      | (do (let l (list 7)) (setcdr l l) (open-in-nemacs l))       |
+      | (open-in-nemacs (cons 1 2))                              |
+      | (open-in-nemacs (fn (x) x))                              |
+
+  @§deck-open-in-editor @decision
+  Scenario Outline: open-in-nemacs takes a form nested 200 deep and refuses one nested deeper
+    When the player evaluates "(do (let l nil) (let i 0) (while (< i <n>) (= l (list l)) (= i (+ i 1))) (open-in-nemacs l))"
+    Then the deck shows the <mode> mode
+
+    Examples:
+      | n   | mode   |
+      | 200 | NEMACS |
+      | 201 | REPL   |
+      | 300 | REPL   |
+
   @§deck-clipboard
   Scenario: *clipboard* holds the last cut form and can be evaluated
     When the player composes "(+ 1 2)"
@@ -123,3 +147,4 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | name     | result                                                  |
       | {n*63}   | nil                                                     |
       | {n*64}   | (error snippet-library-full :message \"snippets: name |
+

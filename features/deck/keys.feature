@@ -116,5 +116,9 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
   Scenario: Numbers entered as literals read the way Fe reads them
     When the player evaluates "(+ 0x10 1)"
     Then the result is "17"
+    When the player evaluates "(+ 0xff 0)"
+    Then the result is "255"
+    When the player evaluates "(+ 0xab 0)"
+    Then the result is "171"
     When the player evaluates "(+ 1e3 1)"
     Then the result is "1001"

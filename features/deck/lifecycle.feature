@@ -13,6 +13,18 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     When the player presses "BACK BACK EVAL"
     Then row 3 contains "► DEV REPL"
 
+  @§deck-invoke
+  Scenario: Leaving nEmacs returns to the home context it was opened from
+    Given a graduated deck
+    When the player presses "CDR"
+    Then row 4 contains "► NEMACS"
+    When the player presses "EVAL"
+    Then the deck shows the NEMACS mode
+    When the player presses "BACK"
+    Then the deck shows the HOME mode
+    And row 4 contains "► NEMACS"
+    And row 3 does not contain "►"
+
   @§deck-invoke @§deck-first-boot
   Scenario: The first-run prompt shows once and accepting starts the tutorial
     Given a new deck

@@ -311,6 +311,24 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | 45520 | nil                                                           | 29990000 | 29999999 |
       | 45530 | (error watchdog :message \"watchdog: cycle budget exceeded\") | 30000000 | 30150000 |
 
+  @§deck-arena-24k
+  Scenario Outline: The Fe VM's 256-entry GC root stack bounds recursion and arguments as Fe's does
+    # fe-deck.md measures these limits on a bare fe_open (sum-to 35 levels, 251 literal
+    # arguments); the REPL session holds a few more roots, so sum-to stops a level sooner.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "<program>"
+    Then the result is "<result>"
+
+    Examples:
+      | program                                                                        | result                                        |
+      | (do (= sum-to (fn (n) (if (is n 0) 0 (+ n (sum-to (- n 1)))))) (sum-to 34))    | 595                                           |
+      | (do (= sum-to (fn (n) (if (is n 0) 0 (+ n (sum-to (- n 1)))))) (sum-to 35))    | (error fe-error :message \"gc stack overflow\") |
+      | (car (list 2{ 1*249}))                                                         | 2                                             |
+      | (list{ 1*252})                                                                 | (error fe-error :message \"gc stack overflow\") |
+      | (do (= d (fn (n) (d (+ n 1)))) (d 0))                                          | (error fe-error :message \"gc stack overflow\") |
+      | (do (= d (fn (n) (d (+ n 1)))) (car (list 1 (d 0))))                           | (error fe-error :message \"gc stack overflow\") |
+
   @§deck-arena-oom
   Scenario: When the arena stays full, the history is not updated and the REPL says so
     Given a graduated deck

@@ -13,12 +13,14 @@ import (
 	"anchorage/impl/fe"
 )
 
-// expand replaces each {c*N} in a step argument with N copies of c, so
+// expand replaces each {s*N} in a step argument with N copies of s, so
 // that a scenario can name a string of exact length.
 func expand(s string) string {
-	return regexp.MustCompile(`\{(.)\*(\d+)\}`).ReplaceAllStringFunc(s, func(m string) string {
-		n, _ := strconv.Atoi(m[3 : len(m)-1])
-		return strings.Repeat(m[1:2], n)
+	re := regexp.MustCompile(`\{(.+?)\*(\d+)\}`)
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		p := re.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(p[2])
+		return strings.Repeat(p[1], n)
 	})
 }
 

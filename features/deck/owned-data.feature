@@ -63,6 +63,30 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
     And the player presses "EVAL"
     Then the history holds 11 entries, the newest "(list 1 2 3 4 5 6 7 8 9)"
 
+  @§deck-history-persist
+  Scenario: A history of exactly 512 bytes is kept whole and reads back
+    # 3 + 27 + 22 = 52 bytes for the first entry, 3 + 24 + 19 = 46 for each
+    # of the ten others: 52 + 460 = 512, the region's size to the byte.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(list 10 20 30 4 5 6 7 8 9)"
+    And the player evaluates "(list 1 2 3 4 5 6 7 8 9)" 10 times
+    And the player presses "BACK BACK EVAL"
+    Then the persisted history fits 512 bytes and holds 11 entries
+    When the deck is powered off and on again
+    And the player presses "EVAL"
+    Then the history holds 11 entries, the newest "(list 1 2 3 4 5 6 7 8 9)"
+
+  @§deck-tutorial-latch @decision
+  Scenario: A damaged deck-state image counts as a wiped deck and is rewritten
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When one byte of the deck-state image in flash is flipped
+    And the deck is powered off and on again
+    Then the deck state is that of a new deck
+    And row 12 contains "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
+    When the deck is powered off and on again
+    Then the deck state is that of a new deck
+
   @§deck-tutorial-cursor
   Scenario: The tutorial cursor records progress in deck state and in Lisp
     Given a new deck

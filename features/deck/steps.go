@@ -76,6 +76,26 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return w.d.SetState(st)
 	})
 	step(`^the deck is powered off and on again$`, func(w *world, _ ...string) error { return w.power() })
+	step(`^one byte of the deck-state image in flash is flipped$`, func(w *world, _ ...string) error {
+		const path = "/flash/deckstate.bin" // the simulator's flash file (deck.Config's default)
+		img, err := afero.ReadFile(w.fs, path)
+		if err != nil {
+			return fmt.Errorf("read the flash image: %w", err)
+		}
+		if len(img) < 8 {
+			return fmt.Errorf("flash image is %d bytes", len(img))
+		}
+		img[len(img)/2] ^= 0x40
+		return afero.WriteFile(w.fs, path, img, 0o644)
+	})
+	step(`^the deck state is that of a new deck$`, func(w *world, _ ...string) error {
+		// The oracle is a second deck, powered on over an empty flash.
+		fresh, err := deck.New(deck.Config{Fs: afero.NewMemMapFs(), Clock: clock.NewSim(clock.Epoch()), Seed: w.seed, Part: w.part})
+		if err != nil {
+			return fmt.Errorf("power on a new deck: %w", err)
+		}
+		return want("deck state", fmt.Sprintf("%+v", w.d.State()), fmt.Sprintf("%+v", fresh.State()))
+	})
 	step(`^the player presses "([^"]*)"$`, func(w *world, a ...string) error { return deck.RunScript(w.d, a[0]) })
 	step(`^the player composes "(.*)"$`, func(w *world, a ...string) error { return w.d.Compose(expand(a[0])) })
 	step(`^the player evaluates "(.*)"$`, func(w *world, a ...string) error {

@@ -260,24 +260,40 @@ func FromValue(vm *fe.VM, v fe.Value, depth int) (*Node, error) {
 	case fe.TString:
 		return Sym(quoteString(vm.GoString(v))), nil
 	case fe.TPair:
+		if err := checkSpine(vm, v); err != nil {
+			return nil, err
+		}
 		l := NewList()
-		for n := 0; vm.Type(v) == fe.TPair; n++ {
-			if n > 4096 {
-				return nil, fmt.Errorf("list too long or cyclic")
-			}
+		for ; vm.Type(v) == fe.TPair; v = vm.Cdr(v) {
 			k, err := FromValue(vm, vm.Car(v), depth+1)
 			if err != nil {
 				return nil, err
 			}
 			l.List = append(l.List, k)
-			v = vm.Cdr(v)
-		}
-		if v != fe.Nil {
-			return nil, fmt.Errorf("dotted list has no structural form")
 		}
 		return l, nil
 	}
 	return nil, fmt.Errorf("a %s has no source form", vm.Type(v))
+}
+
+// maxListPairs bounds a list's spine: no arena holds this many pairs, so a
+// walk that reaches it is going round a cycle (setcdr onto the list itself).
+const maxListPairs = 4097
+
+// checkSpine walks the cdr chain from v without allocating, so a cyclic
+// list is refused before any node is built for it; it also refuses a
+// dotted list, which has no structural form.
+func checkSpine(vm *fe.VM, v fe.Value) error {
+	for n := 0; vm.Type(v) == fe.TPair; n++ {
+		if n == maxListPairs {
+			return fmt.Errorf("list too long or cyclic")
+		}
+		v = vm.Cdr(v)
+	}
+	if v != fe.Nil {
+		return fmt.Errorf("dotted list has no structural form")
+	}
+	return nil
 }
 
 // Prompt is a form under construction with a cursor: Path indexes from the
