@@ -29,7 +29,7 @@ type Checker struct {
 // NewChecker lists the packages of dirs (module-relative, under root) and
 // their dependencies with `go list -export`, which builds what is missing.
 func NewChecker(root string, dirs []string) (*Checker, error) {
-	args := []string{"list", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export"}
+	args := []string{"list", "-e", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export"}
 	for _, d := range dirs {
 		args = append(args, "./"+d)
 	}

@@ -261,7 +261,7 @@ func (m *mutator) packageDirs(system string) ([]string, error) {
 			}
 			rel, _ := filepath.Rel(m.root, p)
 			rel = filepath.ToSlash(rel)
-			if m.selected(system, rel) {
+			if m.selected(system, rel) && hasGo(p) {
 				dirs = append(dirs, rel)
 			}
 			return nil
@@ -274,6 +274,17 @@ func (m *mutator) packageDirs(system string) ([]string, error) {
 		return nil, fmt.Errorf("-pkg %s selects no package of %s", strings.Join(m.o.pkgs, ","), system)
 	}
 	return dirs, nil
+}
+
+// hasGo reports whether dir holds a non-test Go file (a package to mutate).
+func hasGo(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *mutator) selected(system, rel string) bool {
