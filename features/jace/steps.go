@@ -117,6 +117,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^(?:the agent|the client|a client) (?:posts|post) to (/[\w./-]*)(?: with Idempotency-Key (\S+))?:$`, step(postDoc))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) (\{.*\}) accepting "([^"]*)"$`, step(postAccept))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)'(?: as "([^"]+)")?$`, step(postRaw))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' without a Content-Type$`, step(postUntyped))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes$`, step(postLarge))
 	sc.Step(`^(?:the agent|the client) sends (GET|POST|PUT|DELETE|HEAD) (/[\w./?=-]*)$`, step(sendBare))
 	sc.Step(`^the agent presses "([^"]+)"(?: with params (\{.*\}))?(?: in session "([^"]+)")?$`, step(pressAction))
@@ -508,6 +509,16 @@ func postRaw(ctx context.Context, w *world, path, body, ctype string) error {
 		headers["Content-Type"] = ctype
 	}
 	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), headers)
+	if err != nil {
+		return err
+	}
+	w.last = &r
+	return nil
+}
+
+// postUntyped sends body with no Content-Type header at all.
+func postUntyped(ctx context.Context, w *world, path, body string) error {
+	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), map[string]string{"Content-Type": ""})
 	if err != nil {
 		return err
 	}

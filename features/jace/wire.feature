@@ -1,0 +1,37 @@
+@jace
+Feature: Exact JSON on the wire
+  Requests and results whose strings are not plain printable ASCII, and
+  requests without a declared media type, come back exactly as the JSON
+  format says: quotes, backslashes and control characters escaped, other
+  text kept as it was sent.
+
+  @§jace-action-result
+  Scenario: an intent made only of characters JSON must escape comes back unchanged
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":3},"intent":"\"\\\n\t","session_id":"w1"}
+    Then the response status is 200 and $.intent is "\"\\\n\t"
+    And the response body contains "\"intent\":\"\\\"\\\\\\n\\t\""
+    And $.state.display is "3"
+    And audit record 1 has $.intent is "\"\\\n\t"
+
+  @§jace-audit-preview
+  Scenario: an audit preview with non-ASCII text and escaped quotes is passed on as the module wrote it
+    Given the module "names.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "names", version: "1.0.0" },
+        init() { return { name: "" }; },
+        view(state) { return { type: "name", value: state.name }; },
+        actions: { rename(state, params) { return { state: { name: params.to }, audit_preview: "rename \"" + state.name + "\" → " + params.to }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"rename","params":{"to":"Zoë"},"session_id":"n1"}
+    Then the response status is 200 and $.audit_preview is "rename \"\" → Zoë"
+    And $.state.name is "Zoë"
+    And audit record 1 has $.audit_preview is "rename \"\" → Zoë"
+
+  @§jace-json-only @decision
+  Scenario: a JSON body sent without any Content-Type is accepted
+    Given the calculator module is loaded
+    When the client posts to /press the raw body '{"action":"calc.input","params":{"digit":5}}' without a Content-Type
+    Then the response status is 200 and $.state.display is "5"
