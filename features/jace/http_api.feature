@@ -156,6 +156,8 @@ Feature: HTTP API
     And the response body contains "<!DOCTYPE html>"
     And the response body contains "id=\"calculator\""
     And the response body contains "<body"
+    And the response body contains "<dl class=\"jace-node\"><dt>align</dt>"
+    And the response body does not contain "id=\"\""
 
   @§jace-view-negotiate @§jace-json-only @decision
   Scenario: an Accept header the view cannot satisfy is a 406 JSON error
@@ -208,6 +210,8 @@ Feature: HTTP API
       | path     | body                  |
       | /press   | {"action":            |
       | /actions | {"action":"a"} {}     |
+      | /actions | {"action":"a","params":{"x":[1 |
+      | /actions | {"action":"a","params":"x |
       | /load    | not json at all       |
       | /init    | [1,2                  |
 
