@@ -200,3 +200,28 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"fail","session_id":"s1"}
     Then the response status is 409 and $.error is {"code":"CONFLICT","message":"taken"}
     And $.events is [{"type":"attempt","entity":"seat-4"}]
+
+  @§jace-idempotency
+  Scenario: a released key does not push a remembered one out early, and the oldest is forgotten first
+    Given the embedded reference runtime remembering at most 2 Idempotency-Keys per session
+    And the module "count.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "count", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { inc(state) { return { state: { n: state.n + 1 } }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k1
+    And the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k2
+    And the agent posts to /actions {"action":"nope","session_id":"q"} with Idempotency-Key k3
+    Then the response status is 404
+    When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k4
+    Then the response status is 200 and $.state.n is 3
+    When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k2
+    Then the response status is 200 and $.state.n is 2
+    And the response header "Idempotent-Replayed" is "true"
+    When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k1
+    Then the response status is 200 and $.state.n is 4
+    And the response header "Idempotent-Replayed" is absent

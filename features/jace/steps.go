@@ -105,6 +105,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the embedded reference runtime with a fuel budget of (\d+) units?$`, step(withFuel))
 	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
+	sc.Step(`^the embedded reference runtime remembering at most (\d+) Idempotency-Keys per session$`, step(withMaxKeys))
 	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
 	sc.Step(`^the action time limit is the runtime's default wall-clock watchdog$`, step(defaultWatchdog))
 	sc.Step(`^the agent posts to (\S+) (\{.*\}) and is answered once (\d+) ms have passed on the runtime's clock, not before$`, step(postTimed))
@@ -394,6 +395,10 @@ func withSeed(_ context.Context, w *world, n string) error {
 
 func withMaxBody(_ context.Context, w *world, n string) error {
 	return configure(w, func(c *impl.Config, v int64) { c.MaxBody = v }, n)
+}
+
+func withMaxKeys(_ context.Context, w *world, n string) error {
+	return configure(w, func(c *impl.Config, v int64) { c.MaxKeysPerSession = int(v) }, n)
 }
 
 func load(ctx context.Context, w *world, name, source string) error {
