@@ -147,6 +147,15 @@ Feature: HTTP API
     And the response header "Content-Type" is "application/jace+json"
     And $.jace.id is "calculator"
 
+  @§jace-view-negotiate @decision
+  Scenario: a media range named twice in Accept counts with its first q
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "text/html, text/html;q=0"
+    Then the response status is 200
+    And the response header "Content-Type" starts with "text/html"
+    When the client posts to /view {} accepting "text/html;q=0, text/html"
+    Then the response is a JSON error "NOT_ACCEPTABLE" with status 406
+
   @§jace-view-negotiate
   Scenario: Accept text/html yields the view rendered as HTML
     Given the calculator module is loaded
