@@ -221,6 +221,10 @@ Feature: HTTP API
       | /actions | {"action":"a"} {}     |
       | /actions | {"action":"a","params":{"x":[1 |
       | /actions | {"action":"a","params":"x |
+      | /actions | {"action":"calc.clear",} |
+      | /actions | {"action":"calc.clear","dry_run":truex} |
+      | /actions | {"action":"calc.clear"}x |
+      | /actions | {"action":"calc.clear" "dry_run":true} |
       | /load    | not json at all       |
       | /init    | [1,2                  |
 
