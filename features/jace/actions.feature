@@ -162,6 +162,9 @@ Feature: Action semantics
     And the agent posts to /actions {"action":"calc.sqrt"}
     Then the response is a JSON error "UNKNOWN_ACTION" with status 404
     And $.audit_preview is "calc.sqrt {}"
+    When the agent posts to /actions {"action":"calc.sqrt","params":{"x":1,"x":2}}
+    Then the response is a JSON error "UNKNOWN_ACTION" with status 404
+    And $.audit_preview is "calc.sqrt {\"x\":2}"
     When the agent posts to /actions {"action":"boom"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "RangeError: out of range"
@@ -225,3 +228,19 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k1
     Then the response status is 200 and $.state.n is 4
     And the response header "Idempotent-Replayed" is absent
+
+  @§jace-dry-run @§jace-fixed-clock
+  Scenario: the env a module sees carries the session only when one was given, also beside other env keys
+    Given the module "env.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "env", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "env" }; },
+        actions: { echo(state, params, env) { return { state, result: env }; } },
+      };
+      """
+    When the client posts to /press {"action":"echo","env":{"now":"2030-05-06T07:08:09Z","session_id":"e1"}}
+    Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z","session_id":"e1"}
+    When the client posts to /press {"action":"echo","env":{"now":"2030-05-06T07:08:09Z"}}
+    Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"}
