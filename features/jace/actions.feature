@@ -155,6 +155,7 @@ Feature: Action semantics
         actions: {
           inc(state) { return { state: { n: state.n + 1 } }; },
           boom(state) { state.n = 99; throw new RangeError("out of range"); },
+          shout(state) { throw "no way"; },
         },
       };
       """
@@ -165,6 +166,9 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"calc.sqrt","params":{"x":1,"x":2}}
     Then the response is a JSON error "UNKNOWN_ACTION" with status 404
     And $.audit_preview is "calc.sqrt {\"x\":2}"
+    When the agent posts to /actions {"action":"shout"}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    And the error message contains "no way"
     When the agent posts to /actions {"action":"boom"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "RangeError: out of range"

@@ -144,6 +144,7 @@ Feature: HTTP API
     Given the calculator module is loaded
     When the client posts to /view {} accepting "application/jace+json"
     Then the response status is 200
+    And the response header "Vary" is "Accept"
     And the response header "Content-Type" is "application/jace+json"
     And $.jace.id is "calculator"
 
@@ -166,6 +167,7 @@ Feature: HTTP API
     And the response body contains "id=\"calculator\""
     And the response body contains "<body"
     And the response body contains "<dl class=\"jace-node\"><dt>align</dt>"
+    And the response header "Vary" is "Accept"
     And the response body does not contain "id=\"\""
 
   @§jace-view-negotiate @§jace-json-only @decision

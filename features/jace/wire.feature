@@ -13,6 +13,16 @@ Feature: Exact JSON on the wire
     And the response body contains "\"intent\":\"\\\"\\\\\\n\\t\""
     And $.state.display is "3"
     And audit record 1 has $.intent is "\"\\\n\t"
+    And audit record 1 has $.via is "/actions"
+
+  @§jace-action-result @decision
+  Scenario: line and paragraph separators in a string come back escaped, other non-ASCII text as UTF-8
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":1},"intent":"a\u2028b\u2029c","session_id":"w2"}
+    Then the response status is 200 and $.intent is "a\u2028b\u2029c"
+    And the response body contains "\"intent\":\"a\\u2028b\\u2029c\""
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":2},"intent":"Zoë","session_id":"w2"}
+    Then the response body contains "\"intent\":\"Zoë\""
 
   @§jace-audit-preview
   Scenario: an audit preview with non-ASCII text and escaped quotes is passed on as the module wrote it
