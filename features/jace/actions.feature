@@ -171,7 +171,8 @@ Feature: Action semantics
     And the error message contains "no way"
     When the agent posts to /actions {"action":"boom"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
-    And the error message contains "RangeError: out of range"
+    And the error message contains "RangeError: out of range (at boom ("
+    And the error message contains ":7:"
     And $.audit_preview is "boom {}"
     When the session "" is viewed by an agent
     Then $.jace.n is 1
