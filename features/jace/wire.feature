@@ -5,7 +5,7 @@ Feature: Exact JSON on the wire
   format says: quotes, backslashes and control characters escaped, other
   text kept as it was sent.
 
-  @§jace-action-result
+  @§jace-action-result @§jace-audit-log @decision
   Scenario: an intent made only of characters JSON must escape comes back unchanged
     Given the calculator module is loaded
     When the agent posts to /actions {"action":"calc.input","params":{"digit":3},"intent":"\"\\\n\t","session_id":"w1"}
