@@ -166,6 +166,8 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"calc.sqrt","params":{"x":1,"x":2}}
     Then the response is a JSON error "UNKNOWN_ACTION" with status 404
     And $.audit_preview is "calc.sqrt {\"x\":2}"
+    When the agent posts to /actions {"action":"calc.sqrt","params":{"b":{"n":12345678901234567890,"f":1.50},"a":1}}
+    Then $.audit_preview is "calc.sqrt {\"a\":1,\"b\":{\"f\":1.50,\"n\":12345678901234567890}}"
     When the agent posts to /actions {"action":"shout"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "no way"

@@ -224,6 +224,9 @@ Feature: HTTP API
       | /actions | {"action":"a","params":{"x":[1 |
       | /actions | {"action":"a","params":"x |
       | /actions | {"action":"calc.clear",} |
+      | /actions | {"action":"calc.cle |
+      | /actions | {"action" |
+      | /actions | {"action":"calc.clear","params":{"a" |
       | /actions | {"action":"calc.clear","dry_run":truex} |
       | /actions | {"action":"calc.clear"}x |
       | /actions | {"action":"calc.clear" "dry_run":true} |

@@ -14,6 +14,7 @@ Feature: Exact JSON on the wire
     And $.state.display is "3"
     And audit record 1 has $.intent is "\"\\\n\t"
     And audit record 1 has $.via is "/actions"
+    And audit record 1 has $.dry_run is false
 
   @§jace-action-result @decision
   Scenario: line and paragraph separators in a string come back escaped, other non-ASCII text as UTF-8
