@@ -155,6 +155,7 @@ Feature: Action semantics
         actions: {
           inc(state) { return { state: { n: state.n + 1 } }; },
           boom(state) { state.n = 99; throw new RangeError("out of range"); },
+          shout(state) { throw "no way"; },
         },
       };
       """
@@ -162,9 +163,18 @@ Feature: Action semantics
     And the agent posts to /actions {"action":"calc.sqrt"}
     Then the response is a JSON error "UNKNOWN_ACTION" with status 404
     And $.audit_preview is "calc.sqrt {}"
+    When the agent posts to /actions {"action":"calc.sqrt","params":{"x":1,"x":2}}
+    Then the response is a JSON error "UNKNOWN_ACTION" with status 404
+    And $.audit_preview is "calc.sqrt {\"x\":2}"
+    When the agent posts to /actions {"action":"calc.sqrt","params":{"b":{"n":12345678901234567890,"f":1.50},"a":1}}
+    Then $.audit_preview is "calc.sqrt {\"a\":1,\"b\":{\"f\":1.50,\"n\":12345678901234567890}}"
+    When the agent posts to /actions {"action":"shout"}
+    Then the response is a JSON error "MODULE_ERROR" with status 500
+    And the error message contains "no way"
     When the agent posts to /actions {"action":"boom"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
-    And the error message contains "RangeError: out of range"
+    And the error message contains "RangeError: out of range (at boom ("
+    And the error message contains ":7:"
     And $.audit_preview is "boom {}"
     When the session "" is viewed by an agent
     Then $.jace.n is 1
@@ -200,3 +210,44 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"fail","session_id":"s1"}
     Then the response status is 409 and $.error is {"code":"CONFLICT","message":"taken"}
     And $.events is [{"type":"attempt","entity":"seat-4"}]
+
+  @§jace-idempotency
+  Scenario: a released key does not push a remembered one out early, and the oldest is forgotten first
+    Given the embedded reference runtime remembering at most 2 Idempotency-Keys per session
+    And the module "count.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "count", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { inc(state) { return { state: { n: state.n + 1 } }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k1
+    And the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k2
+    And the agent posts to /actions {"action":"nope","session_id":"q"} with Idempotency-Key k3
+    Then the response status is 404
+    When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k4
+    Then the response status is 200 and $.state.n is 3
+    When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k2
+    Then the response status is 200 and $.state.n is 2
+    And the response header "Idempotent-Replayed" is "true"
+    When the agent posts to /actions {"action":"inc","session_id":"q"} with Idempotency-Key k1
+    Then the response status is 200 and $.state.n is 4
+    And the response header "Idempotent-Replayed" is absent
+
+  @§jace-dry-run @§jace-fixed-clock
+  Scenario: the env a module sees carries the session only when one was given, also beside other env keys
+    Given the module "env.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "env", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "env" }; },
+        actions: { echo(state, params, env) { return { state, result: env }; } },
+      };
+      """
+    When the client posts to /press {"action":"echo","env":{"now":"2030-05-06T07:08:09Z","session_id":"e1"}}
+    Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z","session_id":"e1"}
+    When the client posts to /press {"action":"echo","env":{"now":"2030-05-06T07:08:09Z"}}
+    Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"}

@@ -128,6 +128,10 @@ func (d *driver) do(ctx context.Context, method, path string, body []byte, heade
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range headers {
+		if v == "" {
+			req.Header.Del(k) // an empty value asks for no such header
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := d.client.Do(req)

@@ -56,6 +56,28 @@ Feature: Events
     And the last event's $.entity is null
 
   @§jace-events-sse @decision
+  Scenario: given changes are kept as they are, and an event with nothing else has null changes
+    Given the module "mixer.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "mixer", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          mix(state) { return { state, events: [{ type: "mixed", changes: { n: 5 }, note: "x" }] }; },
+          plain(state) { return { state, events: [{ type: "plain" }] }; },
+        },
+      };
+      """
+    And a client listens on /agent/events
+    When the agent posts to /actions {"action":"mix"}
+    Then the listener on /agent/events receives an event whose $.type is "mixed"
+    And the last event's $.changes is {"n":5}
+    When the agent posts to /actions {"action":"plain"}
+    Then the listener on /agent/events receives an event whose $.type is "plain"
+    And the last event's $.changes is null
+
+  @§jace-events-sse @decision
   Scenario: a listener may follow one session only
     Given the calculator module is loaded
     And a client listens on /agent/events?session_id=mine

@@ -144,8 +144,18 @@ Feature: HTTP API
     Given the calculator module is loaded
     When the client posts to /view {} accepting "application/jace+json"
     Then the response status is 200
+    And the response header "Vary" is "Accept"
     And the response header "Content-Type" is "application/jace+json"
     And $.jace.id is "calculator"
+
+  @§jace-view-negotiate @decision
+  Scenario: a media range named twice in Accept counts with its first q
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "text/html, text/html;q=0"
+    Then the response status is 200
+    And the response header "Content-Type" starts with "text/html"
+    When the client posts to /view {} accepting "text/html;q=0, text/html"
+    Then the response is a JSON error "NOT_ACCEPTABLE" with status 406
 
   @§jace-view-negotiate
   Scenario: Accept text/html yields the view rendered as HTML
@@ -156,6 +166,9 @@ Feature: HTTP API
     And the response body contains "<!DOCTYPE html>"
     And the response body contains "id=\"calculator\""
     And the response body contains "<body"
+    And the response body contains "<dl class=\"jace-node\"><dt>align</dt>"
+    And the response header "Vary" is "Accept"
+    And the response body does not contain "id=\"\""
 
   @§jace-view-negotiate @§jace-json-only @decision
   Scenario: an Accept header the view cannot satisfy is a 406 JSON error
@@ -208,6 +221,15 @@ Feature: HTTP API
       | path     | body                  |
       | /press   | {"action":            |
       | /actions | {"action":"a"} {}     |
+      | /actions | {"action":"a","params":{"x":[1 |
+      | /actions | {"action":"a","params":"x |
+      | /actions | {"action":"calc.clear",} |
+      | /actions | {"action":"calc.cle |
+      | /actions | {"action" |
+      | /actions | {"action":"calc.clear","params":{"a" |
+      | /actions | {"action":"calc.clear","dry_run":truex} |
+      | /actions | {"action":"calc.clear"}x |
+      | /actions | {"action":"calc.clear" "dry_run":true} |
       | /load    | not json at all       |
       | /init    | [1,2                  |
 

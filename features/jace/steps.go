@@ -105,6 +105,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the embedded reference runtime with a fuel budget of (\d+) units?$`, step(withFuel))
 	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
+	sc.Step(`^the embedded reference runtime remembering at most (\d+) Idempotency-Keys per session$`, step(withMaxKeys))
 	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
 	sc.Step(`^the action time limit is the runtime's default wall-clock watchdog$`, step(defaultWatchdog))
 	sc.Step(`^the agent posts to (\S+) (\{.*\}) and is answered once (\d+) ms have passed on the runtime's clock, not before$`, step(postTimed))
@@ -117,6 +118,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^(?:the agent|the client|a client) (?:posts|post) to (/[\w./-]*)(?: with Idempotency-Key (\S+))?:$`, step(postDoc))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) (\{.*\}) accepting "([^"]*)"$`, step(postAccept))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)'(?: as "([^"]+)")?$`, step(postRaw))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' without a Content-Type$`, step(postUntyped))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes$`, step(postLarge))
 	sc.Step(`^(?:the agent|the client) sends (GET|POST|PUT|DELETE|HEAD) (/[\w./?=-]*)$`, step(sendBare))
 	sc.Step(`^the agent presses "([^"]+)"(?: with params (\{.*\}))?(?: in session "([^"]+)")?$`, step(pressAction))
@@ -395,6 +397,10 @@ func withMaxBody(_ context.Context, w *world, n string) error {
 	return configure(w, func(c *impl.Config, v int64) { c.MaxBody = v }, n)
 }
 
+func withMaxKeys(_ context.Context, w *world, n string) error {
+	return configure(w, func(c *impl.Config, v int64) { c.MaxKeysPerSession = int(v) }, n)
+}
+
 func load(ctx context.Context, w *world, name, source string) error {
 	body, err := json.Marshal(map[string]string{"source": source, "name": name})
 	if err != nil {
@@ -508,6 +514,16 @@ func postRaw(ctx context.Context, w *world, path, body, ctype string) error {
 		headers["Content-Type"] = ctype
 	}
 	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), headers)
+	if err != nil {
+		return err
+	}
+	w.last = &r
+	return nil
+}
+
+// postUntyped sends body with no Content-Type header at all.
+func postUntyped(ctx context.Context, w *world, path, body string) error {
+	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), map[string]string{"Content-Type": ""})
 	if err != nil {
 		return err
 	}
