@@ -133,12 +133,12 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 		`^a graduated deck of "([^"]*)" with (\d+) credits and reputation (\d+)$`: func(p *procDeck, a ...string) error { return graduated(p, a[0], a[1], a[2]) },
 		`^the deck is powered off and on again$`:                                  func(p *procDeck, _ ...string) error { p.stop(); return p.start() },
 		`^the player presses "([^"]*)"$`:                                          func(p *procDeck, a ...string) error { return p.send(a[0]) },
-		`^the player composes "(.*)"$`:                                            func(p *procDeck, a ...string) error { return p.send("COMPOSE " + a[0]) },
-		`^the player evaluates "(.*)"$`:                                           func(p *procDeck, a ...string) error { return p.evaluate(a[0]) },
+		`^the player composes "(.*)"$`:                                            func(p *procDeck, a ...string) error { return p.send("COMPOSE " + expand(a[0])) },
+		`^the player evaluates "(.*)"$`:                                           func(p *procDeck, a ...string) error { return p.evaluate(expand(a[0])) },
 		`^the player evaluates "([^"]*)" (\d+) times$`: func(p *procDeck, a ...string) error {
 			n, _ := strconv.Atoi(a[1])
 			for i := 0; i < n; i++ {
-				if err := p.send("COMPOSE " + a[0]); err != nil {
+				if err := p.send("COMPOSE " + expand(a[0])); err != nil {
 					return err
 				}
 				if err := p.send("EVAL"); err != nil {
