@@ -53,7 +53,9 @@ const cucumber = `[{"uri":"demo/f.feature","elements":[
  {"line":7,"steps":[{"result":{"status":"failed","error_message":"want 1 got 2"}}]},
  {"line":10,"steps":[{"result":{"status":"passed"}},{"result":{"status":"skipped"}}]}]}]`
 
-func TestBuildVerdicts(t *testing.T) {
+// demoCatalog loads the demo digest and feature above.
+func demoCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
 	cat, problems, err := catalog.Load(fstest.MapFS{
 		"features/demo/SPEC.md":   {Data: []byte(spec)},
 		"features/demo/f.feature": {Data: []byte(feature)},
@@ -61,6 +63,11 @@ func TestBuildVerdicts(t *testing.T) {
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("load: %v %v", err, problems)
 	}
+	return cat
+}
+
+func TestBuildVerdicts(t *testing.T) {
+	cat := demoCatalog(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "cucumber-demo.json"), []byte(cucumber), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,12 +3,9 @@ package coverage
 import (
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
-
-	"anchorage/reports/catalog"
 )
 
 // mutation is a two-mutant report: the first killed by the "ok" scenario
@@ -23,13 +20,7 @@ const mutation = `{"schemaVersion":"2","thresholds":{"high":90,"low":80},"files"
    "location":{"start":{"line":3,"column":1},"end":{"line":3,"column":2}},"coveredBy":["features/demo/f.feature:7"]}]}}}`
 
 func TestApplyMutation(t *testing.T) {
-	cat, problems, err := catalog.Load(fstest.MapFS{
-		"features/demo/SPEC.md":   {Data: []byte(spec)},
-		"features/demo/f.feature": {Data: []byte(feature)},
-	}, "features")
-	if err != nil || len(problems) > 0 {
-		t.Fatalf("load: %v %v", err, problems)
-	}
+	cat := demoCatalog(t)
 	rep := Build(cat, nil, map[string]Result{}, 7)
 	if err := rep.ApplyMutation(cat, []byte(mutation)); err != nil {
 		t.Fatal(err)

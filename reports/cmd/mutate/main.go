@@ -328,7 +328,7 @@ func (m *mutator) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		results, err := m.measure(ctx, sys, dirs)
+		results, err := m.measure(ctx, sys, dirs, keyBefore)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sys, err)
 		}
@@ -391,8 +391,8 @@ type candidate struct {
 }
 
 // measure samples and runs the system's mutants.
-func (m *mutator) measure(ctx context.Context, sys string, dirs []string) ([]mutate.Result, error) {
-	cov, err := m.coverage(ctx, sys)
+func (m *mutator) measure(ctx context.Context, sys string, dirs []string, key string) ([]mutate.Result, error) {
+	cov, err := m.coverage(ctx, sys, key)
 	if err != nil {
 		return nil, err
 	}
@@ -591,12 +591,9 @@ func cleanEnv() []string {
 }
 
 // coverage returns which scenarios of sys execute which blocks of impl/,
-// from the cache when the tree has not changed since it was measured.
-func (m *mutator) coverage(ctx context.Context, sys string) (*mutate.Coverage, error) {
-	key, err := m.treeKey(sys)
-	if err != nil {
-		return nil, err
-	}
+// from the cache when the system's files (key, from treeKey) have not changed
+// since it was measured.
+func (m *mutator) coverage(ctx context.Context, sys, key string) (*mutate.Coverage, error) {
 	cache := filepath.Join(m.work, fmt.Sprintf("coverage-%s-%d-%s.json", sys, m.o.seed.Master(), key))
 	if b, err := os.ReadFile(cache); err == nil {
 		cov := mutate.NewCoverage()
@@ -768,7 +765,11 @@ func (m *mutator) runOne(ctx context.Context, id string) error {
 	if mu == nil {
 		return fmt.Errorf("-mutant %q: no such mutant in %s today (the line may have moved; -list shows the current ids)", id, file)
 	}
-	cov, err := m.coverage(ctx, sys)
+	key, err := m.treeKey(sys)
+	if err != nil {
+		return err
+	}
+	cov, err := m.coverage(ctx, sys, key)
 	if err != nil {
 		return err
 	}
