@@ -20,6 +20,13 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     When the player evaluates "(is (car (car (mission-board-contracts))) (car (car (cdr (mission-board-contracts)))))"
     Then the result is "nil"
 
+  @§deck-mission-board-read @decision
+  Scenario: Every contract's threat is between 1 and 5, and at reputation 99 all six are listed
+    When the player evaluates "(do (= lo 9) (= hi 0) (= l (mission-board-contracts)) (while l (= th (car (cdr (car l)))) (if (< th lo) (= lo th)) (if (< hi th) (= hi th)) (= l (cdr l))) (list (<= 1 lo) (<= hi 5)))"
+    Then the result is "(t t)"
+    When the player evaluates "(list-length (mission-board-contracts))"
+    Then the result is "6"
+
   @§deck-mission-board-blocked
   Scenario Outline: Accepting or refreshing contracts is refused
     When the player evaluates "<call>"

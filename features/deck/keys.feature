@@ -122,3 +122,32 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     Then the result is "171"
     When the player evaluates "(+ 1e3 1)"
     Then the result is "1001"
+    # Hex floats with a point and a binary exponent, as rxi/fe (strtod) reads them
+    When the player evaluates "(+ 0x1.8 0)"
+    Then the result is "1.5"
+    When the player evaluates "(+ 0x.8p1 0)"
+    Then the result is "1"
+    When the player evaluates "(+ 0xa.bp4 0)"
+    Then the result is "171"
+
+  @§deck-key-cons @decision
+  Scenario: The palette offers the symbols of history first, the most used first, then the most recent
+    When the player evaluates "(list-length (list 1 2))"
+    And the player evaluates "(list-length (quote (3)))"
+    And the player presses "CONS"
+    Then row 22 contains "CONS ►list-length quote list () car"
+
+  @§deck-focus @decision
+  Scenario: A key the deck does not have stops the key script there
+    When the player composes "(+ 1 2)"
+    Then pressing "FOO EVAL" fails naming "no key \"FOO\""
+    And row 22 does not contain "CYCLES"
+    When the player presses "EVAL"
+    Then the result is "3"
+
+  @§deck-focus @decision
+  Scenario: Composing with no prompt on the screen is refused and presses no key
+    When the player presses "BACK BACK"
+    Then the deck shows the HOME mode
+    And composing "car" is refused naming "no prompt to compose on"
+    And the deck shows the HOME mode

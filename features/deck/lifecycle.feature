@@ -103,6 +103,45 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     And SRAM holds no repl arena
     And the persisted history fits 512 bytes and holds 1 entries
 
+  @§deck-teardown @decision
+  Scenario Outline: A flash that fails with <fault> keeps the REPL open and the old image in flash
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    And the flash starts failing with <fault>
+    Then pressing "BACK BACK EVAL" fails naming "save state"
+    And the deck shows the REPL mode
+    And SRAM holds the repl arena with 24 KB
+    And row 22 contains "FLASH WRITE FAILED: HISTORY NOT SAVED"
+    When the deck is powered off and on again
+    Then row 0 contains "NEO  CR 250  REP 3"
+    And the tutorial cursor is at graduated
+    And the deck shows no refusal
+
+    Examples:
+      | fault       |
+      | write-error |
+      | enospc      |
+      | torn-write  |
+      | short-write |
+      | rename-fail |
+
+  @§deck-teardown @decision
+  Scenario: Once the flash works again, leaving the REPL saves the history it kept
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    And the flash starts failing with write-error
+    Then pressing "BACK BACK EVAL" fails naming "save state"
+    When the flash works again
+    And the player presses "BACK EVAL"
+    Then the deck shows the HOME mode
+    And SRAM holds no repl arena
+    And the persisted history fits 512 bytes and holds 1 entries
+    When the deck is powered off and on again
+    And the player presses "EVAL"
+    Then the history holds 1 entries, the newest "(+ 1 2)"
+
   @§deck-cart-prompt
   Scenario: Pulling out a cartridge before answering withdraws the question
     Given a graduated deck

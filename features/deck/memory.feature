@@ -153,6 +153,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Then the cartridge "ghost" is waiting
     When the player presses "BACK"
     Then the deck shows the MISSION mode
+    And row 1 reads "CARTRIDGE ghost ─ MISSION PHASE ─ 4 KB SUB-ARENA"
     And SRAM holds the mission region with 4096 bytes inside the cartridge region
     And the mission's Fe VM has 378 cells in its 4096-byte arena
     And the mission phase shows "t"
@@ -240,6 +241,21 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | print  | 1     | 3270         |
 
   @§deck-cycle-count
+  Scenario: Printing a list prices each of its numbers
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(cdr (quote (1 2 3)))"
+    Then the result is "(2 3)"
+    And the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 2     | 38           |
+      | arg    | 2     | 38.5         |
+      | lookup | 2     | 6.4          |
+      | alloc  | 10    | 17           |
+      | read   | 1     | 4430         |
+      | print  | 1     | 6750         |
+
+  @§deck-cycle-count
   Scenario: Self-evaluating atoms cost what the table says
     Given a graduated deck
     When the player presses "EVAL"
@@ -311,10 +327,31 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | 45520 | nil                                                           | 29990000 | 29999999 |
       | 45530 | (error watchdog :message \"watchdog: cycle budget exceeded\") | 30000000 | 30150000 |
 
+  @§deck-watchdog @decision
+  Scenario Outline: At any CPI the watchdog stops an evaluation at the first event past its budget, not at the budget
+    # At a CPI of 1.0 the events of these programs reach exactly 30,000,000 cycles at one
+    # event. The evaluation is not stopped there but at the next event (a lookup of 6.4
+    # cycles, a pair of 38, at most a call of 80), then prints its 59-character error
+    # (4,130 cycles): more than 30,004,130 cycles in all.
+    Given a graduated deck running at a CPI of 1.0
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*<pad>} (= i 0) (while (< i 100000) (= i (+ i 1))))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation took between 30004131 and 30004210 cycles
+
+    Examples:
+      | pad |
+      | 94  |
+      | 95  |
+      | 203 |
+
   @§deck-arena-24k
   Scenario Outline: The Fe VM's 256-entry GC root stack bounds recursion and arguments as Fe's does
     # fe-deck.md measures these limits on a bare fe_open (sum-to 35 levels, 251 literal
     # arguments); the REPL session holds a few more roots, so sum-to stops a level sooner.
+    # The last two rows fill the stack to exactly its 256 entries before a call that
+    # allocates nothing returns, and to one entry past it: rxi/fe ed4cda9 answers the
+    # same two forms the same way.
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "<program>"
@@ -328,6 +365,8 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | (list{ 1*252})                                                                 | (error fe-error :message \"gc stack overflow\") |
       | (do (= d (fn (n) (d (+ n 1)))) (d 0))                                          | (error fe-error :message \"gc stack overflow\") |
       | (do (= d (fn (n) (d (+ n 1)))) (car (list 1 (d 0))))                           | (error fe-error :message \"gc stack overflow\") |
+      | (do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (do (car x)))))) (f (- n 1))))) (f 33))     | 1                                             |
+      | (do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (do (do (car x))))))) (f (- n 1))))) (f 33)) | (error fe-error :message \"gc stack overflow\") |
 
   @§deck-arena-oom
   Scenario: When the arena stays full, the history is not updated and the REPL says so

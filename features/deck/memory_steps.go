@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cucumber/godog"
 
@@ -173,7 +174,10 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error {
 		var b strings.Builder
 		for row := 19; row <= 21; row++ {
-			b.WriteString(w.d.Screen().RowText(row))
+			// The text wraps at 80 columns; a row's trailing blanks are
+			// part of it.
+			t := w.d.Screen().RowText(row)
+			b.WriteString(t + strings.Repeat(" ", max(0, 80-utf8.RuneCountInString(t))))
 		}
 		if got := strings.TrimSpace(b.String()); !strings.Contains(got, a[0]) {
 			return fmt.Errorf("rows 19–21 read %q, want %q", got, a[0])

@@ -87,6 +87,45 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
     When the deck is powered off and on again
     Then the deck state is that of a new deck
 
+  @§deck-tutorial-latch @decision
+  Scenario Outline: An image whose checksum matches but whose <field> is wrong is refused at power on, and the deck says so
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When the deck-state image in flash gets <edit> under a matching checksum
+    And the deck is powered off and on again
+    Then the deck state is that of a new deck
+    And the deck shows the refusal "deck state: corrupt image: <why>; the deck starts as a new deck"
+    And row 12 contains "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
+    When the player presses "BACK"
+    Then the deck shows no refusal
+
+    Examples:
+      | field          | edit                     | why                          |
+      | magic          | the magic "KCED"         | bad magic or version         |
+      | version        | version 2                | bad magic or version         |
+      | history length | a history length of 513  | region length 513 over 512   |
+      | snippet length | a snippet length of 4097 | region length 4097 over 4096 |
+
+  @§deck-tutorial-latch @decision
+  Scenario: An image rewritten with its own magic and version under a matching checksum powers on as it was
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When the deck-state image in flash gets the magic "DECK" under a matching checksum
+    And the deck-state image in flash gets version 1 under a matching checksum
+    And the deck is powered off and on again
+    Then row 0 contains "NEO  CR 250  REP 3"
+    And the tutorial cursor is at graduated
+    And the deck shows no refusal
+
+  @§deck-status-bar @decision
+  Scenario: A handle of 16 bytes is kept; one of 17 bytes is refused and the deck keeps the old one
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    Then setting the operator handle to "SEVENTEEN-LETTERS" is refused naming "longer than 16 bytes"
+    And row 0 contains "NEO  CR 250  REP 3"
+    When the deck is powered off and on again
+    Then row 0 contains "NEO  CR 250  REP 3"
+    When the operator handle is set to "SIXTEEN-LETTERS!"
+    And the deck is powered off and on again
+    Then row 0 contains "SIXTEEN-LETTERS!  CR 250  REP 3"
+
   @§deck-tutorial-cursor
   Scenario: The tutorial cursor records progress in deck state and in Lisp
     Given a new deck

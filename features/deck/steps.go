@@ -17,6 +17,7 @@ import (
 	"anchorage/features/kit"
 	"anchorage/impl/deck"
 	"anchorage/sim/clock"
+	"anchorage/sim/vfs"
 )
 
 type world struct {
@@ -27,7 +28,9 @@ type world struct {
 	clock time.Time
 	cyc   uint64
 	part  deck.Part
-	proc  *procDeck // DECK_CMD's process, else nil: the simulator above (driver.go)
+	cpi   float64     // the deck's CPI; 0 is the default
+	flash *vfs.Faulty // the deck's flash (fs), where faults are injected
+	proc  *procDeck   // DECK_CMD's process, else nil: the simulator above (driver.go)
 }
 
 type key struct{}
@@ -41,7 +44,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		if err != nil {
 			return ctx, err
 		}
-		return context.WithValue(ctx, key{}, &world{fs: afero.NewMemMapFs(), seed: s.Seeds.Rand("deck").Uint64()}), nil
+		seed := s.Seeds.Rand("deck").Uint64()
+		flash := vfs.NewFaulty(afero.NewMemMapFs(), seed)
+		return context.WithValue(ctx, key{}, &world{fs: flash, flash: flash, seed: seed}), nil
 	})
 	registerDriver(sc)
 	step := func(expr string, f func(w *world, args ...string) error) {
@@ -306,10 +311,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	step(`^the deck is wiped$`, func(w *world, _ ...string) error { return w.d.Wipe() })
 	memorySteps(step)
+	faultSteps(step)
 }
 
 func (w *world) power() error {
-	d, err := deck.New(deck.Config{Fs: w.fs, Clock: clock.NewSim(clock.Epoch()), Seed: w.seed, Part: w.part})
+	d, err := deck.New(deck.Config{Fs: w.fs, Clock: clock.NewSim(clock.Epoch()), Seed: w.seed, Part: w.part, CPI: w.cpi})
 	w.d = d
 	return err
 }

@@ -157,6 +157,10 @@ func New(cfg Config) (*Deck, error) {
 	if err := d.load(); err != nil {
 		return nil, err
 	}
+	if d.stateReset != nil {
+		// Shown on the home screen (rows 19–21) until the next key.
+		d.refused = fmt.Sprintf("%v; the deck starts as a new deck", d.stateReset)
+	}
 	if d.state.Tutorial&TutFirstBoot == 0 {
 		d.modal = ModalFirstRun
 	}
@@ -191,7 +195,15 @@ func (d *Deck) save() error {
 	if err := d.fs.MkdirAll(dirOf(d.cfg.StatePath), 0o755); err != nil {
 		return fmt.Errorf("deck: save state: %w", err)
 	}
-	if err := afero.WriteFile(d.fs, d.cfg.StatePath, img, 0o644); err != nil {
+	// The image is written beside the old one and renamed over it, so a
+	// write that fails leaves the previous image in flash.
+	tmp := d.cfg.StatePath + ".new"
+	if err := afero.WriteFile(d.fs, tmp, img, 0o644); err != nil {
+		_ = d.fs.Remove(tmp)
+		return fmt.Errorf("deck: save state: %w", err)
+	}
+	if err := d.fs.Rename(tmp, d.cfg.StatePath); err != nil {
+		_ = d.fs.Remove(tmp)
 		return fmt.Errorf("deck: save state: %w", err)
 	}
 	return nil
@@ -226,14 +238,20 @@ func (d *Deck) EditorVM() *fe.VM       { return d.evalVM }
 func (d *Deck) Refused() string        { return d.refused }
 func (d *Deck) bootTime() time.Time    { return d.boot }
 
-// SetState replaces deck state (a test and tooling hook) and saves it.
+// SetState replaces deck state (a test and tooling hook) and saves it. A
+// state that cannot be saved is refused and the deck keeps its old one.
 func (d *Deck) SetState(s State) error {
+	old := d.state
 	d.state = s
+	if err := d.save(); err != nil {
+		d.state = old
+		return err
+	}
 	if d.state.Tutorial&TutFirstBoot != 0 && d.modal == ModalFirstRun {
 		d.modal = ModalNone
 	}
 	d.render()
-	return d.save()
+	return nil
 }
 
 // HomeItems are the home-screen menu entries.

@@ -484,6 +484,8 @@ func (d *Deck) leaveREPL() error {
 	enc, _ := EncodeHistory(s.history, d.sram.Region(History).Bytes())
 	d.state.History = enc
 	if err := d.save(); err != nil {
+		// The REPL stays open, so the history is not lost with its arena.
+		s.comp.readout = "FLASH WRITE FAILED: HISTORY NOT SAVED"
 		return err
 	}
 	if err := d.sram.Free(REPLArena); err != nil {

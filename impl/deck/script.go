@@ -88,12 +88,18 @@ func (d *Deck) Compose(src string) error {
 	if err != nil {
 		return err
 	}
-	return d.compose(n, true)
+	c := d.composerInFocus()
+	if c == nil {
+		return fmt.Errorf("compose: no prompt to compose on (mode %s)", d.mode)
+	}
+	return d.compose(c, n, true)
 }
 
-func (d *Deck) compose(n *Node, root bool) error {
+// compose builds n on composer c, which keeps the focus throughout: none of
+// the keys it presses leaves the prompt.
+func (d *Deck) compose(c *composer, n *Node, root bool) error {
 	if !n.IsList {
-		if d.inPalette(n.Atom) {
+		if inPalette(c, n.Atom) {
 			return d.Pick(n.Atom)
 		}
 		keys, err := Taps(n.Atom)
@@ -106,7 +112,7 @@ func (d *Deck) compose(n *Node, root bool) error {
 		return err
 	}
 	for _, k := range n.List {
-		if err := d.compose(k, false); err != nil {
+		if err := d.compose(c, k, false); err != nil {
 			return err
 		}
 	}
@@ -119,13 +125,9 @@ func (d *Deck) compose(n *Node, root bool) error {
 	return nil
 }
 
-func (d *Deck) inPalette(tok string) bool {
+func inPalette(c *composer, tok string) bool {
 	if tok == "()" {
 		return true
-	}
-	c := d.composerInFocus()
-	if c == nil {
-		return false
 	}
 	for _, s := range c.candidates() {
 		if s == tok {

@@ -1,0 +1,118 @@
+package deck
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/afero"
+
+	"anchorage/impl/deck"
+	"anchorage/sim/vfs"
+)
+
+// statePath is the simulator's flash file (deck.Config's default).
+const statePath = "/flash/deckstate.bin"
+
+// The deck-state image layout as the digest's table gives it (SPEC.md,
+// Decision §deck-tutorial-latch): offsets of the fields the scenarios
+// damage, and the checksum at the end over everything before it.
+const (
+	imageSize        = 4670
+	offMagic         = 0
+	offVersion       = 4
+	offHistoryLength = 54
+	offSnippetLength = 568
+	offChecksum      = 4666
+)
+
+// faultSteps are the steps that damage the deck's flash, configure the
+// simulated part, or expect the deck to refuse an input.
+func faultSteps(step func(expr string, f func(w *world, args ...string) error)) {
+	step(`^a graduated deck running at a CPI of ([\d.]+)$`, func(w *world, a ...string) error {
+		cpi, err := strconv.ParseFloat(a[0], 64)
+		if err != nil {
+			return err
+		}
+		w.cpi = cpi
+		return w.graduated("OPERATOR", 100, 0)
+	})
+	step(`^the flash starts failing with (torn-write|short-write|write-error|enospc|rename-fail)$`, func(w *world, a ...string) error {
+		return w.flash.Arm(vfs.Fault{Point: vfs.Failpoint(a[0])})
+	})
+	step(`^the flash works again$`, func(w *world, _ ...string) error {
+		for _, p := range vfs.Failpoints() {
+			w.flash.Disarm(p)
+		}
+		return nil
+	})
+	step(`^pressing "([^"]*)" fails naming "(.*)"$`, func(w *world, a ...string) error {
+		err := deck.RunScript(w.d, a[0])
+		if err == nil {
+			return fmt.Errorf("the keys %q were taken without an error (mode %s)", a[0], w.d.Mode())
+		}
+		if !strings.Contains(err.Error(), a[1]) {
+			return fmt.Errorf("error %q does not name %q", err, a[1])
+		}
+		return nil
+	})
+	step(`^composing "(.*)" is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		err := w.d.Compose(a[0])
+		if err == nil {
+			return fmt.Errorf("composing %q was taken (mode %s)", a[0], w.d.Mode())
+		}
+		if !strings.Contains(err.Error(), a[1]) {
+			return fmt.Errorf("error %q does not name %q", err, a[1])
+		}
+		return nil
+	})
+	step(`^setting the operator handle to "([^"]*)" is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		st := w.d.State()
+		st.Handle = a[0]
+		err := w.d.SetState(st)
+		if err == nil {
+			return fmt.Errorf("the handle %q was taken", a[0])
+		}
+		if !strings.Contains(err.Error(), a[1]) {
+			return fmt.Errorf("error %q does not name %q", err, a[1])
+		}
+		return nil
+	})
+	step(`^the operator handle is set to "([^"]*)"$`, func(w *world, a ...string) error {
+		st := w.d.State()
+		st.Handle = a[0]
+		return w.d.SetState(st)
+	})
+	step(`^the deck-state image in flash gets (the magic "[^"]*"|version \d+|a history length of \d+|a snippet length of \d+) under a matching checksum$`, func(w *world, a ...string) error {
+		img, err := afero.ReadFile(w.fs, statePath)
+		if err != nil {
+			return fmt.Errorf("read the flash image: %w", err)
+		}
+		if len(img) != imageSize {
+			return fmt.Errorf("flash image is %d bytes, the digest's layout %d", len(img), imageSize)
+		}
+		num := func() uint16 {
+			n, _ := strconv.Atoi(regexp.MustCompile(`\d+$`).FindString(a[0]))
+			return uint16(n)
+		}
+		switch edit := a[0]; {
+		case strings.HasPrefix(edit, "the magic "):
+			magic := strings.Trim(strings.TrimPrefix(edit, "the magic "), `"`)
+			if len(magic) != 4 {
+				return fmt.Errorf("a magic is 4 bytes, not %q", magic)
+			}
+			copy(img[offMagic:], magic)
+		case strings.HasPrefix(edit, "version "):
+			img[offVersion] = byte(num())
+		case strings.HasPrefix(edit, "a history length"):
+			binary.LittleEndian.PutUint16(img[offHistoryLength:], num())
+		default:
+			binary.LittleEndian.PutUint16(img[offSnippetLength:], num())
+		}
+		binary.LittleEndian.PutUint32(img[offChecksum:], crc32.ChecksumIEEE(img[:offChecksum]))
+		return afero.WriteFile(w.fs, statePath, img, 0o644)
+	})
+}
