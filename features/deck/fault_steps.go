@@ -49,6 +49,17 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		}
 		return nil
 	})
+	step(`^the flash holds only "([^"]*)"$`, func(w *world, a ...string) error {
+		names, err := afero.ReadDir(w.fs, "/flash")
+		if err != nil {
+			return fmt.Errorf("list the flash: %w", err)
+		}
+		var got []string
+		for _, fi := range names {
+			got = append(got, fi.Name())
+		}
+		return want("files in /flash", strings.Join(got, " "), a[0])
+	})
 	step(`^pressing "([^"]*)" fails naming "(.*)"$`, func(w *world, a ...string) error {
 		err := deck.RunScript(w.d, a[0])
 		if err == nil {

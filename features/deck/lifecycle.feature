@@ -113,6 +113,7 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     And the deck shows the REPL mode
     And SRAM holds the repl arena with 24 KB
     And row 22 contains "FLASH WRITE FAILED: HISTORY NOT SAVED"
+    And the flash holds only "deckstate.bin"
     When the deck is powered off and on again
     Then row 0 contains "NEO  CR 250  REP 3"
     And the tutorial cursor is at graduated
