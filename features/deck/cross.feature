@@ -27,6 +27,20 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     When the player evaluates "(list-length (mission-board-contracts))"
     Then the result is "6"
 
+  @§deck-mission-board-read @decision
+  Scenario Outline: At reputation <rep> the board lists only the contracts of threat at most <limit>
+    Given a graduated deck with reputation <rep> whose Mission Board is seeded with <seed>
+    When the player presses "EVAL"
+    And the player evaluates "(do (= hi 0) (= l (mission-board-contracts)) (while l (= th (car (cdr (car l)))) (if (< hi th) (= hi th)) (= l (cdr l))) (list (list-length (mission-board-contracts)) (<= hi <limit>)))"
+    Then the result is "(<listed> t)"
+
+    Examples:
+      | seed | rep | limit | listed |
+      | 1    | 9   | 2     | 4      |
+      | 4    | 9   | 2     | 2      |
+      | 4    | 10  | 3     | 4      |
+      | 4    | 29  | 4     | 6      |
+
   @§deck-mission-board-blocked
   Scenario Outline: Accepting or refreshing contracts is refused
     When the player evaluates "<call>"

@@ -24,6 +24,7 @@ const (
 	imageSize        = 4670
 	offMagic         = 0
 	offVersion       = 4
+	offHandle        = 5
 	offHistoryLength = 54
 	offSnippetLength = 568
 	offChecksum      = 4666
@@ -39,6 +40,10 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		}
 		w.cpi = cpi
 		return w.graduated("OPERATOR", 100, 0)
+	})
+	step(`^a graduated deck with reputation (\d+) whose Mission Board is seeded with (\d+)$`, func(w *world, a ...string) error {
+		w.seed = uint64(atoi(a[1]))
+		return w.graduated("OPERATOR", 100, atoi(a[0]))
 	})
 	step(`^the flash starts failing with (torn-write|short-write|write-error|enospc|rename-fail)$`, func(w *world, a ...string) error {
 		return w.flash.Arm(vfs.Fault{Point: vfs.Failpoint(a[0])})
@@ -71,7 +76,7 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		return nil
 	})
 	step(`^composing "(.*)" is refused naming "(.*)"$`, func(w *world, a ...string) error {
-		err := w.d.Compose(a[0])
+		err := w.d.Compose(expand(a[0]))
 		if err == nil {
 			return fmt.Errorf("composing %q was taken (mode %s)", a[0], w.d.Mode())
 		}
@@ -97,7 +102,7 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		st.Handle = a[0]
 		return w.d.SetState(st)
 	})
-	step(`^the deck-state image in flash gets (the magic "[^"]*"|version \d+|a history length of \d+|a snippet length of \d+) under a matching checksum$`, func(w *world, a ...string) error {
+	step(`^the deck-state image in flash gets (the magic "[^"]*"|version \d+|a history length of \d+|a snippet length of \d+|a first handle byte of 0x[0-9a-f]{2}) under a matching checksum$`, func(w *world, a ...string) error {
 		img, err := afero.ReadFile(w.fs, statePath)
 		if err != nil {
 			return fmt.Errorf("read the flash image: %w", err)
@@ -118,6 +123,9 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 			copy(img[offMagic:], magic)
 		case strings.HasPrefix(edit, "version "):
 			img[offVersion] = byte(num())
+		case strings.HasPrefix(edit, "a first handle byte of 0x"):
+			b, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a first handle byte of 0x"), 16, 8)
+			img[offHandle] = byte(b)
 		case strings.HasPrefix(edit, "a history length"):
 			binary.LittleEndian.PutUint16(img[offHistoryLength:], num())
 		default:

@@ -19,6 +19,9 @@ Feature: FFI surface — read-only, gated and forbidden primitives
       | (has-capability (quote salvage))    | nil    |
       | (list-length (list 1 2 3))          | 3      |
       | (list-get (list 4 5 6) 1)           | 5      |
+      | (list-get (list 4 5 6) 2)           | 6      |
+      | (list-get (list 4 5 6) 3)           | nil    |
+      | (list-get (list 4 5 6) -1)          | nil    |
       | (is-leaf 1)                         | t      |
       | (do (lfsr-seed 1) (lfsr-next))      | 46080  |
       | (display-mode)                      | text   |
@@ -33,6 +36,13 @@ Feature: FFI surface — read-only, gated and forbidden primitives
     When the player evaluates "(credit-add 100)"
     Then the result is "(error not-authorized outside-mission :fn credit-add :message \"Writes to deck state require mission context.\")"
     And row 0 contains "CR 1200"
+
+  @§deck-ffi-write-gated
+  Scenario: try hands back the structured error of a gated primitive as a value
+    When the player evaluates "(car (cdr (try (fn nil (credit-add 100)))))"
+    Then the result is "not-authorized"
+    When the player evaluates "(try (fn nil (credit-add 100)))"
+    Then the result is "(error not-authorized outside-mission :fn credit-add :message \"Writes to deck state require mission context.\")"
 
   @§deck-ffi-write-gated
   Scenario Outline: Every write primitive is bound and refused

@@ -129,6 +129,10 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     Then the result is "1"
     When the player evaluates "(+ 0xa.bp4 0)"
     Then the result is "171"
+    When the player evaluates "(+ 1e9 0)"
+    Then the result is "1e+09"
+    When the player evaluates "(quote 1e)"
+    Then the result is "1e"
 
   @§deck-key-cons @decision
   Scenario: The palette offers the symbols of history first, the most used first, then the most recent
@@ -151,3 +155,16 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     Then the deck shows the HOME mode
     And composing "car" is refused naming "no prompt to compose on"
     And the deck shows the HOME mode
+
+  @§deck-focus @decision
+  Scenario: Composing reads Fe's printed syntax: blanks around a form, 'x for (quote x), an empty list
+    When the player composes "  (list 'x (quote ()) ())"
+    And the player presses "EVAL"
+    Then the result is "(x nil nil)"
+
+  @§deck-focus @decision
+  Scenario: Composing refuses a form that does not parse or nests deeper than 200 levels, and presses no key
+    Then composing "(+ 1" is refused naming "unclosed list"
+    And composing "(list () 1)" is refused naming "an empty list followed by a sibling"
+    And composing "{'*201}x" is refused naming "nesting deeper than 200"
+    And row 23 reads "█"

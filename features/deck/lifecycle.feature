@@ -143,6 +143,21 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     And the player presses "EVAL"
     Then the history holds 1 entries, the newest "(+ 1 2)"
 
+  @§deck-cart-eval @decision
+  Scenario: When the flash fails as the REPL is saved for a cartridge, the REPL stays open and the cartridge waits
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    And a cartridge "ghost" with a 16 KB arena is inserted
+    And the flash starts failing with write-error
+    Then pressing "EVAL" fails naming "save state"
+    And the deck shows the REPL mode
+    And the cartridge "ghost" is waiting
+    When the flash works again
+    And the player presses "BACK BACK EVAL"
+    Then the cartridge "ghost" is loaded
+    And SRAM holds no repl arena
+
   @§deck-cart-prompt
   Scenario: Pulling out a cartridge before answering withdraws the question
     Given a graduated deck

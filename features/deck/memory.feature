@@ -314,6 +314,28 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player evaluates "(+ 1 2)"
     Then the result is "3"
 
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog is charged every event up to the first one past the budget
+    # 62,847 whole iterations and 26 collections of all 2,938 cells: 30,000,000 cycles,
+    # the event that passed them, and the printed error (4,130 instructions).
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= i 0) (while t (= i (+ i 1))))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 125699 | 38           |
+      | arg    | 314243 | 38.5         |
+      | lookup | 251393 | 6.4          |
+      | atom   | 62848  | 8            |
+      | alloc  | 62868  | 17           |
+      | mark   | 14638  | 15           |
+      | sweep  | 76388  | 15           |
+      | read   | 1      | 7820         |
+      | print  | 1      | 4130         |
+    When the player evaluates "i"
+    Then the result is "62847"
+
   @§deck-watchdog @decision
   Scenario Outline: The watchdog budget is 30,000,000 cycles: a loop just under it finishes, one just over is stopped
     Given a graduated deck

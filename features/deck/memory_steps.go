@@ -169,6 +169,9 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		if err := want("SRAM region of the "+a[0]+" VM", fmt.Sprint(w.d.SRAM().Size(c)), a[2]); err != nil {
 			return err
 		}
+		if st := vm.Stats(); st.Free < 0 || st.Free > st.Cells {
+			return fmt.Errorf("the %s VM counts %d free of its %d cells", a[0], st.Free, st.Cells)
+		}
 		return want("cells of the "+a[0]+" VM", fmt.Sprint(vm.Stats().Cells), a[1])
 	})
 	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error {

@@ -104,14 +104,17 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
       | version        | version 2                | bad magic or version         |
       | history length | a history length of 513  | region length 513 over 512   |
       | snippet length | a snippet length of 4097 | region length 4097 over 4096 |
+      | handle         | a first handle byte of 0x7f | handle byte 0x7f          |
+      | handle         | a first handle byte of 0x1f | handle byte 0x1f          |
 
   @§deck-tutorial-latch @decision
-  Scenario: An image rewritten with its own magic and version under a matching checksum powers on as it was
+  Scenario: An image rewritten with its own magic and version and a printable handle under a matching checksum powers on as it was
     Given a graduated deck of "NEO" with 250 credits and reputation 3
     When the deck-state image in flash gets the magic "DECK" under a matching checksum
     And the deck-state image in flash gets version 1 under a matching checksum
+    And the deck-state image in flash gets a first handle byte of 0x7e under a matching checksum
     And the deck is powered off and on again
-    Then row 0 contains "NEO  CR 250  REP 3"
+    Then row 0 contains "~EO  CR 250  REP 3"
     And the tutorial cursor is at graduated
     And the deck shows no refusal
 

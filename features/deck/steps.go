@@ -94,8 +94,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return afero.WriteFile(w.fs, path, img, 0o644)
 	})
 	step(`^the deck state is that of a new deck$`, func(w *world, _ ...string) error {
-		// The oracle is a second deck, powered on over an empty flash.
-		fresh, err := deck.New(deck.Config{Fs: afero.NewMemMapFs(), Clock: clock.NewSim(clock.Epoch()), Seed: w.seed, Part: w.part})
+		// The oracle is a second deck, powered on with nothing configured
+		// but the board: its own empty flash, its own clock.
+		fresh, err := deck.New(deck.Config{Seed: w.seed, Part: w.part})
 		if err != nil {
 			return fmt.Errorf("power on a new deck: %w", err)
 		}

@@ -83,3 +83,12 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     Then the result is "(error fe-error :message \"expected pair, got number\")"
     And the tutorial cursor is at graduated
     And row 1 does not contain "TUTORIAL"
+
+  @§deck-tutorial-stage4 @§deck-open-in-editor
+  Scenario: Stage 4 graduates on open-in-nemacs too, and the editor opens on the form
+    When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL"
+    Then row 1 contains "TUTORIAL 4/4"
+    When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
+    Then the tutorial cursor is at graduated
+    And the deck shows the NEMACS mode
+    And the editor holds "(+ 1 2)"

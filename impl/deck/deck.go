@@ -410,6 +410,7 @@ func (d *Deck) cartKey(k Key) error {
 		c := *d.pending
 		d.pending = nil
 		if err := d.leaveREPL(); err != nil {
+			d.pending = &c // the REPL stays open: the cartridge waits, as after BACK
 			return err
 		}
 		return d.loadCart(c)

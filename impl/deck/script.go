@@ -92,12 +92,33 @@ func (d *Deck) Compose(src string) error {
 	if c == nil {
 		return fmt.Errorf("compose: no prompt to compose on (mode %s)", d.mode)
 	}
-	return d.compose(c, n, true)
+	if emptyBeforeSibling(n) {
+		return fmt.Errorf("compose: %s: an empty list followed by a sibling cannot be entered in order (the prompt inserts into an empty list; write nil)", src)
+	}
+	return d.compose(c, n)
+}
+
+// emptyBeforeSibling reports whether n holds an empty list that is not the
+// last of its list: with the cursor on an empty list, an insertion goes
+// into it, so the next sibling cannot follow it in the order written.
+func emptyBeforeSibling(n *Node) bool {
+	if !n.IsList {
+		return false
+	}
+	for i, k := range n.List {
+		if k.IsList && len(k.List) == 0 && i < len(n.List)-1 {
+			return true
+		}
+		if emptyBeforeSibling(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // compose builds n on composer c, which keeps the focus throughout: none of
 // the keys it presses leaves the prompt.
-func (d *Deck) compose(c *composer, n *Node, root bool) error {
+func (d *Deck) compose(c *composer, n *Node) error {
 	if !n.IsList {
 		if inPalette(c, n.Atom) {
 			return d.Pick(n.Atom)
@@ -112,15 +133,12 @@ func (d *Deck) compose(c *composer, n *Node, root bool) error {
 		return err
 	}
 	for _, k := range n.List {
-		if err := d.compose(c, k, false); err != nil {
+		if err := d.compose(c, k); err != nil {
 			return err
 		}
 	}
-	if len(n.List) > 0 && !root {
+	if len(n.List) > 0 {
 		return d.Press(KeyBack) // from the last child back up to this list
-	}
-	if len(n.List) > 0 && root {
-		return d.Press(KeyBack)
 	}
 	return nil
 }
