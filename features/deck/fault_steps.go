@@ -45,6 +45,9 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		w.seed = uint64(atoi(a[1]))
 		return w.graduated("OPERATOR", 100, atoi(a[0]))
 	})
+	step(`^the deck has counted (\d+) cycles since power on$`, func(w *world, a ...string) error {
+		return want("cycles since power on", fmt.Sprint(w.d.CPU().Cycles()), a[0])
+	})
 	step(`^the flash starts failing with (torn-write|short-write|write-error|enospc|rename-fail)$`, func(w *world, a ...string) error {
 		return w.flash.Arm(vfs.Fault{Point: vfs.Failpoint(a[0])})
 	})

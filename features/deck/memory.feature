@@ -219,6 +219,15 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Then the result starts with "(error snippet-library-full :message \"sram: snippets: 4097 bytes refused"
 
   @§deck-cycle-count
+  Scenario: Entering the REPL costs the opening of its VM and the cells its tier binds
+    # 34,000 instructions to open the VM (47,600 cycles) and 549 cells allocated while the
+    # REPL tier, *tutorial-cursor* and *clipboard* are bound (17 instructions, 23.8 cycles each).
+    Given a graduated deck
+    Then the deck has counted 0 cycles since power on
+    When the player presses "EVAL"
+    Then the deck has counted 60666 cycles since power on
+
+  @§deck-cycle-count
   Scenario: An evaluation reports its cycles and moves the clock
     Given a graduated deck
     When the player presses "EVAL"
