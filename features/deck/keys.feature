@@ -168,3 +168,19 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     And composing "(list () 1)" is refused naming "an empty list followed by a sibling"
     And composing "{'*201}x" is refused naming "nesting deeper than 200"
     And row 23 reads "█"
+
+  @§deck-key-eval @decision
+  Scenario: A result that shares structure prints in full, as Fe prints it; one that comes back on itself stops at "..."
+    When the player evaluates "(do (= x (list 7 8)) (list x (list x x)))"
+    Then the result is "((7 8) ((7 8) (7 8)))"
+    When the player evaluates "x"
+    Then the result is "(7 8)"
+    When the player evaluates "(do (= l (list 1 2)) (setcdr (cdr l) l) (list l l))"
+    Then the result is "((1 2 ...) (1 2 ...))"
+
+  @§deck-key-cons
+  Scenario: Picking a token the palette does not offer closes the palette and fails
+    Then pressing "PICK:nosuch" fails naming "not in the palette"
+    And row 22 does not contain "CONS"
+    When the player presses "PICK:car"
+    Then row 23 reads "►car"

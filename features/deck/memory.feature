@@ -347,6 +347,48 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Then the result is "62847"
 
   @§deck-watchdog @decision
+  Scenario: A watchdog that fires during a collection stops the evaluation when the collection is done
+    # The 166 leading 1s put the 30,000,000th cycle inside the 30th collection: the
+    # evaluation stops after it, so every collection swept all 2,938 cells.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*166} (= i 0) (while t (= i (+ i 1))))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 122587 | 38           |
+      | arg    | 306631 | 38.5         |
+      | lookup | 245171 | 6.4          |
+      | atom   | 61459  | 8            |
+      | alloc  | 61644  | 17           |
+      | mark   | 26850  | 15           |
+      | sweep  | 88140  | 15           |
+      | read   | 1      | 165520       |
+      | print  | 1      | 4130         |
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"
+
+  @§deck-watchdog @decision
+  Scenario: A runaway loop that makes closures is stopped at the allocation that passes the budget
+    # The 26 leading 1s put the 30,000,000th cycle inside the allocation of a closure's
+    # cell, the event the evaluation stops at.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*26} (while t (fn (x) x)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 103335 | 38           |
+      | arg    | 206694 | 38.5         |
+      | lookup | 206668 | 6.4          |
+      | atom   | 26     | 8            |
+      | alloc  | 206731 | 17           |
+      | mark   | 53328  | 15           |
+      | sweep  | 258544 | 15           |
+      | read   | 1      | 28740        |
+      | print  | 1      | 4130         |
+
+  @§deck-watchdog @decision
   Scenario Outline: The watchdog budget is 30,000,000 cycles: a loop just under it finishes, one just over is stopped
     Given a graduated deck
     When the player presses "EVAL"

@@ -105,6 +105,7 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
       | history length | a history length of 513  | region length 513 over 512   |
       | snippet length | a snippet length of 4097 | region length 4097 over 4096 |
       | handle         | a first handle byte of 0x7f | handle byte 0x7f          |
+      | history        | a history length of 2    | history: expression overruns at 2 |
       | handle         | a first handle byte of 0x1f | handle byte 0x1f          |
 
   @§deck-tutorial-latch @decision

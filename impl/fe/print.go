@@ -42,8 +42,11 @@ func (w *writer) str(s string) {
 	}
 }
 
-// write is write_: quoted strings when qt, cycle and sharing detection with
-// the cells' mark flags (a pair already visited prints as "...").
+// write is write_: quoted strings when qt, and a cycle guard that fe_write
+// lacks. The pairs of the lists being written (from the outermost down to
+// the current one) carry the mark flag; a marked pair met again closes a
+// cycle and prints as "...". Each list unmarks its pairs when it is done, so
+// structure shared by two branches prints in full each time, as in fe_write.
 func (vm *VM) write(w *writer, v Value, qt bool) {
 	c := &vm.cells[v]
 	switch c.typ {
@@ -62,9 +65,11 @@ func (vm *VM) write(w *writer, v Value, qt bool) {
 			break
 		}
 		w.byte('(')
+		first, marked := v, 0
 		for {
 			c := &vm.cells[v]
 			c.mark = true
+			marked++
 			vm.write(w, c.car, true)
 			v = c.cdr
 			if vm.typ(v) != TPair {
@@ -81,6 +86,10 @@ func (vm *VM) write(w *writer, v Value, qt bool) {
 			vm.write(w, v, true)
 		}
 		w.byte(')')
+		for p := first; marked > 0; marked-- {
+			vm.cells[p].mark = false
+			p = vm.cells[p].cdr
+		}
 
 	case TSymbol:
 		vm.write(w, vm.cells[c.cdr].car, false)
@@ -115,14 +124,6 @@ func (vm *VM) address(v Value) uint64 {
 	return base + uint64(vm.model.ContextBytes()) + uint64(v-1)*uint64(vm.model.CellBytes())
 }
 
-func (vm *VM) unmarkPairs(v Value) {
-	for v != Nil && vm.cells[v].mark {
-		vm.cells[v].mark = false
-		vm.unmarkPairs(vm.cells[v].car)
-		v = vm.cells[v].cdr
-	}
-}
-
 // writeTo appends the printed form of v to buf (fe_write).
 func (vm *VM) writeTo(buf []byte, v Value, qt bool, limit int) []byte {
 	w := writer{buf: buf, limit: limit}
@@ -130,7 +131,6 @@ func (vm *VM) writeTo(buf []byte, v Value, qt bool, limit int) []byte {
 		w.limit = len(buf) + limit
 	}
 	vm.write(&w, v, qt)
-	vm.unmarkPairs(v)
 	return w.buf
 }
 
