@@ -348,25 +348,36 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
 
   @§deck-watchdog @decision
   Scenario: A watchdog that fires during a collection stops the evaluation when the collection is done
-    # The 166 leading 1s put the 30,000,000th cycle inside the 30th collection: the
-    # evaluation stops after it, so every collection swept all 2,938 cells.
+    # The 165 leading 1s put the 30,000,000th cycle early in the 30th collection's marking:
+    # the evaluation stops only when that collection is done, so every collection swept
+    # all 2,938 cells, and its count ends 77,641 cycles past the budget (the printed error included).
     Given a graduated deck
     When the player presses "EVAL"
-    And the player evaluates "(do{ 1*166} (= i 0) (while t (= i (+ i 1))))"
+    And the player evaluates "(do{ 1*165} (= i 0) (while t (= i (+ i 1))))"
     Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
     And the evaluation's events and cycles are
       | event  | count  | instructions |
-      | pair   | 122587 | 38           |
-      | arg    | 306631 | 38.5         |
-      | lookup | 245171 | 6.4          |
-      | atom   | 61459  | 8            |
-      | alloc  | 61644  | 17           |
-      | mark   | 26850  | 15           |
+      | pair   | 122707 | 38           |
+      | arg    | 306930 | 38.5         |
+      | lookup | 245411 | 6.4          |
+      | atom   | 61518  | 8            |
+      | alloc  | 61702  | 17           |
+      | mark   | 26790  | 15           |
       | sweep  | 88140  | 15           |
-      | read   | 1      | 165520       |
+      | read   | 1      | 164570       |
       | print  | 1      | 4130         |
+    # The collection finished: the next evaluation finds free cells and collects nothing.
     When the player evaluates "(+ 1 2)"
     Then the result is "3"
+    And the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 1     | 38           |
+      | arg    | 2     | 38.5         |
+      | lookup | 1     | 6.4          |
+      | atom   | 2     | 8            |
+      | alloc  | 6     | 17           |
+      | read   | 1     | 2620         |
+      | print  | 1     | 3270         |
 
   @§deck-watchdog @decision
   Scenario: A runaway loop that makes closures is stopped at the allocation that passes the budget
