@@ -90,6 +90,7 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
   Scenario: open-in-nemacs flushes history and opens the editor on the form
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     Then the deck shows the NEMACS mode
+    And row 1 reads "nEMACS ─ STRUCTURAL EDITOR"
     And the editor holds "(+ 1 2)"
     And the persisted history fits 512 bytes and holds 1 entries
     And SRAM holds no repl arena

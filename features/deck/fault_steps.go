@@ -25,6 +25,8 @@ const (
 	offMagic         = 0
 	offVersion       = 4
 	offHandle        = 5
+	offTutorial      = 33
+	offCipherSeed    = 34
 	offHistoryLength = 54
 	offSnippetLength = 568
 	offChecksum      = 4666
@@ -105,7 +107,7 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		st.Handle = a[0]
 		return w.d.SetState(st)
 	})
-	step(`^the deck-state image in flash gets (the magic "[^"]*"|version \d+|a history length of \d+|a snippet length of \d+|a first handle byte of 0x[0-9a-f]{2}) under a matching checksum$`, func(w *world, a ...string) error {
+	step(`^the deck-state image in flash gets (the magic "[^"]*"|version \d+|a history length of \d+|a snippet length of \d+|a first handle byte of 0x[0-9a-f]{2}|a tutorial byte of 0x[0-9a-f]{2}|a Cipher seed of 0x[0-9a-f]+) under a matching checksum$`, func(w *world, a ...string) error {
 		img, err := afero.ReadFile(w.fs, statePath)
 		if err != nil {
 			return fmt.Errorf("read the flash image: %w", err)
@@ -129,6 +131,12 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		case strings.HasPrefix(edit, "a first handle byte of 0x"):
 			b, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a first handle byte of 0x"), 16, 8)
 			img[offHandle] = byte(b)
+		case strings.HasPrefix(edit, "a tutorial byte of 0x"):
+			b, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a tutorial byte of 0x"), 16, 8)
+			img[offTutorial] = byte(b)
+		case strings.HasPrefix(edit, "a Cipher seed of 0x"):
+			v, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a Cipher seed of 0x"), 16, 32)
+			binary.LittleEndian.PutUint32(img[offCipherSeed:], uint32(v))
 		case strings.HasPrefix(edit, "a history length"):
 			binary.LittleEndian.PutUint16(img[offHistoryLength:], num())
 		default:

@@ -139,7 +139,7 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     When the player evaluates "(list-length (list 1 2))"
     And the player evaluates "(list-length (quote (3)))"
     And the player presses "CONS"
-    Then row 22 contains "CONS ►list-length quote list () car"
+    Then row 22 contains "CONS ►list-length quote list () car cdr cons eval lambda + -"
 
   @§deck-focus @decision
   Scenario: A key the deck does not have stops the key script there
@@ -184,3 +184,13 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     And row 22 does not contain "CONS"
     When the player presses "PICK:car"
     Then row 23 reads "►car"
+
+  @§deck-key-eval
+  Scenario Outline: A comparison of a number with a symbol is Fe's type error
+    When the player evaluates "<form>"
+    Then the result is "(error fe-error :message \"expected number, got symbol\")"
+
+    Examples:
+      | form            |
+      | (< 1 (quote a)) |
+      | (< (quote a) 1) |

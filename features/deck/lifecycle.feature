@@ -143,6 +143,16 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     And the player presses "EVAL"
     Then the history holds 1 entries, the newest "(+ 1 2)"
 
+  @§deck-open-in-editor @§deck-teardown @decision
+  Scenario: When the flash fails as the REPL is saved for the editor, the REPL stays open
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(open-in-nemacs (quote (+ 1 2)))"
+    And the flash starts failing with write-error
+    Then pressing "EVAL" fails naming "save state"
+    And the deck shows the REPL mode
+    And SRAM holds no editor arena
+
   @§deck-cart-eval @decision
   Scenario: When the flash fails as the REPL is saved for a cartridge, the REPL stays open and the cartridge waits
     Given a graduated deck

@@ -106,6 +106,9 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
       | snippet length | a snippet length of 4097 | region length 4097 over 4096 |
       | handle         | a first handle byte of 0x7f | handle byte 0x7f          |
       | history        | a history length of 2    | history: expression overruns at 2 |
+      | history        | a history length of 1    | history: bad entry header at 0    |
+      | tutorial       | a tutorial byte of 0x20  | tutorial or seed out of range     |
+      | Cipher seed    | a Cipher seed of 0x1000000 | tutorial or seed out of range   |
       | handle         | a first handle byte of 0x1f | handle byte 0x1f          |
 
   @§deck-tutorial-latch @decision
