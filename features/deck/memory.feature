@@ -399,6 +399,15 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | read   | 1      | 28740        |
       | print  | 1      | 4130         |
 
+  @§deck-watchdog
+  Scenario: try cannot catch the watchdog
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (try (fn nil (while t nil))) 5)"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    When the player evaluates "(try (fn nil (car 1)))"
+    Then the result is "(error fe-error :message \"expected pair, got number\")"
+
   @§deck-watchdog @decision
   Scenario Outline: The watchdog budget is 30,000,000 cycles: a loop just under it finishes, one just over is stopped
     Given a graduated deck
