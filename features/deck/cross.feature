@@ -91,6 +91,7 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     Then the deck shows the NEMACS mode
     And row 1 reads "nEMACS ─ STRUCTURAL EDITOR"
+    And row 24 reads "CAR descend · CDR sibling · CONS palette · EVAL run form · BACK exit"
     And the editor holds "(+ 1 2)"
     And the persisted history fits 512 bytes and holds 1 entries
     And SRAM holds no repl arena

@@ -194,3 +194,11 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
       | form            |
       | (< 1 (quote a)) |
       | (< (quote a) 1) |
+
+  @§deck-key-cons @decision
+  Scenario: The palette puts a symbol used more often before one used more recently
+    When the player evaluates "(list 1)"
+    And the player evaluates "(list 2)"
+    And the player evaluates "(atom 3)"
+    And the player presses "CONS"
+    Then row 22 contains "CONS ►list atom () car"
