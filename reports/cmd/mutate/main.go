@@ -906,13 +906,9 @@ func (m *mutator) printSurvivors(sys string, results []mutate.Result) {
 
 func quote(s string) string {
 	if s == "" {
-		return "(deleted)"
+		return mutate.Snippet(s, 70)
 	}
-	s = strings.ReplaceAll(s, "\n", "⏎")
-	if len(s) > 70 {
-		s = s[:67] + "…"
-	}
-	return "`" + s + "`"
+	return "`" + mutate.Snippet(s, 70) + "`"
 }
 
 func firstLines(s string, n int) string {
