@@ -3,7 +3,6 @@ package chatlog
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -76,8 +75,6 @@ type Pos struct {
 // read as a header or a fence; it is ordinary text.
 const MaxLine = 1 << 16
 
-var headerRE = regexp.MustCompile(`^\*\*([^*]+)\*\* to (\S(?:.*?\S)??)(?: at ([0-9]{2}:[0-9]{2}:[0-9]{2}))?(?: \(([^()]*)\))?[ \t]*$`)
-
 // header is a parsed header line, request or reply not yet known.
 type header struct {
 	from, to, at string
@@ -92,24 +89,131 @@ func parseHeader(line []byte) (header, bool) {
 	if len(line) < 8 || len(line) > MaxLine || line[0] != '*' || line[1] != '*' {
 		return header{}, false
 	}
-	m := headerRE.FindSubmatch(line)
-	if m == nil {
+	m, ok := splitHeader(line)
+	if !ok {
 		return header{}, false
 	}
-	h := header{from: string(m[1]), to: string(m[2]), at: string(m[3])}
+	h := header{from: string(m.from), to: string(m.to), at: string(m.at)}
 	if h.at != "" && !validClock(h.at) {
 		return header{}, false
 	}
 	if strings.TrimSpace(h.from) == "" {
 		return header{}, false
 	}
-	if m[4] != nil {
+	if m.hasParen {
 		h.paren = true
-		if !h.readParen(string(m[4])) {
+		if !h.readParen(string(m.paren)) {
 			return header{}, false
 		}
 	}
 	return h, true
+}
+
+// headerParts are the pieces of a header line: the sender, the addressee,
+// the optional " at HH:MM:SS" clock and the optional parenthesis.
+type headerParts struct {
+	from, to, at, paren []byte
+	hasParen            bool
+}
+
+// splitHeader cuts a header line into its parts. It is a hand-written
+// scanner with exactly the behaviour (the same match and the same parts)
+// of the regular expression
+//
+//	^\*\*([^*]+)\*\* to (\S(?:.*?\S)??)(?: at ([0-9]{2}:[0-9]{2}:[0-9]{2}))?(?: \(([^()]*)\))?[ \t]*$
+//
+// in Go's leftmost-first semantics, where \s is [\t\n\f\r ] and . is any
+// character but a newline. The addressee is lazy: it is the shortest run
+// (non-space first and last byte, no newline) after which the rest of the
+// line matches one of the four tails, tried for each length in the order
+// clock and parenthesis, clock alone, parenthesis alone, nothing; trailing
+// spaces and tabs end every tail. Each tail fixes where the addressee must
+// end, so only four ends are candidates and the shortest valid one wins.
+// The test file keeps the expression as the oracle of a differential test.
+func splitHeader(line []byte) (headerParts, bool) {
+	if len(line) < 2 || line[0] != '*' || line[1] != '*' {
+		return headerParts{}, false
+	}
+	// ([^*]+)\*\* to : the sender runs to the first '*'.
+	k := bytes.IndexByte(line[2:], '*')
+	if k <= 0 {
+		return headerParts{}, false
+	}
+	k += 2
+	if !bytes.HasPrefix(line[k:], []byte("** to ")) {
+		return headerParts{}, false
+	}
+	from := line[2:k]
+	s := k + len("** to ")
+	if s >= len(line) || reSpace(line[s]) {
+		return headerParts{}, false
+	}
+	// The addressee is line[s:e]: e > s, line[e-1] not a space, and no
+	// newline before e.
+	limit := len(line)
+	if nl := bytes.IndexByte(line[s:], '\n'); nl >= 0 {
+		limit = s + nl
+	}
+	valid := func(e int) bool { return e > s && e <= limit && !reSpace(line[e-1]) }
+	// t is where the trailing spaces and tabs start.
+	t := len(line)
+	for t > s && (line[t-1] == ' ' || line[t-1] == '\t') {
+		t--
+	}
+	// The four candidate ends, in increasing order of e as the lazy
+	// addressee tries them: A (clock and parenthesis) < C (parenthesis)
+	// and B (clock) < D (nothing); A < B needs no test because each
+	// candidate is tried from the smallest e up.
+	best := headerParts{}
+	bestE := -1
+	try := func(e int, p headerParts) {
+		if valid(e) && (bestE < 0 || e < bestE) {
+			bestE, best = e, p
+		}
+	}
+	// Tails with a parenthesis: " (" content ")" with no parenthesis in
+	// the content, ending at t.
+	if t-1 > s && line[t-1] == ')' {
+		q := bytes.LastIndexAny(line[:t-1], "()")
+		if q >= 1 && line[q] == '(' && line[q-1] == ' ' {
+			paren := line[q+1 : t-1]
+			// A: " at HH:MM:SS (" ... ")".
+			if e := q - 1 - 12; e >= 0 && isClockTail(line[e:q-1]) {
+				try(e, headerParts{at: line[e+4 : q-1], paren: paren, hasParen: true})
+			}
+			// C: " (" ... ")".
+			try(q-1, headerParts{paren: paren, hasParen: true})
+		}
+	}
+	// B: " at HH:MM:SS".
+	if e := t - 12; e >= 0 && isClockTail(line[e:t]) {
+		try(e, headerParts{at: line[e+4 : t]})
+	}
+	// D: nothing but trailing spaces.
+	try(t, headerParts{})
+	if bestE < 0 {
+		return headerParts{}, false
+	}
+	best.from, best.to = from, line[s:bestE]
+	return best, true
+}
+
+// isClockTail reports whether b is " at " and then [0-9]{2}:[0-9]{2}:[0-9]{2}.
+func isClockTail(b []byte) bool {
+	if len(b) != 12 || string(b[:4]) != " at " || b[6] != ':' || b[9] != ':' {
+		return false
+	}
+	for _, i := range [...]int{4, 5, 7, 8, 10, 11} {
+		if b[i] < '0' || b[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// reSpace reports whether c is in the regexp class \s: [\t\n\f\r ].
+func reSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // readParen reads "17ms", "**ERROR** after 16ms", "**ERROR**" and the marks
