@@ -62,6 +62,13 @@ func (vm *VM) toNumber(v Value) float32 {
 // getBound returns the env binding pair of sym, or its global pair.
 func (vm *VM) getBound(sym, env Value) Value {
 	cells := vm.cells
+	if !cells[sym].local {
+		// Bound in no environment: the walk ends at the global pair.
+		if env != Nil {
+			vm.stepN(EvLookup, uint64(cells[env].envLen))
+		}
+		return cells[sym].cdr
+	}
 	for env != Nil {
 		vm.step(EvLookup)
 		x := cells[env].car
@@ -173,10 +180,14 @@ func (vm *VM) doList(lst, env Value) Value {
 
 func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 	cells := vm.cells
+	n := cells[env].envLen // the static nil's is 0
 	for prm != Nil {
 		pc := &cells[prm]
 		if pc.typ != TPair {
-			env = vm.cons(vm.cons(prm, arg), env)
+			e := vm.cons(vm.cons(prm, arg), env)
+			cells[prm].local = true
+			cells[e].envLen = n + 1
+			env = e
 			break
 		}
 		// car(arg) and cdr(arg), written out.
@@ -207,6 +218,9 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 			b = vm.cons(pc.car, a)
 			e = vm.cons(b, env)
 		}
+		n++
+		cells[e].envLen = n
+		cells[pc.car].local = true
 		env = e
 		prm = pc.cdr
 		arg = rest
@@ -265,6 +279,12 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 func (vm *VM) lookup(sym, env Value) Value {
 	cells := vm.cells
 	n := uint64(1)
+	if !cells[sym].local {
+		// Bound in no environment (see cell): the walk's events without
+		// the walk.
+		n += uint64(cells[env].envLen)
+		env = Nil
+	}
 	for env != Nil {
 		n++
 		ec := &cells[env]
@@ -300,7 +320,12 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 	case TSymbol:
 		// lookup, written out.
 		n := uint64(1)
-		for e := env; e != Nil; {
+		e := env
+		if !cells[obj].local {
+			n += uint64(cells[env].envLen)
+			e = Nil
+		}
+		for e != Nil {
 			n++
 			ec := &cells[e]
 			if x := ec.car; cells[x].car == obj {
@@ -342,7 +367,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		// lookup, written out.
 		sym, n := fn, uint64(1)
 		fn = refNone
-		for e := env; e != Nil; {
+		e := env
+		if !cells[sym].local {
+			n += uint64(cells[env].envLen)
+			e = Nil
+		}
+		for e != Nil {
 			n++
 			ec := &cells[e]
 			if x := ec.car; cells[x].car == sym {
@@ -372,7 +402,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			va := vm.checkType(vm.nextArg(&arg), TSymbol)
 			if newenv != nil {
 				b := vm.cons(va, vm.evalArg(&arg, env))
-				*newenv = vm.cons(b, env)
+				e := vm.cons(b, env)
+				cells[va].local = true
+				cells[e].envLen = cells[env].envLen + 1
+				*newenv = e
 			}
 
 		case pSet:
@@ -678,5 +711,8 @@ func (vm *VM) expandMacro(obj, fn, arg Value) {
 	va := vm.cells[fn].cdr
 	vb := vm.cells[va].cdr
 	r := vm.doList(vm.cells[vb].cdr, vm.argsToEnv(vm.cells[vb].car, arg, vm.cells[va].car))
+	// A whole-cell copy, except that local stays set if it was (see cell).
+	local := vm.cells[obj].local
 	vm.cells[obj] = vm.cells[r]
+	vm.cells[obj].local = vm.cells[obj].local || local
 }
