@@ -533,7 +533,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				arg = ac.cdr
 				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
-					va = vm.lookup(obj, env)
+					// va = vm.lookup(obj, env), written out.
+					n, e := uint64(1), env
+					if !cells[obj].local {
+						n += uint64(cells[env].envLen)
+						e = Nil
+					}
+					va = refNone
+					for e != Nil {
+						n++
+						ec := &cells[e]
+						if x := ec.car; cells[x].car == obj {
+							va = cells[x].cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if va == refNone {
+						va = cells[cells[obj].cdr].cdr
+					}
+					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+						vm.replayLookups(n)
+					}
 				case TPair:
 					va = vm.evalPair(obj, env, nil)
 				default:
@@ -553,7 +574,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				arg = ac.cdr
 				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
-					vb = vm.lookup(obj, env)
+					// vb = vm.lookup(obj, env), written out.
+					n, e := uint64(1), env
+					if !cells[obj].local {
+						n += uint64(cells[env].envLen)
+						e = Nil
+					}
+					vb = refNone
+					for e != Nil {
+						n++
+						ec := &cells[e]
+						if x := ec.car; cells[x].car == obj {
+							vb = cells[x].cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if vb == refNone {
+						vb = cells[cells[obj].cdr].cdr
+					}
+					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+						vm.replayLookups(n)
+					}
 				case TPair:
 					vb = vm.evalPair(obj, env, nil)
 				default:
@@ -581,7 +623,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				arg = ac.cdr
 				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
-					xv = vm.lookup(obj, env)
+					// xv = vm.lookup(obj, env), written out.
+					n, e := uint64(1), env
+					if !cells[obj].local {
+						n += uint64(cells[env].envLen)
+						e = Nil
+					}
+					xv = refNone
+					for e != Nil {
+						n++
+						ec := &cells[e]
+						if x := ec.car; cells[x].car == obj {
+							xv = cells[x].cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if xv == refNone {
+						xv = cells[cells[obj].cdr].cdr
+					}
+					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+						vm.replayLookups(n)
+					}
 				case TPair:
 					xv = vm.evalPair(obj, env, nil)
 				default:
@@ -602,7 +665,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					arg = ac.cdr
 					switch obj := ac.car; cells[obj].typ {
 					case TSymbol:
-						yv = vm.lookup(obj, env)
+						// yv = vm.lookup(obj, env), written out.
+						n, e := uint64(1), env
+						if !cells[obj].local {
+							n += uint64(cells[env].envLen)
+							e = Nil
+						}
+						yv = refNone
+						for e != Nil {
+							n++
+							ec := &cells[e]
+							if x := ec.car; cells[x].car == obj {
+								yv = cells[x].cdr
+								break
+							}
+							e = ec.cdr
+						}
+						if yv == refNone {
+							yv = cells[cells[obj].cdr].cdr
+						}
+						if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+							vm.replayLookups(n)
+						}
 					case TPair:
 						yv = vm.evalPair(obj, env, nil)
 					default:
