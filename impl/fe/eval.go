@@ -220,7 +220,9 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 		}
 		n++
 		cells[e].envLen = n
-		cells[pc.car].local = true
+		if c := &cells[pc.car]; !c.local {
+			c.local = true // once: the symbol stays in the cache unwritten
+		}
 		env = e
 		prm = pc.cdr
 		arg = rest
