@@ -62,11 +62,9 @@ func (vm *VM) toNumber(v Value) float32 {
 // getBound returns the env binding pair of sym, or its global pair.
 func (vm *VM) getBound(sym, env Value) Value {
 	cells := vm.cells
-	if !cells[sym].local {
+	if env != Nil && !cells[sym].local {
 		// Bound in no environment: the walk ends at the global pair.
-		if env != Nil {
-			vm.stepN(EvLookup, uint64(cells[env].envLen))
-		}
+		vm.stepN(EvLookup, uint64(cells[env].envLen))
 		return cells[sym].cdr
 	}
 	for env != Nil {
@@ -281,7 +279,7 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 func (vm *VM) lookup(sym, env Value) Value {
 	cells := vm.cells
 	n := uint64(1)
-	if !cells[sym].local {
+	if env != Nil && !cells[sym].local {
 		// Bound in no environment (see cell): the walk's events without
 		// the walk.
 		n += uint64(cells[env].envLen)
@@ -323,7 +321,7 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 		// lookup, written out.
 		n := uint64(1)
 		e := env
-		if !cells[obj].local {
+		if e != Nil && !cells[obj].local {
 			n += uint64(cells[env].envLen)
 			e = Nil
 		}
@@ -370,7 +368,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		sym, n := fn, uint64(1)
 		fn = refNone
 		e := env
-		if !cells[sym].local {
+		if e != Nil && !cells[sym].local {
 			n += uint64(cells[env].envLen)
 			e = Nil
 		}
@@ -537,7 +535,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// va = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if !cells[obj].local {
+					if e != Nil && !cells[obj].local {
 						n += uint64(cells[env].envLen)
 						e = Nil
 					}
@@ -578,7 +576,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// vb = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if !cells[obj].local {
+					if e != Nil && !cells[obj].local {
 						n += uint64(cells[env].envLen)
 						e = Nil
 					}
@@ -627,7 +625,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// xv = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if !cells[obj].local {
+					if e != Nil && !cells[obj].local {
 						n += uint64(cells[env].envLen)
 						e = Nil
 					}
@@ -669,7 +667,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					case TSymbol:
 						// yv = vm.lookup(obj, env), written out.
 						n, e := uint64(1), env
-						if !cells[obj].local {
+						if e != Nil && !cells[obj].local {
 							n += uint64(cells[env].envLen)
 							e = Nil
 						}
