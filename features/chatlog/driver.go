@@ -41,6 +41,8 @@ type driver interface {
 	register(name, url string) (chatlog.Registration, error)
 	// registration is how the page's realm is registered now.
 	registration(name string) (chatlog.Registration, error)
+	// pace makes the page take d to run each job.
+	pace(name string, d time.Duration) error
 	// page is the simulated page, for the steps that steer it from inside.
 	page(name string) (*realm.Page, error)
 	// throwInBackground and rejectInBackground run code in the page outside
@@ -148,6 +150,13 @@ func (e *embedded) registration(name string) (chatlog.Registration, error) {
 		return chatlog.Registration{}, err
 	}
 	return p.Registration(), nil
+}
+func (e *embedded) pace(name string, d time.Duration) error {
+	if _, err := e.w.page(name); err != nil {
+		return err
+	}
+	e.w.work[name] = d
+	return nil
 }
 func (e *embedded) page(name string) (*realm.Page, error) { return e.w.page(name) }
 func (e *embedded) throwInBackground(name, code string) error {

@@ -143,12 +143,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return get(ctx).d.connect(name, name)
 	})
 	sc.Step(`^the page "([^"]*)" takes (\d+) ms to run each job$`, func(ctx context.Context, name string, ms int) error {
-		w := get(ctx)
-		if _, err := w.d.page(name); err != nil {
-			return err
-		}
-		w.work[name] = time.Duration(ms) * time.Millisecond
-		return nil
+		return get(ctx).d.pace(name, time.Duration(ms)*time.Millisecond)
 	})
 	sc.Step(`^the page "([^"]*)" hangs$`, func(ctx context.Context, name string) error {
 		p, err := get(ctx).d.page(name)
