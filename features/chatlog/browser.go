@@ -44,17 +44,20 @@ type browser struct {
 	devtool string // http://127.0.0.1:PORT of the DevTools endpoint
 	site    *httptest.Server
 
-	mu     sync.Mutex
-	titles map[string]string   // page path → title
-	cmds   map[string][]string // page path → scripts not yet fetched
-	out    strings.Builder     // Chromium's console, for failures
+	mu    sync.Mutex
+	pages map[string]sitePage // page path → what the page is
+	cmds  map[string][]string // page path → scripts not yet fetched
+	out   strings.Builder     // Chromium's console, for failures
 }
 
 const profilePrefix = "chatlog-chromium-"
 
-// newBrowser starts Chromium and the pages' site. server is the base URL of
-// the server under test (the adapter's origin).
-func newBrowser(server string) (*browser, error) {
+// sitePage is one page of the site: its title, and the origin it loads the
+// adapter from (the server under test, or a proxy in front of it).
+type sitePage struct{ title, adapter string }
+
+// newBrowser starts Chromium and the pages' site.
+func newBrowser() (*browser, error) {
 	path, err := chromiumPath()
 	if err != nil {
 		return nil, err
@@ -63,8 +66,8 @@ func newBrowser(server string) (*browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chromium profile: %w", err)
 	}
-	b := &browser{profile: profile, titles: map[string]string{}, cmds: map[string][]string{}}
-	b.site = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { b.serve(w, r, server) }))
+	b := &browser{profile: profile, pages: map[string]sitePage{}, cmds: map[string][]string{}}
+	b.site = httptest.NewServer(http.HandlerFunc(b.serve))
 	b.cmd = exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--disable-dev-shm-usage", "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
@@ -111,12 +114,12 @@ func newBrowser(server string) (*browser, error) {
 }
 
 // serve answers the pages' site: /p/N is a page, /cmd/N its next command.
-func (b *browser) serve(w http.ResponseWriter, r *http.Request, server string) {
+func (b *browser) serve(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/p/"):
-		title, ok := b.titles[r.URL.Path]
+		pg, ok := b.pages[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -130,7 +133,7 @@ setInterval(function () {
   }, function () {});
 }, 100);
 </script>
-<script src="%s/adapter.js"></script></body></html>`, html.EscapeString(title), strings.TrimPrefix(r.URL.Path, "/p/"), server)
+<script src="%s/adapter.js"></script></body></html>`, html.EscapeString(pg.title), strings.TrimPrefix(r.URL.Path, "/p/"), pg.adapter)
 	case strings.HasPrefix(r.URL.Path, "/cmd/"):
 		page := "/p/" + strings.TrimPrefix(r.URL.Path, "/cmd/")
 		q := b.cmds[page]
@@ -146,13 +149,13 @@ setInterval(function () {
 	}
 }
 
-// open opens a tab on a new page titled title and returns the page's URL
-// (as the tab reports it to the server: on localhost, another origin than
-// the server's 127.0.0.1).
-func (b *browser) open(title string) (string, error) {
+// open opens a tab on a new page titled title that loads the adapter from
+// adapter, and returns the page's URL (as the tab reports it to the server:
+// on localhost, another origin than the server's 127.0.0.1).
+func (b *browser) open(title, adapter string) (string, error) {
 	b.mu.Lock()
-	path := fmt.Sprintf("/p/%d", len(b.titles)+1)
-	b.titles[path] = title
+	path := fmt.Sprintf("/p/%d", len(b.pages)+1)
+	b.pages[path] = sitePage{title: title, adapter: adapter}
 	b.mu.Unlock()
 	page := strings.Replace(b.site.URL, "127.0.0.1", "localhost", 1) + path
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodPut, b.devtool+"/json/new?"+url.PathEscape(page), nil)
@@ -179,7 +182,7 @@ func (b *browser) run(pageURL, src string) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.titles[u.Path]; !ok {
+	if _, ok := b.pages[u.Path]; !ok {
 		return fmt.Errorf("no page %s", pageURL)
 	}
 	b.cmds[u.Path] = append(b.cmds[u.Path], src)

@@ -11,7 +11,6 @@ import (
 
 	"anchorage/impl/chatlog"
 	"anchorage/sim/clock"
-	"anchorage/sim/realm"
 
 	"github.com/cucumber/godog"
 )
@@ -43,8 +42,9 @@ type driver interface {
 	registration(name string) (chatlog.Registration, error)
 	// pace makes the page take d to run each job.
 	pace(name string, d time.Duration) error
-	// page is the simulated page, for the steps that steer it from inside.
-	page(name string) (*realm.Page, error)
+	// hang makes the page keep its results; release makes it post them.
+	hang(name string) error
+	release(name string) error
 	// throwInBackground and rejectInBackground run code in the page outside
 	// any request: a throw from a timer, a promise nobody handles.
 	throwInBackground(name, code string) error
@@ -66,6 +66,9 @@ type driver interface {
 	// pattern turns an expected text into the regular expression a target
 	// on the wall clock must match, or "" when the text is exact.
 	pattern(want string) string
+	// regexp turns a regular expression the steps expect into the one the
+	// target must match (the same for the embedded server).
+	regexp(re string) string
 	close()
 }
 
@@ -158,7 +161,20 @@ func (e *embedded) pace(name string, d time.Duration) error {
 	e.w.work[name] = d
 	return nil
 }
-func (e *embedded) page(name string) (*realm.Page, error) { return e.w.page(name) }
+func (e *embedded) hang(name string) error {
+	p, err := e.w.page(name)
+	if err == nil {
+		p.Hang()
+	}
+	return err
+}
+func (e *embedded) release(name string) error {
+	p, err := e.w.page(name)
+	if err == nil {
+		p.Release()
+	}
+	return err
+}
 func (e *embedded) throwInBackground(name, code string) error {
 	p, err := e.w.page(name)
 	if err == nil {
@@ -190,8 +206,9 @@ func (e *embedded) transport(longPoll time.Duration) (string, error) {
 func (e *embedded) parse(text string) (chatlog.ParseReport, error) {
 	return chatlog.Report(chatlog.Parse([]byte(text)), time.Time{}), nil
 }
-func (e *embedded) internal(string) error { return nil }
-func (e *embedded) pattern(string) string { return "" }
+func (e *embedded) internal(string) error   { return nil }
+func (e *embedded) pattern(string) string   { return "" }
+func (e *embedded) regexp(re string) string { return re }
 func (e *embedded) close() {
 	w := e.w
 	for _, p := range w.pages {

@@ -19,7 +19,6 @@ import (
 	"anchorage/features/kit"
 	"anchorage/impl/chatlog"
 	"anchorage/sim/clock"
-	"anchorage/sim/realm"
 
 	"github.com/spf13/afero"
 )
@@ -43,11 +42,12 @@ type process struct {
 	port     int
 	base     string // http://127.0.0.1:PORT
 
-	cmd  *exec.Cmd
-	done chan struct{}
-	con  syncBuffer
-	br   *browser
-	urls map[string]string // page name → the URL its tab registered with
+	cmd     *exec.Cmd
+	done    chan struct{}
+	con     syncBuffer
+	br      *browser
+	urls    map[string]string     // page name → the URL its tab registered with
+	proxies map[string]*pageProxy // page name → what its tab calls the server through
 }
 
 // syncBuffer is the server's console, written by the process's pipe.
@@ -73,7 +73,7 @@ func newProcess(w *world, server, parse string, logf func(string, ...any)) (*pro
 	if err != nil {
 		return nil, fmt.Errorf("chatlog workspace: %w", err)
 	}
-	p := &process{w: w, server: server, parseCmd: parse, logf: logf, dir: dir, urls: map[string]string{}}
+	p := &process{w: w, server: server, parseCmd: parse, logf: logf, dir: dir, urls: map[string]string{}, proxies: map[string]*pageProxy{}}
 	// The steps read and write the server's real workspace.
 	w.fs = afero.NewBasePathFs(afero.NewOsFs(), dir)
 	return p, nil
@@ -188,13 +188,18 @@ func (p *process) connect(name, title string) error {
 		return fmt.Errorf("no server")
 	}
 	if p.br == nil {
-		br, err := newBrowser(p.base)
+		br, err := newBrowser()
 		if err != nil {
 			return err
 		}
 		p.br = br
 	}
-	u, err := p.br.open(title)
+	px, err := newPageProxy(p.base)
+	if err != nil {
+		return err
+	}
+	p.proxies[name] = px
+	u, err := p.br.open(title, px.srv.URL)
 	if err != nil {
 		return err
 	}
@@ -240,23 +245,33 @@ func (p *process) registration(name string) (chatlog.Registration, error) {
 	return reg, nil
 }
 
-// fastJob is the longest time per job a scenario may ask of a tab: a
-// Chromium tab runs a small job in a few milliseconds, and the durations it
-// shows are compared as any duration. A slower page needs the simulated one.
-const fastJob = 50 * time.Millisecond
-
+// pace makes the tab's results reach the server d after the tab posts
+// them: the page takes d (and the few milliseconds of the tab) per job.
 func (p *process) pace(name string, d time.Duration) error {
-	if _, ok := p.urls[name]; !ok {
+	px, ok := p.proxies[name]
+	if !ok {
 		return fmt.Errorf("no page %q", name)
 	}
-	if d > fastJob {
-		return p.skip("a page that takes %v per job needs the simulated page; a Chromium tab runs at its own pace", d)
-	}
+	px.setDelay(d)
 	return nil
 }
 
-func (p *process) page(name string) (*realm.Page, error) {
-	return nil, p.skip("steering a page from inside (a hang, a release) needs the simulated page")
+func (p *process) hang(name string) error {
+	px, ok := p.proxies[name]
+	if !ok {
+		return fmt.Errorf("no page %q", name)
+	}
+	px.hang()
+	return nil
+}
+
+func (p *process) release(name string) error {
+	px, ok := p.proxies[name]
+	if !ok {
+		return fmt.Errorf("no page %q", name)
+	}
+	px.release()
+	return nil
 }
 
 func (p *process) throwInBackground(name, code string) error {
@@ -360,6 +375,7 @@ func (p *process) internal(what string) error {
 // want stand for any: on the wall clock they are the server's to choose,
 // while every other byte is still compared.
 func (p *process) pattern(want string) string {
+	want = v8Messages(want, false)
 	timeOfDay := regexp.MustCompile(`\d\d:\d\d:\d\d`)
 	duration := regexp.MustCompile(`\b\d+(?:\\\.\d+)?m?s\b`)
 	pageURL := regexp.MustCompile(`http://localhost:8302/`) // the simulated page's URL
@@ -370,6 +386,27 @@ func (p *process) pattern(want string) string {
 	return q
 }
 
+// regexp makes the times of day and durations of an expected regular
+// expression stand for any, and names V8's messages for QuickJS's.
+func (p *process) regexp(re string) string {
+	re = v8Messages(re, true)
+	re = regexp.MustCompile(`\d\d:\d\d:\d\d`).ReplaceAllString(re, `\d\d:\d\d:\d\d`)
+	return regexp.MustCompile(`\b\d+(?:\\\.\d+)?m?s\b`).ReplaceAllString(re, `\d+(?:\.\d+)?m?s`)
+}
+
+// v8Messages rewrites the messages of QuickJS, the simulated page's
+// engine, that the steps quote into V8's, the engine of the Chromium tab
+// that is the realm here: the same errors in that engine's own words. In a
+// regular expression (re) V8's parentheses are escaped.
+func v8Messages(s string, re bool) string {
+	lp, rp := "(", ")"
+	if re {
+		lp, rp = `\(`, `\)`
+	}
+	s = regexp.MustCompile(`cannot read property '(\w+)' of (null|undefined)`).ReplaceAllString(s, "Cannot read properties of $2 "+lp+"reading '$1'"+rp)
+	return regexp.MustCompile(`'(\w+)' is not defined`).ReplaceAllString(s, `$1 is not defined`)
+}
+
 func mustMatch(pat, got string) bool {
 	re, err := regexp.Compile(pat)
 	return err == nil && re.MatchString(got)
@@ -378,6 +415,9 @@ func mustMatch(pat, got string) bool {
 func (p *process) close() {
 	if p.br != nil {
 		p.br.close()
+	}
+	for _, px := range p.proxies {
+		px.close()
 	}
 	p.stop()
 	if err := kit.RemoveTemp(p.dir, workspacePrefix); err != nil {

@@ -146,18 +146,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return get(ctx).d.pace(name, time.Duration(ms)*time.Millisecond)
 	})
 	sc.Step(`^the page "([^"]*)" hangs$`, func(ctx context.Context, name string) error {
-		p, err := get(ctx).d.page(name)
-		if err == nil {
-			p.Hang()
-		}
-		return err
+		return get(ctx).d.hang(name)
 	})
 	sc.Step(`^the page "([^"]*)" recovers and posts what it held$`, func(ctx context.Context, name string) error {
-		p, err := get(ctx).d.page(name)
-		if err == nil {
-			p.Release()
-		}
-		return err
+		return get(ctx).d.release(name)
 	})
 	sc.Step(`^a log for "([^"]*)" that no realm polls$`, func(ctx context.Context, name string) error {
 		w := get(ctx)
@@ -401,7 +393,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the log of "([^"]*)" matches:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
 		w := get(ctx)
 		got := w.read(w.path(page))
-		re, err := regexp.Compile(w.expand(page, doc.Content))
+		re, err := regexp.Compile(w.d.regexp(w.expand(page, doc.Content)))
 		if err != nil {
 			return err
 		}
