@@ -377,11 +377,10 @@ func (p *process) internal(what string) error {
 func (p *process) pattern(want string) string {
 	want = v8Messages(want, false)
 	timeOfDay := regexp.MustCompile(`\d\d:\d\d:\d\d`)
-	duration := regexp.MustCompile(`\b\d+(?:\\\.\d+)?m?s\b`)
 	pageURL := regexp.MustCompile(`http://localhost:8302/`) // the simulated page's URL
 	q := regexp.QuoteMeta(want)
 	q = timeOfDay.ReplaceAllString(q, `\d\d:\d\d:\d\d`)
-	q = duration.ReplaceAllString(q, `\d+(?:\.\d+)?m?s`)
+	q = anyDuration(q)
 	q = pageURL.ReplaceAllString(q, `[^ ()]+`)
 	return q
 }
@@ -391,7 +390,27 @@ func (p *process) pattern(want string) string {
 func (p *process) regexp(re string) string {
 	re = v8Messages(re, true)
 	re = regexp.MustCompile(`\d\d:\d\d:\d\d`).ReplaceAllString(re, `\d\d:\d\d:\d\d`)
-	return regexp.MustCompile(`\b\d+(?:\\\.\d+)?m?s\b`).ReplaceAllString(re, `\d+(?:\.\d+)?m?s`)
+	return anyDuration(re)
+}
+
+// anyDuration makes each duration in the regular expression q stand for
+// any, except a timeout's: the timeout is the server's setting, not a
+// measurement ("after 5s, timeout", "failed after 5000ms (timeout)",
+// "timeout: no result after 5s" stay exact).
+func anyDuration(q string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range regexp.MustCompile(`\b\d+(?:\\\.\d+)?m?s\b`).FindAllStringIndex(q, -1) {
+		before, after := q[max(0, m[0]-30):m[0]], q[m[1]:min(len(q), m[1]+14)]
+		if strings.Contains(before, "timeout") || strings.Contains(after, "timeout") {
+			continue
+		}
+		b.WriteString(q[last:m[0]])
+		b.WriteString(`\d+(?:\.\d+)?m?s`)
+		last = m[1]
+	}
+	b.WriteString(q[last:])
+	return b.String()
 }
 
 // v8Messages rewrites the messages of QuickJS, the simulated page's

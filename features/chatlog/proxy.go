@@ -3,6 +3,7 @@ package chatlog
 import (
 	"bytes"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -23,6 +24,7 @@ type pageProxy struct {
 	delay time.Duration
 	hung  bool
 	held  []chan struct{} // results waiting for the page to recover, in order
+	quit  chan struct{}   // closed when the scenario ends
 }
 
 func newPageProxy(server string) (*pageProxy, error) {
@@ -31,7 +33,8 @@ func newPageProxy(server string) (*pageProxy, error) {
 		return nil, err
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
-	p := &pageProxy{}
+	rp.ErrorLog = log.New(io.Discard, "", 0) // a long poll cut by the scenario's end is no news
+	p := &pageProxy{quit: make(chan struct{})}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/api/result" {
 			body, err := io.ReadAll(r.Body)
@@ -40,7 +43,7 @@ func newPageProxy(server string) (*pageProxy, error) {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			p.wait()
+			p.wait(r)
 		}
 		rp.ServeHTTP(w, r)
 	}))
@@ -48,7 +51,7 @@ func newPageProxy(server string) (*pageProxy, error) {
 }
 
 // wait holds a result as the page's state says: d late, or until release.
-func (p *pageProxy) wait() {
+func (p *pageProxy) wait(r *http.Request) {
 	p.mu.Lock()
 	d, hung := p.delay, p.hung
 	var turn chan struct{}
@@ -57,11 +60,18 @@ func (p *pageProxy) wait() {
 		p.held = append(p.held, turn)
 	}
 	p.mu.Unlock()
-	if hung {
-		<-turn
-		return
+	var late <-chan time.Time // nil while hung: only release, the end or the tab's leaving ends the wait
+	if !hung {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		late = t.C
 	}
-	time.Sleep(d)
+	select {
+	case <-turn:
+	case <-late:
+	case <-r.Context().Done():
+	case <-p.quit:
+	}
 }
 
 func (p *pageProxy) setDelay(d time.Duration) {
@@ -89,7 +99,7 @@ func (p *pageProxy) release() {
 }
 
 func (p *pageProxy) close() {
-	p.release()
+	close(p.quit)
 	p.srv.CloseClientConnections()
 	p.srv.Close()
 }
