@@ -60,6 +60,8 @@ type driver interface {
 	transport(longPoll time.Duration) (string, error)
 	// parse reads a log as the server's parser does.
 	parse(text string) (chatlog.ParseReport, error)
+	// jobs counts the jobs the server made for the page with this stem.
+	jobs(stem string) (int, error)
 	// internal refuses, for a driver that cannot, a step that needs the
 	// server's internals: its jobs, its disk, its clock.
 	internal(what string) error
@@ -205,6 +207,12 @@ func (e *embedded) transport(longPoll time.Duration) (string, error) {
 }
 func (e *embedded) parse(text string) (chatlog.ParseReport, error) {
 	return chatlog.Report(chatlog.Parse([]byte(text)), time.Time{}), nil
+}
+func (e *embedded) jobs(stem string) (int, error) {
+	if e.w.srv == nil {
+		return 0, fmt.Errorf("no server")
+	}
+	return len(e.w.srv.Jobs(stem)), nil
 }
 func (e *embedded) internal(string) error   { return nil }
 func (e *embedded) pattern(string) string   { return "" }

@@ -270,8 +270,7 @@ func (p *process) release(name string) error {
 	if !ok {
 		return fmt.Errorf("no page %q", name)
 	}
-	px.release()
-	return nil
+	return px.release()
 }
 
 func (p *process) throwInBackground(name, code string) error {
@@ -365,6 +364,31 @@ func (p *process) parse(text string) (chatlog.ParseReport, error) {
 		return rep, fmt.Errorf("%s: the parse report is not JSON: %w\n%s", strings.Join(argv, " "), err, out.String())
 	}
 	return rep, nil
+}
+
+// recentJobs is how many jobs the registry lists at most
+// (Decision §chatlog-registry-bounded).
+const recentJobs = 30
+
+// jobs counts the page's jobs in the registry's list of recent jobs, where
+// each job the server made is listed as "* STEM#N LANG from AGENT at …";
+// the count is exact while the list is not full.
+func (p *process) jobs(stem string) (int, error) {
+	_, recent, _ := strings.Cut(p.registry(), "## Recent jobs\n")
+	recent, _, _ = strings.Cut(recent, "\n\n")
+	all, mine := 0, 0
+	for _, l := range strings.Split(recent, "\n") {
+		if strings.HasPrefix(l, "* ") {
+			all++
+		}
+		if strings.HasPrefix(l, "* "+stem+"#") {
+			mine++
+		}
+	}
+	if all >= recentJobs {
+		return 0, p.skip("the registry lists %d recent jobs, its cap: the page's jobs cannot be counted there", all)
+	}
+	return mine, nil
 }
 
 func (p *process) internal(what string) error {
