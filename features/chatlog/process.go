@@ -366,29 +366,11 @@ func (p *process) parse(text string) (chatlog.ParseReport, error) {
 	return rep, nil
 }
 
-// recentJobs is how many jobs the registry lists at most
-// (Decision §chatlog-registry-bounded).
-const recentJobs = 30
-
-// jobs counts the page's jobs in the registry's list of recent jobs, where
-// each job the server made is listed as "* STEM#N LANG from AGENT at …";
-// the count is exact while the list is not full.
-func (p *process) jobs(stem string) (int, error) {
-	_, recent, _ := strings.Cut(p.registry(), "## Recent jobs\n")
-	recent, _, _ = strings.Cut(recent, "\n\n")
-	all, mine := 0, 0
-	for _, l := range strings.Split(recent, "\n") {
-		if strings.HasPrefix(l, "* ") {
-			all++
-		}
-		if strings.HasPrefix(l, "* "+stem+"#") {
-			mine++
-		}
-	}
-	if all >= recentJobs {
-		return 0, p.skip("the registry lists %d recent jobs, its cap: the page's jobs cannot be counted there", all)
-	}
-	return mine, nil
+// jobs is not counted in the registry's list of recent jobs: a job the
+// server refuses at once (a request in no language) is a job the list
+// leaves out, so the list is no count of the job table.
+func (p *process) jobs(string) (int, error) {
+	return 0, p.internal("the server's job table")
 }
 
 func (p *process) internal(what string) error {
