@@ -60,8 +60,10 @@ type driver interface {
 	transport(longPoll time.Duration) (string, error)
 	// parse reads a log as the server's parser does.
 	parse(text string) (chatlog.ParseReport, error)
-	// jobs counts the jobs the server made for the page with this stem.
-	jobs(stem string) (int, error)
+	// jobs is the server's job table, oldest first: the jobs of the page
+	// with this stem, or all for "". Only their ids, instances, request
+	// times of day, code and the states they went through are known.
+	jobs(stem string) ([]chatlog.Job, error)
 	// internal refuses, for a driver that cannot, a step that needs the
 	// server's internals: its jobs, its disk, its clock.
 	internal(what string) error
@@ -208,11 +210,11 @@ func (e *embedded) transport(longPoll time.Duration) (string, error) {
 func (e *embedded) parse(text string) (chatlog.ParseReport, error) {
 	return chatlog.Report(chatlog.Parse([]byte(text)), time.Time{}), nil
 }
-func (e *embedded) jobs(stem string) (int, error) {
+func (e *embedded) jobs(stem string) ([]chatlog.Job, error) {
 	if e.w.srv == nil {
-		return 0, fmt.Errorf("no server")
+		return nil, fmt.Errorf("no server")
 	}
-	return len(e.w.srv.Jobs(stem)), nil
+	return e.w.srv.Jobs(stem), nil
 }
 func (e *embedded) internal(string) error   { return nil }
 func (e *embedded) pattern(string) string   { return "" }

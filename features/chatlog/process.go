@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -366,11 +367,43 @@ func (p *process) parse(text string) (chatlog.ParseReport, error) {
 	return rep, nil
 }
 
-// jobs is not counted in the registry's list of recent jobs: a job the
-// server refuses at once (a request in no language) is a job the list
-// leaves out, so the list is no count of the job table.
-func (p *process) jobs(string) (int, error) {
-	return 0, p.internal("the server's job table")
+// jobs reads the job table from the server's optional debug port, GET
+// /conformance/jobs (replserve -debug-jobs). It is not counted in the
+// registry's list of recent jobs: a job the server refuses at once (a
+// request in no language) is a job that list leaves out.
+func (p *process) jobs(stem string) ([]chatlog.Job, error) {
+	if p.cmd == nil {
+		return nil, fmt.Errorf("no server")
+	}
+	resp, err := http.Get(p.base + "/conformance/jobs?instance=" + url.QueryEscape(stem))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, p.skip("the server's job table: the server does not answer GET /conformance/jobs (the optional debug port)")
+	}
+	var views []struct {
+		ID       string             `json:"id"`
+		Instance string             `json:"instance"`
+		Agent    string             `json:"agent"`
+		At       string             `json:"at"`
+		Lang     string             `json:"lang"`
+		Code     string             `json:"code"`
+		History  []chatlog.JobState `json:"history"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&views); err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /conformance/jobs: %d %v", resp.StatusCode, err)
+	}
+	var out []chatlog.Job
+	for _, v := range views {
+		j := chatlog.Job{ID: v.ID, Instance: v.Instance, Agent: v.Agent, At: v.At, Lang: v.Lang, Code: v.Code, History: v.History}
+		if len(v.History) > 0 {
+			j.State = v.History[len(v.History)-1]
+		}
+		out = append(out, j)
+	}
+	return out, nil
 }
 
 func (p *process) internal(what string) error {

@@ -502,11 +502,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	// Outcomes: jobs.
 	sc.Step(`^"([^"]*)" has (\d+) jobs?$`, func(ctx context.Context, page string, n int) error {
 		w := get(ctx)
-		got, err := w.d.jobs(w.stem(page))
+		jobs, err := w.d.jobs(w.stem(page))
 		if err != nil {
 			return err
 		}
-		if got != n {
+		if got := len(jobs); got != n {
 			return fmt.Errorf("%d jobs, want %d", got, n)
 		}
 		return nil
@@ -528,6 +528,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" was requested (\d+) ms after the last write, started (\d+) ms after that and finished (\d+) ms after it started$`,
 		func(ctx context.Context, code string, req, start, fin int) error {
 			w := get(ctx)
+			if err := w.d.internal("a job's times on the simulated clock"); err != nil {
+				return err
+			}
 			j, err := w.job(unquote(code))
 			if err != nil {
 				return err
@@ -540,6 +543,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		})
 	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" was requested between (\d+) and (\d+) ms after the last write$`, func(ctx context.Context, code string, lo, hi int) error {
 		w := get(ctx)
+		if err := w.d.internal("a job's times on the simulated clock"); err != nil {
+			return err
+		}
 		j, err := w.job(unquote(code))
 		if err != nil {
 			return err
@@ -551,7 +557,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" is stamped "([^"]*)"$`, func(ctx context.Context, code, at string) error {
-		j, err := get(ctx).job(unquote(code))
+		w := get(ctx)
+		if err := w.d.internal("a time of day on the simulated clock"); err != nil {
+			return err
+		}
+		j, err := w.job(unquote(code))
 		if err != nil {
 			return err
 		}

@@ -151,11 +151,12 @@ func (w *world) read(p string) string {
 }
 
 func (w *world) job(code string) (chatlog.Job, error) {
-	if err := w.d.internal("the server's job table"); err != nil {
+	jobs, err := w.d.jobs("")
+	if err != nil {
 		return chatlog.Job{}, err
 	}
 	var found []chatlog.Job
-	for _, j := range w.srv.Jobs("") {
+	for _, j := range jobs {
 		if j.Code == code {
 			found = append(found, j)
 		}
