@@ -38,6 +38,9 @@ type driver interface {
 	// call it. register registers a realm that never polls.
 	connect(name, title string) error
 	register(name, url string) (chatlog.Registration, error)
+	// connectLisp connects the harness's tiny Lisp realm (world.go) as an
+	// adapter of another language.
+	connectLisp(name string) error
 	// registration is how the page's realm is registered now.
 	registration(name string) (chatlog.Registration, error)
 	// pace makes the page take d to run each job.
@@ -151,6 +154,7 @@ func (e *embedded) register(name, url string) (chatlog.Registration, error) {
 	}
 	return e.w.srv.Register(name, url, "JS")
 }
+func (e *embedded) connectLisp(name string) error { return e.w.connectLisp(name) }
 func (e *embedded) registration(name string) (chatlog.Registration, error) {
 	p, err := e.w.page(name)
 	if err != nil {

@@ -49,6 +49,7 @@ type process struct {
 	br      *browser
 	urls    map[string]string     // page name → the URL its tab registered with
 	proxies map[string]*pageProxy // page name → what its tab calls the server through
+	quit    chan struct{}         // closed when the scenario ends: the Lisp realm stops
 }
 
 // syncBuffer is the server's console, written by the process's pipe.
@@ -232,6 +233,56 @@ func (p *process) register(name, url string) (chatlog.Registration, error) {
 		return reg, fmt.Errorf("register %q: %d %v", name, resp.StatusCode, err)
 	}
 	return reg, nil
+}
+
+// connectLisp plays the harness's Lisp realm as an adapter over the
+// server's HTTP transport: it registers in "Lisp", long-polls for jobs and
+// posts each result 4 ms after taking the job, until the scenario ends.
+func (p *process) connectLisp(name string) error {
+	body, _ := json.Marshal(map[string]string{"name": name, "url": "lisp://repl", "lang": lisp{}.Language()})
+	resp, err := http.Post(p.base+"/api/register", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	var reg chatlog.Registration
+	err = json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("register the Lisp realm: %d %v", resp.StatusCode, err)
+	}
+	p.w.regs[name] = reg
+	if p.quit == nil {
+		p.quit = make(chan struct{})
+	}
+	go func(quit chan struct{}) {
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			resp, err := http.Get(p.base + "/api/poll?id=" + url.QueryEscape(reg.ID) + "&token=" + url.QueryEscape(reg.Token))
+			if err != nil {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			var task chatlog.Task
+			ok := resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&task) == nil
+			resp.Body.Close()
+			if !ok {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			out := lisp{}.Evaluate(task)
+			time.Sleep(4 * time.Millisecond)
+			res := map[string]any{"id": reg.ID, "token": reg.Token, "jobId": task.JobID, "ok": out.OK, "isJSON": out.IsJSON, "json": out.JSON, "stack": out.Stack}
+			b, _ := json.Marshal(res)
+			if r, err := http.Post(p.base+"/api/result", "application/json", bytes.NewReader(b)); err == nil {
+				r.Body.Close()
+			}
+		}
+	}(p.quit)
+	return nil
 }
 
 func (p *process) registration(name string) (chatlog.Registration, error) {
@@ -476,6 +527,9 @@ func (p *process) close() {
 	}
 	for _, px := range p.proxies {
 		px.close()
+	}
+	if p.quit != nil {
+		close(p.quit)
 	}
 	p.stop()
 	if err := kit.RemoveTemp(p.dir, workspacePrefix); err != nil {

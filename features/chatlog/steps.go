@@ -158,11 +158,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return err
 	})
 	sc.Step(`^a Lisp realm "([^"]*)" is connected$`, func(ctx context.Context, name string) error {
-		w := get(ctx)
-		if err := w.d.internal("a Lisp realm played inside the harness"); err != nil {
-			return err
-		}
-		return w.connectLisp(name)
+		return get(ctx).d.connectLisp(name)
 	})
 
 	// Agents and editors.
