@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"anchorage/features/kit"
@@ -73,6 +74,7 @@ func newBrowser() (*browser, error) {
 		"--disable-dev-shm-usage", "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
 		"--disable-backgrounding-occluded-windows", "--remote-debugging-port=0",
 		"--user-data-dir="+profile, "about:blank")
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers end with it (close)
 	stderr, err := b.cmd.StderrPipe()
 	if err != nil {
 		b.close()
@@ -196,14 +198,22 @@ func (b *browser) console() string {
 	return b.out.String()
 }
 
+// close ends Chromium and its helper processes (the process group it
+// leads), the site, and removes the profile.
 func (b *browser) close() {
 	if b.cmd != nil && b.cmd.Process != nil {
-		_ = b.cmd.Process.Kill()
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 		_ = b.cmd.Wait()
 	}
 	if b.site != nil {
 		b.site.CloseClientConnections()
 		b.site.Close()
 	}
-	_ = kit.RemoveTemp(b.profile, profilePrefix)
+	// A helper may still be writing the profile as it dies: try again.
+	for i := 0; i < 10; i++ {
+		if kit.RemoveTemp(b.profile, profilePrefix) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
