@@ -48,6 +48,7 @@ type browser struct {
 	mu    sync.Mutex
 	pages map[string]sitePage // page path → what the page is
 	cmds  map[string][]string // page path → scripts not yet fetched
+	ran   map[string]int      // page path → scripts the page has run
 	out   strings.Builder     // Chromium's console, for failures
 }
 
@@ -67,7 +68,7 @@ func newBrowser() (*browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chromium profile: %w", err)
 	}
-	b := &browser{profile: profile, pages: map[string]sitePage{}, cmds: map[string][]string{}}
+	b := &browser{profile: profile, pages: map[string]sitePage{}, cmds: map[string][]string{}, ran: map[string]int{}}
 	b.site = httptest.NewServer(http.HandlerFunc(b.serve))
 	b.cmd = exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -131,11 +132,14 @@ func (b *browser) serve(w http.ResponseWriter, r *http.Request) {
 <script>
 setInterval(function () {
   fetch("/cmd/%s").then(function (r) { return r.status === 200 ? r.text() : ""; }).then(function (src) {
-    if (src) { setTimeout(function () { (0, eval)(src); }, 0); }
+    if (src) { setTimeout(function () { try { (0, eval)(src); } finally { fetch("/ran/%[2]s", {method: "POST"}); } }, 0); }
   }, function () {});
 }, 100);
 </script>
 <script src="%s/adapter.js"></script></body></html>`, html.EscapeString(pg.title), strings.TrimPrefix(r.URL.Path, "/p/"), pg.adapter)
+	case strings.HasPrefix(r.URL.Path, "/ran/"):
+		b.ran["/p/"+strings.TrimPrefix(r.URL.Path, "/ran/")]++
+		w.WriteHeader(http.StatusNoContent)
 	case strings.HasPrefix(r.URL.Path, "/cmd/"):
 		page := "/p/" + strings.TrimPrefix(r.URL.Path, "/cmd/")
 		q := b.cmds[page]
@@ -176,19 +180,31 @@ func (b *browser) open(title, adapter string) (string, error) {
 	return page, nil
 }
 
-// run hands the page at pageURL a script to run from a timer.
+// run hands the page at pageURL a script to run from a timer, and returns
+// once the page says it ran it (and the events it raised were dispatched).
 func (b *browser) run(pageURL, src string) error {
 	u, err := url.Parse(pageURL)
 	if err != nil {
 		return err
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if _, ok := b.pages[u.Path]; !ok {
+		b.mu.Unlock()
 		return fmt.Errorf("no page %s", pageURL)
 	}
 	b.cmds[u.Path] = append(b.cmds[u.Path], src)
-	return nil
+	want := b.ran[u.Path] + len(b.cmds[u.Path])
+	b.mu.Unlock()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b.mu.Lock()
+		n := b.ran[u.Path]
+		b.mu.Unlock()
+		if n >= want {
+			time.Sleep(100 * time.Millisecond) // an unhandled rejection is reported a task later
+			return nil
+		}
+	}
+	return fmt.Errorf("the page %s did not run %q within 20 s", pageURL, src)
 }
 
 // console is what Chromium printed, for a failure's message.
