@@ -51,6 +51,8 @@ type world struct {
 	refusal int
 	polls   map[string]chan polled  // background HTTP polls by page
 	taken   map[string]chatlog.Task // the last job each HTTP page was given
+	d       driver                  // the implementation under test (driver.go)
+	base    string                  // the adapter transport's base URL
 }
 
 // polled is the answer to a background HTTP poll.
@@ -80,18 +82,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w.cfg = chatlog.Config{Fs: w.count, Clock: w.clk, Console: &w.con, Seed: w.seed}
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
+	registerDriver(sc)
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
-		if w, ok := ctx.Value(worldKey{}).(*world); ok {
-			for _, p := range w.pages {
-				p.Close()
-			}
-			if w.srv != nil {
-				w.srv.Stop()
-			}
-			if w.http != nil {
-				w.http.CloseClientConnections() // ends long polls still waiting
-				w.http.Close()
-			}
+		if w, ok := ctx.Value(worldKey{}).(*world); ok && w.d != nil {
+			w.d.close()
 		}
 		return ctx, nil
 	})
@@ -103,81 +97,68 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 
 	// Setting up.
-	sc.Step(`^a running server$`, func(ctx context.Context) error { return get(ctx).start() })
+	sc.Step(`^a running server$`, func(ctx context.Context) error { return get(ctx).d.start() })
 	sc.Step(`^a running server with a (\d+) s job timeout$`, func(ctx context.Context, s int) error {
 		w := get(ctx)
 		w.cfg.Timeout = time.Duration(s) * time.Second
-		return w.start()
+		return w.d.start()
 	})
 	sc.Step(`^a running server in single-file mode$`, func(ctx context.Context) error {
 		w := get(ctx)
 		w.cfg.SingleFile = true
-		return w.start()
+		return w.d.start()
 	})
 	sc.Step(`^an empty workspace$`, func(ctx context.Context) error {
 		return expectMissing(get(ctx).fs, "debug")
 	})
-	sc.Step(`^the server starts$`, func(ctx context.Context) error { return get(ctx).start() })
-	sc.Step(`^the server restarts$`, func(ctx context.Context) error { return get(ctx).restart() })
+	sc.Step(`^the server starts$`, func(ctx context.Context) error { return get(ctx).d.start() })
+	sc.Step(`^the server restarts$`, func(ctx context.Context) error { return get(ctx).d.restart() })
 	sc.Step(`^the page "([^"]*)" is still registered as before$`, func(ctx context.Context, name string) error {
 		w := get(ctx)
-		p, err := w.page(name)
+		got, err := w.d.registration(name)
 		if err != nil {
 			return err
 		}
-		if got, want := p.Registration(), w.regs[name]; got.ID != want.ID || got.Path != want.Path {
+		if want := w.regs[name]; got.ID != want.ID || got.Path != want.Path {
 			return fmt.Errorf("the page is now %s (%s), was %s (%s)", got.ID, got.Path, want.ID, want.Path)
 		}
 		return nil
 	})
 	sc.Step(`^a page titled "([^"]*)" connects$`, func(ctx context.Context, title string) error {
-		return get(ctx).connect(title, title)
+		return get(ctx).d.connect(title, title)
 	})
 	sc.Step(`^a page titled with (\d+) "(.)" characters connects$`, func(ctx context.Context, n int, c string) error {
-		return get(ctx).connect("long", strings.Repeat(c, n))
+		return get(ctx).d.connect("long", strings.Repeat(c, n))
 	})
 	sc.Step(`^(\d+) pages connect$`, func(ctx context.Context, n int) error {
 		w := get(ctx)
 		for i := 0; i < n; i++ {
-			if _, err := w.srv.Register(fmt.Sprintf("Tab %d", i), "http://localhost:8302/", "JS"); err != nil {
+			if _, err := w.d.register(fmt.Sprintf("Tab %d", i), "http://localhost:8302/"); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	sc.Step(`^the page "([^"]*)" is connected$`, func(ctx context.Context, name string) error {
-		return get(ctx).connect(name, name)
+		return get(ctx).d.connect(name, name)
 	})
 	sc.Step(`^the page "([^"]*)" takes (\d+) ms to run each job$`, func(ctx context.Context, name string, ms int) error {
-		w := get(ctx)
-		if _, ok := w.pages[name]; !ok {
-			return fmt.Errorf("no page %q", name)
-		}
-		w.work[name] = time.Duration(ms) * time.Millisecond
-		return nil
+		return get(ctx).d.pace(name, time.Duration(ms)*time.Millisecond)
 	})
 	sc.Step(`^the page "([^"]*)" hangs$`, func(ctx context.Context, name string) error {
-		p, err := get(ctx).page(name)
-		if err == nil {
-			p.Hang()
-		}
-		return err
+		return get(ctx).d.hang(name)
 	})
 	sc.Step(`^the page "([^"]*)" recovers and posts what it held$`, func(ctx context.Context, name string) error {
-		p, err := get(ctx).page(name)
-		if err == nil {
-			p.Release()
-		}
-		return err
+		return get(ctx).d.release(name)
 	})
 	sc.Step(`^a log for "([^"]*)" that no realm polls$`, func(ctx context.Context, name string) error {
 		w := get(ctx)
-		reg, err := w.srv.Register(name, "http://localhost:8302/", "JS")
+		reg, err := w.d.register(name, "http://localhost:8302/")
 		w.regs[name] = reg
 		return err
 	})
 	sc.Step(`^a Lisp realm "([^"]*)" is connected$`, func(ctx context.Context, name string) error {
-		return get(ctx).connectLisp(name)
+		return get(ctx).d.connectLisp(name)
 	})
 
 	// Agents and editors.
@@ -195,7 +176,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			if err := w.appendTo(page, w.agent(agent).RequestText(w.stem(page), "JS", fmt.Sprintf("%d*%d", i, i))); err != nil {
 				return err
 			}
-			w.clk.Advance(time.Second)
+			if err := w.d.pass(time.Second); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -208,14 +191,14 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		text := w.expand(page, doc.Content) + "\n"
 		p := w.path(page)
 		_, err := w.agent(agent).Torn(p, text, len(text)/2, time.Duration(gap)*time.Millisecond, nil)
-		w.lastW = w.clk.Now().Add(time.Duration(gap) * time.Millisecond)
+		w.lastW = w.d.clock().Now().Add(time.Duration(gap) * time.Millisecond)
 		return err
 	})
 	sc.Step(`^an editor saves the log of "([^"]*)" without the request "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, code string) error {
 		w := get(ctx)
 		p := w.path(page)
 		code = unquote(code)
-		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.d.clock()}
 		found := false
 		err := ed.Rewrite(p, func(s string) string {
 			lg := chatlog.Parse([]byte(s))
@@ -241,7 +224,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		p := w.path(page)
 		old, repl = unquote(old), unquote(repl)
 		found := false
-		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.d.clock()}
 		err := ed.Rewrite(p, func(s string) string {
 			found = strings.Contains(s, old)
 			return strings.Replace(s, old, repl, 1)
@@ -257,7 +240,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w := get(ctx)
 		p := w.path(page)
 		codes := map[string]bool{unquote(c1): true, unquote(c2): true, unquote(c3): true}
-		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.clk}
+		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.d.clock()}
 		removed := 0
 		err := ed.Rewrite(p, func(s string) string {
 			lg := chatlog.Parse([]byte(s))
@@ -293,27 +276,25 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return get(ctx).bulk(page, mb<<20)
 	})
 	sc.Step(`^the page "([^"]*)" throws "((?:[^"\\]|\\.)*)" in the background$`, func(ctx context.Context, name, code string) error {
-		p, err := get(ctx).page(name)
-		if err == nil {
-			p.ThrowInBackground(unquote(code))
-		}
-		return err
+		return get(ctx).d.throwInBackground(name, unquote(code))
 	})
 	sc.Step(`^the page "([^"]*)" leaves "((?:[^"\\]|\\.)*)" unhandled in the background$`, func(ctx context.Context, name, code string) error {
-		p, err := get(ctx).page(name)
-		if err == nil {
-			p.RejectInBackground(unquote(code))
-		}
-		return err
+		return get(ctx).d.rejectInBackground(name, unquote(code))
 	})
 
 	sc.Step(`^the disk fails the server's next write to the log of "([^"]*)" (?:after (\d+) good ones )?with (EIO|ENOSPC|a torn write|a short write)$`, func(ctx context.Context, page, skipped, how string) error {
 		skip, _ := strconv.Atoi(skipped)
 		w := get(ctx)
+		if err := w.d.internal("fault injection on the server's disk"); err != nil {
+			return err
+		}
 		pt := map[string]vfs.Failpoint{"EIO": vfs.WriteError, "ENOSPC": vfs.NoSpace, "a torn write": vfs.TornWrite, "a short write": vfs.ShortWrite}[how]
 		return w.faulty.Arm(vfs.Fault{Point: pt, Pattern: w.path(page), Skip: skip, Count: 1})
 	})
 	sc.Step(`^the disk fails every rename of the registry$`, func(ctx context.Context) error {
+		if err := get(ctx).d.internal("fault injection on the server's disk"); err != nil {
+			return err
+		}
 		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.RenameFail, Pattern: chatlog.RegistryFile + "*"})
 	})
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" without a final line break:$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
@@ -327,11 +308,13 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		if unit != "ms" {
 			d = time.Duration(n * float64(time.Second))
 		}
-		get(ctx).clk.Advance(d)
-		return nil
+		return get(ctx).d.pass(d)
 	})
 	sc.Step(`^the server notices the log of "([^"]*)" (\d+) more times$`, func(ctx context.Context, page string, n int) error {
 		w := get(ctx)
+		if err := w.d.internal("making the server parse a log now"); err != nil {
+			return err
+		}
 		for i := 0; i < n; i++ {
 			w.srv.ParseNow(w.stem(page))
 			w.clk.Advance(time.Second)
@@ -340,6 +323,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^I note how much the server has read$`, func(ctx context.Context) error {
 		w := get(ctx)
+		if err := w.d.internal("counting what the server reads from its disk"); err != nil {
+			return err
+		}
 		w.mark = w.count.BytesRead()
 		return nil
 	})
@@ -387,7 +373,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the log of "([^"]*)" ends with:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
 		w := get(ctx)
 		got, want := w.read(w.path(page)), w.expand(page, doc.Content)+"\n"
-		if !strings.HasSuffix(got, want) {
+		if !w.holds(got, want, "suffix") {
 			return fmt.Errorf("log does not end with:\n%s\n--- log:\n%s", want, got)
 		}
 		return nil
@@ -395,7 +381,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the log of "([^"]*)" contains:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
 		w := get(ctx)
 		got, want := w.read(w.path(page)), w.expand(page, doc.Content)
-		if !strings.Contains(got, want) {
+		if !w.holds(got, want, "contains") {
 			return fmt.Errorf("log does not contain:\n%s\n--- log:\n%s", want, got)
 		}
 		return nil
@@ -403,7 +389,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the log of "([^"]*)" matches:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
 		w := get(ctx)
 		got := w.read(w.path(page))
-		re, err := regexp.Compile(w.expand(page, doc.Content))
+		re, err := regexp.Compile(w.d.regexp(w.expand(page, doc.Content)))
 		if err != nil {
 			return err
 		}
@@ -434,14 +420,14 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the registry starts with:$`, func(ctx context.Context, doc *godog.DocString) error {
 		w := get(ctx)
 		got, want := w.read(chatlog.RegistryFile), w.expandAll(doc.Content)+"\n"
-		if !strings.HasPrefix(got, want) {
+		if !w.holds(got, want, "prefix") {
 			return fmt.Errorf("registry does not start with:\n%s\n--- registry:\n%s", want, got)
 		}
 		return nil
 	})
 	sc.Step(`^the registry contains "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
 		w := get(ctx)
-		if got := w.read(chatlog.RegistryFile); !strings.Contains(got, w.expandAll(unquote(s))) {
+		if got := w.read(chatlog.RegistryFile); !w.holds(got, w.expandAll(unquote(s)), "contains") {
 			return fmt.Errorf("registry lacks %q:\n%s", w.expandAll(s), got)
 		}
 		return nil
@@ -458,7 +444,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		want = w.expand(page, want)
 		for _, l := range strings.Split(w.read(chatlog.RegistryFile), "\n") {
 			if strings.HasPrefix(l, "* "+w.stem(page)+" (") {
-				if l != want {
+				if !w.holds(l, want, "equal") {
 					return fmt.Errorf("registry line %q, want %q", l, want)
 				}
 				return nil
@@ -496,15 +482,15 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the console does not say "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
 		w := get(ctx)
-		if strings.Contains(w.con.String(), w.expandAll(unquote(s))) {
-			return fmt.Errorf("console says %q:\n%s", w.expandAll(s), w.con.String())
+		if w.holds(w.d.console(), w.expandAll(unquote(s)), "contains") {
+			return fmt.Errorf("console says %q:\n%s", w.expandAll(s), w.d.console())
 		}
 		return nil
 	})
 	sc.Step(`^the console says "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
 		w := get(ctx)
-		if !strings.Contains(w.con.String(), w.expandAll(unquote(s))) {
-			return fmt.Errorf("console lacks %q:\n%s", w.expandAll(s), w.con.String())
+		if !w.holds(w.d.console(), w.expandAll(unquote(s)), "contains") {
+			return fmt.Errorf("console lacks %q:\n%s", w.expandAll(s), w.d.console())
 		}
 		return nil
 	})
@@ -512,7 +498,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	// Outcomes: jobs.
 	sc.Step(`^"([^"]*)" has (\d+) jobs?$`, func(ctx context.Context, page string, n int) error {
 		w := get(ctx)
-		if got := len(w.srv.Jobs(w.stem(page))); got != n {
+		jobs, err := w.d.jobs(w.stem(page))
+		if err != nil {
+			return err
+		}
+		if got := len(jobs); got != n {
 			return fmt.Errorf("%d jobs, want %d", got, n)
 		}
 		return nil
@@ -534,6 +524,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" was requested (\d+) ms after the last write, started (\d+) ms after that and finished (\d+) ms after it started$`,
 		func(ctx context.Context, code string, req, start, fin int) error {
 			w := get(ctx)
+			if err := w.d.internal("a job's times on the simulated clock"); err != nil {
+				return err
+			}
 			j, err := w.job(unquote(code))
 			if err != nil {
 				return err
@@ -546,6 +539,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		})
 	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" was requested between (\d+) and (\d+) ms after the last write$`, func(ctx context.Context, code string, lo, hi int) error {
 		w := get(ctx)
+		if err := w.d.internal("a job's times on the simulated clock"); err != nil {
+			return err
+		}
 		j, err := w.job(unquote(code))
 		if err != nil {
 			return err
@@ -557,7 +553,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" is stamped "([^"]*)"$`, func(ctx context.Context, code, at string) error {
-		j, err := get(ctx).job(unquote(code))
+		w := get(ctx)
+		if err := w.d.internal("a time of day on the simulated clock"); err != nil {
+			return err
+		}
+		j, err := w.job(unquote(code))
 		if err != nil {
 			return err
 		}
@@ -568,6 +568,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^noticing it read less than (\d+) KB$`, func(ctx context.Context, kb int) error {
 		w := get(ctx)
+		if err := w.d.internal("counting what the server reads from its disk"); err != nil {
+			return err
+		}
 		d := w.count.BytesRead() - w.mark
 		if d <= 0 || d >= int64(kb)<<10 {
 			return fmt.Errorf("the server read %d bytes from its filesystem", d)
@@ -578,13 +581,15 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	// Parsing a log on its own.
 	sc.Step(`^the log:$`, func(ctx context.Context, doc *godog.DocString) error {
 		w := get(ctx)
-		w.parsed = chatlog.Report(chatlog.Parse([]byte(doc.Content+"\n")), time.Time{})
-		return nil
+		var err error
+		w.parsed, err = w.d.parse(doc.Content + "\n")
+		return err
 	})
 	sc.Step(`^the log "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, text string) error {
 		w := get(ctx)
-		w.parsed = chatlog.Report(chatlog.Parse([]byte(unquote(text)+"\n")), time.Time{})
-		return nil
+		var err error
+		w.parsed, err = w.d.parse(unquote(text) + "\n")
+		return err
 	})
 	sc.Step(`^the reply on line (\d+) took (\d+) ms$`, func(ctx context.Context, l int, ms int64) error {
 		w := get(ctx)
@@ -625,7 +630,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the log of "([^"]*)" is parsed$`, func(ctx context.Context, page string) error {
 		w := get(ctx)
 		b, err := afero.ReadFile(w.fs, w.path(page))
-		w.parsed = chatlog.Report(chatlog.Parse(b), time.Time{})
+		if err != nil {
+			return err
+		}
+		w.parsed, err = w.d.parse(string(b))
 		return err
 	})
 	sc.Step(`^the reply on line (\d+) pairs with the request on line (\d+)$`, func(ctx context.Context, rl, ql int) error {
@@ -663,19 +671,19 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	// Transport.
 	sc.Step(`^the adapter transport is served over HTTP$`, func(ctx context.Context) error {
 		w := get(ctx)
-		tr := &chatlog.HTTPTransport{Server: w.srv, LongPoll: time.Millisecond}
-		w.http = httptest.NewServer(tr.Handler())
-		return nil
+		var err error
+		w.base, err = w.d.transport(0)
+		return err
 	})
 	sc.Step(`^the adapter transport is served over HTTP with a (\d+) s long poll$`, func(ctx context.Context, sec int) error {
 		w := get(ctx)
-		tr := &chatlog.HTTPTransport{Server: w.srv, LongPoll: time.Duration(sec) * time.Second}
-		w.http = httptest.NewServer(tr.Handler())
-		return nil
+		var err error
+		w.base, err = w.d.transport(time.Duration(sec) * time.Second)
+		return err
 	})
 	sc.Step(`^a page titled "([^"]*)" registers over HTTP$`, func(ctx context.Context, title string) error {
 		w := get(ctx)
-		resp, err := http.Post(w.http.URL+"/api/register", "application/json",
+		resp, err := http.Post(w.base+"/api/register", "application/json",
 			strings.NewReader(fmt.Sprintf(`{"name":%q,"url":"http://localhost:8302/","lang":"JS"}`, title)))
 		if err != nil {
 			return err
@@ -700,7 +708,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		ch := make(chan polled, 1)
 		w.polls[page] = ch
 		go func() {
-			resp, err := http.Get(w.http.URL + "/api/poll?id=" + reg.ID + "&token=" + reg.Token)
+			resp, err := http.Get(w.base + "/api/poll?id=" + reg.ID + "&token=" + reg.Token)
 			if err != nil {
 				ch <- polled{err: err}
 				return
@@ -747,7 +755,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			return fmt.Errorf("no page %q, or %q was given no job", poster, owner)
 		}
 		body, _ := json.Marshal(map[string]any{"id": reg.ID, "token": reg.Token, "jobId": task.JobID, "ok": true, "isJSON": true, "json": value})
-		resp, err := http.Post(w.http.URL+"/api/result", "application/json", bytes.NewReader(body))
+		resp, err := http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -763,7 +771,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
-		resp, err := http.Get(w.http.URL + url)
+		resp, err := http.Get(w.base + url)
 		if err != nil {
 			return err
 		}
@@ -783,7 +791,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
-		resp, err := http.Get(w.http.URL + url)
+		resp, err := http.Get(w.base + url)
 		if err != nil {
 			return err
 		}
@@ -799,11 +807,11 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^a page (served from "[^"]*"|served by the REPL server itself) titled "([^"]*)" registers over HTTP: (\d+)$`, func(ctx context.Context, from, title string, code int) error {
 		w := get(ctx)
-		origin, foreign := w.http.URL, false
+		origin, foreign := w.base, false
 		if o, ok := strings.CutPrefix(from, "served from "); ok {
 			origin, foreign = strings.Trim(o, `"`), true
 		}
-		req, err := http.NewRequest(http.MethodPost, w.http.URL+"/api/register",
+		req, err := http.NewRequest(http.MethodPost, w.base+"/api/register",
 			strings.NewReader(fmt.Sprintf(`{"name":%q,"url":%q,"lang":"JS"}`, title, origin+"/app.html")))
 		if err != nil {
 			return err
@@ -835,7 +843,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" allows (.+)$`, func(ctx context.Context, origin, p, what string) error {
 		w := get(ctx)
-		req, err := http.NewRequest(http.MethodOptions, w.http.URL+p, nil)
+		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
 		if err != nil {
 			return err
 		}
@@ -859,7 +867,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" is refused$`, func(ctx context.Context, origin, p string) error {
 		w := get(ctx)
-		req, err := http.NewRequest(http.MethodOptions, w.http.URL+p, nil)
+		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
 		if err != nil {
 			return err
 		}
@@ -877,7 +885,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^GET "([^"]*)" is served as "([^"]*)"$`, func(ctx context.Context, p, ctype string) error {
 		w := get(ctx)
-		resp, err := http.Get(w.http.URL + p)
+		resp, err := http.Get(w.base + p)
 		if err != nil {
 			return err
 		}
@@ -889,7 +897,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
-		resp, err := http.Get(w.http.URL + "/api/poll?id=" + w.stem(page) + "&token=forged")
+		resp, err := http.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged")
 		if err != nil {
 			return err
 		}

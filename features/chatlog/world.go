@@ -83,7 +83,7 @@ func (w *world) agent(name string) *realm.Agent {
 	if a, ok := w.agents[name]; ok {
 		return a
 	}
-	a := &realm.Agent{Name: name, Fs: w.fs, Clock: w.clk}
+	a := &realm.Agent{Name: name, Fs: w.fs, Clock: w.d.clock()}
 	w.agents[name] = a
 	return a
 }
@@ -107,7 +107,7 @@ func (w *world) appendTo(page, text string) error {
 	if err := w.agent("writer").AppendRaw(p, text); err != nil {
 		return err
 	}
-	w.lastW = w.clk.Now()
+	w.lastW = w.d.clock().Now()
 	b, _ := afero.ReadFile(w.fs, p)
 	w.snaps[p] = string(b)
 	return nil
@@ -128,7 +128,7 @@ func (w *world) expandAll(s string) string {
 			s = strings.ReplaceAll(s, "<page>", r.ID)
 		}
 	}
-	return strings.ReplaceAll(s, "<now>", chatlog.Clock(w.clk.Now()))
+	return strings.ReplaceAll(s, "<now>", chatlog.Clock(w.d.clock().Now()))
 }
 
 // expandPath expands a URL path and refuses one that still holds a
@@ -151,8 +151,12 @@ func (w *world) read(p string) string {
 }
 
 func (w *world) job(code string) (chatlog.Job, error) {
+	jobs, err := w.d.jobs("")
+	if err != nil {
+		return chatlog.Job{}, err
+	}
 	var found []chatlog.Job
-	for _, j := range w.srv.Jobs("") {
+	for _, j := range jobs {
 		if j.Code == code {
 			found = append(found, j)
 		}
@@ -196,7 +200,9 @@ func (w *world) bulk(page string, size int) error {
 	if _, err := f.Write(b.Bytes()); err != nil {
 		return err
 	}
-	w.clk.Advance(time.Second)
+	if err := w.d.pass(time.Second); err != nil {
+		return err
+	}
 	b2, _ := afero.ReadFile(w.fs, w.path(page))
 	w.snaps[w.path(page)] = string(b2)
 	return nil

@@ -2,7 +2,7 @@
 // anchorage/impl/chatlog (seed 000_8e263a46ca5a55fb): the full-file parse
 // and the tail parse must accept any input, never panic, and finish in time
 // bounded by the input's size. It imports the standard library and
-// anchorage/impl/chatlog.
+// anchorage/impl/logparse.
 package chatlog
 
 import (
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"anchorage/impl/chatlog"
+	"anchorage/impl/chatlog/logparse"
 )
 
 const req = "**agent** to index-7-zen at 22:52:47\n```JS\n12+13\n```\n"
@@ -70,9 +70,9 @@ func FuzzParse(f *testing.F) {
 func parseCheck(t testing.TB, data []byte) {
 	{
 		start := time.Now()
-		lg := chatlog.Parse(data)
-		_ = chatlog.Report(lg, time.Time{}).JSON()
-		_ = chatlog.ValidateText(data)
+		lg := logparse.Parse(data)
+		_ = logparse.Report(lg, time.Time{}).JSON()
+		_ = logparse.ValidateText(data)
 		if d := time.Since(start); d > budget(len(data)) {
 			t.Fatalf("parse of %d bytes took %v", len(data), d)
 		}
@@ -126,15 +126,15 @@ func tailCheck(t testing.TB, data []byte, cut uint16) {
 			c = len(data)
 		}
 		start := time.Now()
-		ts := chatlog.TailStart(data[c:], c == 0)
+		ts := logparse.TailStart(data[c:], c == 0)
 		if ts >= 0 {
 			if ts > len(data)-c {
 				t.Fatalf("tail start %d beyond chunk of %d", ts, len(data)-c)
 			}
-			lg := chatlog.ParseAt(data[c+ts:], chatlog.Pos{Offset: int64(c + ts), Line: 1})
+			lg := logparse.ParseAt(data[c+ts:], logparse.Pos{Offset: int64(c + ts), Line: 1})
 			// Incremental parsing from Resume finds the same requests as
 			// parsing the tail in one go, for requests after Resume.
-			rest := chatlog.ParseAt(data[lg.Resume:], chatlog.Pos{Offset: lg.Resume, Line: lg.ResumeLine})
+			rest := logparse.ParseAt(data[lg.Resume:], logparse.Pos{Offset: lg.Resume, Line: lg.ResumeLine})
 			var want []int64
 			for _, r := range lg.Requests {
 				if r.Offset >= lg.Resume {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"anchorage/impl/chatlog/logparse"
 	"anchorage/sim/clock"
 
 	"github.com/spf13/afero"
@@ -822,8 +823,8 @@ func (s *Server) orphanLocked(in *Instance, j *Job) {
 // used, unless a header with it would not read back (a torn or interleaved
 // request header), then the instance's stem.
 func replyName(page, agent, stem string) string {
-	h, ok := parseHeader([]byte(ReplyHeader(page, agent, "00:00:00", 1, false)))
-	if !ok || h.from != page || h.to != agent {
+	from, to, ok := logparse.HeaderNames([]byte(ReplyHeader(page, agent, "00:00:00", 1, false)))
+	if !ok || from != page || to != agent {
 		return stem
 	}
 	return page

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/afero"
+
+	"anchorage/impl/chatlog/logparse"
 )
 
 // appendLocked appends text to an instance's log (§chatlog-append-only,
@@ -55,27 +57,28 @@ func appendLog(fs afero.Fs, p, text string, s *Server) error {
 // healing returns what must follow a torn prefix of an entry so that the
 // log is back outside any fence and at the start of a line.
 func healing(prefix string) string {
-	var open *fence
+	var ch byte // the open fence's character
+	n := 0      // and length; 0 outside a fence
 	lines := strings.Split(prefix, "\n")
 	for _, l := range lines[:len(lines)-1] {
 		b := []byte(strings.TrimSuffix(l, "\r"))
-		if open == nil {
-			if f, ok := openFence(b); ok {
-				open = &f
+		if n == 0 {
+			if c, k, ok := logparse.OpenFence(b); ok {
+				ch, n = c, k
 			}
-		} else if open.closes(b) {
-			open = nil
+		} else if logparse.ClosesFence(ch, n, b) {
+			n = 0
 		}
 	}
 	fix := ""
 	if !strings.HasSuffix(prefix, "\n") {
 		fix = "\n"
-		if open != nil && open.closes([]byte(lines[len(lines)-1])) {
-			open = nil
+		if n > 0 && logparse.ClosesFence(ch, n, []byte(lines[len(lines)-1])) {
+			n = 0
 		}
 	}
-	if open != nil {
-		fix += strings.Repeat(string(open.ch), open.n) + "\n"
+	if n > 0 {
+		fix += strings.Repeat(string(ch), n) + "\n"
 	}
 	return fix
 }

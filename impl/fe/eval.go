@@ -62,6 +62,11 @@ func (vm *VM) toNumber(v Value) float32 {
 // getBound returns the env binding pair of sym, or its global pair.
 func (vm *VM) getBound(sym, env Value) Value {
 	cells := vm.cells
+	if env != Nil && !cells[sym].local {
+		// Bound in no environment: the walk ends at the global pair.
+		vm.stepN(EvLookup, uint64(cells[env].envLen))
+		return cells[sym].cdr
+	}
 	for env != Nil {
 		vm.step(EvLookup)
 		x := cells[env].car
@@ -173,10 +178,14 @@ func (vm *VM) doList(lst, env Value) Value {
 
 func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 	cells := vm.cells
+	n := cells[env].envLen // the static nil's is 0
 	for prm != Nil {
 		pc := &cells[prm]
 		if pc.typ != TPair {
-			env = vm.cons(vm.cons(prm, arg), env)
+			e := vm.cons(vm.cons(prm, arg), env)
+			cells[prm].local = true
+			cells[e].envLen = n + 1
+			env = e
 			break
 		}
 		// car(arg) and cdr(arg), written out.
@@ -206,6 +215,11 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 		} else {
 			b = vm.cons(pc.car, a)
 			e = vm.cons(b, env)
+		}
+		n++
+		cells[e].envLen = n
+		if c := &cells[pc.car]; !c.local {
+			c.local = true // once: the symbol stays in the cache unwritten
 		}
 		env = e
 		prm = pc.cdr
@@ -265,6 +279,12 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 func (vm *VM) lookup(sym, env Value) Value {
 	cells := vm.cells
 	n := uint64(1)
+	if env != Nil && !cells[sym].local {
+		// Bound in no environment (see cell): the walk's events without
+		// the walk.
+		n += uint64(cells[env].envLen)
+		env = Nil
+	}
 	for env != Nil {
 		n++
 		ec := &cells[env]
@@ -300,7 +320,12 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 	case TSymbol:
 		// lookup, written out.
 		n := uint64(1)
-		for e := env; e != Nil; {
+		e := env
+		if e != Nil && !cells[obj].local {
+			n += uint64(cells[env].envLen)
+			e = Nil
+		}
+		for e != Nil {
 			n++
 			ec := &cells[e]
 			if x := ec.car; cells[x].car == obj {
@@ -342,7 +367,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		// lookup, written out.
 		sym, n := fn, uint64(1)
 		fn = refNone
-		for e := env; e != Nil; {
+		e := env
+		if e != Nil && !cells[sym].local {
+			n += uint64(cells[env].envLen)
+			e = Nil
+		}
+		for e != Nil {
 			n++
 			ec := &cells[e]
 			if x := ec.car; cells[x].car == sym {
@@ -372,7 +402,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			va := vm.checkType(vm.nextArg(&arg), TSymbol)
 			if newenv != nil {
 				b := vm.cons(va, vm.evalArg(&arg, env))
-				*newenv = vm.cons(b, env)
+				e := vm.cons(b, env)
+				cells[va].local = true
+				cells[e].envLen = cells[env].envLen + 1
+				*newenv = e
 			}
 
 		case pSet:
@@ -500,7 +533,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				arg = ac.cdr
 				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
-					va = vm.lookup(obj, env)
+					// va = vm.lookup(obj, env), written out.
+					n, e := uint64(1), env
+					if e != Nil && !cells[obj].local {
+						n += uint64(cells[env].envLen)
+						e = Nil
+					}
+					va = refNone
+					for e != Nil {
+						n++
+						ec := &cells[e]
+						if x := ec.car; cells[x].car == obj {
+							va = cells[x].cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if va == refNone {
+						va = cells[cells[obj].cdr].cdr
+					}
+					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+						vm.replayLookups(n)
+					}
 				case TPair:
 					va = vm.evalPair(obj, env, nil)
 				default:
@@ -520,7 +574,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				arg = ac.cdr
 				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
-					vb = vm.lookup(obj, env)
+					// vb = vm.lookup(obj, env), written out.
+					n, e := uint64(1), env
+					if e != Nil && !cells[obj].local {
+						n += uint64(cells[env].envLen)
+						e = Nil
+					}
+					vb = refNone
+					for e != Nil {
+						n++
+						ec := &cells[e]
+						if x := ec.car; cells[x].car == obj {
+							vb = cells[x].cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if vb == refNone {
+						vb = cells[cells[obj].cdr].cdr
+					}
+					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+						vm.replayLookups(n)
+					}
 				case TPair:
 					vb = vm.evalPair(obj, env, nil)
 				default:
@@ -548,7 +623,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				arg = ac.cdr
 				switch obj := ac.car; cells[obj].typ {
 				case TSymbol:
-					xv = vm.lookup(obj, env)
+					// xv = vm.lookup(obj, env), written out.
+					n, e := uint64(1), env
+					if e != Nil && !cells[obj].local {
+						n += uint64(cells[env].envLen)
+						e = Nil
+					}
+					xv = refNone
+					for e != Nil {
+						n++
+						ec := &cells[e]
+						if x := ec.car; cells[x].car == obj {
+							xv = cells[x].cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if xv == refNone {
+						xv = cells[cells[obj].cdr].cdr
+					}
+					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+						vm.replayLookups(n)
+					}
 				case TPair:
 					xv = vm.evalPair(obj, env, nil)
 				default:
@@ -569,7 +665,28 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					arg = ac.cdr
 					switch obj := ac.car; cells[obj].typ {
 					case TSymbol:
-						yv = vm.lookup(obj, env)
+						// yv = vm.lookup(obj, env), written out.
+						n, e := uint64(1), env
+						if e != Nil && !cells[obj].local {
+							n += uint64(cells[env].envLen)
+							e = Nil
+						}
+						yv = refNone
+						for e != Nil {
+							n++
+							ec := &cells[e]
+							if x := ec.car; cells[x].car == obj {
+								yv = cells[x].cdr
+								break
+							}
+							e = ec.cdr
+						}
+						if yv == refNone {
+							yv = cells[cells[obj].cdr].cdr
+						}
+						if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+							vm.replayLookups(n)
+						}
 					case TPair:
 						yv = vm.evalPair(obj, env, nil)
 					default:
@@ -678,5 +795,8 @@ func (vm *VM) expandMacro(obj, fn, arg Value) {
 	va := vm.cells[fn].cdr
 	vb := vm.cells[va].cdr
 	r := vm.doList(vm.cells[vb].cdr, vm.argsToEnv(vm.cells[vb].car, arg, vm.cells[va].car))
+	// A whole-cell copy, except that local stays set if it was (see cell).
+	local := vm.cells[obj].local
 	vm.cells[obj] = vm.cells[r]
+	vm.cells[obj].local = vm.cells[obj].local || local
 }

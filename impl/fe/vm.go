@@ -61,14 +61,25 @@ const (
 // (name . value) pair in cdr, numbers keep the float in num, primitives and
 // cfuncs keep an index in aux. A free cell links to the next free cell
 // through cdr, and that stale link survives allocation exactly as in C.
+//
+// Two fields have no counterpart in C; they let a lookup skip walking an
+// environment it cannot find the symbol in, while counting the same
+// events. envLen is set on every environment cell (a (binding . env) pair
+// made by argsToEnv or let) to the length of the environment list it
+// heads. local is set on every object that becomes the car of a binding
+// and cleared only when symbol makes a fresh symbol in a cell from the free
+// list, which no live binding can reference; so a symbol without local is
+// bound in no environment, and its lookup in env walks envLen steps to its
+// global value. The cell stays 32 bytes: addressing it is a shift.
 type cell struct {
 	car, cdr Value
 	num      float32
 	aux      int32
+	envLen   int32
 	typ      Type
 	mark     bool
+	local    bool
 	s        [7]byte
-	_        [4]byte // pad to 32 bytes: cell addressing becomes a shift
 }
 
 // Event is one interpreter event of the deck cycle model (fe-deck.md 3.3).
@@ -727,6 +738,7 @@ func (vm *VM) symbol(name string) Value {
 	}
 	v := vm.object()
 	vm.cells[v].typ = TSymbol
+	vm.cells[v].local = false
 	s := vm.str(name)
 	p := vm.cons(s, Nil)
 	vm.cells[v].cdr = p

@@ -6,6 +6,7 @@
 // coverage.html, and merges the per-system Cucumber JSON and JUnit XML.
 //
 // It may import the standard library, anchorage/reports/catalog,
+// anchorage/reports/mutate (for its code snippets),
 // anchorage/sim/seed (for replay lines), the Gherkin parser (for doc strings,
 // tables and outline rows) and goldmark (for promise text).
 package coverage

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"anchorage/reports/mutate"
+
 	"github.com/yuin/goldmark"
 )
 
@@ -144,14 +146,7 @@ func (s System) strengthTable() string {
 
 // mdCode makes code fit in a table cell: one line, no pipes, not too long.
 func mdCode(code string) string {
-	code = strings.ReplaceAll(strings.ReplaceAll(code, "\n", " "), "|", "\\|")
-	if code == "" {
-		return "(deleted)"
-	}
-	if len(code) > 60 {
-		code = code[:57] + "…"
-	}
-	return code
+	return strings.ReplaceAll(mutate.Snippet(code, 60), "|", "\\|")
 }
 
 type tierCount struct{ tier, total, pass int }

@@ -187,14 +187,26 @@ func (r *Report) Remove(file, id string) bool {
 	return false
 }
 
+// Snippet shows a piece of code on one line for reports and logs: newlines
+// become ⏎, code longer than max runes is cut with …, and deleted code (the
+// empty string) reads "(deleted)".
+func Snippet(s string, max int) string {
+	if s == "" {
+		return "(deleted)"
+	}
+	s = strings.ReplaceAll(s, "\n", "⏎")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// quoteCode is Snippet in backticks, as the schema's descriptions are Markdown.
 func quoteCode(s string) string {
 	if s == "" {
-		return "(nothing)"
+		return Snippet(s, 80)
 	}
-	if len(s) > 80 {
-		s = s[:77] + "…"
-	}
-	return "`" + strings.ReplaceAll(s, "\n", "⏎") + "`"
+	return "`" + Snippet(s, 80) + "`"
 }
 
 // SetTests lists every scenario of the catalog as a test, so coveredBy and

@@ -63,7 +63,7 @@ as detected), CompileError (not counted), Ignored (listed as equivalent in
 Examples:
   go run ./reports/cmd/mutate -system chatlog -n 50
   go run ./reports/cmd/mutate -system plurnk -pkg ops,scheme -n 20
-  go run ./reports/cmd/mutate -mutant impl/chatlog/parse.go:207:9:ConditionalBoundary
+  go run ./reports/cmd/mutate -mutant impl/chatlog/logparse/parse.go:207:9:ConditionalBoundary
   go run ./reports/cmd/mutate -system deck -list
 
 Exit status: 0 when it ran (whatever the kill rate), 1 when it could not
@@ -906,13 +906,9 @@ func (m *mutator) printSurvivors(sys string, results []mutate.Result) {
 
 func quote(s string) string {
 	if s == "" {
-		return "(deleted)"
+		return mutate.Snippet(s, 70)
 	}
-	s = strings.ReplaceAll(s, "\n", "⏎")
-	if len(s) > 70 {
-		s = s[:67] + "…"
-	}
-	return "`" + s + "`"
+	return "`" + mutate.Snippet(s, 70) + "`"
 }
 
 func firstLines(s string, n int) string {

@@ -2,7 +2,7 @@
 // 000_8e263a46ca5a55fb (package anchorage/impl/chatlog) on a real directory
 // with the wall clock, serving the browser adapter over HTTP.
 //
-//	replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s]
+//	replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s] [-seed N] [-debug-jobs]
 //	replserve parse FILE
 //
 // "parse" prints what the parser reads in a chat log as one JSON object and
@@ -21,6 +21,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -51,7 +52,7 @@ const (
 	maxLine       = 4 << 20
 )
 
-const usage = `usage: replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s] [-seed N]
+const usage = `usage: replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s] [-seed N] [-debug-jobs]
        replserve parse FILE`
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -127,6 +128,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	addr := fl.String("addr", "127.0.0.1:8302", "listen address (keep it on loopback; port 0 picks a free one)")
 	timeout := fl.Duration("timeout", 60*time.Second, "job timeout")
 	seed := fl.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the short-id generator")
+	debugJobs := fl.Bool("debug-jobs", false, "serve the job table at GET /conformance/jobs (a debug port for conformance runs: it shows the code of every job)")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), usage)
 		fl.PrintDefaults()
@@ -165,7 +167,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer srv.Stop()
 	tr := &chatlog.HTTPTransport{Server: srv}
-	hs := &http.Server{Handler: tr.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	handler := tr.Handler()
+	if *debugJobs {
+		handler = withJobs(handler, srv)
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "replserve: serving %s on http://%s/\n", *dir, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -185,4 +191,33 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// jobView is one job as GET /conformance/jobs shows it (features/README.md,
+// CHATLOG_SERVER): the states it went through, in order.
+type jobView struct {
+	ID       string             `json:"id"`
+	Instance string             `json:"instance"`
+	Agent    string             `json:"agent"`
+	At       string             `json:"at"`
+	Lang     string             `json:"lang"`
+	Code     string             `json:"code"`
+	History  []chatlog.JobState `json:"history"`
+}
+
+// withJobs adds GET /conformance/jobs[?instance=STEM] to h: the job table
+// as a JSON array, oldest first. No Access-Control header is sent, so no
+// page of another origin can read it.
+func withJobs(h http.Handler, srv *chatlog.Server) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.HandleFunc("GET /conformance/jobs", func(w http.ResponseWriter, r *http.Request) {
+		out := []jobView{}
+		for _, j := range srv.Jobs(r.URL.Query().Get("instance")) {
+			out = append(out, jobView{ID: j.ID, Instance: j.Instance, Agent: j.Agent, At: j.At, Lang: j.Lang, Code: j.Code, History: j.History})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	})
+	return mux
 }

@@ -1,4 +1,4 @@
-package chatlog
+package logparse
 
 import (
 	"encoding/json"
