@@ -130,8 +130,8 @@ func (s *Sessions) Overlay(session int64) *Overlay {
 // Member is one resolved member and its effect: "member" (readable and
 // writable) or "view" (readable only).
 type Member struct {
-	Path   string
-	Effect string
+	Path   string `json:"path"`
+	Effect string `json:"effect"`
 }
 
 // Set is a resolved membership.
