@@ -158,11 +158,34 @@ Feature: Tier 3a — packet sections and turn totals
     And the log section of packet 1 contains "[{\"path\":\"unknown:///q.md\",\"channels\""
     And no packet mentions "manifest.json"
 
-  @§schemes-directory @wip
-  Scenario: the schemes section has one usage line per scheme that ships an example; docs are plurnk://docs entries
-    When the user starts a loop with the prompt "Say done"
-    Then the schemes section of packet 1 holds one usage line per scheme with an example
-    And the entry plurnk://docs/known.md exists
+  @§schemes-directory @decision
+  Scenario: the schemes section has one usage line per scheme that ships an example and points at its docs, which are plurnk://docs entries
+    Given the entry known:///a.md contains "alpha\nbeta"
+    And the model will reply:
+      """
+      <<PLAN:read the docs:PLAN
+      <<READ(plurnk://docs/known.md)::READ
+      <<READ(plurnk://docs/plurnk.md)::READ
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then packet 1 has the system sections "definition, schemes, budget"
+    And the schemes section of packet 1 reads:
+      """
+      * file:/// 0 entries, 0 lines: <<READ(main.go)<1,40>::READ (plurnk://docs/file.md)
+      * known:/// 1 entries, 2 lines: <<EDIT(known:///plan.md):what to keep:EDIT (plurnk://docs/known.md)
+      * log:/// 0 entries, 0 lines: <<FOLD(log:///1/1/1)::FOLD (plurnk://docs/log.md)
+      * skill:/// 0 entries, 0 lines: <<READ(skill:///name.md)::READ (plurnk://docs/skill.md)
+      * unknown:/// 0 entries, 0 lines: <<EDIT(unknown:///question.md):what is still open:EDIT (plurnk://docs/unknown.md)
+      """
+    And the schemes section of packet 1 does not contain "Every run of the session sees"
+    And the log section of packet 2 contains "* log:///1/1/1/READ 200 plurnk:///docs/known.md\n<<plurnk:///docs/known.md:\n1:\t# known://\n2:\t\n3:\tWhat you have learned"
+    And the log section of packet 2 contains "* log:///1/1/2/READ 404 plurnk://docs/plurnk.md (folded)"
 
   @§render-rule-find-renders-result @decision
   Scenario: READ and FIND rows at 200 render their body under the query's fence; a row without a body re-emits its statement
