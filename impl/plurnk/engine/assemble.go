@@ -58,6 +58,8 @@ func (e *Engine) assemble(ls *loopState, t int) (*Delivered, error) {
 	git := ""
 	if e.Git != nil {
 		git = e.Git(ss)
+	} else if git, err = e.Ops.GitSection(ss); err != nil {
+		return nil, err
 	}
 	sections = append(sections,
 		packet.Section{Name: packet.SystemPolicy, Slot: packet.System, Header: packet.HeaderSystemPolicy, Content: policy},

@@ -1,7 +1,9 @@
 package membership
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"anchorage/impl/plurnk/scheme"
 
@@ -29,4 +31,28 @@ func Attach(reg *scheme.Registry, fsys afero.Fs, root string, git Git, flags Fla
 // overlay every run of the session resolves.
 func (p *Project) Constrain(session int64, c Constraint) error {
 	return p.Sessions.Overlay(session).Add(c)
+}
+
+// GitSection renders the packet's git section for session: one line per
+// repository git membership covers, `* <repo>: <n> files tracked` (`.` is
+// the project root), in the order the forest lists them. It is empty when
+// git supplies no members (absent, denied, or no repository found).
+func (p *Project) GitSection(session int64) (string, error) {
+	r := p.Resolver
+	var b strings.Builder
+	for _, repo := range r.repos(p.Sessions.Overlay(session).snapshot()) {
+		tracked, err := r.Git.LsFiles(r.disk(repo))
+		switch {
+		case errors.Is(err, ErrNoRepo):
+			continue
+		case err != nil:
+			return "", fmt.Errorf("git section: %w", err)
+		}
+		name := repo
+		if name == "" {
+			name = "."
+		}
+		fmt.Fprintf(&b, "* %s: %d files tracked\n", name, len(tracked))
+	}
+	return b.String(), nil
 }
