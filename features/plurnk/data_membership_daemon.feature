@@ -39,3 +39,32 @@ Feature: Tier 3a — the daemon keeps the session's membership
     Then the answer to "B" has members = []
     When "B" calls session.constrain with {"effect": "drop", "pattern": "docs/**"}
     Then the answer to "B" is the error -32602
+
+  @§membership-emi-divergence-signal
+  Scenario: a member changed on disk outside plurnk reaches the model run as a folded delta from the plurnk run
+    Given the daemon keeps a membership of a workspace without git holding:
+      | path     | content |
+      | notes.md | first   |
+      | other.md | other   |
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And "A" calls session.constrain with {"effect": "pick", "pattern": "notes.md"}
+    And "A" runs a loop with the prompt "first"
+    And the loop "A" started ended with status 200
+    When the daemon's operator file /work/notes.md reads "second"
+    And the daemon's operator file /work/other.md reads "changed too"
+    And "A" runs a loop with the prompt "again"
+    Then the loop "A" started ended with status 200
+    And the daemon's model's packet 1 does not contain "file:///notes.md"
+    And the daemon's model's packet 2 contains "EDIT 200 file:///notes.md origin=plurnk (folded)"
+    And the daemon's model's packet 2 does not contain "file:///other.md"
