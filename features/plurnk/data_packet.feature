@@ -166,6 +166,7 @@ Feature: Tier 3a — packet sections and turn totals
       <<PLAN:read the docs:PLAN
       <<READ(plurnk://docs/known.md)::READ
       <<READ(plurnk://docs/plurnk.md)::READ
+      <<FIND(plurnk://docs/**)::FIND
       <<SEND[102]:next:SEND
       """
     And the model will reply:
@@ -186,6 +187,9 @@ Feature: Tier 3a — packet sections and turn totals
     And the schemes section of packet 1 does not contain "Every run of the session sees"
     And the log section of packet 2 contains "* log:///1/1/1/READ 200 plurnk:///docs/known.md\n<<plurnk:///docs/known.md:\n1:\t# known://\n2:\t\n3:\tWhat you have learned"
     And the log section of packet 2 contains "* log:///1/1/2/READ 404 plurnk://docs/plurnk.md (folded)"
+    And the log section of packet 2 contains "[{\"path\":\"plurnk:///docs/file.md\",\"channels\""
+    And the log section of packet 2 contains "{\"path\":\"plurnk:///docs/unknown.md\",\"channels\""
+    And the log section of packet 2 does not contain "plurnk:///docs/plurnk.md\""
 
   @§render-rule-find-renders-result @decision
   Scenario: READ and FIND rows at 200 render their body under the query's fence; a row without a body re-emits its statement

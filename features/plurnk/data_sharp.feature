@@ -1,0 +1,82 @@
+@plurnk
+Feature: Tier 3a — edges of the grammar, the address fold and the budget tables
+  A statement names its target once; a target written with an authority
+  folds into the scheme's path namespace and is never a run; rows of equal
+  weight keep their log order in the heaviest-entries table; a statement
+  re-emitted in the log keeps its heredoc suffix.
+
+  Background:
+    Given the model's context window is 100000 tokens
+
+  @§op-methods-op-dispatch
+  Scenario: a statement with two target slots is refused with the parse error, and nothing runs
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<KILL(known:///a.md)(known:///b.md)::KILL
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "second (target) slot"
+    And the log section of packet 2 does not contain "KILL 200"
+
+  @§scheme-address-namespace-fold
+  Scenario: SEND[410] at a target written with an authority deletes the entry, as at the folded path
+    Given the entry known:///a.md contains "alpha"
+    When the model emits <<SEND[410](known://a.md)::SEND
+    Then the action answers 200
+    And the entry known:///a.md does not exist
+
+  @§tokenomics-largest-entries
+  Scenario: rows of equal weight keep their log order in the heaviest-entries table
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:read twice:PLAN
+      <<READ(known:///a.md)::READ
+      <<READ(known:///a.md)::READ
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the budget section of packet 2 contains "| log:///1/1/1/READ | 20 |\n| log:///1/1/2/READ | 20 |"
+
+  @§render-rule-find-renders-result
+  Scenario: a re-emitted statement keeps the suffix of its heredoc tag
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:drop it:PLAN
+      <<KILLx(known:///a.md)::KILLx
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "drop"
+    Then the log section of packet 2 contains "* log:///1/1/1/KILL 200 known:///a.md\n<<KILLx(known:///a.md)::KILLx\n"
+
+  @§matcher-result-read-returns-lines
+  Scenario: an xpath attribute match names the line of the attribute itself, not of an earlier mention of its name
+    Given the workspace file page.html contains "<html>\n<body>\n<a title=\"by href\"\n  href=\"/y\">y</a>\n</body>\n</html>"
+    When the model emits <<READ(page.html)://a/@href:READ
+    Then the action answers 200
+    And the result content is "4:\t  href=\"/y\">y</a>\n"
+
+  @§ext-mimetype-extension-mimetype
+  Scenario: a .json file is read as JSON even when its text would parse as XML
+    Given the workspace file data.json contains "<a>\n<b>x</b>\n</a>"
+    When the model emits <<READ(data.json)://b:READ
+    Then the action answers 203
