@@ -80,3 +80,11 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     Given the workspace file data.json contains "<a>\n<b>x</b>\n</a>"
     When the model emits <<READ(data.json)://b:READ
     Then the action answers 203
+
+  @§op-methods-op-dispatch
+  Scenario: a READ that fans out over a glob answers with the row of its last item
+    Given the entry known:///a.md contains "alpha"
+    And the entry known:///b.md contains "beta"
+    When the model emits <<READ(known:///*.md)::READ
+    Then the action answers 200
+    And the action's log row records status 200 for known:///b.md
