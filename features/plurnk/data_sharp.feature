@@ -88,3 +88,19 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     When the model emits <<READ(known:///*.md)::READ
     Then the action answers 200
     And the action's log row records status 200 for known:///b.md
+
+  @§matcher-result-read-returns-lines
+  Scenario: an xpath match of a namespaced attribute names the attribute's own line
+    Given the workspace file doc.xml contains "<root xmlns:x=\"urn:x\">\n<a\n  x:href=\"/z\">z</a>\n</root>"
+    When the model emits <<READ(doc.xml)://a/@*[local-name()='href']:READ
+    Then the action answers 200
+    And the result content is "3:\t  x:href=\"/z\">z</a>\n"
+
+  @§op-methods-op-dispatch
+  Scenario: a run:// target with a path is scratch storage, not a run: the entry engine hands it to the scheme registry
+    When the model emits <<SEND[410](run://scout/notes.md)::SEND
+    Then the action answers 501
+    And the result reason mentions "no handler for scheme"
+    When the model emits <<SEND(run://scout)::SEND
+    Then the action answers 501
+    And the result reason mentions "SEND to a run is handled by the engine loop"
