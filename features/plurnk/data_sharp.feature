@@ -104,3 +104,37 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     When the model emits <<SEND(run://scout)::SEND
     Then the action answers 501
     And the result reason mentions "SEND to a run is handled by the engine loop"
+
+  @§scheme-address-namespace-fold
+  Scenario: a scheme name may hold any lowercase letter: an unregistered one answers 501
+    When the model emits <<READ(fizz:///a.md)::READ
+    Then the action answers 501
+    And the result reason mentions "fizz"
+
+  @§find-scope-prefix-filter
+  Scenario: a FIND target whose path glob does not compile answers 400
+    When the model emits <<FIND(known:///a[)::FIND
+    Then the action answers 400
+
+  @§matcher-result-read-returns-lines
+  Scenario: xpath sees the text of XML elements
+    Given the workspace file doc.xml contains "<root>\n<b>x</b>\n<b>y</b>\n</root>"
+    When the model emits <<READ(doc.xml)://b[text()='y']:READ
+    Then the action answers 200
+    And the result content is "3:\t<b>y</b>\n"
+
+  @§methods-log-read
+  Scenario: a turn-0 row is read by its coordinate like any other
+    Given the model will reply:
+      """
+      <<PLAN:read the prompt row:PLAN
+      <<READ(log:///1/0/1)::READ
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "* log:///1/1/1/READ 200 log:///1/0/1"
