@@ -52,6 +52,7 @@ type daemonWorld struct {
 	models  map[string]*llm.Mock // the models of PLURNK_MODEL_<alias>=mock/<id>, by id
 	bootErr error                // why the daemon refused to start
 	fs      afero.Fs             // the workspace and the operator's files
+	members bool                 // the daemon keeps a membership (no git: picks only)
 	// selector: the model is chosen by the operator's aliases alone, as
 	// plurnkd chooses it (no alias declared: no model).
 	selector bool
@@ -248,7 +249,7 @@ func (d *daemonWorld) boot() error {
 	}
 	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
 		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
-		Registering: d.registering})
+		Registering: d.registering, Members: d.members})
 	if err != nil {
 		d.bootErr = err
 		return err

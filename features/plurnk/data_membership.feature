@@ -122,11 +122,6 @@ Feature: Tier 3a — membership as part of the system
     Then the action answers 200
     And the next sync records no divergence
 
-  @§membership-resolved-effects @wip
-  Scenario: session.members answers the resolved members and effects
-    When a client calls session.members
-    Then it answers {members: [{path, effect}], hidden}
-
   @§membership-git-flags
   Scenario: PLURNK_GIT_ALLOWED=0 denies git membership, even for a declared repo; picks still count
     Given the service runs with PLURNK_GIT_ALLOWED="0" and PLURNK_GIT_AUTO="1"

@@ -59,3 +59,20 @@ Feature: Tier 3a — the membership forest, declared repos and the git switches
       | path               | effect |
       | svc/api/.gitignore | member |
       | svc/api/main.go    | member |
+
+  @§membership-git-membership @§membership-forest
+  Scenario: the packet's git section names each repository of the forest with the files it tracks; the root is none
+    Given the session's overlay declares the repo "svc/api"
+    And the session's overlay declares the repo "lib"
+    And the model's context window is 100000 tokens
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Say done"
+    Then the git section of packet 1 reads:
+      """
+      * svc/api: 2 files tracked
+      * lib: 1 files tracked
+      """

@@ -158,24 +158,104 @@ Feature: Tier 3a — packet sections and turn totals
     And the log section of packet 1 contains "[{\"path\":\"unknown:///q.md\",\"channels\""
     And no packet mentions "manifest.json"
 
-  @§schemes-directory @wip
-  Scenario: the schemes section has one usage line per scheme that ships an example; docs are plurnk://docs entries
-    When the user starts a loop with the prompt "Say done"
-    Then the schemes section of packet 1 holds one usage line per scheme with an example
-    And the entry plurnk://docs/known.md exists
+  @§schemes-directory @decision
+  Scenario: the schemes section has one usage line per scheme that ships an example and points at its docs, which are plurnk://docs entries
+    Given the entry known:///a.md contains "alpha\nbeta"
+    And the model will reply:
+      """
+      <<PLAN:read the docs:PLAN
+      <<READ(plurnk://docs/known.md)::READ
+      <<READ(plurnk://docs/plurnk.md)::READ
+      <<FIND(plurnk://docs/**)::FIND
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then packet 1 has the system sections "definition, schemes, budget"
+    And the schemes section of packet 1 reads:
+      """
+      * file:/// 0 entries, 0 lines: <<READ(main.go)<1,40>::READ (plurnk://docs/file.md)
+      * known:/// 1 entries, 2 lines: <<EDIT(known:///plan.md):what to keep:EDIT (plurnk://docs/known.md)
+      * log:/// 0 entries, 0 lines: <<FOLD(log:///1/1/1)::FOLD (plurnk://docs/log.md)
+      * skill:/// 0 entries, 0 lines: <<READ(skill:///name.md)::READ (plurnk://docs/skill.md)
+      * unknown:/// 0 entries, 0 lines: <<EDIT(unknown:///question.md):what is still open:EDIT (plurnk://docs/unknown.md)
+      """
+    And the schemes section of packet 1 does not contain "Every run of the session sees"
+    And the log section of packet 2 contains "* log:///1/1/1/READ 200 plurnk:///docs/known.md\n<<plurnk:///docs/known.md:\n1:\t# known://\n2:\t\n3:\tWhat you have learned"
+    And the log section of packet 2 contains "* log:///1/1/2/READ 404 plurnk://docs/plurnk.md (folded)"
+    And the log section of packet 2 contains "[{\"path\":\"plurnk:///docs/file.md\",\"channels\""
+    And the log section of packet 2 contains "{\"path\":\"plurnk:///docs/unknown.md\",\"channels\""
+    And the log section of packet 2 does not contain "plurnk:///docs/plurnk.md\""
 
-  @§render-rule-find-renders-result @wip
-  Scenario: READ and FIND rows at 200 render their body under the query's fence; other rows re-emit the statement
+  @§render-rule-find-renders-result @decision
+  Scenario: READ and FIND rows at 200 render their body under the query's fence; a row without a body re-emits its statement
     Given the entry known:///a.md contains "alpha"
-    When the user starts a loop with the prompt "Say done"
-    Then the log section of packet 2 renders the FIND row's result under its fence
-    And the log section of packet 2 re-emits the EDIT row's statement
+    And the model will reply:
+      """
+      <<PLAN:look around:PLAN
+      <<FIND(known:///**)::FIND
+      <<READ(known:///a.md)::READ
+      <<READ(known:///a.md):/beta/:READ
+      <<KILL(known:///a.md)::KILL
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "* log:///1/1/1/FIND 200 known:///**\n<<known:///**:\n[{\"path\":\"known:///a.md\",\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}}]\n:known:///**\n"
+    And the log section of packet 2 contains "* log:///1/1/2/READ 200 known:///a.md\n<<known:///a.md:\n1:\talpha\n:known:///a.md\n"
+    And the log section of packet 2 contains "* log:///1/1/3/READ 204 known:///a.md\n<<READ(known:///a.md):/beta/:READ\n* log:///1/1/4/KILL 200 known:///a.md\n<<KILL(known:///a.md)::KILL\n"
 
-  @§edit-result-render @wip
-  Scenario: an EDIT row renders the span it produced, numbered, with context
-    Given the entry known:///list.md contains "a\nb\nc\nd\ne\nf\n"
-    When the user starts a loop with the prompt "Say done"
-    Then the log section of packet 2 shows the EDIT row as lines 2 to 6 of the result
+  @§edit-result-render @decision
+  Scenario Outline: an EDIT row renders the span it produced, numbered in the new content, two lines of context either side
+    Given the entry known:///list.md contains "a\nb\nc\nd\ne\nf\ng\nh\n"
+    And the model will reply:
+      """
+      <<PLAN:edit the list:PLAN
+      <<EDIT(known:///list.md)<marks>:<body>:EDIT
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "edit"
+    Then the log section of packet 2 contains "* log:///1/1/1/EDIT 200 known:///list.md\n:::\n<span>:::\n* log:///1/1/2/SEND"
+
+    Examples:
+      | marks | body  | span                                           |
+      | <4>   | D     | 2:\tb\n3:\tc\n4:\tD\n5:\te\n6:\tf\n   |
+      | <1>   | A     | 1:\tA\n2:\tb\n3:\tc\n                     |
+      | <-1>  | i     | 7:\tg\n8:\th\n9:\ti\n                     |
+      | <4,5> | X\nY | 2:\tb\n3:\tc\n4:\tX\n5:\tY\n6:\tf\n7:\tg\n |
+      | <4,5> |       | 2:\tb\n3:\tc\n4:\tf\n5:\tg\n            |
+
+  @§edit-result-render
+  Scenario: an EDIT that writes the whole entry shows all of it; an EDIT that changed nothing re-emits its statement
+    Given the model will reply:
+      """
+      <<PLAN:write:PLAN
+      <<EDIT(known:///n.md):one
+      two:EDIT
+      <<EDIT(known:///n.md):one
+      two:EDIT
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "write"
+    Then the log section of packet 2 contains "* log:///1/1/1/EDIT 201 known:///n.md\n:::\n1:\tone\n2:\ttwo\n:::\n* log:///1/1/2/EDIT 304 known:///n.md\n<<EDIT(known:///n.md):one\ntwo:EDIT\n* log:///1/1/3/SEND"
 
   @§packet-inject
   Scenario: the operator notes are read again at every turn of one loop, not once per loop

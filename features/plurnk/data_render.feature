@@ -167,14 +167,6 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     And the model emits <<OPEN(log:///1/1/*)::OPEN
     Then the result mimetype is "text/markdown"
 
-  @§slice-semantics-compose-pattern @wip
-  Scenario: READ of an earlier matcher-result row with <N> picks out that one match
-    Given the entry known:///todo.md contains "TODO a\nok\nTODO b\nTODO c"
-    When the model emits <<READ(known:///todo.md):/TODO/:READ
-    And the model emits <<READ(log:///1/1/1)<2>::READ
-    Then the action answers 200
-    And the result content is "3:\tTODO b\n"
-
   @§slice-semantics-compose-pattern
   Scenario Outline: READ of an earlier matcher-result row with <N> picks out that one match, in source numbering
     Given the entry known:///todo.md contains "TODO a\nok\nTODO b\nTODO c"

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
 )
 
 // registerDataSteps registers the steps of the tier 3a data-plane features
@@ -39,6 +40,11 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a scheme "([^"]*)" whose removal fails with a plain error$`, givenBrittleScheme)
 	sc.Step(`^the found paths are "([^"]*)"$`, thenFoundPaths)
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
+	sc.Step(`^the daemon keeps a membership of a workspace without git holding:$`, givenDaemonMembers)
+	sc.Step(`^the engine offers the EXEC runtimes "([^"]*)"$`, func(ctx context.Context, list string) error {
+		getEngine(ctx).eng.Executors = splitList(list)
+		return nil
+	})
 }
 
 // givenGuardedScheme registers a scheme that only the plurnk run may write
@@ -274,14 +280,13 @@ func givenForest(ctx context.Context, tbl *godog.Table) error {
 			tracked[repo] = append(tracked[repo], p)
 		}
 	}
-	if err := m.wire(ctx); err != nil {
-		return err
-	}
 	g := membership.GitCLI{}
 	if err := g.Available(); err != nil {
 		return fmt.Errorf("membership scenarios run the real git binary, which is missing here: %w", err)
 	}
-	m.resolver.Git = g
+	if err := m.wire(ctx, g); err != nil {
+		return err
+	}
 	for _, repo := range repos {
 		rd := filepath.Join(dir, filepath.FromSlash(repo))
 		if err := os.MkdirAll(rd, 0o755); err != nil {
@@ -310,7 +315,7 @@ func givenRepoConstraint(ctx context.Context, folder string) error {
 	if err != nil {
 		return err
 	}
-	return m.sessions.Overlay(get(ctx).session.ID).Add(membership.Constraint{Effect: membership.Repo, Pattern: folder})
+	return m.project.Constrain(get(ctx).session.ID, membership.Constraint{Effect: membership.Repo, Pattern: folder})
 }
 
 // givenGitFlags sets the service-wide git switches as the operator's
@@ -385,4 +390,27 @@ func givenBrittleScheme(ctx context.Context, name string) error {
 	inner := scheme.Unknown()
 	inner.M.Name = name
 	return get(ctx).eng.Schemes.Register(brittle{Entries: inner})
+}
+
+// givenDaemonMembers writes the files of the table (| path | content |)
+// into the daemon's workspace and has the daemon keep a membership over
+// it, with no git: picks are the only source of members.
+func givenDaemonMembers(ctx context.Context, tbl *godog.Table) error {
+	d := getDaemon(ctx)
+	if d.backend != nil {
+		return fmt.Errorf("the daemon has already started")
+	}
+	d.members = true
+	for i, row := range tbl.Rows {
+		if i == 0 {
+			continue
+		}
+		if len(row.Cells) != 2 {
+			return fmt.Errorf("row %d: want | path | content |", i)
+		}
+		if err := afero.WriteFile(d.fs, workspace+"/"+row.Cells[0].Value, []byte(unescape(row.Cells[1].Value)), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

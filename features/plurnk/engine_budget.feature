@@ -37,7 +37,7 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
     And packet 2 has no errors section
 
   @§grinder-overflow-only
-  Scenario Outline: the grinder acts only above the ceiling: a packet of 2174 tokens under a <ceiling>-token ceiling is <fate>
+  Scenario Outline: the grinder acts only above the ceiling: a packet of 2245 tokens under a <ceiling>-token ceiling is <fate>
     Given the model's context window is <ceiling> tokens
     And the model will reply:
       """
@@ -56,8 +56,8 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
 
     Examples:
       | ceiling | fate                         | state    |
-      | 2174    | sent as assembled            | expanded |
-      | 2173    | folded before the model sees | folded   |
+      | 2245    | sent as assembled            | expanded |
+      | 2244    | folded before the model sees | folded   |
 
   @§tokenomics-largest-entries
   Scenario: the heaviest-entries table names the heaviest rows by their log:/// handle

@@ -10,8 +10,8 @@ import (
 
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
-	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
+	"anchorage/sim/llm"
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
@@ -105,17 +105,16 @@ func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
 			tracked = append(tracked, p)
 		}
 	}
-	if err := m.wire(ctx); err != nil {
-		return err
-	}
 	if !withGit {
-		return nil
+		return m.wire(ctx, nil)
 	}
 	g := membership.GitCLI{}
 	if err := g.Available(); err != nil {
 		return fmt.Errorf("membership scenarios run the real git binary, which is missing here: %w", err)
 	}
-	m.resolver.Git = g
+	if err := m.wire(ctx, g); err != nil {
+		return err
+	}
 	if err := runGit(dir, "init", "-q"); err != nil {
 		return err
 	}
@@ -167,7 +166,7 @@ func givenConstraint(ctx context.Context, verb, pattern string) error {
 	if err != nil {
 		return err
 	}
-	return m.sessions.Overlay(get(ctx).session.ID).Add(membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
+	return m.project.Constrain(get(ctx).session.ID, membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
 }
 
 // givenRunConstraint is a constraint a run's client asks for; the
@@ -200,7 +199,7 @@ func resolveFor(ctx context.Context, ss *store.Session) (membership.Set, error) 
 	if err != nil {
 		return membership.Set{}, err
 	}
-	return m.resolver.Resolve(m.sessions.Overlay(ss.ID))
+	return m.project.Members(ss.ID)
 }
 
 func thenMembers(ctx context.Context, ss *store.Session, tbl *godog.Table) error {
@@ -317,11 +316,30 @@ func thenWriteAllowed(ctx context.Context, p string) error {
 	return nil
 }
 
-// pass is the per-turn reconciliation the engine runs: the rows the plurnk
-// run records for outside changes.
+// pass lets one turn of the model go by: the engine runs a loop whose
+// model ends at once, and its turn syncs the members. It returns the rows
+// the turn recorded for the plurnk run: its EDITs of files.
 func (m *memWorld) pass(ctx context.Context) ([]store.LogRow, error) {
-	w := get(ctx)
-	return w.eng.Reconcile(w.session, w.loop, w.turn)
+	w, ew := get(ctx), getEngine(ctx)
+	pr, err := w.session.Run(store.PlurnkRun)
+	if err != nil {
+		return nil, err
+	}
+	n := len(pr.Log)
+	ew.llm.Add(llm.Reply{Content: "<<PLAN:nothing to do:PLAN\n<<SEND[200]:done:SEND\n"})
+	if err := startLoop(ctx, "carry on", 0); err != nil {
+		return nil, err
+	}
+	if res, _ := lastLoop(ctx); res.Status != 200 {
+		return nil, fmt.Errorf("the loop that was to sync ended %d: %s", res.Status, res.Reason)
+	}
+	var out []store.LogRow
+	for _, row := range pr.Log[n:] {
+		if row.Op == "EDIT" && strings.HasPrefix(row.Target, "file://") {
+			out = append(out, *row)
+		}
+	}
+	return out, nil
 }
 
 func givenSynced(ctx context.Context) error {
@@ -446,17 +464,16 @@ func (c *countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.Fi
 	return c.Fs.OpenFile(name, flag, perm)
 }
 
-// wire builds the membership over the project directory and puts the
-// service's file scheme over that directory (the temporary one the
-// scenario made, never a real path), consulting the membership before
-// every write.
-func (m *memWorld) wire(ctx context.Context) error {
+// wire has the service keep a membership of the project directory (the
+// temporary one the scenario made, never a real path), as the daemon does:
+// the file scheme is rebuilt over that directory and consults the
+// membership before every write. The disk counts the files opened on it.
+func (m *memWorld) wire(ctx context.Context, git membership.Git) error {
 	m.reads = &countingFs{Fs: afero.NewOsFs()}
-	fsys := afero.Fs(m.reads)
-	m.resolver = &membership.Resolver{FS: fsys, Root: m.dir}
-	m.project = membership.NewProject(m.resolver)
-	m.sessions = m.project.Sessions
-	fh := scheme.NewFile(fsys, m.dir)
-	fh.UseMembers(m.project)
-	return get(ctx).eng.Schemes.Replace(fh)
+	p, err := membership.Attach(get(ctx).eng.Schemes, m.reads, m.dir, git, membership.Flags{})
+	if err != nil {
+		return err
+	}
+	m.project, m.resolver, m.sessions = p, p.Resolver, p.Sessions
+	return nil
 }

@@ -3,8 +3,10 @@ Feature: Membership divergence
   A member changed on disk by something other than plurnk is a divergence:
   the next sync re-reads it and records an EDIT of the file, with source
   "file", for the plurnk run, born folded. A file the model wrote through
-  plurnk is not a divergence. (Delivering that record to the runs as a
-  folded delta belongs to the engine loop.)
+  plurnk is not a divergence. The sync is the engine's: every turn of a
+  loop runs one pass before the turn's packet, and its records sit in the
+  plurnk run's log at that loop and turn (the Background's sync is loop 1,
+  so a scenario's first sync is loop 2).
 
   Background:
     Given a git repository holding:
@@ -17,7 +19,7 @@ Feature: Membership divergence
   Scenario: a member edited outside plurnk yields one divergence record for the plurnk run
     When util.go is changed on disk outside plurnk to "package main\n\nfunc helper() {}\n"
     Then the next sync records a divergence of util.go holding "package main\n\nfunc helper() {}\n"
-    And its record for the plurnk run is a folded EDIT of file:///util.go with source "file" at log:///1/1/1
+    And its record for the plurnk run is a folded EDIT of file:///util.go with source "file" at log:///2/1/1
     And the next sync records no divergence
 
   @§membership-emi-divergence-signal

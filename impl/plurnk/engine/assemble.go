@@ -8,6 +8,7 @@ import (
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/packet"
+	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 	"anchorage/impl/plurnk/telemetry"
 )
@@ -57,6 +58,8 @@ func (e *Engine) assemble(ls *loopState, t int) (*Delivered, error) {
 	git := ""
 	if e.Git != nil {
 		git = e.Git(ss)
+	} else if git, err = e.Ops.GitSection(ss); err != nil {
+		return nil, err
 	}
 	sections = append(sections,
 		packet.Section{Name: packet.SystemPolicy, Slot: packet.System, Header: packet.HeaderSystemPolicy, Content: policy},
@@ -110,8 +113,10 @@ func (e *Engine) tools() string {
 	return b.String()
 }
 
-// schemes lists the registered schemes with what the derivation pass saw
-// of their entries.
+// schemes is the schemes directory (§schemes-directory): one usage line
+// per registered scheme that ships an example, in name order, with what
+// the derivation pass saw of its entries and the entry its documentation
+// lives in.
 func (e *Engine) schemes(derivs []ops.Derivation) string {
 	type tally struct{ entries, lines int }
 	seen := map[string]map[string]bool{}
@@ -131,11 +136,20 @@ func (e *Engine) schemes(derivs []ops.Derivation) string {
 	sort.Strings(names)
 	var b strings.Builder
 	for _, n := range names {
+		h, _ := e.Ops.Schemes.Handler(n)
+		m := h.Manifest()
+		if m.Example == "" {
+			continue
+		}
 		t := tallies[n]
 		if t == nil {
 			t = &tally{}
 		}
-		fmt.Fprintf(&b, "* %s:/// %d entries, %d lines\n", n, t.entries, t.lines)
+		fmt.Fprintf(&b, "* %s:/// %d entries, %d lines: %s", n, t.entries, t.lines, m.Example)
+		if m.Doc != "" {
+			b.WriteString(" (" + scheme.DocsPrefix + n + ".md)")
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

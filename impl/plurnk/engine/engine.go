@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"anchorage/impl/plurnk/config"
@@ -294,6 +295,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 			return e.finish(ls, StatusTurnLimit, fmt.Sprintf("%d turns exhausted", ls.maxTurns)), nil
 		}
 		e.Store.NextTurn(ls.loop)
+		e.reconcile(ls, t)
 		e.foist(ls, t)
 		if status, reason := e.turn(ctx, ls, t); status != 0 {
 			return e.finish(ls, status, reason), nil
@@ -309,6 +311,33 @@ func (e *Engine) foist(ls *loopState, t int) {
 	n := len(ls.req.Run.Log)
 	e.Foist(ops.Actor{Session: ls.req.Session, Run: ls.req.Run, Loop: ls.loop.Seq, Turn: t, Writer: scheme.WriterPlurnk})
 	e.tokenize(ls.req.Run, n)
+}
+
+// reconcile runs the per-turn membership sync before the turn's foists
+// (§membership-change-gated-sync): every member is checked against its
+// synced signature, and each one changed outside plurnk becomes a folded
+// plurnk EDIT row with source "file" in the session's plurnk run, which
+// reaches the other runs as a delta through the After hook
+// (§membership-emi-divergence-signal). A failed pass is an error row.
+func (e *Engine) reconcile(ls *loopState, t int) {
+	rows, err := e.Ops.Reconcile(ls.req.Session, ls.loop.Seq, t)
+	if err != nil {
+		e.errorRow(ls, t, StatusFailed, err.Error(), "")
+		return
+	}
+	if e.After == nil || len(rows) == 0 {
+		return
+	}
+	pr, err := ls.req.Session.Run(store.PlurnkRun)
+	if err != nil {
+		return
+	}
+	a := ops.Actor{Session: ls.req.Session, Run: pr, Loop: ls.loop.Seq, Turn: t, Writer: scheme.WriterPlurnk}
+	for _, row := range rows {
+		sch, p, _ := strings.Cut(row.Target, "://")
+		body := row.Content
+		e.After(a, statement(dsl.OpEdit, sch, p, &body), ops.Result{Status: row.Status, Target: row.Target, Row: row})
+	}
 }
 
 func (e *Engine) finish(ls *loopState, status int, reason string) Result {

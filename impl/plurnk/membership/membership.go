@@ -130,8 +130,8 @@ func (s *Sessions) Overlay(session int64) *Overlay {
 // Member is one resolved member and its effect: "member" (readable and
 // writable) or "view" (readable only).
 type Member struct {
-	Path   string
-	Effect string
+	Path   string `json:"path"`
+	Effect string `json:"effect"`
 }
 
 // Set is a resolved membership.
@@ -227,12 +227,13 @@ func (r *Resolver) repos(cs []compiled) []string {
 		return nil
 	}
 	var out []string
+	seen := map[string]bool{}
 	if !r.Flags.NoAuto {
-		out = append(out, "")
+		out, seen[""] = append(out, ""), true
 	}
 	for _, c := range cs {
-		if c.Effect == Repo {
-			out = append(out, c.Pattern)
+		if p := clean(c.Pattern); c.Effect == Repo && !seen[p] {
+			out, seen[p] = append(out, p), true
 		}
 	}
 	return out

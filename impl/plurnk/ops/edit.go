@@ -43,6 +43,9 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	if IsJSON(mt) && st.Body != nil && strings.TrimSpace(body) != "" && (cur == nil || st.Scope == nil) && !json.Valid([]byte(body)) {
 		return Result{}, fail(400, "the body of an EDIT of %s (%s) does not parse as JSON", r.Key, mt)
 	}
+	// region is the span of lines the write produces: every line unless a
+	// line splice narrows it (§edit-result-render).
+	region := [2]int{0, -1}
 	if cur != nil && st.Scope != nil && IsJSON(mt) {
 		spliced, status, err := spliceJSON(cur.Channels[r.Channel].Content, st.Scope, st.Body)
 		if err != nil {
@@ -54,6 +57,7 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 		if err != nil {
 			return Result{}, fail(status, "%v", err)
 		}
+		region = spliceRegion(cur.Channels[r.Channel].Content, st.Scope, st.Body)
 		body = spliced
 	}
 	var tags []string
@@ -82,7 +86,51 @@ func (e *Engine) edit(c scheme.Call, st dsl.Statement) (Result, error) {
 	if err := save(c, r, next); err != nil {
 		return Result{}, err
 	}
-	return Result{Status: status, EntryID: next.ID, Target: target(r), Tags: slices.Clone(next.Tags)}, nil
+	return Result{Status: status, EntryID: next.ID, Target: target(r), Tags: slices.Clone(next.Tags), Span: span(body, mt, region)}, nil
+}
+
+// SpanContext is how many lines of context an EDIT's span shows on each
+// side of the region it wrote.
+const SpanContext = 2
+
+// span renders what an EDIT produced (§edit-result-render): tree content
+// verbatim, whole; line content as the written region of lines
+// [region[0], region[1]) (region[1] < 0: to the end) with SpanContext lines
+// either side, numbered in the new content. Emptied content has no span.
+func span(content, mt string, region [2]int) string {
+	if content == "" {
+		return ""
+	}
+	if IsTree(mt) {
+		return content
+	}
+	lines := splitLines(content)
+	from, to := region[0], region[1]
+	if to < 0 {
+		to = len(lines)
+	}
+	return numbered(lines, max(from-SpanContext, 0), min(to+SpanContext, len(lines)), nil)
+}
+
+// spliceRegion returns the lines a line splice of content wrote, as a
+// half-open range over the spliced result: the body's lines from where the
+// <L> marker put them (an empty range where lines were deleted). The scope
+// is one spliceLines accepted.
+func spliceRegion(content string, scope *dsl.Scope, body *string) [2]int {
+	n := len(splitLines(content))
+	inserted := 0
+	if body != nil {
+		inserted = len(splitLines(*body))
+	}
+	from := 0
+	if v, ok := scope.Int(0); ok && len(scope.Marks) == 1 && (v == 0 || v == -1) {
+		if v == -1 {
+			from = n
+		}
+	} else {
+		from, _, _, _ = sliceRange(scope, n)
+	}
+	return [2]int{from, from + inserted}
 }
 
 // spliceLines replaces lines of content with body, by the <L> marker:

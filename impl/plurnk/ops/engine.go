@@ -90,7 +90,9 @@ type Result struct {
 	Mimetype string
 	Reason   string
 	Tags     []string
-	Items    []Result
+	// Span is what an EDIT produced, as its log row shows it (rx.span).
+	Span  string
+	Items []Result
 	// Row is the log row recorded for the op (the last one when a READ fans
 	// out); zero (ID 0) when the op wrote none, as a successful OPEN or
 	// FOLD does.
@@ -148,7 +150,7 @@ func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 			row := &store.LogRow{
 				Loop: a.Loop, Turn: a.Turn, Seq: nextSeq(a.Run, a.Loop, a.Turn), Op: string(st.Op),
 				Origin: string(a.Writer), Target: it.Target, Status: it.Status,
-				Expanded: it.Status < 400, Content: it.Content, Mimetype: it.Mimetype, Reason: it.Reason, Tx: stmt,
+				Expanded: it.Status < 400, Content: it.Content, Mimetype: it.Mimetype, Reason: it.Reason, Tx: stmt, Span: it.Span,
 			}
 			tx.AppendLog(a.Run, row)
 			it.Row = *row

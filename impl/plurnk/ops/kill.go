@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"strings"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/scheme"
@@ -180,4 +181,24 @@ func (e *Engine) Reconcile(ss *store.Session, loop, turn int) ([]store.LogRow, e
 		return nil
 	})
 	return out, err
+}
+
+// GitSection renders the packet's git section for ss from every scheme
+// that reports one (scheme.GitReporter: the file scheme under a
+// membership), in scheme order.
+func (e *Engine) GitSection(ss *store.Session) (string, error) {
+	var b strings.Builder
+	for _, name := range e.Schemes.Names() {
+		h, _ := e.Schemes.Handler(name)
+		g, ok := h.(scheme.GitReporter)
+		if !ok {
+			continue
+		}
+		s, err := g.GitSection(ss.ID)
+		if err != nil {
+			return "", fmt.Errorf("git section of %s: %w", name, err)
+		}
+		b.WriteString(s)
+	}
+	return b.String(), nil
 }

@@ -12,9 +12,13 @@ import (
 func Handle(r *store.LogRow) string { return "log:///" + r.Coord() + "/" + r.Op }
 
 // RenderRow renders one log row. Its meta line names the handle, the
-// status and the target; an expanded row follows it with its content
-// fenced by `:::` lines and with its reason; a folded row is its meta line
-// alone, marked folded.
+// status and the target; a folded row is its meta line alone, marked
+// folded. An expanded row adds its reason, then its body: a READ or FIND at
+// 200 shows the body it returned under the query's fence, `<<target:` …
+// `:target` (§render-rule-find-renders-result); an EDIT shows the span it
+// produced, numbered, fenced by `:::` lines (§edit-result-render); any
+// other row with content shows it `:::`-fenced; a row with none re-emits
+// its statement.
 func RenderRow(r *store.LogRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "* %s %d", Handle(r), r.Status)
@@ -32,8 +36,16 @@ func RenderRow(r *store.LogRow) string {
 	if r.Reason != "" {
 		b.WriteString("  reason: " + strings.ReplaceAll(r.Reason, "\n", " ") + "\n")
 	}
-	if r.Content != "" {
+	switch {
+	case (r.Op == "READ" || r.Op == "FIND") && r.Status == 200 && r.Content != "":
+		// The returned body under the query's fence, named by its target.
+		fmt.Fprintf(&b, "<<%s:\n%s\n:%s\n", r.Target, strings.TrimSuffix(r.Content, "\n"), r.Target)
+	case r.Op == "EDIT" && r.Span != "":
+		b.WriteString(":::\n" + strings.TrimSuffix(r.Span, "\n") + "\n:::\n")
+	case r.Content != "":
 		b.WriteString(":::\n" + strings.TrimSuffix(r.Content, "\n") + "\n:::\n")
+	case r.Tx != "":
+		b.WriteString(r.Tx + "\n")
 	}
 	return b.String()
 }

@@ -28,6 +28,10 @@ type Backend interface {
 	// connection moving away from it).
 	CloseClient(session, runID int64)
 	Runs(session int64) ([]RunInfo, error)
+	// Members resolves the session's membership (session.members).
+	Members(session int64) (MembersResult, error)
+	// Constrain adds a rule to the session's overlay (session.constrain).
+	Constrain(session int64, p ConstrainParams) (MembersResult, error)
 	// RunLoop queues a loop of p.RunID (the model run when 0) or injects
 	// the prompt into its running or parked loop, and answers at once.
 	// The loop's end is announced by loop/terminated.

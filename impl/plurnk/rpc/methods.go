@@ -72,6 +72,9 @@ func (s *Server) register() {
 	reg("session.rename", Method{Handler: s.sessionRename, Description: "Rename the attached session.", RequiresInit: true, NoEnvelope: true,
 		Params: map[string]string{"name": "string — not held by another session"}})
 	reg("session.runs", Method{Handler: s.sessionRuns, Description: "List the runs of the attached session.", RequiresInit: true, Params: map[string]string{}})
+	reg("session.members", Method{Handler: s.sessionMembers, Description: "List the attached session's members with their resolved effects, and the hidden files.", RequiresInit: true, Params: map[string]string{}})
+	reg("session.constrain", Method{Handler: s.sessionConstrain, Description: "Add a rule to the session's membership overlay.", RequiresInit: true,
+		Params: map[string]string{"effect": "string — pick, hide, view or repo", "pattern": "string — a glob relative to the project root"}})
 	reg("loop.run", Method{Handler: s.loopRun, Description: "Run a model-driven loop with a prompt; answers at once with finalStatus 100.", RequiresInit: true,
 		Params: map[string]string{"prompt": "string — the user prompt for the loop", "maxTurns": "number? — capped by PLURNK_MAX_TURNS", "alias": "string? — overrides PLURNK_MODEL", "flags": "object? — {yolo?}", "runId": "number? — a run of the session, the model run when absent"}})
 	reg("loop.inject", Method{Handler: s.loopInject, Description: "Hand a prompt to a run as an event aimed at it.", RequiresInit: true,

@@ -14,6 +14,7 @@ import (
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/engine"
 	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/runs"
@@ -58,6 +59,13 @@ type OrchestratorConfig struct {
 	// Mimetypes are the mimetypes discover reports; nil reports the ones
 	// the matcher reads.
 	Mimetypes []string
+	// Members puts a membership in front of the file scheme
+	// (§membership-*): writes of non-members and view members answer 403,
+	// each turn syncs the members, session.members and session.constrain
+	// answer. Git lists the tracked files (nil: picks are the only
+	// source); the git switches are read from Env.
+	Members bool
+	Git     membership.Git
 }
 
 // Orchestrator is the daemon's Backend over impl/plurnk/runs: every
@@ -77,6 +85,8 @@ type Orchestrator struct {
 	svc *runs.Service
 	st  *store.Store
 	reg *scheme.Registry
+	// members is the project's membership, nil unless cfg.Members.
+	members *membership.Project
 
 	// guarded by the service lock
 	notify   Notifier
@@ -143,6 +153,12 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 		return nil, fmt.Errorf("rpc: orchestrator: executors: %w", err)
 	}
 	o := &Orchestrator{cfg: cfg, st: store.New(cfg.Clock), reg: reg, notify: nopNotifier{}, sessions: map[int64]*orchSession{}}
+	if cfg.Members {
+		o.members, err = membership.Attach(reg, cfg.FS, cfg.Root, cfg.Git, membership.FlagsFromEnv(func(k string) string { return cfg.Env[k] }))
+		if err != nil {
+			return nil, fmt.Errorf("rpc: orchestrator: %w", err)
+		}
+	}
 	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: ops.NewMimetypes()}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
 	eng.Sink = o.telemetry
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},

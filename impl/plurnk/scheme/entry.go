@@ -2,6 +2,7 @@ package scheme
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -13,13 +14,36 @@ import (
 // unknown, plurnk, skill, and the exec output schemes.
 type Entries struct {
 	M Manifest
+	// Builtin serves a read-only entry the store does not hold, by path
+	// (the plurnk scheme's docs/<scheme>.md); nil serves none. A write to
+	// its path stores an entry that takes its place.
+	Builtin func(path string) (string, bool)
+	// BuiltinPaths lists the paths Builtin serves.
+	BuiltinPaths func() []string
 }
 
 // Manifest returns the scheme's manifest.
 func (s *Entries) Manifest() Manifest { return s.M }
 
-// Load returns the stored entry at k, or nil.
-func (s *Entries) Load(c Call, k store.Key) (*store.Entry, error) { return c.Tx.Get(k), nil }
+// Load returns the stored entry at k, else the built-in one, or nil.
+func (s *Entries) Load(c Call, k store.Key) (*store.Entry, error) {
+	if e := c.Tx.Get(k); e != nil {
+		return e, nil
+	}
+	return s.builtin(k), nil
+}
+
+// builtin returns the built-in entry at k, or nil.
+func (s *Entries) builtin(k store.Key) *store.Entry {
+	if s.Builtin == nil || k.Scope != store.ScopeSession {
+		return nil
+	}
+	content, ok := s.Builtin(k.Path)
+	if !ok {
+		return nil
+	}
+	return &store.Entry{Key: k, Channels: map[string]store.Channel{s.M.DefaultChannel: {Content: content, Mimetype: "text/markdown", State: store.StateStatic}}}
+}
 
 // Save stores e.
 func (s *Entries) Save(c Call, e *store.Entry) error { return c.Tx.Put(e) }
@@ -30,11 +54,24 @@ func (s *Entries) Remove(c Call, k store.Key) (bool, error) { return c.Tx.Delete
 // List returns the scheme's session-scope entries.
 func (s *Entries) List(c Call) ([]*store.Entry, error) {
 	var out []*store.Entry
+	stored := map[string]bool{}
 	for _, e := range c.Tx.Session.Entries() {
 		if e.Key.Scheme == s.M.Name && e.Key.Scope == store.ScopeSession {
 			out = append(out, e)
+			stored[e.Key.Path] = true
 		}
 	}
+	if s.BuiltinPaths == nil {
+		return out, nil
+	}
+	for _, p := range s.BuiltinPaths() {
+		if !stored[p] {
+			if e := s.builtin(store.Key{Scope: store.ScopeSession, Scheme: s.M.Name, Path: p}); e != nil {
+				out = append(out, e)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key.Path < out[j].Key.Path })
 	return out, nil
 }
 
@@ -42,12 +79,14 @@ func allWriters() []Writer { return []Writer{WriterModel, WriterClient, WriterPl
 
 // Known is the scheme of the model's own notes, known:///… .
 func Known() *Entries {
-	return &Entries{M: Manifest{Name: "known", Channels: map[string]ChannelSpec{"body": {}, "symbols": {Mimetype: "application/json"}}, DefaultChannel: "body", WritableBy: allWriters()}}
+	return &Entries{M: Manifest{Name: "known", Channels: map[string]ChannelSpec{"body": {}, "symbols": {Mimetype: "application/json"}}, DefaultChannel: "body", WritableBy: allWriters(),
+		Example: "<<EDIT(known:///plan.md):what to keep:EDIT", Doc: docKnown}}
 }
 
 // Unknown is the scheme of the model's open questions, unknown:///… .
 func Unknown() *Entries {
-	return &Entries{M: Manifest{Name: "unknown", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body", WritableBy: allWriters()}}
+	return &Entries{M: Manifest{Name: "unknown", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body", WritableBy: allWriters(),
+		Example: "<<EDIT(unknown:///question.md):what is still open:EDIT", Doc: docUnknown}}
 }
 
 // Plurnk is the scheme of the runtime's own entries (prompts, operator
@@ -58,7 +97,8 @@ func Plurnk() *Entries {
 
 // Skill is the scheme of skills a client installs: the model reads them.
 func Skill() *Entries {
-	return &Entries{M: Manifest{Name: "skill", Channels: map[string]ChannelSpec{"body": {Mimetype: "text/markdown"}}, DefaultChannel: "body", WritableBy: []Writer{WriterClient, WriterPlurnk}}}
+	return &Entries{M: Manifest{Name: "skill", Channels: map[string]ChannelSpec{"body": {Mimetype: "text/markdown"}}, DefaultChannel: "body", WritableBy: []Writer{WriterClient, WriterPlurnk},
+		Example: "<<READ(skill:///name.md)::READ", Doc: docSkill}}
 }
 
 // Exec is the output scheme of one EXEC runtime: an entry
@@ -125,7 +165,8 @@ type Log struct{}
 
 // Manifest returns the log scheme's manifest: one body channel, no writers.
 func (Log) Manifest() Manifest {
-	return Manifest{Name: "log", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body"}
+	return Manifest{Name: "log", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body",
+		Example: "<<FOLD(log:///1/1/1)::FOLD", Doc: docLog}
 }
 
 // ParseCoord reads a log:/// path, /L/T/S or /L/T/S/OP. It reports false
@@ -216,9 +257,46 @@ func (l Log) List(c Call) ([]*store.Entry, error) {
 // workspace fs rooted at root, with output schemes for the given EXEC
 // runtimes.
 func Defaults(fs afero.Fs, root string, runtimes ...string) (*Registry, error) {
-	hs := []Handler{Known(), Unknown(), Plurnk(), Skill(), Log{}, NewFile(fs, root)}
+	p := Plurnk()
+	hs := []Handler{Known(), Unknown(), p, Skill(), Log{}, NewFile(fs, root)}
 	for _, rt := range runtimes {
 		hs = append(hs, Exec(rt))
 	}
-	return NewRegistry(hs...)
+	reg, err := NewRegistry(hs...)
+	if err != nil {
+		return nil, err
+	}
+	p.Builtin, p.BuiltinPaths = reg.doc, reg.docPaths
+	return reg, nil
+}
+
+// DocsPrefix is where the schemes' documentation lives: the plurnk entry
+// plurnk://docs/<scheme>.md of every registered scheme that ships a Doc
+// (§schemes-directory).
+const DocsPrefix = "plurnk://docs/"
+
+// doc serves the plurnk entry /docs/<scheme>.md: the Doc of the
+// registered scheme of that name.
+func (r *Registry) doc(p string) (string, bool) {
+	name, ok := strings.CutPrefix(p, "/docs/")
+	if !ok {
+		return "", false
+	}
+	name, ok = strings.CutSuffix(name, ".md")
+	h, found := r.handlers[name]
+	if !ok || !found || h.Manifest().Doc == "" {
+		return "", false
+	}
+	return h.Manifest().Doc, true
+}
+
+// docPaths lists the plurnk paths doc serves, by scheme name.
+func (r *Registry) docPaths() []string {
+	var out []string
+	for _, n := range r.Names() {
+		if r.handlers[n].Manifest().Doc != "" {
+			out = append(out, "/docs/"+n+".md")
+		}
+	}
+	return out
 }

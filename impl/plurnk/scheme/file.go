@@ -29,7 +29,8 @@ func NewFile(fs afero.Fs, root string) *File {
 
 // Manifest returns the file scheme's manifest: one body channel.
 func (f *File) Manifest() Manifest {
-	return Manifest{Name: "file", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body", WritableBy: []Writer{WriterModel, WriterClient, WriterPlurnk}}
+	return Manifest{Name: "file", Channels: map[string]ChannelSpec{"body": {}}, DefaultChannel: "body", WritableBy: []Writer{WriterModel, WriterClient, WriterPlurnk},
+		Example: "<<READ(main.go)<1,40>::READ", Doc: docFile}
 }
 
 func (f *File) disk(p string) string { return path.Join(f.root, p) }

@@ -86,3 +86,19 @@ func (r *Registry) Replace(h Handler) error {
 	r.handlers[n] = h
 	return nil
 }
+
+// GitReporter is implemented by a scheme that can render the packet's git
+// section for a session (the file scheme, when its membership can).
+type GitReporter interface {
+	GitSection(session int64) (string, error)
+}
+
+// GitSection renders the git section of the membership the file scheme
+// consults, when it renders one.
+func (f *File) GitSection(session int64) (string, error) {
+	g, ok := f.members.(GitReporter)
+	if !ok {
+		return "", nil
+	}
+	return g.GitSection(session)
+}

@@ -58,6 +58,13 @@ type Manifest struct {
 	Channels       map[string]ChannelSpec
 	DefaultChannel string
 	WritableBy     []Writer
+	// Example is one statement showing the scheme in use; a scheme with
+	// one gets a usage line in the packet's schemes section
+	// (§schemes-directory). "" lists no line.
+	Example string
+	// Doc is the scheme's documentation, materialized as the entry
+	// plurnk://docs/<name>.md rather than inlined in the packet.
+	Doc string
 }
 
 // Writable reports whether w may write entries of the scheme.

@@ -177,6 +177,7 @@ type LogRow struct {
 	Mimetype string
 	Reason   string
 	Tx       string `json:",omitempty"` // the statement as emitted, canonically printed
+	Span     string `json:",omitempty"` // what an EDIT produced (rx.span), as its row renders
 }
 
 // Coord renders the row's log:/// coordinate, L/T/S.
