@@ -152,7 +152,12 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^"(\w+)" runs a loop with (\{.*\})$`, daemonRunLoop)
 	sc.Step(`^the loop "(\w+)" started (?:ended|ends) with status (\d+)$`, daemonLoopEnded)
-	sc.Step(`^the loop "(\w+)" started is parked at 202$`, daemonLoopParked)
+	sc.Step(`^the loop "(\w+)" started is parked at 202$`, func(ctx context.Context, who string) error {
+		return daemonLoopAt(ctx, who, 202)
+	})
+	sc.Step(`^the loop "(\w+)" started is still running$`, func(ctx context.Context, who string) error {
+		return daemonLoopAt(ctx, who, 102)
+	})
 	registerControlSteps(sc)
 	sc.Step(`^"(\w+)" calls ([\w./]+)$`, func(ctx context.Context, who, method string) error {
 		return daemonCall(ctx, who, method, "")
@@ -830,10 +835,10 @@ func daemonLoopEnded(ctx context.Context, who string, status int) error {
 	return fmt.Errorf("no loop/terminated for loop %d among:\n%s", id.Int(), strings.Join(seen, "\n"))
 }
 
-// daemonLoopParked checks that the loop who's last loop.run went to is
-// parked at 202: no loop/terminated names it and session.runs shows its
-// run at 202.
-func daemonLoopParked(ctx context.Context, who string) error {
+// daemonLoopAt checks that the loop who's last loop.run went to has not
+// ended and its run is at status (202 parked, 102 running): no
+// loop/terminated names it and session.runs shows its run at status.
+func daemonLoopAt(ctx context.Context, who string, status int) error {
 	d := getDaemon(ctx)
 	c, err := d.conn(who)
 	if err != nil {
@@ -858,8 +863,8 @@ func daemonLoopParked(ctx context.Context, who string) error {
 	run := c.loop.Get("runId").Int()
 	for _, r := range gjson.GetBytes(a.Result, "runs").Array() {
 		if r.Get("id").Int() == run {
-			if r.Get("status").Int() != 202 {
-				return fmt.Errorf("run %d is at %d, not parked: %s", run, r.Get("status").Int(), r.Raw)
+			if got := r.Get("status").Int(); got != int64(status) {
+				return fmt.Errorf("run %d is at %d, not %d: %s", run, got, status, r.Raw)
 			}
 			return nil
 		}
