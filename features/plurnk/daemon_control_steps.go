@@ -57,6 +57,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Raw: unescape(raw)})
 		return nil
 	})
+	sc.Step(`^the answer to "(\w+)" has (\S+) equal to its (\S+)$`, daemonAnswerSame)
 	sc.Step(`^the answer to "(\w+)" has no (\S+)$`, func(ctx context.Context, who, path string) error {
 		c, err := getDaemon(ctx).conn(who)
 		if err != nil {
@@ -457,4 +458,27 @@ func (d *daemonWorld) settle() {
 	if d.backend != nil {
 		d.backend.Settle()
 	}
+}
+
+// daemonAnswerSame checks that two fields of who's last answer hold the
+// same value, neither of them missing, null or zero.
+func daemonAnswerSame(ctx context.Context, who, a, b string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	if c.answer.Error != nil {
+		return fmt.Errorf("%q got the error %d: %s", who, c.answer.Error.Code, c.answer.Error.Message)
+	}
+	ga, gb := gjson.GetBytes(c.answer.Result, a), gjson.GetBytes(c.answer.Result, b)
+	for _, g := range []gjson.Result{ga, gb} {
+		if !g.Exists() || g.Type == gjson.Null || g.Raw == "0" {
+			return fmt.Errorf("the answer to %q has %s = %s and %s = %s: want both set: %s", who, a, ga.Raw, b, gb.Raw, c.answer.Result)
+		}
+	}
+	if ga.Raw != gb.Raw {
+		return fmt.Errorf("the answer to %q has %s = %s but %s = %s", who, a, ga.Raw, b, gb.Raw)
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ Feature: sessions, runs and the method table of the daemon
     And the answer to "A" has notifications.loop/quiesced = "{loopId, runId, status: 202}: a parked loop has nothing live beneath it"
     And the answer to "A" has capabilities.schemes = ["file", "known", "log", "plurnk", "sh", "skill", "unknown"]
     And the answer to "A" has capabilities.providers = ["mock"]
+    And the answer to "A" has capabilities.mimetypes = ["application/json", "application/xml", "text/html", "text/markdown", "text/plain"]
     When "A" calls session.runs
     Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
 
@@ -46,7 +47,11 @@ Feature: sessions, runs and the method table of the daemon
   @§methods-session-create @§machine-processes-run-origin
   Scenario: the first run of a session is the client's and the model run is another one
     Given a connection "A" to the daemon
+    And a connection "B" to the daemon
     And "A" creates a session named "work"
+    Then "B" got a "session/created" notification with name = "work"
+    And "B" got a "session/created" notification with id = <A.id>
+    And "A" got 1 "session/created" notification
     When "A" calls session.runs
     Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
     And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]

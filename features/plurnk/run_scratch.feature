@@ -37,6 +37,7 @@ Feature: fork and run-scope scratch
     And packet 1 of run "main-2" contains "Try the other approach."
     And run "main-2"'s log holds an open READ run://main-2/notes.md with status 200 reading "1:\tdraft one\n"
     And run "main-2"'s log holds an open READ known:///shared.md with status 200
+    And run "main-2"'s log holds an open EDIT run://main-2/notes.md with status 200
     And the session's entry run://main-2/notes.md reads "draft two"
     And the session's entry run://main/notes.md reads "draft one"
     And run "main" has 1 loop, the last with status 200
