@@ -58,6 +58,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the answer to "(\w+)" has (\S+) equal to its (\S+)$`, daemonAnswerSame)
+	sc.Step(`^"(\w+)" heard the "log/entry" of its (\S+) before the answer$`, daemonHeardBefore)
 	sc.Step(`^the answer to "(\w+)" has no (\S+)$`, func(ctx context.Context, who, path string) error {
 		c, err := getDaemon(ctx).conn(who)
 		if err != nil {
@@ -481,4 +482,31 @@ func daemonAnswerSame(ctx context.Context, who, a, b string) error {
 		return fmt.Errorf("the answer to %q has %s = %s but %s = %s", who, a, ga.Raw, b, gb.Raw)
 	}
 	return nil
+}
+
+// daemonHeardBefore checks that a log/entry naming the path the last
+// answer gives at field reached the connection before that answer did.
+func daemonHeardBefore(ctx context.Context, who, field string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	want := gjson.GetBytes(c.answer.Result, field)
+	if !want.Exists() || want.String() == "" {
+		return fmt.Errorf("the answer to %q has no %s: %s", who, field, c.answer.Result)
+	}
+	notes := c.c.Notes()
+	if c.answer.Heard > len(notes) {
+		return fmt.Errorf("the answer to %q followed %d notifications, only %d recorded", who, c.answer.Heard, len(notes))
+	}
+	var seen []string
+	for _, n := range notesOf(notes[:c.answer.Heard], "log/entry") {
+		p := gjson.GetBytes(n.Params, "entry.path").String()
+		if p == want.String() {
+			return nil
+		}
+		seen = append(seen, p)
+	}
+	return fmt.Errorf("no log/entry of %s reached %q before the answer; before it: %v", want.String(), who, seen)
 }

@@ -98,6 +98,17 @@ func registerExecSteps(sc *godog.ScenarioContext) {
 	// What came of it.
 	sc.Step(`^the stream (\S+) ended with (\d+)$`, thenEnded)
 	sc.Step(`^the stream (\S+) ended with (\d+) by (SIGTERM|SIGKILL) at (\d+) ms$`, thenEndedBy)
+	sc.Step(`^the stream (\S+) ended with (\d+) by (SIGTERM|SIGKILL)$`, func(ctx context.Context, t string, status int, sig string) error {
+		// A real process: when it ended is the machine's business.
+		s, err := getExec(ctx).stream(get(ctx), t)
+		if err != nil {
+			return err
+		}
+		if s.Status != status || s.Signal != sig {
+			return fmt.Errorf("%s ended with %d by %q, want %d by %s", t, s.Status, s.Signal, status, sig)
+		}
+		return nil
+	})
 	sc.Step(`^the stream (\S+) ended with (\d+) and exit code (\d+)$`, thenEndedCode)
 	sc.Step(`^the stream (\S+) is still running$`, thenRunning)
 	sc.Step(`^the stream events so far are:$`, thenEvents)
