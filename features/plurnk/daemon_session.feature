@@ -48,6 +48,7 @@ Feature: sessions, runs and the method table of the daemon
   Scenario: the first run of a session is the client's and the model run is another one
     Given a connection "A" to the daemon
     And a connection "B" to the daemon
+    And "B" calls discover
     And "A" creates a session named "work"
     Then "B" got a "session/created" notification with name = "work"
     And "B" got a "session/created" notification with id = <A.id>

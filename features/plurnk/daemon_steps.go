@@ -18,6 +18,7 @@ import (
 	"anchorage/impl/plurnk/telemetry"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
+	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
@@ -60,8 +61,12 @@ type daemonWorld struct {
 	hold   chan struct{}
 	held   chan struct{} // signalled when a dispatch is being held
 	logged []string      // what the server only logged
-	mu     sync.Mutex    // guards hold, held and logged
-	sh     *exec.SimExecutor
+	// stateFS and stateDir keep the daemon's state across a restart
+	// (stateFS a memfs with failpoints).
+	stateFS  *vfs.Faulty
+	stateDir string
+	mu       sync.Mutex // guards hold, held and logged
+	sh       *exec.SimExecutor
 }
 
 type daemonConn struct {
@@ -159,6 +164,7 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		return daemonLoopAt(ctx, who, 102)
 	})
 	registerControlSteps(sc)
+	registerRestartSteps(sc)
 	sc.Step(`^"(\w+)" calls ([\w./]+)$`, func(ctx context.Context, who, method string) error {
 		return daemonCall(ctx, who, method, "")
 	})
@@ -253,7 +259,7 @@ func (d *daemonWorld) boot() error {
 	}
 	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
 		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
-		Registering: d.registering})
+		Registering: d.registering, StateFS: d.stateFSOrNil(), StateDir: d.stateDir})
 	if err != nil {
 		d.bootErr = err
 		return err
