@@ -394,6 +394,27 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the daemon's simulated command "([^"]*)" ran in the workspace root$`, func(ctx context.Context, cmd string) error {
+		d := getDaemon(ctx)
+		d.settle()
+		var dirs []string
+		if d.sh != nil {
+			for _, sp := range d.sh.Spawns() {
+				if sp.Command == cmd {
+					dirs = append(dirs, sp.Dir)
+				}
+			}
+		}
+		if len(dirs) == 0 {
+			return fmt.Errorf("%q never ran", cmd)
+		}
+		for _, dir := range dirs {
+			if dir != workspace {
+				return fmt.Errorf("%q ran in %v, want the workspace root %s", cmd, dirs, workspace)
+			}
+		}
+		return nil
+	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" was spawned (\d+) times?$`, func(ctx context.Context, cmd string, n int) error {
 		d := getDaemon(ctx)
 		d.settle()

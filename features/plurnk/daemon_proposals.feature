@@ -94,6 +94,7 @@ Feature: proposals of host commands through the daemon
     When "A" accepts the proposal it was notified of
     Then the answer to "A" has state = "resolved"
     And the daemon's simulated command "deploy" was spawned 1 time
+    And the daemon's simulated command "deploy" ran in the workspace root
     When "A" calls entry.read with {"target": "known:///after.md"}
     Then the answer to "A" has status = 200
     And the answer to "A" has entry.channels.body.content = "after the deploy"

@@ -161,6 +161,19 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     When the daemon boots
     Then the daemon refused to start, saying "names no declared alias"
 
+  @§provider-instantiation-alias-resolution @decision
+  Scenario Outline: an alias whose value is not <provider>/<model-id> refuses the boot
+    Given the daemon's operator sets PLURNK_MODEL_fast to "<value>"
+    And the daemon's operator sets PLURNK_MODEL to "fast"
+    When the daemon boots
+    Then the daemon refused to start, saying "want <provider>/<model-id>"
+
+    Examples:
+      | value   |
+      | mock    |
+      | /fast-1 |
+      | mock/   |
+
   @§provider-instantiation-alias-resolution
   Scenario: with aliases but no PLURNK_MODEL, loop.run needs an alias
     Given the daemon's operator sets PLURNK_MODEL_fast to "mock/fast-1"

@@ -249,7 +249,7 @@ func (d *daemonWorld) boot() error {
 		}
 		factories["openai"] = provider.OpenAIFactory(d.env)
 	}
-	if as, _ := provider.ParseAliases(d.env); len(as) > 0 || d.selector {
+	if as, perr := provider.ParseAliases(d.env); perr != nil || len(as) > 0 || d.selector {
 		sel, err := provider.NewSelector(d.env, factories)
 		if err != nil {
 			d.bootErr = err

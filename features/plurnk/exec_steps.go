@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,6 +114,15 @@ func registerExecSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the stream (\S+) is still running$`, thenRunning)
 	sc.Step(`^the stream events so far are:$`, thenEvents)
 	sc.Step(`^the stdout of (\S+) has the line "((?:[^"\\]|\\.)*)"$`, thenHasLine)
+	sc.Step(`^the stdout of (\S+) has the line naming the directory the command was given$`, func(ctx context.Context, t string) error {
+		// The real commands are given the system's temporary directory
+		// (whenExec); pwd prints it without symlinks.
+		dir, err := filepath.EvalSymlinks(os.TempDir())
+		if err != nil {
+			return err
+		}
+		return thenHasLine(ctx, t, dir)
+	})
 	sc.Step(`^the stdout of (\S+) has no line starting "([^"]*)"$`, thenNoLine)
 
 	registerMembershipSteps(sc)
