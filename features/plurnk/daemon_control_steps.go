@@ -59,6 +59,18 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the answer to "(\w+)" has (\S+) equal to its (\S+)$`, daemonAnswerSame)
 	sc.Step(`^"(\w+)" heard the "log/entry" of its (\S+) before the answer$`, daemonHeardBefore)
+	sc.Step(`^"(\w+)" got a "([^"]+)" notification whose (\S+) is the answer's (\S+)$`, func(ctx context.Context, who, method, field, answerField string) error {
+		d := getDaemon(ctx)
+		c, err := d.conn(who)
+		if err != nil {
+			return err
+		}
+		want := gjson.GetBytes(c.answer.Result, answerField)
+		if !want.Exists() || want.Type == gjson.Null {
+			return fmt.Errorf("the answer to %q has no %s: %s", who, answerField, c.answer.Result)
+		}
+		return daemonNoteWith(ctx, who, method, field, want.Raw)
+	})
 	sc.Step(`^the answer to "(\w+)" has no (\S+)$`, func(ctx context.Context, who, path string) error {
 		c, err := getDaemon(ctx).conn(who)
 		if err != nil {

@@ -40,6 +40,9 @@ Feature: proposals of host commands through the daemon
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EXEC"
     And the entry in the answer to "A" has status = 102
+    And "A" got a "loop/proposal" notification whose logEntryId is the answer's entries.0.id
+    And "A" got a "loop/proposal" notification whose turnId is the answer's entries.0.turn_id
+    And "A" got a "loop/proposal" notification whose loopId is the answer's entries.0.loop_id
 
   @§proposal-accept-applies @decision
   Scenario: an accept whose spawn fails becomes a reject carrying the spawn's outcome, and the row records it

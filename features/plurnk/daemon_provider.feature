@@ -245,3 +245,9 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And the daemon's model server saw the bearer key "sk-test-1" on every call
     When "A" calls discover
     Then the answer to "A" has capabilities.providers = ["openai"]
+
+  @§operator-config-max-turns-ceiling @decision
+  Scenario: a PLURNK_MAX_TURNS that is not a whole number refuses the boot
+    Given the daemon's operator sets PLURNK_MAX_TURNS to "many"
+    When the daemon boots
+    Then the daemon refused to start, saying "want an integer"

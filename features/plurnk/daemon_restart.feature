@@ -143,3 +143,21 @@ Feature: a daemon that keeps its state survives its own death
     And the answer to "B" has entry.channels.stdout.content = "listening"
     When "B" calls session.runs
     Then the answer to "B" has runs.0.status = 202
+
+  @§methods-auto-envelope @§run-lifecycle-total-reap @decision
+  Scenario: a daemon stopped on purpose ends its parked loop first, and the restart finds it ended
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And "A" creates a session named "wait"
+    And the daemon's model will reply:
+      """
+      <<PLAN:wait for the word:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    When "A" runs a loop with the prompt "wait for my word"
+    Then the loop "A" started is parked at 202
+    When the daemon is stopped on purpose and starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" calls session.runs
+    Then the answer to "B" has runs.0.status = 499

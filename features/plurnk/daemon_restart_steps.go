@@ -48,6 +48,19 @@ func registerRestartSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the daemon is stopped on purpose and starts again from its state directory$`, func(ctx context.Context) error {
+		d := getDaemon(ctx)
+		if d.stateFS == nil {
+			return fmt.Errorf("the daemon keeps no state")
+		}
+		for _, c := range d.conns {
+			c.c.Close()
+		}
+		d.srv.Close()
+		d.srv = nil
+		d.backend.Shutdown() // what plurnkd does on SIGINT or SIGTERM
+		return d.boot()
+	})
 	sc.Step(`^the daemon starts again from its state directory$`, func(ctx context.Context) error {
 		d := getDaemon(ctx)
 		if d.stateFS == nil {

@@ -252,3 +252,17 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2", "client-1-2"]
     And the answer to "A" has runs.#.origin = ["model", "plurnk", "client", "model", "client"]
     And the answer to "A" has runs.4.parent = "client-1"
+
+  @§methods-auto-envelope
+  Scenario: loop.inject before any attach makes the envelope and reaches the new session's model run
+    Given a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:heard you:SEND
+      """
+    When "A" calls loop.inject with {"prompt": "hello"}
+    Then the answer to "A" has runId = 2
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    And the answer to "A" has runs.0.id = 2

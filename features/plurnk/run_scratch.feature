@@ -78,4 +78,5 @@ Feature: fork and run-scope scratch
     And the session's entry run://writer/plan.md reads "step one"
     When the client injects "Anything new?" into run "writer"
     Then run "writer"'s log holds an open FIND run:///** with status 200 reading "run://writer/plan.md\n"
+    And run "writer"'s row log:///2/0/3 is FIND run:///** with status 200
     And run "main"'s log has no FIND run:///**
