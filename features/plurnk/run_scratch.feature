@@ -41,6 +41,7 @@ Feature: fork and run-scope scratch
     And the session's entry run://main-2/notes.md reads "draft two"
     And the session's entry run://main/notes.md reads "draft one"
     And run "main" has 1 loop, the last with status 200
+    And run "main"'s log has no FIND run:///**
 
   @§run-scheme-scratch @§run-scheme-find-perspective @decision
   Scenario: a sister's scratch can be read and found by name but not written, and is catalogued only for its owner
