@@ -57,6 +57,20 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Raw: unescape(raw)})
 		return nil
 	})
+	sc.Step(`^the answer to "(\w+)" has (\S+) equal to its (\S+)$`, daemonAnswerSame)
+	sc.Step(`^"(\w+)" heard the "log/entry" of its (\S+) before the answer$`, daemonHeardBefore)
+	sc.Step(`^"(\w+)" got a "([^"]+)" notification whose (\S+) is the answer's (\S+)$`, func(ctx context.Context, who, method, field, answerField string) error {
+		d := getDaemon(ctx)
+		c, err := d.conn(who)
+		if err != nil {
+			return err
+		}
+		want := gjson.GetBytes(c.answer.Result, answerField)
+		if !want.Exists() || want.Type == gjson.Null {
+			return fmt.Errorf("the answer to %q has no %s: %s", who, answerField, c.answer.Result)
+		}
+		return daemonNoteWith(ctx, who, method, field, want.Raw)
+	})
 	sc.Step(`^the answer to "(\w+)" has no (\S+)$`, func(ctx context.Context, who, path string) error {
 		c, err := getDaemon(ctx).conn(who)
 		if err != nil {
@@ -392,6 +406,27 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the daemon's simulated command "([^"]*)" ran in the workspace root$`, func(ctx context.Context, cmd string) error {
+		d := getDaemon(ctx)
+		d.settle()
+		var dirs []string
+		if d.sh != nil {
+			for _, sp := range d.sh.Spawns() {
+				if sp.Command == cmd {
+					dirs = append(dirs, sp.Dir)
+				}
+			}
+		}
+		if len(dirs) == 0 {
+			return fmt.Errorf("%q never ran", cmd)
+		}
+		for _, dir := range dirs {
+			if dir != workspace {
+				return fmt.Errorf("%q ran in %v, want the workspace root %s", cmd, dirs, workspace)
+			}
+		}
+		return nil
+	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" was spawned (\d+) times?$`, func(ctx context.Context, cmd string, n int) error {
 		d := getDaemon(ctx)
 		d.settle()
@@ -457,4 +492,54 @@ func (d *daemonWorld) settle() {
 	if d.backend != nil {
 		d.backend.Settle()
 	}
+}
+
+// daemonAnswerSame checks that two fields of who's last answer hold the
+// same value, neither of them missing, null or zero.
+func daemonAnswerSame(ctx context.Context, who, a, b string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	if c.answer.Error != nil {
+		return fmt.Errorf("%q got the error %d: %s", who, c.answer.Error.Code, c.answer.Error.Message)
+	}
+	ga, gb := gjson.GetBytes(c.answer.Result, a), gjson.GetBytes(c.answer.Result, b)
+	for _, g := range []gjson.Result{ga, gb} {
+		if !g.Exists() || g.Type == gjson.Null || g.Raw == "0" {
+			return fmt.Errorf("the answer to %q has %s = %s and %s = %s: want both set: %s", who, a, ga.Raw, b, gb.Raw, c.answer.Result)
+		}
+	}
+	if ga.Raw != gb.Raw {
+		return fmt.Errorf("the answer to %q has %s = %s but %s = %s", who, a, ga.Raw, b, gb.Raw)
+	}
+	return nil
+}
+
+// daemonHeardBefore checks that a log/entry naming the path the last
+// answer gives at field reached the connection before that answer did.
+func daemonHeardBefore(ctx context.Context, who, field string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	want := gjson.GetBytes(c.answer.Result, field)
+	if !want.Exists() || want.String() == "" {
+		return fmt.Errorf("the answer to %q has no %s: %s", who, field, c.answer.Result)
+	}
+	notes := c.c.Notes()
+	if c.answer.Heard > len(notes) {
+		return fmt.Errorf("the answer to %q followed %d notifications, only %d recorded", who, c.answer.Heard, len(notes))
+	}
+	var seen []string
+	for _, n := range notesOf(notes[:c.answer.Heard], "log/entry") {
+		p := gjson.GetBytes(n.Params, "entry.path").String()
+		if p == want.String() {
+			return nil
+		}
+		seen = append(seen, p)
+	}
+	return fmt.Errorf("no log/entry of %s reached %q before the answer; before it: %v", want.String(), who, seen)
 }

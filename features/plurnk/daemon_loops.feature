@@ -90,9 +90,12 @@ Feature: loops and client ops through the daemon
     And the answer to "A" has turnSeq = 0
     And the answer to "A" has entries.0.path = "log:///1/0/1/EDIT"
     And the answer to "A" has entries.0.origin = "client"
+    And the answer to "A" has loopId equal to its entries.0.loop_id
+    And "A" heard the "log/entry" of its entries.0.path before the answer
     When "A" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
     Then the answer to "A" has status = 304
     And the answer to "A" has turnSeq = 1
+    And the answer to "A" has loopId equal to its entries.0.loop_id
     When "A" calls op.read with {"target": "known:///todo.md"}
     Then the answer to "A" has status = 200
     And the answer to "A" has content = "1:\tbuy milk\n"

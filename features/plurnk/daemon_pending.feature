@@ -4,23 +4,6 @@ Feature: control-plane promises not built yet
   scenarios describe what a build that keeps them must show, and stay
   pending until then.
 
-  @§proposal-202-pauses @wip
-  Scenario: dispatch pauses at a proposal until it is resolved, and an accept turns the row into 200
-    Given the daemon asks before host commands
-    And a connection "A" to the daemon
-    And "A" creates a session named "ops"
-    And the daemon's model will reply:
-      """
-      <<PLAN:deploy then note:PLAN
-      <<EXEC:deploy:EXEC
-      <<EDIT(known:///after.md):after the deploy:EDIT
-      <<SEND[200]:done:SEND
-      """
-    When "A" runs a loop with the prompt "deploy"
-    Then the entry known:///after.md does not exist yet
-    When "A" accepts the proposal it was notified of
-    Then the answer to "A" has status = 200
-
   @§dual-yolo-stale-clobber-reject @wip
   Scenario: server yolo rejects an EDIT proposal whose target changed on disk since the model's last turn
     Given a connection "A" to the daemon

@@ -161,6 +161,19 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     When the daemon boots
     Then the daemon refused to start, saying "names no declared alias"
 
+  @§provider-instantiation-alias-resolution @decision
+  Scenario Outline: an alias whose value is not <provider>/<model-id> refuses the boot
+    Given the daemon's operator sets PLURNK_MODEL_fast to "<value>"
+    And the daemon's operator sets PLURNK_MODEL to "fast"
+    When the daemon boots
+    Then the daemon refused to start, saying "want <provider>/<model-id>"
+
+    Examples:
+      | value   |
+      | mock    |
+      | /fast-1 |
+      | mock/   |
+
   @§provider-instantiation-alias-resolution
   Scenario: with aliases but no PLURNK_MODEL, loop.run needs an alias
     Given the daemon's operator sets PLURNK_MODEL_fast to "mock/fast-1"
@@ -232,3 +245,9 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And the daemon's model server saw the bearer key "sk-test-1" on every call
     When "A" calls discover
     Then the answer to "A" has capabilities.providers = ["openai"]
+
+  @§operator-config-max-turns-ceiling @decision
+  Scenario: a PLURNK_MAX_TURNS that is not a whole number refuses the boot
+    Given the daemon's operator sets PLURNK_MAX_TURNS to "many"
+    When the daemon boots
+    Then the daemon refused to start, saying "want an integer"

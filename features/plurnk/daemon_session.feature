@@ -16,6 +16,7 @@ Feature: sessions, runs and the method table of the daemon
     And the answer to "A" has notifications.loop/quiesced = "{loopId, runId, status: 202}: a parked loop has nothing live beneath it"
     And the answer to "A" has capabilities.schemes = ["file", "known", "log", "plurnk", "sh", "skill", "unknown"]
     And the answer to "A" has capabilities.providers = ["mock"]
+    And the answer to "A" has capabilities.mimetypes = ["application/json", "application/xml", "text/html", "text/markdown", "text/plain"]
     When "A" calls session.runs
     Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
 
@@ -46,7 +47,12 @@ Feature: sessions, runs and the method table of the daemon
   @§methods-session-create @§machine-processes-run-origin
   Scenario: the first run of a session is the client's and the model run is another one
     Given a connection "A" to the daemon
+    And a connection "B" to the daemon
+    And "B" calls discover
     And "A" creates a session named "work"
+    Then "B" got a "session/created" notification with name = "work"
+    And "B" got a "session/created" notification with id = <A.id>
+    And "A" got 1 "session/created" notification
     When "A" calls session.runs
     Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
     And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
@@ -246,3 +252,17 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2", "client-1-2"]
     And the answer to "A" has runs.#.origin = ["model", "plurnk", "client", "model", "client"]
     And the answer to "A" has runs.4.parent = "client-1"
+
+  @§methods-auto-envelope
+  Scenario: loop.inject before any attach makes the envelope and reaches the new session's model run
+    Given a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:heard you:SEND
+      """
+    When "A" calls loop.inject with {"prompt": "hello"}
+    Then the answer to "A" has runId = 2
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    And the answer to "A" has runs.0.id = 2

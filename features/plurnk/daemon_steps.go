@@ -18,6 +18,7 @@ import (
 	"anchorage/impl/plurnk/telemetry"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
+	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
@@ -61,8 +62,12 @@ type daemonWorld struct {
 	hold   chan struct{}
 	held   chan struct{} // signalled when a dispatch is being held
 	logged []string      // what the server only logged
-	mu     sync.Mutex    // guards hold, held and logged
-	sh     *exec.SimExecutor
+	// stateFS and stateDir keep the daemon's state across a restart
+	// (stateFS a memfs with failpoints).
+	stateFS  *vfs.Faulty
+	stateDir string
+	mu       sync.Mutex // guards hold, held and logged
+	sh       *exec.SimExecutor
 }
 
 type daemonConn struct {
@@ -153,8 +158,14 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^"(\w+)" runs a loop with (\{.*\})$`, daemonRunLoop)
 	sc.Step(`^the loop "(\w+)" started (?:ended|ends) with status (\d+)$`, daemonLoopEnded)
-	sc.Step(`^the loop "(\w+)" started is parked at 202$`, daemonLoopParked)
+	sc.Step(`^the loop "(\w+)" started is parked at 202$`, func(ctx context.Context, who string) error {
+		return daemonLoopAt(ctx, who, 202)
+	})
+	sc.Step(`^the loop "(\w+)" started is still running$`, func(ctx context.Context, who string) error {
+		return daemonLoopAt(ctx, who, 102)
+	})
 	registerControlSteps(sc)
+	registerRestartSteps(sc)
 	sc.Step(`^"(\w+)" calls ([\w./]+)$`, func(ctx context.Context, who, method string) error {
 		return daemonCall(ctx, who, method, "")
 	})
@@ -239,7 +250,7 @@ func (d *daemonWorld) boot() error {
 		}
 		factories["openai"] = provider.OpenAIFactory(d.env)
 	}
-	if as, _ := provider.ParseAliases(d.env); len(as) > 0 || d.selector {
+	if as, perr := provider.ParseAliases(d.env); perr != nil || len(as) > 0 || d.selector {
 		sel, err := provider.NewSelector(d.env, factories)
 		if err != nil {
 			d.bootErr = err
@@ -249,7 +260,7 @@ func (d *daemonWorld) boot() error {
 	}
 	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
 		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
-		Registering: d.registering, Members: d.members})
+		Registering: d.registering, Members: d.members, StateFS: d.stateFSOrNil(), StateDir: d.stateDir})
 	if err != nil {
 		d.bootErr = err
 		return err
@@ -831,10 +842,10 @@ func daemonLoopEnded(ctx context.Context, who string, status int) error {
 	return fmt.Errorf("no loop/terminated for loop %d among:\n%s", id.Int(), strings.Join(seen, "\n"))
 }
 
-// daemonLoopParked checks that the loop who's last loop.run went to is
-// parked at 202: no loop/terminated names it and session.runs shows its
-// run at 202.
-func daemonLoopParked(ctx context.Context, who string) error {
+// daemonLoopAt checks that the loop who's last loop.run went to has not
+// ended and its run is at status (202 parked, 102 running): no
+// loop/terminated names it and session.runs shows its run at status.
+func daemonLoopAt(ctx context.Context, who string, status int) error {
 	d := getDaemon(ctx)
 	c, err := d.conn(who)
 	if err != nil {
@@ -859,8 +870,8 @@ func daemonLoopParked(ctx context.Context, who string) error {
 	run := c.loop.Get("runId").Int()
 	for _, r := range gjson.GetBytes(a.Result, "runs").Array() {
 		if r.Get("id").Int() == run {
-			if r.Get("status").Int() != 202 {
-				return fmt.Errorf("run %d is at %d, not parked: %s", run, r.Get("status").Int(), r.Raw)
+			if got := r.Get("status").Int(); got != int64(status) {
+				return fmt.Errorf("run %d is at %d, not %d: %s", run, got, status, r.Raw)
 			}
 			return nil
 		}

@@ -94,7 +94,7 @@ Feature: proposals and yolo through the daemon
     And the daemon's simulated command "deploy" was spawned 1 time
 
   @§dual-yolo-proposal-carries-flags @§proposal-proposed-hidden
-  Scenario: without yolo the proposal waits, its notification says yolo false, and the model does not see the row until it is resolved
+  Scenario: without yolo the proposal waits, its notification says yolo false, and the model sees the row only once resolved
     Given the daemon's model will reply:
       """
       <<PLAN:deploy:PLAN
@@ -115,12 +115,13 @@ Feature: proposals and yolo through the daemon
     Then "A" got a "loop/proposal" notification with flags = {"yolo": false}
     And the daemon's simulated command "deploy" was spawned 0 times
     When "A" calls loop.inject with {"prompt": "any news?"}
-    Then the daemon's model's packet 2 contains "any news?"
-    And the daemon's model's packet 2 does not contain "log:///1/1/1/EXEC"
+    Then the daemon's model was called 1 time
     When "A" accepts the proposal it was notified of
-    And 300 ms pass for the daemon's running commands
+    Then the daemon's model's packet 2 contains "any news?"
+    And the daemon's model's packet 2 contains "log:///1/1/1/EXEC 102"
+    And the daemon's model's packet 2 does not contain "log:///1/1/1/EXEC 202"
+    When 300 ms pass for the daemon's running commands
     Then the loop "A" started ended with status 200
-    And the daemon's model's packet 3 contains "log:///1/1/1/EXEC"
 
   @§dual-yolo-server-yolo-auto-accept @§dual-yolo-proposal-carries-flags @decision
   Scenario: a loop.run with flags.yolo that resumes a parked loop has that loop's later proposals accepted

@@ -91,4 +91,5 @@ Feature: Operator config — turn ceiling and operator documents
     Given the operator sets PLURNK_MD_STYLE to "~/docs/missing.md"
     When the user starts a loop with the prompt "Write three notes"
     Then the loop ends with status 500
+    And the model run's log records error - with status 500 by plurnk
     And the model was called 0 times

@@ -60,6 +60,22 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
     And the errors section of packet 2 contains "400 log:///1/1/1"
     And the log section of packet 2 contains "log:///1/1/1/error 400"
 
+  @§provider-surface-generate @decision
+  Scenario: an op after the terminal SEND is a shape violation and is not dispatched, even when the SEND comes first
+    Given the model will reply:
+      """
+      <<SEND[102]:first things first:SEND
+      <<EDIT(known:///late.md):too late:EDIT
+      """
+    And the model will reply:
+      """
+      <<PLAN:properly:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Note it"
+    Then the loop ends with status 200
+    And the entry known:///late.md does not exist
+
   @§provider-surface-counttokens @§tokenomics-tokens-stored-at-write
   Scenario: content tokens are counted with the provider's tokenizer when the content is written
     Given the model will reply:

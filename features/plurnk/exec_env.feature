@@ -47,3 +47,13 @@ Feature: EXEC environment
     And the commands run to completion
     Then the stdout of sh:///1/1/1 has the line "APP_MODE=dotenv"
     And the stdout of sh:///1/1/1 has no line starting "MISTRAL_API_KEY="
+
+  @§exec-env-scoped @decision
+  Scenario: the command runs in the directory it was given
+    Given the shell environment of the service is:
+      | name | value         |
+      | PATH | /usr/bin:/bin |
+    When the model's EXEC 1/1/1 is accepted: <<EXEC:pwd:EXEC
+    And the commands run to completion
+    Then the stream sh:///1/1/1 ended with 200
+    And the stdout of sh:///1/1/1 has the line naming the directory the command was given

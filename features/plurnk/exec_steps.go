@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,10 +99,30 @@ func registerExecSteps(sc *godog.ScenarioContext) {
 	// What came of it.
 	sc.Step(`^the stream (\S+) ended with (\d+)$`, thenEnded)
 	sc.Step(`^the stream (\S+) ended with (\d+) by (SIGTERM|SIGKILL) at (\d+) ms$`, thenEndedBy)
+	sc.Step(`^the stream (\S+) ended with (\d+) by (SIGTERM|SIGKILL)$`, func(ctx context.Context, t string, status int, sig string) error {
+		// A real process: when it ended is the machine's business.
+		s, err := getExec(ctx).stream(get(ctx), t)
+		if err != nil {
+			return err
+		}
+		if s.Status != status || s.Signal != sig {
+			return fmt.Errorf("%s ended with %d by %q, want %d by %s", t, s.Status, s.Signal, status, sig)
+		}
+		return nil
+	})
 	sc.Step(`^the stream (\S+) ended with (\d+) and exit code (\d+)$`, thenEndedCode)
 	sc.Step(`^the stream (\S+) is still running$`, thenRunning)
 	sc.Step(`^the stream events so far are:$`, thenEvents)
 	sc.Step(`^the stdout of (\S+) has the line "((?:[^"\\]|\\.)*)"$`, thenHasLine)
+	sc.Step(`^the stdout of (\S+) has the line naming the directory the command was given$`, func(ctx context.Context, t string) error {
+		// The real commands are given the system's temporary directory
+		// (whenExec); pwd prints it without symlinks.
+		dir, err := filepath.EvalSymlinks(os.TempDir())
+		if err != nil {
+			return err
+		}
+		return thenHasLine(ctx, t, dir)
+	})
 	sc.Step(`^the stdout of (\S+) has no line starting "([^"]*)"$`, thenNoLine)
 
 	registerMembershipSteps(sc)

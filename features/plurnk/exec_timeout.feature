@@ -81,6 +81,6 @@ Feature: EXEC lifetime
       | PATH | /usr/bin:/bin |
     When the model's EXEC 1/1/2 is accepted: <<EXEC<1>:echo started; sleep 5:EXEC
     And the commands run to completion
-    Then the stream sh:///1/1/2 ended with 504
+    Then the stream sh:///1/1/2 ended with 504 by SIGTERM
     And the stdout channel of sh:///1/1/2 holds "started\n"
     And the stdout channel of sh:///1/1/2 is errored

@@ -153,6 +153,42 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
     When the client starts run "main" with the prompt "start again"
     Then run "main" has 2 loops, the last with status 200
 
+  @§run-lifecycle-no-resurrection @decision
+  Scenario: a command that ends cleanly just as its run is cancelled leaves a delta and revives nothing
+    Given host commands are accepted without asking
+    And the command "build" prints "built ok\n" on stdout after 100 ms
+    And the command "build" exits after 200 ms
+    And run "main" will emit:
+      """
+      <<PLAN:build and sleep:PLAN
+      <<EXEC:build:EXEC
+      <<SEND[202]:building:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:look at what is left:PLAN
+      <<SEND[200]:the build had finished:SEND
+      """
+    When the client starts run "main" with the prompt "build"
+    And 150 ms pass on the session clock
+    Then run "main" has 1 loop, the last with status 202
+    When 50 ms pass and the client cancels run "main" before the daemon applies what happened
+    Then the run stream sh:///1/1/1 ended with 200
+    And run "main" has 1 loop, the last with status 499
+    And the session was notified loop/terminated 1 time for run "main"
+    When 1000 ms pass on the session clock
+    Then run "main" has 1 loop, the last with status 499
+    And the model of run "main" was called 1 time
+    When the client starts run "main" with the prompt "what is left?"
+    Then run "main" has 2 loops, the last with status 200
+    And run "main"'s log holds a folded SEND sh:///1/1/1 with status 200
+    And packet 2 of run "main" contains "sh:///1/1/1 origin=plurnk (folded)"
+    And run "main"'s row log:///2/0/2 is folded with status 200 reads:
+      """
+      build exited with code 0
+      """
+    And run "main"'s row log:///2/0/2 gives the reason "stream concluded after the run was cancelled"
+
   @§actor-boundary-passive-wake
   Scenario: a sister's edit of a shared entry waits as a folded delta and wakes no one
     Given run "main" will emit:

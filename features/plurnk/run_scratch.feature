@@ -37,9 +37,11 @@ Feature: fork and run-scope scratch
     And packet 1 of run "main-2" contains "Try the other approach."
     And run "main-2"'s log holds an open READ run://main-2/notes.md with status 200 reading "1:\tdraft one\n"
     And run "main-2"'s log holds an open READ known:///shared.md with status 200
+    And run "main-2"'s log holds an open EDIT run://main-2/notes.md with status 200
     And the session's entry run://main-2/notes.md reads "draft two"
     And the session's entry run://main/notes.md reads "draft one"
     And run "main" has 1 loop, the last with status 200
+    And run "main"'s log has no FIND run:///**
 
   @§run-scheme-scratch @§run-scheme-find-perspective @decision
   Scenario: a sister's scratch can be read and found by name but not written, and is catalogued only for its owner
@@ -77,4 +79,5 @@ Feature: fork and run-scope scratch
     And the session's entry run://writer/plan.md reads "step one"
     When the client injects "Anything new?" into run "writer"
     Then run "writer"'s log holds an open FIND run:///** with status 200 reading "run://writer/plan.md\n"
+    And run "writer"'s row log:///2/0/3 is FIND run:///** with status 200
     And run "main"'s log has no FIND run:///**

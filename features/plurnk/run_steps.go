@@ -150,6 +150,17 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		rw.settle()
 		return nil
 	})
+	sc.Step(`^(\d+) ms pass and the client cancels run "([^"]*)" before the daemon applies what happened$`, func(ctx context.Context, ms int, run string) error {
+		// The processes post what happened in those ms (an exit, say),
+		// and the cancel lands before the service applies it.
+		rw := getRuns(ctx)
+		rw.clock.Advance(time.Duration(ms) * time.Millisecond)
+		if _, err := rw.svc.Cancel(rw.ss.ID, run, ""); err != nil {
+			return err
+		}
+		rw.settle()
+		return nil
+	})
 	sc.Step(`^the client (accepts|rejects) the proposal of run "([^"]*)"'s row log:///(\S+)$`, func(ctx context.Context, how, run, coord string) error {
 		rw := getRuns(ctx)
 		row, err := rw.rowAt(run, coord)

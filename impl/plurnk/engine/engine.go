@@ -232,6 +232,7 @@ func (r Result) Packets() []*Delivered {
 
 // loopState is one running loop.
 type loopState struct {
+	ctx      context.Context // the run's abort signal
 	req      Request
 	loop     *store.Loop
 	notices  telemetry.Buffer
@@ -254,7 +255,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if req.Session == nil || req.Run == nil {
 		return Result{}, errors.New("engine: run: a session and a run are required")
 	}
-	ls := &loopState{req: req, maxTurns: e.Config.TurnLimit(req.MaxTurns), maxCmds: e.Config.MaxCommands, reqs: e.Config.Requirements}
+	ls := &loopState{ctx: ctx, req: req, maxTurns: e.Config.TurnLimit(req.MaxTurns), maxCmds: e.Config.MaxCommands, reqs: e.Config.Requirements}
 	if req.MaxCommands != nil {
 		ls.maxCmds = e.Config.CommandLimit(*req.MaxCommands)
 	}

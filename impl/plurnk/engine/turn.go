@@ -71,6 +71,9 @@ func (e *Engine) turn(ctx context.Context, ls *loopState, t int) (int, string) {
 
 	status := e.dispose(ls, t, resp.Assistant.Content)
 	ls.prev = resp.Assistant.Content
+	if ctx.Err() != nil {
+		return StatusCancelled, "the run was aborted during dispatch"
+	}
 	if ls.struck == 0 {
 		ls.strikes = 0
 	}
@@ -119,7 +122,15 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 		if st.Op == dsl.OpPlan || rules.IsDisposition(st) || (shape.Terminal >= 0 && i > shape.Terminal) {
 			continue
 		}
+		if ls.ctx.Err() != nil {
+			// The run was aborted while an op waited (a paused
+			// proposal): nothing more of the emission is dispatched.
+			return 0
+		}
 		e.dispatch(a, st)
+	}
+	if ls.ctx.Err() != nil {
+		return 0
 	}
 
 	code, body := dsl.ContinueCode, ""

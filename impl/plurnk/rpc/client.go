@@ -29,6 +29,9 @@ type Answer struct {
 	Raw    json.RawMessage // the whole frame
 	Result json.RawMessage
 	Error  *Error
+	// Heard counts the notifications the connection had received when
+	// this answer arrived (they came before it on the wire).
+	Heard int
 }
 
 // Note is one notification received.
@@ -107,6 +110,7 @@ func (c *Client) signal() {
 
 func (c *Client) deliver(id string, a Answer) {
 	c.mu.Lock()
+	a.Heard = len(c.notes)
 	ch, ok := c.pending[id]
 	delete(c.pending, id)
 	c.mu.Unlock()

@@ -66,6 +66,12 @@ type OrchestratorConfig struct {
 	// source); the git switches are read from Env.
 	Members bool
 	Git     membership.Git
+	// StateFS and StateDir, when both set, keep the daemon's state (every
+	// session with its runs, loops, log rows, entries and settings) in
+	// StateDir/state.json: it is loaded at start and saved, crash-safely,
+	// before every notification and answer (persist.go).
+	StateFS  afero.Fs
+	StateDir string
 }
 
 // Orchestrator is the daemon's Backend over impl/plurnk/runs: every
@@ -91,6 +97,7 @@ type Orchestrator struct {
 	// guarded by the service lock
 	notify   Notifier
 	sessions map[int64]*orchSession
+	durable  *durable // nil: nothing is kept on disk
 }
 
 type orchSession struct {
@@ -168,6 +175,12 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 		return nil, fmt.Errorf("rpc: orchestrator: %w", err)
 	}
 	o.svc.Subscribe(o.event)
+	if cfg.StateFS != nil && cfg.StateDir != "" {
+		o.durable = &durable{fs: cfg.StateFS, dir: cfg.StateDir}
+		if err := o.load(); err != nil {
+			return nil, err
+		}
+	}
 	return o, nil
 }
 
@@ -210,7 +223,12 @@ func (o *Orchestrator) Service() *runs.Service { return o.svc }
 
 // Subscribe implements Backend.
 func (o *Orchestrator) Subscribe(n Notifier) {
-	o.svc.View(func() { o.notify = n })
+	o.svc.View(func() {
+		o.notify = n
+		if o.durable != nil {
+			o.notify = durableNotifier{o: o, n: n}
+		}
+	})
 }
 
 // Serve applies stream output as it arrives until ctx ends (the daemon

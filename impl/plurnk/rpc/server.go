@@ -244,6 +244,12 @@ func (s *Server) call(ctx context.Context, c *conn, req Request) (out []byte) {
 		}
 	}
 	res, err := s.invoke(ctx, c, req, m)
+	if cm, ok := s.backend.(committer); ok {
+		// Nothing is acknowledged before it is saved.
+		if cerr := cm.Commit(); cerr != nil {
+			res, err = nil, cerr
+		}
+	}
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -351,3 +357,7 @@ func (s *Server) Close() {
 		c.ws.CloseNow()
 	}
 }
+
+// committer is a Backend that saves its state before an answer goes out
+// (the Orchestrator with a state directory).
+type committer interface{ Commit() error }

@@ -292,8 +292,10 @@ func (s *Service) concluded(r *Run, st exec.Stream) {
 			s.emit(ev)
 			return
 		}
+		// A clean straggler's deliverable waits as a folded delta for
+		// the next loop an explicit loop.run starts; it wakes nothing.
 		r.inbox = append(r.inbox, &store.LogRow{Op: "SEND", Origin: string(scheme.WriterPlurnk), Target: st.Key.String(),
-			Status: st.Status, Expanded: false, Reason: "stream concluded after the run was cancelled", Mimetype: "text/plain"})
+			Status: st.Status, Expanded: false, Content: summary(st) + "\n", Reason: "stream concluded after the run was cancelled", Mimetype: "text/plain"})
 		s.emit(ev)
 		return
 	}

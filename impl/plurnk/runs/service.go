@@ -127,8 +127,10 @@ type Service struct {
 	proposals *exec.Proposals
 
 	mu       sync.Mutex // guards the store and everything below
-	idle     *sync.Cond // signalled when a drain exits
+	idle     *sync.Cond // signalled when a drain exits or pauses
+	resumed  *sync.Cond // signalled when a proposal a drain waits on settles
 	drains   int        // drains running
+	paused   int        // drains paused at a proposal (§proposal-202-pauses)
 	sessions map[int64]*Session
 	pending  map[int64]*pendingExec // host EXECs awaiting their proposal, by row id
 	subs     map[int]func(Event)
@@ -203,6 +205,10 @@ type pendingExec struct {
 	row   *store.LogRow
 	req   exec.Request
 	scope *Scope
+	// paused: the run's drain waits for this proposal to settle before it
+	// dispatches the rest of the emission; settled: it has.
+	paused  bool
+	settled bool
 }
 
 // New returns a Service over cfg and installs its hooks on cfg.Engine.
@@ -215,6 +221,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, eng: cfg.Engine, sessions: map[int64]*Session{}, pending: map[int64]*pendingExec{}, subs: map[int]func(Event){}}
 	s.idle = sync.NewCond(&s.mu)
+	s.resumed = sync.NewCond(&s.mu)
 	reg := cfg.Executors
 	if reg == nil {
 		var err error
@@ -536,11 +543,12 @@ func (s *Service) Resolve(id int64, d exec.Decision, outcome string) (exec.Propo
 	return p, nil
 }
 
-// Wait blocks until no drain is running.
+// Wait blocks until no drain is running: each has exited or is paused at
+// a proposal waiting for its resolution.
 func (s *Service) Wait() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for s.drains > 0 {
+	for s.drains > s.paused {
 		s.idle.Wait()
 	}
 }

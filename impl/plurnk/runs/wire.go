@@ -131,7 +131,30 @@ func (s *Service) execOp(a ops.Actor, st dsl.Statement) ops.Result {
 	if status == 102 {
 		s.bind(pe)
 	}
+	if status == 202 {
+		// Dispatch pauses until the proposal is resolved: the rest of the
+		// emission waits, and the op answers the resolved status.
+		s.await(pe)
+		status = row.Status
+	}
 	return ops.Result{Status: status, Target: row.Target, Reason: row.Reason, Row: *row}
+}
+
+// await pauses the drain that dispatched pe until its proposal settles
+// (loop.resolve, the timeout, or a cancel of the run), giving up the
+// service lock meanwhile; a paused drain counts as quiet for Wait
+// (§proposal-202-pauses). s.mu is held.
+func (s *Service) await(pe *pendingExec) {
+	if pe.settled {
+		return
+	}
+	pe.paused = true
+	s.paused++
+	s.idle.Broadcast()
+	s.quiet()
+	for !pe.settled {
+		s.resumed.Wait()
+	}
 }
 
 // bind wires a spawned stream's kill to the scope its run had when the
@@ -150,6 +173,12 @@ func (s *Service) settled(id int64, p exec.Proposal) {
 		return
 	}
 	delete(s.pending, id)
+	pe.settled = true
+	if pe.paused {
+		pe.paused = false
+		s.paused--
+		s.resumed.Broadcast()
+	}
 	switch p.State {
 	case exec.Resolved:
 		pe.row.Status = 102

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo]
+//	plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR]
 //
 // Run plurnkd -h for every flag and configuration variable.
 //
@@ -42,6 +42,15 @@
 //	PLURNK_MODEL_local=openai/scripted PLURNK_MODEL=local \
 //	PLURNK_OPENAI_BASE_URL=http://127.0.0.1:8400/v1 \
 //	go run ./impl/plurnk/cmd/plurnkd -root .
+//
+// # Sessions that survive a restart
+//
+// With -state DIR (or PLURNK_STATE_DIR) every session, run, loop, log row
+// and entry is saved to DIR/state.json before each notification and
+// answer (written to state.json.tmp, synced, renamed), and loaded at the
+// next start. SIGINT or SIGTERM ends every run first (loops close 499,
+// commands are stopped); after a crash, a loop that was running ends 499
+// at the next start and a loop parked at 202 stays parked.
 //
 // Methods and notifications: call discover.
 //
@@ -125,12 +134,13 @@ func variables() [][2]string {
 		{"PLURNK_REQUIREMENTS", "the requirements section's default text"},
 		{"PLURNK_MANIFEST_ITEMS", "catalog preview at turn 0: 0 none (default), -1 whole, N the first N rows per scheme"},
 		{"PLURNK_EXEC_KILL_GRACE_MS", "ms between the polite signal and SIGKILL"},
+		{"PLURNK_STATE_DIR", "state directory when -state is not given (empty: nothing survives a restart)"},
 	}
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) func() {
 	return func() {
-		fmt.Fprintln(w, "usage: plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo]")
+		fmt.Fprintln(w, "usage: plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR]")
 		fmt.Fprintln(w, "\nServes the plurnk daemon (JSON-RPC 2.0 over WebSocket) on -addr; the address is printed")
 		fmt.Fprintln(w, "on stderr as \"plurnkd: listening on ws://HOST:PORT/\". SIGINT or SIGTERM stops it.")
 		fmt.Fprintln(w, "\nFlags:")
@@ -153,6 +163,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	root := fs.String("root", ".", "workspace root: file entries, AGENTS.md, .env")
 	sh := fs.Bool("sh", false, "register the real sh executor, so EXEC runs commands on this host")
 	yolo := fs.Bool("yolo", false, "accept every EXEC proposal without a loop.resolve")
+	state := fs.String("state", "", "state directory: sessions are saved there (state.json, written crash-safely) and loaded at start; empty keeps nothing (PLURNK_STATE_DIR)")
 	fs.Usage = usage(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -195,6 +206,16 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	}
 	cfg := rpc.OrchestratorConfig{Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
 		Provider: sel, Yolo: *yolo, Aliases: sel.Has, Providers: sel.Packages()}
+	if *state == "" {
+		*state = env["PLURNK_STATE_DIR"]
+	}
+	if *state != "" {
+		dir, err := filepath.Abs(*state)
+		if err != nil {
+			return usageError{fmt.Sprintf("-state %s: %v", *state, err)}
+		}
+		cfg.StateFS, cfg.StateDir = afero.NewOsFs(), dir
+	}
 	if *sh {
 		cfg.Executors = []exec.Executor{&exec.Shell{}}
 		cfg.ExecEnv = exec.ScopeEnv(environ, dotenv)
@@ -234,6 +255,9 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	// Shutdown does not track hijacked WebSocket connections: drop them.
 	srv.Close()
 	srv.Wait()
+	// Every run ends with the daemon: its loops close 499 and its
+	// commands are stopped (saved, with -state).
+	backend.Shutdown()
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}

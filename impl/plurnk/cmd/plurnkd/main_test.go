@@ -55,7 +55,7 @@ func (s *syncBuffer) String() string {
 // startDaemon runs the daemon's server code over a script file in a temp
 // directory and returns its address and a stop func that checks it shut
 // down cleanly.
-func startDaemon(t *testing.T, text string) (string, func()) {
+func startDaemon(t *testing.T, text string, extra ...string) (string, func()) {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "turns.txt")
@@ -67,7 +67,7 @@ func startDaemon(t *testing.T, text string) (string, func()) {
 	var stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-script", path, "-root", dir}, nil, &stderr, func(a string) { addrs <- a })
+		done <- run(ctx, append([]string{"-script", path, "-root", dir}, extra...), nil, &stderr, func(a string) { addrs <- a })
 	}()
 	select {
 	case addr := <-addrs:
@@ -277,7 +277,7 @@ func TestHelp(t *testing.T) {
 	if n := strings.Count(out.String(), "usage: plurnkd"); n != 1 {
 		t.Errorf("-h printed the usage %d times", n)
 	}
-	for _, want := range []string{"-addr", "-root", "-script", "-sh", "-yolo", "PLURNK_MODEL_<alias>", "PLURNK_OPENAI_BASE_URL", "PLURNK_PROVIDERS_GBNF", "PLURNK_RPC_TIMEOUT"} {
+	for _, want := range []string{"-addr", "-root", "-script", "-sh", "-yolo", "-state", "PLURNK_STATE_DIR", "PLURNK_MODEL_<alias>", "PLURNK_OPENAI_BASE_URL", "PLURNK_PROVIDERS_GBNF", "PLURNK_RPC_TIMEOUT"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-h lacks %s:\n%s", want, out.String())
 		}
@@ -350,5 +350,61 @@ func TestGrammarBootCheck(t *testing.T) {
 			t.Errorf("%+v: %d calls to the model, want %d", tc, n, tc.calls)
 		}
 		hs.Close()
+	}
+}
+
+// TestStateSurvivesRestart: with -state on a real directory, a session and
+// its loop's rows outlive the daemon; the next daemon serves them from
+// state.json and leaves no temporary file behind.
+func TestStateSurvivesRestart(t *testing.T) {
+	state := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func(addr string) *rpc.Client {
+		t.Helper()
+		c, err := rpc.Dial(ctx, "ws://"+addr+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	call := func(c *rpc.Client, method string, params any) gjson.Result {
+		t.Helper()
+		a, err := c.Call(ctx, method, params)
+		if err != nil || a.Error != nil {
+			t.Fatalf("%s: %v %v", method, err, a.Error)
+		}
+		return gjson.ParseBytes(a.Result)
+	}
+
+	addr, stop := startDaemon(t, script, "-state", state)
+	c := dial(addr)
+	sess := call(c, "session.create", map[string]any{"name": "kept"})
+	call(c, "loop.run", map[string]any{"prompt": "What is the capital of France?"})
+	if _, err := c.WaitNote(ctx, func(n rpc.Note) bool { return n.Method == "loop/terminated" }); err != nil {
+		t.Fatal(err)
+	}
+	before := call(c, "log.read", map[string]any{"runId": sess.Get("modelRunId").Int()}).Get("entries").Raw
+	c.Close()
+	stop()
+
+	addr, stop = startDaemon(t, script, "-state", state)
+	defer stop()
+	c = dial(addr)
+	defer c.Close()
+	got := call(c, "session.attach", map[string]any{"id": sess.Get("id").Int()})
+	if got.Get("name").String() != "kept" {
+		t.Fatalf("session.attach after the restart %s, want the session named kept", got.Raw)
+	}
+	after := call(c, "log.read", map[string]any{"runId": sess.Get("modelRunId").Int()}).Get("entries").Raw
+	if after != before || !strings.Contains(after, "Paris") {
+		t.Fatalf("the model run's log after the restart\n%s\nwant the one before it\n%s", after, before)
+	}
+	if entry := call(c, "entry.read", map[string]any{"target": "known:///france.md"}); entry.Get("entry.channels.body.content").String() != "Paris" {
+		t.Fatalf("entry.read after the restart %s", entry.Raw)
+	}
+	names, err := filepath.Glob(filepath.Join(state, "*"))
+	if err != nil || len(names) != 1 || filepath.Base(names[0]) != rpc.StateFile {
+		t.Fatalf("the state directory holds %v (%v), want only %s", names, err, rpc.StateFile)
 	}
 }

@@ -1,0 +1,163 @@
+@plurnk
+Feature: a daemon that keeps its state survives its own death
+  Given a state directory, the daemon saves every session, run, loop, log
+  row and entry before it notifies or answers anything, writing a temporary
+  file and renaming it over the state file. A save that fails (a write torn
+  half-way, a rename that does not happen) stops the daemon acknowledging
+  anything, as a crash would. Started again from that directory, it serves
+  the sessions as the last whole save left them: every row a client heard
+  of is there, nothing else, and the loop the crash cut short ends 499.
+
+  @§methods-auto-envelope @decision
+  Scenario Outline: a daemon that dies mid-loop on a <fault> starts again with everything it acknowledged
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And "A" creates a session named "keep"
+    And the daemon's model will reply:
+      """
+      <<PLAN:first note:PLAN
+      <<EDIT(known:///one.md):the first note:EDIT
+      <<SEND[102]:next:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:second note:PLAN
+      <<EDIT(known:///two.md):the second note:EDIT
+      <<SEND[102]:next:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:two notes:SEND
+      """
+    And the daemon's saves of its state fail by <fault> after <saves> whole saves
+    When "A" runs a loop with the prompt "take two notes"
+    Then the daemon's state faults fired 1 time
+    And "A" got no "loop/terminated" notification
+    When "A" calls session.runs
+    Then the answer to "A" is the error -32603
+    And the daemon's state directory holds state.json reading whole
+    When the daemon starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    Then the answer to "B" has name = "keep"
+    And the "log/entry" notifications "A" got before the daemon stopped are the rows log.read answers to "B", in order
+    When "B" calls entry.read with {"target": "known:///one.md"}
+    Then the answer to "B" has entry.channels.body.content = "the first note"
+    When "B" calls entry.read with {"target": "known:///two.md"}
+    Then the answer to "B" has status = 404
+    When "B" calls session.runs
+    Then the answer to "B" has runs.0.status = 499
+
+    Examples:
+      | fault       | saves |
+      | torn-write  | 2     |
+      | rename-fail | 2     |
+
+  @§methods-auto-envelope @§proposal-202-pauses @decision
+  Scenario: a proposal pending when the daemon dies is cancelled as it starts again, and its loop ends 499
+    Given the daemon keeps its state in "/state"
+    And the daemon asks before host commands
+    And a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's model will reply:
+      """
+      <<PLAN:deploy:PLAN
+      <<EXEC:deploy:EXEC
+      <<SEND[202]:waiting for the deploy:SEND
+      """
+    When "A" runs a loop with the prompt "deploy"
+    Then "A" got 1 "loop/proposal" notification
+    Given the daemon's saves of its state fail by torn-write after 0 whole saves
+    When "A" calls op.edit with {"target": "known:///late.md", "body": "too late"}
+    Then the answer to "A" is the error -32603
+    When the daemon starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    Then the entry in the answer to "B" has op = "EXEC"
+    And the entry in the answer to "B" has status = 499
+    And the entry in the answer to "B" has reason = "loop_aborted"
+    When "B" calls entry.read with {"target": "known:///late.md"}
+    Then the answer to "B" has status = 404
+    When "B" calls session.runs
+    Then the answer to "B" has runs.0.status = 499
+
+  @§methods-auto-envelope @decision
+  Scenario: a loop parked at 202 when the daemon dies stays parked, and a loop.run resumes it
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And "A" creates a session named "wait"
+    And the daemon's model will reply:
+      """
+      <<PLAN:wait for the word:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:go:PLAN
+      <<SEND[200]:went:SEND
+      """
+    When "A" runs a loop with the prompt "wait for my word"
+    Then the loop "A" started is parked at 202
+    Given the daemon's saves of its state fail by rename-fail after 0 whole saves
+    When "A" calls op.edit with {"target": "known:///late.md", "body": "too late"}
+    Then the answer to "A" is the error -32603
+    When the daemon starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" calls session.runs
+    Then the answer to "B" has runs.0.status = 202
+    When "B" runs a loop with the prompt "go"
+    Then the answer to "B" has action = "injected_next_turn"
+    And the loop "B" started ended with status 200
+    And the daemon's model's packet 2 contains "go"
+
+  @§methods-auto-envelope @decision
+  Scenario: the output of a command running when the daemon dies is marked errored as it starts again
+    Given the daemon keeps its state in "/state"
+    And the daemon's simulated command "serve" prints:
+      | after ms | channel | output    |
+      | 100      | stdout  | listening |
+    And the daemon's simulated command "serve" exits with code 0 after 5000 ms
+    And a connection "A" to the daemon
+    And "A" creates a session named "serve"
+    And the daemon's model will reply:
+      """
+      <<PLAN:serve:PLAN
+      <<EXEC:serve:EXEC
+      <<SEND[202]:serving:SEND
+      """
+    When "A" runs a loop with the prompt "serve"
+    And 200 ms pass for the daemon's running commands
+    And "A" calls entry.read with {"target": "sh:///1/1/1"}
+    Then the answer to "A" has entry.channels.stdout.state = "active"
+    Given the daemon's saves of its state fail by torn-write after 0 whole saves
+    When "A" calls op.edit with {"target": "known:///late.md", "body": "too late"}
+    Then the answer to "A" is the error -32603
+    When the daemon starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" calls entry.read with {"target": "sh:///1/1/1"}
+    Then the answer to "B" has entry.channels.stdout.state = "errored"
+    And the answer to "B" has entry.channels.stdout.content = "listening"
+    When "B" calls session.runs
+    Then the answer to "B" has runs.0.status = 202
+
+  @§methods-auto-envelope @§run-lifecycle-total-reap @decision
+  Scenario: a daemon stopped on purpose ends its parked loop first, and the restart finds it ended
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And "A" creates a session named "wait"
+    And the daemon's model will reply:
+      """
+      <<PLAN:wait for the word:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    When "A" runs a loop with the prompt "wait for my word"
+    Then the loop "A" started is parked at 202
+    When the daemon is stopped on purpose and starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" calls session.runs
+    Then the answer to "B" has runs.0.status = 499
