@@ -11,10 +11,3 @@ Feature: control-plane promises not built yet
     When "A" runs a loop with {"prompt": "edit it", "flags": {"yolo": true}}
     Then "A" got a "loop/proposal" notification with attrs.staleClobberRisk = true
     And the loop "A" started ended with status 200
-
-  @§operator-config-session-git @wip
-  Scenario: settings.git false turns git membership off and PLURNK_GIT_ALLOWED=0 cannot be overridden
-    Given the daemon's operator sets PLURNK_GIT_ALLOWED to "0"
-    And a connection "A" to the daemon
-    When "A" calls session.create with {"name": "nogit", "settings": {"git": true}}
-    Then the session of "A" has no git members

@@ -457,6 +457,9 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 		}
 		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, seen: map[int64]bool{}}
 		o.sessions[ss.ID] = s
+		if o.members != nil && p.Settings != nil && p.Settings.Git != nil {
+			o.members.Sessions.Overlay(ss.ID).SetGit(*p.Settings.Git)
+		}
 		o.notify.Notify(0, "session/created", map[string]any{"id": ss.ID, "name": name, "projectRoot": p.ProjectRoot})
 	})
 	if err != nil {
