@@ -202,3 +202,49 @@ Feature: operator and session configuration of the daemon
     Then the held call of "A" is answered with the error -32007
     When the daemon releases the held registration
     Then the daemon logged that op.exec answered after its timeout
+
+  @§operator-config-session-git
+  Scenario: settings.git false turns git membership off for that session alone; its picks still admit files
+    Given the daemon keeps a membership of a git workspace holding:
+      | path     | content      | tracked |
+      | main.go  | package main | yes     |
+      | util.go  | package main | yes     |
+      | notes.md | scratch      | no      |
+    And a connection "A" to the daemon
+    And a connection "B" to the daemon
+    And a connection "C" to the daemon
+    When "A" calls session.create with {"name": "default"}
+    And "A" calls session.members
+    Then the answer to "A" has members = [{"path": "main.go", "effect": "member"}, {"path": "util.go", "effect": "member"}]
+    When "B" calls session.create with {"name": "nogit", "settings": {"git": false}}
+    And "B" calls session.members
+    Then the answer to "B" has members = []
+    When "B" calls session.constrain with {"effect": "pick", "pattern": "notes.md"}
+    Then the answer to "B" has members = [{"path": "notes.md", "effect": "member"}]
+    When "C" calls session.create with {"name": "withgit", "settings": {"git": true}}
+    And "C" calls session.members
+    Then the answer to "C" has members = [{"path": "main.go", "effect": "member"}, {"path": "util.go", "effect": "member"}]
+    When "B" calls op.edit with {"target": "file:///main.go", "body": "changed"}
+    Then the answer to "B" has status = 403
+    When "A" calls op.edit with {"target": "file:///main.go", "body": "changed"}
+    Then the answer to "A" has status = 200
+
+  @§operator-config-session-git @decision
+  Scenario Outline: a session's settings.git true never turns git membership on past PLURNK_GIT_ALLOWED=0
+    Given the daemon's operator sets PLURNK_GIT_ALLOWED to "<allowed>"
+    And the daemon keeps a membership of a git workspace holding:
+      | path     | content      | tracked |
+      | main.go  | package main | yes     |
+      | notes.md | scratch      | no      |
+    And a connection "A" to the daemon
+    When "A" calls session.create with {"name": "wantsgit", "settings": {"git": true}}
+    Then the answer to "A" has name = "wantsgit"
+    When "A" calls session.members
+    Then the answer to "A" has members = <members>
+    When "A" calls op.edit with {"target": "file:///main.go", "body": "changed"}
+    Then the answer to "A" has status = <edit>
+
+    Examples:
+      | allowed | members                                   | edit |
+      | 1       | [{"path": "main.go", "effect": "member"}] | 200  |
+      | 0       | []                                        | 403  |

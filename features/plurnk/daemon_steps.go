@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/impl/plurnk/runs"
@@ -54,6 +55,7 @@ type daemonWorld struct {
 	bootErr error                // why the daemon refused to start
 	fs      afero.Fs             // the workspace and the operator's files
 	members bool                 // the daemon keeps a membership (no git: picks only)
+	git     membership.Git       // the daemon's git, when its workspace is a repository
 	// selector: the model is chosen by the operator's aliases alone, as
 	// plurnkd chooses it (no alias declared: no model).
 	selector bool
@@ -260,7 +262,7 @@ func (d *daemonWorld) boot() error {
 	}
 	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
 		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
-		Registering: d.registering, Members: d.members, StateFS: d.stateFSOrNil(), StateDir: d.stateDir})
+		Registering: d.registering, Members: d.members, Git: d.git, StateFS: d.stateFSOrNil(), StateDir: d.stateDir})
 	if err != nil {
 		d.bootErr = err
 		return err

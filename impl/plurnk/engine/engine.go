@@ -98,6 +98,12 @@ type Engine struct {
 	// there) leaves the KILL to the op engine. nil leaves every KILL to the
 	// op engine.
 	Signal func(a ops.Actor, st dsl.Statement) (ops.Result, bool)
+	// Edit vets a model's EDIT of a file:// target before the op engine
+	// sees it (server yolo's stale-clobber reject,
+	// §dual-yolo-stale-clobber-reject): when it answers the EDIT itself it
+	// writes its own log row and reports true; false leaves the EDIT to
+	// the op engine. nil leaves every EDIT to the op engine.
+	Edit func(a ops.Actor, st dsl.Statement) (ops.Result, bool)
 	// Foist writes what the runtime places in a run's log at the start of
 	// a turn (injected prompts, deltas, stream surfacings), at a.Turn: 0
 	// after the turn-0 foists of a new loop, and each model turn before its

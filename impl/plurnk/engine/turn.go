@@ -189,6 +189,13 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) {
 			return
 		}
 	}
+	if hook == nil && st.Op == dsl.OpEdit && st.Target != nil && st.Target.Scheme == "file" && e.Edit != nil {
+		n := len(a.Run.Log)
+		if _, ok := e.Edit(a, st); ok {
+			e.tokenize(a.Run, n)
+			return
+		}
+	}
 	if hook == nil {
 		res := e.do(a, st)
 		if e.After != nil {

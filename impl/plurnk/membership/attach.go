@@ -40,7 +40,8 @@ func (p *Project) Constrain(session int64, c Constraint) error {
 func (p *Project) GitSection(session int64) (string, error) {
 	r := p.Resolver
 	var b strings.Builder
-	for _, repo := range r.repos(p.Sessions.Overlay(session).snapshot()) {
+	o := p.Sessions.Overlay(session)
+	for _, repo := range r.repos(o.snapshot(), o.Git()) {
 		tracked, err := r.Git.LsFiles(r.disk(repo))
 		switch {
 		case errors.Is(err, ErrNoRepo):

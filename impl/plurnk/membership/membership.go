@@ -63,8 +63,25 @@ type compiled struct {
 
 // Overlay is one session's constraints. It is safe for concurrent use.
 type Overlay struct {
-	mu sync.Mutex
-	cs []compiled
+	mu     sync.Mutex
+	cs     []compiled
+	gitOff bool // settings.git false: this session takes no git members
+}
+
+// SetGit switches git membership for the session on (the default) or off
+// (settings.git false, §operator-config-session-git). On never reaches
+// past PLURNK_GIT_ALLOWED=0: the service's Flags.Denied still holds.
+func (o *Overlay) SetGit(on bool) {
+	o.mu.Lock()
+	o.gitOff = !on
+	o.mu.Unlock()
+}
+
+// Git reports whether the session asks for git membership (settings.git).
+func (o *Overlay) Git() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return !o.gitOff
 }
 
 // Add appends c to the overlay.
@@ -221,9 +238,10 @@ type Others interface {
 
 // repos returns the repo folders git membership covers, relative to the
 // root ("" is the root itself): the implicit root repo unless AUTO is off,
-// then every declared repo, none at all when git is denied.
-func (r *Resolver) repos(cs []compiled) []string {
-	if r.Git == nil || r.Flags.Denied {
+// then every declared repo, none at all when git is denied service-wide or
+// the session switched it off (gitOn false).
+func (r *Resolver) repos(cs []compiled, gitOn bool) []string {
+	if r.Git == nil || r.Flags.Denied || !gitOn {
 		return nil
 	}
 	var out []string
@@ -247,7 +265,7 @@ func (r *Resolver) Resolve(o *Overlay) (Set, error) {
 	cs := o.snapshot()
 	var set Set
 	cand := map[string]bool{}
-	for _, repo := range r.repos(cs) {
+	for _, repo := range r.repos(cs, o.Git()) {
 		tracked, err := r.Git.LsFiles(r.disk(repo))
 		switch {
 		case errors.Is(err, ErrNoRepo):

@@ -2,6 +2,7 @@ package membership
 
 import (
 	"path"
+	"sync"
 
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
@@ -14,6 +15,9 @@ type Project struct {
 	Resolver *Resolver
 	Sessions *Sessions
 	Sync     *Sync
+
+	mu    sync.Mutex
+	fresh map[int64]map[string]bool // per session: the paths its latest sync pass reported
 }
 
 // NewProject returns the membership of the project r resolves, with no
@@ -83,8 +87,27 @@ func (p *Project) Changes(session int64) ([]store.LogRow, error) {
 	}
 	ds, err := p.Sync.Pass(set.Paths())
 	rows := make([]store.LogRow, 0, len(ds))
+	fresh := map[string]bool{}
 	for _, d := range ds {
 		rows = append(rows, d.Row())
+		fresh[d.Path] = true
 	}
+	p.mu.Lock()
+	if p.fresh == nil {
+		p.fresh = map[int64]map[string]bool{}
+	}
+	p.fresh[session] = fresh
+	p.mu.Unlock()
 	return rows, err
+}
+
+// StaleClobberRisk reports whether a write of rel by session risks
+// clobbering an outside change the model has not read: session's latest
+// sync pass (the one at the start of the turn now dispatching) reported
+// rel changed or deleted on disk (§dual-yolo-stale-clobber-reject). A
+// later pass that does not report rel again clears it.
+func (p *Project) StaleClobberRisk(session int64, rel string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fresh[session][clean(rel)]
 }

@@ -75,6 +75,10 @@ type SessionSettings struct {
 	MaxCommands *int `json:"maxCommands"`
 	// MdDocs are documents merged by alias over the operator's PLURNK_MD_*.
 	MdDocs []MdDoc `json:"mdDocs"`
+	// Git false turns git membership off for the session; true (or
+	// absent) leaves it on, never past PLURNK_GIT_ALLOWED=0
+	// (§operator-config-session-git).
+	Git *bool `json:"git"`
 }
 
 // MdDoc is one document of settings.mdDocs.

@@ -170,7 +170,7 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 	eng.Sink = o.telemetry
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
 		ProposalTimeout: cfg.ProposalTimeout, Yolo: cfg.Yolo, MaxActive: maxActive(cfg.Env),
-		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll, Registering: cfg.Registering})
+		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll, Registering: cfg.Registering, StaleClobber: o.staleClobber()})
 	if err != nil {
 		return nil, fmt.Errorf("rpc: orchestrator: %w", err)
 	}
@@ -182,6 +182,15 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 		}
 	}
 	return o, nil
+}
+
+// staleClobber is the runs service's stale-clobber test: the membership's,
+// nil without one.
+func (o *Orchestrator) staleClobber() func(session int64, p string) bool {
+	if o.members == nil {
+		return nil
+	}
+	return o.members.StaleClobberRisk
 }
 
 // verifyGrammars is the boot check of PLURNK_PROVIDERS_GBNF: every
@@ -303,6 +312,12 @@ func (o *Orchestrator) event(ev runs.Event) {
 			}
 		}
 		p["flags"] = map[string]any{"yolo": o.cfg.Yolo || ev.Yolo}
+		if ev.Op != "" {
+			p["op"] = ev.Op
+		}
+		if ev.StaleClobberRisk {
+			p["attrs"] = map[string]any{"staleClobberRisk": true}
+		}
 		o.notify.Notify(ev.Session, "loop/proposal", p)
 	}
 }
@@ -457,6 +472,9 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 		}
 		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, seen: map[int64]bool{}}
 		o.sessions[ss.ID] = s
+		if o.members != nil && p.Settings != nil && p.Settings.Git != nil {
+			o.members.Sessions.Overlay(ss.ID).SetGit(*p.Settings.Git)
+		}
 		o.notify.Notify(0, "session/created", map[string]any{"id": ss.ID, "name": name, "projectRoot": p.ProjectRoot})
 	})
 	if err != nil {

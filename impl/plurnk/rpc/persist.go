@@ -10,6 +10,7 @@ import (
 	"path"
 	"sort"
 
+	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/runs"
 
 	"github.com/spf13/afero"
@@ -38,6 +39,16 @@ type savedSession struct {
 	ID          int64   `json:"id"`
 	Name        string  `json:"name"`
 	ProjectRoot *string `json:"projectRoot"`
+	// Overlay is the session's membership overlay (session.constrain's
+	// rules and the picks of files the session created) and GitOff its
+	// settings.git false, when the daemon keeps a membership.
+	Overlay []savedRule `json:"overlay,omitempty"`
+	GitOff  bool        `json:"gitOff,omitempty"`
+}
+
+type savedRule struct {
+	Effect  string `json:"effect"`
+	Pattern string `json:"pattern"`
 }
 
 // durable is the persistence of an Orchestrator whose config names a
@@ -95,6 +106,16 @@ func (o *Orchestrator) load() error {
 				}
 			}
 			o.sessions[ps.ID] = s
+			if o.members != nil {
+				ov := o.members.Sessions.Overlay(ps.ID)
+				ov.SetGit(!ps.GitOff)
+				for _, r := range ps.Overlay {
+					if cerr := ov.Add(membership.Constraint{Effect: membership.Effect(r.Effect), Pattern: r.Pattern}); cerr != nil {
+						err2 = fmt.Errorf("session %d: %w", ps.ID, cerr)
+						return
+					}
+				}
+			}
 		}
 		err2 = o.saveLocked()
 	})
@@ -155,7 +176,15 @@ func (o *Orchestrator) encodeLocked() ([]byte, error) {
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
 		s := o.sessions[id]
-		sv.Sessions = append(sv.Sessions, savedSession{ID: id, Name: s.name, ProjectRoot: s.root})
+		ps := savedSession{ID: id, Name: s.name, ProjectRoot: s.root}
+		if o.members != nil {
+			ov := o.members.Sessions.Overlay(id)
+			ps.GitOff = !ov.Git()
+			for _, c := range ov.Constraints() {
+				ps.Overlay = append(ps.Overlay, savedRule{Effect: string(c.Effect), Pattern: c.Pattern})
+			}
+		}
+		sv.Sessions = append(sv.Sessions, ps)
 	}
 	b, err := json.Marshal(sv)
 	if err != nil {

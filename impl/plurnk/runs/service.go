@@ -60,6 +60,10 @@ type Event struct {
 	RowID int64
 	// Yolo is the proposing loop's flags.yolo (loop/proposal's flags).
 	Yolo bool
+	// Op is the proposed op ("" is EXEC); StaleClobberRisk marks an EDIT
+	// proposal whose target changed on disk since the model's last turn.
+	Op               string
+	StaleClobberRisk bool
 	// WakeAction and Runtime describe a stream/concluded.
 	WakeAction string
 	Runtime    string
@@ -117,6 +121,12 @@ type Config struct {
 	// in exactly that gap (§run-lifecycle-exec-epoch-bound). target is the
 	// stream's output entry.
 	Registering func(session int64, run, target string)
+	// StaleClobber, when set, reports whether a write of the project path
+	// p by session risks clobbering an outside change the model has not
+	// read (membership.Project.StaleClobberRisk): server yolo then rejects
+	// the model's EDIT of it instead of accepting it
+	// (§dual-yolo-stale-clobber-reject). nil: no EDIT is ever flagged.
+	StaleClobber func(session int64, p string) bool
 }
 
 // Service holds the sessions and their runs.
@@ -245,6 +255,9 @@ func New(cfg Config) (*Service, error) {
 	e := cfg.Engine
 	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, quietLocker{s}
 	e.Signal = s.signalOp
+	if cfg.StaleClobber != nil {
+		e.Edit = s.editOp
+	}
 	e.Executors = reg.Runtimes()
 	return s, nil
 }

@@ -52,10 +52,24 @@
 // commands are stopped); after a crash, a loop that was running ends 499
 // at the next start and a loop parked at 202 stays parked.
 //
+// # Membership
+//
+// The files of -root a session may write are its members: the files git
+// tracks (the git binary on PATH, run as `git ls-files`; without it, or
+// outside a repository, there are none) and what session.constrain picks,
+// minus what it hides; view members are read-only. An EDIT of an existing
+// file that is not a member, or of a view member, answers 403; every turn
+// re-reads the members and shows the model, as plurnk-run EDIT rows, the
+// ones changed on disk outside plurnk. session.members answers the
+// resolved membership. PLURNK_GIT_ALLOWED=0 turns git membership off for
+// every session (session.create's settings.git: true cannot turn it back
+// on); settings.git: false turns it off for one session. The overlay and
+// the switch are saved with the session under -state.
+//
 // Methods and notifications: call discover.
 //
 // It may import the standard library, afero, anchorage/sim/{clock,llm} and
-// anchorage/impl/plurnk/{rpc,exec,provider}.
+// anchorage/impl/plurnk/{rpc,exec,provider,membership}.
 package main
 
 import (
@@ -77,6 +91,7 @@ import (
 	"unicode/utf8"
 
 	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/sim/clock"
@@ -134,6 +149,8 @@ func variables() [][2]string {
 		{"PLURNK_REQUIREMENTS", "the requirements section's default text"},
 		{"PLURNK_MANIFEST_ITEMS", "catalog preview at turn 0: 0 none (default), -1 whole, N the first N rows per scheme"},
 		{"PLURNK_EXEC_KILL_GRACE_MS", "ms between the polite signal and SIGKILL"},
+		{"PLURNK_GIT_ALLOWED", "0: no git membership for any session (settings.git cannot override); default on"},
+		{"PLURNK_GIT_AUTO", "0: no implicit repository at -root, only the ones session.constrain declares (repo)"},
 		{"PLURNK_STATE_DIR", "state directory when -state is not given (empty: nothing survives a restart)"},
 	}
 }
@@ -143,6 +160,8 @@ func usage(fs *flag.FlagSet, w io.Writer) func() {
 		fmt.Fprintln(w, "usage: plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR]")
 		fmt.Fprintln(w, "\nServes the plurnk daemon (JSON-RPC 2.0 over WebSocket) on -addr; the address is printed")
 		fmt.Fprintln(w, "on stderr as \"plurnkd: listening on ws://HOST:PORT/\". SIGINT or SIGTERM stops it.")
+		fmt.Fprintln(w, "\nA session may write only its members: the files git tracks under -root (git on PATH)")
+		fmt.Fprintln(w, "and what session.constrain picks; session.members lists them.")
 		fmt.Fprintln(w, "\nFlags:")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
@@ -205,7 +224,10 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 		return err
 	}
 	cfg := rpc.OrchestratorConfig{Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
-		Provider: sel, Yolo: *yolo, Aliases: sel.Has, Providers: sel.Packages()}
+		Provider: sel, Yolo: *yolo, Aliases: sel.Has, Providers: sel.Packages(), Members: true}
+	if g := (membership.GitCLI{}); g.Available() == nil {
+		cfg.Git = g // else no git: session.constrain's picks are the only members
+	}
 	if *state == "" {
 		*state = env["PLURNK_STATE_DIR"]
 	}

@@ -277,7 +277,7 @@ func TestHelp(t *testing.T) {
 	if n := strings.Count(out.String(), "usage: plurnkd"); n != 1 {
 		t.Errorf("-h printed the usage %d times", n)
 	}
-	for _, want := range []string{"-addr", "-root", "-script", "-sh", "-yolo", "-state", "PLURNK_STATE_DIR", "PLURNK_MODEL_<alias>", "PLURNK_OPENAI_BASE_URL", "PLURNK_PROVIDERS_GBNF", "PLURNK_RPC_TIMEOUT"} {
+	for _, want := range []string{"-addr", "-root", "-script", "-sh", "-yolo", "-state", "PLURNK_STATE_DIR", "PLURNK_GIT_ALLOWED", "PLURNK_GIT_AUTO", "session.members", "PLURNK_MODEL_<alias>", "PLURNK_OPENAI_BASE_URL", "PLURNK_PROVIDERS_GBNF", "PLURNK_RPC_TIMEOUT"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-h lacks %s:\n%s", want, out.String())
 		}
