@@ -251,3 +251,30 @@ Feature: Action semantics
     Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z","session_id":"e1"}
     When the client posts to /press {"action":"echo","env":{"now":"2030-05-06T07:08:09Z"}}
     Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"}
+
+  @§jace-action-result @decision
+  Scenario: members of an ActionResult beyond its five are ignored, whatever their names
+    Given the module "extra.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "extra", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          plain(state) { return { state: { n: state.n + 1 }, result: "plain", note: 1 }; },
+          accented(state) { return { state: { n: state.n + 10 }, result: "accented", "übrig": true }; },
+          quoted(state) { return { "say \"hi\"": 2, state: { n: state.n + 100 }, result: "quoted" }; },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"plain"}
+    Then the response status is 200 and $.result is "plain"
+    And the response body does not contain "note"
+    When the agent posts to /actions {"action":"accented"}
+    Then the response status is 200 and $.result is "accented"
+    And $.state is {"n":11}
+    And the response body does not contain "brig"
+    When the agent posts to /actions {"action":"quoted"}
+    Then the response status is 200 and $.result is "quoted"
+    And $.state is {"n":111}
+    And the response body does not contain "say"

@@ -89,3 +89,20 @@ Feature: Events
     And the agent presses "calc.input" with params {"digit":3} in session "mine"
     And the agent presses "calc.equals" in session "mine"
     Then the listener on /agent/events?session_id=mine receives an event whose $.changes is {"display":"6"}
+
+  @§jace-events-sse @decision
+  Scenario: a listener without a session filter hears every session, and the stream is not held back
+    Given the calculator module is loaded
+    And a client listens on /agent/events
+    Then the stream on /agent/events is answered with the header "Cache-Control" set to "no-cache"
+    And the stream on /agent/events is answered with the header "X-Accel-Buffering" set to "no"
+    When the agent presses "calc.input" with params {"digit":4} in session "north"
+    And the agent presses "calc.op" with params {"op":"add"} in session "north"
+    And the agent presses "calc.input" with params {"digit":5} in session "north"
+    And the agent presses "calc.equals" in session "north"
+    Then the listener on /agent/events receives an event whose $.changes is {"display":"9"}
+    When the agent presses "calc.input" with params {"digit":2} in session "south"
+    And the agent presses "calc.op" with params {"op":"subtract"} in session "south"
+    And the agent presses "calc.input" with params {"digit":7} in session "south"
+    And the agent presses "calc.equals" in session "south"
+    Then the listener on /agent/events receives an event whose $.changes is {"display":"-5"}

@@ -272,6 +272,10 @@ Feature: HTTP API
       | {"action":"calc.input","params":{"digit":7}      |
       | {"action":"calc.input","dry_run":true,}          |
       | {"action":"calc.input"}}                         |
+      | {"action":"                                      |
+      | {"action":xcalc.clear"}                          |
+      | {"action":5calc.clear"}                          |
+      | {"action":"\\"}                                  |
 
   @§jace-view-agent @§jace-view-negotiate
   Scenario: an agent view asked for as JACE JSON is JACE JSON

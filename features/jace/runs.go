@@ -134,6 +134,18 @@ func listen(_ context.Context, w *world, path string) error {
 	return nil
 }
 
+// streamHeader checks a header of the answer that opened a stream.
+func streamHeader(_ context.Context, w *world, path, name, want string) error {
+	s, ok := w.streams[path]
+	if !ok {
+		return fmt.Errorf("no client listens on %s", path)
+	}
+	if got := s.header.Get(name); got != want {
+		return fmt.Errorf("GET %s: header %s = %q, want %q", path, name, got, want)
+	}
+	return nil
+}
+
 func receives(_ context.Context, w *world, path, jpath, want string) error {
 	s, ok := w.streams[path]
 	if !ok {

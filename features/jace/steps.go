@@ -151,6 +151,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	// Events.
 	sc.Step(`^a client listens on (/[\w./?=-]*)$`, step(listen))
 	sc.Step(`^the listener on (/[\w./?=-]*) receives an event whose (\$\S*) is (.+)$`, step(receives))
+	sc.Step(`^the stream on (/[\w./?=-]*) is answered with the header "([^"]+)" set to "([^"]*)"$`, step(streamHeader))
 	sc.Step(`^the last event has exactly the keys (.+)$`, step(lastEventKeys))
 	sc.Step(`^the last event's (\$\S*) is (.+)$`, step(lastEventField))
 
