@@ -32,6 +32,14 @@ Feature: Module ABI
     Then the response is a JSON error "INVALID_MODULE" with status 400
     And the error message contains "view (a function), actions (an object of functions)"
 
+  @§jace-module-shape @decision
+  Scenario: the manifest is read once, so a getter cannot answer the check one thing and the runtime another
+    Given the calculator module is loaded
+    When the client posts to /load {"source":"let reads = 0; globalThis.jace = {manifest:{get name(){ reads++; return reads > 1 ? 42 : 'fickle'; }, version:'1'}, init(){return {}}, view(s){return {}}, actions:{}};"}
+    Then the response status is 200 and $ is {"ok":true}
+    When the client sends GET /manifest
+    Then $.name is "fickle"
+
   @§jace-module-shape
   Scenario: a module that does not parse is refused
     Given the calculator module is loaded
