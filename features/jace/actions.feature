@@ -251,6 +251,12 @@ Feature: Action semantics
     Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z","session_id":"e1"}
     When the client posts to /press {"action":"echo","env":{"now":"2030-05-06T07:08:09Z"}}
     Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"}
+    When the agent posts to /actions {"action":"echo","session_id":"e2"}
+    Then the response status is 200 and $.result is {"dry_run":false,"session_id":"e2"}
+    When the agent posts to /actions {"action":"echo"}
+    Then the response status is 200 and $.result is {"dry_run":false}
+    When the agent posts to /actions {"action":"echo","intent":"why","dry_run":true}
+    Then the response status is 200 and $.result is {"dry_run":true,"intent":"why"}
 
   @§jace-action-result @decision
   Scenario: members of an ActionResult beyond its five are ignored, whatever their names
@@ -278,3 +284,15 @@ Feature: Action semantics
     Then the response status is 200 and $.result is "quoted"
     And $.state is {"n":111}
     And the response body does not contain "say"
+
+  @§jace-actions @§jace-json-only
+  Scenario: quotes and backslashes in the envelope's strings come back escaped, as valid JSON
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.clear","intent":"\"","session_id":"\"\\"}
+    Then the response status is 200 and $.intent is "\""
+    And $.session_id is "\"\\"
+    When the agent posts to /actions {"action":"calc.clear","intent":"a\\b\"c"}
+    Then the response status is 200 and $.intent is "a\\b\"c"
+    When the agent posts to /actions {"action":"calc.clear","intent":"\\\\","session_id":"\\"}
+    Then the response status is 200 and $.intent is "\\\\"
+    And $.session_id is "\\"

@@ -284,3 +284,39 @@ Feature: HTTP API
     Then the response status is 200
     And the response header "Content-Type" is "application/jace+json"
     And the response body does not contain "presentation"
+
+  @§jace-view-negotiate @§jace-view-human
+  Scenario: the HTML view shows the view's text, escaped for HTML
+    Given the module "markup.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "markup", version: "1.0.0" },
+        init() { return { note: "1 < 2 & 3" }; },
+        view(state) { return { type: "note", text: state.note, count: 12 }; },
+        actions: {},
+      };
+      """
+    When the client posts to /view {} accepting "text/html"
+    Then the response status is 200
+    And the response header "Content-Type" starts with "text/html"
+    And the response body contains "1 &lt; 2 &amp; 3"
+    And the response body contains "<dd>12</dd>"
+    And the response body does not contain "1 < 2"
+
+  @§jace-init @§jace-action-result @decision
+  Scenario: <, > and & in JSON answers are written as themselves
+    Given the module "markup.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "markup", version: "1.0.0" },
+        init(env) { return { note: env.note }; },
+        view(state) { return { type: "note", text: state.note }; },
+        actions: { set(state, params) { return { state: { note: params.note }, result: params.note }; } },
+      };
+      """
+    When the client posts to /init {"env":{"note":"<b>a & b</b>"}}
+    Then the response status is 200 and $.state.note is "<b>a & b</b>"
+    And the response body contains "\"<b>a & b</b>\""
+    When the client posts to /press {"action":"set","params":{"note":"x<y>&z"}}
+    Then the response status is 200 and $.result is "x<y>&z"
+    And the response body contains "\"x<y>&z\""
