@@ -276,6 +276,8 @@ Feature: HTTP API
       | {"action":xcalc.clear"}                          |
       | {"action":5calc.clear"}                          |
       | {"action":"\\"}                                  |
+      | {"action":"calc.clear","params":{"a":"b           |
+      | {"action":"calc.clear","params":                 |
 
   @§jace-view-agent @§jace-view-negotiate
   Scenario: an agent view asked for as JACE JSON is JACE JSON

@@ -106,6 +106,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
 	sc.Step(`^the embedded reference runtime remembering at most (\d+) Idempotency-Keys per session$`, step(withMaxKeys))
+	sc.Step(`^the embedded reference runtime keeping at most (\d+) session VMs$`, step(withMaxVMs))
 	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
 	sc.Step(`^the action time limit is the runtime's default wall-clock watchdog$`, step(defaultWatchdog))
 	sc.Step(`^the agent posts to (\S+) (\{.*\}) and is answered once (\d+) ms have passed on the runtime's clock, not before$`, step(postTimed))
@@ -125,6 +126,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the agent starts (/[\w./-]*) (\{.*\}) with Idempotency-Key (\S+) in the background as "([^"]+)"$`, step(postBackground))
 	sc.Step(`^the background request "([^"]+)" finishes$`, step(awaitBackground))
 	sc.Step(`^the response is remembered as "([^"]+)"$`, step(remember))
+	sc.Step(`^the action "([^"]+)" in session "([^"]*)" gives the result (.+)$`, step(actionGives))
 	sc.Step(`^the session "([^"]*)" is viewed by an agent$`, step(viewSession))
 
 	// Assertions on the last response.
@@ -398,6 +400,10 @@ func withMaxBody(_ context.Context, w *world, n string) error {
 	return configure(w, func(c *impl.Config, v int64) { c.MaxBody = v }, n)
 }
 
+func withMaxVMs(_ context.Context, w *world, n string) error {
+	return configure(w, func(c *impl.Config, v int64) { c.MaxVMs = int(v) }, n)
+}
+
 func withMaxKeys(_ context.Context, w *world, n string) error {
 	return configure(w, func(c *impl.Config, v int64) { c.MaxKeysPerSession = int(v) }, n)
 }
@@ -577,6 +583,25 @@ func pressAction(ctx context.Context, w *world, action, params, session string) 
 	}
 	if w.last.status != 200 {
 		return fmt.Errorf("pressing %s: status %d: %s", action, w.last.status, w.last.body)
+	}
+	return nil
+}
+
+// actionGives runs an action without params in a session through /actions
+// and checks that it succeeds with the given result.
+func actionGives(ctx context.Context, w *world, action, session, want string) error {
+	b, err := json.Marshal(map[string]string{"action": action, "session_id": session})
+	if err != nil {
+		return fmt.Errorf("encoding the envelope: %w", err)
+	}
+	if err := w.post(ctx, "/actions", string(b), nil); err != nil {
+		return err
+	}
+	if w.last.status != 200 {
+		return fmt.Errorf("%s in session %q: status %d: %s", action, session, w.last.status, clip(w.last.body))
+	}
+	if err := matchJSON(w.last.body, "$.result", want); err != nil {
+		return fmt.Errorf("%s in session %q: %w", action, session, err)
 	}
 	return nil
 }
