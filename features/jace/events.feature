@@ -106,3 +106,17 @@ Feature: Events
     And the agent presses "calc.input" with params {"digit":7} in session "south"
     And the agent presses "calc.equals" in session "south"
     Then the listener on /agent/events receives an event whose $.changes is {"display":"-5"}
+
+  @§jace-events-sse @§jace-json-only @decision
+  Scenario: when the runtime shuts down its streams end cleanly and later requests are refused with 503
+    Given the runtime is the embedded reference
+    And the calculator module is loaded
+    And a client listens on /agent/events
+    When the runtime shuts down
+    Then the stream on /agent/events ends cleanly
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":1}}
+    Then the response is a JSON error "SHUTTING_DOWN" with status 503
+    When the client posts to /init {}
+    Then the response is a JSON error "SHUTTING_DOWN" with status 503
+    When the client posts to /view {}
+    Then the response is a JSON error "SHUTTING_DOWN" with status 503

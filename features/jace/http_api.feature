@@ -239,6 +239,16 @@ Feature: HTTP API
     When the client posts to /press the raw body '{"action":"calc.clear"}' as "text/plain"
     Then the response is a JSON error "UNSUPPORTED_MEDIA_TYPE" with status 415
 
+  @§jace-json-only @decision
+  Scenario: a JSON body may name its charset or a +json type
+    Given the calculator module is loaded
+    When the client posts to /actions the raw body '{"action":"calc.input","params":{"digit":4}}' as "application/json; charset=utf-8"
+    Then the response status is 200 and $.state.display is "4"
+    When the client posts to /actions the raw body '{"action":"calc.input","params":{"digit":2}}' as "application/jace+json"
+    Then the response status is 200 and $.state.display is "42"
+    When the client posts to /actions the raw body '{"action":"calc.clear"}' as "application/json; charset"
+    Then the response is a JSON error "UNSUPPORTED_MEDIA_TYPE" with status 415
+
   @§jace-json-only
   Scenario: wrong methods and unknown paths are JSON errors too
     Given the calculator module is loaded
@@ -246,6 +256,12 @@ Feature: HTTP API
     Then the response is a JSON error "METHOD_NOT_ALLOWED" with status 405
     When the client sends GET /nowhere
     Then the response is a JSON error "NOT_FOUND" with status 404
+    When the client sends POST /healthz
+    Then the response is a JSON error "METHOD_NOT_ALLOWED" with status 405
+    When the client sends HEAD /healthz
+    Then the response status is 200
+    When the client sends HEAD /actions
+    Then the response status is 405
 
   @§jace-view-negotiate
   Scenario: a media type refused with q=0 is never chosen
@@ -278,6 +294,14 @@ Feature: HTTP API
       | {"action":"\\"}                                  |
       | {"action":"calc.clear","params":{"a":"b           |
       | {"action":"calc.clear","params":                 |
+
+  @§jace-json-only
+  Scenario: a raw control character inside a JSON string is a 400 JSON error
+    Given the calculator module is loaded
+    When the agent posts to /actions the raw body '{"action":"calc.clear⇥"}' with "⇥" standing for a tab
+    Then the response is a JSON error "BAD_JSON" with status 400
+    When the agent posts to /actions the raw body '{"action":"calc.clear","intent":"a⇥b"}' with "⇥" standing for a tab
+    Then the response is a JSON error "BAD_JSON" with status 400
 
   @§jace-view-agent @§jace-view-negotiate
   Scenario: an agent view asked for as JACE JSON is JACE JSON

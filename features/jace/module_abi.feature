@@ -25,12 +25,17 @@ Feature: Module ABI
       | globalThis.jace = {manifest:{name:'m'}, init(){return {}}, view(s){return {}}, actions:{}};                         | manifest.version        |
       | var app = 1;                                                                                                        | globalThis.jace         |
 
-  @§jace-module-shape
-  Scenario: a module missing both view and actions names both
+  @§jace-module-shape @decision
+  Scenario: a module missing both view and actions names both, and the module
     Given the calculator module is loaded
     When the client posts to /load {"source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){return {}}}"}
     Then the response is a JSON error "INVALID_MODULE" with status 400
     And the error message contains "view (a function), actions (an object of functions)"
+    And the error message contains "module.js"
+    When the client posts to /load {"name":"half.js","source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){return {}}}"}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "half.js"
+    And the response body does not contain "module.js"
 
   @§jace-module-shape @decision
   Scenario: the manifest is read once, so a getter cannot answer the check one thing and the runtime another

@@ -21,6 +21,16 @@ Feature: Security checklist
     And the error message contains "256 bytes"
     And the audit log has 0 records
 
+  @§jace-max-body
+  Scenario: a body of exactly the limit is read, and one byte more is refused even without a Content-Length
+    Given the embedded reference runtime with a body limit of 256 bytes
+    When the client posts to /load a JSON body of 256 bytes
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    When the client posts to /load a JSON body of 256 bytes sent in chunks
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    When the client posts to /load a JSON body of 257 bytes sent in chunks
+    Then the response is a JSON error "PAYLOAD_TOO_LARGE" with status 413
+
   @§jace-schema
   Scenario Outline: a payload that fails its schema is a 400 naming the field
     Given the calculator module is loaded

@@ -101,6 +101,11 @@ Feature: Sessions
       };
       """
     When the action "tick" in session "a" gives the result 1
+    And the action "tick" in session "b" gives the result 1
+    # loading a module closes every session's VM
+    And the client posts to /load {"source":"let ticks = 0; globalThis.jace = {manifest:{name:'ticker',version:'1.0.1'}, init(){return {}}, view(s){return {type:'ticker'}}, actions:{tick(s){ ticks++; return {state: s, result: ticks}; }}};"}
+    Then the response status is 200
+    When the action "tick" in session "a" gives the result 1
     And the action "tick" in session "a" gives the result 2
     And the action "tick" in session "b" gives the result 1
     And the action "tick" in session "a" gives the result 3

@@ -120,7 +120,8 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) (\{.*\}) accepting "([^"]*)"$`, step(postAccept))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)'(?: as "([^"]+)")?$`, step(postRaw))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' without a Content-Type$`, step(postUntyped))
-	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes$`, step(postLarge))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes( sent in chunks)?$`, step(postLarge))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' with "([^"]+)" standing for a tab$`, step(postWithTabs))
 	sc.Step(`^(?:the agent|the client) sends (GET|POST|PUT|DELETE|HEAD) (/[\w./?=-]*)$`, step(sendBare))
 	sc.Step(`^the agent presses "([^"]+)"(?: with params (\{.*\}))?(?: in session "([^"]+)")?$`, step(pressAction))
 	sc.Step(`^the agent starts (/[\w./-]*) (\{.*\}) with Idempotency-Key (\S+) in the background as "([^"]+)"$`, step(postBackground))
@@ -154,6 +155,8 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^a client listens on (/[\w./?=-]*)$`, step(listen))
 	sc.Step(`^the listener on (/[\w./?=-]*) receives an event whose (\$\S*) is (.+)$`, step(receives))
 	sc.Step(`^the stream on (/[\w./?=-]*) is answered with the header "([^"]+)" set to "([^"]*)"$`, step(streamHeader))
+	sc.Step(`^the runtime shuts down$`, step(shutDown))
+	sc.Step(`^the stream on (/[\w./?=-]*) ends cleanly$`, step(streamEnds))
 	sc.Step(`^the last event has exactly the keys (.+)$`, step(lastEventKeys))
 	sc.Step(`^the last event's (\$\S*) is (.+)$`, step(lastEventField))
 
@@ -538,8 +541,10 @@ func postUntyped(ctx context.Context, w *world, path, body string) error {
 	return nil
 }
 
-// postLarge sends a syntactically valid /load body of exactly n bytes.
-func postLarge(ctx context.Context, w *world, path, n string) error {
+// postLarge sends a syntactically valid /load body of exactly n bytes,
+// with its Content-Length or, sent in chunks, without one (so that only
+// the bytes read can tell the runtime how long it is).
+func postLarge(ctx context.Context, w *world, path, n, chunked string) error {
 	size, err := strconv.Atoi(n)
 	if err != nil {
 		return fmt.Errorf("size %q: %w", n, err)
@@ -549,12 +554,25 @@ func postLarge(ctx context.Context, w *world, path, n string) error {
 		return fmt.Errorf("size %d is too small for a JSON body", size)
 	}
 	body := head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+	if chunked != "" {
+		r, err := w.d.doChunked(ctx, path, []byte(body))
+		if err != nil {
+			return err
+		}
+		w.last = &r
+		return nil
+	}
 	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), nil)
 	if err != nil {
 		return err
 	}
 	w.last = &r
 	return nil
+}
+
+// postWithTabs sends body with every mark replaced by a raw tab byte.
+func postWithTabs(ctx context.Context, w *world, path, body, mark string) error {
+	return postRaw(ctx, w, path, strings.ReplaceAll(body, mark, "\t"), "")
 }
 
 func sendBare(ctx context.Context, w *world, method, path string) error {
