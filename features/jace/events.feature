@@ -120,3 +120,29 @@ Feature: Events
     Then the response is a JSON error "SHUTTING_DOWN" with status 503
     When the client posts to /view {}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503
+
+  @§jace-events-sse
+  Scenario: every event of one action is relayed, in order
+    Given the module "burst.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "burst", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "burst" }; },
+        actions: {
+          burst(state) {
+            const events = [];
+            for (let i = 1; i <= 6; i++) events.push({ type: "tick", id: "t" + i, changes: { i } });
+            return { state, events };
+          },
+        },
+      };
+      """
+    And a client listens on /agent/events
+    When the agent posts to /actions {"action":"burst"}
+    Then the listener on /agent/events receives an event whose $.id is "t1"
+    And the listener on /agent/events receives an event whose $.id is "t2"
+    And the listener on /agent/events receives an event whose $.id is "t3"
+    And the listener on /agent/events receives an event whose $.id is "t4"
+    And the listener on /agent/events receives an event whose $.id is "t5"
+    And the listener on /agent/events receives an event whose $.id is "t6"

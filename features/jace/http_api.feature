@@ -295,6 +295,19 @@ Feature: HTTP API
       | {"action":"calc.clear","params":{"a":"b           |
       | {"action":"calc.clear","params":                 |
 
+  @§jace-json-only @decision
+  Scenario: a BAD_JSON message points at the first byte that is not JSON
+    Given the calculator module is loaded
+    When the agent posts to /actions the raw body '{"action":x,"params":{}}'
+    Then the response is a JSON error "BAD_JSON" with status 400
+    And the error message contains "line 1, column 11"
+    When the agent posts to /actions the raw body '{"action":"calc.clear",⏎  "dry_run": tru}' with "⏎" standing for a line break
+    Then the response is a JSON error "BAD_JSON" with status 400
+    And the error message contains "line 2, column 17"
+    When the agent posts to /actions the raw body '{"action":"calc.clear"'
+    Then the response is a JSON error "BAD_JSON" with status 400
+    And the error message contains "line 1, column 23"
+
   @§jace-json-only
   Scenario: a raw control character inside a JSON string is a 400 JSON error
     Given the calculator module is loaded

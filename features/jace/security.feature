@@ -93,10 +93,11 @@ Feature: Security checklist
     And audit record 4 has $.audit_preview is "INPUT ?"
     And audit record 4 has $.session_id is ""
 
-  @§jace-untrusted @slow
+  @§jace-untrusted @§jace-sessions @slow @decision
   Scenario Outline: a hostile action fails alone and the runtime keeps serving everyone
     Given the module "hostile.js" is loaded:
       """
+      let calls = 0; // lives in the session's VM, which a guard breach discards
       globalThis.jace = {
         manifest: { name: "hostile", version: "1.0.0" },
         init() { return { n: 0 }; },
@@ -105,11 +106,12 @@ Feature: Security checklist
           loop(state) { for (;;) {} },
           recurse(state) { const f = (n) => f(n + 1) + 1; return { state: { n: f(0) } }; },
           hog(state) { const a = []; for (;;) a.push(new Array(100000).fill(7)); },
-          ok(state) { return { state: { n: state.n + 1 } }; },
+          ok(state) { calls++; return { state: { n: state.n + 1 }, result: calls }; },
         },
       };
       """
     When the agent posts to /actions {"action":"ok","session_id":"bystander"}
+    And the agent posts to /actions {"action":"ok","session_id":"attacker"}
     And the agent posts to /actions {"action":"<attack>","session_id":"attacker"}
     Then the response is a JSON error "<code>" with status 500
     And the error message contains "<message>"
@@ -117,14 +119,16 @@ Feature: Security checklist
     Then the response status is 200
     When the agent posts to /actions {"action":"ok","session_id":"bystander"}
     Then the response status is 200 and $.state.n is 2
+    And $.result is 2
     When the agent posts to /actions {"action":"ok","session_id":"attacker"}
-    Then the response status is 200 and $.state.n is 1
+    Then the response status is 200 and $.state.n is 2
+    And $.result is <calls>
 
     Examples:
-      | attack  | code         | message                |
-      | loop    | INTERNAL     | Action timed out       |
-      | recurse | MODULE_ERROR | stack overflow         |
-      | hog     | INTERNAL     | Memory limit exceeded  |
+      | attack  | code         | message                | calls |
+      | loop    | INTERNAL     | Action timed out       | 1     |
+      | recurse | MODULE_ERROR | stack overflow         | 2     |
+      | hog     | INTERNAL     | Memory limit exceeded  | 1     |
 
   @§jace-untrusted
   Scenario: a module whose init throws fails its requests but not the runtime

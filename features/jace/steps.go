@@ -121,7 +121,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)'(?: as "([^"]+)")?$`, step(postRaw))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' without a Content-Type$`, step(postUntyped))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes( sent in chunks)?$`, step(postLarge))
-	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' with "([^"]+)" standing for a tab$`, step(postWithTabs))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' with "([^"]+)" standing for a (tab|line break)$`, step(postWithMarks))
 	sc.Step(`^(?:the agent|the client) sends (GET|POST|PUT|DELETE|HEAD) (/[\w./?=-]*)$`, step(sendBare))
 	sc.Step(`^the agent presses "([^"]+)"(?: with params (\{.*\}))?(?: in session "([^"]+)")?$`, step(pressAction))
 	sc.Step(`^the agent starts (/[\w./-]*) (\{.*\}) with Idempotency-Key (\S+) in the background as "([^"]+)"$`, step(postBackground))
@@ -570,9 +570,14 @@ func postLarge(ctx context.Context, w *world, path, n, chunked string) error {
 	return nil
 }
 
-// postWithTabs sends body with every mark replaced by a raw tab byte.
-func postWithTabs(ctx context.Context, w *world, path, body, mark string) error {
-	return postRaw(ctx, w, path, strings.ReplaceAll(body, mark, "\t"), "")
+// postWithMarks sends body with every mark replaced by a raw tab or line
+// feed byte.
+func postWithMarks(ctx context.Context, w *world, path, body, mark, what string) error {
+	c := "\t"
+	if what == "line break" {
+		c = "\n"
+	}
+	return postRaw(ctx, w, path, strings.ReplaceAll(body, mark, c), "")
 }
 
 func sendBare(ctx context.Context, w *world, method, path string) error {
