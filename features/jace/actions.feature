@@ -163,6 +163,7 @@ Feature: Action semantics
     And the agent posts to /actions {"action":"calc.sqrt"}
     Then the response is a JSON error "UNKNOWN_ACTION" with status 404
     And $.audit_preview is "calc.sqrt {}"
+    And $.jace is absent
     When the agent posts to /actions {"action":"calc.sqrt","params":{"x":1,"x":2}}
     Then the response is a JSON error "UNKNOWN_ACTION" with status 404
     And $.audit_preview is "calc.sqrt {\"x\":2}"

@@ -149,6 +149,19 @@ Feature: HTTP API
     And $.jace.id is "calculator"
 
   @§jace-view-negotiate @decision
+  Scenario: among equally acceptable forms JSON comes first, then JACE JSON, then HTML
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "*/*"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/json"
+    When the client posts to /view {} accepting "text/html, application/jace+json"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/jace+json"
+    When the client posts to /view {} accepting "*/*, text/html"
+    Then the response status is 200
+    And the response header "Content-Type" starts with "text/html"
+
+  @§jace-view-negotiate @decision
   Scenario: a media range named twice in Accept counts with its first q
     Given the calculator module is loaded
     When the client posts to /view {} accepting "text/html, text/html;q=0"

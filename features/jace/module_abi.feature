@@ -31,6 +31,7 @@ Feature: Module ABI
     When the client posts to /load {"source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){return {}}}"}
     Then the response is a JSON error "INVALID_MODULE" with status 400
     And the error message contains "view (a function), actions (an object of functions)"
+    And the response body does not contain "top-level"
     And the error message contains "module.js"
     When the client posts to /load {"name":"half.js","source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){return {}}}"}
     Then the response is a JSON error "INVALID_MODULE" with status 400
