@@ -180,6 +180,8 @@ Feature: HTTP API
     And the response body contains "id=\"calculator\""
     And the response body contains "<body"
     And the response body contains "<dl class=\"jace-node\"><dt>align</dt>"
+    And the response body contains "<main class=\"jace\" data-module=\"calculator\">"
+    And the response body contains "<ol><li>"
     And the response header "Vary" is "Accept"
     And the response body does not contain "id=\"\""
 
