@@ -273,6 +273,7 @@ Feature: HTTP API
     Then the response is a JSON error "NOT_FOUND" with status 404
     When the client sends POST /healthz
     Then the response is a JSON error "METHOD_NOT_ALLOWED" with status 405
+    And the response header "Allow" is "GET"
     When the client sends HEAD /healthz
     Then the response status is 200
     When the client sends HEAD /actions
