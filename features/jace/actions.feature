@@ -169,6 +169,9 @@ Feature: Action semantics
     And $.audit_preview is "calc.sqrt {\"x\":2}"
     When the agent posts to /actions {"action":"calc.sqrt","params":{"b":{"n":12345678901234567890,"f":1.50},"a":1}}
     Then $.audit_preview is "calc.sqrt {\"a\":1,\"b\":{\"f\":1.50,\"n\":12345678901234567890}}"
+    When the client posts to /press {"action":"calc.sqrt","params":{"big":1e400}}
+    Then the response is a JSON error "UNKNOWN_ACTION" with status 404
+    And $.audit_preview is "calc.sqrt {\"big\":1e400}"
     When the agent posts to /actions {"action":"shout"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "no way"
@@ -254,6 +257,8 @@ Feature: Action semantics
     Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"}
     When the client posts to /press {"action":"echo","env":{"intent":"why"}}
     Then the response status is 200 and $.result is {"dry_run":false,"intent":"why"}
+    When the agent posts to /actions {"action":"echo","env":{"intent":"how"}}
+    Then the response status is 200 and $.result is {"dry_run":false,"intent":"how"}
     When the agent posts to /actions {"action":"echo","session_id":"e2"}
     Then the response status is 200 and $.result is {"dry_run":false,"session_id":"e2"}
     When the agent posts to /actions {"action":"echo"}

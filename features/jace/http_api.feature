@@ -182,6 +182,7 @@ Feature: HTTP API
     And the response body contains "<dl class=\"jace-node\"><dt>align</dt>"
     And the response body contains "<main class=\"jace\" data-module=\"calculator\">"
     And the response body contains "<ol><li>"
+    And the response body contains "</li></ol>"
     And the response header "Vary" is "Accept"
     And the response body does not contain "id=\"\""
 
@@ -200,6 +201,7 @@ Feature: HTTP API
     And $.audit_preview is "INPUT 7"
     And $.jace.children.#(type=="display").value is "7"
     And $.jace.children.#(type=="keypad").id is "keypad"
+    And the response header "Idempotent-Replayed" is absent
 
   @§jace-press @§jace-action-result
   Scenario: pressing passes the module's events through

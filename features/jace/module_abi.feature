@@ -52,6 +52,7 @@ Feature: Module ABI
     When the client posts to /load {"source":"globalThis.jace = {manifest: "}
     Then the response is a JSON error "INVALID_MODULE" with status 400
     And the error message contains "SyntaxError"
+    And the response body does not contain "top-level"
 
   @§jace-action-result
   Scenario: state is stored and result, preview and events pass through unchanged
