@@ -20,14 +20,15 @@ Feature: Action semantics
       """
       globalThis.jace = {
         manifest: { name: "flag", version: "1.0.0" },
-        init() { return { n: 0 }; },
+        init(env) { return { n: 0, initDryRun: env.dry_run }; },
         view(state) { return { type: "counter", n: state.n }; },
-        actions: { inc(state, params, env) { return { state: { n: state.n + 1 }, result: { sawDryRun: env.dry_run } }; } },
+        actions: { inc(state, params, env) { return { state: { n: state.n + 1, initDryRun: state.initDryRun }, result: { sawDryRun: env.dry_run } }; } },
       };
       """
     When the client posts to /press {"action":"inc","env":{"dry_run":true}}
     Then the response status is 200 and $.state.n is 1
     And $.result.sawDryRun is true
+    And $.state.initDryRun is false
     When the client posts to /press {"action":"inc"}
     Then $.state.n is 1
     And $.result.sawDryRun is false
@@ -178,6 +179,7 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"boom"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "RangeError: out of range (at boom ("
+    And the error message contains "))"
     And the error message contains ":7:"
     And $.audit_preview is "boom {}"
     When the session "" is viewed by an agent
