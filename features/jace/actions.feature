@@ -20,14 +20,15 @@ Feature: Action semantics
       """
       globalThis.jace = {
         manifest: { name: "flag", version: "1.0.0" },
-        init() { return { n: 0 }; },
+        init(env) { return { n: 0, initDryRun: env.dry_run }; },
         view(state) { return { type: "counter", n: state.n }; },
-        actions: { inc(state, params, env) { return { state: { n: state.n + 1 }, result: { sawDryRun: env.dry_run } }; } },
+        actions: { inc(state, params, env) { return { state: { n: state.n + 1, initDryRun: state.initDryRun }, result: { sawDryRun: env.dry_run } }; } },
       };
       """
     When the client posts to /press {"action":"inc","env":{"dry_run":true}}
     Then the response status is 200 and $.state.n is 1
     And $.result.sawDryRun is true
+    And $.state.initDryRun is false
     When the client posts to /press {"action":"inc"}
     Then $.state.n is 1
     And $.result.sawDryRun is false
@@ -163,17 +164,22 @@ Feature: Action semantics
     And the agent posts to /actions {"action":"calc.sqrt"}
     Then the response is a JSON error "UNKNOWN_ACTION" with status 404
     And $.audit_preview is "calc.sqrt {}"
+    And $.jace is absent
     When the agent posts to /actions {"action":"calc.sqrt","params":{"x":1,"x":2}}
     Then the response is a JSON error "UNKNOWN_ACTION" with status 404
     And $.audit_preview is "calc.sqrt {\"x\":2}"
     When the agent posts to /actions {"action":"calc.sqrt","params":{"b":{"n":12345678901234567890,"f":1.50},"a":1}}
     Then $.audit_preview is "calc.sqrt {\"a\":1,\"b\":{\"f\":1.50,\"n\":12345678901234567890}}"
+    When the client posts to /press {"action":"calc.sqrt","params":{"big":1e400}}
+    Then the response is a JSON error "UNKNOWN_ACTION" with status 404
+    And $.audit_preview is "calc.sqrt {\"big\":1e400}"
     When the agent posts to /actions {"action":"shout"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "no way"
     When the agent posts to /actions {"action":"boom"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "RangeError: out of range (at boom ("
+    And the error message contains "))"
     And the error message contains ":7:"
     And $.audit_preview is "boom {}"
     When the session "" is viewed by an agent
@@ -251,3 +257,52 @@ Feature: Action semantics
     Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z","session_id":"e1"}
     When the client posts to /press {"action":"echo","env":{"now":"2030-05-06T07:08:09Z"}}
     Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"}
+    When the client posts to /press {"action":"echo","env":{"intent":"why"}}
+    Then the response status is 200 and $.result is {"dry_run":false,"intent":"why"}
+    When the agent posts to /actions {"action":"echo","env":{"intent":"how"}}
+    Then the response status is 200 and $.result is {"dry_run":false,"intent":"how"}
+    When the agent posts to /actions {"action":"echo","session_id":"e2"}
+    Then the response status is 200 and $.result is {"dry_run":false,"session_id":"e2"}
+    When the agent posts to /actions {"action":"echo"}
+    Then the response status is 200 and $.result is {"dry_run":false}
+    When the agent posts to /actions {"action":"echo","intent":"why","dry_run":true}
+    Then the response status is 200 and $.result is {"dry_run":true,"intent":"why"}
+
+  @§jace-action-result @decision
+  Scenario: members of an ActionResult beyond its five are ignored, whatever their names
+    Given the module "extra.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "extra", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          plain(state) { return { state: { n: state.n + 1 }, result: "plain", note: 1 }; },
+          accented(state) { return { state: { n: state.n + 10 }, result: "accented", "übrig": true }; },
+          quoted(state) { return { "say \"hi\"": 2, state: { n: state.n + 100 }, result: "quoted" }; },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"plain"}
+    Then the response status is 200 and $.result is "plain"
+    And the response body does not contain "note"
+    When the agent posts to /actions {"action":"accented"}
+    Then the response status is 200 and $.result is "accented"
+    And $.state is {"n":11}
+    And the response body does not contain "brig"
+    When the agent posts to /actions {"action":"quoted"}
+    Then the response status is 200 and $.result is "quoted"
+    And $.state is {"n":111}
+    And the response body does not contain "say"
+
+  @§jace-actions @§jace-json-only
+  Scenario: quotes and backslashes in the envelope's strings come back escaped, as valid JSON
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.clear","intent":"\"","session_id":"\"\\"}
+    Then the response status is 200 and $.intent is "\""
+    And $.session_id is "\"\\"
+    When the agent posts to /actions {"action":"calc.clear","intent":"a\\b\"c"}
+    Then the response status is 200 and $.intent is "a\\b\"c"
+    When the agent posts to /actions {"action":"calc.clear","intent":"\\\\","session_id":"\\"}
+    Then the response status is 200 and $.intent is "\\\\"
+    And $.session_id is "\\"

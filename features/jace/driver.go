@@ -146,6 +146,33 @@ func (d *driver) do(ctx context.Context, method, path string, body []byte, heade
 	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}, nil
 }
 
+// doChunked posts a JSON body without a Content-Length: the reader's type
+// hides the length, so the client sends the body chunked.
+func (d *driver) doChunked(ctx context.Context, path string, body []byte) (response, error) {
+	base, err := d.base()
+	if err != nil {
+		return response{}, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, io.MultiReader(bytes.NewReader(body)))
+	if err != nil {
+		return response{}, fmt.Errorf("building POST %s: %w", path, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return response{}, fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return response{}, fmt.Errorf("reading the answer to POST %s: %w", path, err)
+	}
+	if resp.Request != nil && resp.Request.ContentLength > 0 {
+		return response{}, fmt.Errorf("POST %s was sent with a Content-Length", path)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}, nil
+}
+
 // stream is an open Server-Sent Events subscription.
 type stream struct {
 	path   string

@@ -89,3 +89,60 @@ Feature: Events
     And the agent presses "calc.input" with params {"digit":3} in session "mine"
     And the agent presses "calc.equals" in session "mine"
     Then the listener on /agent/events?session_id=mine receives an event whose $.changes is {"display":"6"}
+
+  @§jace-events-sse @decision
+  Scenario: a listener without a session filter hears every session, and the stream is not held back
+    Given the calculator module is loaded
+    And a client listens on /agent/events
+    Then the stream on /agent/events is answered with the header "Cache-Control" set to "no-cache"
+    And the stream on /agent/events is answered with the header "X-Accel-Buffering" set to "no"
+    When the agent presses "calc.input" with params {"digit":4} in session "north"
+    And the agent presses "calc.op" with params {"op":"add"} in session "north"
+    And the agent presses "calc.input" with params {"digit":5} in session "north"
+    And the agent presses "calc.equals" in session "north"
+    Then the listener on /agent/events receives an event whose $.changes is {"display":"9"}
+    When the agent presses "calc.input" with params {"digit":2} in session "south"
+    And the agent presses "calc.op" with params {"op":"subtract"} in session "south"
+    And the agent presses "calc.input" with params {"digit":7} in session "south"
+    And the agent presses "calc.equals" in session "south"
+    Then the listener on /agent/events receives an event whose $.changes is {"display":"-5"}
+
+  @§jace-events-sse @§jace-json-only @decision
+  Scenario: when the runtime shuts down its streams end cleanly and later requests are refused with 503
+    Given the runtime is the embedded reference
+    And the calculator module is loaded
+    And a client listens on /agent/events
+    When the runtime shuts down
+    Then the stream on /agent/events ends cleanly
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":1}}
+    Then the response is a JSON error "SHUTTING_DOWN" with status 503
+    When the client posts to /init {}
+    Then the response is a JSON error "SHUTTING_DOWN" with status 503
+    When the client posts to /view {}
+    Then the response is a JSON error "SHUTTING_DOWN" with status 503
+
+  @§jace-events-sse
+  Scenario: every event of one action is relayed, in order
+    Given the module "burst.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "burst", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "burst" }; },
+        actions: {
+          burst(state) {
+            const events = [];
+            for (let i = 1; i <= 6; i++) events.push({ type: "tick", id: "t" + i, changes: { i } });
+            return { state, events };
+          },
+        },
+      };
+      """
+    And a client listens on /agent/events
+    When the agent posts to /actions {"action":"burst"}
+    Then the listener on /agent/events receives an event whose $.id is "t1"
+    And the listener on /agent/events receives an event whose $.id is "t2"
+    And the listener on /agent/events receives an event whose $.id is "t3"
+    And the listener on /agent/events receives an event whose $.id is "t4"
+    And the listener on /agent/events receives an event whose $.id is "t5"
+    And the listener on /agent/events receives an event whose $.id is "t6"

@@ -149,6 +149,19 @@ Feature: HTTP API
     And $.jace.id is "calculator"
 
   @§jace-view-negotiate @decision
+  Scenario: among equally acceptable forms JSON comes first, then JACE JSON, then HTML
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "*/*"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/json"
+    When the client posts to /view {} accepting "text/html, application/jace+json"
+    Then the response status is 200
+    And the response header "Content-Type" is "application/jace+json"
+    When the client posts to /view {} accepting "*/*, text/html"
+    Then the response status is 200
+    And the response header "Content-Type" starts with "text/html"
+
+  @§jace-view-negotiate @decision
   Scenario: a media range named twice in Accept counts with its first q
     Given the calculator module is loaded
     When the client posts to /view {} accepting "text/html, text/html;q=0"
@@ -167,6 +180,9 @@ Feature: HTTP API
     And the response body contains "id=\"calculator\""
     And the response body contains "<body"
     And the response body contains "<dl class=\"jace-node\"><dt>align</dt>"
+    And the response body contains "<main class=\"jace\" data-module=\"calculator\">"
+    And the response body contains "<ol><li>"
+    And the response body contains "</li></ol>"
     And the response header "Vary" is "Accept"
     And the response body does not contain "id=\"\""
 
@@ -185,6 +201,7 @@ Feature: HTTP API
     And $.audit_preview is "INPUT 7"
     And $.jace.children.#(type=="display").value is "7"
     And $.jace.children.#(type=="keypad").id is "keypad"
+    And the response header "Idempotent-Replayed" is absent
 
   @§jace-press @§jace-action-result
   Scenario: pressing passes the module's events through
@@ -239,6 +256,16 @@ Feature: HTTP API
     When the client posts to /press the raw body '{"action":"calc.clear"}' as "text/plain"
     Then the response is a JSON error "UNSUPPORTED_MEDIA_TYPE" with status 415
 
+  @§jace-json-only @decision
+  Scenario: a JSON body may name its charset or a +json type
+    Given the calculator module is loaded
+    When the client posts to /actions the raw body '{"action":"calc.input","params":{"digit":4}}' as "application/json; charset=utf-8"
+    Then the response status is 200 and $.state.display is "4"
+    When the client posts to /actions the raw body '{"action":"calc.input","params":{"digit":2}}' as "application/jace+json"
+    Then the response status is 200 and $.state.display is "42"
+    When the client posts to /actions the raw body '{"action":"calc.clear"}' as "application/json; charset"
+    Then the response is a JSON error "UNSUPPORTED_MEDIA_TYPE" with status 415
+
   @§jace-json-only
   Scenario: wrong methods and unknown paths are JSON errors too
     Given the calculator module is loaded
@@ -246,6 +273,13 @@ Feature: HTTP API
     Then the response is a JSON error "METHOD_NOT_ALLOWED" with status 405
     When the client sends GET /nowhere
     Then the response is a JSON error "NOT_FOUND" with status 404
+    When the client sends POST /healthz
+    Then the response is a JSON error "METHOD_NOT_ALLOWED" with status 405
+    And the response header "Allow" is "GET"
+    When the client sends HEAD /healthz
+    Then the response status is 200
+    When the client sends HEAD /actions
+    Then the response status is 405
 
   @§jace-view-negotiate
   Scenario: a media type refused with q=0 is never chosen
@@ -272,6 +306,33 @@ Feature: HTTP API
       | {"action":"calc.input","params":{"digit":7}      |
       | {"action":"calc.input","dry_run":true,}          |
       | {"action":"calc.input"}}                         |
+      | {"action":"                                      |
+      | {"action":xcalc.clear"}                          |
+      | {"action":5calc.clear"}                          |
+      | {"action":"\\"}                                  |
+      | {"action":"calc.clear","params":{"a":"b           |
+      | {"action":"calc.clear","params":                 |
+
+  @§jace-json-only @decision
+  Scenario: a BAD_JSON message points at the first byte that is not JSON
+    Given the calculator module is loaded
+    When the agent posts to /actions the raw body '{"action":x,"params":{}}'
+    Then the response is a JSON error "BAD_JSON" with status 400
+    And the error message contains "line 1, column 11"
+    When the agent posts to /actions the raw body '{"action":"calc.clear",⏎  "dry_run": tru}' with "⏎" standing for a line break
+    Then the response is a JSON error "BAD_JSON" with status 400
+    And the error message contains "line 2, column 17"
+    When the agent posts to /actions the raw body '{"action":"calc.clear"'
+    Then the response is a JSON error "BAD_JSON" with status 400
+    And the error message contains "line 1, column 23"
+
+  @§jace-json-only
+  Scenario: a raw control character inside a JSON string is a 400 JSON error
+    Given the calculator module is loaded
+    When the agent posts to /actions the raw body '{"action":"calc.clear⇥"}' with "⇥" standing for a tab
+    Then the response is a JSON error "BAD_JSON" with status 400
+    When the agent posts to /actions the raw body '{"action":"calc.clear","intent":"a⇥b"}' with "⇥" standing for a tab
+    Then the response is a JSON error "BAD_JSON" with status 400
 
   @§jace-view-agent @§jace-view-negotiate
   Scenario: an agent view asked for as JACE JSON is JACE JSON
@@ -280,3 +341,39 @@ Feature: HTTP API
     Then the response status is 200
     And the response header "Content-Type" is "application/jace+json"
     And the response body does not contain "presentation"
+
+  @§jace-view-negotiate @§jace-view-human
+  Scenario: the HTML view shows the view's text, escaped for HTML
+    Given the module "markup.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "markup", version: "1.0.0" },
+        init() { return { note: "1 < 2 & 3" }; },
+        view(state) { return { type: "note", text: state.note, count: 12 }; },
+        actions: {},
+      };
+      """
+    When the client posts to /view {} accepting "text/html"
+    Then the response status is 200
+    And the response header "Content-Type" starts with "text/html"
+    And the response body contains "1 &lt; 2 &amp; 3"
+    And the response body contains "<dd>12</dd>"
+    And the response body does not contain "1 < 2"
+
+  @§jace-init @§jace-action-result @decision
+  Scenario: <, > and & in JSON answers are written as themselves
+    Given the module "markup.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "markup", version: "1.0.0" },
+        init(env) { return { note: env.note }; },
+        view(state) { return { type: "note", text: state.note }; },
+        actions: { set(state, params) { return { state: { note: params.note }, result: params.note }; } },
+      };
+      """
+    When the client posts to /init {"env":{"note":"<b>a & b</b>"}}
+    Then the response status is 200 and $.state.note is "<b>a & b</b>"
+    And the response body contains "\"<b>a & b</b>\""
+    When the client posts to /press {"action":"set","params":{"note":"x<y>&z"}}
+    Then the response status is 200 and $.result is "x<y>&z"
+    And the response body contains "\"x<y>&z\""

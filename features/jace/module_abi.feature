@@ -25,12 +25,26 @@ Feature: Module ABI
       | globalThis.jace = {manifest:{name:'m'}, init(){return {}}, view(s){return {}}, actions:{}};                         | manifest.version        |
       | var app = 1;                                                                                                        | globalThis.jace         |
 
-  @§jace-module-shape
-  Scenario: a module missing both view and actions names both
+  @§jace-module-shape @decision
+  Scenario: a module missing both view and actions names both, and the module
     Given the calculator module is loaded
     When the client posts to /load {"source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){return {}}}"}
     Then the response is a JSON error "INVALID_MODULE" with status 400
     And the error message contains "view (a function), actions (an object of functions)"
+    And the response body does not contain "top-level"
+    And the error message contains "module.js"
+    When the client posts to /load {"name":"half.js","source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){return {}}}"}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "half.js"
+    And the response body does not contain "module.js"
+
+  @§jace-module-shape @decision
+  Scenario: the manifest is read once, so a getter cannot answer the check one thing and the runtime another
+    Given the calculator module is loaded
+    When the client posts to /load {"source":"let reads = 0; globalThis.jace = {manifest:{get name(){ reads++; return reads > 1 ? 42 : 'fickle'; }, version:'1'}, init(){return {}}, view(s){return {}}, actions:{}};"}
+    Then the response status is 200 and $ is {"ok":true}
+    When the client sends GET /manifest
+    Then $.name is "fickle"
 
   @§jace-module-shape
   Scenario: a module that does not parse is refused
@@ -38,6 +52,7 @@ Feature: Module ABI
     When the client posts to /load {"source":"globalThis.jace = {manifest: "}
     Then the response is a JSON error "INVALID_MODULE" with status 400
     And the error message contains "SyntaxError"
+    And the response body does not contain "top-level"
 
   @§jace-action-result
   Scenario: state is stored and result, preview and events pass through unchanged

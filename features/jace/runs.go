@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
@@ -132,6 +133,55 @@ func listen(_ context.Context, w *world, path string) error {
 		return fmt.Errorf("GET %s: Content-Type %q, want text/event-stream", path, ct)
 	}
 	return nil
+}
+
+// streamHeader checks a header of the answer that opened a stream.
+func streamHeader(_ context.Context, w *world, path, name, want string) error {
+	s, ok := w.streams[path]
+	if !ok {
+		return fmt.Errorf("no client listens on %s", path)
+	}
+	if got := s.header.Get(name); got != want {
+		return fmt.Errorf("GET %s: header %s = %q, want %q", path, name, got, want)
+	}
+	return nil
+}
+
+// shutDown closes the embedded runtime the way the jace command does when
+// it stops, leaving its HTTP listener open so that later requests still
+// reach it.
+func shutDown(_ context.Context, w *world) error {
+	if err := embeddedOnly(w); err != nil {
+		return err
+	}
+	if _, err := w.d.base(); err != nil {
+		return err
+	}
+	return w.d.srv.Close()
+}
+
+// streamEnds waits for the stream's body to end and checks that it ended
+// as an HTTP body should (not cut off).
+func streamEnds(_ context.Context, w *world, path string) error {
+	s, ok := w.streams[path]
+	if !ok {
+		return fmt.Errorf("no client listens on %s", path)
+	}
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case ev, more := <-s.events:
+			if !more {
+				if !errors.Is(s.err, io.EOF) || errors.Is(s.err, io.ErrUnexpectedEOF) {
+					return fmt.Errorf("the stream %s ended with %v, want a clean end", path, s.err)
+				}
+				return nil
+			}
+			return fmt.Errorf("the stream %s sent an event instead of ending: %s", path, ev.Data)
+		case <-deadline:
+			return fmt.Errorf("the stream %s did not end within 5 s", path)
+		}
+	}
 }
 
 func receives(_ context.Context, w *world, path, jpath, want string) error {

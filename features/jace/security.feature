@@ -21,6 +21,16 @@ Feature: Security checklist
     And the error message contains "256 bytes"
     And the audit log has 0 records
 
+  @§jace-max-body
+  Scenario: a body of exactly the limit is read, and one byte more is refused even without a Content-Length
+    Given the embedded reference runtime with a body limit of 256 bytes
+    When the client posts to /load a JSON body of 256 bytes
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    When the client posts to /load a JSON body of 256 bytes sent in chunks
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    When the client posts to /load a JSON body of 257 bytes sent in chunks
+    Then the response is a JSON error "PAYLOAD_TOO_LARGE" with status 413
+
   @§jace-schema
   Scenario Outline: a payload that fails its schema is a 400 naming the field
     Given the calculator module is loaded
@@ -83,10 +93,11 @@ Feature: Security checklist
     And audit record 4 has $.audit_preview is "INPUT ?"
     And audit record 4 has $.session_id is ""
 
-  @§jace-untrusted @slow
+  @§jace-untrusted @§jace-sessions @slow @decision
   Scenario Outline: a hostile action fails alone and the runtime keeps serving everyone
     Given the module "hostile.js" is loaded:
       """
+      let calls = 0; // lives in the session's VM, which a guard breach discards
       globalThis.jace = {
         manifest: { name: "hostile", version: "1.0.0" },
         init() { return { n: 0 }; },
@@ -95,11 +106,12 @@ Feature: Security checklist
           loop(state) { for (;;) {} },
           recurse(state) { const f = (n) => f(n + 1) + 1; return { state: { n: f(0) } }; },
           hog(state) { const a = []; for (;;) a.push(new Array(100000).fill(7)); },
-          ok(state) { return { state: { n: state.n + 1 } }; },
+          ok(state) { calls++; return { state: { n: state.n + 1 }, result: calls }; },
         },
       };
       """
     When the agent posts to /actions {"action":"ok","session_id":"bystander"}
+    And the agent posts to /actions {"action":"ok","session_id":"attacker"}
     And the agent posts to /actions {"action":"<attack>","session_id":"attacker"}
     Then the response is a JSON error "<code>" with status 500
     And the error message contains "<message>"
@@ -107,14 +119,16 @@ Feature: Security checklist
     Then the response status is 200
     When the agent posts to /actions {"action":"ok","session_id":"bystander"}
     Then the response status is 200 and $.state.n is 2
+    And $.result is 2
     When the agent posts to /actions {"action":"ok","session_id":"attacker"}
-    Then the response status is 200 and $.state.n is 1
+    Then the response status is 200 and $.state.n is 2
+    And $.result is <calls>
 
     Examples:
-      | attack  | code         | message                |
-      | loop    | INTERNAL     | Action timed out       |
-      | recurse | MODULE_ERROR | stack overflow         |
-      | hog     | INTERNAL     | Memory limit exceeded  |
+      | attack  | code         | message                | calls |
+      | loop    | INTERNAL     | Action timed out       | 1     |
+      | recurse | MODULE_ERROR | stack overflow         | 2     |
+      | hog     | INTERNAL     | Memory limit exceeded  | 1     |
 
   @§jace-untrusted
   Scenario: a module whose init throws fails its requests but not the runtime

@@ -65,3 +65,57 @@ Feature: Sessions
     Then the response status is 200
     When the session "alice" is viewed by an agent
     Then $.jace.notes is ["fresh"]
+
+  @§jace-sessions @§jace-session-isolation @decision
+  Scenario: a module's top-level variables last between one session's calls and are never shared
+    Given the module "ticker.js" is loaded:
+      """
+      let ticks = 0; // not state: lives in the session's VM
+      globalThis.jace = {
+        manifest: { name: "ticker", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "ticker" }; },
+        actions: { tick(state) { ticks++; return { state, result: ticks }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"tick","session_id":"a"}
+    Then the response status is 200 and $.result is 1
+    When the agent posts to /actions {"action":"tick","session_id":"a"}
+    Then the response status is 200 and $.result is 2
+    When the agent posts to /actions {"action":"tick","session_id":"b"}
+    Then the response status is 200 and $.result is 1
+    When the agent posts to /actions {"action":"tick","session_id":"a"}
+    Then the response status is 200 and $.result is 3
+
+  @§jace-sessions @§jace-deterministic @decision
+  Scenario: over its VM limit the runtime closes the least recently used session's VM first
+    Given the embedded reference runtime keeping at most 2 session VMs
+    And the module "ticker.js" is loaded:
+      """
+      let ticks = 0; // not state: lives in the session's VM
+      globalThis.jace = {
+        manifest: { name: "ticker", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "ticker" }; },
+        actions: { tick(state) { ticks++; return { state, result: ticks }; } },
+      };
+      """
+    When the action "tick" in session "a" gives the result 1
+    And the action "tick" in session "b" gives the result 1
+    # loading a module closes every session's VM
+    And the client posts to /load {"source":"let ticks = 0; globalThis.jace = {manifest:{name:'ticker',version:'1.0.1'}, init(){return {}}, view(s){return {type:'ticker'}}, actions:{tick(s){ ticks++; return {state: s, result: ticks}; }}};"}
+    Then the response status is 200
+    When the action "tick" in session "a" gives the result 1
+    And the action "tick" in session "a" gives the result 2
+    And the action "tick" in session "b" gives the result 1
+    And the action "tick" in session "a" gives the result 3
+    # c needs a VM: b's is the least recently used, a's is kept
+    And the action "tick" in session "c" gives the result 1
+    And the action "tick" in session "b" gives the result 1
+    And the action "tick" in session "a" gives the result 1
+    And the action "tick" in session "b" gives the result 2
+    And the action "tick" in session "c" gives the result 1
+    And the action "tick" in session "b" gives the result 3
+    And the action "tick" in session "a" gives the result 1
+    And the action "tick" in session "c" gives the result 1
+    And the action "tick" in session "b" gives the result 1

@@ -106,6 +106,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
 	sc.Step(`^the embedded reference runtime remembering at most (\d+) Idempotency-Keys per session$`, step(withMaxKeys))
+	sc.Step(`^the embedded reference runtime keeping at most (\d+) session VMs$`, step(withMaxVMs))
 	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
 	sc.Step(`^the action time limit is the runtime's default wall-clock watchdog$`, step(defaultWatchdog))
 	sc.Step(`^the agent posts to (\S+) (\{.*\}) and is answered once (\d+) ms have passed on the runtime's clock, not before$`, step(postTimed))
@@ -119,12 +120,14 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) (\{.*\}) accepting "([^"]*)"$`, step(postAccept))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)'(?: as "([^"]+)")?$`, step(postRaw))
 	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' without a Content-Type$`, step(postUntyped))
-	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes$`, step(postLarge))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes( sent in chunks)?$`, step(postLarge))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' with "([^"]+)" standing for a (tab|line break)$`, step(postWithMarks))
 	sc.Step(`^(?:the agent|the client) sends (GET|POST|PUT|DELETE|HEAD) (/[\w./?=-]*)$`, step(sendBare))
 	sc.Step(`^the agent presses "([^"]+)"(?: with params (\{.*\}))?(?: in session "([^"]+)")?$`, step(pressAction))
 	sc.Step(`^the agent starts (/[\w./-]*) (\{.*\}) with Idempotency-Key (\S+) in the background as "([^"]+)"$`, step(postBackground))
 	sc.Step(`^the background request "([^"]+)" finishes$`, step(awaitBackground))
 	sc.Step(`^the response is remembered as "([^"]+)"$`, step(remember))
+	sc.Step(`^the action "([^"]+)" in session "([^"]*)" gives the result (.+)$`, step(actionGives))
 	sc.Step(`^the session "([^"]*)" is viewed by an agent$`, step(viewSession))
 
 	// Assertions on the last response.
@@ -151,6 +154,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	// Events.
 	sc.Step(`^a client listens on (/[\w./?=-]*)$`, step(listen))
 	sc.Step(`^the listener on (/[\w./?=-]*) receives an event whose (\$\S*) is (.+)$`, step(receives))
+	sc.Step(`^the stream on (/[\w./?=-]*) is answered with the header "([^"]+)" set to "([^"]*)"$`, step(streamHeader))
+	sc.Step(`^the runtime shuts down$`, step(shutDown))
+	sc.Step(`^the stream on (/[\w./?=-]*) ends cleanly$`, step(streamEnds))
 	sc.Step(`^the last event has exactly the keys (.+)$`, step(lastEventKeys))
 	sc.Step(`^the last event's (\$\S*) is (.+)$`, step(lastEventField))
 
@@ -397,6 +403,10 @@ func withMaxBody(_ context.Context, w *world, n string) error {
 	return configure(w, func(c *impl.Config, v int64) { c.MaxBody = v }, n)
 }
 
+func withMaxVMs(_ context.Context, w *world, n string) error {
+	return configure(w, func(c *impl.Config, v int64) { c.MaxVMs = int(v) }, n)
+}
+
 func withMaxKeys(_ context.Context, w *world, n string) error {
 	return configure(w, func(c *impl.Config, v int64) { c.MaxKeysPerSession = int(v) }, n)
 }
@@ -531,8 +541,10 @@ func postUntyped(ctx context.Context, w *world, path, body string) error {
 	return nil
 }
 
-// postLarge sends a syntactically valid /load body of exactly n bytes.
-func postLarge(ctx context.Context, w *world, path, n string) error {
+// postLarge sends a syntactically valid /load body of exactly n bytes,
+// with its Content-Length or, sent in chunks, without one (so that only
+// the bytes read can tell the runtime how long it is).
+func postLarge(ctx context.Context, w *world, path, n, chunked string) error {
 	size, err := strconv.Atoi(n)
 	if err != nil {
 		return fmt.Errorf("size %q: %w", n, err)
@@ -542,12 +554,30 @@ func postLarge(ctx context.Context, w *world, path, n string) error {
 		return fmt.Errorf("size %d is too small for a JSON body", size)
 	}
 	body := head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+	if chunked != "" {
+		r, err := w.d.doChunked(ctx, path, []byte(body))
+		if err != nil {
+			return err
+		}
+		w.last = &r
+		return nil
+	}
 	r, err := w.d.do(ctx, http.MethodPost, path, []byte(body), nil)
 	if err != nil {
 		return err
 	}
 	w.last = &r
 	return nil
+}
+
+// postWithMarks sends body with every mark replaced by a raw tab or line
+// feed byte.
+func postWithMarks(ctx context.Context, w *world, path, body, mark, what string) error {
+	c := "\t"
+	if what == "line break" {
+		c = "\n"
+	}
+	return postRaw(ctx, w, path, strings.ReplaceAll(body, mark, c), "")
 }
 
 func sendBare(ctx context.Context, w *world, method, path string) error {
@@ -576,6 +606,25 @@ func pressAction(ctx context.Context, w *world, action, params, session string) 
 	}
 	if w.last.status != 200 {
 		return fmt.Errorf("pressing %s: status %d: %s", action, w.last.status, w.last.body)
+	}
+	return nil
+}
+
+// actionGives runs an action without params in a session through /actions
+// and checks that it succeeds with the given result.
+func actionGives(ctx context.Context, w *world, action, session, want string) error {
+	b, err := json.Marshal(map[string]string{"action": action, "session_id": session})
+	if err != nil {
+		return fmt.Errorf("encoding the envelope: %w", err)
+	}
+	if err := w.post(ctx, "/actions", string(b), nil); err != nil {
+		return err
+	}
+	if w.last.status != 200 {
+		return fmt.Errorf("%s in session %q: status %d: %s", action, session, w.last.status, clip(w.last.body))
+	}
+	if err := matchJSON(w.last.body, "$.result", want); err != nil {
+		return fmt.Errorf("%s in session %q: %w", action, session, err)
 	}
 	return nil
 }

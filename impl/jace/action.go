@@ -239,7 +239,6 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 func (o *Outcome) fail(e *Error) *Outcome {
 	o.Error = e
 	o.Status = e.Status
-	o.View = nil
 	return o
 }
 

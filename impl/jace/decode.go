@@ -267,7 +267,9 @@ func parseJSON(body []byte) (any, *Error) {
 func syntaxError(body []byte, err error) *Error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := position(body, se.Offset)
+		// Offset counts the bytes read, the offending one included: the
+		// position named is that byte's.
+		line, col := position(body, se.Offset-1)
 		return errorf(400, "BAD_JSON", "request body is not valid JSON at line %d, column %d: %v", line, col, se)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {

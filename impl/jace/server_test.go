@@ -182,7 +182,7 @@ func TestRequestErrors(t *testing.T) {
 		status                   int
 		code, msg                string
 	}{
-		{"bad json", "POST", "/press", "{\"action\":\n  nope}", nil, 400, "BAD_JSON", "line 2, column 5"},
+		{"bad json", "POST", "/press", "{\"action\":\n  nope}", nil, 400, "BAD_JSON", "line 2, column 4"},
 		{"two values", "POST", "/press", `{"action":"a"} {}`, nil, 400, "BAD_JSON", "extra data"},
 		{"missing action", "POST", "/actions", `{"params":{}}`, nil, 400, "INVALID_REQUEST", "missing property 'action'"},
 		{"wrong type", "POST", "/actions", `{"action":"calc.clear","dry_run":"yes"}`, nil, 400, "INVALID_REQUEST", "at '/dry_run'"},

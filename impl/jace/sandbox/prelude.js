@@ -152,11 +152,16 @@
       return stringify({ problems: problems });
     }
     const m = j.manifest;
+    // Each field is read once: a getter could answer differently on a
+    // second read than on the one checked.
+    let name = "", version = "";
     if (m === null || typeof m !== "object") {
       problems.push("manifest (an object with name and version)");
     } else {
-      if (typeof m.name !== "string" || m.name === "") problems.push("manifest.name (a non-empty string)");
-      if (typeof m.version !== "string" || m.version === "") problems.push("manifest.version (a non-empty string)");
+      name = m.name;
+      version = m.version;
+      if (typeof name !== "string" || name === "") problems.push("manifest.name (a non-empty string)");
+      if (typeof version !== "string" || version === "") problems.push("manifest.version (a non-empty string)");
     }
     if (typeof j.init !== "function") problems.push("init (a function)");
     if (typeof j.view !== "function") problems.push("view (a function)");
@@ -173,8 +178,8 @@
     const ok = problems.length === 0;
     return stringify({
       problems: problems,
-      name: ok ? m.name : "",
-      version: ok ? m.version : "",
+      name: ok ? name : "",
+      version: ok ? version : "",
       actions: names,
     });
   }

@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,11 +139,6 @@ func New(cfg Config) (*VM, error) {
 	if cfg.MaxOutput <= 0 {
 		cfg.MaxOutput = DefaultMaxOutput
 	}
-	if os.Getenv("TZ") != "UTC" {
-		if err := os.Setenv("TZ", "UTC"); err != nil {
-			return nil, fmt.Errorf("sandbox: setting TZ=UTC: %w", err)
-		}
-	}
 	q, err := quickjs.NewVM()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: new QuickJS VM: %w", err)
@@ -247,7 +241,6 @@ func (v *VM) Close() error {
 	if v.hasFns {
 		v.callFn.Free()
 		v.shapeF.Free()
-		v.hasFns = false
 	}
 	removeMeter(v.eng, v.mp)
 	if err := v.qjs.Close(); err != nil {
@@ -357,8 +350,14 @@ func firstFrame(stack string) string {
 // that it sets globalThis.jace with the ABI's parts.
 func (v *VM) Load(source, name string) (Manifest, error) {
 	err := v.guard(func() error {
-		_, err := v.qjs.Eval(source, quickjs.EvalGlobal)
-		return err
+		// The completion value is freed unread: converting it to Go would
+		// run the module's getters (or walk a huge value) for nothing.
+		val, err := v.qjs.EvalValue(source, quickjs.EvalGlobal)
+		if err != nil {
+			return err
+		}
+		val.Free()
+		return nil
 	})
 	if err != nil {
 		var f *Failure
