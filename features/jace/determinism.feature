@@ -62,6 +62,7 @@ Feature: Determinism and safety
     When the agent posts to /actions {"action":"clock","env":{"now":"yesterday"}}
     Then the response is a JSON error "INVALID_REQUEST" with status 400
     And the error message contains "/env/now"
+    And $.state is absent
 
   @§jace-seeded-rng
   Scenario: Math.random is xorshift32 from the configured seed
@@ -196,18 +197,21 @@ Feature: Determinism and safety
     Then the response status is 200 and $.result is "fine"
 
   @§jace-fuel
-  Scenario: with a fuel budget an endless action stops with "Fuel exhausted"
+  Scenario: with a fuel budget an endless action stops with "Fuel exhausted" and its VM is discarded
     Given the embedded reference runtime with a fuel budget of 50 units
     And the module "spinner.js" is loaded:
       """
+      let calls = 0; // lives in the VM, which a guard breach discards
       globalThis.jace = {
         manifest: { name: "spinner", version: "1.0.0" },
         init() { return {}; },
         view(state) { return {}; },
-        actions: { spin(state) { for (;;) {} }, ok(state) { return { state, result: "fine" }; } },
+        actions: { spin(state) { for (;;) {} }, ok(state) { calls++; return { state, result: calls }; } },
       };
       """
+    When the agent posts to /actions {"action":"ok"}
+    Then the response status is 200 and $.result is 1
     When the agent posts to /actions {"action":"spin"}
     Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Fuel exhausted"}
     When the agent posts to /actions {"action":"ok"}
-    Then the response status is 200 and $.result is "fine"
+    Then the response status is 200 and $.result is 1

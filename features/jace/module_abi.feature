@@ -104,6 +104,54 @@ Feature: Module ABI
     When the session "" is viewed by an agent
     Then $.jace.balance is 10
 
+  @§jace-action-result @§jace-errors @decision
+  Scenario Outline: an explicit error.status inside 400-599 is used, outside it the code decides
+    Given the module "refuser.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "refuser", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: {
+          refuse(state, params) { return { state, error: { code: params.code, message: "no", status: params.status } }; },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"refuse","params":{"code":"<code>","status":<explicit>}}
+    Then the response status is <status> and $.error is {"code":"<code>","message":"no"}
+
+    Examples:
+      | code     | explicit | status |
+      | CONFLICT | 399      | 409    |
+      | CONFLICT | 400      | 400    |
+      | CONFLICT | 599      | 599    |
+      | CONFLICT | 600      | 409    |
+      | ODD      | 503      | 503    |
+
+  @§jace-action-result @§jace-errors @decision
+  Scenario: an ActionResult without state is a 500 BAD_RESULT, one whose state is null stores null
+    Given the module "blank.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "blank", version: "1.0.0" },
+        init() { return { n: 1 }; },
+        view(state) { return { type: "blank", state }; },
+        actions: {
+          nothing(state) { return { result: "lost" }; },
+          clear(state) { return { state: null, result: "cleared" }; },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"nothing"}
+    Then the response is a JSON error "BAD_RESULT" with status 500
+    When the session "" is viewed by an agent
+    Then $.jace.state is {"n":1}
+    When the agent posts to /actions {"action":"clear"}
+    Then the response status is 200 and $.state is null
+    And $.result is "cleared"
+    When the session "" is viewed by an agent
+    Then $.jace.state is null
+
   @§jace-audit-preview
   Scenario: the module's own audit preview is used
     Given the calculator module is loaded
