@@ -130,6 +130,45 @@ Feature: Security checklist
       | recurse | MODULE_ERROR | stack overflow         | 2     |
       | hog     | INTERNAL     | Memory limit exceeded  | 1     |
 
+  @§jace-untrusted @decision
+  Scenario Outline: an ActionResult whose JSON is longer than the output limit is refused and not stored
+    Given the embedded reference runtime with an output limit of 100 bytes
+    And the module "grower.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "grower", version: "1.0.0" },
+        init() { return { s: "" }; },
+        view(state) { return { len: state.s.length }; },
+        actions: { grow(state, params) { return { state: { s: "x".repeat(params.n) } }; } },
+      };
+      """
+    # {"state":{"s":"…"}} is 18 bytes around the n x's.
+    When the agent posts to /actions {"action":"grow","params":{"n":<n>}}
+    Then the response status is <status>
+    When the session "" is viewed by an agent
+    Then $.jace.len is <stored>
+
+    Examples:
+      | n  | status | stored |
+      | 82 | 200    | 82     |
+      | 83 | 500    | 0      |
+
+  @§jace-untrusted @decision
+  Scenario: an output over the limit is a BAD_RESULT naming the limit
+    Given the embedded reference runtime with an output limit of 100 bytes
+    And the module "grower.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "grower", version: "1.0.0" },
+        init() { return { s: "" }; },
+        view(state) { return {}; },
+        actions: { grow(state, params) { return { state: { s: "x".repeat(params.n) } }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"grow","params":{"n":83}}
+    Then the response is a JSON error "BAD_RESULT" with status 500
+    And the error message contains "100"
+
   @§jace-untrusted
   Scenario: a module whose init throws fails its requests but not the runtime
     Given the module "bad-init.js" is loaded:
@@ -144,6 +183,7 @@ Feature: Security checklist
     When the agent posts to /actions {"action":"ok"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "init refuses"
+    And $.state is absent
     When the client posts to /init {}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     When the client sends GET /healthz

@@ -107,6 +107,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
 	sc.Step(`^the embedded reference runtime remembering at most (\d+) Idempotency-Keys per session$`, step(withMaxKeys))
 	sc.Step(`^the embedded reference runtime keeping at most (\d+) session VMs$`, step(withMaxVMs))
+	sc.Step(`^the embedded reference runtime with an output limit of (\d+) bytes$`, step(withMaxOutput))
 	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
 	sc.Step(`^the action time limit is the runtime's default wall-clock watchdog$`, step(defaultWatchdog))
 	sc.Step(`^the agent posts to (\S+) (\{.*\}) and is answered once (\d+) ms have passed on the runtime's clock, not before$`, step(postTimed))
@@ -405,6 +406,10 @@ func withMaxBody(_ context.Context, w *world, n string) error {
 
 func withMaxVMs(_ context.Context, w *world, n string) error {
 	return configure(w, func(c *impl.Config, v int64) { c.MaxVMs = int(v) }, n)
+}
+
+func withMaxOutput(_ context.Context, w *world, n string) error {
+	return configure(w, func(c *impl.Config, v int64) { c.MaxOutput = int(v) }, n)
 }
 
 func withMaxKeys(_ context.Context, w *world, n string) error {
