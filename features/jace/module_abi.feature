@@ -46,6 +46,15 @@ Feature: Module ABI
     When the client sends GET /manifest
     Then $.name is "fickle"
 
+  @§jace-module-shape @§jace-untrusted
+  Scenario: a manifest getter that throws while the shape is checked refuses the module with the module's own message
+    Given the calculator module is loaded
+    When the client posts to /load {"source":"globalThis.jace = {manifest:{get name(){ throw new Error('no name today'); }, version:'1'}, init(){return {}}, view(s){return {}}, actions:{}};"}
+    Then the response status is 400
+    And the error message contains "no name today"
+    When the agent presses "calc.input" with params {"digit":4}
+    Then $.state.display is "4"
+
   @§jace-module-shape
   Scenario: a module that does not parse is refused
     Given the calculator module is loaded
