@@ -1,0 +1,104 @@
+@deck
+Feature: Details — screen rows, primitives and error paths the other features pass by
+
+  @§deck-open-in-editor
+  Scenario: The editor draws the form it holds on the first row under its banner
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
+    Then row 1 reads "nEMACS ─ STRUCTURAL EDITOR"
+    And row 2 reads "►«+ 1 2»"
+
+  @§deck-tutorial-latch
+  Scenario: The Deck State browser shows the operator's handle, credits and reputation
+    Given a graduated deck of "NEO" with 1200 credits and reputation 7
+    When the player presses "CDR CDR EVAL"
+    Then the deck shows the DECK mode
+    And row 3 contains "HANDLE NEO"
+    And row 4 contains "CREDITS 1200  REPUTATION 7"
+    And row 5 contains "TUTORIAL graduated"
+
+  @§deck-arena-24k
+  Scenario Outline: atom is true of everything but a pair
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "<program>"
+    Then the result is "<result>"
+
+    Examples:
+      | program                  | result |
+      | (atom 1)                 | t      |
+      | (atom nil)               | t      |
+      | (atom (quote (1 2)))     | nil    |
+      | (atom (cons 1 2))        | nil    |
+
+  @§deck-arena-24k
+  Scenario Outline: The reader takes C hexadecimal floats with a binary exponent
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "<program>"
+    Then the result is "<result>"
+
+    Examples:
+      | program  | result |
+      | 0x1p3    | 8      |
+      | 0x1p-1   | 0.5    |
+      | 0x10     | 16     |
+
+  @§deck-arena-24k
+  Scenario: Not-a-number prints as the deck's newlib prints it, without a sign
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(/ 0 0)"
+    Then the result is "nan"
+    When the player evaluates "(- 0 (/ 0 0))"
+    Then the result is "nan"
+
+  @§deck-arena-24k
+  Scenario: A function prints with an address inside the arena, past the VM's context
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "car"
+    Then the result starts with "[prim 0x1000"
+    When the player evaluates "(fn (x) x)"
+    Then the result starts with "[func 0x1000"
+
+  @§deck-key-cdr
+  Scenario: In the scrollback CDR turns back at the oldest and at the newest entry
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(list 7 8)"
+    And the player evaluates "(+ 1 2)"
+    And the player presses "BACK CDR"
+    Then row 2 contains "►> (list 7 8)"
+    When the player presses "CDR"
+    Then row 4 contains "►> (+ 1 2)"
+    When the player presses "CDR"
+    Then row 2 contains "►> (list 7 8)"
+
+  @§deck-prompt-structural
+  Scenario: A string left open cannot be composed
+    Given a graduated deck
+    When the player presses "EVAL"
+    Then composing "(list \"abc)" is refused naming "unclosed string"
+
+  @§deck-prompt-structural
+  Scenario: A prompt wider than the screen scrolls to keep the cursor ten columns from the right edge
+    # Unscrolled the line would be 97 columns with the cursor in column 85: the first
+    # 16 columns give way to ◄ so that the cursor sits in column 70, and the line is cut at 80.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(list 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 8888888888)"
+    And the player presses "CAR CDR CDR CDR CDR CDR CDR CDR CDR"
+    Then row 23 reads "◄11 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 ►888888888"
+
+  @§deck-watchdog
+  Scenario: A watchdog that fired during a collection is not raised again by the next collection
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*165} (= i 0) (while t (= i (+ i 1))))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    When the player evaluates "(do (= i 0) (while (< i 3000) (= i (+ i 1))))"
+    Then the result is "nil"
+    When the player evaluates "i"
+    Then the result is "3000"
