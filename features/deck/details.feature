@@ -102,3 +102,24 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Then the result is "nil"
     When the player evaluates "i"
     Then the result is "3000"
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the lookup of a function's argument is charged up to that lookup
+    # The 6 leading 1s put the 30,000,000th cycle on a lookup of n, the argument of the
+    # call (g n): the evaluation stops there, not at the event after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*6} (= g (fn (x) x)) (= f (fn (n) (while t (g n)))) (f 1))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 53021  | 38           |
+      | arg    | 159060 | 38.5         |
+      | lookup | 424120 | 6.4          |
+      | call   | 53015  | 80           |
+      | atom   | 7      | 8            |
+      | alloc  | 159103 | 17           |
+      | mark   | 41072  | 15           |
+      | sweep  | 199784 | 15           |
+      | read   | 1      | 16750        |
+      | print  | 1      | 4130         |
