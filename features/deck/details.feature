@@ -123,3 +123,38 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | sweep  | 199784 | 15           |
       | read   | 1      | 16750        |
       | print  | 1      | 4130         |
+
+  @§deck-cart-back
+  Scenario: A deferred cartridge loads once: after it is ejected, leaving the REPL again goes home
+    Given a graduated deck
+    When the player presses "EVAL"
+    And a cartridge "null" with a 16 KB arena is inserted
+    And the player presses "BACK BACK BACK"
+    Then the cartridge "null" is loaded
+    When the cartridge is ejected
+    And the player presses "EVAL"
+    Then the deck shows the REPL mode
+    When the player presses "BACK BACK"
+    Then the deck shows the HOME mode
+    And SRAM holds no cartridge arena
+
+  @§deck-key-quote
+  Scenario: The next key on the prompt clears a readout from the rule
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(+ 1 2)"
+    And the player presses "CAR CDR QUOTE"
+    Then row 22 contains "GRABBED INTO *history*"
+    When the player presses "CDR"
+    Then row 22 does not contain "GRABBED"
+    And row 22 is a box-drawing rule apart from its readout
+
+  @§deck-eval-from-editor
+  Scenario: The editor's result stays on the rule until the next key
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (get-credits)))"
+    And the player presses "EVAL"
+    Then row 22 contains "=> 100"
+    When the player presses "CAR"
+    Then row 22 does not contain "=> 100"
