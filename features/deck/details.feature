@@ -158,3 +158,43 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Then row 22 contains "=> 100"
     When the player presses "CAR"
     Then row 22 does not contain "=> 100"
+
+  @§deck-sram-budget
+  Scenario: The mission phase shows its form, its result and how to end it
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (mission-active?)))"
+    And a cartridge "ghost" with a 16 KB arena and a 4096 byte mission is inserted
+    And the player presses "BACK"
+    Then the deck shows the MISSION mode
+    And row 2 reads " > (mission-active?)"
+    And row 22 contains "=> t"
+    And row 24 reads "BACK end phase"
+
+  @§deck-tutorial-latch
+  Scenario: The Deck State browser marks the item under the cursor
+    Given a graduated deck
+    When the player presses "CDR CDR EVAL"
+    Then row 7 contains "► RESET TUTORIAL"
+    And row 8 does not contain "►"
+    When the player presses "CDR"
+    Then row 8 contains "► WIPE DECK"
+    And row 7 does not contain "►"
+
+  @§deck-tutorial-skip
+  Scenario: Answering the exit question takes it off the rule, yes or no
+    Given a new deck
+    When the player presses "EVAL EVAL BACK"
+    Then row 22 contains "EXIT TUTORIAL?"
+    When the player presses "BACK"
+    Then row 22 does not contain "EXIT TUTORIAL?"
+    And the tutorial cursor is at first_boot_seen
+    When the deck is powered off and on again
+    And the player presses "EVAL EVAL BACK"
+    Then row 22 contains "EXIT TUTORIAL?"
+    When the player presses "EVAL"
+    Then the tutorial cursor is at graduated
+    And row 22 does not contain "EXIT TUTORIAL?"
+    When the player presses "CDR"
+    Then the tutorial cursor is at graduated
+    And row 22 does not contain "EXIT TUTORIAL?"
