@@ -198,3 +198,23 @@ Feature: Details — screen rows, primitives and error paths the other features 
     When the player presses "CDR"
     Then the tutorial cursor is at graduated
     And row 22 does not contain "EXIT TUTORIAL?"
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the allocation of a sum is charged up to that allocation
+    # The 23 leading 1s put the 30,000,000th cycle on the allocation of the number
+    # (+ 1 2) makes: the evaluation stops there, not at the event after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*23} (while t (+ 1 2)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 96469  | 38           |
+      | arg    | 289426 | 38.5         |
+      | lookup | 192936 | 6.4          |
+      | atom   | 192957 | 8            |
+      | alloc  | 96523  | 17           |
+      | mark   | 24477  | 15           |
+      | sweep  | 120458 | 15           |
+      | read   | 1      | 26490        |
+      | print  | 1      | 4130         |
