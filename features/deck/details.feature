@@ -218,3 +218,14 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | sweep  | 120458 | 15           |
       | read   | 1      | 26490        |
       | print  | 1      | 4130         |
+
+  @§deck-arena-24k
+  Scenario: A do entered with one free GC root slot overflows the stack as Fe's does
+    # At (f 34) the innermost do starts its list with 255 of the 256 entries in use: it
+    # cannot hold both its list and its environment, and the evaluation ends in Fe's error.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (car x))))) (f (- n 1))))) (f 34))"
+    Then the result is "(error fe-error :message \"gc stack overflow\")"
+    When the player evaluates "(car x)"
+    Then the result is "1"
