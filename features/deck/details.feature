@@ -229,3 +229,24 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Then the result is "(error fe-error :message \"gc stack overflow\")"
     When the player evaluates "(car x)"
     Then the result is "1"
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the lookup of a global argument is charged up to that lookup
+    # The 83 leading 1s put the 30,000,000th cycle on the lookup of x, a global passed
+    # to g: the evaluation stops there, not at the allocation after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*83} (= x 1) (= g (fn (y) y)) (while t (g x)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 54502  | 38           |
+      | arg    | 163582 | 38.5         |
+      | lookup | 272488 | 6.4          |
+      | call   | 54497  | 80           |
+      | atom   | 84     | 8            |
+      | alloc  | 163688 | 17           |
+      | mark   | 54908  | 15           |
+      | sweep  | 217412 | 15           |
+      | read   | 1      | 87740        |
+      | print  | 1      | 4130         |
