@@ -250,3 +250,16 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | sweep  | 217412 | 15           |
       | read   | 1      | 87740        |
       | print  | 1      | 4130         |
+
+  @§deck-ffi-readonly
+  Scenario Outline: lfsr-seed sets the state the next step shifts (Galois, taps 0xB400)
+    # 2 = 0b10 shifts to 1; 5 = 0b101 shifts to 0b10 and takes the taps: 0xB402.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (lfsr-seed <seed>) (lfsr-next))"
+    Then the result is "<next>"
+
+    Examples:
+      | seed | next  |
+      | 2    | 1     |
+      | 5    | 46082 |
