@@ -263,3 +263,21 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | seed | next  |
       | 2    | 1     |
       | 5    | 46082 |
+
+  @§deck-cycle-count
+  Scenario: A let binding lengthens the environment every later lookup walks
+    # do and let are looked up at top level (1 each); + is global, so its lookup walks
+    # the one binding let made (2); a is found in that binding (2): 6 lookups.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (let a 1) (+ a 2))"
+    Then the result is "3"
+    And the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 3     | 38           |
+      | arg    | 6     | 38.5         |
+      | lookup | 6     | 6.4          |
+      | atom   | 2     | 8            |
+      | alloc  | 18    | 17           |
+      | read   | 1     | 5220         |
+      | print  | 1     | 3270         |
