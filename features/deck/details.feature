@@ -1,0 +1,283 @@
+@deck
+Feature: Details — screen rows, primitives and error paths the other features pass by
+
+  @§deck-open-in-editor
+  Scenario: The editor draws the form it holds on the first row under its banner
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
+    Then row 1 reads "nEMACS ─ STRUCTURAL EDITOR"
+    And row 2 reads "►«+ 1 2»"
+
+  @§deck-tutorial-latch
+  Scenario: The Deck State browser shows the operator's handle, credits and reputation
+    Given a graduated deck of "NEO" with 1200 credits and reputation 7
+    When the player presses "CDR CDR EVAL"
+    Then the deck shows the DECK mode
+    And row 3 contains "HANDLE NEO"
+    And row 4 contains "CREDITS 1200  REPUTATION 7"
+    And row 5 contains "TUTORIAL graduated"
+
+  @§deck-arena-24k
+  Scenario Outline: atom is true of everything but a pair
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "<program>"
+    Then the result is "<result>"
+
+    Examples:
+      | program                  | result |
+      | (atom 1)                 | t      |
+      | (atom nil)               | t      |
+      | (atom (quote (1 2)))     | nil    |
+      | (atom (cons 1 2))        | nil    |
+
+  @§deck-arena-24k
+  Scenario Outline: The reader takes C hexadecimal floats with a binary exponent
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "<program>"
+    Then the result is "<result>"
+
+    Examples:
+      | program  | result |
+      | 0x1p3    | 8      |
+      | 0x1p-1   | 0.5    |
+      | 0x10     | 16     |
+
+  @§deck-arena-24k
+  Scenario: Not-a-number prints as the deck's newlib prints it, without a sign
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(/ 0 0)"
+    Then the result is "nan"
+    When the player evaluates "(- 0 (/ 0 0))"
+    Then the result is "nan"
+
+  @§deck-arena-24k
+  Scenario: A function prints with an address inside the arena, past the VM's context
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "car"
+    Then the result starts with "[prim 0x1000"
+    When the player evaluates "(fn (x) x)"
+    Then the result starts with "[func 0x1000"
+
+  @§deck-key-cdr
+  Scenario: In the scrollback CDR turns back at the oldest and at the newest entry
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(list 7 8)"
+    And the player evaluates "(+ 1 2)"
+    And the player presses "BACK CDR"
+    Then row 2 contains "►> (list 7 8)"
+    When the player presses "CDR"
+    Then row 4 contains "►> (+ 1 2)"
+    When the player presses "CDR"
+    Then row 2 contains "►> (list 7 8)"
+
+  @§deck-prompt-structural
+  Scenario: A string left open cannot be composed
+    Given a graduated deck
+    When the player presses "EVAL"
+    Then composing "(list \"abc)" is refused naming "unclosed string"
+
+  @§deck-prompt-structural
+  Scenario: A prompt wider than the screen scrolls to keep the cursor ten columns from the right edge
+    # Unscrolled the line would be 97 columns with the cursor in column 85: the first
+    # 16 columns give way to ◄ so that the cursor sits in column 70, and the line is cut at 80.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(list 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 8888888888)"
+    And the player presses "CAR CDR CDR CDR CDR CDR CDR CDR CDR"
+    Then row 23 reads "◄11 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 ►888888888"
+
+  @§deck-watchdog
+  Scenario: A watchdog that fired during a collection is not raised again by the next collection
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*165} (= i 0) (while t (= i (+ i 1))))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    When the player evaluates "(do (= i 0) (while (< i 3000) (= i (+ i 1))))"
+    Then the result is "nil"
+    When the player evaluates "i"
+    Then the result is "3000"
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the lookup of a function's argument is charged up to that lookup
+    # The 6 leading 1s put the 30,000,000th cycle on a lookup of n, the argument of the
+    # call (g n): the evaluation stops there, not at the event after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*6} (= g (fn (x) x)) (= f (fn (n) (while t (g n)))) (f 1))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 53021  | 38           |
+      | arg    | 159060 | 38.5         |
+      | lookup | 424120 | 6.4          |
+      | call   | 53015  | 80           |
+      | atom   | 7      | 8            |
+      | alloc  | 159103 | 17           |
+      | mark   | 41072  | 15           |
+      | sweep  | 199784 | 15           |
+      | read   | 1      | 16750        |
+      | print  | 1      | 4130         |
+
+  @§deck-cart-back
+  Scenario: A deferred cartridge loads once: after it is ejected, leaving the REPL again goes home
+    Given a graduated deck
+    When the player presses "EVAL"
+    And a cartridge "null" with a 16 KB arena is inserted
+    And the player presses "BACK BACK BACK"
+    Then the cartridge "null" is loaded
+    When the cartridge is ejected
+    And the player presses "EVAL"
+    Then the deck shows the REPL mode
+    When the player presses "BACK BACK"
+    Then the deck shows the HOME mode
+    And SRAM holds no cartridge arena
+
+  @§deck-key-quote
+  Scenario: The next key on the prompt clears a readout from the rule
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(+ 1 2)"
+    And the player presses "CAR CDR QUOTE"
+    Then row 22 contains "GRABBED INTO *history*"
+    When the player presses "CDR"
+    Then row 22 does not contain "GRABBED"
+    And row 22 is a box-drawing rule apart from its readout
+
+  @§deck-eval-from-editor
+  Scenario: The editor's result stays on the rule until the next key
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (get-credits)))"
+    And the player presses "EVAL"
+    Then row 22 contains "=> 100"
+    When the player presses "CAR"
+    Then row 22 does not contain "=> 100"
+
+  @§deck-sram-budget
+  Scenario: The mission phase shows its form, its result and how to end it
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (quote (mission-active?)))"
+    And a cartridge "ghost" with a 16 KB arena and a 4096 byte mission is inserted
+    And the player presses "BACK"
+    Then the deck shows the MISSION mode
+    And row 2 reads " > (mission-active?)"
+    And row 22 contains "=> t"
+    And row 24 reads "BACK end phase"
+
+  @§deck-tutorial-latch
+  Scenario: The Deck State browser marks the item under the cursor
+    Given a graduated deck
+    When the player presses "CDR CDR EVAL"
+    Then row 7 contains "► RESET TUTORIAL"
+    And row 8 does not contain "►"
+    When the player presses "CDR"
+    Then row 8 contains "► WIPE DECK"
+    And row 7 does not contain "►"
+
+  @§deck-tutorial-skip
+  Scenario: Answering the exit question takes it off the rule, yes or no
+    Given a new deck
+    When the player presses "EVAL EVAL BACK"
+    Then row 22 contains "EXIT TUTORIAL?"
+    When the player presses "BACK"
+    Then row 22 does not contain "EXIT TUTORIAL?"
+    And the tutorial cursor is at first_boot_seen
+    When the deck is powered off and on again
+    And the player presses "EVAL EVAL BACK"
+    Then row 22 contains "EXIT TUTORIAL?"
+    When the player presses "EVAL"
+    Then the tutorial cursor is at graduated
+    And row 22 does not contain "EXIT TUTORIAL?"
+    When the player presses "CDR"
+    Then the tutorial cursor is at graduated
+    And row 22 does not contain "EXIT TUTORIAL?"
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the allocation of a sum is charged up to that allocation
+    # The 23 leading 1s put the 30,000,000th cycle on the allocation of the number
+    # (+ 1 2) makes: the evaluation stops there, not at the event after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*23} (while t (+ 1 2)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 96469  | 38           |
+      | arg    | 289426 | 38.5         |
+      | lookup | 192936 | 6.4          |
+      | atom   | 192957 | 8            |
+      | alloc  | 96523  | 17           |
+      | mark   | 24477  | 15           |
+      | sweep  | 120458 | 15           |
+      | read   | 1      | 26490        |
+      | print  | 1      | 4130         |
+
+  @§deck-arena-24k
+  Scenario: A do entered with one free GC root slot overflows the stack as Fe's does
+    # At (f 34) the innermost do starts its list with 255 of the 256 entries in use: it
+    # cannot hold both its list and its environment, and the evaluation ends in Fe's error.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (car x))))) (f (- n 1))))) (f 34))"
+    Then the result is "(error fe-error :message \"gc stack overflow\")"
+    When the player evaluates "(car x)"
+    Then the result is "1"
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the lookup of a global argument is charged up to that lookup
+    # The 83 leading 1s put the 30,000,000th cycle on the lookup of x, a global passed
+    # to g: the evaluation stops there, not at the allocation after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*83} (= x 1) (= g (fn (y) y)) (while t (g x)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 54502  | 38           |
+      | arg    | 163582 | 38.5         |
+      | lookup | 272488 | 6.4          |
+      | call   | 54497  | 80           |
+      | atom   | 84     | 8            |
+      | alloc  | 163688 | 17           |
+      | mark   | 54908  | 15           |
+      | sweep  | 217412 | 15           |
+      | read   | 1      | 87740        |
+      | print  | 1      | 4130         |
+
+  @§deck-ffi-readonly
+  Scenario Outline: lfsr-seed sets the state the next step shifts (Galois, taps 0xB400)
+    # 2 = 0b10 shifts to 1; 5 = 0b101 shifts to 0b10 and takes the taps: 0xB402.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (lfsr-seed <seed>) (lfsr-next))"
+    Then the result is "<next>"
+
+    Examples:
+      | seed | next  |
+      | 2    | 1     |
+      | 5    | 46082 |
+
+  @§deck-cycle-count
+  Scenario: A let binding lengthens the environment every later lookup walks
+    # do and let are looked up at top level (1 each); + is global, so its lookup walks
+    # the one binding let made (2); a is found in that binding (2): 6 lookups.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (let a 1) (+ a 2))"
+    Then the result is "3"
+    And the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 3     | 38           |
+      | arg    | 6     | 38.5         |
+      | lookup | 6     | 6.4          |
+      | atom   | 2     | 8            |
+      | alloc  | 18    | 17           |
+      | read   | 1     | 5220         |
+      | print  | 1     | 3270         |
