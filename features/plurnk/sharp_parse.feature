@@ -1,0 +1,78 @@
+@plurnk
+Feature: Sharp edges of the parse-error rows and the slot scanner
+  A parse failure is an actionless error row whose body shows the offending
+  line around the column with a caret under it; a long line is clipped on
+  both sides. A stray or trailing angle bracket in the slot region is a
+  parse error, never a crash.
+
+  Background:
+    Given the model's context window is 100000 tokens
+
+  @§telemetry-content-offset-snippet @decision
+  Scenario: the snippet of a parse error on a long line is clipped sixty bytes either side of the column
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<KILL(known:///aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.md)::KILL
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "…aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n"
+    And the log section of packet 2 contains "\n                                                             ^"
+
+  @§telemetry-content-offset-snippet @decision
+  Scenario: the snippet of a parse error on a short line shows the whole line and the caret under the column
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<KILL(known:///a.md)(known:///b.md)::KILL
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "<<KILL(known:///a.md)(known:///b.md)::KILL\n                     ^"
+
+  @§provider-surface-generate
+  Scenario: an emission that ends on a lone < in the slot region is a parse-error row, and the loop goes on
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ(known:///a.md)<
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "<L> slot of <<READ not closed"
+    And the log section of packet 2 contains "<<READ(known:///a.md)<\n                     ^"
+
+  @§provider-surface-generate
+  Scenario: a doubled << in the slot region is refused with its own parse error, a single < opens the scope slot
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ(known:///a.md)<<x>::READ
+      <<READ(known:///a.md)<x>::READ
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "unexpected '<<' in the slot region of <<READ"
+    And the log section of packet 2 does not contain "<L> slot of <<READ not closed"
