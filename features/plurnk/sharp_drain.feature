@@ -1,0 +1,25 @@
+@plurnk
+Feature: Sharp edges of loop.cancel and the run's queue
+  loop.cancel aborts the loop that is running; a loop a client queued with
+  loop.run behind it is not cancelled with it but starts afresh once the
+  aborted loop is closed.
+
+  @§methods-loop-cancel @decision
+  Scenario: a loop.run queued behind the running loop survives loop.cancel and runs to its end
+    Given run "main" will emit:
+      """
+      <<PLAN:first:PLAN
+      <<SEND[200]:never sent:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:second:PLAN
+      <<SEND[200]:answered the second:SEND
+      """
+    And while run "main" generates reply 1, the client starts it with the prompt "the second question" and then cancels it
+    When the client starts run "main" with the prompt "the first question"
+    Then the mid-turn actions went through
+    And run "main" has 2 loops, the last with status 200
+    And the session was notified loop/terminated for loop 1 of run "main" with status 499
+    And the session was notified loop/terminated for loop 2 of run "main" with status 200
+    And the model of run "main" was called 2 times
