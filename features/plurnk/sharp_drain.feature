@@ -23,3 +23,21 @@ Feature: Sharp edges of loop.cancel and the run's queue
     And the session was notified loop/terminated for loop 1 of run "main" with status 499
     And the session was notified loop/terminated for loop 2 of run "main" with status 200
     And the model of run "main" was called 2 times
+
+  @§run-scheme-terminate
+  Scenario: a KILL of run:// drops the loops queued behind the running one, loop.run ones too
+    Given run "main" will emit:
+      """
+      <<PLAN:first:PLAN
+      <<SEND[200]:never sent:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:second:PLAN
+      <<SEND[200]:never asked:SEND
+      """
+    And while run "main" generates reply 1, the client starts it with the prompt "the second question" and its client run "ops" emits <<KILL(run://main)::KILL
+    When the client starts run "main" with the prompt "the first question"
+    Then the mid-turn actions went through
+    And run "main" has 1 loop, the last with status 499
+    And the model of run "main" was called 1 time

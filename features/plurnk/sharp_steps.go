@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"anchorage/impl/plurnk/dsl"
 	"anchorage/sim/llm"
 
 	"github.com/cucumber/godog"
@@ -38,6 +39,39 @@ func registerSharpSteps(sc *godog.ScenarioContext) {
 			}
 			if !hit {
 				return fmt.Errorf("the cancel of run %q found nothing running mid-turn", run)
+			}
+			return nil
+		}
+		return nil
+	})
+	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client starts it with the prompt "([^"]*)" and its client run "([^"]*)" emits (<<.+)$`, func(ctx context.Context, run string, n int, prompt, client, src string) error {
+		rw := getRuns(ctx)
+		if rw.svc != nil {
+			return fmt.Errorf("plan mid-turn actions before the session starts")
+		}
+		if rw.during == nil {
+			rw.during = map[string]map[int]func() error{}
+		}
+		if rw.during[run] == nil {
+			rw.during[run] = map[int]func() error{}
+		}
+		rw.during[run][n] = func() error {
+			if err := rw.svc.LoopRun(rw.ss.ID, run, prompt); err != nil {
+				return err
+			}
+			if _, err := rw.svc.AddClientRun(rw.ss.ID, client); err != nil {
+				return err
+			}
+			parsed := dsl.Parse(src)
+			if len(parsed.Errors) > 0 || len(parsed.Statements) != 1 {
+				return fmt.Errorf("the client's statement %q does not parse as one statement", src)
+			}
+			rows, err := rw.svc.ClientOp(rw.ss.ID, client, parsed.Statements[0])
+			if err != nil {
+				return err
+			}
+			if len(rows) == 0 || rows[len(rows)-1].Status != 200 {
+				return fmt.Errorf("the client's %s wrote %d rows, not one answering 200: %+v", src, len(rows), rows)
 			}
 			return nil
 		}
