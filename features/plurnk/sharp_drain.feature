@@ -41,3 +41,25 @@ Feature: Sharp edges of loop.cancel and the run's queue
     Then the mid-turn actions went through
     And run "main" has 1 loop, the last with status 499
     And the model of run "main" was called 1 time
+
+  @§methods-loop-cancel @decision
+  Scenario Outline: loop.cancel of a loop parked at 202 ends it 499 with <which> reason
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model will reply:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    When "A" runs a loop with the prompt "wait"
+    Then the loop "A" started is parked at 202
+    When "A" calls loop.cancel with <params>
+    Then the answer to "A" has cancelled = true
+    And "A" got 1 "loop/terminated" notification
+    And "A" got a "loop/terminated" notification with finalStatus = 499
+    And "A" got a "loop/terminated" notification with reason = "<reason>"
+
+    Examples:
+      | which            | params                               | reason          |
+      | the client's     | {"reason": "changed my mind"}        | changed my mind |
+      | the default      | {}                                   | user_cancelled  |
