@@ -76,3 +76,33 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "unexpected '<<' in the slot region of <<READ"
     And the log section of packet 2 does not contain "<L> slot of <<READ not closed"
+
+  @§provider-surface-generate
+  Scenario Outline: a heredoc suffix of <what> closes the statement it opened
+    When the model emits <<EDIT<suffix>(known:///n.md):noted:EDIT<suffix>
+    Then the action answers 201
+    And the body channel of known:///n.md holds "noted"
+
+    Examples:
+      | what                     | suffix  |
+      | the digits 0 and 9       | 09      |
+      | the letters a and z      | az      |
+      | the capitals A and Z     | AZ      |
+      | an underscore            | _       |
+
+  @§provider-surface-generate
+  Scenario: a non-SEND statement carrying a status and no target is never the turn's terminal
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ[200]::READ
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model was called once per turn, 2 times in all
