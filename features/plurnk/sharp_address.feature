@@ -32,3 +32,9 @@ Feature: Sharp edges of the target's scheme
       | an upper-case first letter | Zz://x | file:///Zz:/x   |
       | a digit first           | 9a://x   | file:///9a:/x   |
       | an underscore           | x_y://x  | file:///x_y:/x  |
+
+  @§op-methods-op-dispatch @decision
+  Scenario: a workspace file holding NUL bytes is binary whatever its extension says, and READ answers 415
+    Given the workspace holds the binary file notes.txt
+    When the model emits <<READ(notes.txt)::READ
+    Then the action answers 415
