@@ -106,3 +106,4 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
     And the model was called once per turn, 2 times in all
+    And the log section of packet 2 contains "* log:///1/1/1/READ 400 (folded)\n* log:///1/1/2/SEND 102"
