@@ -44,7 +44,7 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
   @§provider-surface-generate
   Scenario: an emission that ends on a lone < in the slot region is a parse-error row, and the loop goes on
     Given the entry known:///a.md contains "alpha"
-    And the model will reply:
+    And the model will reply, its text ending on the last character shown:
       """
       <<PLAN:look:PLAN
       <<READ(known:///a.md)<

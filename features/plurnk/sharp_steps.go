@@ -14,6 +14,10 @@ import (
 // the other features leave unprobed (a model server that sends no finish
 // reason).
 func registerSharpSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^the model will reply, its text ending on the last character shown:$`, func(ctx context.Context, doc *godog.DocString) error {
+		getEngine(ctx).llm.Add(llm.Reply{Content: doc.Content})
+		return nil
+	})
 	sc.Step(`^the daemon's model will reply without a finish reason:$`, func(ctx context.Context, doc *godog.DocString) error {
 		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Unfinished: true})
 		return nil
