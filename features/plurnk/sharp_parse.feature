@@ -107,3 +107,22 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     Then the loop ends with status 200
     And the model was called once per turn, 2 times in all
     And the log section of packet 2 contains "* log:///1/1/1/READ 400 (folded)\n* log:///1/1/2/SEND 102"
+
+  @§send-dispatch-entry-schemes-501-on-non-410
+  Scenario: a SEND[200] aimed at a target is an ordinary op, never the turn's terminal
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<SEND[200](known:///a.md):hello:SEND
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model was called once per turn, 2 times in all
+    And the log section of packet 2 contains "* log:///1/1/1/SEND 501"

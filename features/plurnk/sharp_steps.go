@@ -3,6 +3,7 @@ package plurnk
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/sim/llm"
@@ -17,6 +18,24 @@ func registerSharpSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the model will reply, its text ending on the last character shown:$`, func(ctx context.Context, doc *godog.DocString) error {
 		getEngine(ctx).llm.Add(llm.Reply{Content: doc.Content})
 		return nil
+	})
+	sc.Step(`^"(\w+)" got a "loop/terminated" notification whose usage.promptTokens is the sum the daemon's model reported over its (\d+) calls$`, func(ctx context.Context, who string, n int) error {
+		d := getDaemon(ctx)
+		if _, err := d.settled(ctx, who); err != nil {
+			return err
+		}
+		calls := d.model.CostCalls
+		if len(calls) != n {
+			return fmt.Errorf("the daemon's model reported usage for %d calls, want %d", len(calls), n)
+		}
+		sum := 0
+		for _, u := range calls {
+			if u.PromptTokens <= 0 {
+				return fmt.Errorf("a call reported %d prompt tokens", u.PromptTokens)
+			}
+			sum += u.PromptTokens
+		}
+		return daemonNoteWith(ctx, who, "loop/terminated", "usage.promptTokens", strconv.Itoa(sum))
 	})
 	sc.Step(`^the daemon's model will reply without a finish reason:$`, func(ctx context.Context, doc *godog.DocString) error {
 		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Unfinished: true})
