@@ -153,6 +153,7 @@ func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 				Expanded: it.Status < 400, Content: it.Content, Mimetype: it.Mimetype, Reason: it.Reason, Tx: stmt, Span: it.Span,
 			}
 			tx.AppendLog(a.Run, row)
+			it.Row = *row
 			res.Rows = append(res.Rows, *row)
 		}
 		return nil
