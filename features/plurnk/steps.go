@@ -158,6 +158,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	registerEngineSteps(sc)
 	registerExecSteps(sc)
 	registerDataSteps(sc)
+	registerSharpSteps(sc)
 }
 
 // --- givens ---------------------------------------------------------------

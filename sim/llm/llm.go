@@ -61,6 +61,9 @@ type Reply struct {
 	// until the client cancels it, calling OnAbort first: a long
 	// generation abandoned over HTTP.
 	Hold bool
+	// Unfinished leaves the finish reason out (the protocol's null
+	// finish_reason, as some servers send it).
+	Unfinished bool
 }
 
 // Mock is the scripted provider. Its zero value has no context size.
@@ -149,9 +152,13 @@ func (m *Mock) Generate(ctx context.Context, req provider.Request) (provider.Res
 	if r.Raw != "" {
 		raw = []byte(r.Raw)
 	}
+	finish := "stop"
+	if r.Unfinished {
+		finish = ""
+	}
 	return provider.Response{
 		Assistant: provider.Assistant{
-			Content: r.Content, Reasoning: r.Reasoning, FinishReason: "stop", Model: "mock",
+			Content: r.Content, Reasoning: r.Reasoning, FinishReason: finish, Model: "mock",
 			Usage: provider.Usage{PromptTokens: prompt, CompletionTokens: m.count(r.Content)},
 		},
 		AssistantRaw: string(raw),

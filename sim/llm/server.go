@@ -193,13 +193,17 @@ func (s *Server) answer(w http.ResponseWriter, wr wireRequest, resp provider.Res
 	if model == "" {
 		model = a.Model
 	}
+	var finish any = a.FinishReason
+	if a.FinishReason == "" {
+		finish = nil
+	}
 	if !wr.Stream {
 		msg := map[string]any{"role": "assistant", "content": a.Content}
 		if a.Reasoning != "" {
 			msg["reasoning_content"] = a.Reasoning
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion", "model": model,
-			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": a.FinishReason}}, "usage": usage})
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage})
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -222,7 +226,7 @@ func (s *Server) answer(w http.ResponseWriter, wr wireRequest, resp provider.Res
 		}
 		chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": piece}, "finish_reason": nil}}})
 	}
-	chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": a.FinishReason}}})
+	chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}})
 	if wr.StreamOptions.IncludeUsage {
 		// As the protocol has it, a stream reports usage only on request.
 		chunk(map[string]any{"choices": []any{}, "usage": usage})

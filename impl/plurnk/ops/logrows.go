@@ -34,7 +34,7 @@ func (e *Engine) curate(c scheme.Call, st dsl.Statement, open bool) (Result, err
 	}
 	var b strings.Builder
 	for _, row := range rows {
-		if _, changed := c.Tx.SetExpanded(c.Run, row.ID, open); changed {
+		if c.Tx.SetExpanded(c.Run, row.ID, open) {
 			fmt.Fprintf(&b, "log:///%s\n", row.Handle())
 		}
 	}

@@ -114,7 +114,7 @@ func (s *Service) runWork(r *Run) {
 		// A loop.run kept queued through a loop.cancel: the cancel
 		// ended the loop before it, not this one.
 		r.scope = r.scope.Renew()
-		r.cancelled, r.killed = false, false
+		r.cancelled = false
 	}
 	ctx := context.WithValue(r.scope.Context(), runKey{}, r.store.Name)
 	req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, MaxTurns: w.maxTurns, Resume: w.resume,
@@ -153,15 +153,11 @@ func (s *Service) runWork(r *Run) {
 // collected by the sisters and announced; a parked one resumes at once if
 // an event is owed, else arms its poll and may announce quiescence.
 func (s *Service) afterLoop(r *Run, res engine.Result) {
+	// An abort (KILL of run://, loop.cancel) lands only while the engine
+	// has yielded s.mu (generate, a paused dispatch) or from the loop's
+	// own dispatch; the engine checks the run's context right after each,
+	// so an aborted loop always comes back terminal (499) with a reason.
 	l := res.Loop
-	if r.killed && !engine.Terminal(l.Status) {
-		l.Status = engine.StatusCancelled
-		res.Reason = "the run was killed"
-	}
-	if r.killed && l.Status == engine.StatusCancelled && res.Reason == "" {
-		res.Reason = "the run was killed"
-	}
-	r.killed = false
 	if engine.Terminal(l.Status) {
 		res.Status = l.Status
 		s.closed(r, l, res.Reason, &res)
@@ -359,7 +355,6 @@ func (s *Service) abort(r *Run, reason string, keep bool) bool {
 		}
 	}
 	if r.running {
-		r.killed = true
 		return true
 	}
 	if l := r.latest(); l != nil && !engine.Terminal(l.Status) {

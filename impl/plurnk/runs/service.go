@@ -172,7 +172,6 @@ type Run struct {
 	// cancelled: the run was cancelled and nothing explicit has resumed it
 	// since (§run-lifecycle-no-resurrection).
 	cancelled bool
-	killed    bool // a KILL landed while a loop was running
 	// owed: an event aimed at the run arrived while its loop was running;
 	// if the loop parks before seeing it, it is resumed at once.
 	owed    bool
@@ -498,7 +497,7 @@ func (s *Service) Start(session int64, run string, ls LoopStart) error {
 	if r.store.Name == store.PlurnkRun {
 		return fmt.Errorf("runs: loop.run on the reserved %q run", store.PlurnkRun)
 	}
-	r.cancelled, r.killed = false, false
+	r.cancelled = false
 	r.scope = r.scope.Renew()
 	if l := r.latest(); !r.draining && len(r.queue) == 0 && l != nil && l.Status == engine.StatusParked {
 		if prompt != "" {

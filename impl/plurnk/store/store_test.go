@@ -109,14 +109,14 @@ func TestFailedTransactionRollsBackEverything(t *testing.T) {
 					return err
 				}
 				tx.OnRollback(func() { hooked = true })
-				if found, changed := tx.SetExpanded(r, r.Log[0].ID, false); !found || !changed {
+				if !tx.SetExpanded(r, r.Log[0].ID, false) {
 					t.Fatal("fold of row 1 did nothing")
 				}
 				if !tx.DeleteLog(r, r.Log[1].ID) {
 					t.Fatal("delete of row 2 found nothing")
 				}
 				tx.AppendLog(r, &LogRow{Loop: 1, Turn: 2, Seq: 1, Op: "KILL"})
-				if found, changed := tx.SetExpanded(r, r.Log[1].ID, true); !found || !changed {
+				if !tx.SetExpanded(r, r.Log[1].ID, true) {
 					t.Fatal("open of row 3 did nothing")
 				}
 				if how == "panic" {

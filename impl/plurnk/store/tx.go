@@ -89,20 +89,21 @@ func (tx *Tx) restore(k Key, prev *Entry, existed bool) {
 }
 
 // SetExpanded sets the expanded bit of r's row with id to expanded. It
-// reports whether the row exists and whether the bit changed.
-func (tx *Tx) SetExpanded(r *Run, id int64, expanded bool) (found, changed bool) {
+// reports whether the bit changed (false when there is no such row or it
+// already had that state).
+func (tx *Tx) SetExpanded(r *Run, id int64, expanded bool) bool {
 	for _, row := range r.Log {
 		if row.ID != id {
 			continue
 		}
 		if row.Expanded == expanded {
-			return true, false
+			return false
 		}
 		row.Expanded = expanded
 		tx.undo = append(tx.undo, func() { row.Expanded = !expanded })
-		return true, true
+		return true
 	}
-	return false, false
+	return false
 }
 
 // DeleteLog removes r's row with id from its log. It reports whether there

@@ -1,0 +1,18 @@
+@plurnk
+Feature: Sharp edges of the XPath matcher on XML
+  XML is parsed strictly: a document that is not well-formed cannot be
+  matched, so the READ answers 203 with the raw text and the reason, as a
+  broken JSON source does. Only HTML is read leniently.
+
+  @§matcher-dispatch-203-soft-fallback @decision
+  Scenario: an XPath READ of XML that is not well-formed answers 203 with the raw text
+    Given the entry known:///feed.xml contains "<feed>\n<entry/>\n<entry>\n</feed>"
+    When the model emits <<READ(known:///feed.xml)://entry:READ
+    Then the action answers 203
+    And the result content is "<feed>\n<entry/>\n<entry>\n</feed>"
+
+  @§matcher-dispatch-203-soft-fallback @decision
+  Scenario: the same unclosed markup in an HTML file is read leniently and matched
+    Given the entry known:///page.html contains "<feed>\n<entry/>\n<entry>\n</feed>"
+    When the model emits <<READ(known:///page.html)://entry:READ
+    Then the action answers 200
