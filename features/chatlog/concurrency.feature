@@ -27,15 +27,15 @@ Feature: Concurrency
     And the page "Index - 7 Zen" is connected
     When agent "agent" appends to the log of "Index - 7 Zen":
       """
-      **agent** to <page> at 09:00:00
+      **agent** to <page> at <now>
       ```JS
       globalThis.trace = ["a"]; 1
       ```
-      **agent** to <page> at 09:00:00
+      **agent** to <page> at <now>
       ```JS
       trace.push("b"); 2
       ```
-      **agent** to <page> at 09:00:00
+      **agent** to <page> at <now>
       ```JS
       trace.push("c"); trace.join("")
       ```
