@@ -158,29 +158,12 @@ func registerRunInterleaveSteps(sc *godog.ScenarioContext) {
 
 	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client injects "([^"]*)" into it and then cancels it$`, func(ctx context.Context, run string, n int, msg string) error {
 		rw := getRuns(ctx)
-		if rw.svc != nil {
-			return fmt.Errorf("plan mid-turn actions before the session starts")
-		}
-		if rw.during == nil {
-			rw.during = map[string]map[int]func() error{}
-		}
-		if rw.during[run] == nil {
-			rw.during[run] = map[int]func() error{}
-		}
-		rw.during[run][n] = func() error {
+		return rw.planMidTurn(run, n, func() error {
 			if err := rw.svc.Inject(rw.ss.ID, run, msg); err != nil {
 				return err
 			}
-			hit, err := rw.svc.Cancel(rw.ss.ID, run, "")
-			if err != nil {
-				return err
-			}
-			if !hit {
-				return fmt.Errorf("the cancel of run %q found nothing running mid-turn", run)
-			}
-			return nil
-		}
-		return nil
+			return rw.cancelMidTurn(run)
+		})
 	})
 	sc.Step(`^the mid-turn actions went through$`, func(ctx context.Context) error {
 		rw := getRuns(ctx)

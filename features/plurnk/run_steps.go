@@ -50,6 +50,35 @@ type runKey struct{}
 
 func getRuns(ctx context.Context) *runWorld { return ctx.Value(runKey{}).(*runWorld) }
 
+// planMidTurn files act to run while run generates its reply n; a scenario
+// plans such actions before the session starts.
+func (rw *runWorld) planMidTurn(run string, n int, act func() error) error {
+	if rw.svc != nil {
+		return fmt.Errorf("plan mid-turn actions before the session starts")
+	}
+	if rw.during == nil {
+		rw.during = map[string]map[int]func() error{}
+	}
+	if rw.during[run] == nil {
+		rw.during[run] = map[int]func() error{}
+	}
+	rw.during[run][n] = act
+	return nil
+}
+
+// cancelMidTurn cancels run as a client would and fails when nothing was
+// running to cancel.
+func (rw *runWorld) cancelMidTurn(run string) error {
+	hit, err := rw.svc.Cancel(rw.ss.ID, run, "")
+	if err != nil {
+		return err
+	}
+	if !hit {
+		return fmt.Errorf("the cancel of run %q found nothing running mid-turn", run)
+	}
+	return nil
+}
+
 // registerRunSteps registers the steps of the run features: sessions and
 // runs, the run:// scheme, the run lifecycle and the EXEC wiring into loops.
 func registerRunSteps(sc *godog.ScenarioContext) {

@@ -43,42 +43,16 @@ func registerSharpSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client starts it with the prompt "([^"]*)" and then cancels it$`, func(ctx context.Context, run string, n int, prompt string) error {
 		rw := getRuns(ctx)
-		if rw.svc != nil {
-			return fmt.Errorf("plan mid-turn actions before the session starts")
-		}
-		if rw.during == nil {
-			rw.during = map[string]map[int]func() error{}
-		}
-		if rw.during[run] == nil {
-			rw.during[run] = map[int]func() error{}
-		}
-		rw.during[run][n] = func() error {
+		return rw.planMidTurn(run, n, func() error {
 			if err := rw.svc.LoopRun(rw.ss.ID, run, prompt); err != nil {
 				return err
 			}
-			hit, err := rw.svc.Cancel(rw.ss.ID, run, "")
-			if err != nil {
-				return err
-			}
-			if !hit {
-				return fmt.Errorf("the cancel of run %q found nothing running mid-turn", run)
-			}
-			return nil
-		}
-		return nil
+			return rw.cancelMidTurn(run)
+		})
 	})
 	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client starts it with the prompt "([^"]*)" and its client run "([^"]*)" emits (<<.+)$`, func(ctx context.Context, run string, n int, prompt, client, src string) error {
 		rw := getRuns(ctx)
-		if rw.svc != nil {
-			return fmt.Errorf("plan mid-turn actions before the session starts")
-		}
-		if rw.during == nil {
-			rw.during = map[string]map[int]func() error{}
-		}
-		if rw.during[run] == nil {
-			rw.during[run] = map[int]func() error{}
-		}
-		rw.during[run][n] = func() error {
+		return rw.planMidTurn(run, n, func() error {
 			if err := rw.svc.LoopRun(rw.ss.ID, run, prompt); err != nil {
 				return err
 			}
@@ -97,7 +71,6 @@ func registerSharpSteps(sc *godog.ScenarioContext) {
 				return fmt.Errorf("the client's %s wrote %d rows, not one answering 200: %+v", src, len(rows), rows)
 			}
 			return nil
-		}
-		return nil
+		})
 	})
 }
