@@ -11,17 +11,7 @@ import (
 // next id to hand out. A daemon that keeps its state on disk writes it
 // crash-safely itself (a temporary file, then a rename).
 func (s *Store) Encode() ([]byte, error) {
-	snap := snapshot{NextID: s.nextID}
-	ids := make([]int64, 0, len(s.sessions))
-	for id := range s.sessions {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
-		ss := s.sessions[id]
-		snap.Sessions = append(snap.Sessions, sessionSnapshot{ID: id, Runs: ss.Runs, Entries: ss.Entries()})
-	}
-	b, err := json.Marshal(snap)
+	b, err := json.Marshal(s.snapshot())
 	if err != nil {
 		return nil, fmt.Errorf("encode store: %w", err)
 	}
@@ -45,6 +35,16 @@ func (s *Store) Decode(b []byte) error {
 	}
 	s.nextID, s.sessions = snap.NextID, sessions
 	return nil
+}
+
+// snapshot is the store's state in the form Encode and Snapshot write.
+func (s *Store) snapshot() snapshot {
+	snap := snapshot{NextID: s.nextID}
+	for _, id := range s.Sessions() {
+		ss := s.sessions[id]
+		snap.Sessions = append(snap.Sessions, sessionSnapshot{ID: id, Runs: ss.Runs, Entries: ss.Entries()})
+	}
+	return snap
 }
 
 // Sessions returns the ids of the store's sessions, ascending.

@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/spf13/afero"
 )
@@ -22,17 +21,7 @@ type sessionSnapshot struct {
 
 // Snapshot writes the whole store as JSON to path on fs.
 func (s *Store) Snapshot(fs afero.Fs, path string) error {
-	snap := snapshot{NextID: s.nextID}
-	ids := make([]int64, 0, len(s.sessions))
-	for id := range s.sessions {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
-		ss := s.sessions[id]
-		snap.Sessions = append(snap.Sessions, sessionSnapshot{ID: id, Runs: ss.Runs, Entries: ss.Entries()})
-	}
-	b, err := json.MarshalIndent(snap, "", " ")
+	b, err := json.MarshalIndent(s.snapshot(), "", " ")
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
