@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -45,29 +44,11 @@ type process struct {
 
 	cmd     *exec.Cmd
 	done    chan struct{}
-	con     syncBuffer
+	con     kit.SyncBuffer
 	br      *browser
 	urls    map[string]string     // page name → the URL its tab registered with
 	proxies map[string]*pageProxy // page name → what its tab calls the server through
 	quit    chan struct{}         // closed when the scenario ends: the Lisp realm stops
-}
-
-// syncBuffer is the server's console, written by the process's pipe.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newProcess(w *world, server, parse string, logf func(string, ...any)) (*process, error) {

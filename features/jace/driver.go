@@ -9,9 +9,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
+	"anchorage/features/kit"
 	impl "anchorage/impl/jace"
 	"anchorage/impl/jace/sandbox"
 	"anchorage/sim/clock"
@@ -35,29 +35,11 @@ type driver struct {
 	external string // base URL of the external runtime, "" for embedded
 
 	cfg   impl.Config
-	audit *syncBuffer
+	audit *kit.SyncBuffer
 	srv   *impl.Server
 	ts    *httptest.Server
 
 	client *http.Client
-}
-
-// syncBuffer is an io.Writer safe for the runtime's concurrent audit writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // newDriver prepares a driver; seed feeds Math.random of the embedded
@@ -65,7 +47,7 @@ func (b *syncBuffer) String() string {
 func newDriver(seed int64) *driver {
 	d := &driver{
 		external: strings.TrimRight(os.Getenv(EnvURL), "/"),
-		audit:    &syncBuffer{},
+		audit:    &kit.SyncBuffer{},
 		client:   &http.Client{Timeout: 30 * time.Second},
 	}
 	d.cfg = impl.Config{
