@@ -1,7 +1,10 @@
 package exec
 
 import (
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -143,6 +146,14 @@ func TestShellProbeUnavailable(t *testing.T) {
 // TestShellSignal: a model's KILL[2] sends the real process group exactly
 // SIGINT, and the stream ends 499 by that signal.
 func TestShellSignal(t *testing.T) {
+	// A test binary started in the background by a non-interactive shell
+	// can inherit SIGINT ignored, and an ignored signal stays ignored in
+	// every child, so `sleep` would never see it (a CI run started that way
+	// timed out here once). Handling SIGINT while the test runs, as plurnkd
+	// does, gives the children the default disposition.
+	handled := make(chan os.Signal, 1)
+	signal.Notify(handled, syscall.SIGINT)
+	defer signal.Stop(handled)
 	for _, sig := range []string{"SIGINT", "SIGHUP", "SIGUSR1"} {
 		t.Run(sig, func(t *testing.T) {
 			r := newRealRig(t)
