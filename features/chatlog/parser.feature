@@ -274,6 +274,7 @@ Feature: Parser and watcher
       | **a** to t at 10:00:00 (5 ms)    | 0        | 0       |
       | **a** to t at 10:00:00 (late)    | 0        | 1       |
       | **a** to t at 10:00:00 (soon)    | 0        | 0       |
+      | **a** to t at 10:00:00 (soon     | 1        | 0       |
 
   @§chatlog-duration-format @§chatlog-reply-header @§chatlog-error-header @decision
   Scenario Outline: a reply header's duration reads back in milliseconds
