@@ -127,6 +127,21 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^a page titled "([^"]*)" connects$`, func(ctx context.Context, title string) error {
 		return get(ctx).d.connect(title, title)
 	})
+	sc.Step(`^debug/ already holds a log for every 4-digit short id of "([a-z0-9-]+)"$`, func(ctx context.Context, base string) error {
+		w := get(ctx)
+		if err := w.d.internal("filling the server's debug/ with 65536 logs"); err != nil {
+			return err
+		}
+		if err := w.fs.MkdirAll("debug", 0o755); err != nil {
+			return err
+		}
+		for i := 0; i < 1<<16; i++ {
+			if err := afero.WriteFile(w.fs, fmt.Sprintf("debug/%s-%04x.md", base, i), nil, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	sc.Step(`^a page titled with (\d+) "(.)" characters connects$`, func(ctx context.Context, n int, c string) error {
 		return get(ctx).d.connect("long", strings.Repeat(c, n))
 	})
