@@ -46,6 +46,29 @@ Feature: Parser and watcher
     Then "Quiet" has 1 job
     And the job running "1+1" went through requested
 
+  @§chatlog-request-job
+  Scenario: a log that grows by repeating its own last kilobytes is still noticed
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends 120 copies of this to the log of "Quiet" in one write:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      1+1
+      ```
+      """
+    And 1 s passes
+    Then "Quiet" has 120 jobs
+    When agent "agent" appends 1 copies of this to the log of "Quiet" in one write:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      1+1
+      ```
+      """
+    And 1 s passes
+    Then "Quiet" has 121 jobs
+
   @§chatlog-reply-pairing @decision
   Scenario: a reply pairs with the closest earlier unanswered request of its agent
     Given the log:

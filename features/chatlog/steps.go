@@ -201,6 +201,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w := get(ctx)
 		return w.appendTo(page, w.expand(page, doc.Content)+"\n")
 	})
+	sc.Step(`^agent "([^"]*)" appends (\d+) copies of this to the log of "([^"]*)" in one write:$`, func(ctx context.Context, agent string, n int, page string, doc *godog.DocString) error {
+		w := get(ctx)
+		return w.appendTo(page, strings.Repeat(w.expand(page, doc.Content)+"\n", n))
+	})
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" in two writes (\d+) ms apart:$`, func(ctx context.Context, agent, page string, gap int, doc *godog.DocString) error {
 		w := get(ctx)
 		text := w.expand(page, doc.Content) + "\n"
