@@ -69,6 +69,18 @@ Feature: Parser and watcher
     And 1 s passes
     Then "Quiet" has 121 jobs
 
+  @§chatlog-debounce
+  Scenario: a log deleted while its change settles is reported in the console, not parsed
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 60 ms pass
+    And agent "agent" deletes the log of "Quiet"
+    And 1 s passes
+    Then the console says "debug/<stem:Quiet>.md: "
+    And the console says "file does not exist"
+    And "Quiet" has 0 jobs
+
   @§chatlog-reply-pairing @decision
   Scenario: a reply pairs with the closest earlier unanswered request of its agent
     Given the log:

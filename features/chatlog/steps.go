@@ -205,6 +205,13 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w := get(ctx)
 		return w.appendTo(page, strings.Repeat(w.expand(page, doc.Content)+"\n", n))
 	})
+	sc.Step(`^agent "([^"]*)" deletes the log of "([^"]*)"$`, func(ctx context.Context, agent, page string) error {
+		w := get(ctx)
+		if err := w.d.internal("deleting a log on the simulated disk"); err != nil {
+			return err
+		}
+		return w.fs.Remove(w.path(page))
+	})
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" in two writes (\d+) ms apart:$`, func(ctx context.Context, agent, page string, gap int, doc *godog.DocString) error {
 		w := get(ctx)
 		text := w.expand(page, doc.Content) + "\n"
