@@ -36,6 +36,13 @@ Feature: Layout and naming
     Then the log of "long" lies inside "debug/" and its name is at most 60 characters
 
   @§chatlog-short-id
+  Scenario: when every 4-digit id of a name is taken, the short id grows to 8 digits
+    Given a running server
+    And debug/ already holds a log for every 4-digit short id of "full"
+    When a page titled "Full" connects
+    Then the log of "Full" is "debug/full-[0-9a-f]{8}\.md"
+
+  @§chatlog-short-id
   Scenario: two pages with the same name get different logs
     Given a running server
     When the page "Dup" is connected

@@ -46,6 +46,41 @@ Feature: Parser and watcher
     Then "Quiet" has 1 job
     And the job running "1+1" went through requested
 
+  @§chatlog-request-job
+  Scenario: a log that grows by repeating its own last kilobytes is still noticed
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends 120 copies of this to the log of "Quiet" in one write:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      1+1
+      ```
+      """
+    And 1 s passes
+    Then "Quiet" has 120 jobs
+    When agent "agent" appends 1 copies of this to the log of "Quiet" in one write:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      1+1
+      ```
+      """
+    And 1 s passes
+    Then "Quiet" has 121 jobs
+
+  @§chatlog-debounce
+  Scenario: a log deleted while its change settles is reported in the console, not parsed
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 60 ms pass
+    And agent "agent" deletes the log of "Quiet"
+    And 1 s passes
+    Then the console says "debug/<stem:Quiet>.md: "
+    And the console says "file does not exist"
+    And "Quiet" has 0 jobs
+
   @§chatlog-reply-pairing @decision
   Scenario: a reply pairs with the closest earlier unanswered request of its agent
     Given the log:
@@ -274,6 +309,7 @@ Feature: Parser and watcher
       | **a** to t at 10:00:00 (5 ms)    | 0        | 0       |
       | **a** to t at 10:00:00 (late)    | 0        | 1       |
       | **a** to t at 10:00:00 (soon)    | 0        | 0       |
+      | **a** to t at 10:00:00 (soon     | 1        | 0       |
 
   @§chatlog-duration-format @§chatlog-reply-header @§chatlog-error-header @decision
   Scenario Outline: a reply header's duration reads back in milliseconds

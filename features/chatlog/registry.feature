@@ -100,6 +100,16 @@ Feature: Master registry
       """
     And no server write changed a byte that was already in a log
 
+  @§chatlog-timeout
+  Scenario: a stopped server writes nothing more, not even a timeout it had armed
+    Given a running server with a 5 s job timeout
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 1 s passes
+    And the server restarts
+    And 4.5 s pass
+    Then the log of "Quiet" does not contain "timeout"
+
   @§chatlog-executing-placeholder @decision
   Scenario: a request that was executing when the server stopped is answered "interrupted", not run again
     Given a running server

@@ -127,6 +127,21 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^a page titled "([^"]*)" connects$`, func(ctx context.Context, title string) error {
 		return get(ctx).d.connect(title, title)
 	})
+	sc.Step(`^debug/ already holds a log for every 4-digit short id of "([a-z0-9-]+)"$`, func(ctx context.Context, base string) error {
+		w := get(ctx)
+		if err := w.d.internal("filling the server's debug/ with 65536 logs"); err != nil {
+			return err
+		}
+		if err := w.fs.MkdirAll("debug", 0o755); err != nil {
+			return err
+		}
+		for i := 0; i < 1<<16; i++ {
+			if err := afero.WriteFile(w.fs, fmt.Sprintf("debug/%s-%04x.md", base, i), nil, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	sc.Step(`^a page titled with (\d+) "(.)" characters connects$`, func(ctx context.Context, n int, c string) error {
 		return get(ctx).d.connect("long", strings.Repeat(c, n))
 	})
@@ -185,6 +200,17 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)":$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
 		w := get(ctx)
 		return w.appendTo(page, w.expand(page, doc.Content)+"\n")
+	})
+	sc.Step(`^agent "([^"]*)" appends (\d+) copies of this to the log of "([^"]*)" in one write:$`, func(ctx context.Context, agent string, n int, page string, doc *godog.DocString) error {
+		w := get(ctx)
+		return w.appendTo(page, strings.Repeat(w.expand(page, doc.Content)+"\n", n))
+	})
+	sc.Step(`^agent "([^"]*)" deletes the log of "([^"]*)"$`, func(ctx context.Context, agent, page string) error {
+		w := get(ctx)
+		if err := w.d.internal("deleting a log on the simulated disk"); err != nil {
+			return err
+		}
+		return w.fs.Remove(w.path(page))
 	})
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" in two writes (\d+) ms apart:$`, func(ctx context.Context, agent, page string, gap int, doc *godog.DocString) error {
 		w := get(ctx)
