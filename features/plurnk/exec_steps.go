@@ -343,11 +343,17 @@ func thenEnded(ctx context.Context, t string, status int) error {
 }
 
 func thenEndedBy(ctx context.Context, t string, status int, sig string, ms int) error {
-	x := getExec(ctx)
-	s, err := x.stream(get(ctx), t)
+	s, err := getExec(ctx).stream(get(ctx), t)
 	if err != nil {
 		return err
 	}
+	return checkEnding(t, s, status, sig, ms)
+}
+
+// checkEnding compares how a stream ended — its status, the signal that
+// ended it and when, from its start (0 while it still runs) — with what a
+// scenario expects.
+func checkEnding(name string, s exec.Stream, status int, sig string, ms int) error {
 	type ending struct {
 		Status int
 		Signal string
@@ -359,7 +365,7 @@ func thenEndedBy(ctx context.Context, t string, status int, sig string, ms int) 
 	}
 	want := ending{status, sig, time.Duration(ms) * time.Millisecond}
 	if d := cmp.Diff(want, got); d != "" {
-		return fmt.Errorf("%s ended (-want +got):\n%s", t, d)
+		return fmt.Errorf("%s ended (-want +got):\n%s", name, d)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package plurnk
 import (
 	"context"
 	"fmt"
-	"github.com/google/go-cmp/cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -331,19 +330,7 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
-		type ending struct {
-			Status int
-			Signal string
-			At     time.Duration
-		}
-		got := ending{st.Status, st.Signal, st.Ended.Sub(st.Started)}
-		if st.Status == 0 {
-			got.At = 0
-		}
-		if d := cmp.Diff(ending{status, sig, time.Duration(ms) * time.Millisecond}, got); d != "" {
-			return fmt.Errorf("stream %s ended (-want +got):\n%s", target, d)
-		}
-		return nil
+		return checkEnding("stream "+target, st, status, sig, ms)
 	})
 	sc.Step(`^the run stream (\S+) is still running$`, func(ctx context.Context, target string) error {
 		st, err := getRuns(ctx).stream(target)
