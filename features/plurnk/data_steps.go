@@ -241,16 +241,11 @@ func thenSyncReads(ctx context.Context, want string) error {
 // repo "." being the root itself; a row whose tracked cell is "gitlink"
 // records a submodule entry at path instead of a file.
 func givenForest(ctx context.Context, tbl *godog.Table) error {
-	x := getExec(ctx)
-	if x.mem != nil {
-		return fmt.Errorf("the scenario already has a project directory")
-	}
-	dir, err := os.MkdirTemp("", "plurnk-members-")
+	m, err := newProjectDir(ctx)
 	if err != nil {
 		return err
 	}
-	m := &memWorld{dir: dir}
-	x.mem = m
+	dir := m.dir
 	tracked := map[string][]string{}
 	var links [][2]string
 	var repos []string

@@ -71,20 +71,30 @@ func registerMembershipSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^its record for the plurnk run is a folded EDIT of (\S+) with source "([^"]*)" at log:///(\S+)$`, thenDivergenceRow)
 }
 
+// newProjectDir makes the scenario's one project directory, a temporary
+// directory that the scenario's cleanup removes (kit.RemoveTemp).
+func newProjectDir(ctx context.Context) (*memWorld, error) {
+	x := getExec(ctx)
+	if x.mem != nil {
+		return nil, fmt.Errorf("the scenario already has a project directory")
+	}
+	dir, err := os.MkdirTemp("", "plurnk-members-")
+	if err != nil {
+		return nil, err
+	}
+	x.mem = &memWorld{dir: dir}
+	return x.mem, nil
+}
+
 // project creates the scenario's project directory with the files of tbl
 // (| path | content | and optionally | tracked |), tracking with the real
 // git binary the rows marked yes when withGit.
 func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
-	x := getExec(ctx)
-	if x.mem != nil {
-		return fmt.Errorf("the scenario already has a project directory")
-	}
-	dir, err := os.MkdirTemp("", "plurnk-members-")
+	m, err := newProjectDir(ctx)
 	if err != nil {
 		return err
 	}
-	m := &memWorld{dir: dir}
-	x.mem = m
+	dir := m.dir
 	var tracked []string
 	for i, row := range tbl.Rows {
 		if i == 0 {
