@@ -326,25 +326,35 @@ func givenGitFlags(ctx context.Context, allowed, auto string) error {
 	return nil
 }
 
+// budgetTable returns the budget section of packet n from the table whose
+// header line is header on; name is the table's name in the error.
+func budgetTable(ctx context.Context, n int, header, name string) (string, error) {
+	s, ok, err := section(ctx, packet.Budget, n)
+	if err != nil {
+		return "", err
+	}
+	i := strings.Index(s.Content, header)
+	if !ok || i < 0 {
+		return "", fmt.Errorf("packet %d has no %s:\n%s", n, name, s.Content)
+	}
+	return s.Content[i:], nil
+}
+
 // thenHeaviestRows counts the rows of the heaviest-entries table of a
 // packet of the engine world.
 func thenHeaviestRows(ctx context.Context, n, want int) error {
-	s, ok, err := section(ctx, packet.Budget, n)
+	table, err := budgetTable(ctx, n, "| entry | tokens |", "heaviest-entries table")
 	if err != nil {
 		return err
 	}
-	i := strings.Index(s.Content, "| entry | tokens |")
-	if !ok || i < 0 {
-		return fmt.Errorf("packet %d has no heaviest-entries table:\n%s", n, s.Content)
-	}
 	got := 0
-	for _, l := range strings.Split(s.Content[i:], "\n")[2:] {
+	for _, l := range strings.Split(table, "\n")[2:] {
 		if strings.HasPrefix(l, "| log:///") {
 			got++
 		}
 	}
 	if got != want {
-		return fmt.Errorf("the heaviest-entries table of packet %d has %d rows, want %d:\n%s", n, got, want, s.Content[i:])
+		return fmt.Errorf("the heaviest-entries table of packet %d has %d rows, want %d:\n%s", n, got, want, table)
 	}
 	return nil
 }
@@ -352,16 +362,12 @@ func thenHeaviestRows(ctx context.Context, n, want int) error {
 // thenTurnTable reads the turn column of the turn-weight table of a packet
 // of the engine world, in the order the table lists them.
 func thenTurnTable(ctx context.Context, n int, want string) error {
-	s, ok, err := section(ctx, packet.Budget, n)
+	table, err := budgetTable(ctx, n, "| turn | tokens |", "turn table")
 	if err != nil {
 		return err
 	}
-	i := strings.Index(s.Content, "| turn | tokens |")
-	if !ok || i < 0 {
-		return fmt.Errorf("packet %d has no turn table:\n%s", n, s.Content)
-	}
 	got := []string{}
-	for _, l := range strings.Split(s.Content[i:], "\n")[2:] {
+	for _, l := range strings.Split(table, "\n")[2:] {
 		cells := strings.Split(l, "|")
 		if len(cells) < 3 {
 			break

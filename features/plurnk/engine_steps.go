@@ -493,17 +493,13 @@ func thenUsageNotSum(ctx context.Context, n int) error {
 }
 
 func thenHeaviestFirst(ctx context.Context, n int, handle string) error {
-	s, ok, err := section(ctx, packet.Budget, n)
+	table, err := budgetTable(ctx, n, "| entry | tokens |", "heaviest-entries table")
 	if err != nil {
 		return err
 	}
-	i := strings.Index(s.Content, "| entry | tokens |")
-	if !ok || i < 0 {
-		return fmt.Errorf("packet %d has no heaviest-entries table:\n%s", n, s.Content)
-	}
-	lines := strings.Split(s.Content[i:], "\n")
+	lines := strings.Split(table, "\n")
 	if len(lines) < 3 || !strings.HasPrefix(lines[2], "| "+handle+" |") {
-		return fmt.Errorf("the heaviest-entries table does not list %s first:\n%s", handle, s.Content[i:])
+		return fmt.Errorf("the heaviest-entries table does not list %s first:\n%s", handle, table)
 	}
 	return nil
 }
