@@ -122,15 +122,21 @@ func spliceRegion(content string, scope *dsl.Scope, body *string) [2]int {
 	if body != nil {
 		inserted = len(splitLines(*body))
 	}
-	from := 0
+	from, _, _, _ := spliceSpan(scope, n)
+	return [2]int{from, from + inserted}
+}
+
+// spliceSpan resolves a splice's <L> marker over n lines or items: the two
+// insertion sentinels, <0> and <-1>, give an empty span before the first
+// and after the last; any other marker selects what sliceRange selects.
+func spliceSpan(scope *dsl.Scope, n int) (from, to, status int, err error) {
 	if v, ok := scope.Int(0); ok && len(scope.Marks) == 1 && (v == 0 || v == -1) {
 		if v == -1 {
-			from = n
+			return n, n, 0, nil
 		}
-	} else {
-		from, _, _, _ = sliceRange(scope, n)
+		return 0, 0, 0, nil
 	}
-	return [2]int{from, from + inserted}
+	return sliceRange(scope, n)
 }
 
 // spliceLines replaces lines of content with body, by the <L> marker:
@@ -152,17 +158,9 @@ func spliceLines(content string, scope *dsl.Scope, body *string) (string, int, e
 	if body != nil {
 		insert = splitLines(*body)
 	}
-	from, to := 0, 0
-	if v, ok := scope.Int(0); ok && len(scope.Marks) == 1 && (v == 0 || v == -1) {
-		if v == -1 {
-			from, to = n, n
-		}
-	} else {
-		a, b, status, err := sliceRange(scope, n)
-		if err != nil {
-			return "", status, err
-		}
-		from, to = a, b
+	from, to, status, err := spliceSpan(scope, n)
+	if err != nil {
+		return "", status, err
 	}
 	out := append(append(slices.Clone(lines[:from]), insert...), lines[to:]...)
 	if len(out) == 0 {

@@ -137,17 +137,9 @@ func spliceJSON(content string, scope *dsl.Scope, body *string) (string, int, er
 		}
 	}
 	n := len(items)
-	from, to := 0, 0
-	if v, ok := scope.Int(0); ok && len(scope.Marks) == 1 && (v == 0 || v == -1) {
-		if v == -1 {
-			from, to = n, n
-		}
-	} else {
-		a, b, status, err := sliceRange(scope, n)
-		if err != nil {
-			return "", status, fmt.Errorf("items %s", strings.TrimPrefix(err.Error(), "lines "))
-		}
-		from, to = a, b
+	from, to, status, err := spliceSpan(scope, n)
+	if err != nil {
+		return "", status, fmt.Errorf("items %s", strings.TrimPrefix(err.Error(), "lines "))
 	}
 	kept := append(slices.Clone(items[:from]), items[to:]...)
 	if kind == '{' {
