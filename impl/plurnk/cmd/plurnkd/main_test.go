@@ -360,21 +360,10 @@ func TestStateSurvivesRestart(t *testing.T) {
 	state := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	dial := func(addr string) *rpc.Client {
-		t.Helper()
-		c, err := rpc.Dial(ctx, "ws://"+addr+"/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	dial := func(addr string) *rpc.Client { t.Helper(); return dialDaemon(t, ctx, addr) }
 	call := func(c *rpc.Client, method string, params any) gjson.Result {
 		t.Helper()
-		a, err := c.Call(ctx, method, params)
-		if err != nil || a.Error != nil {
-			t.Fatalf("%s: %v %v", method, err, a.Error)
-		}
-		return gjson.ParseBytes(a.Result)
+		return callOK(t, ctx, c, method, params)
 	}
 
 	addr, stop := startDaemon(t, script, "-state", state)
@@ -407,4 +396,25 @@ func TestStateSurvivesRestart(t *testing.T) {
 	if err != nil || len(names) != 1 || filepath.Base(names[0]) != rpc.StateFile {
 		t.Fatalf("the state directory holds %v (%v), want only %s", names, err, rpc.StateFile)
 	}
+}
+
+// dialDaemon connects to the daemon at addr, failing the test if it cannot.
+func dialDaemon(t *testing.T, ctx context.Context, addr string) *rpc.Client {
+	t.Helper()
+	c, err := rpc.Dial(ctx, "ws://"+addr+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// callOK calls method and returns its result, failing the test on a
+// transport error or an error answer.
+func callOK(t *testing.T, ctx context.Context, c *rpc.Client, method string, params any) gjson.Result {
+	t.Helper()
+	a, err := c.Call(ctx, method, params)
+	if err != nil || a.Error != nil {
+		t.Fatalf("%s: %v %v", method, err, a.Error)
+	}
+	return gjson.ParseBytes(a.Result)
 }

@@ -42,21 +42,10 @@ func TestMembershipEndToEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	dial := func(addr string) *rpc.Client { t.Helper(); return dialDaemon(t, ctx, addr) }
 	call := func(c *rpc.Client, method string, params any) gjson.Result {
 		t.Helper()
-		a, err := c.Call(ctx, method, params)
-		if err != nil || a.Error != nil {
-			t.Fatalf("%s: %v %v", method, err, a.Error)
-		}
-		return gjson.ParseBytes(a.Result)
-	}
-	dial := func(addr string) *rpc.Client {
-		t.Helper()
-		c, err := rpc.Dial(ctx, "ws://"+addr+"/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return callOK(t, ctx, c, method, params)
 	}
 
 	addr, stop := startDaemon(t, script, "-root", root, "-state", state)
