@@ -12,6 +12,9 @@
 package mutate
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -46,6 +49,7 @@ func (p Pos) Less(q Pos) bool { return p.Line < q.Line || p.Line == q.Line && p.
 // Mutant is one small change to one file.
 type Mutant struct {
 	ID          string // file:line:col:mutator — stable while the line does not move
+	Key         string // the code, not the position: see Fingerprint
 	File        string // module-relative, slash-separated
 	Start, End  Pos    // the replaced text; End is exclusive
 	Off, EndOff int    // the same, as byte offsets
@@ -198,7 +202,63 @@ func FileMutants(file string, src []byte) ([]Mutant, error) {
 		return true
 	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Off < out[j].Off })
-	return dedupe(out), nil
+	out = dedupe(out)
+	setKeys(f, tf, src, out)
+	return out, nil
+}
+
+// setKeys gives each mutant a key that names its code rather than its
+// position: the file, the enclosing function, the mutator, the replacement
+// and the source line holding the change with the changed text marked, plus
+// an ordinal among mutants whose keys are otherwise equal. Lines added or
+// removed elsewhere in the file leave the key as it was; editing the line
+// itself (or renaming its function) changes it.
+func setKeys(f *ast.File, tf *token.File, src []byte, ms []Mutant) {
+	type span struct {
+		off, end int
+		name     string
+	}
+	var funcs []span
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		name := fd.Name.Name
+		if fd.Recv != nil && len(fd.Recv.List) > 0 {
+			name = "(" + string(src[tf.Offset(fd.Recv.List[0].Type.Pos()):tf.Offset(fd.Recv.List[0].Type.End())]) + ")." + name
+		}
+		funcs = append(funcs, span{tf.Offset(fd.Pos()), tf.Offset(fd.End()), name})
+	}
+	seen := map[string]int{}
+	for i := range ms {
+		m := &ms[i]
+		fn := "-"
+		for _, s := range funcs {
+			if m.Off >= s.off && m.Off < s.end {
+				fn = s.name
+				break
+			}
+		}
+		ls := bytes.LastIndexByte(src[:m.Off], '\n') + 1
+		le := bytes.IndexByte(src[m.Off:], '\n')
+		if le < 0 {
+			le = len(src) - m.Off
+		}
+		cut := min(m.EndOff, m.Off+le)
+		line := strings.Join(strings.Fields(string(src[ls:m.Off])), " ") + "⟦" + string(src[m.Off:cut]) + "⟧" +
+			strings.Join(strings.Fields(string(src[cut:m.Off+le])), " ")
+		key := m.File + "|" + fn + "|" + m.Mutator + "|" + m.Replacement + "|" + line
+		m.Key = fmt.Sprintf("%s|%d", key, seen[key])
+		seen[key]++
+	}
+}
+
+// Fingerprint is a short hash of the mutant's key: it names the mutant in
+// reports/equivalent.txt so that an entry follows its code when lines move.
+func (m Mutant) Fingerprint() string {
+	h := sha256.Sum256([]byte(m.Key))
+	return hex.EncodeToString(h[:5])
 }
 
 // removable reports whether deleting st leaves code that can still compile:

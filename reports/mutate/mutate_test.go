@@ -133,15 +133,62 @@ func TestParseProfileAndCovering(t *testing.T) {
 }
 
 func TestEquivalentsNeedAReason(t *testing.T) {
-	got, err := Equivalents(strings.NewReader("# comment\n\nimpl/p/p.go:3:4:BooleanLiteral the flag is only logged\n"))
-	if err != nil || got["impl/p/p.go:3:4:BooleanLiteral"] != "the flag is only logged" {
-		t.Errorf("got %v, %v", got, err)
+	got, err := ReadEquivalents(strings.NewReader("# comment\n\nimpl/p/p.go:3:4:BooleanLiteral the flag is only logged\n"))
+	if err != nil || len(got.Entries) != 1 || got.Entries[0].Reason != "the flag is only logged" {
+		t.Errorf("got %+v, %v", got, err)
 	}
-	if _, err := Equivalents(strings.NewReader("impl/p/p.go:3:4:BooleanLiteral\n")); err == nil {
+	if _, err := ReadEquivalents(strings.NewReader("impl/p/p.go:3:4:BooleanLiteral\n")); err == nil {
 		t.Error("an equivalent mutant without a reason was accepted")
 	}
-	if _, err := Equivalents(strings.NewReader("p.go because\n")); err == nil {
+	if _, err := ReadEquivalents(strings.NewReader("p.go because\n")); err == nil {
 		t.Error("a line that names no mutant id was accepted")
+	}
+}
+
+// TestFingerprintsFollowTheCode: an entry written with a fingerprint still
+// names its mutant after lines are added above it, and no longer does once
+// the line itself changes.
+func TestFingerprintsFollowTheCode(t *testing.T) {
+	const body = "\tif a < b {\n\t\treturn 1\n\t}\n\treturn 0\n}\n"
+	before, err := FileMutants("impl/p/p.go", []byte("package p\n\nfunc f(a, b int) int {\n"+body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := FileMutants("impl/p/p.go", []byte("package p\n\n// f compares.\n// More words.\nfunc f(a, b int) int {\n"+body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := FileMutants("impl/p/p.go", []byte("package p\n\nfunc f(a, b int) int {\n\tif a < b+1 {\n\t\treturn 1\n\t}\n\treturn 0\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(ms []Mutant, mutator string) Mutant {
+		for _, m := range ms {
+			if m.Mutator == mutator {
+				return m
+			}
+		}
+		t.Fatalf("no %s mutant", mutator)
+		return Mutant{}
+	}
+	b, a, e := find(before, ConditionalBoundary), find(after, ConditionalBoundary), find(edited, ConditionalBoundary)
+	if b.ID == a.ID {
+		t.Fatalf("the test needs the line to move: %s", a.ID)
+	}
+	list, err := ReadEquivalents(strings.NewReader(b.ID + " ~" + b.Fingerprint() + " a and b are never equal\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list.Lookup(a) != 0 {
+		t.Errorf("the entry for %s (%s) did not follow the code to %s (%s)", b.ID, b.Key, a.ID, a.Key)
+	}
+	if list.Lookup(e) != -1 {
+		t.Errorf("the entry still names the mutant after its line changed: %s", e.Key)
+	}
+	for _, m := range after {
+		if m.ID != a.ID && list.Lookup(m) != -1 {
+			t.Errorf("the entry names another mutant too: %s", m.ID)
+		}
 	}
 }
 

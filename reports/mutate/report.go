@@ -234,12 +234,28 @@ func (r *Report) Write(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// Equivalents reads the reviewed list of equivalent mutants: one per line,
-// the mutant's id, white space, and the reason no observable behaviour can
-// tell it from the original. Blank lines and lines starting with # are
-// comments. A line without a reason is an error: the list must stay honest.
-func Equivalents(r io.Reader) (map[string]string, error) {
-	out := map[string]string{}
+// Equivalent is one entry of the reviewed list of equivalent mutants.
+type Equivalent struct {
+	ID          string // file:line:col:mutator where the entry was last seen
+	Fingerprint string // the mutant's Fingerprint; empty in entries written before fingerprints
+	Reason      string
+	Line        int // line in the list, for messages
+}
+
+// EquivalentList is the reviewed list of equivalent mutants.
+type EquivalentList struct {
+	Entries []Equivalent
+	byID    map[string]int
+	byFP    map[string]int // file + "|" + fingerprint
+}
+
+// ReadEquivalents reads the reviewed list: one mutant per line, its id, an
+// optional ~fingerprint, and the reason no observable behaviour can tell it
+// from the original. Blank lines and lines starting with # are comments. A
+// line without a reason is an error: the list must stay honest. An entry
+// with a fingerprint follows its code when lines above it move.
+func ReadEquivalents(r io.Reader) (*EquivalentList, error) {
+	l := &EquivalentList{byID: map[string]int{}, byFP: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	n := 0
 	for sc.Scan() {
@@ -253,10 +269,49 @@ func Equivalents(r io.Reader) (map[string]string, error) {
 		if strings.Count(id, ":") < 3 {
 			return nil, fmt.Errorf("equivalent mutants, line %d: %q is not a mutant id (file:line:col:mutator)", n, id)
 		}
-		if reason == "" {
-			return nil, fmt.Errorf("equivalent mutants, line %d: %s has no reason (want: <mutant id> <why no behaviour tells it apart>)", n, id)
+		e := Equivalent{ID: id, Line: n}
+		if strings.HasPrefix(reason, "~") {
+			fp, rest, _ := strings.Cut(reason, " ")
+			e.Fingerprint, reason = fp[1:], strings.TrimSpace(rest)
+			if len(e.Fingerprint) != 10 {
+				return nil, fmt.Errorf("equivalent mutants, line %d: %q is not a fingerprint (~ and 10 hex digits, as -fix-equivalent writes)", n, fp)
+			}
 		}
-		out[id] = reason
+		if reason == "" {
+			return nil, fmt.Errorf("equivalent mutants, line %d: %s has no reason (want: <mutant id> [~fingerprint] <why no behaviour tells it apart>)", n, id)
+		}
+		e.Reason = reason
+		l.add(e)
 	}
-	return out, sc.Err()
+	return l, sc.Err()
+}
+
+func (l *EquivalentList) add(e Equivalent) {
+	l.Entries = append(l.Entries, e)
+	if e.Fingerprint != "" {
+		l.byFP[IDFile(e.ID)+"|"+e.Fingerprint] = len(l.Entries) - 1
+	} else {
+		l.byID[e.ID] = len(l.Entries) - 1
+	}
+}
+
+// IDFile is the file part of a mutant id.
+func IDFile(id string) string {
+	parts := strings.Split(id, ":")
+	return strings.Join(parts[:len(parts)-3], ":")
+}
+
+// Lookup finds the entry for m: by fingerprint where the entry has one,
+// else by id. It returns the entry's index, or -1.
+func (l *EquivalentList) Lookup(m Mutant) int {
+	if l == nil {
+		return -1
+	}
+	if i, ok := l.byFP[m.File+"|"+m.Fingerprint()]; ok {
+		return i
+	}
+	if i, ok := l.byID[m.ID]; ok {
+		return i
+	}
+	return -1
 }

@@ -86,6 +86,7 @@ type options struct {
 	jobs       int
 	list       bool
 	verbose    bool
+	fixEquiv   bool
 }
 
 func main() {
@@ -111,6 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	jobs := fl.Int("j", 2, "mutants built and run at once")
 	list := fl.Bool("list", false, "print the sampled mutants and their scenarios, run nothing")
 	verbose := fl.Bool("v", false, "print every mutant's outcome, not just survivors")
+	fixEquiv := fl.Bool("fix-equivalent", false, "rewrite the -equivalent list against the tree: fingerprint its entries, move ids that followed their code, comment out entries no mutant matches; run nothing")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -127,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o := options{n: *n, seed: seeds, timeout: *timeout, mutant: *mutant, out: *out, equivalent: *equivalent,
-		work: *work, jobs: max(*jobs, 1), list: *list, verbose: *verbose}
+		work: *work, jobs: max(*jobs, 1), list: *list, verbose: *verbose, fixEquiv: *fixEquiv}
 	known := map[string]bool{}
 	for _, s := range catalog.Systems() {
 		known[s] = true
@@ -168,7 +170,7 @@ type mutator struct {
 	module    string // module path from go.mod
 	work      string // absolute scratch dir
 	cat       *catalog.Catalog
-	equiv     map[string]string
+	equiv     *mutate.EquivalentList
 	stdout    io.Writer
 	stderr    io.Writer
 	coverBin  string
@@ -188,10 +190,10 @@ func newMutator(o options, stdout, stderr io.Writer) (*mutator, error) {
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("the features do not load cleanly (go test ./reports/catalog says more): %s", problems[0])
 	}
-	equiv := map[string]string{}
+	var equiv *mutate.EquivalentList
 	o.out, o.equivalent, o.work = inRoot(root, o.out), inRoot(root, o.equivalent), inRoot(root, o.work)
 	if f, err := os.Open(o.equivalent); err == nil {
-		equiv, err = mutate.Equivalents(f)
+		equiv, err = mutate.ReadEquivalents(f)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.equivalent, err)
@@ -303,6 +305,9 @@ func (m *mutator) selected(system, rel string) bool {
 }
 
 func (m *mutator) run(ctx context.Context) error {
+	if m.o.fixEquiv {
+		return m.fixEquivalents()
+	}
 	if m.o.mutant != "" {
 		return m.runOne(ctx, m.o.mutant)
 	}
@@ -388,6 +393,7 @@ type candidate struct {
 	mutant mutate.Mutant
 	locs   []string
 	secs   float64
+	rank   string
 }
 
 // measure samples and runs the system's mutants.
@@ -404,7 +410,7 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string, key st
 	srcs := map[string][]byte{} // the sources the mutants were made from: later edits of the tree do not leak in
 	for _, mu := range all {
 		if locs, secs := cov.Covering(mu); len(locs) > 0 {
-			cands = append(cands, candidate{mu, locs, secs})
+			cands = append(cands, candidate{mutant: mu, locs: locs, secs: secs})
 			if srcs[mu.File] == nil {
 				if srcs[mu.File], err = os.ReadFile(filepath.Join(m.root, mu.File)); err != nil {
 					return nil, err
@@ -412,8 +418,17 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string, key st
 			}
 		}
 	}
-	rng := m.o.seed.Rand("mutate:" + sys)
-	rng.Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
+	// The sample is the mutants of lowest rank, a hash of the master seed and
+	// each mutant's code key: a uniform draw that a new scenario reaching new
+	// lines, or lines moving, changes only by the few mutants it adds or edits.
+	rank := func(mu mutate.Mutant) string {
+		h := sha256.Sum256([]byte(fmt.Sprintf("mutate:%s:%d:%s", sys, m.o.seed.Master(), mu.Key)))
+		return string(h[:])
+	}
+	for i := range cands {
+		cands[i].rank = rank(cands[i].mutant)
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].rank < cands[j].rank })
 	fmt.Fprintf(m.stdout, "%s: %d mutants in %d packages, %d on lines its %d scenarios execute; sampling %d\n",
 		sys, len(all), len(dirs), len(cands), len(cov.Scenarios), min(m.o.n, len(cands)))
 	if m.o.list {
@@ -438,8 +453,8 @@ func (m *mutator) measure(ctx context.Context, sys string, dirs []string, key st
 		for valid+inflight < m.o.n && next < len(cands) {
 			c := cands[next]
 			next++
-			if why, ok := m.equiv[c.mutant.ID]; ok {
-				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.Ignored, Reason: "equivalent: " + why, CoveredBy: c.locs})
+			if i := m.equiv.Lookup(c.mutant); i >= 0 {
+				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.Ignored, Reason: "equivalent: " + m.equiv.Entries[i].Reason, CoveredBy: c.locs})
 				continue
 			}
 			mutated, err := c.mutant.Apply(srcs[c.mutant.File])
@@ -943,4 +958,76 @@ func failureReason(out string) string {
 		s = s[:597] + "…"
 	}
 	return s
+}
+
+// fixEquivalents rewrites the list of equivalent mutants against the tree:
+// an entry without a fingerprint gets the one of the mutant its id names; an
+// entry whose fingerprint is found at another position gets that id; an
+// entry nothing matches is commented out as stale (kept for a reviewer).
+func (m *mutator) fixEquivalents() error {
+	if m.equiv == nil {
+		return fmt.Errorf("%s: no list to fix", m.o.equivalent)
+	}
+	byID := map[string]mutate.Mutant{}
+	byFP := map[string]mutate.Mutant{}
+	for _, sys := range catalog.Systems() {
+		dirs, err := m.packageDirs(sys)
+		if err != nil {
+			return err
+		}
+		all, err := mutate.Enumerate(os.DirFS(m.root), dirs)
+		if err != nil {
+			return err
+		}
+		for _, mu := range all {
+			byID[mu.ID] = mu
+			byFP[mu.File+"|"+mu.Fingerprint()] = mu
+		}
+	}
+	src, err := os.ReadFile(m.o.equivalent)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(string(src), "\n")
+	var stale []string
+	drop := map[int]bool{}
+	moved, added := 0, 0
+	for _, e := range m.equiv.Entries {
+		var mu mutate.Mutant
+		var ok bool
+		if e.Fingerprint != "" {
+			mu, ok = byFP[mutate.IDFile(e.ID)+"|"+e.Fingerprint]
+			if ok && mu.ID != e.ID {
+				moved++
+			}
+		} else if mu, ok = byID[e.ID]; ok {
+			added++
+		}
+		if !ok {
+			stale = append(stale, lines[e.Line-1])
+			drop[e.Line-1] = true
+			continue
+		}
+		lines[e.Line-1] = mu.ID + " ~" + mu.Fingerprint() + " " + e.Reason
+	}
+	var kept []string
+	for i, l := range lines {
+		if !drop[i] {
+			kept = append(kept, l)
+		}
+	}
+	out := strings.Join(kept, "\n")
+	if len(stale) > 0 {
+		out = strings.TrimRight(out, "\n") + "\n\n# Stale: no mutant of the tree matches these any more (the line was edited or removed).\n" +
+			"# Re-attach one by putting the current id in front of its reason, or delete it.\n"
+		for _, l := range stale {
+			out += "# stale: " + l + "\n"
+		}
+	}
+	if err := os.WriteFile(m.o.equivalent, []byte(out), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.stdout, "%s: %d entries, %d fingerprinted, %d moved with their code, %d stale (commented out)\n",
+		m.o.equivalent, len(m.equiv.Entries), added, moved, len(stale))
+	return nil
 }
