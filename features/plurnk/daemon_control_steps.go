@@ -443,13 +443,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^(\d+) ms pass on the daemon's clock$`, func(ctx context.Context, ms int) error {
-		d := getDaemon(ctx)
-		if err := d.internal("time on the daemon's simulated clock"); err != nil {
-			return err
-		}
-		d.clk.Advance(time.Duration(ms) * time.Millisecond)
-		d.settle()
-		return nil
+		return getDaemon(ctx).passClock(ms)
 	})
 	sc.Step(`^every notification "(\w+)" got, but session/created, names the session of "(\w+)"$`, func(ctx context.Context, who, owner string) error {
 		d := getDaemon(ctx)

@@ -56,6 +56,9 @@ type daemonProcess struct {
 	spawned string // where each command notes its spawns and exits
 	port    int
 	gitDone bool // the workspace is a git repository
+	// probe: the scenario lets less than minWait pass on the daemon's
+	// clock, a boundary a wall clock cannot resolve.
+	probe bool
 
 	models *modelServers
 	llmHS  *httptest.Server
@@ -82,6 +85,14 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 	if s, err := kit.From(ctx); err == nil && s.Unselected {
 		return nil, godog.ErrSkip
 	}
+	p := &daemonProcess{cmdline: cmdline, logf: logf}
+	for _, st := range sc.Steps {
+		if m := clockStep.FindStringSubmatch(st.Text); m != nil {
+			if ms, _ := strconv.Atoi(m[1]); ms < minWait {
+				p.probe = true
+			}
+		}
+	}
 	if !reachesDaemon(sc) {
 		err := fmt.Errorf("%w: no step of this scenario reaches a daemon (the engine's library surface, only in process), so %s cannot run it", godog.ErrSkip, EnvCmd)
 		logf("SKIPPED (%v)", err)
@@ -96,8 +107,8 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 	if err != nil {
 		return nil, fmt.Errorf("plurnk process: %w", err)
 	}
-	p := &daemonProcess{cmdline: cmdline, logf: logf, tmp: tmp, root: filepath.Join(tmp, workspace),
-		bin: filepath.Join(tmp, "bin"), spawned: filepath.Join(tmp, "spawned")}
+	p.tmp, p.root = tmp, filepath.Join(tmp, workspace)
+	p.bin, p.spawned = filepath.Join(tmp, "bin"), filepath.Join(tmp, "spawned")
 	for _, dir := range []string{p.root, p.bin, p.spawned, filepath.Join(tmp, "home")} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			_ = kit.RemoveTemp(tmp, processPrefix)
@@ -113,6 +124,17 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 var harnessBound = map[string]string{
 	"discover needs no session and lists the methods, notifications and capabilities": `it pins capabilities.providers = ["mock"], the embedded harness's provider package; a daemon process reaches the scripted model through its own package (plurnkd: "openai")`,
 }
+
+// clockStep is a step letting time pass on the daemon's clock.
+var clockStep = regexp.MustCompile(`^(\d+) ms pass on the daemon's clock$`)
+
+// minWait and maxWait bound the waits on the wall clock that stand for
+// time passing on the daemon's clock: shorter ones probe a boundary the
+// wall clock cannot resolve, longer ones cost too much.
+const (
+	minWait = 100 // ms
+	maxWait = 6 * time.Second
+)
 
 var daemonEntry = regexp.MustCompile(`^(a connection "\w+" to the daemon|the daemon boots)$`)
 
@@ -191,6 +213,16 @@ func (d *daemonWorld) passCommands(ms int) error {
 		d.clk.Advance(min(step, left))
 		d.backend.Settle()
 	}
+	return nil
+}
+
+// passClock lets ms go by on the daemon's clock.
+func (d *daemonWorld) passClock(ms int) error {
+	if d.proc != nil {
+		return d.proc.passClock(d, time.Duration(ms)*time.Millisecond)
+	}
+	d.clk.Advance(time.Duration(ms) * time.Millisecond)
+	d.settle()
 	return nil
 }
 
@@ -396,7 +428,7 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 	}
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
-	fmt.Fprintf(&b, "echo \"$PWD\" >> '%s'\n", filepath.Join(p.spawned, name+".spawn"))
+	fmt.Fprintf(&b, "echo \"$$ $PWD\" >> '%s'\n", filepath.Join(p.spawned, name+".spawn"))
 	at := time.Duration(0)
 	chunks := append([]exec.ScriptChunk(nil), s.Chunks...)
 	sort.SliceStable(chunks, func(i, j int) bool { return chunks[i].At < chunks[j].At })
@@ -421,7 +453,6 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 		b.WriteString("while :; do sleep 1; done\n")
 	} else {
 		sleep(s.ExitAt)
-		fmt.Fprintf(&b, "echo x >> '%s'\n", filepath.Join(p.spawned, name+".exit"))
 		fmt.Fprintf(&b, "exit %d\n", s.Code)
 	}
 	return os.WriteFile(filepath.Join(p.bin, name), []byte(b.String()), 0o755)
@@ -436,56 +467,82 @@ func octal(s string) string {
 	return b.String()
 }
 
-// spawns reads the spawns the commands noted, each with its directory as
+// spawns lists the spawns the commands noted, each with its directory as
 // the world spells it.
 func (p *daemonProcess) spawns() []exec.Spec {
-	files, _ := filepath.Glob(filepath.Join(p.spawned, "*.spawn"))
 	var out []exec.Spec
+	for _, sp := range p.noted() {
+		out = append(out, sp.Spec)
+	}
+	return out
+}
+
+// spawn is a command's note of its spawn: its name, directory and pid.
+type spawn struct {
+	exec.Spec
+	pid int
+}
+
+// noted reads the spawns the commands noted.
+func (p *daemonProcess) noted() []spawn {
+	files, _ := filepath.Glob(filepath.Join(p.spawned, "*.spawn"))
+	var out []spawn
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
 		name := strings.TrimSuffix(filepath.Base(f), ".spawn")
-		for _, dir := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if dir == "" {
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			v, dir, ok := strings.Cut(line, " ")
+			pid, err := strconv.Atoi(v)
+			if !ok || err != nil {
 				continue
 			}
 			if rel, ok := strings.CutPrefix(dir, p.tmp); ok {
 				dir = rel
 			}
-			out = append(out, exec.Spec{Command: name, Dir: dir})
+			out = append(out, spawn{Spec: exec.Spec{Command: name, Dir: dir}, pid: pid})
 		}
 	}
 	return out
 }
 
-// lines counts the lines of a file the commands write.
-func (p *daemonProcess) lines(name string) int {
-	b, err := os.ReadFile(filepath.Join(p.spawned, name))
-	if err != nil {
-		return 0
-	}
-	return strings.Count(string(b), "\n")
-}
+// alive reports whether the process of a spawn is still there (running,
+// or ended and not yet reaped by the daemon).
+func alive(sp spawn) bool { return syscall.Kill(sp.pid, 0) == nil }
 
 // pass lets dt of wall-clock time go by for the running commands (at most
 // 2 s: longer needs simulated time), waits until each command its script
 // ends by then has ended, and lets the daemon settle.
 func (p *daemonProcess) pass(d *daemonWorld, dt time.Duration) error {
-	if dt > 2*time.Second {
-		return p.skip("%s of the commands' time would be waited on the wall clock (2s at most; longer needs the simulated clock)", dt)
+	if dt > maxWait {
+		return p.skip("%s of the commands' time would be waited on the wall clock (%s at most; longer needs the simulated clock)", dt, maxWait)
 	}
 	time.Sleep(dt)
+	// A command its script ends by now has ended once the daemon has
+	// reaped it.
 	deadline := time.Now().Add(callTimeout)
-	for name, s := range d.scripts {
-		if s.ExitAt < 0 || s.ExitAt > dt {
-			continue
-		}
-		for p.lines(name+".exit") < p.lines(name+".spawn") && time.Now().Before(deadline) {
+	for _, sp := range p.noted() {
+		s := d.scripts[sp.Command]
+		for s.ExitAt >= 0 && s.ExitAt <= dt && alive(sp) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
+	p.settle(d)
+	return nil
+}
+
+// passClock waits dt on the wall clock, which is the daemon's, and lets
+// the daemon settle.
+func (p *daemonProcess) passClock(d *daemonWorld, dt time.Duration) error {
+	switch {
+	case p.probe:
+		return p.skip("the scenario lets less than %d ms pass on the daemon's clock: a boundary the wall clock cannot resolve", minWait)
+	case dt > maxWait:
+		return p.skip("%s on the daemon's clock would be waited on the wall clock (%s at most; longer needs the simulated clock)", dt, maxWait)
+	}
+	time.Sleep(dt)
 	p.settle(d)
 	return nil
 }
