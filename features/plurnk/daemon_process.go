@@ -59,6 +59,7 @@ type daemonProcess struct {
 	// probe: the scenario lets less than minWait pass on the daemon's
 	// clock, a boundary a wall clock cannot resolve.
 	probe bool
+	now   int64 // the commands' clock, ms
 
 	models *modelServers
 	llmHS  *httptest.Server
@@ -114,6 +115,10 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 			_ = kit.RemoveTemp(tmp, processPrefix)
 			return nil, fmt.Errorf("plurnk process: %w", err)
 		}
+	}
+	if err := p.tick(0); err != nil {
+		_ = kit.RemoveTemp(tmp, processPrefix)
+		return nil, fmt.Errorf("plurnk process: the commands' clock: %w", err)
 	}
 	d.fs = parentsFs{afero.NewBasePathFs(afero.NewOsFs(), tmp)}
 	return p, nil
@@ -416,9 +421,11 @@ func (p *daemonProcess) gitInit(tracked []string) error {
 var commandName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // writeScript writes the script of a command as an executable on the
-// daemon's PATH: it notes its spawn and directory, prints its chunks at
-// their times and exits with the script's code (a negative ExitAt never
-// exits on its own), as exec.SimExecutor plays it on the simulated clock.
+// daemon's PATH: it notes its spawn (pid, the commands' clock, directory),
+// prints its chunks at their times and exits with the script's code (a
+// negative ExitAt never exits on its own), as exec.SimExecutor plays it.
+// Its times are on the commands' clock, which moves only while the
+// scenario lets time pass, as the simulated clock does.
 func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 	if !commandName.MatchString(name) {
 		return p.skip("the simulated command %q is not one word, so no executable on PATH can stand for it", name)
@@ -428,34 +435,40 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 	}
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
-	fmt.Fprintf(&b, "echo \"$$ $PWD\" >> '%s'\n", filepath.Join(p.spawned, name+".spawn"))
-	at := time.Duration(0)
+	fmt.Fprintf(&b, "start=$(cat '%s')\n", p.clockFile())
+	fmt.Fprintf(&b, "echo \"$$ $start $PWD\" >> '%s'\n", filepath.Join(p.spawned, name+".spawn"))
+	fmt.Fprintf(&b, "at() { while [ $(( $(cat '%s') - start )) -lt $1 ]; do sleep 0.01; done; }\n", p.clockFile())
 	chunks := append([]exec.ScriptChunk(nil), s.Chunks...)
 	sort.SliceStable(chunks, func(i, j int) bool { return chunks[i].At < chunks[j].At })
-	sleep := func(until time.Duration) {
-		if until > at {
-			fmt.Fprintf(&b, "sleep %.3f\n", (until - at).Seconds())
-			at = until
-		}
-	}
 	for _, c := range chunks {
 		if s.ExitAt >= 0 && c.At > s.ExitAt {
 			break
 		}
-		sleep(c.At)
 		redirect := ""
 		if c.Channel == "stderr" {
 			redirect = " >&2"
 		}
-		fmt.Fprintf(&b, "printf '%s'%s\n", octal(c.Data), redirect)
+		fmt.Fprintf(&b, "at %d\nprintf '%s'%s\n", c.At.Milliseconds(), octal(c.Data), redirect)
 	}
 	if s.ExitAt < 0 {
 		b.WriteString("while :; do sleep 1; done\n")
 	} else {
-		sleep(s.ExitAt)
-		fmt.Fprintf(&b, "exit %d\n", s.Code)
+		fmt.Fprintf(&b, "at %d\nexit %d\n", s.ExitAt.Milliseconds(), s.Code)
 	}
 	return os.WriteFile(filepath.Join(p.bin, name), []byte(b.String()), 0o755)
+}
+
+// clockFile holds the commands' clock: the milliseconds the scenario has
+// let pass.
+func (p *daemonProcess) clockFile() string { return filepath.Join(p.spawned, "clock") }
+
+// tick moves the commands' clock to ms.
+func (p *daemonProcess) tick(ms int64) error {
+	tmp := p.clockFile() + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.FormatInt(ms, 10)+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p.clockFile())
 }
 
 // octal spells s for printf: every byte as an octal escape.
@@ -477,10 +490,12 @@ func (p *daemonProcess) spawns() []exec.Spec {
 	return out
 }
 
-// spawn is a command's note of its spawn: its name, directory and pid.
+// spawn is a command's note of its spawn: its name, directory, pid and
+// the commands' clock when it started.
 type spawn struct {
 	exec.Spec
-	pid int
+	pid   int
+	start int64
 }
 
 // noted reads the spawns the commands noted.
@@ -494,15 +509,20 @@ func (p *daemonProcess) noted() []spawn {
 		}
 		name := strings.TrimSuffix(filepath.Base(f), ".spawn")
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			v, dir, ok := strings.Cut(line, " ")
-			pid, err := strconv.Atoi(v)
-			if !ok || err != nil {
+			f := strings.SplitN(line, " ", 3)
+			if len(f) != 3 {
+				continue
+			}
+			pid, err1 := strconv.Atoi(f[0])
+			start, err2 := strconv.ParseInt(f[1], 10, 64)
+			dir := f[2]
+			if err1 != nil || err2 != nil {
 				continue
 			}
 			if rel, ok := strings.CutPrefix(dir, p.tmp); ok {
 				dir = rel
 			}
-			out = append(out, spawn{Spec: exec.Spec{Command: name, Dir: dir}, pid: pid})
+			out = append(out, spawn{Spec: exec.Spec{Command: name, Dir: dir}, pid: pid, start: start})
 		}
 	}
 	return out
@@ -519,13 +539,25 @@ func (p *daemonProcess) pass(d *daemonWorld, dt time.Duration) error {
 	if dt > maxWait {
 		return p.skip("%s of the commands' time would be waited on the wall clock (%s at most; longer needs the simulated clock)", dt, maxWait)
 	}
-	time.Sleep(dt)
-	// A command its script ends by now has ended once the daemon has
-	// reaped it.
+	return p.advance(d, dt)
+}
+
+// advance lets dt go by on the wall clock and the commands' clock, in
+// steps of 50 ms, then waits until each command its script ends by now
+// has been reaped by the daemon, and lets the daemon settle.
+func (p *daemonProcess) advance(d *daemonWorld, dt time.Duration) error {
+	const step = 50 * time.Millisecond
+	for left := dt; left > 0; left -= step {
+		time.Sleep(min(step, left))
+		p.now += min(step, left).Milliseconds()
+		if err := p.tick(p.now); err != nil {
+			return fmt.Errorf("the commands' clock: %w", err)
+		}
+	}
 	deadline := time.Now().Add(callTimeout)
 	for _, sp := range p.noted() {
 		s := d.scripts[sp.Command]
-		for s.ExitAt >= 0 && s.ExitAt <= dt && alive(sp) && time.Now().Before(deadline) {
+		for s.ExitAt >= 0 && sp.start+s.ExitAt.Milliseconds() <= p.now && alive(sp) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
@@ -542,9 +574,7 @@ func (p *daemonProcess) passClock(d *daemonWorld, dt time.Duration) error {
 	case dt > maxWait:
 		return p.skip("%s on the daemon's clock would be waited on the wall clock (%s at most; longer needs the simulated clock)", dt, maxWait)
 	}
-	time.Sleep(dt)
-	p.settle(d)
-	return nil
+	return p.advance(d, dt)
 }
 
 // settle waits until the daemon is quiet: no call to the model in
