@@ -251,6 +251,9 @@ func (p *daemonProcess) boot(d *daemonWorld) error {
 			d.llmSrv.Company = 200 * time.Millisecond
 		}
 		p.models = &modelServers{d: d, byID: map[string]*llm.Server{"scripted": d.llmSrv}}
+		for id, m := range d.models {
+			p.models.byID[id] = llm.NewServer(m)
+		}
 		p.llmHS = httptest.NewServer(p.models)
 	}
 	for name, s := range d.scripts {

@@ -108,6 +108,9 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 		if d := getDaemon(ctx); d != nil {
+			if err != nil && d.proc != nil {
+				d.proc.logf("the daemon's console:\n%s", d.proc.console())
+			}
 			d.close()
 		}
 		return ctx, err
