@@ -222,9 +222,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		d := getDaemon(ctx)
 		deadline := time.Now().Add(callTimeout)
 		for {
-			d.mu.Lock()
-			logged := append([]string(nil), d.logged...)
-			d.mu.Unlock()
+			logged := d.loggedLines()
 			for _, l := range logged {
 				if strings.Contains(l, method+" answered after its timeout") {
 					return nil

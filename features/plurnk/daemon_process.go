@@ -221,6 +221,17 @@ func (d *daemonWorld) passCommands(ms int) error {
 	return nil
 }
 
+// loggedLines is what the daemon only logged: its log lines, or for a
+// process the lines it printed.
+func (d *daemonWorld) loggedLines() []string {
+	if d.proc != nil {
+		return strings.Split(d.proc.console(), "\n")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.logged...)
+}
+
 // passClock lets ms go by on the daemon's clock.
 func (d *daemonWorld) passClock(ms int) error {
 	if d.proc != nil {
