@@ -290,7 +290,9 @@ func (p *daemonProcess) boot(d *daemonWorld) error {
 	cmd := osexec.Command(args[0], args[1:]...)
 	cmd.Dir = p.root
 	cmd.Env = p.environ(d)
-	p.out = &syncBuffer{}
+	if p.out == nil {
+		p.out = &syncBuffer{} // one console across restarts
+	}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		d.bootErr = fmt.Errorf("%s: %w", EnvCmd, err)
@@ -388,10 +390,17 @@ func (p *daemonProcess) stop(onPurpose bool) {
 	<-p.exited
 }
 
-// close stops the daemon and the model server and removes the scenario's
-// disk.
+// close stops the daemon, the commands it left running (a daemon that
+// died leaves them) and the model server, and removes the scenario's disk.
 func (p *daemonProcess) close() {
 	p.stop(true)
+	for _, sp := range p.noted() {
+		// Only a process still running one of the scenario's commands
+		// (its pid not reused since).
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", sp.pid)); err == nil && strings.Contains(string(b), p.bin) {
+			_ = syscall.Kill(sp.pid, syscall.SIGKILL)
+		}
+	}
 	if p.llmHS != nil {
 		p.llmHS.Close()
 	}
@@ -451,7 +460,8 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 	b.WriteString("#!/bin/sh\n")
 	fmt.Fprintf(&b, "start=$(cat '%s')\n", p.clockFile())
 	fmt.Fprintf(&b, "echo \"$$ $start $PWD\" >> '%s'\n", filepath.Join(p.spawned, name+".spawn"))
-	fmt.Fprintf(&b, "at() { while [ $(( $(cat '%s') - start )) -lt $1 ]; do sleep 0.01; done; }\n", p.clockFile())
+	// Without the clock (the scenario is over) the command ends.
+	fmt.Fprintf(&b, "at() { while [ -f '%[1]s' ] && [ $(( $(cat '%[1]s') - start )) -lt $1 ]; do sleep 0.01; done; [ -f '%[1]s' ] || exit 1; }\n", p.clockFile())
 	chunks := append([]exec.ScriptChunk(nil), s.Chunks...)
 	sort.SliceStable(chunks, func(i, j int) bool { return chunks[i].At < chunks[j].At })
 	for _, c := range chunks {
@@ -465,7 +475,7 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 		fmt.Fprintf(&b, "at %d\nprintf '%s'%s\n", c.At.Milliseconds(), octal(c.Data), redirect)
 	}
 	if s.ExitAt < 0 {
-		b.WriteString("while :; do sleep 1; done\n")
+		fmt.Fprintf(&b, "while [ -f '%s' ]; do sleep 0.1; done\nexit 1\n", p.clockFile())
 	} else {
 		fmt.Fprintf(&b, "at %d\nexit %d\n", s.ExitAt.Milliseconds(), s.Code)
 	}
