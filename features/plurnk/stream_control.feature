@@ -237,3 +237,22 @@ Feature: Tier 3a — the model stops its own streams
       | 1/2/2 | READ | sh:///1/1/1#stdout | 200    |
       | 1/2/3 | KILL | sh:///1/1/1        | 200    |
       | 1/2/4 | SEND | -                  | 200    |
+
+  @§subscriptions-subscription-registry-routes-cancellation @slow
+  Scenario Outline: a real process stops on the model's <op>: it never prints what it would have printed after its sleep
+    Given the real sh executor runs the commands
+    And the shell environment of the service is:
+      | name | value         |
+      | PATH | /usr/bin:/bin |
+    When the model's EXEC 1/1/2 is accepted: <<EXEC:sleep 2; echo late:EXEC
+    And the model emits <stop>
+    Then the action answers 200
+    When the commands run to completion
+    Then the stream sh:///1/1/2 ended with 499 by SIGTERM
+    And the stdout channel of sh:///1/1/2 holds ""
+    And the stdout channel of sh:///1/1/2 is errored
+
+    Examples:
+      | op   | stop                           |
+      | SEND | <<SEND[499](sh:///1/1/2)::SEND |
+      | KILL | <<KILL(sh:///1/1/2)::KILL      |
