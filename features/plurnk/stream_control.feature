@@ -109,6 +109,32 @@ Feature: Tier 3a — the model stops its own streams
     Then the stdout channel of the run stream sh:///1/1/1 holds "up\n"
 
   @§send-premature-terminate @decision
+  Scenario: reading the stream is not stopping it: READ and SEND[200] in one emission are still downgraded
+    Given run "main" will emit:
+      """
+      <<PLAN:start the server:PLAN
+      <<EXEC[sh]<0,1>:serve:EXEC
+      <<SEND[202]:waiting for it to come up:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:look and finish:PLAN
+      <<READ(sh:///1/1/1)::READ
+      <<SEND[200]:it is up:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    And 1000 ms pass on the session clock
+    Then run "main"'s log holds an open READ sh:///1/1/1 with status 200
+    And packet 3 of run "main" contains "premature_terminate"
+    And run "main" has 1 loop, the last with status 202
+    And the run stream sh:///1/1/1 is still running
+
+  @§send-premature-terminate @decision
   Scenario: stopping one of two streams does not clean up the other: the SEND[200] is still downgraded
     Given run "main" will emit:
       """

@@ -129,7 +129,7 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 			return 0
 		}
 		res := e.dispatch(a, st)
-		if e.stops(st) && res.Status == 200 {
+		if stops(st) && res.Status == 200 {
 			stopped[strings.SplitN(res.Target, "#", 2)[0]] = true
 		}
 	}
@@ -173,14 +173,12 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 	return result
 }
 
-// stops reports whether st is a stop the model aims at a stream: a KILL
-// or a SEND[499] on the output entry of an EXEC runtime.
-func (e *Engine) stops(st dsl.Statement) bool {
-	if st.Target == nil || !slices.Contains(e.Executors, st.Target.Scheme) {
-		return false
-	}
-	code, _ := st.Status()
-	return st.Op == dsl.OpKill || (st.Op == dsl.OpSend && code == StatusCancelled)
+// stops reports whether st, once it answered 200, has stopped whatever
+// stream its target names: a KILL (a signal sent) or a directed SEND (on a
+// stream's output entry only SEND[499] answers 200). A target that is not
+// a stream is never in the live list, so it does not matter there.
+func stops(st dsl.Statement) bool {
+	return st.Op == dsl.OpKill || st.Op == dsl.OpSend
 }
 
 // dispatch runs one op of the model's emission and returns its result:
