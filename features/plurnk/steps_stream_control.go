@@ -15,6 +15,13 @@ import (
 // the model stopping its own streams inside a run.
 func registerStreamControlSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^run "([^"]*)"'s log holds exactly these rows:$`, thenRunRowsExactly)
+	sc.Step(`^the daemon's simulated command "([^"]*)" never exits$`, func(ctx context.Context, name string) error {
+		d := getDaemon(ctx)
+		s := d.scripts[name]
+		s.ExitAt = -1
+		d.scripts[name] = s
+		return nil
+	})
 	sc.Step(`^the session was notified stream/concluded for (\S+) with close status (\d+) and wake action "([^"]*)"$`, thenConcluded)
 }
 

@@ -9,15 +9,13 @@ Feature: Tier 3a — the model stops its own streams
   KILL and a SEND[200] in one emission end the loop. Folding the stream's
   row changes only how it renders; its chunks never become rows.
 
-  Background:
+  @§subscriptions-subscription-registry-routes-cancellation
+  Scenario Outline: inside a run, the model's <op> on its stream stops the process; what it would print later never arrives
     Given host commands are accepted without asking
     And the command "serve" prints "up\n" on stdout after 100 ms
     And the command "serve" prints "late\n" on stdout after 5000 ms
     And the command "serve" never exits
-
-  @§subscriptions-subscription-registry-routes-cancellation
-  Scenario Outline: inside a run, the model's <op> on its stream stops the process; what it would print later never arrives
-    Given run "main" will emit:
+    And run "main" will emit:
       """
       <<PLAN:start the server:PLAN
       <<EXEC[sh]<0,1>:serve:EXEC
@@ -51,7 +49,11 @@ Feature: Tier 3a — the model stops its own streams
 
   @§subscriptions-subscription-registry-routes-cancellation @§send-premature-terminate @decision
   Scenario Outline: the steer's advice works: <op> on the stream and SEND[200] in one emission end the loop 200
-    Given run "main" will emit:
+    Given host commands are accepted without asking
+    And the command "serve" prints "up\n" on stdout after 100 ms
+    And the command "serve" prints "late\n" on stdout after 5000 ms
+    And the command "serve" never exits
+    And run "main" will emit:
       """
       <<PLAN:start the server:PLAN
       <<EXEC[sh]<0,1>:serve:EXEC
@@ -84,7 +86,11 @@ Feature: Tier 3a — the model stops its own streams
 
   @§send-premature-terminate @decision
   Scenario: a stream still on its way out is cleaned up: SEND[499] and SEND[200] end the loop while the process waits for SIGKILL
-    Given the command "serve" ignores the polite signal
+    Given host commands are accepted without asking
+    And the command "serve" prints "up\n" on stdout after 100 ms
+    And the command "serve" prints "late\n" on stdout after 5000 ms
+    And the command "serve" never exits
+    And the command "serve" ignores the polite signal
     And run "main" will emit:
       """
       <<PLAN:start the server:PLAN
@@ -110,7 +116,11 @@ Feature: Tier 3a — the model stops its own streams
 
   @§send-premature-terminate @decision
   Scenario: reading the stream is not stopping it: READ and SEND[200] in one emission are still downgraded
-    Given run "main" will emit:
+    Given host commands are accepted without asking
+    And the command "serve" prints "up\n" on stdout after 100 ms
+    And the command "serve" prints "late\n" on stdout after 5000 ms
+    And the command "serve" never exits
+    And run "main" will emit:
       """
       <<PLAN:start the server:PLAN
       <<EXEC[sh]<0,1>:serve:EXEC
@@ -136,7 +146,11 @@ Feature: Tier 3a — the model stops its own streams
 
   @§send-premature-terminate @decision
   Scenario: stopping one of two streams does not clean up the other: the SEND[200] is still downgraded
-    Given run "main" will emit:
+    Given host commands are accepted without asking
+    And the command "serve" prints "up\n" on stdout after 100 ms
+    And the command "serve" prints "late\n" on stdout after 5000 ms
+    And the command "serve" never exits
+    And run "main" will emit:
       """
       <<PLAN:start two servers:PLAN
       <<EXEC[sh]<0,1>:serve:EXEC
@@ -179,7 +193,11 @@ Feature: Tier 3a — the model stops its own streams
 
   @§send-premature-terminate @decision
   Scenario: a KILL that stops nothing (no such signal) cleans nothing up: the SEND[200] is downgraded and the stream runs on
-    Given run "main" will emit:
+    Given host commands are accepted without asking
+    And the command "serve" prints "up\n" on stdout after 100 ms
+    And the command "serve" prints "late\n" on stdout after 5000 ms
+    And the command "serve" never exits
+    And run "main" will emit:
       """
       <<PLAN:start the server:PLAN
       <<EXEC[sh]<0,1>:serve:EXEC
@@ -207,7 +225,11 @@ Feature: Tier 3a — the model stops its own streams
 
   @§subscriptions-fold-keeps-subscription
   Scenario: a folded stream keeps streaming, and the model can still stop it
-    Given run "main" will emit:
+    Given host commands are accepted without asking
+    And the command "serve" prints "up\n" on stdout after 100 ms
+    And the command "serve" prints "late\n" on stdout after 5000 ms
+    And the command "serve" never exits
+    And run "main" will emit:
       """
       <<PLAN:start the server and fold it away:PLAN
       <<EXEC[sh]<0,3>:serve:EXEC
@@ -233,7 +255,8 @@ Feature: Tier 3a — the model stops its own streams
 
   @§no-chunk-rows-log-captures-lifecycle-only
   Scenario: a stream of many chunks, stopped by the model, leaves only lifecycle rows in the run's log
-    Given the command "tick" prints "1\n" on stdout after 100 ms
+    Given host commands are accepted without asking
+    And the command "tick" prints "1\n" on stdout after 100 ms
     And the command "tick" prints "2\n" on stdout after 200 ms
     And the command "tick" prints "3\n" on stderr after 300 ms
     And the command "tick" prints "4\n" on stdout after 400 ms
@@ -282,3 +305,45 @@ Feature: Tier 3a — the model stops its own streams
       | op   | stop                           |
       | SEND | <<SEND[499](sh:///1/1/2)::SEND |
       | KILL | <<KILL(sh:///1/1/2)::KILL      |
+
+  @§subscriptions-subscription-registry-routes-cancellation @§send-premature-terminate @decision
+  Scenario: through the daemon, the steered model's KILL and SEND[200] end the loop, and the stream's last event is its 499
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's simulated command "serve" prints:
+      | after ms | channel | output  |
+      | 100      | stdout  | up\n    |
+      | 5000     | stdout  | late\n  |
+    And the daemon's simulated command "serve" never exits
+    And the daemon's model will reply:
+      """
+      <<PLAN:start the server:PLAN
+      <<EXEC[sh]<0,1>:serve:EXEC
+      <<SEND[202]:waiting for it to come up:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:declare victory:PLAN
+      <<SEND[200]:all done:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:clean up as the steer says:PLAN
+      <<KILL(sh:///1/1/1)::KILL
+      <<SEND[200]:all done, server stopped:SEND
+      """
+    When "A" runs a loop with the prompt "serve"
+    Then the loop "A" started is parked at 202
+    When 1000 ms pass for the daemon's running commands
+    Then the loop "A" started ended with status 200
+    And "A" got 1 "stream/concluded" notification
+    And "A" got a "stream/concluded" notification with closeStatus = 499
+    And "A" got a "stream/concluded" notification with target = "sh:///1/1/1"
+    When 6000 ms pass for the daemon's running commands
+    Then "A" got these "stream/event" notifications:
+      | channel | state   | contentLength |
+      | stderr  | active  | 0             |
+      | stdout  | active  | 0             |
+      | stdout  | active  | 3             |
+      | stderr  | errored | 0             |
+      | stdout  | errored | 3             |
