@@ -223,8 +223,8 @@ func (s *Service) signalOp(a ops.Actor, st dsl.Statement) (ops.Result, bool) {
 		row.Status, row.Reason, row.Expanded = scheme.StatusOf(err), err.Error(), false
 	} else {
 		row.Content = "sent " + name
-		s.apply() // a process the signal ended is seen as ended from now on
 	}
 	s.appendRow(a.Session, a.Run, row)
+	s.apply() // a process the signal ended is seen as ended from now on, after the KILL's row
 	return ops.Result{Status: row.Status, Target: row.Target, Reason: row.Reason, Row: *row, Rows: []store.LogRow{*row}}, true
 }
