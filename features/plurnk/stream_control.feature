@@ -347,3 +347,40 @@ Feature: Tier 3a — the model stops its own streams
       | stdout  | active  | 3             |
       | stderr  | errored | 0             |
       | stdout  | errored | 3             |
+
+  @§subscriptions-subscription-registry-routes-cancellation
+  Scenario: the registry is keyed by session: another session's SEND[499] on the same address stops nothing here
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And a connection "C" to the daemon
+    And "C" creates a session named "elsewhere"
+    And the daemon's simulated command "serve" prints:
+      | after ms | channel | output  |
+      | 100      | stdout  | up\n    |
+      | 5000     | stdout  | late\n  |
+    And the daemon's simulated command "serve" never exits
+    And the daemon's model will reply:
+      """
+      <<PLAN:start the server:PLAN
+      <<EXEC[sh]:serve:EXEC
+      <<SEND[202]:waiting for it:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:stop a server at that address:PLAN
+      <<SEND[499](sh:///1/1/1)::SEND
+      <<SEND[200]:tried:SEND
+      """
+    When "A" runs a loop with the prompt "serve"
+    Then the loop "A" started is parked at 202
+    When "C" runs a loop with the prompt "stop it"
+    Then the loop "C" started ended with status 200
+    And "C" got a "log/entry" notification with entry.status = 304
+    When 6000 ms pass for the daemon's running commands
+    Then "A" got no "stream/concluded" notification
+    And "A" got these "stream/event" notifications:
+      | channel | state  | contentLength |
+      | stderr  | active | 0             |
+      | stdout  | active | 0             |
+      | stdout  | active | 3             |
+      | stdout  | active | 8             |
