@@ -348,7 +348,7 @@ Feature: Tier 3a — the model stops its own streams
       | stderr  | errored | 0             |
       | stdout  | errored | 3             |
 
-  @§subscriptions-subscription-registry-routes-cancellation
+  @§subscriptions-subscription-registry-routes-cancellation @§live-updates-stream-event-fires-on-chunk
   Scenario: the registry is keyed by session: another session's SEND[499] on the same address stops nothing here
     Given a connection "A" to the daemon
     And "A" creates a session named "work"
