@@ -61,6 +61,11 @@ func TestFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	reportDir := os.Getenv("ANCHORAGE_REPORT_DIR")
+	if reportDir != "" {
+		if err := os.MkdirAll(reportDir, 0o755); err != nil {
+			t.Fatalf("ANCHORAGE_REPORT_DIR: %v", err)
+		}
+	}
 	t.Logf("master seed %d", seeds.Master())
 
 	for _, sys := range Systems() {
