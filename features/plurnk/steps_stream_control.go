@@ -19,8 +19,9 @@ func registerStreamControlSteps(sc *godog.ScenarioContext) {
 		d := getDaemon(ctx)
 		s := d.scripts[name]
 		s.ExitAt = -1
-		d.scripts[name] = s
-		return nil
+		// Through setScript, so a daemon process's executable for the
+		// command is written again, never exiting.
+		return d.setScript(name, s)
 	})
 	sc.Step(`^the session was notified stream/concluded for (\S+) with close status (\d+) and wake action "([^"]*)"$`, thenConcluded)
 }
