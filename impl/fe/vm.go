@@ -42,7 +42,7 @@ func (t Type) String() string {
 // the static nil object, which lives outside the arena. A Value is only
 // valid while the object is reachable from a GC root; values handed to a
 // Primitive stay valid for the duration of the call.
-type Value int32
+type Value uint32
 
 // Nil is the nil object.
 const Nil Value = 0
@@ -50,8 +50,8 @@ const Nil Value = 0
 // Sentinels used only inside the reader; they are never stored in a cell
 // that Lisp code can reach.
 const (
-	refRParen Value = -1
-	refNone   Value = -2
+	refRParen Value = 1<<32 - 1
+	refNone   Value = 1<<32 - 2
 )
 
 // cell is one arena object. For a pair, car and cdr are object references.
@@ -526,7 +526,7 @@ func (vm *VM) typ(v Value) Type { return vm.cells[v].typ }
 
 // mark is fe_mark: recurse on car, loop on cdr.
 func (vm *VM) mark(v Value) {
-	for v > 0 {
+	for v != Nil && v < refNone {
 		c := &vm.cells[v]
 		if c.mark {
 			return
