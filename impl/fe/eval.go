@@ -36,10 +36,10 @@ const (
 const primNameList = "let = if fn mac while quote and or do cons car cdr setcar setcdr list not is atom print < <= + - * /"
 
 func (vm *VM) nextArg(arg *Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	a := *arg
 	vm.step(EvArg)
-	c := &cells[a]
+	c := cells.at(a)
 	if c.typ != TPair {
 		vm.argError(a)
 	}
@@ -56,33 +56,33 @@ func (vm *VM) argError(a Value) {
 }
 
 func (vm *VM) toNumber(v Value) float32 {
-	return vm.cells[vm.checkType(v, TNumber)].num
+	return vm.mem.at(vm.checkType(v, TNumber)).num
 }
 
 // getBound returns the env binding pair of sym, or its global pair.
 func (vm *VM) getBound(sym, env Value) Value {
-	cells := vm.cells
-	if env != Nil && !cells[sym].local {
+	cells := vm.mem
+	if env != Nil && !cells.at(sym).local {
 		// Bound in no environment: the walk ends at the global pair.
-		vm.stepN(EvLookup, uint64(cells[env].envLen))
-		return cells[sym].cdr
+		vm.stepN(EvLookup, uint64(cells.at(env).envLen))
+		return cells.at(sym).cdr
 	}
 	for env != Nil {
 		vm.step(EvLookup)
-		x := cells[env].car
-		if cells[x].car == sym {
+		x := cells.at(env).car
+		if cells.at(x).car == sym {
 			return x
 		}
-		env = cells[env].cdr
+		env = cells.at(env).cdr
 	}
-	return cells[sym].cdr
+	return cells.at(sym).cdr
 }
 
 func (vm *VM) equal(a, b Value) bool {
 	if a == b {
 		return true
 	}
-	ca, cb := &vm.cells[a], &vm.cells[b]
+	ca, cb := vm.mem.at(a), vm.mem.at(b)
 	if ca.typ != cb.typ {
 		return false
 	}
@@ -91,7 +91,7 @@ func (vm *VM) equal(a, b Value) bool {
 		return ca.num == cb.num
 	case TString:
 		for a != Nil {
-			ca, cb := &vm.cells[a], &vm.cells[b]
+			ca, cb := vm.mem.at(a), vm.mem.at(b)
 			if ca.typ != cb.typ || ca.s != cb.s {
 				return false
 			}
@@ -103,21 +103,21 @@ func (vm *VM) equal(a, b Value) bool {
 }
 
 func (vm *VM) evalList(lst, env Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	res := Nil
 	tail := refNone
 	for lst != Nil {
 		// v := vm.evalArg(&lst, env), written out (with the lookup left
 		// as a call): every user call evaluates its arguments here.
 		vm.step(EvArg)
-		lc := &cells[lst]
+		lc := cells.at(lst)
 		if lc.typ != TPair {
 			vm.argError(lst)
 		}
 		obj := lc.car
 		lst = lc.cdr
 		var v Value
-		switch cells[obj].typ {
+		switch cells.at(obj).typ {
 		case TSymbol:
 			v = vm.lookup(obj, env)
 		case TPair:
@@ -132,17 +132,17 @@ func (vm *VM) evalList(lst, env Value) Value {
 			c = vm.objectSlow()
 		} else {
 			vm.counts[EvAlloc]++
-			vm.freelist = cells[c].cdr
+			vm.freelist = cells.at(c).cdr
 			vm.free--
 			vm.gcstack[vm.gcIdx] = c
 			vm.gcIdx++
 		}
-		cc := &cells[c]
+		cc := cells.at(c)
 		cc.typ, cc.car, cc.cdr = TPair, v, Nil
 		if tail == refNone {
 			res = c
 		} else {
-			cells[tail].cdr = c
+			cells.at(tail).cdr = c
 		}
 		tail = c
 	}
@@ -167,7 +167,7 @@ func (vm *VM) doList(lst, env Value) Value {
 			vm.pushgc(env)
 		}
 		// A pair goes straight to evalPair, as eval would send it.
-		if x := vm.nextArg(&lst); vm.cells[x].typ == TPair {
+		if x := vm.nextArg(&lst); vm.mem.at(x).typ == TPair {
 			res = vm.evalPair(x, env, &env)
 		} else {
 			res = vm.eval(x, env, &env)
@@ -177,21 +177,21 @@ func (vm *VM) doList(lst, env Value) Value {
 }
 
 func (vm *VM) argsToEnv(prm, arg, env Value) Value {
-	cells := vm.cells
-	n := cells[env].envLen // the static nil's is 0
+	cells := vm.mem
+	n := cells.at(env).envLen // the static nil's is 0
 	for prm != Nil {
-		pc := &cells[prm]
+		pc := cells.at(prm)
 		if pc.typ != TPair {
 			e := vm.cons(vm.cons(prm, arg), env)
-			cells[prm].local = true
-			cells[e].envLen = n + 1
+			cells.at(prm).local = true
+			cells.at(e).envLen = n + 1
 			env = e
 			break
 		}
 		// car(arg) and cdr(arg), written out.
 		a, rest := arg, arg
 		if arg != Nil {
-			ac := &cells[arg]
+			ac := cells.at(arg)
 			if ac.typ != TPair {
 				vm.typeError(arg, TPair)
 			}
@@ -199,17 +199,17 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 		}
 		// env = vm.cons(vm.cons(pc.car, a), env), written out.
 		var b, e Value
-		if f := vm.freelist; f != Nil && cells[f].cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
+		if f := vm.freelist; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
 			// Two free cells at hand, no event to observe, room for
 			// both on the GC stack: cons's fast path twice.
-			b, e = f, cells[f].cdr
+			b, e = f, cells.at(f).cdr
 			vm.counts[EvAlloc] += 2
-			vm.freelist = cells[e].cdr
+			vm.freelist = cells.at(e).cdr
 			vm.free -= 2
 			vm.gcstack[vm.gcIdx] = b
 			vm.gcstack[vm.gcIdx+1] = e
 			vm.gcIdx += 2
-			bc, ec := &cells[b], &cells[e]
+			bc, ec := cells.at(b), cells.at(e)
 			bc.typ, bc.car, bc.cdr = TPair, pc.car, a
 			ec.typ, ec.car, ec.cdr = TPair, b, env
 		} else {
@@ -217,8 +217,8 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 			e = vm.cons(b, env)
 		}
 		n++
-		cells[e].envLen = n
-		if c := &cells[pc.car]; !c.local {
+		cells.at(e).envLen = n
+		if c := cells.at(pc.car); !c.local {
 			c.local = true // once: the symbol stays in the cache unwritten
 		}
 		env = e
@@ -261,7 +261,7 @@ func arith(op int, a, b float32) float32 {
 // itself and leaves pairs to evalPair, so the frequent cases do not pay for
 // evalPair's large stack frame.
 func (vm *VM) eval(obj, env Value, newenv *Value) Value {
-	switch vm.cells[obj].typ {
+	switch vm.mem.at(obj).typ {
 	case TSymbol:
 		return vm.lookup(obj, env)
 	case TPair:
@@ -277,29 +277,29 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 // (see replayLookups, which replays them one by one when a hook or meter
 // must see them).
 func (vm *VM) lookup(sym, env Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	n := uint64(1)
-	if env != Nil && !cells[sym].local {
+	if env != Nil && !cells.at(sym).local {
 		// Bound in no environment (see cell): the walk's events without
 		// the walk.
-		n += uint64(cells[env].envLen)
+		n += uint64(cells.at(env).envLen)
 		env = Nil
 	}
 	for env != Nil {
 		n++
-		ec := &cells[env]
-		if x := ec.car; cells[x].car == sym {
+		ec := cells.at(env)
+		if x := ec.car; cells.at(x).car == sym {
 			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 				vm.replayLookups(n)
 			}
-			return cells[x].cdr
+			return cells.at(x).cdr
 		}
 		env = ec.cdr
 	}
 	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 		vm.replayLookups(n)
 	}
-	return cells[cells[sym].cdr].cdr
+	return cells.at(cells.at(sym).cdr).cdr
 }
 
 // evalArg is eval(nextArg(arg), env, nil), the commonest step of the
@@ -307,39 +307,39 @@ func (vm *VM) lookup(sym, env Value) Value {
 // out in place: it saves two Go calls per argument. The events and their
 // order are exactly those of nextArg followed by eval.
 func (vm *VM) evalArg(arg *Value, env Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	a := *arg
 	vm.step(EvArg)
-	ac := &cells[a]
+	ac := cells.at(a)
 	if ac.typ != TPair {
 		vm.argError(a)
 	}
 	*arg = ac.cdr
 	obj := ac.car
-	switch cells[obj].typ {
+	switch cells.at(obj).typ {
 	case TSymbol:
 		// lookup, written out.
 		n := uint64(1)
 		e := env
-		if e != Nil && !cells[obj].local {
-			n += uint64(cells[env].envLen)
+		if e != Nil && !cells.at(obj).local {
+			n += uint64(cells.at(env).envLen)
 			e = Nil
 		}
 		for e != Nil {
 			n++
-			ec := &cells[e]
-			if x := ec.car; cells[x].car == obj {
+			ec := cells.at(e)
+			if x := ec.car; cells.at(x).car == obj {
 				if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 					vm.replayLookups(n)
 				}
-				return cells[x].cdr
+				return cells.at(x).cdr
 			}
 			e = ec.cdr
 		}
 		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 			vm.replayLookups(n)
 		}
-		return cells[cells[obj].cdr].cdr
+		return cells.at(cells.at(obj).cdr).cdr
 	case TPair:
 		return vm.evalPair(obj, env, nil)
 	}
@@ -349,7 +349,7 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 
 // evalPair is the pair case of eval: a call.
 func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	vm.step(EvPair)
 
 	// Nested calls always leave the call list and the GC stack as they
@@ -360,42 +360,42 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
-	fn := cells[obj].car
-	if cells[fn].typ != TSymbol {
+	fn := cells.at(obj).car
+	if cells.at(fn).typ != TSymbol {
 		fn = vm.eval(fn, env, nil)
 	} else {
 		// lookup, written out.
 		sym, n := fn, uint64(1)
 		fn = refNone
 		e := env
-		if e != Nil && !cells[sym].local {
-			n += uint64(cells[env].envLen)
+		if e != Nil && !cells.at(sym).local {
+			n += uint64(cells.at(env).envLen)
 			e = Nil
 		}
 		for e != Nil {
 			n++
-			ec := &cells[e]
-			if x := ec.car; cells[x].car == sym {
-				fn = cells[x].cdr
+			ec := cells.at(e)
+			if x := ec.car; cells.at(x).car == sym {
+				fn = cells.at(x).cdr
 				break
 			}
 			e = ec.cdr
 		}
 		if fn == refNone {
-			fn = cells[cells[sym].cdr].cdr
+			fn = cells.at(cells.at(sym).cdr).cdr
 		}
 		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 			vm.replayLookups(n)
 		}
 	}
-	arg := cells[obj].cdr
+	arg := cells.at(obj).cdr
 	res := Nil
 
 	// In the three hottest primitives (if, the comparisons and the
 	// arithmetic) each evalArg call is written out in place, which saves a
 	// Go call per argument: about a tenth of the run time of a call-heavy
 	// program. Each copy is exactly evalArg, with the lookup left as a call.
-	switch fc := &cells[fn]; fc.typ {
+	switch fc := cells.at(fn); fc.typ {
 	case TPrim:
 		switch op := int(fc.aux); op {
 		case pLet:
@@ -403,15 +403,15 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			if newenv != nil {
 				b := vm.cons(va, vm.evalArg(&arg, env))
 				e := vm.cons(b, env)
-				cells[va].local = true
-				cells[e].envLen = cells[env].envLen + 1
+				cells.at(va).local = true
+				cells.at(e).envLen = cells.at(env).envLen + 1
 				*newenv = e
 			}
 
 		case pSet:
 			va := vm.checkType(vm.nextArg(&arg), TSymbol)
 			b := vm.getBound(va, env)
-			cells[b].cdr = vm.evalArg(&arg, env)
+			cells.at(b).cdr = vm.evalArg(&arg, env)
 
 		case pIf:
 			for arg != Nil {
@@ -419,12 +419,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				{ // va = vm.evalArg(&arg, env), written out
 					a := arg
 					vm.step(EvArg)
-					ac := &cells[a]
+					ac := cells.at(a)
 					if ac.typ != TPair {
 						vm.argError(a)
 					}
 					arg = ac.cdr
-					switch obj := ac.car; cells[obj].typ {
+					switch obj := ac.car; cells.at(obj).typ {
 					case TSymbol:
 						va = vm.lookup(obj, env)
 					case TPair:
@@ -445,7 +445,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				if arg == Nil {
 					break
 				}
-				arg = cells[arg].cdr
+				arg = cells.at(arg).cdr
 			}
 
 		case pFn, pMac:
@@ -453,11 +453,11 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			vm.nextArg(&arg)
 			res = vm.object()
 			if op == pFn {
-				cells[res].typ = TFunc
+				cells.at(res).typ = TFunc
 			} else {
-				cells[res].typ = TMacro
+				cells.at(res).typ = TMacro
 			}
-			cells[res].cdr = va
+			cells.at(res).cdr = va
 
 		case pWhile:
 			va := vm.nextArg(&arg)
@@ -499,11 +499,11 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 		case pSetcar:
 			va := vm.checkType(vm.evalArg(&arg, env), TPair)
-			cells[va].car = vm.evalArg(&arg, env)
+			cells.at(va).car = vm.evalArg(&arg, env)
 
 		case pSetcdr:
 			va := vm.checkType(vm.evalArg(&arg, env), TPair)
-			cells[va].cdr = vm.evalArg(&arg, env)
+			cells.at(va).cdr = vm.evalArg(&arg, env)
 
 		case pList:
 			res = vm.evalList(arg, env)
@@ -526,31 +526,31 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			{ // va = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &cells[a]
+				ac := cells.at(a)
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; cells[obj].typ {
+				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// va = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells[obj].local {
-						n += uint64(cells[env].envLen)
+					if e != Nil && !cells.at(obj).local {
+						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
 					va = refNone
 					for e != Nil {
 						n++
-						ec := &cells[e]
-						if x := ec.car; cells[x].car == obj {
-							va = cells[x].cdr
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							va = cells.at(x).cdr
 							break
 						}
 						e = ec.cdr
 					}
 					if va == refNone {
-						va = cells[cells[obj].cdr].cdr
+						va = cells.at(cells.at(obj).cdr).cdr
 					}
 					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 						vm.replayLookups(n)
@@ -567,31 +567,31 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			{ // vb = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &cells[a]
+				ac := cells.at(a)
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; cells[obj].typ {
+				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// vb = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells[obj].local {
-						n += uint64(cells[env].envLen)
+					if e != Nil && !cells.at(obj).local {
+						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
 					vb = refNone
 					for e != Nil {
 						n++
-						ec := &cells[e]
-						if x := ec.car; cells[x].car == obj {
-							vb = cells[x].cdr
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							vb = cells.at(x).cdr
 							break
 						}
 						e = ec.cdr
 					}
 					if vb == refNone {
-						vb = cells[cells[obj].cdr].cdr
+						vb = cells.at(cells.at(obj).cdr).cdr
 					}
 					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 						vm.replayLookups(n)
@@ -604,7 +604,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				}
 			}
 			vm.checkType(vb, TNumber)
-			a, b := cells[va].num, cells[vb].num
+			a, b := cells.at(va).num, cells.at(vb).num
 			if op == pLt {
 				res = vm.boolean(a < b)
 			} else {
@@ -616,31 +616,31 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			{ // xv = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &cells[a]
+				ac := cells.at(a)
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; cells[obj].typ {
+				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// xv = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells[obj].local {
-						n += uint64(cells[env].envLen)
+					if e != Nil && !cells.at(obj).local {
+						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
 					xv = refNone
 					for e != Nil {
 						n++
-						ec := &cells[e]
-						if x := ec.car; cells[x].car == obj {
-							xv = cells[x].cdr
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							xv = cells.at(x).cdr
 							break
 						}
 						e = ec.cdr
 					}
 					if xv == refNone {
-						xv = cells[cells[obj].cdr].cdr
+						xv = cells.at(cells.at(obj).cdr).cdr
 					}
 					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 						vm.replayLookups(n)
@@ -658,31 +658,31 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				{ // yv = vm.evalArg(&arg, env), written out
 					a := arg
 					vm.step(EvArg)
-					ac := &cells[a]
+					ac := cells.at(a)
 					if ac.typ != TPair {
 						vm.argError(a)
 					}
 					arg = ac.cdr
-					switch obj := ac.car; cells[obj].typ {
+					switch obj := ac.car; cells.at(obj).typ {
 					case TSymbol:
 						// yv = vm.lookup(obj, env), written out.
 						n, e := uint64(1), env
-						if e != Nil && !cells[obj].local {
-							n += uint64(cells[env].envLen)
+						if e != Nil && !cells.at(obj).local {
+							n += uint64(cells.at(env).envLen)
 							e = Nil
 						}
 						yv = refNone
 						for e != Nil {
 							n++
-							ec := &cells[e]
-							if x := ec.car; cells[x].car == obj {
-								yv = cells[x].cdr
+							ec := cells.at(e)
+							if x := ec.car; cells.at(x).car == obj {
+								yv = cells.at(x).cdr
 								break
 							}
 							e = ec.cdr
 						}
 						if yv == refNone {
-							yv = cells[cells[obj].cdr].cdr
+							yv = cells.at(cells.at(obj).cdr).cdr
 						}
 						if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 							vm.replayLookups(n)
@@ -721,10 +721,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	case TFunc:
 		vm.step(EvCall)
 		arg = vm.evalList(arg, env)
-		va := cells[fn].cdr // (env params ...)
-		vb := cells[va].cdr // (params ...)
-		body := cells[vb].cdr
-		fenv := vm.argsToEnv(cells[vb].car, arg, cells[va].car)
+		va := cells.at(fn).cdr // (env params ...)
+		vb := cells.at(va).cdr // (params ...)
+		body := cells.at(vb).cdr
+		fenv := vm.argsToEnv(cells.at(vb).car, arg, cells.at(va).car)
 		// res = doList(body, fenv), written out (every user call runs its
 		// body here), with the body forms that are calls sent straight to
 		// evalPair rather than through eval.
@@ -741,13 +741,13 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			}
 			// x := vm.nextArg(&body), written out.
 			vm.step(EvArg)
-			bc := &cells[body]
+			bc := cells.at(body)
 			if bc.typ != TPair {
 				vm.argError(body)
 			}
 			x := bc.car
 			body = bc.cdr
-			if cells[x].typ == TPair {
+			if cells.at(x).typ == TPair {
 				res = vm.evalPair(x, fenv, &fenv)
 			} else {
 				res = vm.eval(x, fenv, &fenv)

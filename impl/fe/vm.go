@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // Type is an object type, numbered as in the C implementation.
@@ -80,6 +81,20 @@ type cell struct {
 	mark     bool
 	local    bool
 	s        [7]byte
+}
+
+// arena addresses the cells of a VM without a bounds check: the interpreter
+// touches a cell a few dozen times per evaluated pair, and the check costs
+// about an eighth of its instructions. It is sound because every Value the
+// VM stores or follows is below len(cells): the VM makes values only from
+// its own cells, the reader's two sentinels are never followed, and a value
+// coming from the host (a Primitive's result, the arguments of Cons, List,
+// SetGlobal and the other value methods) is checked by own on its way in.
+type arena struct{ base unsafe.Pointer }
+
+// at returns the cell of v, which must be below len(cells).
+func (a arena) at(v Value) *cell {
+	return (*cell)(unsafe.Add(a.base, uintptr(v)*unsafe.Sizeof(cell{})))
 }
 
 // Event is one interpreter event of the deck cycle model (fe-deck.md 3.3).
@@ -194,6 +209,7 @@ type VM struct {
 	model    Model
 	strBytes int
 	cells    []cell // cells[0] is the static nil; arena cell i is cells[i+1]
+	mem      arena  // cells again, for the evaluator's unchecked access
 	count    int    // arena cells
 	// arenaBytes is the size of the arena (context plus cells, and
 	// the remainder no cell fills).
@@ -300,6 +316,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	vm.count = n
 	vm.arenaBytes = arenaBytes
 	vm.cells = make([]cell, n+1)
+	vm.mem = arena{base: unsafe.Pointer(&vm.cells[0])}
 	vm.cells[0] = cell{typ: TNil}
 	vm.gcstack = make([]Value, vm.model.GCStackSize)
 	vm.freelist = Nil
@@ -522,12 +539,12 @@ func (vm *VM) pushgc(v Value) {
 	vm.gcIdx++
 }
 
-func (vm *VM) typ(v Value) Type { return vm.cells[v].typ }
+func (vm *VM) typ(v Value) Type { return vm.mem.at(v).typ }
 
 // mark is fe_mark: recurse on car, loop on cdr.
 func (vm *VM) mark(v Value) {
 	for v != Nil && v < refNone {
-		c := &vm.cells[v]
+		c := vm.mem.at(v)
 		if c.mark {
 			return
 		}
@@ -604,7 +621,7 @@ func (vm *VM) object() Value {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
-	vm.freelist = vm.cells[v].cdr
+	vm.freelist = vm.mem.at(v).cdr
 	vm.free--
 	vm.gcstack[vm.gcIdx] = v
 	vm.gcIdx++
@@ -622,7 +639,7 @@ func (vm *VM) objectSlow() Value {
 	// that has left the free list.
 	vm.step(EvAlloc)
 	v := vm.freelist
-	vm.freelist = vm.cells[v].cdr
+	vm.freelist = vm.mem.at(v).cdr
 	vm.free--
 	vm.pushgc(v)
 	return v
@@ -636,12 +653,12 @@ func (vm *VM) cons(car, cdr Value) Value {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
-		vm.freelist = vm.cells[v].cdr
+		vm.freelist = vm.mem.at(v).cdr
 		vm.free--
 		vm.gcstack[vm.gcIdx] = v
 		vm.gcIdx++
 	}
-	c := &vm.cells[v]
+	c := vm.mem.at(v)
 	c.typ = TPair
 	c.car = car
 	c.cdr = cdr
@@ -654,12 +671,12 @@ func (vm *VM) number(n float32) Value {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
-		vm.freelist = vm.cells[v].cdr
+		vm.freelist = vm.mem.at(v).cdr
 		vm.free--
 		vm.gcstack[vm.gcIdx] = v
 		vm.gcIdx++
 	}
-	c := &vm.cells[v]
+	c := vm.mem.at(v)
 	c.typ = TNumber
 	c.num = n
 	return v
@@ -675,20 +692,20 @@ func (vm *VM) boolean(b bool) Value {
 // buildString appends chr to the string chunk tail, starting a new chunk
 // when tail is refNone or full; it returns the new tail.
 func (vm *VM) buildString(tail Value, chr byte) Value {
-	if tail == refNone || vm.cells[tail].s[vm.strBytes-1] != 0 {
+	if tail == refNone || vm.mem.at(tail).s[vm.strBytes-1] != 0 {
 		v := vm.object()
-		c := &vm.cells[v]
+		c := vm.mem.at(v)
 		c.typ = TString
 		c.car = 0
 		c.s = [7]byte{}
 		c.cdr = Nil
 		if tail != refNone {
-			vm.cells[tail].cdr = v
+			vm.mem.at(tail).cdr = v
 			vm.gcIdx--
 		}
 		tail = v
 	}
-	c := &vm.cells[tail]
+	c := vm.mem.at(tail)
 	for i := 0; i < vm.strBytes; i++ {
 		if c.s[i] == 0 {
 			c.s[i] = chr
@@ -721,7 +738,7 @@ func (vm *VM) goString(v Value) string {
 }
 
 func (vm *VM) symbolName(sym Value) string {
-	return vm.goString(vm.cells[vm.cells[sym].cdr].car)
+	return vm.goString(vm.mem.at(vm.mem.at(sym).cdr).car)
 }
 
 // symbol interns name: a SYMBOL cell whose cdr is (name-string . value),
@@ -737,25 +754,25 @@ func (vm *VM) symbol(name string) Value {
 		return v
 	}
 	v := vm.object()
-	vm.cells[v].typ = TSymbol
-	vm.cells[v].local = false
+	vm.mem.at(v).typ = TSymbol
+	vm.mem.at(v).local = false
 	s := vm.str(name)
 	p := vm.cons(s, Nil)
-	vm.cells[v].cdr = p
+	vm.mem.at(v).cdr = p
 	vm.symlist = vm.cons(v, vm.symlist)
 	vm.syms[name] = v
 	if vm.ext && len(name) > 1 && name[0] == ':' {
-		vm.cells[p].cdr = v
+		vm.mem.at(p).cdr = v
 	}
 	return v
 }
 
 func (vm *VM) setGlobal(sym, v Value) {
-	vm.cells[vm.cells[sym].cdr].cdr = v
+	vm.mem.at(vm.mem.at(sym).cdr).cdr = v
 }
 
 func (vm *VM) checkType(v Value, t Type) Value {
-	if vm.cells[v].typ != t {
+	if vm.mem.at(v).typ != t {
 		vm.typeError(v, t)
 	}
 	return v
@@ -771,14 +788,14 @@ func (vm *VM) car(v Value) Value {
 	if v == Nil {
 		return v
 	}
-	return vm.cells[vm.checkType(v, TPair)].car
+	return vm.mem.at(vm.checkType(v, TPair)).car
 }
 
 func (vm *VM) cdr(v Value) Value {
 	if v == Nil {
 		return v
 	}
-	return vm.cells[vm.checkType(v, TPair)].cdr
+	return vm.mem.at(vm.checkType(v, TPair)).cdr
 }
 
 // Stats describes the arena.
