@@ -562,7 +562,9 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					va = obj
 				}
 			}
-			vm.checkType(va, TNumber)
+			if cells.at(va).typ != TNumber {
+				vm.typeError(va, TNumber)
+			}
 			var vb Value
 			{ // vb = vm.evalArg(&arg, env), written out
 				a := arg
@@ -603,7 +605,9 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					vb = obj
 				}
 			}
-			vm.checkType(vb, TNumber)
+			if cells.at(vb).typ != TNumber {
+				vm.typeError(vb, TNumber)
+			}
 			a, b := cells.at(va).num, cells.at(vb).num
 			if op == pLt {
 				res = vm.boolean(a < b)
@@ -652,7 +656,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					xv = obj
 				}
 			}
-			x := vm.toNumber(xv)
+			// x := vm.toNumber(xv), written out: evalPair is too large
+			// for the compiler to inline calls into it.
+			if cells.at(xv).typ != TNumber {
+				vm.typeError(xv, TNumber)
+			}
+			x := cells.at(xv).num
 			for arg != Nil {
 				var yv Value
 				{ // yv = vm.evalArg(&arg, env), written out
@@ -694,7 +703,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 						yv = obj
 					}
 				}
-				y := vm.toNumber(yv)
+				if cells.at(yv).typ != TNumber { // y := vm.toNumber(yv)
+					vm.typeError(yv, TNumber)
+				}
+				y := cells.at(yv).num
 				// The common cases inline; arith also fixes NaN signs.
 				var r float32
 				switch op {
@@ -712,7 +724,20 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				}
 				x = r
 			}
-			res = vm.number(x)
+			// res = vm.number(x), written out.
+			if v := vm.freelist; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+				res = vm.objectSlow()
+			} else {
+				vm.counts[EvAlloc]++
+				vm.freelist = cells.at(v).cdr
+				vm.free--
+				vm.gcstack[vm.gcIdx] = v
+				vm.gcIdx++
+				res = v
+			}
+			rc := cells.at(res)
+			rc.typ = TNumber
+			rc.num = x
 		}
 
 	case TCFunc:
