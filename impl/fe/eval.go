@@ -437,8 +437,24 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				if va != Nil {
 					if arg == Nil {
 						res = va
-					} else {
-						res = vm.evalArg(&arg, env)
+						break
+					}
+					// res = vm.evalArg(&arg, env), written out.
+					a := arg
+					vm.step(EvArg)
+					ac := cells.at(a)
+					if ac.typ != TPair {
+						vm.argError(a)
+					}
+					arg = ac.cdr
+					switch x := ac.car; cells.at(x).typ {
+					case TPair:
+						res = vm.evalPair(x, env, nil)
+					case TSymbol:
+						res = vm.lookup(x, env)
+					default:
+						vm.step(EvAtom)
+						res = x
 					}
 					break
 				}
