@@ -119,7 +119,28 @@ func (vm *VM) evalList(lst, env Value) Value {
 		var v Value
 		switch cells.at(obj).typ {
 		case TSymbol:
-			v = vm.lookup(obj, env)
+			// v = vm.lookup(obj, env), written out.
+			n, e := uint64(1), env
+			if e != Nil && !cells.at(obj).local {
+				n += uint64(cells.at(env).envLen)
+				e = Nil
+			}
+			v = refNone
+			for e != Nil {
+				n++
+				ec := cells.at(e)
+				if x := ec.car; cells.at(x).car == obj {
+					v = cells.at(x).cdr
+					break
+				}
+				e = ec.cdr
+			}
+			if v == refNone {
+				v = cells.at(cells.at(obj).cdr).cdr
+			}
+			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+				vm.replayLookups(n)
+			}
 		case TPair:
 			v = vm.evalPair(obj, env, nil)
 		default:
@@ -150,6 +171,7 @@ func (vm *VM) evalList(lst, env Value) Value {
 }
 
 func (vm *VM) doList(lst, env Value) Value {
+	cells := vm.mem
 	res := Nil
 	save := vm.gcIdx
 	for lst != Nil {
@@ -166,8 +188,16 @@ func (vm *VM) doList(lst, env Value) Value {
 			vm.pushgc(lst)
 			vm.pushgc(env)
 		}
+		// x := vm.nextArg(&lst), written out.
+		vm.step(EvArg)
+		lc := cells.at(lst)
+		if lc.typ != TPair {
+			vm.argError(lst)
+		}
+		x := lc.car
+		lst = lc.cdr
 		// A pair goes straight to evalPair, as eval would send it.
-		if x := vm.nextArg(&lst); vm.mem.at(x).typ == TPair {
+		if cells.at(x).typ == TPair {
 			res = vm.evalPair(x, env, &env)
 		} else {
 			res = vm.eval(x, env, &env)
@@ -478,7 +508,18 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		case pWhile:
 			va := vm.nextArg(&arg)
 			n := vm.gcIdx
-			for vm.eval(va, env, nil) != Nil {
+			for {
+				// vm.eval(va, env, nil), with a call sent straight to
+				// evalPair.
+				var c Value
+				if cells.at(va).typ == TPair {
+					c = vm.evalPair(va, env, nil)
+				} else {
+					c = vm.eval(va, env, nil)
+				}
+				if c == Nil {
+					break
+				}
 				vm.doList(arg, env)
 				vm.gcIdx = n
 			}
@@ -505,13 +546,37 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 		case pCons:
 			va := vm.evalArg(&arg, env)
-			res = vm.cons(va, vm.evalArg(&arg, env))
+			vb := vm.evalArg(&arg, env)
+			// res = vm.cons(va, vb), written out.
+			if c := vm.freelist; c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+				res = vm.objectSlow()
+			} else {
+				vm.counts[EvAlloc]++
+				vm.freelist = cells.at(c).cdr
+				vm.free--
+				vm.gcstack[vm.gcIdx] = c
+				vm.gcIdx++
+				res = c
+			}
+			rc := cells.at(res)
+			rc.typ, rc.car, rc.cdr = TPair, va, vb
 
 		case pCar:
-			res = vm.car(vm.evalArg(&arg, env))
+			// res = vm.car(vm.evalArg(&arg, env)), written out.
+			if va := vm.evalArg(&arg, env); va != Nil {
+				if cells.at(va).typ != TPair {
+					vm.typeError(va, TPair)
+				}
+				res = cells.at(va).car
+			}
 
 		case pCdr:
-			res = vm.cdr(vm.evalArg(&arg, env))
+			if va := vm.evalArg(&arg, env); va != Nil {
+				if cells.at(va).typ != TPair {
+					vm.typeError(va, TPair)
+				}
+				res = cells.at(va).cdr
+			}
 
 		case pSetcar:
 			va := vm.checkType(vm.evalArg(&arg, env), TPair)
