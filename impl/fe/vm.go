@@ -584,21 +584,37 @@ func (vm *VM) collect() {
 	// hook cannot raise here: inside a collection its error is deferred).
 	freelist, free := vm.freelist, vm.free
 	cells := vm.cells[1 : vm.count+1]
-	for i := range cells {
-		if hook {
+	if hook {
+		for i := range cells {
 			vm.step(EvSweep)
+			c := &cells[i]
+			if c.typ == TFree {
+				continue
+			}
+			if !c.mark {
+				c.typ = TFree
+				c.cdr = freelist
+				freelist = Value(i + 1)
+				free++
+			} else {
+				c.mark = false
+			}
 		}
-		c := &cells[i]
-		if c.typ == TFree {
-			continue
-		}
-		if !c.mark {
-			c.typ = TFree
-			c.cdr = freelist
-			freelist = Value(i + 1)
-			free++
-		} else {
-			c.mark = false
+	} else {
+		// The same loop without the hook.
+		for i := range cells {
+			c := &cells[i]
+			if c.typ == TFree {
+				continue
+			}
+			if !c.mark {
+				c.typ = TFree
+				c.cdr = freelist
+				freelist = Value(i + 1)
+				free++
+			} else {
+				c.mark = false
+			}
 		}
 	}
 	vm.freelist, vm.free = freelist, free
