@@ -826,7 +826,72 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 	case TFunc:
 		vm.step(EvCall)
-		arg = vm.evalList(arg, env)
+		{ // arg = vm.evalList(arg, env), written out.
+			list := Nil
+			tail := refNone
+			for lst := arg; lst != Nil; {
+				// v := vm.evalArg(&lst, env), written out (with the lookup left
+				// as a call): every user call evaluates its arguments here.
+				vm.step(EvArg)
+				lc := cells.at(lst)
+				if lc.typ != TPair {
+					vm.argError(lst)
+				}
+				obj := lc.car
+				lst = lc.cdr
+				var v Value
+				switch cells.at(obj).typ {
+				case TSymbol:
+					// v = vm.lookup(obj, env), written out.
+					n, e := uint64(1), env
+					if e != Nil && !cells.at(obj).local {
+						n += uint64(cells.at(env).envLen)
+						e = Nil
+					}
+					v = refNone
+					for e != Nil {
+						n++
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							v = cells.at(x).cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if v == refNone {
+						v = cells.at(cells.at(obj).cdr).cdr
+					}
+					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+						vm.replayLookups(n)
+					}
+				case TPair:
+					v = vm.evalPair(obj, env, nil)
+				default:
+					vm.step(EvAtom)
+					v = obj
+				}
+				// c := vm.cons(v, Nil), written out.
+				c := vm.freelist
+				if c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+					c = vm.objectSlow()
+				} else {
+					vm.counts[EvAlloc]++
+					vm.freelist = cells.at(c).cdr
+					vm.free--
+					vm.gcstack[vm.gcIdx] = c
+					vm.gcIdx++
+				}
+				cc := cells.at(c)
+				cc.typ, cc.car, cc.cdr = TPair, v, Nil
+				if tail == refNone {
+					list = c
+				} else {
+					cells.at(tail).cdr = c
+				}
+				tail = c
+			}
+			arg = list
+		}
 		va := cells.at(fn).cdr // (env params ...)
 		vb := cells.at(va).cdr // (params ...)
 		body := cells.at(vb).cdr
