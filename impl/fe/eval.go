@@ -385,8 +385,13 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	// Nested calls always leave the call list and the GC stack as they
 	// found them (or unwind with a panic), so both are restored below from
 	// the depths saved here.
-	depth := len(vm.calllist)
-	vm.calllist = append(vm.calllist, obj)
+	depth := vm.ncall
+	if depth == len(vm.calllist) {
+		vm.calllist = append(vm.calllist, obj)
+	} else {
+		vm.calllist[depth] = obj
+	}
+	vm.ncall = depth + 1
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
@@ -981,7 +986,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	case TMacro:
 		vm.expandMacro(obj, fn, arg)
 		vm.gcIdx = gc
-		vm.calllist = vm.calllist[:depth]
+		vm.ncall = depth
 		return vm.eval(obj, env, nil)
 
 	default:
@@ -996,7 +1001,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		vm.gcIdx = gc
 		vm.pushgc(res)
 	}
-	vm.calllist = vm.calllist[:depth]
+	vm.ncall = depth
 	return res
 }
 

@@ -217,14 +217,14 @@ func primTypeOf(vm *VM, args Value) (Value, error) {
 func primTry(vm *VM, args Value) (Value, error) {
 	f := vm.car(args)
 	gc := vm.gcIdx
-	depth := len(vm.calllist)
+	depth := vm.ncall
 	var res Value
 	err := vm.protect(func() { res = vm.eval(vm.cons(f, Nil), Nil, nil) })
 	if err == nil {
 		return res, nil
 	}
 	vm.gcIdx = gc
-	vm.calllist = vm.calllist[:depth]
+	vm.ncall = depth
 	if err.abort {
 		vm.raise(err)
 	}

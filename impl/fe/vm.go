@@ -217,7 +217,8 @@ type VM struct {
 
 	gcstack  []Value
 	gcIdx    int
-	calllist []Value
+	calllist []Value // the call list is calllist[:ncall]; the slice only grows
+	ncall    int
 	freelist Value
 	symlist  Value
 	t        Value
@@ -398,13 +399,13 @@ func (vm *VM) raise(e *Error) {
 	if e.Trace == nil {
 		e.Trace = vm.traceback()
 	}
-	vm.calllist = vm.calllist[:0]
+	vm.ncall = 0
 	panic(vmPanic{e})
 }
 
 func (vm *VM) traceback() []string {
-	tr := make([]string, 0, len(vm.calllist))
-	for i := len(vm.calllist) - 1; i >= 0; i-- {
+	tr := make([]string, 0, vm.ncall)
+	for i := vm.ncall - 1; i >= 0; i-- {
 		tr = append(tr, vm.toString(vm.calllist[i], 63))
 	}
 	return tr
