@@ -994,7 +994,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	}
 
 	// gcIdx = gc; pushgc(res), with the index in a register.
-	if gc < len(vm.gcstack) {
+	if uint(gc) < uint(len(vm.gcstack)) {
 		vm.gcstack[gc] = res
 		vm.gcIdx = gc + 1
 	} else {

@@ -76,7 +76,7 @@ type cell struct {
 	car, cdr Value
 	num      float32
 	aux      int32
-	envLen   int32
+	envLen   uint32
 	typ      Type
 	mark     bool
 	local    bool
