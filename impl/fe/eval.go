@@ -1,5 +1,7 @@
 package fe
 
+//go:generate go run ./internal/quietgen
+
 import "math"
 
 // Primitive indices, in the order fe_open binds them.

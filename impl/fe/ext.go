@@ -164,7 +164,7 @@ func (vm *VM) openExtensions() {
 }
 
 func primEval(vm *VM, args Value) (Value, error) {
-	return vm.eval(vm.car(args), Nil, nil), nil
+	return vm.evalTop(vm.car(args), Nil), nil
 }
 
 func primDescribe(vm *VM, args Value) (Value, error) {
@@ -219,7 +219,7 @@ func primTry(vm *VM, args Value) (Value, error) {
 	gc := vm.gcIdx
 	depth := vm.ncall
 	var res Value
-	err := vm.protect(func() { res = vm.eval(vm.cons(f, Nil), Nil, nil) })
+	err := vm.protect(func() { res = vm.evalTop(vm.cons(f, Nil), Nil) })
 	if err == nil {
 		return res, nil
 	}

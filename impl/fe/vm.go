@@ -253,6 +253,7 @@ type VM struct {
 	thresh       [NumEvents]uint64
 	base         [NumEvents]uint64
 	ext          bool
+	quiet        bool // neither hook nor meter: evaluate with evalQuiet
 	maxReadDepth int
 	prims        []primEntry
 	docs         map[string]string
@@ -299,6 +300,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if vm.model.GCStackSize < 1 {
 		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
 	}
+	vm.quiet = vm.hook == nil && vm.meter == nil
 	switch {
 	case vm.hook != nil:
 		// thresh stays 0: every event is observed.
@@ -422,6 +424,12 @@ func (vm *VM) step(ev Event) {
 	}
 }
 
+// tally records an event in the quiet evaluator (eval_quiet.go, generated
+// from eval.go), which runs only when neither a hook nor a meter is
+// installed: then no count ever passes its threshold, so step's test is
+// dead and left out.
+func (vm *VM) tally(ev Event) { vm.counts[ev]++ }
+
 // replayLookups is the slow path of counting n consecutive step(EvLookup)
 // with nothing in between, which the lookups write out in place as
 //
@@ -538,6 +546,16 @@ func (vm *VM) pushgc(v Value) {
 	}
 	vm.gcstack[vm.gcIdx] = v
 	vm.gcIdx++
+}
+
+// evalTop evaluates obj in env from outside the evaluator (the reader
+// loop, eval and try), with the quiet evaluator when nothing observes
+// events.
+func (vm *VM) evalTop(obj, env Value) Value {
+	if vm.quiet {
+		return vm.evalQuiet(obj, env, nil)
+	}
+	return vm.eval(obj, env, nil)
 }
 
 func (vm *VM) typ(v Value) Type { return vm.mem.at(v).typ }
