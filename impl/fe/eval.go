@@ -446,9 +446,51 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			}
 
 		case pSet:
-			va := vm.checkType(vm.nextArg(&arg), TSymbol)
-			b := vm.getBound(va, env)
-			cells.at(b).cdr = vm.evalArg(&arg, env)
+			// va := vm.checkType(vm.nextArg(&arg), TSymbol), written out.
+			vm.step(EvArg)
+			ac := cells.at(arg)
+			if ac.typ != TPair {
+				vm.argError(arg)
+			}
+			va := ac.car
+			arg = ac.cdr
+			if cells.at(va).typ != TSymbol {
+				vm.typeError(va, TSymbol)
+			}
+			// b := vm.getBound(va, env), written out.
+			b := refNone
+			if env != Nil && !cells.at(va).local {
+				vm.stepN(EvLookup, uint64(cells.at(env).envLen))
+			} else {
+				for e := env; e != Nil; e = cells.at(e).cdr {
+					vm.step(EvLookup)
+					if x := cells.at(e).car; cells.at(x).car == va {
+						b = x
+						break
+					}
+				}
+			}
+			if b == refNone {
+				b = cells.at(va).cdr
+			}
+			// v := vm.evalArg(&arg, env), written out.
+			vm.step(EvArg)
+			ac = cells.at(arg)
+			if ac.typ != TPair {
+				vm.argError(arg)
+			}
+			arg = ac.cdr
+			var v Value
+			switch x := ac.car; cells.at(x).typ {
+			case TPair:
+				v = vm.evalPair(x, env, nil)
+			case TSymbol:
+				v = vm.lookup(x, env)
+			default:
+				vm.step(EvAtom)
+				v = x
+			}
+			cells.at(b).cdr = v
 
 		case pIf:
 			for arg != Nil {

@@ -334,9 +334,51 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			}
 
 		case pSet:
-			va := vm.checkType(vm.nextArgQuiet(&arg), TSymbol)
-			b := vm.getBoundQuiet(va, env)
-			cells.at(b).cdr = vm.evalArgQuiet(&arg, env)
+			// va := vm.checkType(vm.nextArgQuiet(&arg), TSymbol), written out.
+			vm.tally(EvArg)
+			ac := cells.at(arg)
+			if ac.typ != TPair {
+				vm.argError(arg)
+			}
+			va := ac.car
+			arg = ac.cdr
+			if cells.at(va).typ != TSymbol {
+				vm.typeError(va, TSymbol)
+			}
+			// b := vm.getBoundQuiet(va, env), written out.
+			b := refNone
+			if env != Nil && !cells.at(va).local {
+				vm.counts[EvLookup] += uint64(cells.at(env).envLen)
+			} else {
+				for e := env; e != Nil; e = cells.at(e).cdr {
+					vm.tally(EvLookup)
+					if x := cells.at(e).car; cells.at(x).car == va {
+						b = x
+						break
+					}
+				}
+			}
+			if b == refNone {
+				b = cells.at(va).cdr
+			}
+			// v := vm.evalArgQuiet(&arg, env), written out.
+			vm.tally(EvArg)
+			ac = cells.at(arg)
+			if ac.typ != TPair {
+				vm.argError(arg)
+			}
+			arg = ac.cdr
+			var v Value
+			switch x := ac.car; cells.at(x).typ {
+			case TPair:
+				v = vm.evalPairQuiet(x, env, nil)
+			case TSymbol:
+				v = vm.lookupQuiet(x, env)
+			default:
+				vm.tally(EvAtom)
+				v = x
+			}
+			cells.at(b).cdr = v
 
 		case pIf:
 			for arg != Nil {
