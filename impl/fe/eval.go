@@ -109,8 +109,9 @@ func (vm *VM) evalList(lst, env Value) Value {
 	res := Nil
 	tail := refNone
 	for lst != Nil {
-		// v := vm.evalArg(&lst, env), written out (with the lookup left
-		// as a call): every user call evaluates its arguments here.
+		// v := vm.evalArg(&lst, env), written out (list and the cfuncs
+		// evaluate their arguments here; a user call has its own copy in
+		// evalPair).
 		vm.step(EvArg)
 		lc := cells.at(lst)
 		if lc.typ != TPair {
@@ -431,7 +432,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	// In the three hottest primitives (if, the comparisons and the
 	// arithmetic) each evalArg call is written out in place, which saves a
 	// Go call per argument: about a tenth of the run time of a call-heavy
-	// program. Each copy is exactly evalArg, with the lookup left as a call.
+	// program. Each copy is exactly evalArg.
 	switch fc := cells.at(fn); fc.typ {
 	case TPrim:
 		switch op := int(fc.aux); op {
@@ -786,8 +787,8 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					xv = obj
 				}
 			}
-			// x := vm.toNumber(xv), written out: evalPair is too large
-			// for the compiler to inline calls into it.
+			// x := vm.toNumber(xv), written out: it is over the
+			// compiler's inlining budget, like most callees here.
 			if cells.at(xv).typ != TNumber {
 				vm.typeError(xv, TNumber)
 			}
@@ -879,8 +880,8 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			list := Nil
 			tail := refNone
 			for lst := arg; lst != Nil; {
-				// v := vm.evalArg(&lst, env), written out (with the lookup left
-				// as a call): every user call evaluates its arguments here.
+				// v := vm.evalArg(&lst, env), written out: every user call
+				// evaluates its arguments here.
 				vm.step(EvArg)
 				lc := cells.at(lst)
 				if lc.typ != TPair {
