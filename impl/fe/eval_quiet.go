@@ -292,25 +292,25 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	if cells.at(fn).typ != TSymbol {
 		fn = vm.evalQuiet(fn, env, nil)
 	} else {
-		// lookup, written out.
+		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
-		fn = refNone
-		e := env
-		if e != Nil && !cells.at(sym).local {
-			n += uint64(cells.at(env).envLen)
-			e = Nil
-		}
-		for e != Nil {
-			n++
-			ec := cells.at(e)
-			if x := ec.car; cells.at(x).car == sym {
-				fn = cells.at(x).cdr
-				break
+		if sc := cells.at(sym); env == Nil || !sc.local {
+			n += uint64(cells.at(env).envLen) // the static nil's is 0
+			fn = cells.at(sc.cdr).cdr
+		} else {
+			fn = refNone
+			for e := env; e != Nil; {
+				n++
+				ec := cells.at(e)
+				if x := ec.car; cells.at(x).car == sym {
+					fn = cells.at(x).cdr
+					break
+				}
+				e = ec.cdr
 			}
-			e = ec.cdr
-		}
-		if fn == refNone {
-			fn = cells.at(cells.at(sym).cdr).cdr
+			if fn == refNone {
+				fn = cells.at(sc.cdr).cdr
+			}
 		}
 		vm.counts[EvLookup] += n
 	}
