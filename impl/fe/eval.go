@@ -107,7 +107,7 @@ func (vm *VM) equal(a, b Value) bool {
 func (vm *VM) evalList(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
-	tail := refNone
+	link := &res // where the next cell goes: res, then the last cell's cdr
 	for lst != Nil {
 		// v := vm.evalArg(&lst, env), written out (list and the cfuncs
 		// evaluate their arguments here; a user call has its own copy in
@@ -163,12 +163,8 @@ func (vm *VM) evalList(lst, env Value) Value {
 		}
 		cc := cells.at(c)
 		cc.typ, cc.car, cc.cdr = TPair, v, Nil
-		if tail == refNone {
-			res = c
-		} else {
-			cells.at(tail).cdr = c
-		}
-		tail = c
+		*link = c
+		link = &cc.cdr
 	}
 	return res
 }

@@ -36,7 +36,7 @@ func (vm *VM) getBoundQuiet(sym, env Value) Value {
 func (vm *VM) evalListQuiet(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
-	tail := refNone
+	link := &res // where the next cell goes: res, then the last cell's cdr
 	for lst != Nil {
 		// v := vm.evalArgQuiet(&lst, env), written out (list and the cfuncs
 		// evaluate their arguments here; a user call has its own copy in
@@ -90,12 +90,8 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 		}
 		cc := cells.at(c)
 		cc.typ, cc.car, cc.cdr = TPair, v, Nil
-		if tail == refNone {
-			res = c
-		} else {
-			cells.at(tail).cdr = c
-		}
-		tail = c
+		*link = c
+		link = &cc.cdr
 	}
 	return res
 }
