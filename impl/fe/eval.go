@@ -1,5 +1,7 @@
 package fe
 
+//go:generate go run ./internal/quietgen
+
 import "math"
 
 // Primitive indices, in the order fe_open binds them.
@@ -36,10 +38,10 @@ const (
 const primNameList = "let = if fn mac while quote and or do cons car cdr setcar setcdr list not is atom print < <= + - * /"
 
 func (vm *VM) nextArg(arg *Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	a := *arg
 	vm.step(EvArg)
-	c := &cells[a]
+	c := cells.at(a)
 	if c.typ != TPair {
 		vm.argError(a)
 	}
@@ -56,33 +58,33 @@ func (vm *VM) argError(a Value) {
 }
 
 func (vm *VM) toNumber(v Value) float32 {
-	return vm.cells[vm.checkType(v, TNumber)].num
+	return vm.mem.at(vm.checkType(v, TNumber)).num
 }
 
 // getBound returns the env binding pair of sym, or its global pair.
 func (vm *VM) getBound(sym, env Value) Value {
-	cells := vm.cells
-	if env != Nil && !cells[sym].local {
+	cells := vm.mem
+	if env != Nil && !cells.at(sym).local {
 		// Bound in no environment: the walk ends at the global pair.
-		vm.stepN(EvLookup, uint64(cells[env].envLen))
-		return cells[sym].cdr
+		vm.stepN(EvLookup, uint64(cells.at(env).envLen))
+		return cells.at(sym).cdr
 	}
 	for env != Nil {
 		vm.step(EvLookup)
-		x := cells[env].car
-		if cells[x].car == sym {
+		x := cells.at(env).car
+		if cells.at(x).car == sym {
 			return x
 		}
-		env = cells[env].cdr
+		env = cells.at(env).cdr
 	}
-	return cells[sym].cdr
+	return cells.at(sym).cdr
 }
 
 func (vm *VM) equal(a, b Value) bool {
 	if a == b {
 		return true
 	}
-	ca, cb := &vm.cells[a], &vm.cells[b]
+	ca, cb := vm.mem.at(a), vm.mem.at(b)
 	if ca.typ != cb.typ {
 		return false
 	}
@@ -91,7 +93,7 @@ func (vm *VM) equal(a, b Value) bool {
 		return ca.num == cb.num
 	case TString:
 		for a != Nil {
-			ca, cb := &vm.cells[a], &vm.cells[b]
+			ca, cb := vm.mem.at(a), vm.mem.at(b)
 			if ca.typ != cb.typ || ca.s != cb.s {
 				return false
 			}
@@ -103,23 +105,45 @@ func (vm *VM) equal(a, b Value) bool {
 }
 
 func (vm *VM) evalList(lst, env Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	res := Nil
-	tail := refNone
+	link := &res // where the next cell goes: res, then the last cell's cdr
 	for lst != Nil {
-		// v := vm.evalArg(&lst, env), written out (with the lookup left
-		// as a call): every user call evaluates its arguments here.
+		// v := vm.evalArg(&lst, env), written out (list and the cfuncs
+		// evaluate their arguments here; a user call has its own copy in
+		// evalPair).
 		vm.step(EvArg)
-		lc := &cells[lst]
+		lc := cells.at(lst)
 		if lc.typ != TPair {
 			vm.argError(lst)
 		}
 		obj := lc.car
 		lst = lc.cdr
 		var v Value
-		switch cells[obj].typ {
+		switch cells.at(obj).typ {
 		case TSymbol:
-			v = vm.lookup(obj, env)
+			// v = vm.lookup(obj, env), written out.
+			n, e := uint64(1), env
+			if e != Nil && !cells.at(obj).local {
+				n += uint64(cells.at(env).envLen)
+				e = Nil
+			}
+			v = refNone
+			for e != Nil {
+				n++
+				ec := cells.at(e)
+				if x := ec.car; cells.at(x).car == obj {
+					v = cells.at(x).cdr
+					break
+				}
+				e = ec.cdr
+			}
+			if v == refNone {
+				v = cells.at(cells.at(obj).cdr).cdr
+			}
+			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+				vm.replayLookups(n)
+			}
 		case TPair:
 			v = vm.evalPair(obj, env, nil)
 		default:
@@ -132,24 +156,21 @@ func (vm *VM) evalList(lst, env Value) Value {
 			c = vm.objectSlow()
 		} else {
 			vm.counts[EvAlloc]++
-			vm.freelist = cells[c].cdr
+			vm.freelist = cells.at(c).cdr
 			vm.free--
 			vm.gcstack[vm.gcIdx] = c
 			vm.gcIdx++
 		}
-		cc := &cells[c]
+		cc := cells.at(c)
 		cc.typ, cc.car, cc.cdr = TPair, v, Nil
-		if tail == refNone {
-			res = c
-		} else {
-			cells[tail].cdr = c
-		}
-		tail = c
+		*link = c
+		link = &cc.cdr
 	}
 	return res
 }
 
 func (vm *VM) doList(lst, env Value) Value {
+	cells := vm.mem
 	res := Nil
 	save := vm.gcIdx
 	for lst != Nil {
@@ -166,8 +187,16 @@ func (vm *VM) doList(lst, env Value) Value {
 			vm.pushgc(lst)
 			vm.pushgc(env)
 		}
+		// x := vm.nextArg(&lst), written out.
+		vm.step(EvArg)
+		lc := cells.at(lst)
+		if lc.typ != TPair {
+			vm.argError(lst)
+		}
+		x := lc.car
+		lst = lc.cdr
 		// A pair goes straight to evalPair, as eval would send it.
-		if x := vm.nextArg(&lst); vm.cells[x].typ == TPair {
+		if cells.at(x).typ == TPair {
 			res = vm.evalPair(x, env, &env)
 		} else {
 			res = vm.eval(x, env, &env)
@@ -177,21 +206,21 @@ func (vm *VM) doList(lst, env Value) Value {
 }
 
 func (vm *VM) argsToEnv(prm, arg, env Value) Value {
-	cells := vm.cells
-	n := cells[env].envLen // the static nil's is 0
+	cells := vm.mem
+	n := cells.at(env).envLen // the static nil's is 0
 	for prm != Nil {
-		pc := &cells[prm]
+		pc := cells.at(prm)
 		if pc.typ != TPair {
 			e := vm.cons(vm.cons(prm, arg), env)
-			cells[prm].local = true
-			cells[e].envLen = n + 1
+			cells.at(prm).local = true
+			cells.at(e).envLen = n + 1
 			env = e
 			break
 		}
 		// car(arg) and cdr(arg), written out.
 		a, rest := arg, arg
 		if arg != Nil {
-			ac := &cells[arg]
+			ac := cells.at(arg)
 			if ac.typ != TPair {
 				vm.typeError(arg, TPair)
 			}
@@ -199,17 +228,17 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 		}
 		// env = vm.cons(vm.cons(pc.car, a), env), written out.
 		var b, e Value
-		if f := vm.freelist; f != Nil && cells[f].cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
+		if f := vm.freelist; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
 			// Two free cells at hand, no event to observe, room for
 			// both on the GC stack: cons's fast path twice.
-			b, e = f, cells[f].cdr
+			b, e = f, cells.at(f).cdr
 			vm.counts[EvAlloc] += 2
-			vm.freelist = cells[e].cdr
+			vm.freelist = cells.at(e).cdr
 			vm.free -= 2
 			vm.gcstack[vm.gcIdx] = b
 			vm.gcstack[vm.gcIdx+1] = e
 			vm.gcIdx += 2
-			bc, ec := &cells[b], &cells[e]
+			bc, ec := cells.at(b), cells.at(e)
 			bc.typ, bc.car, bc.cdr = TPair, pc.car, a
 			ec.typ, ec.car, ec.cdr = TPair, b, env
 		} else {
@@ -217,8 +246,8 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 			e = vm.cons(b, env)
 		}
 		n++
-		cells[e].envLen = n
-		if c := &cells[pc.car]; !c.local {
+		cells.at(e).envLen = n
+		if c := cells.at(pc.car); !c.local {
 			c.local = true // once: the symbol stays in the cache unwritten
 		}
 		env = e
@@ -261,7 +290,7 @@ func arith(op int, a, b float32) float32 {
 // itself and leaves pairs to evalPair, so the frequent cases do not pay for
 // evalPair's large stack frame.
 func (vm *VM) eval(obj, env Value, newenv *Value) Value {
-	switch vm.cells[obj].typ {
+	switch vm.mem.at(obj).typ {
 	case TSymbol:
 		return vm.lookup(obj, env)
 	case TPair:
@@ -277,29 +306,29 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 // (see replayLookups, which replays them one by one when a hook or meter
 // must see them).
 func (vm *VM) lookup(sym, env Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	n := uint64(1)
-	if env != Nil && !cells[sym].local {
+	if env != Nil && !cells.at(sym).local {
 		// Bound in no environment (see cell): the walk's events without
 		// the walk.
-		n += uint64(cells[env].envLen)
+		n += uint64(cells.at(env).envLen)
 		env = Nil
 	}
 	for env != Nil {
 		n++
-		ec := &cells[env]
-		if x := ec.car; cells[x].car == sym {
+		ec := cells.at(env)
+		if x := ec.car; cells.at(x).car == sym {
 			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 				vm.replayLookups(n)
 			}
-			return cells[x].cdr
+			return cells.at(x).cdr
 		}
 		env = ec.cdr
 	}
 	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 		vm.replayLookups(n)
 	}
-	return cells[cells[sym].cdr].cdr
+	return cells.at(cells.at(sym).cdr).cdr
 }
 
 // evalArg is eval(nextArg(arg), env, nil), the commonest step of the
@@ -307,39 +336,39 @@ func (vm *VM) lookup(sym, env Value) Value {
 // out in place: it saves two Go calls per argument. The events and their
 // order are exactly those of nextArg followed by eval.
 func (vm *VM) evalArg(arg *Value, env Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	a := *arg
 	vm.step(EvArg)
-	ac := &cells[a]
+	ac := cells.at(a)
 	if ac.typ != TPair {
 		vm.argError(a)
 	}
 	*arg = ac.cdr
 	obj := ac.car
-	switch cells[obj].typ {
+	switch cells.at(obj).typ {
 	case TSymbol:
 		// lookup, written out.
 		n := uint64(1)
 		e := env
-		if e != Nil && !cells[obj].local {
-			n += uint64(cells[env].envLen)
+		if e != Nil && !cells.at(obj).local {
+			n += uint64(cells.at(env).envLen)
 			e = Nil
 		}
 		for e != Nil {
 			n++
-			ec := &cells[e]
-			if x := ec.car; cells[x].car == obj {
+			ec := cells.at(e)
+			if x := ec.car; cells.at(x).car == obj {
 				if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 					vm.replayLookups(n)
 				}
-				return cells[x].cdr
+				return cells.at(x).cdr
 			}
 			e = ec.cdr
 		}
 		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 			vm.replayLookups(n)
 		}
-		return cells[cells[obj].cdr].cdr
+		return cells.at(cells.at(obj).cdr).cdr
 	case TPair:
 		return vm.evalPair(obj, env, nil)
 	}
@@ -349,53 +378,58 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 
 // evalPair is the pair case of eval: a call.
 func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
-	cells := vm.cells
+	cells := vm.mem
 	vm.step(EvPair)
 
 	// Nested calls always leave the call list and the GC stack as they
 	// found them (or unwind with a panic), so both are restored below from
 	// the depths saved here.
-	depth := len(vm.calllist)
-	vm.calllist = append(vm.calllist, obj)
+	depth := vm.ncall
+	if depth == len(vm.calllist) {
+		vm.calllist = append(vm.calllist, obj)
+	} else {
+		vm.calllist[depth] = obj
+	}
+	vm.ncall = depth + 1
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
-	fn := cells[obj].car
-	if cells[fn].typ != TSymbol {
+	fn := cells.at(obj).car
+	if cells.at(fn).typ != TSymbol {
 		fn = vm.eval(fn, env, nil)
 	} else {
-		// lookup, written out.
+		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
-		fn = refNone
-		e := env
-		if e != Nil && !cells[sym].local {
-			n += uint64(cells[env].envLen)
-			e = Nil
-		}
-		for e != Nil {
-			n++
-			ec := &cells[e]
-			if x := ec.car; cells[x].car == sym {
-				fn = cells[x].cdr
-				break
+		if sc := cells.at(sym); env == Nil || !sc.local {
+			n += uint64(cells.at(env).envLen) // the static nil's is 0
+			fn = cells.at(sc.cdr).cdr
+		} else {
+			fn = refNone
+			for e := env; e != Nil; {
+				n++
+				ec := cells.at(e)
+				if x := ec.car; cells.at(x).car == sym {
+					fn = cells.at(x).cdr
+					break
+				}
+				e = ec.cdr
 			}
-			e = ec.cdr
-		}
-		if fn == refNone {
-			fn = cells[cells[sym].cdr].cdr
+			if fn == refNone {
+				fn = cells.at(sc.cdr).cdr
+			}
 		}
 		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 			vm.replayLookups(n)
 		}
 	}
-	arg := cells[obj].cdr
+	arg := cells.at(obj).cdr
 	res := Nil
 
 	// In the three hottest primitives (if, the comparisons and the
 	// arithmetic) each evalArg call is written out in place, which saves a
 	// Go call per argument: about a tenth of the run time of a call-heavy
-	// program. Each copy is exactly evalArg, with the lookup left as a call.
-	switch fc := &cells[fn]; fc.typ {
+	// program. Each copy is exactly evalArg.
+	switch fc := cells.at(fn); fc.typ {
 	case TPrim:
 		switch op := int(fc.aux); op {
 		case pLet:
@@ -403,15 +437,57 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			if newenv != nil {
 				b := vm.cons(va, vm.evalArg(&arg, env))
 				e := vm.cons(b, env)
-				cells[va].local = true
-				cells[e].envLen = cells[env].envLen + 1
+				cells.at(va).local = true
+				cells.at(e).envLen = cells.at(env).envLen + 1
 				*newenv = e
 			}
 
 		case pSet:
-			va := vm.checkType(vm.nextArg(&arg), TSymbol)
-			b := vm.getBound(va, env)
-			cells[b].cdr = vm.evalArg(&arg, env)
+			// va := vm.checkType(vm.nextArg(&arg), TSymbol), written out.
+			vm.step(EvArg)
+			ac := cells.at(arg)
+			if ac.typ != TPair {
+				vm.argError(arg)
+			}
+			va := ac.car
+			arg = ac.cdr
+			if cells.at(va).typ != TSymbol {
+				vm.typeError(va, TSymbol)
+			}
+			// b := vm.getBound(va, env), written out.
+			b := refNone
+			if env != Nil && !cells.at(va).local {
+				vm.stepN(EvLookup, uint64(cells.at(env).envLen))
+			} else {
+				for e := env; e != Nil; e = cells.at(e).cdr {
+					vm.step(EvLookup)
+					if x := cells.at(e).car; cells.at(x).car == va {
+						b = x
+						break
+					}
+				}
+			}
+			if b == refNone {
+				b = cells.at(va).cdr
+			}
+			// v := vm.evalArg(&arg, env), written out.
+			vm.step(EvArg)
+			ac = cells.at(arg)
+			if ac.typ != TPair {
+				vm.argError(arg)
+			}
+			arg = ac.cdr
+			var v Value
+			switch x := ac.car; cells.at(x).typ {
+			case TPair:
+				v = vm.evalPair(x, env, nil)
+			case TSymbol:
+				v = vm.lookup(x, env)
+			default:
+				vm.step(EvAtom)
+				v = x
+			}
+			cells.at(b).cdr = v
 
 		case pIf:
 			for arg != Nil {
@@ -419,12 +495,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				{ // va = vm.evalArg(&arg, env), written out
 					a := arg
 					vm.step(EvArg)
-					ac := &cells[a]
+					ac := cells.at(a)
 					if ac.typ != TPair {
 						vm.argError(a)
 					}
 					arg = ac.cdr
-					switch obj := ac.car; cells[obj].typ {
+					switch obj := ac.car; cells.at(obj).typ {
 					case TSymbol:
 						va = vm.lookup(obj, env)
 					case TPair:
@@ -437,15 +513,31 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				if va != Nil {
 					if arg == Nil {
 						res = va
-					} else {
-						res = vm.evalArg(&arg, env)
+						break
+					}
+					// res = vm.evalArg(&arg, env), written out.
+					a := arg
+					vm.step(EvArg)
+					ac := cells.at(a)
+					if ac.typ != TPair {
+						vm.argError(a)
+					}
+					arg = ac.cdr
+					switch x := ac.car; cells.at(x).typ {
+					case TPair:
+						res = vm.evalPair(x, env, nil)
+					case TSymbol:
+						res = vm.lookup(x, env)
+					default:
+						vm.step(EvAtom)
+						res = x
 					}
 					break
 				}
 				if arg == Nil {
 					break
 				}
-				arg = cells[arg].cdr
+				arg = cells.at(arg).cdr
 			}
 
 		case pFn, pMac:
@@ -453,16 +545,27 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			vm.nextArg(&arg)
 			res = vm.object()
 			if op == pFn {
-				cells[res].typ = TFunc
+				cells.at(res).typ = TFunc
 			} else {
-				cells[res].typ = TMacro
+				cells.at(res).typ = TMacro
 			}
-			cells[res].cdr = va
+			cells.at(res).cdr = va
 
 		case pWhile:
 			va := vm.nextArg(&arg)
 			n := vm.gcIdx
-			for vm.eval(va, env, nil) != Nil {
+			for {
+				// vm.eval(va, env, nil), with a call sent straight to
+				// evalPair.
+				var c Value
+				if cells.at(va).typ == TPair {
+					c = vm.evalPair(va, env, nil)
+				} else {
+					c = vm.eval(va, env, nil)
+				}
+				if c == Nil {
+					break
+				}
 				vm.doList(arg, env)
 				vm.gcIdx = n
 			}
@@ -489,21 +592,45 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 		case pCons:
 			va := vm.evalArg(&arg, env)
-			res = vm.cons(va, vm.evalArg(&arg, env))
+			vb := vm.evalArg(&arg, env)
+			// res = vm.cons(va, vb), written out.
+			if c := vm.freelist; c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+				res = vm.objectSlow()
+			} else {
+				vm.counts[EvAlloc]++
+				vm.freelist = cells.at(c).cdr
+				vm.free--
+				vm.gcstack[vm.gcIdx] = c
+				vm.gcIdx++
+				res = c
+			}
+			rc := cells.at(res)
+			rc.typ, rc.car, rc.cdr = TPair, va, vb
 
 		case pCar:
-			res = vm.car(vm.evalArg(&arg, env))
+			// res = vm.car(vm.evalArg(&arg, env)), written out.
+			if va := vm.evalArg(&arg, env); va != Nil {
+				if cells.at(va).typ != TPair {
+					vm.typeError(va, TPair)
+				}
+				res = cells.at(va).car
+			}
 
 		case pCdr:
-			res = vm.cdr(vm.evalArg(&arg, env))
+			if va := vm.evalArg(&arg, env); va != Nil {
+				if cells.at(va).typ != TPair {
+					vm.typeError(va, TPair)
+				}
+				res = cells.at(va).cdr
+			}
 
 		case pSetcar:
 			va := vm.checkType(vm.evalArg(&arg, env), TPair)
-			cells[va].car = vm.evalArg(&arg, env)
+			cells.at(va).car = vm.evalArg(&arg, env)
 
 		case pSetcdr:
 			va := vm.checkType(vm.evalArg(&arg, env), TPair)
-			cells[va].cdr = vm.evalArg(&arg, env)
+			cells.at(va).cdr = vm.evalArg(&arg, env)
 
 		case pList:
 			res = vm.evalList(arg, env)
@@ -526,31 +653,31 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			{ // va = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &cells[a]
+				ac := cells.at(a)
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; cells[obj].typ {
+				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// va = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells[obj].local {
-						n += uint64(cells[env].envLen)
+					if e != Nil && !cells.at(obj).local {
+						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
 					va = refNone
 					for e != Nil {
 						n++
-						ec := &cells[e]
-						if x := ec.car; cells[x].car == obj {
-							va = cells[x].cdr
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							va = cells.at(x).cdr
 							break
 						}
 						e = ec.cdr
 					}
 					if va == refNone {
-						va = cells[cells[obj].cdr].cdr
+						va = cells.at(cells.at(obj).cdr).cdr
 					}
 					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 						vm.replayLookups(n)
@@ -562,36 +689,38 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					va = obj
 				}
 			}
-			vm.checkType(va, TNumber)
+			if cells.at(va).typ != TNumber {
+				vm.typeError(va, TNumber)
+			}
 			var vb Value
 			{ // vb = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &cells[a]
+				ac := cells.at(a)
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; cells[obj].typ {
+				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// vb = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells[obj].local {
-						n += uint64(cells[env].envLen)
+					if e != Nil && !cells.at(obj).local {
+						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
 					vb = refNone
 					for e != Nil {
 						n++
-						ec := &cells[e]
-						if x := ec.car; cells[x].car == obj {
-							vb = cells[x].cdr
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							vb = cells.at(x).cdr
 							break
 						}
 						e = ec.cdr
 					}
 					if vb == refNone {
-						vb = cells[cells[obj].cdr].cdr
+						vb = cells.at(cells.at(obj).cdr).cdr
 					}
 					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 						vm.replayLookups(n)
@@ -603,8 +732,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					vb = obj
 				}
 			}
-			vm.checkType(vb, TNumber)
-			a, b := cells[va].num, cells[vb].num
+			if cells.at(vb).typ != TNumber {
+				vm.typeError(vb, TNumber)
+			}
+			a, b := cells.at(va).num, cells.at(vb).num
 			if op == pLt {
 				res = vm.boolean(a < b)
 			} else {
@@ -616,31 +747,31 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			{ // xv = vm.evalArg(&arg, env), written out
 				a := arg
 				vm.step(EvArg)
-				ac := &cells[a]
+				ac := cells.at(a)
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
 				arg = ac.cdr
-				switch obj := ac.car; cells[obj].typ {
+				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// xv = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells[obj].local {
-						n += uint64(cells[env].envLen)
+					if e != Nil && !cells.at(obj).local {
+						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
 					xv = refNone
 					for e != Nil {
 						n++
-						ec := &cells[e]
-						if x := ec.car; cells[x].car == obj {
-							xv = cells[x].cdr
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							xv = cells.at(x).cdr
 							break
 						}
 						e = ec.cdr
 					}
 					if xv == refNone {
-						xv = cells[cells[obj].cdr].cdr
+						xv = cells.at(cells.at(obj).cdr).cdr
 					}
 					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 						vm.replayLookups(n)
@@ -652,37 +783,42 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					xv = obj
 				}
 			}
-			x := vm.toNumber(xv)
+			// x := vm.toNumber(xv), written out: it is over the
+			// compiler's inlining budget, like most callees here.
+			if cells.at(xv).typ != TNumber {
+				vm.typeError(xv, TNumber)
+			}
+			x := cells.at(xv).num
 			for arg != Nil {
 				var yv Value
 				{ // yv = vm.evalArg(&arg, env), written out
 					a := arg
 					vm.step(EvArg)
-					ac := &cells[a]
+					ac := cells.at(a)
 					if ac.typ != TPair {
 						vm.argError(a)
 					}
 					arg = ac.cdr
-					switch obj := ac.car; cells[obj].typ {
+					switch obj := ac.car; cells.at(obj).typ {
 					case TSymbol:
 						// yv = vm.lookup(obj, env), written out.
 						n, e := uint64(1), env
-						if e != Nil && !cells[obj].local {
-							n += uint64(cells[env].envLen)
+						if e != Nil && !cells.at(obj).local {
+							n += uint64(cells.at(env).envLen)
 							e = Nil
 						}
 						yv = refNone
 						for e != Nil {
 							n++
-							ec := &cells[e]
-							if x := ec.car; cells[x].car == obj {
-								yv = cells[x].cdr
+							ec := cells.at(e)
+							if x := ec.car; cells.at(x).car == obj {
+								yv = cells.at(x).cdr
 								break
 							}
 							e = ec.cdr
 						}
 						if yv == refNone {
-							yv = cells[cells[obj].cdr].cdr
+							yv = cells.at(cells.at(obj).cdr).cdr
 						}
 						if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 							vm.replayLookups(n)
@@ -694,7 +830,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 						yv = obj
 					}
 				}
-				y := vm.toNumber(yv)
+				if cells.at(yv).typ != TNumber { // y := vm.toNumber(yv)
+					vm.typeError(yv, TNumber)
+				}
+				y := cells.at(yv).num
 				// The common cases inline; arith also fixes NaN signs.
 				var r float32
 				switch op {
@@ -712,7 +851,20 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				}
 				x = r
 			}
-			res = vm.number(x)
+			// res = vm.number(x), written out.
+			if v := vm.freelist; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+				res = vm.objectSlow()
+			} else {
+				vm.counts[EvAlloc]++
+				vm.freelist = cells.at(v).cdr
+				vm.free--
+				vm.gcstack[vm.gcIdx] = v
+				vm.gcIdx++
+				res = v
+			}
+			rc := cells.at(res)
+			rc.typ = TNumber
+			rc.num = x
 		}
 
 	case TCFunc:
@@ -720,11 +872,129 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 	case TFunc:
 		vm.step(EvCall)
-		arg = vm.evalList(arg, env)
-		va := cells[fn].cdr // (env params ...)
-		vb := cells[va].cdr // (params ...)
-		body := cells[vb].cdr
-		fenv := vm.argsToEnv(cells[vb].car, arg, cells[va].car)
+		{ // arg = vm.evalList(arg, env), written out.
+			list := Nil
+			tail := refNone
+			for lst := arg; lst != Nil; {
+				// v := vm.evalArg(&lst, env), written out: every user call
+				// evaluates its arguments here.
+				vm.step(EvArg)
+				lc := cells.at(lst)
+				if lc.typ != TPair {
+					vm.argError(lst)
+				}
+				obj := lc.car
+				lst = lc.cdr
+				var v Value
+				switch cells.at(obj).typ {
+				case TSymbol:
+					// v = vm.lookup(obj, env), written out.
+					n, e := uint64(1), env
+					if e != Nil && !cells.at(obj).local {
+						n += uint64(cells.at(env).envLen)
+						e = Nil
+					}
+					v = refNone
+					for e != Nil {
+						n++
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							v = cells.at(x).cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if v == refNone {
+						v = cells.at(cells.at(obj).cdr).cdr
+					}
+					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+						vm.replayLookups(n)
+					}
+				case TPair:
+					v = vm.evalPair(obj, env, nil)
+				default:
+					vm.step(EvAtom)
+					v = obj
+				}
+				// c := vm.cons(v, Nil), written out.
+				c := vm.freelist
+				if c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+					c = vm.objectSlow()
+				} else {
+					vm.counts[EvAlloc]++
+					vm.freelist = cells.at(c).cdr
+					vm.free--
+					vm.gcstack[vm.gcIdx] = c
+					vm.gcIdx++
+				}
+				cc := cells.at(c)
+				cc.typ, cc.car, cc.cdr = TPair, v, Nil
+				if tail == refNone {
+					list = c
+				} else {
+					cells.at(tail).cdr = c
+				}
+				tail = c
+			}
+			arg = list
+		}
+		va := cells.at(fn).cdr // (env params ...)
+		vb := cells.at(va).cdr // (params ...)
+		body := cells.at(vb).cdr
+		// fenv := vm.argsToEnv(cells.at(vb).car, arg, cells.at(va).car),
+		// written out.
+		var fenv Value
+		{
+			prm, arg, env := cells.at(vb).car, arg, cells.at(va).car
+			n := cells.at(env).envLen // the static nil's is 0
+			for prm != Nil {
+				pc := cells.at(prm)
+				if pc.typ != TPair {
+					e := vm.cons(vm.cons(prm, arg), env)
+					cells.at(prm).local = true
+					cells.at(e).envLen = n + 1
+					env = e
+					break
+				}
+				// car(arg) and cdr(arg), written out.
+				a, rest := arg, arg
+				if arg != Nil {
+					ac := cells.at(arg)
+					if ac.typ != TPair {
+						vm.typeError(arg, TPair)
+					}
+					a, rest = ac.car, ac.cdr
+				}
+				// env = vm.cons(vm.cons(pc.car, a), env), written out.
+				var b, e Value
+				if f := vm.freelist; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
+					// Two free cells at hand, no event to observe, room for
+					// both on the GC stack: cons's fast path twice.
+					b, e = f, cells.at(f).cdr
+					vm.counts[EvAlloc] += 2
+					vm.freelist = cells.at(e).cdr
+					vm.free -= 2
+					vm.gcstack[vm.gcIdx] = b
+					vm.gcstack[vm.gcIdx+1] = e
+					vm.gcIdx += 2
+					bc, ec := cells.at(b), cells.at(e)
+					bc.typ, bc.car, bc.cdr = TPair, pc.car, a
+					ec.typ, ec.car, ec.cdr = TPair, b, env
+				} else {
+					b = vm.cons(pc.car, a)
+					e = vm.cons(b, env)
+				}
+				n++
+				cells.at(e).envLen = n
+				if c := cells.at(pc.car); !c.local {
+					c.local = true // once: the symbol stays in the cache unwritten
+				}
+				env = e
+				prm = pc.cdr
+				arg = rest
+			}
+			fenv = env
+		}
 		// res = doList(body, fenv), written out (every user call runs its
 		// body here), with the body forms that are calls sent straight to
 		// evalPair rather than through eval.
@@ -741,13 +1011,13 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			}
 			// x := vm.nextArg(&body), written out.
 			vm.step(EvArg)
-			bc := &cells[body]
+			bc := cells.at(body)
 			if bc.typ != TPair {
 				vm.argError(body)
 			}
 			x := bc.car
 			body = bc.cdr
-			if cells[x].typ == TPair {
+			if cells.at(x).typ == TPair {
 				res = vm.evalPair(x, fenv, &fenv)
 			} else {
 				res = vm.eval(x, fenv, &fenv)
@@ -757,7 +1027,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	case TMacro:
 		vm.expandMacro(obj, fn, arg)
 		vm.gcIdx = gc
-		vm.calllist = vm.calllist[:depth]
+		vm.ncall = depth
 		return vm.eval(obj, env, nil)
 
 	default:
@@ -765,14 +1035,14 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	}
 
 	// gcIdx = gc; pushgc(res), with the index in a register.
-	if gc < len(vm.gcstack) {
+	if uint(gc) < uint(len(vm.gcstack)) {
 		vm.gcstack[gc] = res
 		vm.gcIdx = gc + 1
 	} else {
 		vm.gcIdx = gc
 		vm.pushgc(res)
 	}
-	vm.calllist = vm.calllist[:depth]
+	vm.ncall = depth
 	return res
 }
 

@@ -107,7 +107,7 @@ func (vm *VM) MakeError(tags []string, fields ...Field) Value {
 		items = append(items, vm.symbol(t))
 	}
 	for _, f := range fields {
-		items = append(items, vm.keyword(f.Key), f.Value)
+		items = append(items, vm.keyword(f.Key), vm.own(f.Value))
 	}
 	return vm.List(items...)
 }
@@ -132,11 +132,11 @@ func (vm *VM) callPrimitive(i int, args Value) Value {
 	res, err := vm.prims[i].fn(vm, args)
 	vm.meterSync()
 	if err == nil {
-		return res
+		return vm.own(res)
 	}
 	var r *Raised
 	if errors.As(err, &r) {
-		vm.pushgc(r.Obj)
+		vm.pushgc(vm.own(r.Obj))
 		vm.raise(&Error{Msg: vm.toString(r.Obj, -1), Cause: err, obj: r.Obj, hasObj: true})
 	}
 	var e *Error
@@ -164,7 +164,7 @@ func (vm *VM) openExtensions() {
 }
 
 func primEval(vm *VM, args Value) (Value, error) {
-	return vm.eval(vm.car(args), Nil, nil), nil
+	return vm.evalTop(vm.car(args), Nil), nil
 }
 
 func primDescribe(vm *VM, args Value) (Value, error) {
@@ -189,7 +189,7 @@ func primDescribe(vm *VM, args Value) (Value, error) {
 //	string  a string
 //	atom    anything else (a ptr)
 func (vm *VM) TypeOf(v Value) string {
-	switch vm.typ(v) {
+	switch vm.typ(vm.own(v)) {
 	case TNil:
 		return "nil"
 	case TPair:
@@ -217,14 +217,14 @@ func primTypeOf(vm *VM, args Value) (Value, error) {
 func primTry(vm *VM, args Value) (Value, error) {
 	f := vm.car(args)
 	gc := vm.gcIdx
-	depth := len(vm.calllist)
+	depth := vm.ncall
 	var res Value
-	err := vm.protect(func() { res = vm.eval(vm.cons(f, Nil), Nil, nil) })
+	err := vm.protect(func() { res = vm.evalTop(vm.cons(f, Nil), Nil) })
 	if err == nil {
 		return res, nil
 	}
 	vm.gcIdx = gc
-	vm.calllist = vm.calllist[:depth]
+	vm.ncall = depth
 	if err.abort {
 		vm.raise(err)
 	}
@@ -236,17 +236,27 @@ func primTry(vm *VM, args Value) (Value, error) {
 	return vm.MakeError([]string{"fe-error"}, Field{Key: "message", Value: msg}), nil
 }
 
+// own checks a value coming from the host before the VM stores or follows
+// it (see arena): a value that is not one of this VM's cells is a
+// programming error, reported as the out-of-range index it would have been.
+func (vm *VM) own(v Value) Value {
+	if uint(v) > uint(vm.count) {
+		panic(fmt.Sprintf("fe: value %d is not a cell of this VM (%d cells)", uint32(v), vm.count))
+	}
+	return v
+}
+
 // Value methods for primitives. They raise Lisp errors, so call them only
 // from inside a Primitive or Do.
 
 // Car returns the car of a pair (nil for nil).
-func (vm *VM) Car(v Value) Value { return vm.car(v) }
+func (vm *VM) Car(v Value) Value { return vm.car(vm.own(v)) }
 
 // Cdr returns the cdr of a pair (nil for nil).
-func (vm *VM) Cdr(v Value) Value { return vm.cdr(v) }
+func (vm *VM) Cdr(v Value) Value { return vm.cdr(vm.own(v)) }
 
 // Cons makes a pair.
-func (vm *VM) Cons(car, cdr Value) Value { return vm.cons(car, cdr) }
+func (vm *VM) Cons(car, cdr Value) Value { return vm.cons(vm.own(car), vm.own(cdr)) }
 
 // Number makes a number.
 func (vm *VM) Number(f float32) Value { return vm.number(f) }
@@ -264,20 +274,20 @@ func (vm *VM) Bool(b bool) Value { return vm.boolean(b) }
 func (vm *VM) List(items ...Value) Value {
 	res := Nil
 	for i := len(items) - 1; i >= 0; i-- {
-		res = vm.cons(items[i], res)
+		res = vm.cons(vm.own(items[i]), res)
 	}
 	return res
 }
 
 // Type returns the object type of v.
-func (vm *VM) Type(v Value) Type { return vm.typ(v) }
+func (vm *VM) Type(v Value) Type { return vm.typ(vm.own(v)) }
 
 // ToNumber returns the number in v, raising "expected number, got T".
-func (vm *VM) ToNumber(v Value) float32 { return vm.toNumber(v) }
+func (vm *VM) ToNumber(v Value) float32 { return vm.toNumber(vm.own(v)) }
 
 // GoString returns the text of a string or the name of a symbol.
 func (vm *VM) GoString(v Value) string {
-	switch vm.typ(v) {
+	switch vm.typ(vm.own(v)) {
 	case TString:
 		return vm.goString(v)
 	case TSymbol:
@@ -288,7 +298,7 @@ func (vm *VM) GoString(v Value) string {
 }
 
 // Print returns the printed form of v (strings raw at top level).
-func (vm *VM) Print(v Value) string { return vm.toString(v, -1) }
+func (vm *VM) Print(v Value) string { return vm.toString(vm.own(v), -1) }
 
 // Global returns the global value of name.
 func (vm *VM) Global(name string) Value {
@@ -296,4 +306,4 @@ func (vm *VM) Global(name string) Value {
 }
 
 // SetGlobal sets the global value of name.
-func (vm *VM) SetGlobal(name string, v Value) { vm.setGlobal(vm.symbol(name), v) }
+func (vm *VM) SetGlobal(name string, v Value) { vm.setGlobal(vm.symbol(name), vm.own(v)) }

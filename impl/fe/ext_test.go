@@ -295,3 +295,38 @@ func TestNewTooSmall(t *testing.T) {
 		t.Errorf("New(100) = %v, want out of memory", err)
 	}
 }
+
+// TestForeignValueRejected checks that a value which is not a cell of the
+// VM is refused at the API boundary (the evaluator follows values without a
+// bounds check), both just past the last cell and far beyond it, while the
+// last cell itself is accepted.
+func TestForeignValueRejected(t *testing.T) {
+	vm := newVM(t, 4096)
+	last := Value(vm.Stats().Cells)
+	for _, v := range []Value{last + 1, 1 << 30} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), "not a cell of this VM") {
+					t.Errorf("Cons(%d, nil): recovered %v, want a panic naming the foreign value", v, r)
+				}
+			}()
+			_ = vm.Do(func() error { vm.Cons(v, Nil); return nil })
+		}()
+	}
+	if err := vm.Do(func() error { vm.Cons(last, Nil); return nil }); err != nil {
+		t.Errorf("Cons(last cell, nil): %v", err)
+	}
+	bad := func(vm *VM, _ Value) (Value, error) { return last + 1, nil }
+	vm = newVM(t, 4096)
+	if err := vm.RegisterPrimitive("bad", bad, ""); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Errorf("a primitive returning a foreign value: no panic")
+			}
+		}()
+		_, _ = vm.Eval("(bad)")
+	}()
+}

@@ -65,7 +65,7 @@ func (vm *VM) readEval(src *source, gc int, each func(res Value)) (done bool, er
 			done = true
 			return
 		}
-		res := vm.eval(obj, Nil, nil)
+		res := vm.evalTop(obj, Nil)
 		if each != nil {
 			each(res)
 		}

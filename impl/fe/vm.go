@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // Type is an object type, numbered as in the C implementation.
@@ -42,7 +43,7 @@ func (t Type) String() string {
 // the static nil object, which lives outside the arena. A Value is only
 // valid while the object is reachable from a GC root; values handed to a
 // Primitive stay valid for the duration of the call.
-type Value int32
+type Value uint32
 
 // Nil is the nil object.
 const Nil Value = 0
@@ -50,8 +51,8 @@ const Nil Value = 0
 // Sentinels used only inside the reader; they are never stored in a cell
 // that Lisp code can reach.
 const (
-	refRParen Value = -1
-	refNone   Value = -2
+	refRParen Value = 1<<32 - 1
+	refNone   Value = 1<<32 - 2
 )
 
 // cell is one arena object. For a pair, car and cdr are object references.
@@ -75,11 +76,25 @@ type cell struct {
 	car, cdr Value
 	num      float32
 	aux      int32
-	envLen   int32
+	envLen   uint32
 	typ      Type
 	mark     bool
 	local    bool
 	s        [7]byte
+}
+
+// arena addresses the cells of a VM without a bounds check: the interpreter
+// touches a cell a few dozen times per evaluated pair, and the check costs
+// about an eighth of its instructions. It is sound because every Value the
+// VM stores or follows is below len(cells): the VM makes values only from
+// its own cells, the reader's two sentinels are never followed, and a value
+// coming from the host (a Primitive's result, the arguments of Cons, List,
+// SetGlobal and the other value methods) is checked by own on its way in.
+type arena struct{ base unsafe.Pointer }
+
+// at returns the cell of v, which must be below len(cells).
+func (a arena) at(v Value) *cell {
+	return (*cell)(unsafe.Add(a.base, uintptr(v)*unsafe.Sizeof(cell{})))
 }
 
 // Event is one interpreter event of the deck cycle model (fe-deck.md 3.3).
@@ -194,6 +209,7 @@ type VM struct {
 	model    Model
 	strBytes int
 	cells    []cell // cells[0] is the static nil; arena cell i is cells[i+1]
+	mem      arena  // cells again, for the evaluator's unchecked access
 	count    int    // arena cells
 	// arenaBytes is the size of the arena (context plus cells, and
 	// the remainder no cell fills).
@@ -201,7 +217,8 @@ type VM struct {
 
 	gcstack  []Value
 	gcIdx    int
-	calllist []Value
+	calllist []Value // the call list is calllist[:ncall]; the slice only grows
+	ncall    int
 	freelist Value
 	symlist  Value
 	t        Value
@@ -236,6 +253,7 @@ type VM struct {
 	thresh       [NumEvents]uint64
 	base         [NumEvents]uint64
 	ext          bool
+	quiet        bool // neither hook nor meter: evaluate with evalQuiet
 	maxReadDepth int
 	prims        []primEntry
 	docs         map[string]string
@@ -282,6 +300,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if vm.model.GCStackSize < 1 {
 		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
 	}
+	vm.quiet = vm.hook == nil && vm.meter == nil
 	switch {
 	case vm.hook != nil:
 		// thresh stays 0: every event is observed.
@@ -300,6 +319,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	vm.count = n
 	vm.arenaBytes = arenaBytes
 	vm.cells = make([]cell, n+1)
+	vm.mem = arena{base: unsafe.Pointer(&vm.cells[0])}
 	vm.cells[0] = cell{typ: TNil}
 	vm.gcstack = make([]Value, vm.model.GCStackSize)
 	vm.freelist = Nil
@@ -381,13 +401,13 @@ func (vm *VM) raise(e *Error) {
 	if e.Trace == nil {
 		e.Trace = vm.traceback()
 	}
-	vm.calllist = vm.calllist[:0]
+	vm.ncall = 0
 	panic(vmPanic{e})
 }
 
 func (vm *VM) traceback() []string {
-	tr := make([]string, 0, len(vm.calllist))
-	for i := len(vm.calllist) - 1; i >= 0; i-- {
+	tr := make([]string, 0, vm.ncall)
+	for i := vm.ncall - 1; i >= 0; i-- {
 		tr = append(tr, vm.toString(vm.calllist[i], 63))
 	}
 	return tr
@@ -403,6 +423,12 @@ func (vm *VM) step(ev Event) {
 		vm.observe(ev)
 	}
 }
+
+// tally records an event in the quiet evaluator (eval_quiet.go, generated
+// from eval.go), which runs only when neither a hook nor a meter is
+// installed: then no count ever passes its threshold, so step's test is
+// dead and left out.
+func (vm *VM) tally(ev Event) { vm.counts[ev]++ }
 
 // replayLookups is the slow path of counting n consecutive step(EvLookup)
 // with nothing in between, which the lookups write out in place as
@@ -522,12 +548,22 @@ func (vm *VM) pushgc(v Value) {
 	vm.gcIdx++
 }
 
-func (vm *VM) typ(v Value) Type { return vm.cells[v].typ }
+// evalTop evaluates obj in env from outside the evaluator (the reader
+// loop, eval and try), with the quiet evaluator when nothing observes
+// events.
+func (vm *VM) evalTop(obj, env Value) Value {
+	if vm.quiet {
+		return vm.evalQuiet(obj, env, nil)
+	}
+	return vm.eval(obj, env, nil)
+}
+
+func (vm *VM) typ(v Value) Type { return vm.mem.at(v).typ }
 
 // mark is fe_mark: recurse on car, loop on cdr.
 func (vm *VM) mark(v Value) {
-	for v > 0 {
-		c := &vm.cells[v]
+	for v != Nil && v < refNone {
+		c := vm.mem.at(v)
 		if c.mark {
 			return
 		}
@@ -567,21 +603,37 @@ func (vm *VM) collect() {
 	// hook cannot raise here: inside a collection its error is deferred).
 	freelist, free := vm.freelist, vm.free
 	cells := vm.cells[1 : vm.count+1]
-	for i := range cells {
-		if hook {
+	if hook {
+		for i := range cells {
 			vm.step(EvSweep)
+			c := &cells[i]
+			if c.typ == TFree {
+				continue
+			}
+			if !c.mark {
+				c.typ = TFree
+				c.cdr = freelist
+				freelist = Value(i + 1)
+				free++
+			} else {
+				c.mark = false
+			}
 		}
-		c := &cells[i]
-		if c.typ == TFree {
-			continue
-		}
-		if !c.mark {
-			c.typ = TFree
-			c.cdr = freelist
-			freelist = Value(i + 1)
-			free++
-		} else {
-			c.mark = false
+	} else {
+		// The same loop without the hook.
+		for i := range cells {
+			c := &cells[i]
+			if c.typ == TFree {
+				continue
+			}
+			if !c.mark {
+				c.typ = TFree
+				c.cdr = freelist
+				freelist = Value(i + 1)
+				free++
+			} else {
+				c.mark = false
+			}
 		}
 	}
 	vm.freelist, vm.free = freelist, free
@@ -604,7 +656,7 @@ func (vm *VM) object() Value {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
-	vm.freelist = vm.cells[v].cdr
+	vm.freelist = vm.mem.at(v).cdr
 	vm.free--
 	vm.gcstack[vm.gcIdx] = v
 	vm.gcIdx++
@@ -622,7 +674,7 @@ func (vm *VM) objectSlow() Value {
 	// that has left the free list.
 	vm.step(EvAlloc)
 	v := vm.freelist
-	vm.freelist = vm.cells[v].cdr
+	vm.freelist = vm.mem.at(v).cdr
 	vm.free--
 	vm.pushgc(v)
 	return v
@@ -636,12 +688,12 @@ func (vm *VM) cons(car, cdr Value) Value {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
-		vm.freelist = vm.cells[v].cdr
+		vm.freelist = vm.mem.at(v).cdr
 		vm.free--
 		vm.gcstack[vm.gcIdx] = v
 		vm.gcIdx++
 	}
-	c := &vm.cells[v]
+	c := vm.mem.at(v)
 	c.typ = TPair
 	c.car = car
 	c.cdr = cdr
@@ -654,12 +706,12 @@ func (vm *VM) number(n float32) Value {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
-		vm.freelist = vm.cells[v].cdr
+		vm.freelist = vm.mem.at(v).cdr
 		vm.free--
 		vm.gcstack[vm.gcIdx] = v
 		vm.gcIdx++
 	}
-	c := &vm.cells[v]
+	c := vm.mem.at(v)
 	c.typ = TNumber
 	c.num = n
 	return v
@@ -675,20 +727,20 @@ func (vm *VM) boolean(b bool) Value {
 // buildString appends chr to the string chunk tail, starting a new chunk
 // when tail is refNone or full; it returns the new tail.
 func (vm *VM) buildString(tail Value, chr byte) Value {
-	if tail == refNone || vm.cells[tail].s[vm.strBytes-1] != 0 {
+	if tail == refNone || vm.mem.at(tail).s[vm.strBytes-1] != 0 {
 		v := vm.object()
-		c := &vm.cells[v]
+		c := vm.mem.at(v)
 		c.typ = TString
 		c.car = 0
 		c.s = [7]byte{}
 		c.cdr = Nil
 		if tail != refNone {
-			vm.cells[tail].cdr = v
+			vm.mem.at(tail).cdr = v
 			vm.gcIdx--
 		}
 		tail = v
 	}
-	c := &vm.cells[tail]
+	c := vm.mem.at(tail)
 	for i := 0; i < vm.strBytes; i++ {
 		if c.s[i] == 0 {
 			c.s[i] = chr
@@ -721,7 +773,7 @@ func (vm *VM) goString(v Value) string {
 }
 
 func (vm *VM) symbolName(sym Value) string {
-	return vm.goString(vm.cells[vm.cells[sym].cdr].car)
+	return vm.goString(vm.mem.at(vm.mem.at(sym).cdr).car)
 }
 
 // symbol interns name: a SYMBOL cell whose cdr is (name-string . value),
@@ -737,25 +789,25 @@ func (vm *VM) symbol(name string) Value {
 		return v
 	}
 	v := vm.object()
-	vm.cells[v].typ = TSymbol
-	vm.cells[v].local = false
+	vm.mem.at(v).typ = TSymbol
+	vm.mem.at(v).local = false
 	s := vm.str(name)
 	p := vm.cons(s, Nil)
-	vm.cells[v].cdr = p
+	vm.mem.at(v).cdr = p
 	vm.symlist = vm.cons(v, vm.symlist)
 	vm.syms[name] = v
 	if vm.ext && len(name) > 1 && name[0] == ':' {
-		vm.cells[p].cdr = v
+		vm.mem.at(p).cdr = v
 	}
 	return v
 }
 
 func (vm *VM) setGlobal(sym, v Value) {
-	vm.cells[vm.cells[sym].cdr].cdr = v
+	vm.mem.at(vm.mem.at(sym).cdr).cdr = v
 }
 
 func (vm *VM) checkType(v Value, t Type) Value {
-	if vm.cells[v].typ != t {
+	if vm.mem.at(v).typ != t {
 		vm.typeError(v, t)
 	}
 	return v
@@ -771,14 +823,14 @@ func (vm *VM) car(v Value) Value {
 	if v == Nil {
 		return v
 	}
-	return vm.cells[vm.checkType(v, TPair)].car
+	return vm.mem.at(vm.checkType(v, TPair)).car
 }
 
 func (vm *VM) cdr(v Value) Value {
 	if v == Nil {
 		return v
 	}
-	return vm.cells[vm.checkType(v, TPair)].cdr
+	return vm.mem.at(vm.checkType(v, TPair)).cdr
 }
 
 // Stats describes the arena.
