@@ -144,9 +144,7 @@ func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 	events := r.runLocked(s, req, o, nowMS)
 	s.mu.Unlock()
 
-	if len(events) > 0 {
-		r.events.publish(req.SessionID, req.Action, events, r.cfg.Clock.Now())
-	}
+	r.events.publish(req.SessionID, req.Action, events, r.cfg.Clock.Now()) // none: nothing is sent
 	return o
 }
 

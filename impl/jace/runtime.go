@@ -334,14 +334,9 @@ func (r *Runtime) LoadFile(path string, env Env) (Manifest, error) {
 }
 
 // retire closes the VMs of sessions that no longer belong to the runtime.
+// Each is closed under its own lock, so the order does not matter.
 func (r *Runtime) retire(old map[string]*session) {
-	ids := make([]string, 0, len(old))
-	for id := range old {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		s := old[id]
+	for _, s := range old {
 		s.mu.Lock()
 		s.dead = true
 		r.dropVM(s)
@@ -357,8 +352,7 @@ func (r *Runtime) Close() error {
 		return nil
 	}
 	r.closed = true
-	old := r.sessions
-	r.sessions = map[string]*session{}
+	old := r.sessions // nothing reads the table once closed is set
 	r.mu.Unlock()
 	r.retire(old)
 	r.events.close()
@@ -557,8 +551,7 @@ func envJSONMerged(mod *module, env Env, sessionID string, dryRun bool, intent s
 	for k, v := range env {
 		m[k] = v
 	}
-	delete(m, "session_id")
-	delete(m, "dry_run")
+	delete(m, "session_id") // dry_run is written below in any case
 	delete(m, "intent")
 	if sessionID != "" {
 		m["session_id"] = mustJSON(sessionID)
