@@ -55,12 +55,16 @@ Feature: Module ABI
     When the agent presses "calc.input" with params {"digit":4}
     Then $.state.display is "4"
 
-  @§jace-module-shape
-  Scenario: a module that does not parse is refused
+  @§jace-module-shape @decision
+  Scenario: a module that does not parse is refused, naming the line and column where parsing stopped
     Given the calculator module is loaded
     When the client posts to /load {"source":"globalThis.jace = {manifest: "}
     Then the response is a JSON error "INVALID_MODULE" with status 400
     And the error message contains "SyntaxError"
+    When the client posts to /load {"source":"globalThis.jace = {\n  manifest: ;\n};","name":"broken.js"}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "module broken.js: SyntaxError"
+    And the error message contains "(<eval>:2:13)"
     And the response body does not contain "top-level"
 
   @§jace-action-result
