@@ -172,13 +172,13 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 		return nil
 	}
 	var ar actionResult
-	if !scanActionResult(res.JSON, &ar) && decodeObject(res.JSON, &ar) != nil {
+	if decodeObject(res.JSON, &ar) != nil {
 		o.fail(errorf(500, "BAD_RESULT", "action %q returned %s, want an ActionResult object", req.Action, clip(res.JSON)))
 		return nil
 	}
 	if len(ar.AuditPreview) > 0 && string(ar.AuditPreview) != "null" {
-		p, simple := plainString(ar.AuditPreview)
-		if !simple && json.Unmarshal(ar.AuditPreview, &p) != nil {
+		var p string
+		if json.Unmarshal(ar.AuditPreview, &p) != nil {
 			o.fail(errorf(500, "BAD_RESULT", "action %q: audit_preview must be a string, got %s", req.Action, clip(string(ar.AuditPreview))))
 			return nil
 		}

@@ -598,10 +598,6 @@ func canonicalOK(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 {
 		return "null", true
 	}
-	if alreadyCanonical(raw) {
-		// Fast path: decoding and re-encoding would give raw back.
-		return string(raw), true
-	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
