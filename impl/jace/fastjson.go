@@ -1,7 +1,6 @@
 package jace
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 )
@@ -37,48 +36,17 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, mustJSON(s)...)
 }
 
-// hasSpace reports whether raw has a JSON whitespace byte outside its
-// strings (the only bytes compacting removes). An unterminated string
-// counts as whitespace, so that such a value goes through json.Compact.
-func hasSpace(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case ' ', '\n', '\t', '\r':
-			return true
-		case '"':
-			for i++; ; i++ {
-				if i >= len(raw) {
-					return true
-				}
-				if raw[i] == '\\' {
-					i++
-				} else if raw[i] == '"' {
-					break
-				}
-			}
-		}
-	}
-	return false
-}
-
-// appendRaw appends a json.RawMessage the way encoding/json embeds one:
-// compacted ("null" when empty). Every raw value written here comes out of
-// QuickJS's JSON.stringify, the view filter or encoding/json's decoder, so
-// it is valid JSON; without whitespace between its tokens compacting
-// changes nothing and the bytes are copied. ok is false if compacting fails (the caller then
-// uses encoding/json, which would fail the same way).
-func appendRaw(dst []byte, raw []byte) ([]byte, bool) {
+// appendRaw appends a json.RawMessage the way encoding/json embeds one
+// ("null" when empty). Every raw value written here is compact JSON: it
+// comes out of QuickJS's JSON.stringify (through encoding/json's decoder,
+// which keeps a value's bytes, or the view filter, which writes no
+// whitespace) or out of canonical(), so compacting it would change nothing
+// and the bytes are copied.
+func appendRaw(dst []byte, raw []byte) []byte {
 	if len(raw) == 0 {
-		return append(dst, "null"...), true
+		return append(dst, "null"...)
 	}
-	if !hasSpace(raw) {
-		return append(dst, raw...), true
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return dst, false
-	}
-	return append(dst, b.Bytes()...), true
+	return append(dst, raw...)
 }
 
 // appendError appends an *Error as encoding/json would ({"code","message"}).
@@ -92,14 +60,9 @@ func appendError(dst []byte, e *Error) []byte {
 
 // appendActionsBody appends the /actions Action Result for o (see
 // actionsResult for the field list and order), view being the
-// agent-filtered view. ok is false if a raw value would not compact.
-func appendActionsBody(dst []byte, o *Outcome, view json.RawMessage) ([]byte, bool) {
-	ok := true
-	raw := func(r []byte) {
-		if ok {
-			dst, ok = appendRaw(dst, r)
-		}
-	}
+// agent-filtered view.
+func appendActionsBody(dst []byte, o *Outcome, view json.RawMessage) []byte {
+	raw := func(r []byte) { dst = appendRaw(dst, r) }
 	dst = append(dst, `{"ok":`...)
 	dst = strconv.AppendBool(dst, o.Error == nil)
 	dst = append(dst, `,"action":`...)
@@ -142,13 +105,13 @@ func appendActionsBody(dst []byte, o *Outcome, view json.RawMessage) ([]byte, bo
 		dst = append(dst, `,"error":`...)
 		dst = appendError(dst, o.Error)
 	}
-	return append(dst, '}'), ok
+	return append(dst, '}')
 }
 
 // appendAuditRecord appends rec as encoding/json would. rec.Params is
-// canonical() output: compact by construction, or, for a payload that did
-// not decode, the request's raw text, which goes through appendRaw.
-func appendAuditRecord(dst []byte, rec *AuditRecord) ([]byte, bool) {
+// canonical() output, compact by construction (the caller uses encoding/json
+// for a payload that did not decode).
+func appendAuditRecord(dst []byte, rec *AuditRecord) []byte {
 	dst = append(dst, `{"ts":`...)
 	dst = appendString(dst, rec.TS)
 	if rec.Via != "" {
@@ -158,7 +121,7 @@ func appendAuditRecord(dst []byte, rec *AuditRecord) ([]byte, bool) {
 	dst = append(dst, `,"action":`...)
 	dst = appendString(dst, rec.Action)
 	dst = append(dst, `,"params":`...)
-	dst, ok := appendRaw(dst, rec.Params)
+	dst = appendRaw(dst, rec.Params)
 	dst = append(dst, `,"audit_preview":`...)
 	dst = appendString(dst, rec.AuditPreview)
 	dst = append(dst, `,"session_id":`...)
@@ -179,7 +142,7 @@ func appendAuditRecord(dst []byte, rec *AuditRecord) ([]byte, bool) {
 		dst = append(dst, `,"error_code":`...)
 		dst = appendString(dst, rec.ErrorCode)
 	}
-	return append(dst, '}'), ok
+	return append(dst, '}')
 }
 
 // simpleString reads the JSON string starting at b[i] if it is safe ASCII

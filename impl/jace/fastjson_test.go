@@ -18,9 +18,11 @@ var awkwardStrings = []string{
 	"<html>&amp;", "é ünïcödé", "emoji 😀", "line\u2028sep\u2029", "bad utf8 \xff\xfe", "del\x7f",
 }
 
+// Raw values as the runtime has them: compact JSON (from JSON.stringify or
+// canonical()), with whitespace only inside strings.
 var awkwardRaws = []string{
-	`null`, `0`, `-1.5e+10`, `"s"`, `"é"`, `{"a":1,"b":[true,false,null]}`, `{ "a" : 1 }`, "[1,\n2]",
-	`{"display":"7","acc":null,"op":null,"fresh":false}`, `"a\"b"`, `{"k":"v w"}`, `{"k":"a\" b","l":"\\"}`, `["\\\\", 1]`, `[]`, `{}`,
+	`null`, `0`, `-1.5e+10`, `"s"`, `"é"`, `{"a":1,"b":[true,false,null]}`, `{"a":" : "}`, `["\n",2]`,
+	`{"display":"7","acc":null,"op":null,"fresh":false}`, `"a\"b"`, `{"k":"v w"}`, `{"k":"a\" b","l":"\\"}`, `["\\\\",1]`, `[]`, `{}`,
 }
 
 func randString(r *rand.Rand) string {
@@ -43,6 +45,29 @@ func randRaw(r *rand.Rand) json.RawMessage {
 	return json.RawMessage(awkwardRaws[r.IntN(len(awkwardRaws))])
 }
 
+// actionsResult is the /actions body as a struct for encoding/json: the
+// oracle appendActionsBody is checked against (its field order and
+// omitempty rules).
+func actionsResult(o *Outcome, view json.RawMessage) any {
+	type result struct {
+		OK           bool              `json:"ok"`
+		Action       string            `json:"action"`
+		SessionID    string            `json:"session_id,omitempty"`
+		DryRun       bool              `json:"dry_run"`
+		Intent       string            `json:"intent,omitempty"`
+		State        json.RawMessage   `json:"state,omitempty"`
+		JACE         json.RawMessage   `json:"jace,omitempty"`
+		Result       json.RawMessage   `json:"result,omitempty"`
+		AuditPreview string            `json:"audit_preview"`
+		Events       []json.RawMessage `json:"events,omitempty"`
+		Error        *Error            `json:"error,omitempty"`
+	}
+	return result{
+		OK: o.Error == nil, Action: o.Action, SessionID: o.SessionID, DryRun: o.DryRun, Intent: o.Intent,
+		State: o.State, JACE: view, Result: o.Result, AuditPreview: o.AuditPreview, Events: o.Events, Error: o.Error,
+	}
+}
+
 func TestAppendActionsBodyMatchesEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 3000 {
@@ -58,9 +83,8 @@ func TestAppendActionsBodyMatchesEncodingJSON(t *testing.T) {
 		}
 		view := randRaw(r)
 		want := string(mustJSON(actionsResult(o, view)))
-		got, ok := appendActionsBody(nil, o, view)
-		if !ok || string(got) != want {
-			t.Fatalf("case %d: ok=%v\n got %s\nwant %s", i, ok, got, want)
+		if got := appendActionsBody(nil, o, view); string(got) != want {
+			t.Fatalf("case %d:\n got %s\nwant %s", i, got, want)
 		}
 	}
 }
@@ -75,9 +99,8 @@ func TestAppendAuditRecordMatchesEncodingJSON(t *testing.T) {
 			ErrorCode: randString(r),
 		}
 		want := string(mustJSON(rec))
-		got, ok := appendAuditRecord(nil, &rec)
-		if !ok || string(got) != want {
-			t.Fatalf("case %d: ok=%v\n got %s\nwant %s", i, ok, got, want)
+		if got := appendAuditRecord(nil, &rec); string(got) != want {
+			t.Fatalf("case %d:\n got %s\nwant %s", i, got, want)
 		}
 	}
 }

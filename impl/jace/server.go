@@ -252,12 +252,7 @@ func pressBody(o *Outcome) any {
 func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
 	view := agentView(o)
 	bp := s.bufs.Get().(*[]byte)
-	body, ok := appendActionsBody((*bp)[:0], o, view)
-	if !ok {
-		body = append(mustJSON(actionsResult(o, view)), '\n')
-	} else {
-		body = append(body, '\n')
-	}
+	body := append(appendActionsBody((*bp)[:0], o, view), '\n')
 	defer func() {
 		// The writer has copied body when Write returns. Huge bodies are
 		// not kept.
@@ -289,34 +284,6 @@ func agentView(o *Outcome) json.RawMessage {
 		return o.View
 	}
 	return v
-}
-
-// actionsBody is the JACE Action Result of /actions. Its view is filtered
-// for agents.
-func (s *Server) actionsBody(o *Outcome) any {
-	return actionsResult(o, agentView(o))
-}
-
-// actionsResult is the /actions body as a struct for encoding/json; the
-// field order and omitempty rules are what appendActionsBody writes.
-func actionsResult(o *Outcome, view json.RawMessage) any {
-	type result struct {
-		OK           bool              `json:"ok"`
-		Action       string            `json:"action"`
-		SessionID    string            `json:"session_id,omitempty"`
-		DryRun       bool              `json:"dry_run"`
-		Intent       string            `json:"intent,omitempty"`
-		State        json.RawMessage   `json:"state,omitempty"`
-		JACE         json.RawMessage   `json:"jace,omitempty"`
-		Result       json.RawMessage   `json:"result,omitempty"`
-		AuditPreview string            `json:"audit_preview"`
-		Events       []json.RawMessage `json:"events,omitempty"`
-		Error        *Error            `json:"error,omitempty"`
-	}
-	return result{
-		OK: o.Error == nil, Action: o.Action, SessionID: o.SessionID, DryRun: o.DryRun, Intent: o.Intent,
-		State: o.State, JACE: view, Result: o.Result, AuditPreview: o.AuditPreview, Events: o.Events, Error: o.Error,
-	}
 }
 
 func writeOutcome(w http.ResponseWriter, o *Outcome, body any) {
