@@ -312,6 +312,9 @@ Feature: HTTP API
       | {"action":"\\"}                                  |
       | {"action":"calc.clear","params":{"a":"b           |
       | {"action":"calc.clear","params":                 |
+      | ["action":"calc.clear"}                          |
+      | x"action":"calc.clear"}                          |
+      | {"action":"calc.clear","params":{"a":}}          |
 
   @§jace-json-only @decision
   Scenario: a BAD_JSON message points at the first byte that is not JSON
