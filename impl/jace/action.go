@@ -263,7 +263,7 @@ func clip(s string) string {
 // request was understood but the module refused it.
 func statusFor(code string, explicit json.RawMessage) int {
 	var n int
-	if len(explicit) > 0 && json.Unmarshal(explicit, &n) == nil && n >= 400 && n <= 599 {
+	if json.Unmarshal(explicit, &n) == nil && n >= 400 && n <= 599 { // an absent status does not decode
 		return n
 	}
 	switch strings.ToUpper(code) {

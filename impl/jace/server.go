@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 )
 
 // Server is the JACE HTTP API as an http.Handler.
@@ -25,8 +24,6 @@ import (
 type Server struct {
 	rt  *Runtime
 	dec *Decoder
-	// bufs recycles response body buffers (*[]byte) on the /actions path.
-	bufs sync.Pool
 }
 
 // NewServer makes a Runtime from cfg and wraps it.
@@ -40,12 +37,7 @@ func NewServer(cfg Config) (*Server, error) {
 		rt.Close()
 		return nil, fmt.Errorf("jace: %w", err)
 	}
-	srv := &Server{rt: rt, dec: dec}
-	srv.bufs.New = func() any {
-		b := make([]byte, 0, 2048)
-		return &b
-	}
-	return srv, nil
+	return &Server{rt: rt, dec: dec}, nil
 }
 
 // Runtime returns the runtime behind the server.
@@ -251,16 +243,7 @@ func pressBody(o *Outcome) any {
 // encoding/json (byte-identical; see fastjson.go).
 func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
 	view := agentView(o)
-	bp := s.bufs.Get().(*[]byte)
-	body := append(appendActionsBody((*bp)[:0], o, view), '\n')
-	defer func() {
-		// The writer has copied body when Write returns. Huge bodies are
-		// not kept.
-		if cap(body) <= 64<<10 {
-			*bp = body[:0]
-			s.bufs.Put(bp)
-		}
-	}()
+	body := append(appendActionsBody(make([]byte, 0, 2048), o, view), '\n')
 	if o.Replayed {
 		w.Header().Set(ReplayedHeader, "true")
 	}
