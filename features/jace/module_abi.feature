@@ -142,7 +142,7 @@ Feature: Module ABI
       | ODD      | 503      | 503    |
 
   @§jace-action-result @§jace-errors @decision
-  Scenario: an ActionResult without state is a 500 BAD_RESULT, one whose state is null stores null
+  Scenario: an ActionResult without state or with an error without a code is a 500 BAD_RESULT, one whose state is null stores null
     Given the module "blank.js" is loaded:
       """
       globalThis.jace = {
@@ -152,10 +152,13 @@ Feature: Module ABI
         actions: {
           nothing(state) { return { result: "lost" }; },
           clear(state) { return { state: null, result: "cleared" }; },
+          nameless(state) { return { state: { n: 2 }, error: { message: "an error without a code" } }; },
         },
       };
       """
     When the agent posts to /actions {"action":"nothing"}
+    Then the response is a JSON error "BAD_RESULT" with status 500
+    When the agent posts to /actions {"action":"nameless"}
     Then the response is a JSON error "BAD_RESULT" with status 500
     When the session "" is viewed by an agent
     Then $.jace.state is {"n":1}

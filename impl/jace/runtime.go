@@ -82,7 +82,8 @@ type Config struct {
 	// MaxOutput caps the JSON an entry point returns (default
 	// sandbox.DefaultMaxOutput).
 	MaxOutput int
-	// MaxBody caps request bodies in bytes (default 1 MiB).
+	// MaxBody caps request bodies in bytes (0 or less: 1 MiB, which the
+	// Decoder applies).
 	MaxBody int64
 	// Now is what Date reports in the VM (default DefaultNow()).
 	Now time.Time
@@ -113,9 +114,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
-	}
-	if c.MaxBody <= 0 {
-		c.MaxBody = DefaultMaxBody
 	}
 	if c.Now.IsZero() {
 		c.Now = DefaultNow()
