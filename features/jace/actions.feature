@@ -175,7 +175,7 @@ Feature: Action semantics
     And $.audit_preview is "calc.sqrt {\"big\":1e400}"
     When the agent posts to /actions {"action":"shout"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
-    And the error message contains "no way"
+    And $.error.message is "action \"shout\": no way"
     When the agent posts to /actions {"action":"boom"}
     Then the response is a JSON error "MODULE_ERROR" with status 500
     And the error message contains "RangeError: out of range (at boom ("
@@ -286,6 +286,7 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"plain"}
     Then the response status is 200 and $.result is "plain"
     And the response body does not contain "note"
+    And $.events is absent
     When the agent posts to /actions {"action":"accented"}
     Then the response status is 200 and $.result is "accented"
     And $.state is {"n":11}

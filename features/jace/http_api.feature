@@ -312,6 +312,19 @@ Feature: HTTP API
       | {"action":"\\"}                                  |
       | {"action":"calc.clear","params":{"a":"b           |
       | {"action":"calc.clear","params":                 |
+      | ["action":"calc.clear"}                          |
+      | x"action":"calc.clear"}                          |
+      | {"action":"calc.clear","params":{"a":}}          |
+
+  @§jace-actions @§jace-json-only
+  Scenario: whitespace before, between and after the envelope's tokens is JSON like any other
+    Given the calculator module is loaded
+    When the agent posts to /actions the raw body '   {"action":"calc.input","params":{"digit":7}}'
+    Then the response status is 200 and $.state.display is "7"
+    When the agent posts to /actions the raw body '⏎{⏎  "action" : "calc.input",⏎  "params" : { "digit" : 2 }⏎}⏎' with "⏎" standing for a line break
+    Then the response status is 200 and $.state.display is "72"
+    When the agent posts to /actions the raw body '⇥{"action":"calc.input",⇥"params":{"digit":5}}⇥' with "⇥" standing for a tab
+    Then the response status is 200 and $.state.display is "725"
 
   @§jace-json-only @decision
   Scenario: a BAD_JSON message points at the first byte that is not JSON

@@ -55,12 +55,16 @@ Feature: Module ABI
     When the agent presses "calc.input" with params {"digit":4}
     Then $.state.display is "4"
 
-  @§jace-module-shape
-  Scenario: a module that does not parse is refused
+  @§jace-module-shape @decision
+  Scenario: a module that does not parse is refused, naming the line and column where parsing stopped
     Given the calculator module is loaded
     When the client posts to /load {"source":"globalThis.jace = {manifest: "}
     Then the response is a JSON error "INVALID_MODULE" with status 400
     And the error message contains "SyntaxError"
+    When the client posts to /load {"source":"globalThis.jace = {\n  manifest: ;\n};","name":"broken.js"}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "module broken.js: SyntaxError"
+    And the error message contains "(<eval>:2:13)"
     And the response body does not contain "top-level"
 
   @§jace-action-result
@@ -138,7 +142,7 @@ Feature: Module ABI
       | ODD      | 503      | 503    |
 
   @§jace-action-result @§jace-errors @decision
-  Scenario: an ActionResult without state is a 500 BAD_RESULT, one whose state is null stores null
+  Scenario: an ActionResult without state or with an error without a code is a 500 BAD_RESULT, one whose state is null stores null
     Given the module "blank.js" is loaded:
       """
       globalThis.jace = {
@@ -148,10 +152,13 @@ Feature: Module ABI
         actions: {
           nothing(state) { return { result: "lost" }; },
           clear(state) { return { state: null, result: "cleared" }; },
+          nameless(state) { return { state: { n: 2 }, error: { message: "an error without a code" } }; },
         },
       };
       """
     When the agent posts to /actions {"action":"nothing"}
+    Then the response is a JSON error "BAD_RESULT" with status 500
+    When the agent posts to /actions {"action":"nameless"}
     Then the response is a JSON error "BAD_RESULT" with status 500
     When the session "" is viewed by an agent
     Then $.jace.state is {"n":1}

@@ -144,9 +144,7 @@ func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 	events := r.runLocked(s, req, o, nowMS)
 	s.mu.Unlock()
 
-	if len(events) > 0 {
-		r.events.publish(req.SessionID, req.Action, events, r.cfg.Clock.Now())
-	}
+	r.events.publish(req.SessionID, req.Action, events, r.cfg.Clock.Now()) // none: nothing is sent
 	return o
 }
 
@@ -174,13 +172,13 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 		return nil
 	}
 	var ar actionResult
-	if !scanActionResult(res.JSON, &ar) && decodeObject(res.JSON, &ar) != nil {
+	if decodeObject(res.JSON, &ar) != nil {
 		o.fail(errorf(500, "BAD_RESULT", "action %q returned %s, want an ActionResult object", req.Action, clip(res.JSON)))
 		return nil
 	}
 	if len(ar.AuditPreview) > 0 && string(ar.AuditPreview) != "null" {
-		p, simple := plainString(ar.AuditPreview)
-		if !simple && json.Unmarshal(ar.AuditPreview, &p) != nil {
+		var p string
+		if json.Unmarshal(ar.AuditPreview, &p) != nil {
 			o.fail(errorf(500, "BAD_RESULT", "action %q: audit_preview must be a string, got %s", req.Action, clip(string(ar.AuditPreview))))
 			return nil
 		}
@@ -265,7 +263,7 @@ func clip(s string) string {
 // request was understood but the module refused it.
 func statusFor(code string, explicit json.RawMessage) int {
 	var n int
-	if len(explicit) > 0 && json.Unmarshal(explicit, &n) == nil && n >= 400 && n <= 599 {
+	if json.Unmarshal(explicit, &n) == nil && n >= 400 && n <= 599 { // an absent status does not decode
 		return n
 	}
 	switch strings.ToUpper(code) {

@@ -59,10 +59,10 @@ func (a *auditLog) write(now time.Time, req ActionRequest, o *Outcome, canon str
 	default:
 		rec.Outcome = "committed"
 	}
-	line, ok := appendAuditRecord(make([]byte, 0, 256), &rec)
-	if !ok || !canonOK {
-		// Params that did not decode (an in-process caller's) or would not
-		// compact: let encoding/json decide, as before.
+	line := appendAuditRecord(make([]byte, 0, 256), &rec)
+	if !canonOK {
+		// Params that did not decode (an in-process caller's): let
+		// encoding/json decide, as before.
 		line = mustJSON(rec)
 	}
 	line = append(line, '\n')

@@ -353,8 +353,7 @@ func fastActionsRequest(body []byte) (*ActionsRequest, bool) {
 		var end, slot int
 		ok := true
 		switch string(k) {
-		case `"action"`:
-			slot = 0
+		case `"action"`: // slot 0
 			q.Action, end, ok = str(v, 1, 256)
 		case `"session_id"`:
 			slot = 1

@@ -1,10 +1,8 @@
 package jace
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
 )
 
 // Hand-written JSON writers for the /actions hot path.
@@ -38,48 +36,17 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, mustJSON(s)...)
 }
 
-// hasSpace reports whether raw has a JSON whitespace byte outside its
-// strings (the only bytes compacting removes). An unterminated string
-// counts as whitespace, so that such a value goes through json.Compact.
-func hasSpace(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case ' ', '\n', '\t', '\r':
-			return true
-		case '"':
-			for i++; ; i++ {
-				if i >= len(raw) {
-					return true
-				}
-				if raw[i] == '\\' {
-					i++
-				} else if raw[i] == '"' {
-					break
-				}
-			}
-		}
-	}
-	return false
-}
-
-// appendRaw appends a json.RawMessage the way encoding/json embeds one:
-// compacted ("null" when empty). Every raw value written here comes out of
-// QuickJS's JSON.stringify, the view filter or encoding/json's decoder, so
-// it is valid JSON; without whitespace between its tokens compacting
-// changes nothing and the bytes are copied. ok is false if compacting fails (the caller then
-// uses encoding/json, which would fail the same way).
-func appendRaw(dst []byte, raw []byte) ([]byte, bool) {
+// appendRaw appends a json.RawMessage the way encoding/json embeds one
+// ("null" when empty). Every raw value written here is compact JSON: it
+// comes out of QuickJS's JSON.stringify (through encoding/json's decoder,
+// which keeps a value's bytes, or the view filter, which writes no
+// whitespace) or out of canonical(), so compacting it would change nothing
+// and the bytes are copied.
+func appendRaw(dst []byte, raw []byte) []byte {
 	if len(raw) == 0 {
-		return append(dst, "null"...), true
+		return append(dst, "null"...)
 	}
-	if !hasSpace(raw) {
-		return append(dst, raw...), true
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return dst, false
-	}
-	return append(dst, b.Bytes()...), true
+	return append(dst, raw...)
 }
 
 // appendError appends an *Error as encoding/json would ({"code","message"}).
@@ -93,14 +60,9 @@ func appendError(dst []byte, e *Error) []byte {
 
 // appendActionsBody appends the /actions Action Result for o (see
 // actionsResult for the field list and order), view being the
-// agent-filtered view. ok is false if a raw value would not compact.
-func appendActionsBody(dst []byte, o *Outcome, view json.RawMessage) ([]byte, bool) {
-	ok := true
-	raw := func(r []byte) {
-		if ok {
-			dst, ok = appendRaw(dst, r)
-		}
-	}
+// agent-filtered view.
+func appendActionsBody(dst []byte, o *Outcome, view json.RawMessage) []byte {
+	raw := func(r []byte) { dst = appendRaw(dst, r) }
 	dst = append(dst, `{"ok":`...)
 	dst = strconv.AppendBool(dst, o.Error == nil)
 	dst = append(dst, `,"action":`...)
@@ -143,13 +105,13 @@ func appendActionsBody(dst []byte, o *Outcome, view json.RawMessage) ([]byte, bo
 		dst = append(dst, `,"error":`...)
 		dst = appendError(dst, o.Error)
 	}
-	return append(dst, '}'), ok
+	return append(dst, '}')
 }
 
 // appendAuditRecord appends rec as encoding/json would. rec.Params is
-// canonical() output: compact by construction, or, for a payload that did
-// not decode, the request's raw text, which goes through appendRaw.
-func appendAuditRecord(dst []byte, rec *AuditRecord) ([]byte, bool) {
+// canonical() output, compact by construction (the caller uses encoding/json
+// for a payload that did not decode).
+func appendAuditRecord(dst []byte, rec *AuditRecord) []byte {
 	dst = append(dst, `{"ts":`...)
 	dst = appendString(dst, rec.TS)
 	if rec.Via != "" {
@@ -159,7 +121,7 @@ func appendAuditRecord(dst []byte, rec *AuditRecord) ([]byte, bool) {
 	dst = append(dst, `,"action":`...)
 	dst = appendString(dst, rec.Action)
 	dst = append(dst, `,"params":`...)
-	dst, ok := appendRaw(dst, rec.Params)
+	dst = appendRaw(dst, rec.Params)
 	dst = append(dst, `,"audit_preview":`...)
 	dst = appendString(dst, rec.AuditPreview)
 	dst = append(dst, `,"session_id":`...)
@@ -180,7 +142,7 @@ func appendAuditRecord(dst []byte, rec *AuditRecord) ([]byte, bool) {
 		dst = append(dst, `,"error_code":`...)
 		dst = appendString(dst, rec.ErrorCode)
 	}
-	return append(dst, '}'), ok
+	return append(dst, '}')
 }
 
 // simpleString reads the JSON string starting at b[i] if it is safe ASCII
@@ -199,165 +161,4 @@ func simpleString(b []byte, i int) ([]byte, int, bool) {
 		}
 	}
 	return nil, 0, false
-}
-
-// number returns the index after the JSON number starting at b[i]
-// (strict JSON grammar), or false.
-func number(b []byte, i int) (int, bool) {
-	digits := func(i int) int {
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(i)
-	default:
-		return 0, false
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(i + 1)
-		if j == i+1 {
-			return 0, false
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(i)
-		if j == i {
-			return 0, false
-		}
-		i = j
-	}
-	return i, true
-}
-
-// simpleScalar returns the index after the scalar at b[i]: a simpleString,
-// a number, true, false or null.
-func simpleScalar(b []byte, i int) (int, bool) {
-	if i >= len(b) {
-		return 0, false
-	}
-	switch b[i] {
-	case '"':
-		_, j, ok := simpleString(b, i)
-		return j, ok
-	case 't', 'f', 'n':
-		for _, lit := range [...]string{"true", "false", "null"} {
-			if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
-				return i + len(lit), true
-			}
-		}
-		return 0, false
-	}
-	return number(b, i)
-}
-
-// alreadyCanonical reports whether canonical(raw) is raw itself: a JSON
-// object without whitespace whose keys are safe ASCII in strictly
-// increasing byte order (the order encoding/json sorts map keys in) and
-// whose values are simple scalars, which decode and re-encode unchanged.
-// {"digit":7} is the typical case.
-func alreadyCanonical(raw []byte) bool {
-	n := len(raw)
-	if n < 2 || raw[0] != '{' || raw[n-1] != '}' {
-		return false
-	}
-	if n == 2 {
-		return true
-	}
-	var prev []byte
-	for i := 1; ; {
-		k, j, ok := simpleString(raw, i)
-		if !ok || (prev != nil && bytes.Compare(prev, k) >= 0) {
-			return false
-		}
-		prev = k
-		if j >= n || raw[j] != ':' {
-			return false
-		}
-		if j, ok = simpleScalar(raw, j+1); !ok || j >= n {
-			return false
-		}
-		switch raw[j] {
-		case '}':
-			return j == n-1
-		case ',':
-			i = j + 1
-		default:
-			return false
-		}
-	}
-}
-
-// plainString decodes raw if it is a JSON string of safe ASCII without
-// escapes (what json.Unmarshal would give is then its contents).
-func plainString(raw []byte) (string, bool) {
-	s, j, ok := simpleString(raw, 0)
-	if !ok || j != len(raw) {
-		return "", false
-	}
-	return string(s), true
-}
-
-// scanActionResult is decodeObject(js, ar) for the usual ActionResult:
-// a JSON object (as JSON.stringify writes it) whose member names are plain
-// ASCII. It returns false, leaving ar untouched, when a name has an escape
-// or non-ASCII byte or matches a field only case-insensitively (the cases
-// where encoding/json's name folding would matter), or when js is not an
-// object; the caller then uses decodeObject.
-func scanActionResult(js string, ar *actionResult) bool {
-	f := viewFilter{b: []byte(js)}
-	i := f.ws(0)
-	if i >= len(f.b) || f.b[i] != '{' {
-		return false
-	}
-	var got actionResult
-	for i = f.ws(i + 1); i < len(f.b) && f.b[i] != '}'; {
-		k, v, err := f.key(i)
-		if err != nil || !safeASCII(k[1:len(k)-1]) {
-			return false
-		}
-		end, err := f.skip(v)
-		if err != nil {
-			return false
-		}
-		val := json.RawMessage(f.b[v:end])
-		switch name := string(k[1 : len(k)-1]); name {
-		case "state":
-			got.State = val
-		case "result":
-			got.Result = val
-		case "audit_preview":
-			got.AuditPreview = val
-		case "events":
-			got.Events = val
-		case "error":
-			got.Error = val
-		default:
-			for _, field := range [...]string{"state", "result", "audit_preview", "events", "error"} {
-				if strings.EqualFold(name, field) {
-					return false
-				}
-			}
-		}
-		if i = f.ws(end); i < len(f.b) && f.b[i] == ',' {
-			i = f.ws(i + 1)
-		}
-	}
-	if i >= len(f.b) {
-		return false
-	}
-	*ar = got
-	return true
 }

@@ -82,7 +82,8 @@ type Config struct {
 	// MaxOutput caps the JSON an entry point returns (default
 	// sandbox.DefaultMaxOutput).
 	MaxOutput int
-	// MaxBody caps request bodies in bytes (default 1 MiB).
+	// MaxBody caps request bodies in bytes (0 or less: 1 MiB, which the
+	// Decoder applies).
 	MaxBody int64
 	// Now is what Date reports in the VM (default DefaultNow()).
 	Now time.Time
@@ -113,9 +114,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
-	}
-	if c.MaxBody <= 0 {
-		c.MaxBody = DefaultMaxBody
 	}
 	if c.Now.IsZero() {
 		c.Now = DefaultNow()
@@ -334,14 +332,9 @@ func (r *Runtime) LoadFile(path string, env Env) (Manifest, error) {
 }
 
 // retire closes the VMs of sessions that no longer belong to the runtime.
+// Each is closed under its own lock, so the order does not matter.
 func (r *Runtime) retire(old map[string]*session) {
-	ids := make([]string, 0, len(old))
-	for id := range old {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		s := old[id]
+	for _, s := range old {
 		s.mu.Lock()
 		s.dead = true
 		r.dropVM(s)
@@ -357,8 +350,7 @@ func (r *Runtime) Close() error {
 		return nil
 	}
 	r.closed = true
-	old := r.sessions
-	r.sessions = map[string]*session{}
+	old := r.sessions // nothing reads the table once closed is set
 	r.mu.Unlock()
 	r.retire(old)
 	r.events.close()
@@ -557,8 +549,7 @@ func envJSONMerged(mod *module, env Env, sessionID string, dryRun bool, intent s
 	for k, v := range env {
 		m[k] = v
 	}
-	delete(m, "session_id")
-	delete(m, "dry_run")
+	delete(m, "session_id") // dry_run is written below in any case
 	delete(m, "intent")
 	if sessionID != "" {
 		m["session_id"] = mustJSON(sessionID)
@@ -604,10 +595,6 @@ func canonical(raw json.RawMessage) string {
 func canonicalOK(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 {
 		return "null", true
-	}
-	if alreadyCanonical(raw) {
-		// Fast path: decoding and re-encoding would give raw back.
-		return string(raw), true
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

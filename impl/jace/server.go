@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 )
 
 // Server is the JACE HTTP API as an http.Handler.
@@ -25,8 +24,6 @@ import (
 type Server struct {
 	rt  *Runtime
 	dec *Decoder
-	// bufs recycles response body buffers (*[]byte) on the /actions path.
-	bufs sync.Pool
 }
 
 // NewServer makes a Runtime from cfg and wraps it.
@@ -40,12 +37,7 @@ func NewServer(cfg Config) (*Server, error) {
 		rt.Close()
 		return nil, fmt.Errorf("jace: %w", err)
 	}
-	srv := &Server{rt: rt, dec: dec}
-	srv.bufs.New = func() any {
-		b := make([]byte, 0, 2048)
-		return &b
-	}
-	return srv, nil
+	return &Server{rt: rt, dec: dec}, nil
 }
 
 // Runtime returns the runtime behind the server.
@@ -251,21 +243,7 @@ func pressBody(o *Outcome) any {
 // encoding/json (byte-identical; see fastjson.go).
 func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
 	view := agentView(o)
-	bp := s.bufs.Get().(*[]byte)
-	body, ok := appendActionsBody((*bp)[:0], o, view)
-	if !ok {
-		body = append(mustJSON(actionsResult(o, view)), '\n')
-	} else {
-		body = append(body, '\n')
-	}
-	defer func() {
-		// The writer has copied body when Write returns. Huge bodies are
-		// not kept.
-		if cap(body) <= 64<<10 {
-			*bp = body[:0]
-			s.bufs.Put(bp)
-		}
-	}()
+	body := append(appendActionsBody(make([]byte, 0, 2048), o, view), '\n')
 	if o.Replayed {
 		w.Header().Set(ReplayedHeader, "true")
 	}
@@ -289,34 +267,6 @@ func agentView(o *Outcome) json.RawMessage {
 		return o.View
 	}
 	return v
-}
-
-// actionsBody is the JACE Action Result of /actions. Its view is filtered
-// for agents.
-func (s *Server) actionsBody(o *Outcome) any {
-	return actionsResult(o, agentView(o))
-}
-
-// actionsResult is the /actions body as a struct for encoding/json; the
-// field order and omitempty rules are what appendActionsBody writes.
-func actionsResult(o *Outcome, view json.RawMessage) any {
-	type result struct {
-		OK           bool              `json:"ok"`
-		Action       string            `json:"action"`
-		SessionID    string            `json:"session_id,omitempty"`
-		DryRun       bool              `json:"dry_run"`
-		Intent       string            `json:"intent,omitempty"`
-		State        json.RawMessage   `json:"state,omitempty"`
-		JACE         json.RawMessage   `json:"jace,omitempty"`
-		Result       json.RawMessage   `json:"result,omitempty"`
-		AuditPreview string            `json:"audit_preview"`
-		Events       []json.RawMessage `json:"events,omitempty"`
-		Error        *Error            `json:"error,omitempty"`
-	}
-	return result{
-		OK: o.Error == nil, Action: o.Action, SessionID: o.SessionID, DryRun: o.DryRun, Intent: o.Intent,
-		State: o.State, JACE: view, Result: o.Result, AuditPreview: o.AuditPreview, Events: o.Events, Error: o.Error,
-	}
 }
 
 func writeOutcome(w http.ResponseWriter, o *Outcome, body any) {
