@@ -960,6 +960,14 @@ func failureReason(out string) string {
 	return s
 }
 
+// The stale section of the list of equivalent mutants.
+const stalePrefix = "# stale: "
+
+var staleHeader = [2]string{
+	"# Stale: no mutant of the tree matches these any more (the line was edited or removed).",
+	"# Re-attach one by putting the current id in front of its reason, or delete it.",
+}
+
 // fixEquivalents rewrites the list of equivalent mutants against the tree:
 // an entry without a fingerprint gets the one of the mutant its id names; an
 // entry whose fingerprint is found at another position gets that id; an
@@ -1010,19 +1018,24 @@ func (m *mutator) fixEquivalents() error {
 		}
 		lines[e.Line-1] = mu.ID + " ~" + mu.Fingerprint() + " " + e.Reason
 	}
-	var kept []string
+	// The stale section is rebuilt at the end: the lines commented out
+	// before, then the new ones; its header only while it has lines.
+	var kept, old []string
 	for i, l := range lines {
-		if !drop[i] {
+		switch {
+		case drop[i] || strings.HasPrefix(l, staleHeader[0]) || strings.HasPrefix(l, staleHeader[1]):
+		case strings.HasPrefix(l, stalePrefix):
+			old = append(old, l)
+		default:
 			kept = append(kept, l)
 		}
 	}
-	out := strings.Join(kept, "\n")
-	if len(stale) > 0 {
-		out = strings.TrimRight(out, "\n") + "\n\n# Stale: no mutant of the tree matches these any more (the line was edited or removed).\n" +
-			"# Re-attach one by putting the current id in front of its reason, or delete it.\n"
-		for _, l := range stale {
-			out += "# stale: " + l + "\n"
-		}
+	for _, l := range stale {
+		old = append(old, stalePrefix+l)
+	}
+	out := strings.TrimRight(strings.Join(kept, "\n"), "\n") + "\n"
+	if len(old) > 0 {
+		out += "\n" + staleHeader[0] + "\n" + staleHeader[1] + "\n" + strings.Join(old, "\n") + "\n"
 	}
 	if err := os.WriteFile(m.o.equivalent, []byte(out), 0o644); err != nil {
 		return err
