@@ -114,6 +114,42 @@ Feature: Parser and watcher
     And the reply on line 17 pairs with the request on line 1
     And the reply on line 21 pairs with the request on line 5
 
+  @§chatlog-reply-pairing @decision
+  Scenario: a reply skips a request stamped after it, and a reply without a time takes the latest request
+    Given the log:
+      """
+      **ann** to tab at 10:00:01
+      ```JS
+      1
+      ```
+      **ann** to tab at 10:00:09
+      ```JS
+      9
+      ```
+      **ann** to tab at 10:00:03
+      ```JS
+      3
+      ```
+      **bob** to tab at 10:00:08
+      ```JS
+      8
+      ```
+      **bob** to tab at 10:00:02
+      ```JS
+      2
+      ```
+      **tab** to ann at 10:00:04 (5ms)
+      ```JSON
+      3
+      ```
+      **tab** to bob (5ms)
+      ```JSON
+      8
+      ```
+      """
+    Then the reply on line 21 pairs with the request on line 9
+    And the reply on line 25 pairs with the request on line 13
+
   @§chatlog-same-second
   Scenario: same-second requests pair in append order and the console notes it
     Given a running server
@@ -310,6 +346,11 @@ Feature: Parser and watcher
       | **a** to t at 10:00:00 (late)    | 0        | 1       |
       | **a** to t at 10:00:00 (soon)    | 0        | 0       |
       | **a** to t at 10:00:00 (soon     | 1        | 0       |
+      | **a** to\u0020                    | 0        | 0       |
+      | **a** to                         | 0        | 0       |
+      | a*b** to t at 10:00:00           | 0        | 0       |
+      | *a** to t at 10:00:00            | 0        | 0       |
+      | a**b** to t at 10:00:00          | 0        | 0       |
 
   @§chatlog-duration-format @§chatlog-reply-header @§chatlog-error-header @decision
   Scenario Outline: a reply header's duration reads back in milliseconds
@@ -456,3 +497,25 @@ Feature: Parser and watcher
     And agent "agent" asks "Index - 7 Zen" to run "2"
     And 1 s passes
     Then the console says "job <page>#2 requested by agent (debug/<page>.md line 7)"
+
+  @§chatlog-request-header @§chatlog-fence-closed @decision
+  Scenario Outline: a line longer than 64 KiB is plain text, never a header or a fence
+    Given a log whose request's <which> line is padded with spaces to <bytes> bytes
+    Then the log has <requests> requests and <replies> replies
+
+    Examples:
+      | which         | bytes | requests | replies |
+      | header        | 65536 | 1        | 0       |
+      | header        | 65537 | 0        | 0       |
+      | opening fence | 65536 | 1        | 0       |
+      | opening fence | 65537 | 0        | 1       |
+
+  @§chatlog-fence-closed @decision
+  Scenario Outline: a closing fence longer than 64 KiB does not close the request
+    Given a log whose request's closing fence line is padded with spaces to <bytes> bytes
+    Then the request on line 1 is <state>
+
+    Examples:
+      | bytes | state   |
+      | 65536 | closed  |
+      | 65537 | a draft |

@@ -617,6 +617,18 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w.parsed, err = w.d.parse(unquote(text) + "\n")
 		return err
 	})
+	sc.Step(`^a log whose request's (header|opening fence|closing fence) line is padded with spaces to (\d+) bytes$`, func(ctx context.Context, which string, n int) error {
+		lines := []string{"**a** to t at 10:00:00", "```JS", "1", "```"}
+		i := map[string]int{"header": 0, "opening fence": 1, "closing fence": 3}[which]
+		if n < len(lines[i]) {
+			return fmt.Errorf("%d bytes is shorter than %q", n, lines[i])
+		}
+		lines[i] += strings.Repeat(" ", n-len(lines[i]))
+		w := get(ctx)
+		var err error
+		w.parsed, err = w.d.parse(strings.Join(lines, "\n") + "\n")
+		return err
+	})
 	sc.Step(`^the reply on line (\d+) took (\d+) ms$`, func(ctx context.Context, l int, ms int64) error {
 		w := get(ctx)
 		for _, rp := range w.parsed.Replies {
