@@ -81,6 +81,32 @@ Feature: Parser and watcher
     And the console says "file does not exist"
     And "Quiet" has 0 jobs
 
+  @§chatlog-rewrite-orphan @decision
+  Scenario: a log deleted and written anew orphans the jobs whose requests went with it
+    Given a running server with a 5 s job timeout
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 1 s passes
+    And agent "agent" deletes the log of "Quiet"
+    And 1 s passes
+    And agent "agent" asks "Quiet" to run "2+2"
+    And 1 s passes
+    Then the console says "file does not exist"
+    And the console says "job <page>#1 orphaned: its request (agent at 09:00:00) is gone from debug/<page>.md after a rewrite"
+    When 10 s pass
+    Then the log of "Quiet" matches:
+      """
+      \A\*\*agent\*\* to <page> at 09:00:02
+      ```JS
+      2\+2
+      ```
+      \*\*<page>\*\* to agent at 09:00:07 \(\*\*ERROR\*\* after 5s, timeout\)
+      ```Error
+      timeout: no realm took this job within 5s
+      ```
+      \z
+      """
+
   @§chatlog-reply-pairing @decision
   Scenario: a reply pairs with the closest earlier unanswered request of its agent
     Given the log:

@@ -663,7 +663,7 @@ func (s *Server) parseLocked(in *Instance) {
 		}
 		if !ok {
 			s.logf("%s was rewritten; reparsing its tail", in.Path)
-			s.coldParseLocked(in, fi.ModTime(), true)
+			s.coldParseLocked(in, fi.ModTime())
 			return
 		}
 		data, err := s.readRange(in.Path, w.cp.Offset, size)
@@ -687,7 +687,10 @@ func (s *Server) parseLocked(in *Instance) {
 		s.setResume(in, lg.Resume, lg.ResumeLine)
 		return
 	}
-	s.coldParseLocked(in, fi.ModTime(), false)
+	// Not warm: the log is new to the server, or it went away (deleted,
+	// unreadable) and is back; either way its live jobs are checked
+	// against what the log holds now, as after a rewrite.
+	s.coldParseLocked(in, fi.ModTime())
 }
 
 func (s *Server) setResume(in *Instance, off int64, line int) {
@@ -711,8 +714,10 @@ func requestKey(agent, at, lang, code string) string {
 
 // coldParseLocked parses only the last TailChunk bytes of a log, resyncing
 // on the first header found there (§chatlog-tail-only). Used when the
-// server first sees a log (a restart) and after a rewrite.
-func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
+// server first sees a log (a restart), after a rewrite and when a log that
+// went away is back. A live job whose request is no longer in the chunk is
+// orphaned (§chatlog-rewrite-orphan).
+func (s *Server) coldParseLocked(in *Instance, mtime time.Time) {
 	size := in.watch.size
 	if fi, err := s.cfg.Fs.Stat(in.Path); err == nil {
 		size = fi.Size()
@@ -785,11 +790,9 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
 		}
 		s.newJobLocked(in, r, mtime)
 	}
-	if rewrite {
-		for _, q := range live {
-			for _, j := range q {
-				s.orphanLocked(in, j)
-			}
+	for _, q := range live {
+		for _, j := range q {
+			s.orphanLocked(in, j)
 		}
 	}
 	s.setResume(in, lg.Resume, lg.ResumeLine)
