@@ -785,6 +785,36 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			return fmt.Errorf("the poll of %q did not answer", page)
 		}
 	})
+	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job running "((?:[^"\\]|\\.)*)", which it was never given, over HTTP: (\d+)$`, func(ctx context.Context, poster, value, code string, status int) error {
+		w := get(ctx)
+		reg, ok := w.regs[poster]
+		if !ok {
+			return fmt.Errorf("no page %q", poster)
+		}
+		jobs, err := w.d.jobs(reg.ID)
+		if err != nil {
+			return err
+		}
+		id := ""
+		for _, j := range jobs {
+			if j.Code == unquote(code) {
+				id = j.ID
+			}
+		}
+		if id == "" {
+			return fmt.Errorf("no job of %q runs %q", poster, code)
+		}
+		body, _ := json.Marshal(map[string]any{"id": reg.ID, "token": reg.Token, "jobId": id, "ok": true, "isJSON": true, "json": value})
+		resp, err := http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			return fmt.Errorf("POST /api/result for %s answered %d, want %d", id, resp.StatusCode, status)
+		}
+		return nil
+	})
 	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job "([^"]*)" was given over HTTP: (\d+)$`, func(ctx context.Context, poster, value, owner string, code int) error {
 		w := get(ctx)
 		reg, ok := w.regs[poster]

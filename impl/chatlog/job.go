@@ -67,6 +67,16 @@ func (j *Job) Duration() time.Duration {
 	return j.FinishedAt.Sub(j.StartedAt)
 }
 
+// given reports whether the job was ever handed to its page.
+func (j *Job) given() bool {
+	for _, s := range j.History {
+		if s == Dispatched {
+			return true
+		}
+	}
+	return false
+}
+
 // to moves the job to s, refusing any transition the lifecycle does not
 // allow.
 func (j *Job) to(s JobState) error {

@@ -418,7 +418,9 @@ func (s *Server) Result(id, token, jobID string, o Outcome) error {
 	}
 	in.LastBeat = s.cfg.Clock.Now()
 	j, ok := s.jobs[jobID]
-	if !ok || j.Instance != id {
+	if !ok || j.Instance != id || !j.given() {
+		// Only the page that was handed the job can answer it; a job no
+		// page took (even one that timed out) has no result to take.
 		return ErrUnknownJob
 	}
 	now := s.cfg.Clock.Now()
