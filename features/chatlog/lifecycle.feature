@@ -131,3 +131,36 @@ Feature: Job lifecycle and timing
       timeout: no result after 5s
       ```
       """
+
+  @§chatlog-job-times @§chatlog-duration-definition @§chatlog-late-result @decision
+  Scenario: a job that times out while its code is on the way still measures from the page's receipt
+    # The page takes 5983 ms per job and answers 5 ms later; it takes the
+    # second job 2 ms before that job's 5 s timeout and receives it 3 ms after.
+    Given a running server with a 5 s job timeout
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 5983 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2"
+    And 13 s pass
+    Then the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:06 (5.988s, late)
+      ```JSON
+      1
+      ```
+      """
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:06 (**ERROR** after 5s, timeout)
+      ```Error
+      timeout: no result after 5s
+      ```
+      """
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:12 (5.988s, late)
+      ```JSON
+      2
+      ```
+      """

@@ -396,10 +396,13 @@ func (s *Server) Received(id, token, jobID string) error {
 		return err
 	}
 	j, ok := s.jobs[jobID]
-	if !ok || j.Instance != id {
+	if !ok || j.Instance != id || !j.given() {
 		return ErrUnknownJob
 	}
-	if j.State == Dispatched {
+	// Until the page answers, this is when it has the code; a job that
+	// timed out while its code was on the way is still run by the page,
+	// and its late result is measured from this moment too.
+	if j.FinishedAt.IsZero() {
 		if now := s.cfg.Clock.Now(); now.After(j.StartedAt) {
 			j.StartedAt = now
 		}
