@@ -100,6 +100,20 @@ Feature: Master registry
       """
     And no server write changed a byte that was already in a log
 
+  @§chatlog-instance-dir @decision
+  Scenario: after a restart a log whose page never comes back is left alone, and the console says why when it changes
+    Given a running server with a 5 s job timeout
+    And a log for "Quiet" that no realm polls
+    When the server restarts
+    Then the console says "debug/<page>.md: not watched until its page registers again"
+    When 1 s passes
+    Then the console does not say "debug/<page>.md changed"
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 10 s pass
+    Then the console says "debug/<page>.md changed, but no realm is attached to it since the server started: its requests are ignored until its page registers again"
+    And the log of "Quiet" does not contain "timeout"
+    And the log of "Quiet" does not contain "executing"
+
   @§chatlog-timeout
   Scenario: a stopped server writes nothing more, not even a timeout it had armed
     Given a running server with a 5 s job timeout

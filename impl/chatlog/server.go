@@ -127,6 +127,16 @@ type Server struct {
 	ticker    clock.Timer
 	stopped   bool
 	refused   map[string]bool // ids whose refusal the console has told
+	// unattached are the logs found in debug/ at Start that no realm has
+	// claimed yet, with the size and mtime last seen: a change to one is
+	// told on the console, since nothing else happens to it.
+	unattached map[string]fileStamp
+}
+
+// fileStamp is what the watcher knows of a log no realm is attached to.
+type fileStamp struct {
+	size int64
+	mod  time.Time
 }
 
 // New returns a server over cfg.Fs. Call Start to begin watching.
@@ -160,8 +170,12 @@ func (s *Server) Start() error {
 		// register again; say so rather than ignore them silently.
 		if names, err := afero.Glob(s.cfg.Fs, InstanceDir+"/*.md"); err == nil {
 			sort.Strings(names)
+			s.unattached = map[string]fileStamp{}
 			for _, p := range names {
 				s.logf("%s: not watched until its page registers again (no realm is attached to it since the server started)", p)
+				if fi, err := s.cfg.Fs.Stat(p); err == nil {
+					s.unattached[p] = fileStamp{fi.Size(), fi.ModTime()}
+				}
 			}
 		}
 	}
@@ -570,7 +584,31 @@ func (s *Server) Scan() {
 
 func (s *Server) scanLocked() {
 	for _, in := range s.sortedInstances() {
+		delete(s.unattached, in.Path)
 		s.pollLocked(in)
+	}
+	s.pollUnattachedLocked()
+}
+
+// pollUnattachedLocked tells on the console when a log that no realm has
+// claimed since the start changes: an agent writing to it would otherwise
+// wait in silence, since its requests run only once its page is back.
+func (s *Server) pollUnattachedLocked() {
+	var paths []string
+	for p := range s.unattached {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fi, err := s.cfg.Fs.Stat(p)
+		if err != nil {
+			delete(s.unattached, p)
+			continue
+		}
+		if old := s.unattached[p]; fi.Size() != old.size || !fi.ModTime().Equal(old.mod) {
+			s.unattached[p] = fileStamp{fi.Size(), fi.ModTime()}
+			s.logf("%s changed, but no realm is attached to it since the server started: its requests are ignored until its page registers again", p)
+		}
 	}
 }
 
