@@ -98,6 +98,7 @@ Feature: Master registry
       25
       ```
       """
+    And the console does not say "changed, but no realm is attached"
     And no server write changed a byte that was already in a log
 
   @§chatlog-instance-dir @decision

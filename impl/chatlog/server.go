@@ -127,15 +127,15 @@ type Server struct {
 	ticker    clock.Timer
 	stopped   bool
 	refused   map[string]bool // ids whose refusal the console has told
-	// unattached are the logs found in debug/ at Start that no realm has
-	// claimed yet, with the size and mtime last seen: a change to one is
-	// told on the console, since nothing else happens to it.
-	unattached map[string]fileStamp
+	// unattached are the logs found in debug/ at Start, in name order,
+	// with the mtime last seen: a change to one that no realm has claimed
+	// is told on the console, since nothing else happens to it.
+	unattached []unattachedLog
 }
 
-// fileStamp is what the watcher knows of a log no realm is attached to.
-type fileStamp struct {
-	size int64
+// unattachedLog is what the watcher knows of a log left by an earlier run.
+type unattachedLog struct {
+	path string
 	mod  time.Time
 }
 
@@ -170,11 +170,10 @@ func (s *Server) Start() error {
 		// register again; say so rather than ignore them silently.
 		if names, err := afero.Glob(s.cfg.Fs, InstanceDir+"/*.md"); err == nil {
 			sort.Strings(names)
-			s.unattached = map[string]fileStamp{}
 			for _, p := range names {
 				s.logf("%s: not watched until its page registers again (no realm is attached to it since the server started)", p)
 				if fi, err := s.cfg.Fs.Stat(p); err == nil {
-					s.unattached[p] = fileStamp{fi.Size(), fi.ModTime()}
+					s.unattached = append(s.unattached, unattachedLog{p, fi.ModTime()})
 				}
 			}
 		}
@@ -584,7 +583,6 @@ func (s *Server) Scan() {
 
 func (s *Server) scanLocked() {
 	for _, in := range s.sortedInstances() {
-		delete(s.unattached, in.Path)
 		s.pollLocked(in)
 	}
 	s.pollUnattachedLocked()
@@ -594,21 +592,21 @@ func (s *Server) scanLocked() {
 // claimed since the start changes: an agent writing to it would otherwise
 // wait in silence, since its requests run only once its page is back.
 func (s *Server) pollUnattachedLocked() {
-	var paths []string
-	for p := range s.unattached {
-		paths = append(paths, p)
+	claimed := map[string]bool{}
+	for _, in := range s.instances {
+		claimed[in.Path] = true
 	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		fi, err := s.cfg.Fs.Stat(p)
-		if err != nil {
-			delete(s.unattached, p)
+	for i := range s.unattached {
+		u := &s.unattached[i]
+		if claimed[u.path] {
 			continue
 		}
-		if old := s.unattached[p]; fi.Size() != old.size || !fi.ModTime().Equal(old.mod) {
-			s.unattached[p] = fileStamp{fi.Size(), fi.ModTime()}
-			s.logf("%s changed, but no realm is attached to it since the server started: its requests are ignored until its page registers again", p)
+		fi, err := s.cfg.Fs.Stat(u.path)
+		if err != nil || fi.ModTime().Equal(u.mod) {
+			continue
 		}
+		u.mod = fi.ModTime()
+		s.logf("%s changed, but no realm is attached to it since the server started: its requests are ignored until its page registers again", u.path)
 	}
 }
 
