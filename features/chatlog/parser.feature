@@ -513,6 +513,47 @@ Feature: Parser and watcher
       ```
       """
 
+  @§chatlog-rewrite-orphan @§chatlog-instance-order @decision
+  Scenario: orphaning the job a page is running frees the page for the next request, and its result is dropped
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 10000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    And an editor saves the log of "Index - 7 Zen" without the request "1+1"
+    And 1 s passes
+    Then the console says "job <page>#1 orphaned: its request (agent at 09:00:00) is gone from debug/<page>.md after a rewrite"
+    When agent "agent" asks "Index - 7 Zen" to run "3+3"
+    And 20 s pass
+    Then the console says "job <page>#1: result dropped, its request is gone from debug/<page>.md"
+    And the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      6
+      ```
+      """
+    And the log of "Index - 7 Zen" does not contain "```JSON\n2\n```"
+
+  @§chatlog-rewrite-orphan @§chatlog-timestamp @§chatlog-request-job @decision
+  Scenario: a request written without a time keeps its one job through a rewrite
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      Notes: draft
+      **agent** to <page>
+      ```JS
+      1+1
+      ```
+      """
+    And 2 s pass
+    Then "Quiet" has 1 job
+    When an editor saves the log of "Quiet" with "Notes: draft" replaced by "Notes: final"
+    And 2 s pass
+    Then the console says "debug/<page>.md was rewritten; reparsing its tail"
+    And "Quiet" has 1 job
+    And the console does not say "orphaned"
+
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line
     Given a running server

@@ -748,7 +748,9 @@ func (s *Server) reportAmbiguity(in *Instance, lg Log) {
 	}
 }
 
-// requestKey identifies a request across a rewrite, where offsets move.
+// requestKey identifies a request across a rewrite, where offsets move; at
+// is the time its header carries, "" for none (a rewrite changes the
+// mtime that stands in for it).
 func requestKey(agent, at, lang, code string) string {
 	return agent + "\x00" + at + "\x00" + lang + "\x00" + code
 }
@@ -795,7 +797,7 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time) {
 	}
 	sort.Slice(liveJobs, func(a, b int) bool { return liveJobs[a].Offset < liveJobs[b].Offset })
 	for _, j := range liveJobs {
-		k := requestKey(j.Agent, j.At, j.Lang, j.Code)
+		k := requestKey(j.Agent, j.requestAt(), j.Lang, j.Code)
 		live[k] = append(live[k], j)
 	}
 	in.byOffset = map[int64]*Job{}
@@ -804,11 +806,7 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time) {
 		if !r.Closed {
 			continue
 		}
-		at := r.At
-		if at == "" {
-			at = Clock(mtime)
-		}
-		k := requestKey(r.Agent, at, r.Lang, r.Code)
+		k := requestKey(r.Agent, r.At, r.Lang, r.Code)
 		if q := live[k]; len(q) > 0 {
 			j := q[0]
 			live[k] = q[1:]
@@ -882,7 +880,7 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 	}
 	s.seq++
 	j := &Job{ID: fmt.Sprintf("%s#%d", in.Stem, s.seq), Seq: s.seq, Instance: in.Stem, Agent: r.Agent,
-		Page: r.Page, At: at, Lang: r.Lang, Code: r.Code, Offset: r.Offset,
+		Page: r.Page, At: at, untimed: r.At == "", Lang: r.Lang, Code: r.Code, Offset: r.Offset,
 		State: Requested, History: []JobState{Requested}, RequestedAt: s.cfg.Clock.Now()}
 	in.byOffset[r.Offset] = j
 	if r.Lang == "" || !SameLanguage(r.Lang, in.Lang) {
