@@ -513,6 +513,14 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the console says "((?:[^"\\]|\\.)*)" once$`, func(ctx context.Context, s string) error {
+		w := get(ctx)
+		want := w.expandAll(unquote(s))
+		if n := strings.Count(w.d.console(), want); n != 1 {
+			return fmt.Errorf("console says %q %d times, want once:\n%s", want, n, w.d.console())
+		}
+		return nil
+	})
 	sc.Step(`^the console says "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
 		w := get(ctx)
 		if !w.holds(w.d.console(), w.expandAll(unquote(s)), "contains") {
