@@ -257,6 +257,15 @@ Feature: Parser and watcher
     When 10 s pass
     Then the job running "1+1" went through requested, dispatched, completed
     And the log of "Index - 7 Zen" does not contain "```JSON\n4\n```"
+    # the new request starts where the removed one did
+    When agent "agent" asks "Index - 7 Zen" to run "3+3"
+    And 12 s pass
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      6
+      ```
+      """
 
   @§chatlog-late-result
   Scenario: a result after the timeout is still appended and marked late
@@ -553,6 +562,44 @@ Feature: Parser and watcher
     Then the console says "debug/<page>.md was rewritten; reparsing its tail"
     And "Quiet" has 1 job
     And the console does not say "orphaned"
+
+  @§chatlog-tail-only
+  Scenario: after plain text the parse resumes on the right line
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      Notes before the first request.
+      More notes.
+      """
+    And 1 s passes
+    And agent "agent" asks "Quiet" to run "1"
+    And 1 s passes
+    Then the console says "job <page>#1 requested by agent (debug/<page>.md line 3)"
+
+  @§chatlog-late-result @§chatlog-reply-pairing @decision
+  Scenario: a late reply pairs with the request its timeout entry closed
+    Given the log:
+      """
+      **ann** to tab at 10:00:00
+      ```JS
+      1
+      ```
+      **tab** to ann at 10:01:00 (**ERROR** after 60s, timeout)
+      ```Error
+      timeout: no result after 60s
+      ```
+      **ann** to tab at 10:01:30
+      ```JS
+      2
+      ```
+      **tab** to ann at 10:01:31 (61.005s, late)
+      ```JSON
+      1
+      ```
+      """
+    Then the reply on line 5 pairs with the request on line 1
+    And the reply on line 13 pairs with the request on line 1
 
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line

@@ -360,6 +360,12 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the file "([^"]*)" exists$`, func(ctx context.Context, p string) error {
 		return expectExists(get(ctx).fs, p)
 	})
+	sc.Step(`^the file "([^"]*)" does not exist$`, func(ctx context.Context, p string) error {
+		if ok, _ := afero.Exists(get(ctx).fs, p); ok {
+			return fmt.Errorf("%s exists", p)
+		}
+		return nil
+	})
 	sc.Step(`^the directory "([^"]*)" exists$`, func(ctx context.Context, p string) error {
 		fi, err := get(ctx).fs.Stat(p)
 		if err != nil || !fi.IsDir() {

@@ -834,11 +834,9 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time) {
 			s.orphanLocked(in, j)
 		}
 	}
+	// Entries appended here (interrupted replies) change the log's size,
+	// mtime and end, so the watcher reads them at its next poll.
 	s.setResume(in, lg.Resume, lg.ResumeLine)
-	if size2, err := s.cfg.Fs.Stat(in.Path); err == nil && size2.Size() != size {
-		// The server appended (interrupted replies) while parsing.
-		in.watch.size = -2
-	}
 }
 
 func (s *Server) orphanLocked(in *Instance, j *Job) {
