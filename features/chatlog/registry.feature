@@ -69,6 +69,10 @@ Feature: Master registry
     And the page "Busy" is connected
     When agent "agent" asks "Busy" to run 45 jobs one second apart
     Then the registry has fewer than 200 lines and lists at most 30 recent jobs
+    And the registry contains "* tab-31-"
+    And the registry contains "* tab-89-"
+    And the registry does not contain "* tab-30-"
+    And the registry does not contain "* tab-0-"
 
   @§chatlog-registry-heartbeat @§chatlog-instance-dir @decision
   Scenario: after a server restart a connected page rejoins by itself and keeps its log
