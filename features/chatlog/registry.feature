@@ -156,3 +156,19 @@ Feature: Master registry
       1
       ```
       """
+
+  @§chatlog-instance-dir @decision
+  Scenario: a page may take back a log no connected page holds, never the log of a connected page
+    Given a running server
+    And the adapter transport is served over HTTP with a 1 s long poll
+    And a page titled "Mine" registers over HTTP
+    When a page titled "Thief" registers over HTTP as "<stem:Mine>" without a language
+    Then the logs of "Mine" and "Thief" differ
+    And the console says "\"Thief\" cannot rejoin as <stem:Mine>"
+    Given the workspace holds an empty log "debug/old-0a1b.md"
+    When a page titled "Old" registers over HTTP as "old-0a1b" without a language
+    Then the log of "Old" is "debug/old-0a1b\.md"
+    When agent "agent" asks "Old" to run "6*7"
+    And 1 s passes
+    And the page "Old" polls over HTTP in the background
+    Then the background poll of "Old" answers 200 with the job running "6*7"

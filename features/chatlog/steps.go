@@ -748,6 +748,24 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w.regs[title] = reg
 		return nil
 	})
+	sc.Step(`^a page titled "([^"]*)" registers over HTTP as "([^"]*)" without a language$`, func(ctx context.Context, title, id string) error {
+		w := get(ctx)
+		body, _ := json.Marshal(map[string]string{"name": title, "url": "http://localhost:8302/", "id": w.expandAll(id)})
+		resp, err := http.Post(w.base+"/api/register", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var reg chatlog.Registration
+		if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("register %q as %s over HTTP: %d %v", title, id, resp.StatusCode, err)
+		}
+		w.regs[title] = reg
+		return nil
+	})
+	sc.Step(`^the workspace holds an empty log "(debug/[a-z0-9-]+\.md)"$`, func(ctx context.Context, p string) error {
+		return afero.WriteFile(get(ctx).fs, p, nil, 0o644)
+	})
 	sc.Step(`^the page "([^"]*)" polls over HTTP in the background$`, func(ctx context.Context, page string) error {
 		w := get(ctx)
 		reg, ok := w.regs[page]
