@@ -15,6 +15,8 @@ Feature: A failing disk
     When agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
     Then the console says "job <page>#1 not dispatched: append to debug/<page>.md:"
+    And the console says "<error>"
+    And the console does not say "short write"
     And the log of "Index - 7 Zen" ends with:
       """
       **agent** to <page> at 09:00:00
@@ -32,9 +34,9 @@ Feature: A failing disk
     And no server write changed a byte that was already in a log
 
     Examples:
-      | how    |
-      | EIO    |
-      | ENOSPC |
+      | how    | error                   |
+      | EIO    | input/output error      |
+      | ENOSPC | no space left on device |
 
   @§chatlog-append-only @§chatlog-partial-fence
   Scenario Outline: a reply torn halfway is closed off, and the next request still gets its answer

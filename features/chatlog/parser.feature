@@ -140,6 +140,15 @@ Feature: Parser and watcher
     And the reply on line 17 pairs with the request on line 1
     And the reply on line 21 pairs with the request on line 5
 
+  @§chatlog-request-header @decision
+  Scenario: a log written with CRLF line endings reads like one with LF
+    Given the log "**a** to t at 10:00:00\r\n```JS\r\n1\r\n```\r\n**t** to a at 10:00:01 (5ms)\r\n```JSON\r\n1\r\n```\r"
+    Then the log has 1 request and 1 reply
+    And the request on line 1 runs "1"
+    And the request on line 1 is closed
+    And the reply on line 5 took 5 ms
+    And the reply on line 5 pairs with the request on line 1
+
   @§chatlog-reply-pairing @decision
   Scenario: a reply skips a request stamped after it, and a reply without a time takes the latest request
     Given the log:
@@ -175,6 +184,7 @@ Feature: Parser and watcher
       """
     Then the reply on line 21 pairs with the request on line 9
     And the reply on line 25 pairs with the request on line 13
+    And the reply on line 25 took 5 ms
 
   @§chatlog-same-second
   Scenario: same-second requests pair in append order and the console notes it

@@ -25,6 +25,7 @@ Feature: Security
     Then the job running "globalThis.ran = true" went through requested, timeout
     And a poll for "Quiet" with a forged token answers 403
     And a poll for "Quiet" with a forged token answers 403
+    And a heartbeat for "Quiet" with a forged token answers 403 in JSON
     And the console says "refused a call for <stem:Quiet>: wrong token" once
     And the console says "registered \"Quiet\" as <stem:Quiet> (debug/<stem:Quiet>.md)"
     And the log of "Quiet" does not contain "executing ..."

@@ -995,6 +995,26 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^a heartbeat for "([^"]*)" with a forged token answers (\d+) in JSON$`, func(ctx context.Context, page string, code int) error {
+		w := get(ctx)
+		body, _ := json.Marshal(map[string]string{"id": w.stem(page), "token": "forged"})
+		resp, err := http.Post(w.base+"/api/heartbeat", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var answer struct{ Error string }
+		if resp.StatusCode != code {
+			return fmt.Errorf("heartbeat with forged token: %d, want %d", resp.StatusCode, code)
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			return fmt.Errorf("heartbeat refusal served as %q, want application/json", ct)
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil || answer.Error == "" {
+			return fmt.Errorf("heartbeat refusal is not a JSON error: %v", err)
+		}
+		return nil
+	})
 	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
 		resp, err := http.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged")
