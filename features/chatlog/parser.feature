@@ -149,6 +149,15 @@ Feature: Parser and watcher
     And the reply on line 5 took 5 ms
     And the reply on line 5 pairs with the request on line 1
 
+  @§chatlog-error-header @§chatlog-reply-header @decision
+  Scenario: a reply marked ERROR without a duration is still an error
+    Given the log "**a** to t at 10:00:00\n```JS\n1\n```\n**t** to a at 10:00:01 (**ERROR**)\n```Error\nrefused\n```\n**a** to t at 10:00:02\n```JS\n2\n```\n**t** to a at 10:00:03 (**ERROR**, interrupted)\n```Error\ninterrupted\n```"
+    Then the log has 2 requests and 2 replies
+    And the reply on line 5 is an error
+    And the reply on line 13 is an error
+    And the reply on line 5 pairs with the request on line 1
+    And the reply on line 13 pairs with the request on line 9
+
   @§chatlog-reply-pairing @decision
   Scenario: a reply skips a request stamped after it, and a reply without a time takes the latest request
     Given the log:
@@ -396,6 +405,9 @@ Feature: Parser and watcher
       | a*b** to t at 10:00:00           | 0        | 0       |
       | *a** to t at 10:00:00            | 0        | 0       |
       | a**b** to t at 10:00:00          | 0        | 0       |
+      | **a** to\u0020\u0020t at 10:00:00 | 0        | 0       |
+      | **a** to t)                      | 1        | 0       |
+      | **a** to t at 10:00:00 (**ERROR**) | 0      | 1       |
 
   @§chatlog-duration-format @§chatlog-reply-header @§chatlog-error-header @decision
   Scenario Outline: a reply header's duration reads back in milliseconds

@@ -26,6 +26,9 @@ Feature: Security
     And a poll for "Quiet" with a forged token answers 403
     And a poll for "Quiet" with a forged token answers 403
     And a heartbeat for "Quiet" with a forged token answers 403 in JSON
+    And POST "/api/result" with the body "{\"id\": " answers 400
+    And POST "/api/heartbeat" with the body "not json" answers 400
+    And POST "/api/register" with the body "[1, 2]" answers 400
     And the console says "refused a call for <stem:Quiet>: wrong token" once
     And the console says "registered \"Quiet\" as <stem:Quiet> (debug/<stem:Quiet>.md)"
     And the log of "Quiet" does not contain "executing ..."

@@ -1015,6 +1015,18 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^POST "(/api/[a-z]+)" with the body "((?:[^"\\]|\\.)*)" answers (\d+)$`, func(ctx context.Context, p, body string, code int) error {
+		w := get(ctx)
+		resp, err := http.Post(w.base+p, "application/json", strings.NewReader(unquote(body)))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != code {
+			return fmt.Errorf("POST %s %q: %d, want %d", p, body, resp.StatusCode, code)
+		}
+		return nil
+	})
 	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
 		resp, err := http.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged")
