@@ -41,12 +41,16 @@ Feature: Adapters
     And a page served from "null" titled "Sandboxed" registers over HTTP: 403
     And a page served from "ftp://localhost" titled "Ftp" registers over HTTP: 403
     And a page served from "http://[::1]:3000" titled "Six" registers over HTTP: 200
+    And a page served from "http://203.0.113.7:8080" titled "Far" registers over HTTP: 403
+    And a page served from "http://[2001:db8::1]:3000" titled "Far Six" registers over HTTP: 403
     And a page served from "" titled "No Origin" registers over HTTP: 200
     And a page served by the REPL server itself titled "Own" registers over HTTP: 200
     Then the registry contains "(http://localhost:5173/app.html) last"
     And the registry contains "(http://127.0.0.1:8080/app.html) last"
     And the registry contains "(http://[::1]:3000/app.html) last"
     And the registry does not contain "evil"
+    And the registry does not contain "203.0.113.7"
+    And the registry does not contain "2001:db8"
     And the console says "refused POST /api/register from origin https://evil.example (not an allowed origin)"
 
   @§chatlog-adapter-language @decision
@@ -77,6 +81,8 @@ Feature: Adapters
       refused: this realm evaluates Lisp, not JS
       ```
       """
+    And the console says "request refused: refused: this realm evaluates Lisp, not JS"
+    And the console does not say "<nil>"
 
   @§chatlog-adapter-contract @§chatlog-result-fences
   Scenario: code that awaits answers with the value of its last expression statement

@@ -15,6 +15,8 @@ Feature: A failing disk
     When agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
     Then the console says "job <page>#1 not dispatched: append to debug/<page>.md:"
+    And the console says "<error>"
+    And the console does not say "short write"
     And the log of "Index - 7 Zen" ends with:
       """
       **agent** to <page> at 09:00:00
@@ -32,9 +34,9 @@ Feature: A failing disk
     And no server write changed a byte that was already in a log
 
     Examples:
-      | how    |
-      | EIO    |
-      | ENOSPC |
+      | how    | error                   |
+      | EIO    | input/output error      |
+      | ENOSPC | no space left on device |
 
   @§chatlog-append-only @§chatlog-partial-fence
   Scenario Outline: a reply torn halfway is closed off, and the next request still gets its answer
@@ -63,6 +65,8 @@ Feature: A failing disk
       ```
       """
     And the job running "6*7" went through requested, dispatched, completed
+    And the console does not say "<nil>"
+    And the console does not say "healing the torn entry failed"
     And no server write changed a byte that was already in a log
 
     Examples:
@@ -77,6 +81,8 @@ Feature: A failing disk
     And 1 s passes
     Then the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:00:00 state: completed"
     And the registry contains "<page>#1 JS from agent at 09:00:00: completed (17ms)"
+    And the file "debug.md.tmp" does not exist
+    And the console does not say "not written"
 
   @§chatlog-append-only
   Scenario: a log that does not end with a line break gets the server's entry on a line of its own

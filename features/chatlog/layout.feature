@@ -34,6 +34,7 @@ Feature: Layout and naming
     Given a running server
     When a page titled with 10000 "x" characters connects
     Then the log of "long" lies inside "debug/" and its name is at most 60 characters
+    And the log of "long" is "debug/x{48}-[0-9a-f]{4}\.md"
 
   @§chatlog-short-id
   Scenario: when every 4-digit id of a name is taken, the short id grows to 8 digits

@@ -42,6 +42,10 @@ Feature: Job lifecycle and timing
       ```
       """
     And the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:01:00 state: failed after 60000ms (timeout)"
+    And the registry contains "* <page>#1 JS from agent at 09:00:00: timeout failed after 60000ms (timeout)"
+    And the registry has fewer than 200 lines and lists at most 1 recent jobs
+    And the console says "job <page>#1 timed out after 60s"
+    And the console does not say "without being dispatched"
 
   @§chatlog-timeout
   Scenario: the timeout can be configured
@@ -92,5 +96,71 @@ Feature: Job lifecycle and timing
       **<page>** to agent at 09:01:00 (**ERROR** after 60s, timeout)
       ```Error
       timeout: no result after 60s
+      ```
+      """
+
+  @§chatlog-timeout @§chatlog-instance-order @decision
+  Scenario: a job that times out while waiting leaves the queue, and the job behind it is still taken
+    Given a running server with a 5 s job timeout
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 7000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2"
+    And 2 s pass
+    And agent "agent" asks "Index - 7 Zen" to run "3"
+    And 10 s pass
+    Then the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:05 (**ERROR** after 5s, timeout)
+      ```Error
+      timeout: no result after 5s
+      ```
+      """
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:06 (**ERROR** after 5s, timeout)
+      ```Error
+      timeout: no realm took this job within 5s
+      ```
+      """
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:08 (**ERROR** after 5s, timeout)
+      ```Error
+      timeout: no result after 5s
+      ```
+      """
+
+  @§chatlog-job-times @§chatlog-duration-definition @§chatlog-late-result @decision
+  Scenario: a job that times out while its code is on the way still measures from the page's receipt
+    # The page takes 5983 ms per job and answers 5 ms later; it takes the
+    # second job 2 ms before that job's 5 s timeout and receives it 3 ms after.
+    Given a running server with a 5 s job timeout
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 5983 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "2"
+    And 13 s pass
+    Then the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:06 (5.988s, late)
+      ```JSON
+      1
+      ```
+      """
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:06 (**ERROR** after 5s, timeout)
+      ```Error
+      timeout: no result after 5s
+      ```
+      """
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:12 (5.988s, late)
+      ```JSON
+      2
       ```
       """

@@ -81,6 +81,32 @@ Feature: Parser and watcher
     And the console says "file does not exist"
     And "Quiet" has 0 jobs
 
+  @§chatlog-rewrite-orphan @decision
+  Scenario: a log deleted and written anew orphans the jobs whose requests went with it
+    Given a running server with a 5 s job timeout
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 1 s passes
+    And agent "agent" deletes the log of "Quiet"
+    And 1 s passes
+    And agent "agent" asks "Quiet" to run "2+2"
+    And 1 s passes
+    Then the console says "file does not exist"
+    And the console says "job <page>#1 orphaned: its request (agent at 09:00:00) is gone from debug/<page>.md after a rewrite"
+    When 10 s pass
+    Then the log of "Quiet" matches:
+      """
+      \A\*\*agent\*\* to <page> at 09:00:02
+      ```JS
+      2\+2
+      ```
+      \*\*<page>\*\* to agent at 09:00:07 \(\*\*ERROR\*\* after 5s, timeout\)
+      ```Error
+      timeout: no realm took this job within 5s
+      ```
+      \z
+      """
+
   @§chatlog-reply-pairing @decision
   Scenario: a reply pairs with the closest earlier unanswered request of its agent
     Given the log:
@@ -113,6 +139,61 @@ Feature: Parser and watcher
     Then the reply on line 13 pairs with the request on line 9
     And the reply on line 17 pairs with the request on line 1
     And the reply on line 21 pairs with the request on line 5
+
+  @§chatlog-request-header @decision
+  Scenario: a log written with CRLF line endings reads like one with LF
+    Given the log "**a** to t at 10:00:00\r\n```JS\r\n1\r\n```\r\n**t** to a at 10:00:01 (5ms)\r\n```JSON\r\n1\r\n```\r"
+    Then the log has 1 request and 1 reply
+    And the request on line 1 runs "1"
+    And the request on line 1 is closed
+    And the reply on line 5 took 5 ms
+    And the reply on line 5 pairs with the request on line 1
+
+  @§chatlog-error-header @§chatlog-reply-header @decision
+  Scenario: a reply marked ERROR without a duration is still an error
+    Given the log "**a** to t at 10:00:00\n```JS\n1\n```\n**t** to a at 10:00:01 (**ERROR**)\n```Error\nrefused\n```\n**a** to t at 10:00:02\n```JS\n2\n```\n**t** to a at 10:00:03 (**ERROR**, interrupted)\n```Error\ninterrupted\n```"
+    Then the log has 2 requests and 2 replies
+    And the reply on line 5 is an error
+    And the reply on line 13 is an error
+    And the reply on line 5 pairs with the request on line 1
+    And the reply on line 13 pairs with the request on line 9
+
+  @§chatlog-reply-pairing @decision
+  Scenario: a reply skips a request stamped after it, and a reply without a time takes the latest request
+    Given the log:
+      """
+      **ann** to tab at 10:00:01
+      ```JS
+      1
+      ```
+      **ann** to tab at 10:00:09
+      ```JS
+      9
+      ```
+      **ann** to tab at 10:00:03
+      ```JS
+      3
+      ```
+      **bob** to tab at 10:00:08
+      ```JS
+      8
+      ```
+      **bob** to tab at 10:00:02
+      ```JS
+      2
+      ```
+      **tab** to ann at 10:00:04 (5ms)
+      ```JSON
+      3
+      ```
+      **tab** to bob (5ms)
+      ```JSON
+      8
+      ```
+      """
+    Then the reply on line 21 pairs with the request on line 9
+    And the reply on line 25 pairs with the request on line 13
+    And the reply on line 25 took 5 ms
 
   @§chatlog-same-second
   Scenario: same-second requests pair in append order and the console notes it
@@ -192,9 +273,18 @@ Feature: Parser and watcher
     And 1 s passes
     Then the job running "2+2" went through requested, orphaned
     And the console says "job <page>#2 orphaned: its request (agent at 09:00:01) is gone from debug/<page>.md after a rewrite"
-    When 10 s pass
+    # the new request starts where the removed one did
+    When agent "agent" asks "Index - 7 Zen" to run "3+3"
+    And 10 s pass
     Then the job running "1+1" went through requested, dispatched, completed
     And the log of "Index - 7 Zen" does not contain "```JSON\n4\n```"
+    When 12 s pass
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      6
+      ```
+      """
 
   @§chatlog-late-result
   Scenario: a result after the timeout is still appended and marked late
@@ -310,6 +400,14 @@ Feature: Parser and watcher
       | **a** to t at 10:00:00 (late)    | 0        | 1       |
       | **a** to t at 10:00:00 (soon)    | 0        | 0       |
       | **a** to t at 10:00:00 (soon     | 1        | 0       |
+      | **a** to\u0020                    | 0        | 0       |
+      | **a** to                         | 0        | 0       |
+      | a*b** to t at 10:00:00           | 0        | 0       |
+      | *a** to t at 10:00:00            | 0        | 0       |
+      | a**b** to t at 10:00:00          | 0        | 0       |
+      | **a** to\u0020\u0020t at 10:00:00 | 0        | 0       |
+      | **a** to t)                      | 1        | 0       |
+      | **a** to t at 10:00:00 (**ERROR**) | 0      | 1       |
 
   @§chatlog-duration-format @§chatlog-reply-header @§chatlog-error-header @decision
   Scenario Outline: a reply header's duration reads back in milliseconds
@@ -446,6 +544,85 @@ Feature: Parser and watcher
       ```
       """
 
+  @§chatlog-rewrite-orphan @§chatlog-instance-order @decision
+  Scenario: orphaning the job a page is running frees the page for the next request, and its result is dropped
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 10000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    And an editor saves the log of "Index - 7 Zen" without the request "1+1"
+    And 1 s passes
+    Then the console says "job <page>#1 orphaned: its request (agent at 09:00:00) is gone from debug/<page>.md after a rewrite"
+    When agent "agent" asks "Index - 7 Zen" to run "3+3"
+    And 20 s pass
+    Then the console says "job <page>#1: result dropped, its request is gone from debug/<page>.md"
+    And the log of "Index - 7 Zen" ends with:
+      """
+      ```JSON
+      6
+      ```
+      """
+    And the log of "Index - 7 Zen" does not contain "```JSON\n2\n```"
+
+  @§chatlog-rewrite-orphan @§chatlog-timestamp @§chatlog-request-job @decision
+  Scenario: a request written without a time keeps its one job through a rewrite
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      Notes: draft
+      **agent** to <page>
+      ```JS
+      1+1
+      ```
+      """
+    And 2 s pass
+    Then "Quiet" has 1 job
+    When an editor saves the log of "Quiet" with "Notes: draft" replaced by "Notes: final"
+    And 2 s pass
+    Then the console says "debug/<page>.md was rewritten; reparsing its tail"
+    And "Quiet" has 1 job
+    And the console does not say "orphaned"
+
+  @§chatlog-tail-only
+  Scenario: after plain text the parse resumes on the right line
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      Notes before the first request.
+      More notes.
+      """
+    And 1 s passes
+    And agent "agent" asks "Quiet" to run "1"
+    And 1 s passes
+    Then the console says "job <page>#1 requested by agent (debug/<page>.md line 3)"
+
+  @§chatlog-late-result @§chatlog-reply-pairing @decision
+  Scenario: a late reply pairs with the request its timeout entry closed
+    Given the log:
+      """
+      **ann** to tab at 10:00:00
+      ```JS
+      1
+      ```
+      **tab** to ann at 10:01:00 (**ERROR** after 60s, timeout)
+      ```Error
+      timeout: no result after 60s
+      ```
+      **ann** to tab at 10:01:30
+      ```JS
+      2
+      ```
+      **tab** to ann at 10:01:31 (61.005s, late)
+      ```JSON
+      1
+      ```
+      """
+    Then the reply on line 5 pairs with the request on line 1
+    And the reply on line 13 pairs with the request on line 1
+
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line
     Given a running server
@@ -456,3 +633,25 @@ Feature: Parser and watcher
     And agent "agent" asks "Index - 7 Zen" to run "2"
     And 1 s passes
     Then the console says "job <page>#2 requested by agent (debug/<page>.md line 7)"
+
+  @§chatlog-request-header @§chatlog-fence-closed @decision
+  Scenario Outline: a line longer than 64 KiB is plain text, never a header or a fence
+    Given a log whose request's <which> line is padded with spaces to <bytes> bytes
+    Then the log has <requests> requests and <replies> replies
+
+    Examples:
+      | which         | bytes | requests | replies |
+      | header        | 65536 | 1        | 0       |
+      | header        | 65537 | 0        | 0       |
+      | opening fence | 65536 | 1        | 0       |
+      | opening fence | 65537 | 0        | 1       |
+
+  @§chatlog-fence-closed @decision
+  Scenario Outline: a closing fence longer than 64 KiB does not close the request
+    Given a log whose request's closing fence line is padded with spaces to <bytes> bytes
+    Then the request on line 1 is <state>
+
+    Examples:
+      | bytes | state   |
+      | 65536 | closed  |
+      | 65537 | a draft |

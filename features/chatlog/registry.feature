@@ -69,6 +69,10 @@ Feature: Master registry
     And the page "Busy" is connected
     When agent "agent" asks "Busy" to run 45 jobs one second apart
     Then the registry has fewer than 200 lines and lists at most 30 recent jobs
+    And the registry contains "* tab-31-"
+    And the registry contains "* tab-89-"
+    And the registry does not contain "* tab-30-"
+    And the registry does not contain "* tab-0-"
 
   @§chatlog-registry-heartbeat @§chatlog-instance-dir @decision
   Scenario: after a server restart a connected page rejoins by itself and keeps its log
@@ -98,7 +102,22 @@ Feature: Master registry
       25
       ```
       """
+    And the console does not say "changed, but no realm is attached"
     And no server write changed a byte that was already in a log
+
+  @§chatlog-instance-dir @decision
+  Scenario: after a restart a log whose page never comes back is left alone, and the console says why when it changes
+    Given a running server with a 5 s job timeout
+    And a log for "Quiet" that no realm polls
+    When the server restarts
+    Then the console says "debug/<page>.md: not watched until its page registers again"
+    When 1 s passes
+    Then the console does not say "debug/<page>.md changed"
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 10 s pass
+    Then the console says "debug/<page>.md changed, but no realm is attached to it since the server started: its requests are ignored until its page registers again" once
+    And the log of "Quiet" does not contain "timeout"
+    And the log of "Quiet" does not contain "executing"
 
   @§chatlog-timeout
   Scenario: a stopped server writes nothing more, not even a timeout it had armed
@@ -137,3 +156,19 @@ Feature: Master registry
       1
       ```
       """
+
+  @§chatlog-instance-dir @decision
+  Scenario: a page may take back a log no connected page holds, never the log of a connected page
+    Given a running server
+    And the adapter transport is served over HTTP with a 1 s long poll
+    And a page titled "Mine" registers over HTTP
+    When a page titled "Thief" registers over HTTP as "<stem:Mine>" without a language
+    Then the logs of "Mine" and "Thief" differ
+    And the console says "\"Thief\" cannot rejoin as <stem:Mine>"
+    Given the workspace holds an empty log "debug/old-0a1b.md"
+    When a page titled "Old" registers over HTTP as "old-0a1b" without a language
+    Then the log of "Old" is "debug/old-0a1b\.md"
+    When agent "agent" asks "Old" to run "6*7"
+    And 1 s passes
+    And the page "Old" polls over HTTP in the background
+    Then the background poll of "Old" answers 200 with the job running "6*7"

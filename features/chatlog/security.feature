@@ -24,7 +24,12 @@ Feature: Security
     And 70 s pass
     Then the job running "globalThis.ran = true" went through requested, timeout
     And a poll for "Quiet" with a forged token answers 403
-    And the console says "refused a call for <stem:Quiet>: wrong token"
+    And a poll for "Quiet" with a forged token answers 403
+    And a heartbeat for "Quiet" with a forged token answers 403 in JSON
+    And POST "/api/result" with the body "{\"id\": " answers 400
+    And POST "/api/heartbeat" with the body "not json" answers 400
+    And POST "/api/register" with the body "[1, 2]" answers 400
+    And the console says "refused a call for <stem:Quiet>: wrong token" once
     And the console says "registered \"Quiet\" as <stem:Quiet> (debug/<stem:Quiet>.md)"
     And the log of "Quiet" does not contain "executing ..."
 
@@ -70,3 +75,24 @@ Feature: Security
       ```
       """
     And the job running "6*7" went through requested, dispatched, completed
+
+  @§chatlog-verified-realm @§chatlog-late-result @decision
+  Scenario: a page cannot answer a job it was never given, not even after the job timed out
+    Given a running server with a 5 s job timeout
+    And the adapter transport is served over HTTP with a 25 s long poll
+    And a page titled "Remote" registers over HTTP
+    When agent "agent" asks "Remote" to run "6*7"
+    And 1 s passes
+    Then the page "Remote" posts the result 41 for the job running "6*7", which it was never given, over HTTP: 404
+    When 5 s pass
+    Then the log of "Remote" contains:
+      """
+      timeout: no realm took this job within 5s
+      ```
+      """
+    And the page "Remote" posts the result 42 for the job running "6*7", which it was never given, over HTTP: 404
+    When 1 s passes
+    Then the log of "Remote" does not contain "late"
+    And the log of "Remote" does not contain "41"
+    And the log of "Remote" does not contain "42"
+    And the registry does not contain "late"

@@ -360,6 +360,12 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the file "([^"]*)" exists$`, func(ctx context.Context, p string) error {
 		return expectExists(get(ctx).fs, p)
 	})
+	sc.Step(`^the file "([^"]*)" does not exist$`, func(ctx context.Context, p string) error {
+		if ok, _ := afero.Exists(get(ctx).fs, p); ok {
+			return fmt.Errorf("%s exists", p)
+		}
+		return nil
+	})
 	sc.Step(`^the directory "([^"]*)" exists$`, func(ctx context.Context, p string) error {
 		fi, err := get(ctx).fs.Stat(p)
 		if err != nil || !fi.IsDir() {
@@ -513,6 +519,14 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the console says "((?:[^"\\]|\\.)*)" once$`, func(ctx context.Context, s string) error {
+		w := get(ctx)
+		want := w.expandAll(unquote(s))
+		if n := strings.Count(w.d.console(), want); n != 1 {
+			return fmt.Errorf("console says %q %d times, want once:\n%s", want, n, w.d.console())
+		}
+		return nil
+	})
 	sc.Step(`^the console says "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
 		w := get(ctx)
 		if !w.holds(w.d.console(), w.expandAll(unquote(s)), "contains") {
@@ -615,6 +629,18 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w := get(ctx)
 		var err error
 		w.parsed, err = w.d.parse(unquote(text) + "\n")
+		return err
+	})
+	sc.Step(`^a log whose request's (header|opening fence|closing fence) line is padded with spaces to (\d+) bytes$`, func(ctx context.Context, which string, n int) error {
+		lines := []string{"**a** to t at 10:00:00", "```JS", "1", "```"}
+		i := map[string]int{"header": 0, "opening fence": 1, "closing fence": 3}[which]
+		if n < len(lines[i]) {
+			return fmt.Errorf("%d bytes is shorter than %q", n, lines[i])
+		}
+		lines[i] += strings.Repeat(" ", n-len(lines[i]))
+		w := get(ctx)
+		var err error
+		w.parsed, err = w.d.parse(strings.Join(lines, "\n") + "\n")
 		return err
 	})
 	sc.Step(`^the reply on line (\d+) took (\d+) ms$`, func(ctx context.Context, l int, ms int64) error {
@@ -722,6 +748,24 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		w.regs[title] = reg
 		return nil
 	})
+	sc.Step(`^a page titled "([^"]*)" registers over HTTP as "([^"]*)" without a language$`, func(ctx context.Context, title, id string) error {
+		w := get(ctx)
+		body, _ := json.Marshal(map[string]string{"name": title, "url": "http://localhost:8302/", "id": w.expandAll(id)})
+		resp, err := http.Post(w.base+"/api/register", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var reg chatlog.Registration
+		if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("register %q as %s over HTTP: %d %v", title, id, resp.StatusCode, err)
+		}
+		w.regs[title] = reg
+		return nil
+	})
+	sc.Step(`^the workspace holds an empty log "(debug/[a-z0-9-]+\.md)"$`, func(ctx context.Context, p string) error {
+		return afero.WriteFile(get(ctx).fs, p, nil, 0o644)
+	})
 	sc.Step(`^the page "([^"]*)" polls over HTTP in the background$`, func(ctx context.Context, page string) error {
 		w := get(ctx)
 		reg, ok := w.regs[page]
@@ -772,6 +816,36 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		case <-time.After(5 * time.Second):
 			return fmt.Errorf("the poll of %q did not answer", page)
 		}
+	})
+	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job running "((?:[^"\\]|\\.)*)", which it was never given, over HTTP: (\d+)$`, func(ctx context.Context, poster, value, code string, status int) error {
+		w := get(ctx)
+		reg, ok := w.regs[poster]
+		if !ok {
+			return fmt.Errorf("no page %q", poster)
+		}
+		jobs, err := w.d.jobs(reg.ID)
+		if err != nil {
+			return err
+		}
+		id := ""
+		for _, j := range jobs {
+			if j.Code == unquote(code) {
+				id = j.ID
+			}
+		}
+		if id == "" {
+			return fmt.Errorf("no job of %q runs %q", poster, code)
+		}
+		body, _ := json.Marshal(map[string]any{"id": reg.ID, "token": reg.Token, "jobId": id, "ok": true, "isJSON": true, "json": value})
+		resp, err := http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			return fmt.Errorf("POST /api/result for %s answered %d, want %d", id, resp.StatusCode, status)
+		}
+		return nil
 	})
 	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job "([^"]*)" was given over HTTP: (\d+)$`, func(ctx context.Context, poster, value, owner string, code int) error {
 		w := get(ctx)
@@ -918,6 +992,38 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		resp.Body.Close()
 		if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, ctype) {
 			return fmt.Errorf("GET %s: Content-Type %q, want %s", p, got, ctype)
+		}
+		return nil
+	})
+	sc.Step(`^a heartbeat for "([^"]*)" with a forged token answers (\d+) in JSON$`, func(ctx context.Context, page string, code int) error {
+		w := get(ctx)
+		body, _ := json.Marshal(map[string]string{"id": w.stem(page), "token": "forged"})
+		resp, err := http.Post(w.base+"/api/heartbeat", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var answer struct{ Error string }
+		if resp.StatusCode != code {
+			return fmt.Errorf("heartbeat with forged token: %d, want %d", resp.StatusCode, code)
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			return fmt.Errorf("heartbeat refusal served as %q, want application/json", ct)
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil || answer.Error == "" {
+			return fmt.Errorf("heartbeat refusal is not a JSON error: %v", err)
+		}
+		return nil
+	})
+	sc.Step(`^POST "(/api/[a-z]+)" with the body "((?:[^"\\]|\\.)*)" answers (\d+)$`, func(ctx context.Context, p, body string, code int) error {
+		w := get(ctx)
+		resp, err := http.Post(w.base+p, "application/json", strings.NewReader(unquote(body)))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != code {
+			return fmt.Errorf("POST %s %q: %d, want %d", p, body, resp.StatusCode, code)
 		}
 		return nil
 	})

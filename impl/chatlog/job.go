@@ -45,6 +45,7 @@ type Job struct {
 	Agent    string
 	Page     string // the page name the request used
 	At       string // the request's HH:MM:SS (or the file's mtime)
+	untimed  bool   // the request's header has no time (At is the mtime)
 	Lang     string
 	Code     string
 	Offset   int64 // byte offset of the request header in the log
@@ -65,6 +66,24 @@ func (j *Job) Duration() time.Duration {
 		return -1
 	}
 	return j.FinishedAt.Sub(j.StartedAt)
+}
+
+// requestAt is the time the request's header carries, "" when it has none.
+func (j *Job) requestAt() string {
+	if j.untimed {
+		return ""
+	}
+	return j.At
+}
+
+// given reports whether the job was ever handed to its page.
+func (j *Job) given() bool {
+	for _, s := range j.History {
+		if s == Dispatched {
+			return true
+		}
+	}
+	return false
 }
 
 // to moves the job to s, refusing any transition the lifecycle does not

@@ -127,6 +127,16 @@ type Server struct {
 	ticker    clock.Timer
 	stopped   bool
 	refused   map[string]bool // ids whose refusal the console has told
+	// unattached are the logs found in debug/ at Start, in name order,
+	// with the mtime last seen: a change to one that no realm has claimed
+	// is told on the console, since nothing else happens to it.
+	unattached []unattachedLog
+}
+
+// unattachedLog is what the watcher knows of a log left by an earlier run.
+type unattachedLog struct {
+	path string
+	mod  time.Time
 }
 
 // New returns a server over cfg.Fs. Call Start to begin watching.
@@ -162,6 +172,9 @@ func (s *Server) Start() error {
 			sort.Strings(names)
 			for _, p := range names {
 				s.logf("%s: not watched until its page registers again (no realm is attached to it since the server started)", p)
+				if fi, err := s.cfg.Fs.Stat(p); err == nil {
+					s.unattached = append(s.unattached, unattachedLog{p, fi.ModTime()})
+				}
 			}
 		}
 	}
@@ -396,10 +409,13 @@ func (s *Server) Received(id, token, jobID string) error {
 		return err
 	}
 	j, ok := s.jobs[jobID]
-	if !ok || j.Instance != id {
+	if !ok || j.Instance != id || !j.given() {
 		return ErrUnknownJob
 	}
-	if j.State == Dispatched {
+	// Until the page answers, this is when it has the code; a job that
+	// timed out while its code was on the way is still run by the page,
+	// and its late result is measured from this moment too.
+	if j.FinishedAt.IsZero() {
 		if now := s.cfg.Clock.Now(); now.After(j.StartedAt) {
 			j.StartedAt = now
 		}
@@ -418,7 +434,9 @@ func (s *Server) Result(id, token, jobID string, o Outcome) error {
 	}
 	in.LastBeat = s.cfg.Clock.Now()
 	j, ok := s.jobs[jobID]
-	if !ok || j.Instance != id {
+	if !ok || j.Instance != id || !j.given() {
+		// Only the page that was handed the job can answer it; a job no
+		// page took (even one that timed out) has no result to take.
 		return ErrUnknownJob
 	}
 	now := s.cfg.Clock.Now()
@@ -567,6 +585,29 @@ func (s *Server) scanLocked() {
 	for _, in := range s.sortedInstances() {
 		s.pollLocked(in)
 	}
+	s.pollUnattachedLocked()
+}
+
+// pollUnattachedLocked tells on the console when a log that no realm has
+// claimed since the start changes: an agent writing to it would otherwise
+// wait in silence, since its requests run only once its page is back.
+func (s *Server) pollUnattachedLocked() {
+	claimed := map[string]bool{}
+	for _, in := range s.instances {
+		claimed[in.Path] = true
+	}
+	for i := range s.unattached {
+		u := &s.unattached[i]
+		if claimed[u.path] {
+			continue
+		}
+		fi, err := s.cfg.Fs.Stat(u.path)
+		if err != nil || fi.ModTime().Equal(u.mod) {
+			continue
+		}
+		u.mod = fi.ModTime()
+		s.logf("%s changed, but no realm is attached to it since the server started: its requests are ignored until its page registers again", u.path)
+	}
 }
 
 // sigWindow is how much of a log's end the watcher hashes on each poll: a
@@ -663,7 +704,7 @@ func (s *Server) parseLocked(in *Instance) {
 		}
 		if !ok {
 			s.logf("%s was rewritten; reparsing its tail", in.Path)
-			s.coldParseLocked(in, fi.ModTime(), true)
+			s.coldParseLocked(in, fi.ModTime())
 			return
 		}
 		data, err := s.readRange(in.Path, w.cp.Offset, size)
@@ -687,7 +728,10 @@ func (s *Server) parseLocked(in *Instance) {
 		s.setResume(in, lg.Resume, lg.ResumeLine)
 		return
 	}
-	s.coldParseLocked(in, fi.ModTime(), false)
+	// Not warm: the log is new to the server, or it went away (deleted,
+	// unreadable) and is back; either way its live jobs are checked
+	// against what the log holds now, as after a rewrite.
+	s.coldParseLocked(in, fi.ModTime())
 }
 
 func (s *Server) setResume(in *Instance, off int64, line int) {
@@ -704,15 +748,19 @@ func (s *Server) reportAmbiguity(in *Instance, lg Log) {
 	}
 }
 
-// requestKey identifies a request across a rewrite, where offsets move.
+// requestKey identifies a request across a rewrite, where offsets move; at
+// is the time its header carries, "" for none (a rewrite changes the
+// mtime that stands in for it).
 func requestKey(agent, at, lang, code string) string {
 	return agent + "\x00" + at + "\x00" + lang + "\x00" + code
 }
 
 // coldParseLocked parses only the last TailChunk bytes of a log, resyncing
 // on the first header found there (§chatlog-tail-only). Used when the
-// server first sees a log (a restart) and after a rewrite.
-func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
+// server first sees a log (a restart), after a rewrite and when a log that
+// went away is back. A live job whose request is no longer in the chunk is
+// orphaned (§chatlog-rewrite-orphan).
+func (s *Server) coldParseLocked(in *Instance, mtime time.Time) {
 	size := in.watch.size
 	if fi, err := s.cfg.Fs.Stat(in.Path); err == nil {
 		size = fi.Size()
@@ -749,7 +797,7 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
 	}
 	sort.Slice(liveJobs, func(a, b int) bool { return liveJobs[a].Offset < liveJobs[b].Offset })
 	for _, j := range liveJobs {
-		k := requestKey(j.Agent, j.At, j.Lang, j.Code)
+		k := requestKey(j.Agent, j.requestAt(), j.Lang, j.Code)
 		live[k] = append(live[k], j)
 	}
 	in.byOffset = map[int64]*Job{}
@@ -758,11 +806,7 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
 		if !r.Closed {
 			continue
 		}
-		at := r.At
-		if at == "" {
-			at = Clock(mtime)
-		}
-		k := requestKey(r.Agent, at, r.Lang, r.Code)
+		k := requestKey(r.Agent, r.At, r.Lang, r.Code)
 		if q := live[k]; len(q) > 0 {
 			j := q[0]
 			live[k] = q[1:]
@@ -785,18 +829,14 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time, rewrite bool) {
 		}
 		s.newJobLocked(in, r, mtime)
 	}
-	if rewrite {
-		for _, q := range live {
-			for _, j := range q {
-				s.orphanLocked(in, j)
-			}
+	for _, q := range live {
+		for _, j := range q {
+			s.orphanLocked(in, j)
 		}
 	}
+	// Entries appended here (interrupted replies) change the log's size,
+	// mtime and end, so the watcher reads them at its next poll.
 	s.setResume(in, lg.Resume, lg.ResumeLine)
-	if size2, err := s.cfg.Fs.Stat(in.Path); err == nil && size2.Size() != size {
-		// The server appended (interrupted replies) while parsing.
-		in.watch.size = -2
-	}
 }
 
 func (s *Server) orphanLocked(in *Instance, j *Job) {
@@ -838,7 +878,7 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 	}
 	s.seq++
 	j := &Job{ID: fmt.Sprintf("%s#%d", in.Stem, s.seq), Seq: s.seq, Instance: in.Stem, Agent: r.Agent,
-		Page: r.Page, At: at, Lang: r.Lang, Code: r.Code, Offset: r.Offset,
+		Page: r.Page, At: at, untimed: r.At == "", Lang: r.Lang, Code: r.Code, Offset: r.Offset,
 		State: Requested, History: []JobState{Requested}, RequestedAt: s.cfg.Clock.Now()}
 	in.byOffset[r.Offset] = j
 	if r.Lang == "" || !SameLanguage(r.Lang, in.Lang) {

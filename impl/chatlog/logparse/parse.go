@@ -86,7 +86,7 @@ type header struct {
 }
 
 func parseHeader(line []byte) (header, bool) {
-	if len(line) < 8 || len(line) > MaxLine || line[0] != '*' || line[1] != '*' {
+	if len(line) > MaxLine {
 		return header{}, false
 	}
 	m, ok := splitHeader(line)
@@ -131,7 +131,7 @@ type headerParts struct {
 // end, so only four ends are candidates and the shortest valid one wins.
 // The test file keeps the expression as the oracle of a differential test.
 func splitHeader(line []byte) (headerParts, bool) {
-	if len(line) < 2 || line[0] != '*' || line[1] != '*' {
+	if !bytes.HasPrefix(line, []byte("**")) {
 		return headerParts{}, false
 	}
 	// ([^*]+)\*\* to : the sender runs to the first '*'.
