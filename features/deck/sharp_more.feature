@@ -1,0 +1,142 @@
+@deck
+Feature: Sharper checks — the edges of the watchdog, the snippet library, the keys and the tutorial exit
+
+  @§deck-watchdog
+  Scenario: An evaluation that ends just under the watchdog budget leaves none of it armed: the REPL opens again
+    # The loop takes between 29,990,000 and 29,999,999 cycles (memory.feature): opening the
+    # next session's VM costs more than the few thousand cycles left of that budget, which
+    # must not count against it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= i 0) (while (< i 45520) (= i (+ i 1))))"
+    Then the result is "nil"
+    When the player presses "BACK BACK EVAL"
+    Then the deck shows the HOME mode
+    When the player presses "EVAL"
+    Then the deck shows the REPL mode
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A runaway loop of conses is stopped at the allocation that passes the budget
+    # The 26 leading 1s put the 30,000,000th cycle inside the allocation of a cons: the
+    # evaluation stops there, and the lookup of cons that would follow is never made.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*26} (while t (cons 1 nil)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 96440  | 38           |
+      | arg    | 289342 | 38.5         |
+      | lookup | 192878 | 6.4          |
+      | atom   | 192902 | 8            |
+      | alloc  | 96499  | 17           |
+      | mark   | 24682  | 15           |
+      | sweep  | 120458 | 15           |
+      | read   | 1      | 28970        |
+      | print  | 1      | 4130         |
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A runaway loop of calls is stopped at the allocation of an argument's binding that passes the budget
+    # The 30,000,000th cycle falls inside the allocation that binds x for a call of g: the
+    # evaluation stops there, before the second cell of that binding and its next argument.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= g (fn (x) x)) (while t (g 1)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 55771  | 38           |
+      | arg    | 167306 | 38.5         |
+      | lookup | 223070 | 6.4          |
+      | call   | 55767  | 80           |
+      | atom   | 55767  | 8            |
+      | alloc  | 167326 | 17           |
+      | mark   | 39760  | 15           |
+      | sweep  | 205660 | 15           |
+      | read   | 1      | 7010         |
+      | print  | 1      | 4130         |
+
+  @§deck-key-eval
+  Scenario Outline: A number written with a decimal point reads as a number
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "<form>"
+    Then the result is "<result>"
+
+    Examples:
+      | form           | result |
+      | (+ 0.5 0.25)   | 0.75   |
+      | (* 2.5 4)      | 10     |
+      | (- 1.5e1 0.5)  | 14.5   |
+
+  @§deck-key-car
+  Scenario: CAR on an empty prompt has no child to move into and leaves the prompt empty
+    Given a graduated deck
+    When the player presses "EVAL CAR"
+    Then the deck shows the REPL mode
+    And row 23 reads "█"
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"
+
+  @§deck-tutorial-skip @decision
+  Scenario: Exiting the tutorial clears the stage's prompt
+    Given a new deck
+    When the player presses "EVAL EVAL"
+    Then row 23 reads "►«car «quote «1 2 3»»»"
+    When the player presses "BACK EVAL"
+    Then the tutorial cursor is at graduated
+    And row 23 reads "█"
+
+  @§deck-snippets @§deck-tutorial-latch @decision
+  Scenario: A snippet library written into flash in the digest's layout loads back at power on
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When the deck-state image in flash gets the snippet library "01 6b 07 00 28 2b 20 31 20 32 29" under a matching checksum
+    And the deck is powered off and on again
+    Then the deck shows no refusal
+    When the player presses "EVAL"
+    And the player evaluates "(snippet-list)"
+    Then the result is "((k))"
+    When the player evaluates "(eval (snippet-load (quote k)))"
+    Then the result is "3"
+
+  @§deck-snippets @§deck-tutorial-latch @decision
+  Scenario Outline: A snippet library whose entries do not parse makes the image corrupt at power on
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When the deck-state image in flash gets the snippet library "<library>" under a matching checksum
+    And the deck is powered off and on again
+    Then the deck state is that of a new deck
+    And the deck shows the refusal "deck state: corrupt image: snippets: <why>; the deck starts as a new deck"
+
+    Examples:
+      | library                          | why                     |
+      | 00 00 00                         | bad name at 0           |
+      | 05 6b                            | bad name at 0           |
+      | 01 6b 07 00 28 2b 20 31          | form overruns at 4      |
+      | 01 6b 01 00 31 00 00 00          | bad name at 5           |
+      | 01 6b 01 00 31 03 6b 6b 6b 01    | bad name at 5           |
+
+  @§deck-snippets @decision
+  Scenario Outline: The deck refuses to keep a snippet library it could not read back
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    Then setting the snippet library to the bytes "<library>" is refused naming "snippets: <why>"
+    When the deck is powered off and on again
+    Then row 0 contains "NEO  CR 250  REP 3"
+    And the deck shows no refusal
+
+    Examples:
+      | library   | why           |
+      | 00 00 00  | bad name at 0 |
+      | 05 6b     | bad name at 0 |
+
+  @§deck-snippets @decision
+  Scenario: A snippet name holding a NUL byte lists as the symbol cut at that byte
+    # The deck hands a name to Fe as a C string, which ends at its first NUL.
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When the deck-state image in flash gets the snippet library "03 6b 00 7a 01 00 37" under a matching checksum
+    And the deck is powered off and on again
+    Then the deck shows no refusal
+    When the player presses "EVAL"
+    And the player evaluates "(is (car (car (snippet-list))) (quote k))"
+    Then the result is "t"
