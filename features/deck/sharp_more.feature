@@ -140,3 +140,16 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     When the player presses "EVAL"
     And the player evaluates "(is (car (car (snippet-list))) (quote k))"
     Then the result is "t"
+
+  @§deck-snippets @§deck-eval-from-editor @decision
+  Scenario: A snippet name that reads as a number with a capital E is one when the editor evaluates it
+    # No key types a capital E, but a name in the library is bytes: "1E1" lists as a symbol,
+    # opens in nEmacs as the atom 1E1, and Fe reads that atom as the number 10.
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When the deck-state image in flash gets the snippet library "03 31 45 31 01 00 37" under a matching checksum
+    And the deck is powered off and on again
+    And the player presses "EVAL"
+    And the player evaluates "(open-in-nemacs (car (car (snippet-list))))"
+    Then the editor holds "1E1"
+    When the player presses "EVAL"
+    Then row 22 contains "=> 10"
