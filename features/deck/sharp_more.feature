@@ -153,3 +153,16 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     Then the editor holds "1E1"
     When the player presses "EVAL"
     Then row 22 contains "=> 10"
+
+  @§deck-mutual-exclusion @§deck-cart-back @§deck-open-in-editor
+  Scenario: open-in-nemacs with a cartridge waiting loads the cartridge, and the editor is refused as exclusive with it
+    Given a graduated deck
+    When the player presses "EVAL"
+    And a cartridge "null" with a 16 KB arena is inserted
+    And the player presses "BACK"
+    Then the cartridge "null" is waiting
+    When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
+    Then the cartridge "null" is loaded
+    And SRAM holds the cartridge arena with 16 KB
+    And SRAM holds no editor arena
+    And the deck shows the refusal "editor: 16384 bytes refused: mutually exclusive with cartridge"
