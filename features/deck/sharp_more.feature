@@ -166,3 +166,12 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     And SRAM holds the cartridge arena with 16 KB
     And SRAM holds no editor arena
     And the deck shows the refusal "editor: 16384 bytes refused: mutually exclusive with cartridge"
+
+  @§deck-watchdog @decision
+  Scenario: At a CPI so slow that reading the form alone passes the budget, the evaluation is stopped at its first event
+    # At 20,000 cycles an instruction, reading (+ 1 2) (2,620 instructions) takes 52,400,000
+    # cycles: the budget is gone before the first event, which is the one past it.
+    Given a graduated deck running at a CPI of 20000
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
