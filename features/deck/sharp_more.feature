@@ -175,3 +175,11 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     When the player presses "EVAL"
     And the player evaluates "(+ 1 2)"
     Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+
+  @§deck-key-cons @§deck-history-persist @decision
+  Scenario: A symbol of the history that no key can type is still inserted from the palette
+    # The keypad types no capital letters; the palette offers the history's symbols whole.
+    Given a graduated deck whose history holds "(quote FOO)" with the result "FOO"
+    When the player presses "EVAL"
+    And the player evaluates "(quote FOO)"
+    Then the result is "FOO"

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/afero"
+
+	"anchorage/impl/deck"
 )
 
 // snippetBytes decodes a step's hex bytes ("01 6b 01 00 31").
@@ -58,5 +60,13 @@ func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) erro
 			return fmt.Errorf("error %q does not name %q", err, a[1])
 		}
 		return nil
+	})
+	step(`^a graduated deck whose history holds "(.*)" with the result "(.*)"$`, func(w *world, a ...string) error {
+		if err := w.graduated("OPERATOR", 100, 0); err != nil {
+			return err
+		}
+		st := w.d.State()
+		st.History, _ = deck.EncodeHistory([]deck.Entry{{Expr: a[0], Result: a[1]}}, 512)
+		return w.d.SetState(st)
 	})
 }
