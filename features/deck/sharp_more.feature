@@ -183,3 +183,10 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     When the player presses "EVAL"
     And the player evaluates "(quote FOO)"
     Then the result is "FOO"
+
+  @§deck-key-lambda
+  Scenario: An atom that is neither in the palette nor typeable on the keypad cannot be composed
+    # The multi-tap keypad has lower-case letters only.
+    Given a graduated deck
+    When the player presses "EVAL"
+    Then composing "(quote FOO)" is refused naming "cannot be typed"
