@@ -70,6 +70,7 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
       | (+ 0.5 0.25)   | 0.75   |
       | (* 2.5 4)      | 10     |
       | (- 1.5e1 0.5)  | 14.5   |
+      | (+ 0.9 0.1)    | 1      |
 
   @§deck-key-car
   Scenario: CAR on an empty prompt has no child to move into and leaves the prompt empty
@@ -190,3 +191,71 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     Given a graduated deck
     When the player presses "EVAL"
     Then composing "(quote FOO)" is refused naming "cannot be typed"
+
+  @§deck-key-cdr
+  Scenario: CDR with the cursor on the whole form has no sibling to move to
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(+ 1 2)"
+    And the player presses "CDR"
+    Then row 22 contains "END OF LIST"
+    And row 23 reads "►«+ 1 2»"
+
+  @§deck-ffi-readonly
+  Scenario: current-cell answers the form that was under the cursor when EVAL was pressed
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(current-cell)"
+    Then the result is "(current-cell)"
+    When the player composes "(list 7 (current-cell))"
+    And the player presses "CAR CDR CDR EVAL"
+    Then the result is "(7 (current-cell))"
+
+  @§deck-history-persist
+  Scenario: A grabbed form, kept with no result, is the oldest history entry and still reads back after a power cycle
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(+ 1 2)"
+    And the player presses "QUOTE"
+    Then the history holds 1 entries, the newest "(+ 1 2)"
+    When the player presses "BACK BACK EVAL"
+    And the deck is powered off and on again
+    Then the deck shows no refusal
+    When the player presses "EVAL"
+    Then the history holds 1 entries, the newest "(+ 1 2)"
+
+  @§deck-history-persist
+  Scenario: Entries whose results are shorter than their expressions still count both against the 512 bytes
+    # Each entry takes its 69-byte expression, its 12-byte result and 3 bytes more: 84 bytes,
+    # so 6 of the 8 fit in 512 bytes (504) and a seventh would not (588).
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666)"
+    Then the result is "2.333333e+10"
+    When the player evaluates "(+ 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666)" 7 times
+    And the player presses "BACK BACK EVAL"
+    Then the persisted history fits 512 bytes and holds 6 entries
+
+  @§deck-focus @decision
+  Scenario: A form nested 200 lists deep can be composed; one nested 201 deep is refused
+    # () is nil, an atom: 201 parentheses around nothing are 200 lists around nil.
+    Given a graduated deck
+    When the player presses "EVAL"
+    Then composing "{(*201}1{)*201}" is refused naming "nesting deeper than 200"
+    And composing "{(*202}{)*202}" is refused naming "nesting deeper than 200"
+    When the player composes "{(*200}1{)*200}"
+    Then the deck shows the REPL mode
+
+  @§deck-prompt-structural
+  Scenario: A wide prompt scrolls only when its cursor would sit past column 70
+    # With a 6-digit first number the cursor sits in column 70 unscrolled: the line is only
+    # cut at 80. One digit more puts it in column 71: the line scrolls by one column, to ◄.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(list 111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 8888888888)"
+    And the player presses "CAR CDR CDR CDR CDR CDR CDR CDR"
+    Then row 23 reads "  «list 111111 2222222222 3333333333 4444444444 5555555555 6666666666 ►777777777"
+    When the player presses "BACK NIL"
+    And the player composes "(list 1111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 8888888888)"
+    And the player presses "CAR CDR CDR CDR CDR CDR CDR CDR"
+    Then row 23 reads "◄«list 1111111 2222222222 3333333333 4444444444 5555555555 6666666666 ►777777777"
