@@ -259,3 +259,9 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     And the player composes "(list 1111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 8888888888)"
     And the player presses "CAR CDR CDR CDR CDR CDR CDR CDR"
     Then row 23 reads "◄«list 1111111 2222222222 3333333333 4444444444 5555555555 6666666666 ►777777777"
+
+  @§deck-sram-budget
+  Scenario: The allocation map lists the live regions in name order
+    Given a graduated deck
+    When the player presses "EVAL"
+    Then SRAM lists its live regions in name order as "clipboard core+vm deckstate history repl snippets"

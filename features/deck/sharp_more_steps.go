@@ -69,4 +69,11 @@ func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) erro
 		st.History, _ = deck.EncodeHistory([]deck.Entry{{Expr: a[0], Result: a[1]}}, 512)
 		return w.d.SetState(st)
 	})
+	step(`^SRAM lists its live regions in name order as "([^"]*)"$`, func(w *world, a ...string) error {
+		var got []string
+		for _, c := range w.d.SRAM().Live() {
+			got = append(got, string(c))
+		}
+		return want("live regions", strings.Join(got, " "), a[0])
+	})
 }
