@@ -225,14 +225,14 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     Then the history holds 1 entries, the newest "(+ 1 2)"
 
   @§deck-history-persist
-  Scenario: Entries whose results are shorter than their expressions still count both against the 512 bytes
-    # Each entry takes its 69-byte expression, its 12-byte result and 3 bytes more: 84 bytes,
-    # so 6 of the 8 fit in 512 bytes (504) and a seventh would not (588).
+  Scenario: Every entry counts its expression, its result and 3 bytes against the 512 bytes
+    # Each entry takes its 39-byte expression, its 40-byte result and 3 bytes more: 82 bytes,
+    # so 6 of the 8 fit in 512 bytes (492) and a seventh would not (574).
     Given a graduated deck
     When the player presses "EVAL"
-    And the player evaluates "(+ 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666)"
-    Then the result is "2.333333e+10"
-    When the player evaluates "(+ 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666)" 7 times
+    And the player evaluates "(list 1111111111 2222222222 3333333333)"
+    Then the result is "(1.111111e+09 2.222222e+09 3.333333e+09)"
+    When the player evaluates "(list 1111111111 2222222222 3333333333)" 7 times
     And the player presses "BACK BACK EVAL"
     Then the persisted history fits 512 bytes and holds 6 entries
 
