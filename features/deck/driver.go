@@ -35,25 +35,30 @@ const (
 // frame is what the deck shows after one input line.
 type frame struct {
 	rows   [screenRows]string
-	cycles uint64            // the cycle counter
-	clock  time.Duration     // simulated time since power on
-	err    string            // the deck refused a token of the line
-	state  map[string]string // the answer to STATE: key → value
+	cycles uint64              // the cycle counter
+	clock  time.Duration       // simulated time since power on
+	err    string              // the deck refused a token of the line
+	state  map[string]string   // the answer to STATE: key → value
+	lines  map[string][]string // other answers (-- image, -- flash): kind → values
+	unsup  string              // the deck does not implement what the line asks
 }
 
 // procDeck drives a deck process over its line protocol. The driver is
 // chosen once per scenario (registerDriver); a step the protocol cannot
 // express is skipped with its reason, never passed.
 type procDeck struct {
-	cmd  []string
-	dir  string // the deck's flash, kept across power cycles
-	logf func(string, ...any)
+	cmd   []string
+	dir   string   // the deck's flash, kept across power cycles
+	power []string // the board's options, given at every power on (-part, -cpi, -seed)
+	logf  func(string, ...any)
 
 	p     *exec.Cmd
 	in    io.WriteCloser
 	lines chan string
 	now   frame
 	prev  frame // the frame before the last EVAL of "the player evaluates"
+
+	skipLogged bool // the scenario's skip is logged (logSkip)
 }
 
 // registerDriver picks the scenario's driver: with DECK_CMD set, the world
@@ -91,34 +96,45 @@ func registerDriver(sc *godog.ScenarioContext) {
 // the embedded simulator; on a deck process its protocol version, or a skip
 // naming what only the simulator can show.
 func viaDriver(expr string, f func(w *world, args ...string) error) func(w *world, args ...string) error {
-	p, ok := processSteps()[expr]
-	if !ok {
-		p, ok = stateSteps()[expr]
+	var p func(p *procDeck, a ...string) error
+	ok := false
+	for _, table := range []map[string]func(p *procDeck, a ...string) error{processSteps(), stateSteps(), faultProcSteps(), memoryProcSteps()} {
+		if g, found := table[expr]; found {
+			p, ok = g, true
+		}
 	}
 	return func(w *world, args ...string) error {
 		switch {
 		case w.proc == nil:
 			return f(w, args...)
 		case ok:
-			return p(w.proc, args...)
+			return w.proc.logSkip(p(w.proc, args...))
 		}
-		return simulatorOnly(w, fmt.Sprintf("what the step %q reads", expr))
+		return w.proc.logSkip(simulatorOnly(w, fmt.Sprintf("what the step %q reads", expr)))
 	}
 }
 
-// simulatorOnly is for a step registered outside viaDriver (one taking a
-// table or doc string, say): it returns nil on the embedded simulator and
-// the logged skip on a deck process, so the step never reaches for a nil
-// *deck.Deck. Usage, first line of such a step:
+// logSkip logs the first skip of the scenario as `SKIPPED (reason)`, the
+// line .ci/targets counts (once per scenario, whichever step skipped), and
+// returns err unchanged. Every step on a deck process returns through it.
+func (p *procDeck) logSkip(err error) error {
+	if errors.Is(err, godog.ErrSkip) && !p.skipLogged {
+		p.skipLogged = true
+		p.logf("SKIPPED (%v)", err)
+	}
+	return err
+}
+
+// simulatorOnly returns nil on the embedded simulator and a skip on a deck
+// process, so a step never reaches for a nil *deck.Deck. A step registered
+// outside viaDriver (one taking a table, say) returns it through logSkip:
 //
-//	if err := simulatorOnly(w, "the evaluation's events"); err != nil { return err }
+//	if err := w.proc.logSkip(simulatorOnly(w, "…")); err != nil { return err }
 func simulatorOnly(w *world, what string) error {
 	if w.proc == nil {
 		return nil
 	}
-	err := fmt.Errorf("%w: %s is the simulator's internal state, which the line protocol of %s does not show", godog.ErrSkip, what, EnvCmd)
-	w.proc.logf("SKIPPED (%v)", err)
-	return err
+	return fmt.Errorf("%w: %s is the simulator's internal state, which the line protocol of %s does not show", godog.ErrSkip, what, EnvCmd)
 }
 
 // processSteps are the deck steps the line protocol expresses, keyed by the
@@ -209,9 +225,7 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 				return nil
 			}
 			if utf8.RuneCountInString(got) >= screenCols {
-				err := fmt.Errorf("%w: the result row %q is cut at the screen's edge, so %q may lie beyond it", godog.ErrSkip, got, a[0])
-				p.logf("SKIPPED (%v)", err)
-				return err
+				return fmt.Errorf("%w: the result row %q is cut at the screen's edge, so %q may lie beyond it", godog.ErrSkip, got, a[0])
 			}
 			return fmt.Errorf("result row %q does not contain %q", got, a[0])
 		},
@@ -284,9 +298,7 @@ func (p *procDeck) stateOf(key string) (string, error) {
 	}
 	v, ok := p.now.state[key]
 	if !ok {
-		err := fmt.Errorf("%w: the deck answered STATE without %q", godog.ErrSkip, key)
-		p.logf("SKIPPED (%v)", err)
-		return "", err
+		return "", fmt.Errorf("%w: the deck answered STATE without %q", godog.ErrSkip, key)
 	}
 	return v, nil
 }
@@ -428,7 +440,7 @@ func shown(text string) string {
 // with the given state written at power on.
 func (p *procDeck) start(state ...string) error {
 	args := append(append([]string{}, p.cmd[1:]...), "-dir", p.dir)
-	args = append(args, state...)
+	args = append(append(args, p.power...), state...)
 	c := exec.Command(p.cmd[0], args...)
 	in, err := c.StdinPipe()
 	if err != nil {
@@ -451,11 +463,30 @@ func (p *procDeck) start(state ...string) error {
 		}
 	}(p.lines)
 	f, err := p.read()
-	if err != nil {
+	switch {
+	case f.unsup != "":
+		p.stop()
+		return p.unsupported(f.unsup)
+	case f.err != "" && err != nil:
+		// The deck refused to power on: its reason, then the end.
+		p.stop()
+		return powerRefused{f.err}
+	case err != nil:
 		return fmt.Errorf("power on: %w", err)
 	}
 	p.now = f
 	return nil
+}
+
+// powerRefused is a deck that would not power on, with its reason.
+type powerRefused struct{ msg string }
+
+func (e powerRefused) Error() string { return "the deck refused to power on: " + e.msg }
+
+// unsupported is the skip of a step whose line the deck answered with
+// `-- unsupported:`: the deck under test does not claim that part.
+func (p *procDeck) unsupported(what string) error {
+	return fmt.Errorf("%w: the deck under test does not support it: %s", godog.ErrSkip, what)
 }
 
 // stop powers the deck off: end of input, then the process must exit.
@@ -477,6 +508,18 @@ func (p *procDeck) stop() {
 
 // send types one line and reads the frame it produces.
 func (p *procDeck) send(line string) error {
+	if err := p.exchange(line); err != nil {
+		return err
+	}
+	if p.now.err != "" {
+		return fmt.Errorf("the deck refused %q: %s", line, p.now.err)
+	}
+	return nil
+}
+
+// exchange types one line and reads its frame into p.now, whether or not
+// the deck refused the line; a line the deck does not support skips.
+func (p *procDeck) exchange(line string) error {
 	if p.p == nil {
 		return fmt.Errorf("the deck is not powered on")
 	}
@@ -488,8 +531,22 @@ func (p *procDeck) send(line string) error {
 		return fmt.Errorf("after %q: %w", line, err)
 	}
 	p.now = f
-	if f.err != "" {
-		return fmt.Errorf("the deck refused %q: %s", line, f.err)
+	if f.unsup != "" {
+		return p.unsupported(f.unsup)
+	}
+	return nil
+}
+
+// refused types a line the deck must refuse with a message naming naming.
+func (p *procDeck) refused(line, naming string) error {
+	if err := p.exchange(line); err != nil {
+		return err
+	}
+	switch {
+	case p.now.err == "":
+		return fmt.Errorf("the deck took %q without an error (row 0 %q)", line, p.now.rows[rowStatus])
+	case !strings.Contains(p.now.err, naming):
+		return fmt.Errorf("error %q does not name %q", p.now.err, naming)
 	}
 	return nil
 }
@@ -524,6 +581,20 @@ func (p *procDeck) read() (frame, error) {
 				f.state = map[string]string{}
 			}
 			f.state[k] = v
+			i--
+			continue
+		}
+		if msg, ok := strings.CutPrefix(l, "-- unsupported: "); ok && i == 0 {
+			f.unsup = strings.TrimSpace(f.unsup + " " + msg)
+			i--
+			continue
+		}
+		if kv, ok := strings.CutPrefix(l, "-- "); ok && i == 0 && !strings.HasPrefix(kv, "cycles ") {
+			k, v, _ := strings.Cut(kv, " ")
+			if f.lines == nil {
+				f.lines = map[string][]string{}
+			}
+			f.lines[k] = append(f.lines[k], v)
 			i--
 			continue
 		}

@@ -112,37 +112,55 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		if err != nil {
 			return fmt.Errorf("read the flash image: %w", err)
 		}
-		if len(img) != imageSize {
-			return fmt.Errorf("flash image is %d bytes, the digest's layout %d", len(img), imageSize)
+		if err := editImage(img, a[0]); err != nil {
+			return err
 		}
-		num := func() uint16 {
-			n, _ := strconv.Atoi(regexp.MustCompile(`\d+$`).FindString(a[0]))
-			return uint16(n)
-		}
-		switch edit := a[0]; {
-		case strings.HasPrefix(edit, "the magic "):
-			magic := strings.Trim(strings.TrimPrefix(edit, "the magic "), `"`)
-			if len(magic) != 4 {
-				return fmt.Errorf("a magic is 4 bytes, not %q", magic)
-			}
-			copy(img[offMagic:], magic)
-		case strings.HasPrefix(edit, "version "):
-			img[offVersion] = byte(num())
-		case strings.HasPrefix(edit, "a first handle byte of 0x"):
-			b, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a first handle byte of 0x"), 16, 8)
-			img[offHandle] = byte(b)
-		case strings.HasPrefix(edit, "a tutorial byte of 0x"):
-			b, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a tutorial byte of 0x"), 16, 8)
-			img[offTutorial] = byte(b)
-		case strings.HasPrefix(edit, "a Cipher seed of 0x"):
-			v, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a Cipher seed of 0x"), 16, 32)
-			binary.LittleEndian.PutUint32(img[offCipherSeed:], uint32(v))
-		case strings.HasPrefix(edit, "a history length"):
-			binary.LittleEndian.PutUint16(img[offHistoryLength:], num())
-		default:
-			binary.LittleEndian.PutUint16(img[offSnippetLength:], num())
-		}
-		binary.LittleEndian.PutUint32(img[offChecksum:], crc32.ChecksumIEEE(img[:offChecksum]))
 		return afero.WriteFile(w.fs, statePath, img, 0o644)
 	})
+}
+
+// editImage makes one edit of the step's list to a deck-state image, at the
+// offsets of the digest's layout, and signs it with a matching checksum.
+func editImage(img []byte, edit string) error {
+	if len(img) != imageSize {
+		return fmt.Errorf("flash image is %d bytes, the digest's layout %d", len(img), imageSize)
+	}
+	num := func() uint16 {
+		n, _ := strconv.Atoi(regexp.MustCompile(`\d+$`).FindString(edit))
+		return uint16(n)
+	}
+	switch {
+	case strings.HasPrefix(edit, "the magic "):
+		magic := strings.Trim(strings.TrimPrefix(edit, "the magic "), `"`)
+		if len(magic) != 4 {
+			return fmt.Errorf("a magic is 4 bytes, not %q", magic)
+		}
+		copy(img[offMagic:], magic)
+	case strings.HasPrefix(edit, "version "):
+		img[offVersion] = byte(num())
+	case strings.HasPrefix(edit, "a first handle byte of 0x"):
+		b, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a first handle byte of 0x"), 16, 8)
+		img[offHandle] = byte(b)
+	case strings.HasPrefix(edit, "a tutorial byte of 0x"):
+		b, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a tutorial byte of 0x"), 16, 8)
+		img[offTutorial] = byte(b)
+	case strings.HasPrefix(edit, "a Cipher seed of 0x"):
+		v, _ := strconv.ParseUint(strings.TrimPrefix(edit, "a Cipher seed of 0x"), 16, 32)
+		binary.LittleEndian.PutUint32(img[offCipherSeed:], uint32(v))
+	case strings.HasPrefix(edit, "a history length"):
+		binary.LittleEndian.PutUint16(img[offHistoryLength:], num())
+	default:
+		binary.LittleEndian.PutUint16(img[offSnippetLength:], num())
+	}
+	binary.LittleEndian.PutUint32(img[offChecksum:], crc32.ChecksumIEEE(img[:offChecksum]))
+	return nil
+}
+
+// flipByte damages a deck-state image: one bit of its middle byte.
+func flipByte(img []byte) error {
+	if len(img) < 8 {
+		return fmt.Errorf("flash image is %d bytes", len(img))
+	}
+	img[len(img)/2] ^= 0x40
+	return nil
 }

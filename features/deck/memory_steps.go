@@ -95,53 +95,18 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		return want("editor buffer bytes", fmt.Sprint(len(e.Buffer().String())), a[0])
 	})
 	step(`^the cartridge is ejected$`, func(w *world, _ ...string) error { return w.d.Eject() })
-	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error {
-		for row := 19; row <= 21; row++ {
-			if got := w.d.Screen().RowText(row); got != "" {
-				return fmt.Errorf("row %d reads %q", row, got)
-			}
-		}
-		return nil
-	})
+	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error { return noRefusal(w.d.Screen().RowText) })
 	step(`^a cartridge "([^"]*)" with a (\d+) KB arena and a (\d+) byte mission is inserted$`, func(w *world, a ...string) error {
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024, Mission: atoi(a[2])})
 	})
 	step(`^SRAM holds the (\S+) region with (\d+) bytes$`, func(w *world, a ...string) error {
-		r := w.d.SRAM().Region(deck.Consumer(a[0]))
-		if r == nil {
-			return fmt.Errorf("SRAM holds %v, not %s", w.d.SRAM().Live(), a[0])
-		}
-		return want("size of "+a[0], fmt.Sprint(r.Bytes()), a[1])
+		return regionCheck(simRegions(w.d.SRAM()), a[0], a[1], "")
 	})
 	step(`^SRAM holds the (\S+) region with (\d+) bytes inside the (\S+) region$`, func(w *world, a ...string) error {
-		r, p := w.d.SRAM().Region(deck.Consumer(a[0])), w.d.SRAM().Region(deck.Consumer(a[2]))
-		if r == nil || p == nil {
-			return fmt.Errorf("SRAM holds %v, not %s and %s", w.d.SRAM().Live(), a[0], a[2])
-		}
-		if r.Base < p.Base || r.Base+r.Bytes() > p.Base+p.Bytes() {
-			return fmt.Errorf("%s [%#x,+%d) is not inside %s [%#x,+%d)", a[0], r.Base, r.Bytes(), a[2], p.Base, p.Bytes())
-		}
-		return want("size of "+a[0], fmt.Sprint(r.Bytes()), a[1])
+		return regionCheck(simRegions(w.d.SRAM()), a[0], a[1], a[2])
 	})
 	step(`^SRAM has (\d+) bytes free$`, func(w *world, a ...string) error {
-		// Judged from the regions themselves: the part's bytes by its
-		// datasheet less the top-level regions (those not inside another).
-		s := w.d.SRAM()
-		used := 0
-		for _, c := range s.Live() {
-			r := s.Region(c)
-			inside := false
-			for _, o := range s.Live() {
-				q := s.Region(o)
-				if o != c && q.Base <= r.Base && r.Base+r.Bytes() <= q.Base+q.Bytes() && q.Bytes() > r.Bytes() {
-					inside = true
-				}
-			}
-			if !inside {
-				used += r.Bytes()
-			}
-		}
-		return want("free SRAM", fmt.Sprint(datasheetSRAM(s.Part().Name)-used), a[0])
+		return want("free SRAM", fmt.Sprint(freeBytes(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()))), a[0])
 	})
 	step(`^the (REPL|editor evaluator|mission)'s Fe VM has (\d+) cells in its (\d+)-byte arena$`, func(w *world, a ...string) error {
 		var vm *fe.VM
@@ -163,39 +128,16 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		if vm == nil {
 			return fmt.Errorf("no %s VM (mode %s)", a[0], w.d.Mode())
 		}
-		if err := want("arena bytes of the "+a[0]+" VM", fmt.Sprint(vm.ArenaBytes()), a[2]); err != nil {
-			return err
-		}
-		if err := want("SRAM region of the "+a[0]+" VM", fmt.Sprint(w.d.SRAM().Size(c)), a[2]); err != nil {
-			return err
-		}
-		if st := vm.Stats(); st.Free < 0 || st.Free > st.Cells {
-			return fmt.Errorf("the %s VM counts %d free of its %d cells", a[0], st.Free, st.Cells)
-		}
-		return want("cells of the "+a[0]+" VM", fmt.Sprint(vm.Stats().Cells), a[1])
+		st := vm.Stats()
+		return vmCheck(a[0], vmFigures{vm.ArenaBytes(), w.d.SRAM().Size(c), st.Cells, st.Free}, a[1], a[2])
 	})
-	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error {
-		var b strings.Builder
-		for row := 19; row <= 21; row++ {
-			// The text wraps at 80 columns; a row's trailing blanks are
-			// part of it.
-			t := w.d.Screen().RowText(row)
-			b.WriteString(t + strings.Repeat(" ", max(0, 80-utf8.RuneCountInString(t))))
-		}
-		if got := strings.TrimSpace(b.String()); !strings.Contains(got, a[0]) {
-			return fmt.Errorf("rows 19–21 read %q, want %q", got, a[0])
-		}
-		return nil
-	})
+	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error { return showsRefusal(w.d.Screen().RowText, a[0]) })
 	step(`^the mission phase shows "(.*)"$`, func(w *world, a ...string) error {
 		m := w.d.Mission()
 		if m == nil {
 			return fmt.Errorf("no mission phase (mode %s)", w.d.Mode())
 		}
-		if err := want("mission result", m.Result, a[0]); err != nil {
-			return err
-		}
-		return want("row 22", strings.Trim(w.d.Screen().RowText(22), "─ "), "=> "+a[0])
+		return missionCheck(m.Result, w.d.Screen().RowText(rowRule), a[0])
 	})
 	step(`^the evaluation took between (\d+) and (\d+) cycles$`, func(w *world, a ...string) error {
 		lo, _ := strconv.ParseUint(a[0], 10, 64)
@@ -263,4 +205,120 @@ func checkCycles(ev deck.Eval, table *godog.Table) error {
 	cycles := new(big.Rat).Mul(total, big.NewRat(14, 10))
 	whole := new(big.Int).Quo(cycles.Num(), cycles.Denom())
 	return want("cycles", fmt.Sprint(ev.Cycles), whole.String())
+}
+
+// region is an SRAM region as the steps judge it: its consumer, offset and
+// size.
+type region struct {
+	name        string
+	base, bytes int
+}
+
+// simRegions are the live regions of the simulator's allocator.
+func simRegions(s *deck.SRAM) []region {
+	var rs []region
+	for _, c := range s.Live() {
+		r := s.Region(c)
+		rs = append(rs, region{string(c), r.Base, r.Bytes()})
+	}
+	return rs
+}
+
+// regionCheck checks that region name holds size bytes and, with parent
+// set, lies inside region parent.
+func regionCheck(rs []region, name, size, parent string) error {
+	find := func(n string) (region, bool) {
+		for _, r := range rs {
+			if r.name == n {
+				return r, true
+			}
+		}
+		return region{}, false
+	}
+	r, ok := find(name)
+	if !ok {
+		return fmt.Errorf("SRAM holds %v, not %s", rs, name)
+	}
+	if parent != "" {
+		p, ok := find(parent)
+		if !ok {
+			return fmt.Errorf("SRAM holds %v, not %s", rs, parent)
+		}
+		if r.base < p.base || r.base+r.bytes > p.base+p.bytes {
+			return fmt.Errorf("%s [%#x,+%d) is not inside %s [%#x,+%d)", name, r.base, r.bytes, parent, p.base, p.bytes)
+		}
+	}
+	return want("size of "+name, fmt.Sprint(r.bytes), size)
+}
+
+// freeBytes is judged from the regions themselves: the part's bytes by its
+// datasheet less the top-level regions (those not inside another).
+func freeBytes(part string, rs []region) int {
+	used := 0
+	for _, r := range rs {
+		inside := false
+		for _, q := range rs {
+			if q.name != r.name && q.base <= r.base && r.base+r.bytes <= q.base+q.bytes && q.bytes > r.bytes {
+				inside = true
+			}
+		}
+		if !inside {
+			used += r.bytes
+		}
+	}
+	return datasheetSRAM(part) - used
+}
+
+// noRefusal checks that rows 19 to 21, where the deck shows a refusal, are
+// blank.
+func noRefusal(row func(int) string) error {
+	for i := 19; i <= 21; i++ {
+		if got := row(i); got != "" {
+			return fmt.Errorf("row %d reads %q", i, got)
+		}
+	}
+	return nil
+}
+
+// showsRefusal checks that rows 19 to 21 hold text: it wraps at 80
+// columns, so a row's trailing blanks are part of it.
+func showsRefusal(row func(int) string, text string) error {
+	var b strings.Builder
+	for i := 19; i <= 21; i++ {
+		t := row(i)
+		b.WriteString(t + strings.Repeat(" ", max(0, screenCols-utf8.RuneCountInString(t))))
+	}
+	if got := strings.TrimSpace(b.String()); !strings.Contains(got, text) {
+		return fmt.Errorf("rows 19–21 read %q, want %q", got, text)
+	}
+	return nil
+}
+
+// vmFigures are what the steps read of a Fe VM: the bytes of its arena, of
+// the SRAM region it was opened in, its cells and its free cells.
+type vmFigures struct {
+	arena, region, cells, free int
+}
+
+// vmCheck checks a VM's figures against the cells and arena bytes a
+// scenario states.
+func vmCheck(name string, f vmFigures, cells, arena string) error {
+	if err := want("arena bytes of the "+name+" VM", fmt.Sprint(f.arena), arena); err != nil {
+		return err
+	}
+	if err := want("SRAM region of the "+name+" VM", fmt.Sprint(f.region), arena); err != nil {
+		return err
+	}
+	if f.free < 0 || f.free > f.cells {
+		return fmt.Errorf("the %s VM counts %d free of its %d cells", name, f.free, f.cells)
+	}
+	return want("cells of the "+name+" VM", fmt.Sprint(f.cells), cells)
+}
+
+// missionCheck checks the mission phase's result and row 22, which shows it.
+func missionCheck(result, row22, wantS string) error {
+	if err := want("mission result", result, wantS); err != nil {
+		return err
+	}
+	return want("row 22", strings.Trim(row22, "─ "), "=> "+wantS)
 }

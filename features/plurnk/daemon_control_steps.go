@@ -27,7 +27,7 @@ import (
 func registerControlSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the daemon's operator sets (\S+) to "([^"]*)"$`, func(ctx context.Context, k, v string) error {
 		d := getDaemon(ctx)
-		if d.srv != nil {
+		if d.started() {
 			return fmt.Errorf("the daemon has started already")
 		}
 		d.env[k] = v
@@ -35,7 +35,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the daemon's model is served over the OpenAI-compatible protocol( with streaming)?$`, func(ctx context.Context, streaming string) error {
 		d := getDaemon(ctx)
-		if d.srv != nil {
+		if d.started() {
 			return fmt.Errorf("the daemon has started already")
 		}
 		d.http, d.stream = true, streaming != ""
@@ -157,6 +157,9 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
+		if err := d.internal("holding a command's registration"); err != nil {
+			return err
+		}
 		d.mu.Lock()
 		d.hold, d.held = make(chan struct{}), make(chan struct{}, 1)
 		held := d.held
@@ -219,9 +222,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		d := getDaemon(ctx)
 		deadline := time.Now().Add(callTimeout)
 		for {
-			d.mu.Lock()
-			logged := append([]string(nil), d.logged...)
-			d.mu.Unlock()
+			logged := d.loggedLines()
 			for _, l := range logged {
 				if strings.Contains(l, method+" answered after its timeout") {
 					return nil
@@ -260,7 +261,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the daemon started$`, func(ctx context.Context) error {
 		d := getDaemon(ctx)
-		if d.bootErr != nil || d.srv == nil {
+		if d.bootErr != nil || !d.started() {
 			return fmt.Errorf("the daemon did not start: %v", d.bootErr)
 		}
 		return nil
@@ -410,11 +411,9 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		d := getDaemon(ctx)
 		d.settle()
 		var dirs []string
-		if d.sh != nil {
-			for _, sp := range d.sh.Spawns() {
-				if sp.Command == cmd {
-					dirs = append(dirs, sp.Dir)
-				}
+		for _, sp := range d.spawns() {
+			if sp.Command == cmd {
+				dirs = append(dirs, sp.Dir)
 			}
 		}
 		if len(dirs) == 0 {
@@ -431,11 +430,9 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		d := getDaemon(ctx)
 		d.settle()
 		got := 0
-		if d.sh != nil {
-			for _, sp := range d.sh.Spawns() {
-				if sp.Command == cmd {
-					got++
-				}
+		for _, sp := range d.spawns() {
+			if sp.Command == cmd {
+				got++
 			}
 		}
 		if got != n {
@@ -444,10 +441,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^(\d+) ms pass on the daemon's clock$`, func(ctx context.Context, ms int) error {
-		d := getDaemon(ctx)
-		d.clk.Advance(time.Duration(ms) * time.Millisecond)
-		d.settle()
-		return nil
+		return getDaemon(ctx).passClock(ms)
 	})
 	sc.Step(`^every notification "(\w+)" got, but session/created, names the session of "(\w+)"$`, func(ctx context.Context, who, owner string) error {
 		d := getDaemon(ctx)
@@ -489,6 +483,10 @@ func (d *daemonWorld) modelFor(id string) *llm.Mock {
 
 // settle lets the daemon's loops run until they end or park.
 func (d *daemonWorld) settle() {
+	if d.proc != nil {
+		d.proc.settle(d)
+		return
+	}
 	if d.backend != nil {
 		d.backend.Settle()
 	}

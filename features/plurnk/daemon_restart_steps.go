@@ -18,16 +18,19 @@ import (
 func registerRestartSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the daemon keeps its state in "([^"]*)"$`, func(ctx context.Context, dir string) error {
 		d := getDaemon(ctx)
-		if d.srv != nil {
+		if d.started() {
 			return fmt.Errorf("the daemon has started already")
 		}
-		d.stateFS, d.stateDir = vfs.NewFaulty(afero.NewMemMapFs(), 1), dir
+		d.stateFS, d.stateDir = vfs.NewFaulty(d.stateBase(), 1), dir
 		return nil
 	})
 	sc.Step(`^the daemon's saves of its state fail by (torn-write|rename-fail) after (\d+) whole saves?$`, func(ctx context.Context, point string, n int) error {
 		d := getDaemon(ctx)
 		if d.stateFS == nil {
 			return fmt.Errorf("the daemon keeps no state")
+		}
+		if err := d.internal("injecting faults into the saves of its state"); err != nil {
+			return err
 		}
 		return d.stateFS.Arm(vfs.Fault{Point: vfs.Failpoint(point), Pattern: d.stateDir + "/" + rpc.StateFile + "*", Skip: n, Count: 1})
 	})
@@ -43,6 +46,9 @@ func registerRestartSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the daemon's state faults fired (\d+) times?$`, func(ctx context.Context, n int) error {
+		if err := getDaemon(ctx).internal("the faults injected into its saves"); err != nil {
+			return err
+		}
 		if got := len(getDaemon(ctx).stateFS.Injections()); got != n {
 			return fmt.Errorf("%d faults fired, want %d: %v", got, n, getDaemon(ctx).stateFS.Injections())
 		}
@@ -52,6 +58,9 @@ func registerRestartSteps(sc *godog.ScenarioContext) {
 		d := getDaemon(ctx)
 		if d.stateFS == nil {
 			return fmt.Errorf("the daemon keeps no state")
+		}
+		if d.proc != nil {
+			return d.restartProcess(true)
 		}
 		for _, c := range d.conns {
 			c.c.Close()
@@ -65,6 +74,9 @@ func registerRestartSteps(sc *godog.ScenarioContext) {
 		d := getDaemon(ctx)
 		if d.stateFS == nil {
 			return fmt.Errorf("the daemon keeps no state")
+		}
+		if d.proc != nil {
+			return d.restartProcess(false)
 		}
 		// What the dead daemon still had running is ended in its own
 		// memory; none of it is saved.

@@ -70,6 +70,7 @@ type daemonWorld struct {
 	stateDir string
 	mu       sync.Mutex // guards hold, held and logged
 	sh       *exec.SimExecutor
+	proc     *daemonProcess // the daemon is a process ($PLURNK_CMD), else embedded
 }
 
 type daemonConn struct {
@@ -97,13 +98,19 @@ func getDaemon(ctx context.Context) *daemonWorld {
 // registerDaemonSteps registers the steps of the daemon features: JSON-RPC
 // methods and notifications over a loopback WebSocket.
 func registerDaemonSteps(sc *godog.ScenarioContext) {
-	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+	sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, router: &daemonRouter{byRun: map[string]*llm.Mock{}}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{},
 			env: map[string]string{}, models: map[string]*llm.Mock{}, fs: afero.NewMemMapFs()}
-		return context.WithValue(ctx, daemonKey{}, d), nil
+		ctx = context.WithValue(ctx, daemonKey{}, d)
+		proc, err := processDriver(ctx, d, sc)
+		d.proc = proc
+		return ctx, err
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 		if d := getDaemon(ctx); d != nil {
+			if err != nil && d.proc != nil {
+				d.proc.logf("the daemon's console:\n%s", d.proc.console())
+			}
 			d.close()
 		}
 		return ctx, err
@@ -114,16 +121,22 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the daemon's model will reply with meta (\{.*\}):$`, func(ctx context.Context, meta string, doc *godog.DocString) error {
+		if err := getDaemon(ctx).internal("a reply's provider meta (the chat-completions protocol carries none)"); err != nil {
+			return err
+		}
 		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Meta: json.RawMessage(meta)})
 		return nil
 	})
 	sc.Step(`^the daemon's run "([^"]*)" will reply:$`, func(ctx context.Context, run string, doc *godog.DocString) error {
+		if err := getDaemon(ctx).internal("a model script per run (the chat-completions protocol does not say which run calls)"); err != nil {
+			return err
+		}
 		getDaemon(ctx).router.add(run, llm.Reply{Content: doc.Content})
 		return nil
 	})
 	sc.Step(`^the daemon asks before host commands$`, func(ctx context.Context) error {
 		d := getDaemon(ctx)
-		if d.srv != nil {
+		if d.started() {
 			return fmt.Errorf("the daemon has started already")
 		}
 		d.ask = true
@@ -134,12 +147,14 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		d := getDaemon(ctx)
 		s := d.scripts[name]
 		s.Code, s.ExitAt = code, time.Duration(ms)*time.Millisecond
-		d.scripts[name] = s
-		return nil
+		return d.setScript(name, s)
 	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" cannot be spawned$`, func(ctx context.Context, name string) error {
 		// The simulated executor fails to start a command it has no
 		// script for.
+		if err := getDaemon(ctx).internal("a command that cannot be spawned"); err != nil {
+			return err
+		}
 		delete(getDaemon(ctx).scripts, name)
 		return nil
 	})
@@ -175,10 +190,8 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^"(\w+)" sends the frame (.+)$`, daemonSendFrame)
 	sc.Step(`^(\d+) ms pass for the daemon's running commands$`, func(ctx context.Context, ms int) error {
 		d := getDaemon(ctx)
-		step := 50 * time.Millisecond
-		for left := time.Duration(ms) * time.Millisecond; left > 0; left -= step {
-			d.clk.Advance(min(step, left))
-			d.backend.Settle()
+		if err := d.passCommands(ms); err != nil {
+			return err
 		}
 		// A call made while the model generated a resumed turn is
 		// handed over once the daemon has settled, as in daemonRunLoop.
@@ -224,12 +237,18 @@ func (d *daemonWorld) close() {
 	if d.llmHS != nil {
 		d.llmHS.Close()
 	}
+	if d.proc != nil {
+		d.proc.close()
+	}
 }
 
 // boot starts the backend and the loopback server on first use.
 func (d *daemonWorld) boot() error {
-	if d.srv != nil {
+	if d.started() {
 		return nil
+	}
+	if d.proc != nil {
+		return d.proc.boot(d)
 	}
 	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.clk, Scripts: d.scripts}
 	d.router.fallback = d.model
@@ -292,8 +311,7 @@ func daemonScriptPrints(ctx context.Context, name string, table *godog.Table) er
 		}
 		s.Chunks = append(s.Chunks, exec.ScriptChunk{At: time.Duration(ms) * time.Millisecond, Channel: row.Cells[1].Value, Data: unescape(row.Cells[2].Value)})
 	}
-	d.scripts[name] = s
-	return nil
+	return d.setScript(name, s)
 }
 
 func daemonConnect(ctx context.Context, who string) error {
@@ -476,9 +494,7 @@ func (d *daemonWorld) settled(ctx context.Context, who string) ([]rpc.Note, erro
 	if err != nil {
 		return nil, err
 	}
-	if d.backend != nil {
-		d.backend.Settle()
-	}
+	d.settle()
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	if _, err := c.c.SendFor(cctx, []byte(`{"jsonrpc":"2.0","id":"barrier","method":"rpc.barrier"}`), `"barrier"`); err != nil {

@@ -159,6 +159,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	registerExecSteps(sc)
 	registerDataSteps(sc)
 	registerSharpSteps(sc)
+	registerStreamControlSteps(sc)
 }
 
 // --- givens ---------------------------------------------------------------

@@ -28,15 +28,13 @@ func runToken(d *Deck, tok string) error {
 	case strings.HasPrefix(tok, "PICK:"):
 		return d.Pick(strings.TrimPrefix(tok, "PICK:"))
 	case strings.HasPrefix(tok, "INSERT:"):
-		parts := strings.Split(tok, ":")
-		if len(parts) != 3 {
-			return fmt.Errorf("want INSERT:name:kb")
-		}
-		kb, err := strconv.Atoi(parts[2])
+		c, err := cartToken(tok)
 		if err != nil {
 			return err
 		}
-		return d.Insert(Cart{Name: parts[1], Arena: kb * KB})
+		return d.Insert(c)
+	case tok == "EJECT":
+		return d.Eject()
 	case strings.HasPrefix(tok, "WAIT:"):
 		ms, err := strconv.Atoi(strings.TrimPrefix(tok, "WAIT:"))
 		if err != nil {
@@ -46,6 +44,32 @@ func runToken(d *Deck, tok string) error {
 		return nil
 	}
 	return d.Press(Key(tok))
+}
+
+// cartToken reads INSERT:name:size[:mission]: the arena's size in KB, or
+// in bytes with a B suffix (INSERT:null:28097B), and the bytes of the
+// cartridge's scripted-mission sub-arena, if it has one.
+func cartToken(tok string) (Cart, error) {
+	parts := strings.Split(tok, ":")
+	if len(parts) != 3 && len(parts) != 4 {
+		return Cart{}, fmt.Errorf("want INSERT:name:kb or INSERT:name:kb:mission-bytes")
+	}
+	c := Cart{Name: parts[1]}
+	size, unit := parts[2], KB
+	if b, ok := strings.CutSuffix(size, "B"); ok {
+		size, unit = b, 1
+	}
+	n, err := strconv.Atoi(size)
+	if err != nil {
+		return Cart{}, fmt.Errorf("arena size %q: %w", parts[2], err)
+	}
+	c.Arena = n * unit
+	if len(parts) == 4 {
+		if c.Mission, err = strconv.Atoi(parts[3]); err != nil {
+			return Cart{}, fmt.Errorf("mission size %q: %w", parts[3], err)
+		}
+	}
+	return c, nil
 }
 
 // Pick opens the palette with CONS and presses CDR until token is

@@ -14,7 +14,7 @@ import (
 func DriverVars() map[string]string {
 	return map[string]string{
 		"chatlog": "CHATLOG_SERVER",
-		"plurnk":  "PLURNK_URL",
+		"plurnk":  "PLURNK_CMD",
 		"jace":    "JACE_URL",
 		"deck":    "DECK_CMD",
 	}

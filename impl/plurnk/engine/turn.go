@@ -117,6 +117,7 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 		ls.strike(e.Config.MaxStrikes, false)
 	}
 	a := ops.Actor{Session: ss, Run: run, Loop: ls.loop.Seq, Turn: t, Writer: scheme.WriterModel}
+	stopped := map[string]bool{} // the streams this emission stopped
 	for _, i := range shape.Actions {
 		st := parsed.Statements[i]
 		if st.Op == dsl.OpPlan || rules.IsDisposition(st) || (shape.Terminal >= 0 && i > shape.Terminal) {
@@ -127,7 +128,10 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 			// proposal): nothing more of the emission is dispatched.
 			return 0
 		}
-		e.dispatch(a, st)
+		res := e.dispatch(a, st)
+		if stops(st) && res.Status == 200 {
+			stopped[strings.SplitN(res.Target, "#", 2)[0]] = true
+		}
 	}
 	if ls.ctx.Err() != nil {
 		return 0
@@ -144,7 +148,7 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 	result := 0
 	switch code {
 	case StatusDone:
-		if live := e.live(ss, run); len(live) > 0 {
+		if live := e.live(ss, run, stopped); len(live) > 0 {
 			code = dsl.ContinueCode
 			ls.strike(e.Config.MaxStrikes, false)
 			e.push(ls, telemetry.Notice{"source": "engine:rail", "kind": "premature_terminate", "message": SteerPrematureTerminal})
@@ -169,10 +173,19 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 	return result
 }
 
-// dispatch runs one op of the model's emission: EXEC and a SEND aimed at
-// a run through their hooks when set, everything else (OPEN and FOLD on
-// the run's own log rows included) through the op engine.
-func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) {
+// stops reports whether st, once it answered 200, has stopped whatever
+// stream its target names: a KILL (a signal sent) or a directed SEND (on a
+// stream's output entry only SEND[499] answers 200). A target that is not
+// a stream is never in the live list, so it does not matter there.
+func stops(st dsl.Statement) bool {
+	return st.Op == dsl.OpKill || st.Op == dsl.OpSend
+}
+
+// dispatch runs one op of the model's emission and returns its result:
+// EXEC and a SEND aimed at a run through their hooks when set, everything
+// else (OPEN and FOLD on the run's own log rows included) through the op
+// engine.
+func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) ops.Result {
 	var hook func(ops.Actor, dsl.Statement) ops.Result
 	switch {
 	case st.Op == dsl.OpExec:
@@ -184,16 +197,16 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) {
 	}
 	if hook == nil && st.Op == dsl.OpKill && st.Target != nil && e.Signal != nil && slices.Contains(e.Executors, st.Target.Scheme) {
 		n := len(a.Run.Log)
-		if _, ok := e.Signal(a, st); ok {
+		if res, ok := e.Signal(a, st); ok {
 			e.tokenize(a.Run, n)
-			return
+			return res
 		}
 	}
 	if hook == nil && st.Op == dsl.OpEdit && st.Target != nil && st.Target.Scheme == "file" && e.Edit != nil {
 		n := len(a.Run.Log)
-		if _, ok := e.Edit(a, st); ok {
+		if res, ok := e.Edit(a, st); ok {
 			e.tokenize(a.Run, n)
-			return
+			return res
 		}
 	}
 	if hook == nil {
@@ -201,17 +214,21 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) {
 		if e.After != nil {
 			e.After(a, st, res)
 		}
-		return
+		return res
 	}
 	n := len(a.Run.Log)
-	hook(a, st)
+	res := hook(a, st)
 	e.tokenize(a.Run, n)
+	return res
 }
 
 // live lists what run still holds live: its EXEC streams whose output
 // entry has an active channel, its children whose latest loop has not
-// reached a terminal status, and whatever the Live hook adds.
-func (e *Engine) live(ss *store.Session, run *store.Run) []string {
+// reached a terminal status, and whatever the Live hook adds. A stream in
+// stopped (the model's KILL or SEND[499] on it answered 200 in this turn)
+// is being torn down and no longer counts: the steer's "KILL(path) with
+// 200 again to clean up" ends the loop (§send-premature-terminate).
+func (e *Engine) live(ss *store.Session, run *store.Run, stopped map[string]bool) []string {
 	var out []string
 	execs := map[string]bool{}
 	for _, row := range run.Log {
@@ -221,7 +238,7 @@ func (e *Engine) live(ss *store.Session, run *store.Run) []string {
 	}
 	if len(execs) > 0 {
 		for _, ent := range ss.Entries() {
-			if !execs[ent.Key.Path] {
+			if !execs[ent.Key.Path] || stopped[ent.Key.String()] {
 				continue
 			}
 			for _, ch := range ent.Channels {

@@ -585,6 +585,13 @@ func (s *Service) Pump() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire()
+	s.apply()
+	s.quiet()
+}
+
+// apply applies what the processes have posted and routes every concluded
+// stream to its run. s.mu is held.
+func (s *Service) apply() {
 	for _, st := range s.streams.Drain() {
 		sess, ok := s.sessions[st.Session]
 		if !ok {
@@ -594,7 +601,6 @@ func (s *Service) Pump() {
 			s.concluded(r, st)
 		}
 	}
-	s.quiet()
 }
 
 // Audit reports every breach of the drain discipline

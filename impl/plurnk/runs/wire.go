@@ -60,6 +60,12 @@ func (s *Service) foist(a ops.Actor) {
 // every sister as a folded delta attributed to the writer, waiting for its
 // next turn and waking nobody (§actor-boundary-passive-wake).
 func (s *Service) after(a ops.Actor, st dsl.Statement, res ops.Result) {
+	if code, _ := st.Status(); st.Op == dsl.OpSend && code == exec.StatusKilled && res.Status == 200 {
+		// The model's SEND[499] stopped a stream: a process that ended
+		// at once is seen as ended from now on.
+		s.apply()
+		return
+	}
 	switch st.Op {
 	case dsl.OpEdit, dsl.OpCopy, dsl.OpMove, dsl.OpKill:
 	default:
@@ -219,5 +225,6 @@ func (s *Service) signalOp(a ops.Actor, st dsl.Statement) (ops.Result, bool) {
 		row.Content = "sent " + name
 	}
 	s.appendRow(a.Session, a.Run, row)
+	s.apply() // a process the signal ended is seen as ended from now on, after the KILL's row
 	return ops.Result{Status: row.Status, Target: row.Target, Reason: row.Reason, Row: *row, Rows: []store.LogRow{*row}}, true
 }

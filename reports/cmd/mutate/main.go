@@ -596,7 +596,7 @@ func cleanEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "JACE_URL", "FE_CMD", "FE_VARIANT", "FE_TIERS", "DECK_CMD", "CHATLOG_SERVER", "PLURNK_URL", "TARGET",
+		case "JACE_URL", "FE_CMD", "FE_VARIANT", "FE_TIERS", "DECK_CMD", "CHATLOG_SERVER", "CHATLOG_PARSE", "PLURNK_CMD", "TARGET",
 			"ANCHORAGE_REPORT_DIR", "ANCHORAGE_SEED", "GOCOVERDIR":
 			continue
 		}

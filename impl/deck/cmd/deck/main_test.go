@@ -100,6 +100,16 @@ func TestLineProtocol(t *testing.T) {
 		"-- state history 1 (+ 1 2)",
 		"-- state focus prompt",
 		"-- state clipboard ",
+		"-- state part RP2350",
+	}
+	// Then the regions, the REPL's VM, the last evaluation's events and the
+	// deck-state image, whose figures the features judge.
+	for _, prefix := range []string{"-- state regions ", "-- state vm-repl 24576 2938 ", "-- state events pair=1 arg=2 lookup=1 call=0 atom=2 ", "-- state deckstate 4445434b"} {
+		if n := len(want); n < len(extra) && strings.HasPrefix(extra[n], prefix) {
+			extra = append(extra[:n], extra[n+1:]...)
+		} else {
+			t.Errorf("no line %q after %q", prefix, want)
+		}
 	}
 	if strings.Join(extra, "\n") != strings.Join(want, "\n") {
 		t.Errorf("in-band lines:\n%s\nwant:\n%s", strings.Join(extra, "\n"), strings.Join(want, "\n"))
@@ -145,5 +155,54 @@ func TestCommandLine(t *testing.T) {
 	var out, errs bytes.Buffer
 	if code := run(nil, strings.NewReader(justUnder), &out, &errs); code != 0 || strings.Contains(errs.String(), "longer than") {
 		t.Errorf("a line just under 64 KiB: exit %d, stderr %.200q", code, errs.String())
+	}
+}
+
+// TestDebugPort drives the debug port's lines: the handle, the deck-state
+// image read and written back, flash faults, cartridges by bytes, EJECT, and
+// a board too small to power on.
+func TestDebugPort(t *testing.T) {
+	dir := t.TempDir()
+	session := func(args []string, in string) []string {
+		t.Helper()
+		var out, errs bytes.Buffer
+		if code := run(append([]string{"-dir", dir}, args...), strings.NewReader(in), &out, &errs); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs.String())
+		}
+		var extra []string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(l, "-- ") && !strings.HasPrefix(l, "-- cycles ") && !strings.HasPrefix(l, "-- state ") {
+				extra = append(extra, l)
+			}
+		}
+		return extra
+	}
+	got := session([]string{"-graduated"}, "HANDLE SEVENTEEN-LETTERS\nHANDLE NEO\nIMAGE\nFLASH LIST\n")
+	if len(got) != 3 || !strings.Contains(got[0], "-- error: ") || !strings.Contains(got[0], "longer than 16 bytes") {
+		t.Fatalf("in-band lines %.300q", got)
+	}
+	img, ok := strings.CutPrefix(got[1], "-- image ")
+	if !ok || len(img) != 2*4670 || got[2] != "-- flash deckstate.bin 4670" {
+		t.Fatalf("IMAGE %.40q, FLASH LIST %q", got[1], got[2])
+	}
+	// Byte 5 is the handle's first: "NEO" becomes "~EO" under the same
+	// checksum, so the image is refused at the next power on.
+	bad := img[:10] + "7e" + img[12:]
+	got = session(nil, "IMAGE "+bad+"\nFLASH FAIL write-error\nEVAL\nCOMPOSE (+ 1 2)\nEVAL\nBACK BACK EVAL\nFLASH OK\nFLASH FAIL stale-write\n")
+	if len(got) != 2 || !strings.Contains(got[0], "save state") || !strings.Contains(got[1], "unknown failpoint") {
+		t.Errorf("in-band lines %.300q", got)
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"-dir", dir}, strings.NewReader(""), &out, &errs); code != 0 || !strings.Contains(out.String(), "corrupt image") {
+		t.Errorf("power on after a damaged image: exit %d, screen %.300q", code, out.String())
+	}
+	got = session([]string{"-part", "STM32F401RE", "-graduated"}, "INSERT:null:28097B\nINSERT:null:28096B\nEJECT\nINSERT:null:1:2:3\n")
+	if len(got) != 2 || !strings.Contains(got[0], "28097 bytes refused") || !strings.Contains(got[1], "want INSERT:name:kb") {
+		t.Errorf("in-band lines %.300q", got)
+	}
+	out.Reset()
+	errs.Reset()
+	if code := run([]string{"-part", "nRF52832"}, strings.NewReader("EVAL\n"), &out, &errs); code != 1 || !strings.HasPrefix(out.String(), "-- error: ") || strings.Contains(out.String(), "-- cycles") {
+		t.Errorf("a 64 KB board: exit %d, stdout %q", code, out.String())
 	}
 }

@@ -152,6 +152,7 @@ func variables() [][2]string {
 		{"PLURNK_GIT_ALLOWED", "0: no git membership for any session (settings.git cannot override); default on"},
 		{"PLURNK_GIT_AUTO", "0: no implicit repository at -root, only the ones session.constrain declares (repo)"},
 		{"PLURNK_STATE_DIR", "state directory when -state is not given (empty: nothing survives a restart)"},
+		{"PLURNK_YOLO", "set and not 0: as -yolo, accept every EXEC proposal without a loop.resolve"},
 	}
 }
 
@@ -181,7 +182,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	script := fs.String("script", "", "script file of model turns, played in process (the scripted provider)")
 	root := fs.String("root", ".", "workspace root: file entries, AGENTS.md, .env")
 	sh := fs.Bool("sh", false, "register the real sh executor, so EXEC runs commands on this host")
-	yolo := fs.Bool("yolo", false, "accept every EXEC proposal without a loop.resolve")
+	yolo := fs.Bool("yolo", false, "accept every EXEC proposal without a loop.resolve (PLURNK_YOLO)")
 	state := fs.String("state", "", "state directory: sessions are saved there (state.json, written crash-safely) and loaded at start; empty keeps nothing (PLURNK_STATE_DIR)")
 	fs.Usage = usage(fs, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -201,6 +202,9 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 		return usageError{fmt.Sprintf("-root %s: no such directory", *root)}
 	}
 	env := provider.LookupEnv(environ)
+	if v := env["PLURNK_YOLO"]; v != "" && v != "0" {
+		*yolo = true
+	}
 	if *script != "" {
 		if err := checkScript(*script); err != nil {
 			return err
