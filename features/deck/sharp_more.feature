@@ -265,3 +265,30 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     Given a graduated deck
     When the player presses "EVAL"
     Then SRAM lists its live regions in name order as "clipboard core+vm deckstate history repl snippets"
+
+  @§deck-history-persist @decision
+  Scenario Outline: The deck refuses to keep a history it could not read back
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    Then setting the history to the bytes "<history>" is refused naming "history: <why>"
+    When the deck is powered off and on again
+    Then row 0 contains "NEO  CR 250  REP 3"
+    And the deck shows no refusal
+
+    Examples:
+      | history     | why                        |
+      | 00          | bad entry header at 0      |
+      | 00 05 28 2b | expression overruns at 2   |
+
+  @§deck-key-cons
+  Scenario: CAR in a fresh palette wraps round to its last token
+    Given a graduated deck
+    When the player presses "EVAL CONS CAR"
+    Then row 22 contains "CONS ►t"
+
+  @§deck-arena-24k
+  Scenario: After 3,000 calls of a function the REPL's VM still counts its cells within its arena
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= f (fn (x) x)) (= i 0) (while (< i 3000) (f i) (= i (+ i 1))))"
+    Then the result is "nil"
+    And the REPL's Fe VM has 2938 cells in its 24576-byte arena

@@ -12,7 +12,7 @@ import (
 	"anchorage/impl/deck"
 )
 
-// snippetBytes decodes a step's hex bytes ("01 6b 01 00 31").
+// snippetBytes decodes a step's hex bytes (a snippet library or a history) ("01 6b 01 00 31").
 func snippetBytes(s string) ([]byte, error) {
 	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
 	if err != nil {
@@ -75,5 +75,21 @@ func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) erro
 			got = append(got, string(c))
 		}
 		return want("live regions", strings.Join(got, " "), a[0])
+	})
+	step(`^setting the history to the bytes "([0-9a-f ]*)" is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		hist, err := snippetBytes(a[0])
+		if err != nil {
+			return err
+		}
+		st := w.d.State()
+		st.History = hist
+		err = w.d.SetState(st)
+		if err == nil {
+			return fmt.Errorf("the history % x was taken", hist)
+		}
+		if !strings.Contains(err.Error(), a[1]) {
+			return fmt.Errorf("error %q does not name %q", err, a[1])
+		}
+		return nil
 	})
 }
