@@ -292,3 +292,24 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     And the player evaluates "(do (= f (fn (x) x)) (= i 0) (while (< i 3000) (f i) (= i (+ i 1))))"
     Then the result is "nil"
     And the REPL's Fe VM has 2938 cells in its 24576-byte arena
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A runaway loop of calls is stopped at the allocation of its argument list that passes the budget
+    # The 6 leading 1s put the 30,000,000th cycle inside the allocation of the cell that holds
+    # the evaluated argument of (g 1): the evaluation stops there, before the binding's.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*6} (= g (fn (x) x)) (while t (g 1)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 55712  | 38           |
+      | arg    | 167135 | 38.5         |
+      | lookup | 222834 | 6.4          |
+      | call   | 55708  | 80           |
+      | atom   | 55714  | 8            |
+      | alloc  | 167160 | 17           |
+      | mark   | 40600  | 15           |
+      | sweep  | 205660 | 15           |
+      | read   | 1      | 12710        |
+      | print  | 1      | 4130         |
