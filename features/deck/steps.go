@@ -315,6 +315,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	step(`^the deck is wiped$`, func(w *world, _ ...string) error { return w.d.Wipe() })
 	memorySteps(step)
 	faultSteps(step)
+	sharpMoreSteps(step)
 }
 
 func (w *world) power() error {

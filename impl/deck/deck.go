@@ -225,7 +225,6 @@ func (d *Deck) Modal() Modal           { return d.modal }
 func (d *Deck) SRAM() *SRAM            { return d.sram }
 func (d *Deck) CPU() *CPU              { return d.cpu }
 func (d *Deck) Clock() *clock.Sim      { return d.clk }
-func (d *Deck) State() State           { return d.state }
 func (d *Deck) StateResetCause() error { return d.stateReset }
 func (d *Deck) Session() *Session      { return d.repl }
 func (d *Deck) Editor() *Editor        { return d.editor }
@@ -238,10 +237,21 @@ func (d *Deck) EditorVM() *fe.VM       { return d.evalVM }
 func (d *Deck) Refused() string        { return d.refused }
 func (d *Deck) bootTime() time.Time    { return d.boot }
 
+// State returns a copy of the deck state: its history and snippet regions
+// are the caller's own, so only SetState changes the deck's.
+func (d *Deck) State() State {
+	st := d.state
+	st.History = append([]byte(nil), d.state.History...)
+	st.Snippets = append([]byte(nil), d.state.Snippets...)
+	return st
+}
+
 // SetState replaces deck state (a test and tooling hook) and saves it. A
 // state that cannot be saved is refused and the deck keeps its old one.
 func (d *Deck) SetState(s State) error {
 	old := d.state
+	s.History = append([]byte(nil), s.History...)
+	s.Snippets = append([]byte(nil), s.Snippets...)
 	d.state = s
 	if err := d.save(); err != nil {
 		d.state = old

@@ -72,6 +72,13 @@ func (s State) Encode() ([]byte, error) {
 	if len(s.Snippets) > SnippetBytes {
 		return nil, fmt.Errorf("deck state: snippets %d bytes, budget %d", len(s.Snippets), SnippetBytes)
 	}
+	// An image Decode would refuse at the next power on is never written.
+	if _, err := DecodeHistory(s.History); err != nil {
+		return nil, fmt.Errorf("deck state: %w", err)
+	}
+	if _, err := DecodeSnippets(s.Snippets); err != nil {
+		return nil, fmt.Errorf("deck state: %w", err)
+	}
 	b := make([]byte, 0, ImageBytes)
 	b = append(b, imageMagic...)
 	b = append(b, imageVersion)

@@ -1,0 +1,95 @@
+package deck
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"strings"
+
+	"github.com/spf13/afero"
+
+	"anchorage/impl/deck"
+)
+
+// snippetBytes decodes a step's hex bytes (a snippet library or a history) ("01 6b 01 00 31").
+func snippetBytes(s string) ([]byte, error) {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		return nil, fmt.Errorf("snippet bytes %q: %w", s, err)
+	}
+	return b, nil
+}
+
+// sharpMoreSteps are the steps of sharp_more.feature: they write a snippet
+// library into the deck state, through the flash image or the state setter.
+func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) error)) {
+	step(`^the deck-state image in flash gets the snippet library "([0-9a-f ]*)" under a matching checksum$`, func(w *world, a ...string) error {
+		lib, err := snippetBytes(a[0])
+		if err != nil {
+			return err
+		}
+		img, err := afero.ReadFile(w.fs, statePath)
+		if err != nil {
+			return fmt.Errorf("read the flash image: %w", err)
+		}
+		if len(img) != imageSize {
+			return fmt.Errorf("flash image is %d bytes, the digest's layout %d", len(img), imageSize)
+		}
+		// The digest's layout: the library's length, then its 4,096-byte
+		// region, zero past the library.
+		region := img[offSnippetLength+2 : offChecksum]
+		clear(region)
+		copy(region, lib)
+		binary.LittleEndian.PutUint16(img[offSnippetLength:], uint16(len(lib)))
+		binary.LittleEndian.PutUint32(img[offChecksum:], crc32.ChecksumIEEE(img[:offChecksum]))
+		return afero.WriteFile(w.fs, statePath, img, 0o644)
+	})
+	step(`^setting the snippet library to the bytes "([0-9a-f ]*)" is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		lib, err := snippetBytes(a[0])
+		if err != nil {
+			return err
+		}
+		st := w.d.State()
+		st.Snippets = lib
+		err = w.d.SetState(st)
+		if err == nil {
+			return fmt.Errorf("the snippet library % x was taken", lib)
+		}
+		if !strings.Contains(err.Error(), a[1]) {
+			return fmt.Errorf("error %q does not name %q", err, a[1])
+		}
+		return nil
+	})
+	step(`^a graduated deck whose history holds "(.*)" with the result "(.*)"$`, func(w *world, a ...string) error {
+		if err := w.graduated("OPERATOR", 100, 0); err != nil {
+			return err
+		}
+		st := w.d.State()
+		st.History, _ = deck.EncodeHistory([]deck.Entry{{Expr: a[0], Result: a[1]}}, 512)
+		return w.d.SetState(st)
+	})
+	step(`^SRAM lists its live regions in name order as "([^"]*)"$`, func(w *world, a ...string) error {
+		var got []string
+		for _, c := range w.d.SRAM().Live() {
+			got = append(got, string(c))
+		}
+		return want("live regions", strings.Join(got, " "), a[0])
+	})
+	step(`^setting the history to the bytes "([0-9a-f ]*)" is refused naming "(.*)"$`, func(w *world, a ...string) error {
+		hist, err := snippetBytes(a[0])
+		if err != nil {
+			return err
+		}
+		st := w.d.State()
+		st.History = hist
+		err = w.d.SetState(st)
+		if err == nil {
+			return fmt.Errorf("the history % x was taken", hist)
+		}
+		if !strings.Contains(err.Error(), a[1]) {
+			return fmt.Errorf("error %q does not name %q", err, a[1])
+		}
+		return nil
+	})
+}
