@@ -971,7 +971,8 @@ var staleHeader = [2]string{
 // fixEquivalents rewrites the list of equivalent mutants against the tree:
 // an entry without a fingerprint gets the one of the mutant its id names; an
 // entry whose fingerprint is found at another position gets that id; an
-// entry nothing matches is commented out as stale (kept for a reviewer).
+// entry nothing matches is commented out as stale (kept for a reviewer); of
+// several entries for one mutant only the last is kept.
 func (m *mutator) fixEquivalents() error {
 	if m.equiv == nil {
 		return fmt.Errorf("%s: no list to fix", m.o.equivalent)
@@ -999,7 +1000,8 @@ func (m *mutator) fixEquivalents() error {
 	lines := strings.Split(string(src), "\n")
 	var stale []string
 	drop := map[int]bool{}
-	moved, added := 0, 0
+	seen := map[string]int{} // mutant → line of its entry
+	moved, added, dups := 0, 0, 0
 	for _, e := range m.equiv.Entries {
 		var mu mutate.Mutant
 		var ok bool
@@ -1016,6 +1018,14 @@ func (m *mutator) fixEquivalents() error {
 			drop[e.Line-1] = true
 			continue
 		}
+		// Several entries for one mutant (a merge can leave an old reason
+		// beside its correction): the last in the file wins.
+		k := mu.File + "|" + mu.Fingerprint()
+		if prev, dup := seen[k]; dup {
+			drop[prev] = true
+			dups++
+		}
+		seen[k] = e.Line - 1
 		lines[e.Line-1] = mu.ID + " ~" + mu.Fingerprint() + " " + e.Reason
 	}
 	// The stale section is rebuilt at the end: the lines commented out
@@ -1040,7 +1050,7 @@ func (m *mutator) fixEquivalents() error {
 	if err := os.WriteFile(m.o.equivalent, []byte(out), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.stdout, "%s: %d entries, %d fingerprinted, %d moved with their code, %d stale (commented out)\n",
-		m.o.equivalent, len(m.equiv.Entries), added, moved, len(stale))
+	fmt.Fprintf(m.stdout, "%s: %d entries, %d fingerprinted, %d moved with their code, %d stale (commented out), %d earlier duplicates dropped\n",
+		m.o.equivalent, len(m.equiv.Entries), added, moved, len(stale), dups)
 	return nil
 }
