@@ -244,6 +244,14 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return sameJSON(got.Raw, want)
 	})
+	sc.Step(`^the daemon's host also offers an executor named "([^"]*)"$`, func(ctx context.Context, name string) error {
+		d := getDaemon(ctx)
+		if d.srv != nil {
+			return fmt.Errorf("the daemon has started already")
+		}
+		d.extra = append(d.extra, name)
+		return nil
+	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()
 		return nil

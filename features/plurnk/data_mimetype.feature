@@ -44,6 +44,7 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
       | known:///conf.json    | {\n  \"host\": \"a\",\n  \"port\": 80\n}       | port   | 3:\t  \"port\": 80\n             |
       | known:///page.html    | <div>\n<p id=\"intro\">hi</p>\n</div>          | intro  | 2:\t<p id=\"intro\">hi</p>\n     |
       | known:///feed.xml     | <feed>\n  <entry name=\"e1\"/>\n</feed>        | e1     | 2:\t  <entry name=\"e1\"/>\n     |
+      | known:///tail.xml     | <feed>\n  <entry name=\"e2\"/>\n</feed>\n      | e2     | 2:\t  <entry name=\"e2\"/>\n     |
       | known:///more.html    | <div>\n<p>a&nbsp;b<br></p>\n<p id=\"later\">hi</p>\n</div> | later | 3:\t<p id=\"later\">hi</p>\n |
 
   @§mimetype-methods-process-entry-point

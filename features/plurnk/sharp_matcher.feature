@@ -16,3 +16,10 @@ Feature: Sharp edges of the XPath matcher on XML
     Given the entry known:///page.html contains "<feed>\n<entry/>\n<entry>\n</feed>"
     When the model emits <<READ(known:///page.html)://entry:READ
     Then the action answers 200
+
+  @§matcher-result-read-returns-lines
+  Scenario: an XPath READ of XML whose file ends in a newline matches like any other
+    Given the entry known:///feed.xml contains "<feed>\n<entry id=\"a\"/>\n<entry id=\"b\"/>\n</feed>\n"
+    When the model emits <<READ(known:///feed.xml)://entry[@id='b']:READ
+    Then the action answers 200
+    And the result content is "3:\t<entry id=\"b\"/>\n"
