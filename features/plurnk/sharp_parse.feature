@@ -40,6 +40,7 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       """
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "<<KILL(known:///a.md)(known:///b.md)::KILL\n                     ^"
+    And the log section of packet 2 contains "parse: 2:22:"
 
   @§provider-surface-generate
   Scenario: an emission that ends on a lone < in the slot region is a parse-error row, and the loop goes on
