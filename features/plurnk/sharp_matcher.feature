@@ -23,3 +23,10 @@ Feature: Sharp edges of the XPath matcher on XML
     When the model emits <<READ(known:///feed.xml)://entry[@id='b']:READ
     Then the action answers 200
     And the result content is "3:\t<entry id=\"b\"/>\n"
+
+  @§matcher-result-read-returns-lines @decision
+  Scenario: xpath over JSON compares a boolean member by its text
+    Given the entry known:///flags.json contains "{\n  \"debug\": true,\n  \"quiet\": false\n}"
+    When the model emits <<READ(known:///flags.json)://*[.='false']:READ
+    Then the action answers 200
+    And the result content is "3:\t  \"quiet\": false\n"
