@@ -30,3 +30,12 @@ Feature: Sharp edges of the XPath matcher on XML
     When the model emits <<READ(known:///flags.json)://*[.='false']:READ
     Then the action answers 200
     And the result content is "3:\t  \"quiet\": false\n"
+
+  @§matcher-result-read-returns-lines
+  Scenario: an attribute that starts its line or follows a tab is read on its own line
+    Given the workspace file page.html contains "<p>\n<a\nhref=\"/x\"\n\ttitle=\"t\">x</a>\n</p>"
+    When the model emits <<READ(page.html)://a/@href:READ
+    Then the action answers 200
+    And the result content is "3:\thref=\"/x\"\n"
+    When the model emits <<READ(page.html)://a/@title:READ
+    Then the result content is "4:\t\ttitle=\"t\">x</a>\n"
