@@ -125,6 +125,8 @@ Feature: loops and client ops through the daemon
     Then the answer to "A" has status = 404
     When "A" calls op.look with {"text": "<<EDIT(known:///list.md):changed:EDIT"}
     Then the answer to "A" is the error -32602
+    When "A" calls op.look with {"text": "look here <<READ(known:///list.md)::READ"}
+    Then the answer to "A" is the error -32602
     When "A" calls log.read
     Then the answer to "A" holds 1 log entry
     When "A" calls session.runs
