@@ -31,6 +31,14 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     When the model emits <<READ(known:///guide.md):@not a heading:READ
     Then the action answers 204
 
+  @§mimetype-methods-process-entry-point
+  Scenario: a markdown heading after a line longer than 64 KiB is still a symbol
+    Given the entry known:///long.md contains a line of 70000 "x" characters, then "# After\ntext\n"
+    When the packet is assembled
+    And the model emits <<READ(known:///long.md):@After:READ
+    Then the action answers 200
+    And the result content is "2:\t# After\n"
+
   @§mimetype-methods-process-entry-point @decision
   Scenario Outline: JSON keys and XML/HTML ids are symbols; a +json type uses the JSON handler
     Given the entry <target> contains "<content>"
