@@ -59,6 +59,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the answer to "(\w+)" has (\S+) equal to its (\S+)$`, daemonAnswerSame)
 	sc.Step(`^"(\w+)" heard the "log/entry" of its (\S+) before the answer$`, daemonHeardBefore)
+	sc.Step(`^"(\w+)" got the "log/entry" of (\S+) before its first "telemetry/event"$`, daemonRowBeforeTelemetry)
 	sc.Step(`^"(\w+)" got a "([^"]+)" notification whose (\S+) is the answer's (\S+)$`, func(ctx context.Context, who, method, field, answerField string) error {
 		d := getDaemon(ctx)
 		c, err := d.conn(who)
@@ -550,4 +551,23 @@ func daemonHeardBefore(ctx context.Context, who, field string) error {
 		seen = append(seen, p)
 	}
 	return fmt.Errorf("no log/entry of %s reached %q before the answer; before it: %v", want.String(), who, seen)
+}
+
+// daemonRowBeforeTelemetry checks that who got the log/entry of path
+// before its first telemetry/event (the rows written before a notice go
+// out before it).
+func daemonRowBeforeTelemetry(ctx context.Context, who, path string) error {
+	notes, err := getDaemon(ctx).settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		switch {
+		case n.Method == "telemetry/event":
+			return fmt.Errorf("%q got a telemetry/event before the log/entry of %s", who, path)
+		case n.Method == "log/entry" && gjson.GetBytes(n.Params, "entry.path").String() == path:
+			return nil
+		}
+	}
+	return fmt.Errorf("%q got no log/entry of %s", who, path)
 }

@@ -136,6 +136,28 @@ Feature: loops and client ops through the daemon
     And "A" got 1 "log/entry" notification
 
   @§notifications-telemetry-event
+  Scenario: the rows a turn wrote reach the client before the notice the turn raised
+    Given the daemon's simulated command "serve" prints:
+      | after ms | channel | output    |
+      | 100      | stdout  | listening |
+    And the daemon's simulated command "serve" exits with code 0 after 5000 ms
+    And the daemon's model will reply:
+      """
+      <<PLAN:start and finish:PLAN
+      <<EXEC:serve:EXEC
+      <<EDIT(known:///n.md):noted:EDIT
+      <<SEND[200]:done already:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[202]:waiting for the server:SEND
+      """
+    When "A" runs a loop with the prompt "serve"
+    Then "A" got a "telemetry/event" notification with event.kind = "premature_terminate"
+    And "A" got the "log/entry" of log:///1/1/2/EDIT before its first "telemetry/event"
+
+  @§notifications-telemetry-event
   Scenario: each notice buffered for a loop goes out live as telemetry/event with the loop's id
     Given the daemon's model will reply:
       """
