@@ -59,6 +59,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the answer to "(\w+)" has (\S+) equal to its (\S+)$`, daemonAnswerSame)
 	sc.Step(`^"(\w+)" heard the "log/entry" of its (\S+) before the answer$`, daemonHeardBefore)
+	sc.Step(`^"(\w+)" got the "log/entry" of (\S+) before its first "telemetry/event"$`, daemonRowBeforeTelemetry)
 	sc.Step(`^"(\w+)" got a "([^"]+)" notification whose (\S+) is the answer's (\S+)$`, func(ctx context.Context, who, method, field, answerField string) error {
 		d := getDaemon(ctx)
 		c, err := d.conn(who)
@@ -244,6 +245,17 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 			return fmt.Errorf("the answer has no error.data.%s: %s", path, c.answer.Raw)
 		}
 		return sameJSON(got.Raw, want)
+	})
+	sc.Step(`^the daemon's host also offers an executor named "([^"]*)"$`, func(ctx context.Context, name string) error {
+		d := getDaemon(ctx)
+		if err := d.internal("a simulated executor beside sh"); err != nil {
+			return err
+		}
+		if d.started() {
+			return fmt.Errorf("the daemon has started already")
+		}
+		d.extra = append(d.extra, name)
+		return nil
 	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()
@@ -540,4 +552,23 @@ func daemonHeardBefore(ctx context.Context, who, field string) error {
 		seen = append(seen, p)
 	}
 	return fmt.Errorf("no log/entry of %s reached %q before the answer; before it: %v", want.String(), who, seen)
+}
+
+// daemonRowBeforeTelemetry checks that who got the log/entry of path
+// before its first telemetry/event (the rows written before a notice go
+// out before it).
+func daemonRowBeforeTelemetry(ctx context.Context, who, path string) error {
+	notes, err := getDaemon(ctx).settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		switch {
+		case n.Method == "telemetry/event":
+			return fmt.Errorf("%q got a telemetry/event before the log/entry of %s", who, path)
+		case n.Method == "log/entry" && gjson.GetBytes(n.Params, "entry.path").String() == path:
+			return nil
+		}
+	}
+	return fmt.Errorf("%q got no log/entry of %s", who, path)
 }

@@ -2,6 +2,7 @@ package plurnk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -18,9 +19,13 @@ import (
 type simGit struct {
 	root    string
 	tracked []string
+	fail    string // when set, every listing fails with this message
 }
 
 func (g simGit) LsFiles(dir string) ([]string, error) {
+	if g.fail != "" {
+		return nil, errors.New(g.fail)
+	}
 	if path.Clean(dir) != path.Clean(g.root) {
 		return nil, fmt.Errorf("%s: %w", dir, membership.ErrNoRepo)
 	}
@@ -54,6 +59,19 @@ func givenDaemonGitMembers(ctx context.Context, tbl *godog.Table) error {
 		}
 	}
 	sort.Strings(g.tracked)
+	d.git = g
+	return nil
+}
+
+// daemonGitFails makes the daemon's (simulated) git fail every listing
+// with msg, as a corrupt index would.
+func daemonGitFails(ctx context.Context, msg string) error {
+	d := getDaemon(ctx)
+	g, ok := d.git.(simGit)
+	if !ok {
+		return fmt.Errorf("the daemon keeps no git workspace")
+	}
+	g.fail = msg
 	d.git = g
 	return nil
 }

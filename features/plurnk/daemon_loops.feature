@@ -125,6 +125,8 @@ Feature: loops and client ops through the daemon
     Then the answer to "A" has status = 404
     When "A" calls op.look with {"text": "<<EDIT(known:///list.md):changed:EDIT"}
     Then the answer to "A" is the error -32602
+    When "A" calls op.look with {"text": "look here <<READ(known:///list.md)::READ"}
+    Then the answer to "A" is the error -32602
     When "A" calls log.read
     Then the answer to "A" holds 1 log entry
     When "A" calls session.runs
@@ -132,6 +134,28 @@ Feature: loops and client ops through the daemon
     When "A" calls entry.read with {"target": "known:///list.md"}
     Then the answer to "A" has entry.channels.body.content = "one\ntwo\nthree"
     And "A" got 1 "log/entry" notification
+
+  @§notifications-telemetry-event
+  Scenario: the rows a turn wrote reach the client before the notice the turn raised
+    Given the daemon's simulated command "serve" prints:
+      | after ms | channel | output    |
+      | 100      | stdout  | listening |
+    And the daemon's simulated command "serve" exits with code 0 after 5000 ms
+    And the daemon's model will reply:
+      """
+      <<PLAN:start and finish:PLAN
+      <<EXEC:serve:EXEC
+      <<EDIT(known:///n.md):noted:EDIT
+      <<SEND[200]:done already:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[202]:waiting for the server:SEND
+      """
+    When "A" runs a loop with the prompt "serve"
+    Then "A" got a "telemetry/event" notification with event.kind = "premature_terminate"
+    And "A" got the "log/entry" of log:///1/1/2/EDIT before its first "telemetry/event"
 
   @§notifications-telemetry-event
   Scenario: each notice buffered for a loop goes out live as telemetry/event with the loop's id

@@ -87,3 +87,10 @@ Feature: JSON-RPC methods of the daemon
     Then the answer to "A" is the error -32600
     When "A" calls log.read with {"runId": <A.modelRunId>, "limit": 1}
     Then the answer to "A" holds 1 log entry
+
+  @§errors-error-codes @decision
+  Scenario: an empty method name is an invalid request, a name no method has is unknown
+    When "A" sends the frame {"jsonrpc": "2.0", "id": 5, "method": ""}
+    Then the answer to "A" is the error -32600
+    When "A" sends the frame {"jsonrpc": "2.0", "id": 6, "method": " "}
+    Then the answer to "A" is the error -32601

@@ -190,6 +190,16 @@ Feature: operator and session configuration of the daemon
     When the daemon releases the held registration
     Then the daemon logged that op.exec answered after its timeout
 
+  @§operator-config-rpc-timeout @decision
+  Scenario: a PLURNK_RPC_TIMEOUT below zero turns the limit off
+    Given the daemon's operator sets PLURNK_RPC_TIMEOUT to "-1"
+    And a connection "A" to the daemon
+    And "A" creates a session named "patient"
+    When "A" calls op.exec with {"body": "deploy"} while the daemon holds its command's registration
+    And 60000 ms pass on the daemon's clock while the call is held
+    Then the held call of "A" has no answer yet
+    When the daemon releases the held registration
+
   @§operator-config-rpc-timeout
   Scenario: PLURNK_RPC_TIMEOUT sets the limit
     Given the daemon's operator sets PLURNK_RPC_TIMEOUT to "5000"

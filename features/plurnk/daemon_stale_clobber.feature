@@ -41,6 +41,7 @@ Feature: server yolo and a file changed under the model
     And "A" got a "loop/proposal" notification with attrs.staleClobberRisk = true
     And "A" got a "loop/proposal" notification with op = "EDIT"
     And "A" got a "loop/proposal" notification with flags.yolo = true
+    And "A" got a "loop/proposal" notification with loopId = <A.loop.loopId>
     And the daemon's model's packet 3 contains "EDIT 400 file:///notes.md"
     And the daemon's model's packet 3 contains "reason: rejected"
     When "A" calls entry.read with {"target": "file:///notes.md"}

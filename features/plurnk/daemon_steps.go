@@ -71,6 +71,7 @@ type daemonWorld struct {
 	mu       sync.Mutex // guards hold, held and logged
 	sh       *exec.SimExecutor
 	proc     *daemonProcess // the daemon is a process ($PLURNK_CMD), else embedded
+	extra    []string       // runtimes of further executors the host offers
 }
 
 type daemonConn struct {
@@ -279,8 +280,12 @@ func (d *daemonWorld) boot() error {
 		}
 		prov, aliases, providers = sel, sel.Has, sel.Packages()
 	}
+	executors := []exec.Executor{sh}
+	for _, name := range d.extra {
+		executors = append(executors, &exec.SimExecutor{Name: name, Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated " + name}, Clock: d.clk, Scripts: d.scripts})
+	}
 	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
-		Executors: []exec.Executor{sh}, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
+		Executors: executors, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
 		Registering: d.registering, Members: d.members, Git: d.git, StateFS: d.stateFSOrNil(), StateDir: d.stateDir})
 	if err != nil {
 		d.bootErr = err

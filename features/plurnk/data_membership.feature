@@ -52,6 +52,17 @@ Feature: Tier 3a — membership as part of the system
     And the project file main.go holds "package main\nfunc main() {}\n"
 
   @§membership-overlay-view
+  Scenario: a view member may be copied out, but a MOVE of it is refused 403 and the file stays
+    Given the session's overlay views "*.go"
+    When the model emits <<COPY(util.go):known:///util.go:COPY
+    Then the action answers 201
+    And the body channel of known:///util.go holds "package util\n"
+    When the model emits <<MOVE(util.go):known:///moved.go:MOVE
+    Then the action answers 403
+    And the project file util.go holds "package util\n"
+    And the entry known:///moved.go does not exist
+
+  @§membership-overlay-view
   Scenario: a view member stays readable but its EDIT answers 403
     Given the session's overlay views "*.go"
     When the model emits <<READ(util.go)::READ

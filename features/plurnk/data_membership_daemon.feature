@@ -68,3 +68,22 @@ Feature: Tier 3a — the daemon keeps the session's membership
     And the daemon's model's packet 1 does not contain "file:///notes.md"
     And the daemon's model's packet 2 contains "EDIT 200 file:///notes.md origin=plurnk (folded)"
     And the daemon's model's packet 2 does not contain "file:///other.md"
+
+  @§membership-change-gated-sync @decision
+  Scenario: a sync pass that cannot list the members is an error row of its own before the loop fails
+    Given the daemon keeps a membership of a git workspace holding:
+      | path    | content      | tracked |
+      | main.go | package main | yes     |
+    And the daemon's git fails every listing with "fatal: index file corrupt"
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:answered anyway:SEND
+      """
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    When "A" runs a loop with the prompt "go"
+    Then the loop "A" started ended with status 500
+    When "A" calls log.read with {"runId": <A.modelRunId>}
+    Then the answer to "A" has entries.#(op=="error")#.status = [500, 500]
+    And the daemon's model was called 0 times

@@ -31,6 +31,14 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     When the model emits <<READ(known:///guide.md):@not a heading:READ
     Then the action answers 204
 
+  @§mimetype-methods-process-entry-point
+  Scenario: a markdown heading after a line longer than 64 KiB is still a symbol
+    Given the entry known:///long.md contains a line of 70000 "x" characters, then "# After\ntext\n"
+    When the packet is assembled
+    And the model emits <<READ(known:///long.md):@After:READ
+    Then the action answers 200
+    And the result content is "2:\t# After\n"
+
   @§mimetype-methods-process-entry-point @decision
   Scenario Outline: JSON keys and XML/HTML ids are symbols; a +json type uses the JSON handler
     Given the entry <target> contains "<content>"
@@ -44,6 +52,7 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
       | known:///conf.json    | {\n  \"host\": \"a\",\n  \"port\": 80\n}       | port   | 3:\t  \"port\": 80\n             |
       | known:///page.html    | <div>\n<p id=\"intro\">hi</p>\n</div>          | intro  | 2:\t<p id=\"intro\">hi</p>\n     |
       | known:///feed.xml     | <feed>\n  <entry name=\"e1\"/>\n</feed>        | e1     | 2:\t  <entry name=\"e1\"/>\n     |
+      | known:///tail.xml     | <feed>\n  <entry name=\"e2\"/>\n</feed>\n      | e2     | 2:\t  <entry name=\"e2\"/>\n     |
       | known:///more.html    | <div>\n<p>a&nbsp;b<br></p>\n<p id=\"later\">hi</p>\n</div> | later | 3:\t<p id=\"later\">hi</p>\n |
 
   @§mimetype-methods-process-entry-point

@@ -152,6 +152,9 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     Then the result content is "{\n  \"port\": 80,\n  \"tls\": true\n}\n"
     When the model emits <<READ(known:///conf.json)<4>::READ
     Then the action answers 416
+    Given the entry known:///pair.json contains "{\n  \"a\": 1,\n  \"b\": 2\n}\n"
+    When the model emits <<READ(known:///pair.json)<3>::READ
+    Then the action answers 416
     When the model emits <<READ(known:///conf.json):$.port:READ
     Then the result content is "1:\t{\"host\": \"a\", \"port\": 80, \"tls\": true}\n"
 

@@ -42,6 +42,7 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a scheme "([^"]*)" writable only by plurnk whose handler throws$`, givenGuardedScheme)
 	sc.Step(`^the daemon keeps a membership of a workspace without git holding:$`, givenDaemonMembers)
 	sc.Step(`^the daemon keeps a membership of a git workspace holding:$`, givenDaemonGitMembers)
+	sc.Step(`^the daemon's git fails every listing with "([^"]*)"$`, daemonGitFails)
 	sc.Step(`^the engine offers the EXEC runtimes "([^"]*)"$`, func(ctx context.Context, list string) error {
 		getEngine(ctx).eng.Executors = splitList(list)
 		return nil

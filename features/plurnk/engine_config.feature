@@ -45,6 +45,7 @@ Feature: Operator config — turn ceiling and operator documents
     When the user starts a loop with the prompt "Write three notes" asking for at most 10 turns
     Then the loop ends with status 429
     And the model was called 2 times
+    And the errors section of packet 2 contains "\"kind\":\"max_turns\",\"remaining\":1,\"soft\":true"
 
   @§operator-config-max-turns-ceiling
   Scenario: a smaller request stays under the operator's ceiling

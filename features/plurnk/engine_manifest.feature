@@ -39,3 +39,20 @@ Feature: the catalog preview at turn 0
     When the user starts a loop with the prompt "look"
     Then the model run has no FIND of known:///** in its log
     And the log section of packet 1 does not contain "known:///a.md"
+
+  @§actor-boundary-manifest-preview @decision
+  Scenario Outline: a PLURNK_MANIFEST_ITEMS of <value> refuses the boot
+    Given the daemon's operator sets PLURNK_MANIFEST_ITEMS to "<value>"
+    When the daemon boots
+    Then the daemon refused to start, saying "PLURNK_MANIFEST_ITEMS"
+
+    Examples:
+      | value |
+      | -2    |
+      | many  |
+
+  @§actor-boundary-manifest-preview
+  Scenario: a PLURNK_MANIFEST_ITEMS of -1, the lowest it takes, boots
+    Given the daemon's operator sets PLURNK_MANIFEST_ITEMS to "-1"
+    When the daemon boots
+    Then the daemon started

@@ -27,3 +27,23 @@ Feature: EXEC executors
     When the model's EXEC 1/1/2 is accepted: <<EXEC[node]:console.log(1):EXEC
     Then the action answers 501
     And the result reason mentions "node: executable file not found in $PATH"
+
+  @§exec-registry-resolves @decision
+  Scenario Outline: an executor whose runtime is already a scheme's name refuses the boot
+    Given the daemon's host also offers an executor named "<runtime>"
+    When the daemon boots
+    Then the daemon refused to start, saying "already registered"
+
+    Examples:
+      | runtime |
+      | file    |
+      | sh      |
+
+  @§exec-registry-resolves @decision
+  Scenario: an executor with a runtime of its own boots and its runtime becomes a scheme
+    Given the daemon's host also offers an executor named "db"
+    When the daemon boots
+    Then the daemon started
+    Given a connection "A" to the daemon
+    When "A" calls discover
+    Then the answer to "A" has capabilities.schemes = ["db", "file", "known", "log", "plurnk", "sh", "skill", "unknown"]

@@ -136,6 +136,7 @@ Feature: Log rows: OPEN, FOLD and KILL
     When the model emits <<KILL(log:///1/1/3/EDIT)::KILL
     Then the action answers 200
     And the model's log holds no row log:///1/1/3
+    And the result content is "log:///1/1/3/EDIT\n"
     And the body channel of known:///notes.md holds "draft"
     When the model emits <<KILL(log:///1/1/3)::KILL
     Then the action answers 404

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/runs"
@@ -87,6 +88,34 @@ func registerRunInterleaveSteps(sc *godog.ScenarioContext) {
 		rw := getRuns(ctx)
 		armTeardown(rw, run, func(session int64) error { return rw.svc.Inject(session, run, msg) })
 		return nil
+	})
+	// The cancel waits for the other run to be parked and idle, and the
+	// drain's teardown goes on only once it is parked and idle again.
+	sc.Step(`^the client will cancel run "([^"]*)" when its drain finds its queue empty, while run "([^"]*)" is parked and idle$`, func(ctx context.Context, run, other string) error {
+		rw := getRuns(ctx)
+		idle := func() error {
+			return rw.waitRun(other, "parked at 202 with its drain gone", func(r runs.RunInfo) bool {
+				return r.Status == 202 && !r.Draining && r.Queued == 0
+			})
+		}
+		armTeardown(rw, run, func(session int64) error {
+			if err := idle(); err != nil {
+				return err
+			}
+			if _, err := rw.svc.Cancel(session, run, ""); err != nil {
+				return err
+			}
+			return idle()
+		})
+		return nil
+	})
+	sc.Step(`^while run "([^"]*)" generates reply (\d+), run "([^"]*)" concludes with status (\d+)$`, func(ctx context.Context, run string, n int, other string, status int) error {
+		rw := getRuns(ctx)
+		return rw.planMidTurn(run, n, func() error {
+			return rw.waitRun(other, fmt.Sprintf("concluded with %d, its drain gone", status), func(r runs.RunInfo) bool {
+				return r.Status == status && !r.Draining && r.Queued == 0
+			})
+		})
 	})
 	sc.Step(`^the loop queued during teardown was claimed by the drain that was giving up its slot$`, func(ctx context.Context) error {
 		rw := getRuns(ctx)
@@ -206,6 +235,23 @@ func (rw *runWorld) runInfo(run string) (runs.RunInfo, error) {
 		}
 	}
 	return runs.RunInfo{}, fmt.Errorf("no run %q", run)
+}
+
+// waitRun waits, in wall time and with the service's lock free, until
+// run's info satisfies ok: a scenario forcing an interleaving holds one
+// side until the other has reached a state. It gives up after 10 s.
+func (rw *runWorld) waitRun(run, what string, ok func(runs.RunInfo) bool) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := rw.runInfo(run)
+		if err == nil && ok(info) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("run %q never got %s (last: %+v, %v)", run, what, info, err)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // pickName draws one of names.

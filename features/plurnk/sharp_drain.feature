@@ -63,3 +63,62 @@ Feature: Sharp edges of loop.cancel and the run's queue
       | which            | params                               | reason          |
       | the client's     | {"reason": "changed my mind"}        | changed my mind |
       | the default      | {}                                   | user_cancelled  |
+
+  @§run-lifecycle-child-wake
+  Scenario: a child that concludes while its parent is still mid-turn wakes the parent once it parks
+    Given run "main" will emit:
+      """
+      <<PLAN:delegate:PLAN
+      <<EDIT(run://child):Do the work.:EDIT
+      <<SEND[102]:carry on:SEND
+      """
+    And run "child" will emit:
+      """
+      <<PLAN:work:PLAN
+      <<SEND[200]:child result:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[202]:waiting for child:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:child did it:SEND
+      """
+    And while run "main" generates reply 2, run "child" concludes with status 200
+    When the client starts run "main" with the prompt "go"
+    Then the mid-turn actions went through
+    And run "child" has 1 loop, the last with status 200
+    And run "main" has 1 loop, the last with status 200
+    And the model of run "main" was called 3 times
+
+  @§run-lifecycle-child-wake
+  Scenario: a child cancelled while its drain gives up its slot wakes its parked parent once
+    Given run "main" will emit:
+      """
+      <<PLAN:delegate:PLAN
+      <<EDIT(run://child):Wait for instructions.:EDIT
+      <<SEND[202]:waiting for child:SEND
+      """
+    And run "child" will emit:
+      """
+      <<PLAN:nothing to do yet:PLAN
+      <<SEND[202]:waiting for instructions:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:still waiting:PLAN
+      <<SEND[202]:waiting again:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:woken twice:PLAN
+      <<SEND[200]:woken a second time:SEND
+      """
+    And the client will cancel run "child" when its drain finds its queue empty, while run "main" is parked and idle
+    When the client starts run "main" with the prompt "go"
+    Then run "child" has 1 loop, the last with status 499
+    And run "main" has 1 loop, the last with status 202
+    And the model of run "main" was called 2 times

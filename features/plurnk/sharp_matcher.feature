@@ -16,3 +16,26 @@ Feature: Sharp edges of the XPath matcher on XML
     Given the entry known:///page.html contains "<feed>\n<entry/>\n<entry>\n</feed>"
     When the model emits <<READ(known:///page.html)://entry:READ
     Then the action answers 200
+
+  @§matcher-result-read-returns-lines
+  Scenario: an XPath READ of XML whose file ends in a newline matches like any other
+    Given the entry known:///feed.xml contains "<feed>\n<entry id=\"a\"/>\n<entry id=\"b\"/>\n</feed>\n"
+    When the model emits <<READ(known:///feed.xml)://entry[@id='b']:READ
+    Then the action answers 200
+    And the result content is "3:\t<entry id=\"b\"/>\n"
+
+  @§matcher-result-read-returns-lines @decision
+  Scenario: xpath over JSON compares a boolean member by its text
+    Given the entry known:///flags.json contains "{\n  \"debug\": true,\n  \"quiet\": false\n}"
+    When the model emits <<READ(known:///flags.json)://*[.='false']:READ
+    Then the action answers 200
+    And the result content is "3:\t  \"quiet\": false\n"
+
+  @§matcher-result-read-returns-lines
+  Scenario: an attribute that starts its line or follows a tab is read on its own line
+    Given the workspace file page.html contains "<p>\n<a\nhref=\"/x\"\n\ttitle=\"t\">x</a>\n</p>"
+    When the model emits <<READ(page.html)://a/@href:READ
+    Then the action answers 200
+    And the result content is "3:\thref=\"/x\"\n"
+    When the model emits <<READ(page.html)://a/@title:READ
+    Then the result content is "4:\t\ttitle=\"t\">x</a>\n"

@@ -40,6 +40,7 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       """
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "<<KILL(known:///a.md)(known:///b.md)::KILL\n                     ^"
+    And the log section of packet 2 contains "parse: 2:22:"
 
   @§provider-surface-generate
   Scenario: an emission that ends on a lone < in the slot region is a parse-error row, and the loop goes on
@@ -126,3 +127,19 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     Then the loop ends with status 200
     And the model was called once per turn, 2 times in all
     And the log section of packet 2 contains "* log:///1/1/1/SEND 501"
+
+  @§telemetry-content-offset-snippet @decision
+  Scenario: a parse error exactly sixty bytes into its line shows the line unclipped
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<KILL(known:///aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///b.md)::KILL
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "\n<<KILL(known:///aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///b.md)::KILL\n                                                            ^"

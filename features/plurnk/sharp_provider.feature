@@ -47,3 +47,20 @@ Feature: Sharp edges of the OpenAI-compatible provider
     And the daemon's model was called 2 times
     And "A" got a "loop/terminated" notification with turns = 2
 
+
+  @§provider-instantiation-alias-resolution
+  Scenario: a PLURNK_OPENAI_BASE_URL that is no URL fails the call 500 without reaching any server
+    Given the daemon's model is served over the OpenAI-compatible protocol
+    And the daemon's operator sets PLURNK_MODEL_local to "openai/scripted"
+    And the daemon's operator sets PLURNK_MODEL to "local"
+    And the daemon's operator sets PLURNK_OPENAI_BASE_URL to "http://model server/v1"
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:never reached:SEND
+      """
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 500
+    And the daemon's model was called 0 times

@@ -75,6 +75,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 
 	// Givens.
+	sc.Step(`^the entry (\S+) contains a line of (\d+) "(.)" characters, then "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, t string, n int, c, rest string) error {
+		return givenEntry(ctx, t, strings.Repeat(c, n)+"\\n"+rest)
+	})
 	sc.Step(`^the entry (\S+) contains "((?:[^"\\]|\\.)*)"$`, givenEntry)
 	sc.Step(`^the entry (\S+) contains:$`, func(ctx context.Context, t string, doc *godog.DocString) error {
 		return givenEntry(ctx, t, doc.Content)
