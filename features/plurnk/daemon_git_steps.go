@@ -67,6 +67,9 @@ func givenDaemonGitMembers(ctx context.Context, tbl *godog.Table) error {
 // with msg, as a corrupt index would.
 func daemonGitFails(ctx context.Context, msg string) error {
 	d := getDaemon(ctx)
+	if err := d.internal("a git that fails on demand"); err != nil {
+		return err
+	}
 	g, ok := d.git.(simGit)
 	if !ok {
 		return fmt.Errorf("the daemon keeps no git workspace")
