@@ -65,9 +65,9 @@ type daemonProcess struct {
 	llmHS  *httptest.Server
 
 	cmd    *osexec.Cmd
-	out    *syncBuffer   // what the daemon printed on stdout and stderr
-	exited chan struct{} // closed when the process has ended
-	waited error         // its exit, once exited is closed
+	out    *kit.SyncBuffer // what the daemon printed on stdout and stderr
+	exited chan struct{}   // closed when the process has ended
+	waited error           // its exit, once exited is closed
 }
 
 // processDriver picks the scenario's driver: nil (the embedded daemon)
@@ -291,7 +291,7 @@ func (p *daemonProcess) boot(d *daemonWorld) error {
 	cmd.Dir = p.root
 	cmd.Env = p.environ(d)
 	if p.out == nil {
-		p.out = &syncBuffer{} // one console across restarts
+		p.out = &kit.SyncBuffer{} // one console across restarts
 	}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
@@ -797,23 +797,4 @@ func (f parentsFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File
 		}
 	}
 	return f.Fs.OpenFile(name, flag, perm)
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writers and the
-// steps' readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
