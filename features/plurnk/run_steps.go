@@ -43,6 +43,7 @@ type runWorld struct {
 	during      map[string]map[int]func() error
 	duringErr   error
 	acting      map[string]*actingProvider
+	tokenChars  int // every model's tokenizer: one token per tokenChars bytes (0: the mock's default)
 }
 
 type runKey struct{}
@@ -83,6 +84,7 @@ func (rw *runWorld) cancelMidTurn(run string) error {
 func registerRunSteps(sc *godog.ScenarioContext) {
 	registerRunInterleaveSteps(sc)
 	registerRunControlSteps(sc)
+	registerSharpGreenSteps(sc)
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		rw := &runWorld{clock: clock.NewSim(time.Time{}), maxActive: runs.Off, scripts: map[string]exec.Script{}, mocks: map[string]*llm.Mock{}}
 		return context.WithValue(ctx, runKey{}, rw), nil
@@ -398,8 +400,9 @@ func (rw *runWorld) boot() (*runWorld, error) {
 	if err != nil {
 		return nil, err
 	}
-	router := &runs.Router{Default: &llm.Mock{}, ByRun: map[string]provider.Provider{}}
+	router := &runs.Router{Default: &llm.Mock{CharsPerToken: rw.tokenChars}, ByRun: map[string]provider.Provider{}}
 	for name, m := range rw.mocks {
+		m.CharsPerToken = rw.tokenChars
 		router.ByRun[name] = m
 		if acts, ok := rw.during[name]; ok {
 			ap := &actingProvider{Provider: m, rw: rw, acts: acts}
