@@ -41,3 +41,26 @@ Feature: Sharpened checks — token counts stored at write on every write path
       | chars | tokens |
       | 5     | 8      |
       | 3     | 14     |
+
+  @§tokenomics-tokens-stored-at-write
+  Scenario Outline: a log row stores its count with the model's tokenizer, not the estimate
+    Given the provider's tokenizer counts one token per <chars> characters
+    And the model will reply:
+      """
+      <<PLAN:write:PLAN
+      <<EDIT(known:///forty.md):0123456789012345678901234567890123456789:EDIT
+      <<SEND[102]:written:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<READ(known:///forty.md)::READ
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Write forty characters"
+    Then the row log:///1/2/1 of the model run stored <tokens> tokens
+
+    Examples:
+      | chars | tokens |
+      | 5     | 9      |
+      | 3     | 15     |
