@@ -46,6 +46,23 @@ Feature: Tier 3a — the default section order with every section present
     When the user starts a loop with the prompt "Say done"
     Then packet 2 has the system sections "definition, tools, schemes, operator-notes, system-policy, project-policy, budget"
     And packet 2 has the user sections "prompt, errors, log, git, requirements"
+    And the system slot of packet 2 shows, in order, the headers:
+      """
+      ## Plurnk System Tools
+      ## Plurnk System Schemes
+      ## Plurnk Operator Notes
+      ## Plurnk System Policy
+      ## Project Policy
+      ## Plurnk System Budget
+      """
+    And the user slot of packet 2 shows, in order, the headers:
+      """
+      ## Plurnk System Prompt
+      ## Plurnk System Errors
+      ## Plurnk System Log
+      ## Plurnk System Git
+      ## Plurnk System Requirements
+      """
     And the tools section of packet 2 reads:
       """
       * <<EXEC[sh](.):command:EXEC

@@ -3,6 +3,7 @@ package plurnk
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"anchorage/impl/plurnk/store"
 
@@ -40,4 +41,30 @@ func registerSharpGreenSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the (system|user) slot of packet (\d+) shows, in order, the headers:$`, thenHeadersInOrder)
+}
+
+// thenHeadersInOrder reads the rendered text of a packet's slot, the text
+// the model is sent, and compares its "## " header lines, in order, with
+// the doc string's lines.
+func thenHeadersInOrder(ctx context.Context, slot string, n int, doc *godog.DocString) error {
+	p, err := packetN(ctx, n)
+	if err != nil {
+		return err
+	}
+	text := p.System
+	if slot == "user" {
+		text = p.User
+	}
+	var got []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			got = append(got, line)
+		}
+	}
+	want := strings.Split(strings.TrimSpace(doc.Content), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		return fmt.Errorf("the %s slot of packet %d has the headers\n%s\nwant\n%s", slot, n, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	return nil
 }
