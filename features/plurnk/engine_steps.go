@@ -137,13 +137,9 @@ func registerEngineSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^packet (\d+) has no (\S+) section$`, thenNoSection)
 	sc.Step(`^the (system|user) slot of packet (\d+) shows the header "([^"]*)"$`, func(ctx context.Context, slot string, n int, h string) error {
-		p, err := packetN(ctx, n)
+		text, err := slotText(ctx, slot, n)
 		if err != nil {
 			return err
-		}
-		text := p.System
-		if slot == "user" {
-			text = p.User
 		}
 		if !strings.Contains("\n"+text, "\n"+h+"\n") {
 			return fmt.Errorf("the %s slot of packet %d has no line %q:\n%s", slot, n, h, text)

@@ -48,13 +48,9 @@ func registerSharpGreenSteps(sc *godog.ScenarioContext) {
 // the model is sent, and compares its "## " header lines, in order, with
 // the doc string's lines.
 func thenHeadersInOrder(ctx context.Context, slot string, n int, doc *godog.DocString) error {
-	p, err := packetN(ctx, n)
+	text, err := slotText(ctx, slot, n)
 	if err != nil {
 		return err
-	}
-	text := p.System
-	if slot == "user" {
-		text = p.User
 	}
 	var got []string
 	for _, line := range strings.Split(text, "\n") {
@@ -67,4 +63,17 @@ func thenHeadersInOrder(ctx context.Context, slot string, n int, doc *godog.DocS
 		return fmt.Errorf("the %s slot of packet %d has the headers\n%s\nwant\n%s", slot, n, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	return nil
+}
+
+// slotText is the rendered text of packet n's system or user slot: what the
+// model is sent.
+func slotText(ctx context.Context, slot string, n int) (string, error) {
+	p, err := packetN(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	if slot == "user" {
+		return p.User, nil
+	}
+	return p.System, nil
 }
