@@ -941,60 +941,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		va := cells.at(fn).cdr // (env params ...)
 		vb := cells.at(va).cdr // (params ...)
 		body := cells.at(vb).cdr
-		// fenv := vm.argsToEnv(cells.at(vb).car, arg, cells.at(va).car),
-		// written out.
-		var fenv Value
-		{
-			prm, arg, env := cells.at(vb).car, arg, cells.at(va).car
-			n := cells.at(env).envLen // the static nil's is 0
-			for prm != Nil {
-				pc := cells.at(prm)
-				if pc.typ != TPair {
-					e := vm.cons(vm.cons(prm, arg), env)
-					cells.at(prm).local = true
-					cells.at(e).envLen = n + 1
-					env = e
-					break
-				}
-				// car(arg) and cdr(arg), written out.
-				a, rest := arg, arg
-				if arg != Nil {
-					ac := cells.at(arg)
-					if ac.typ != TPair {
-						vm.typeError(arg, TPair)
-					}
-					a, rest = ac.car, ac.cdr
-				}
-				// env = vm.cons(vm.cons(pc.car, a), env), written out.
-				var b, e Value
-				if f := vm.freelist; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
-					// Two free cells at hand, no event to observe, room for
-					// both on the GC stack: cons's fast path twice.
-					b, e = f, cells.at(f).cdr
-					vm.counts[EvAlloc] += 2
-					vm.freelist = cells.at(e).cdr
-					vm.free -= 2
-					vm.gcstack[vm.gcIdx] = b
-					vm.gcstack[vm.gcIdx+1] = e
-					vm.gcIdx += 2
-					bc, ec := cells.at(b), cells.at(e)
-					bc.typ, bc.car, bc.cdr = TPair, pc.car, a
-					ec.typ, ec.car, ec.cdr = TPair, b, env
-				} else {
-					b = vm.cons(pc.car, a)
-					e = vm.cons(b, env)
-				}
-				n++
-				cells.at(e).envLen = n
-				if c := cells.at(pc.car); !c.local {
-					c.local = true // once: the symbol stays in the cache unwritten
-				}
-				env = e
-				prm = pc.cdr
-				arg = rest
-			}
-			fenv = env
-		}
+		fenv := vm.argsToEnv(cells.at(vb).car, arg, cells.at(va).car)
 		// res = doList(body, fenv), written out (every user call runs its
 		// body here), with the body forms that are calls sent straight to
 		// evalPair rather than through eval.
