@@ -345,15 +345,9 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the session's entry (\S+) reads "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, target, want string) error {
-		rw := getRuns(ctx)
-		k, err := runEntryKey(target)
+		e, err := getRuns(ctx).entry(target)
 		if err != nil {
 			return err
-		}
-		var e *store.Entry
-		rw.svc.View(func() { e = rw.ss.Entry(k) })
-		if e == nil {
-			return fmt.Errorf("no entry %s", target)
 		}
 		ch := e.Channels["body"]
 		if ch.Content != unescape(want) {
@@ -541,4 +535,19 @@ func thenRunRow(ctx context.Context, run, fold, op, target string, status int, c
 		have = append(have, fmt.Sprintf("log:///%s %d expanded=%v %q", r.Coord(), r.Status, r.Expanded, r.Content))
 	}
 	return fmt.Errorf("run %q's log has no %s %s %s with status %d %q; rows of that op and target: %v", run, fold, op, target, status, content, have)
+}
+
+// entry is the session's entry at target (run:// included), read under the
+// service's lock.
+func (rw *runWorld) entry(target string) (*store.Entry, error) {
+	k, err := runEntryKey(target)
+	if err != nil {
+		return nil, err
+	}
+	var e *store.Entry
+	rw.svc.View(func() { e = rw.ss.Entry(k) })
+	if e == nil {
+		return nil, fmt.Errorf("no entry %s", target)
+	}
+	return e, nil
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"anchorage/impl/plurnk/store"
-
 	"github.com/cucumber/godog"
 )
 
@@ -27,14 +25,9 @@ func registerSharpGreenSteps(sc *godog.ScenarioContext) {
 		if rw.svc == nil {
 			return fmt.Errorf("the session has not started")
 		}
-		k, err := runEntryKey(target)
+		e, err := rw.entry(target)
 		if err != nil {
 			return err
-		}
-		var e *store.Entry
-		rw.svc.View(func() { e = rw.ss.Entry(k) })
-		if e == nil {
-			return fmt.Errorf("no entry %s", target)
 		}
 		if got := e.Channels["body"].Tokens; got != n {
 			return fmt.Errorf("the body channel of %s stored %d tokens, want %d", target, got, n)
