@@ -137,11 +137,7 @@ func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
 func runGit(dir string, args ...string) error {
 	cmd := osexec.Command("git", args...)
 	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
+	cmd.Env = membership.GitEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("git %v: %v: %s", args, err, out)
 	}

@@ -34,7 +34,7 @@ func (g GitCLI) Available() error {
 func (g GitCLI) LsFiles(dir string) ([]string, error) {
 	cmd := osexec.Command(g.bin(), "ls-files", "--stage", "-z")
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = GitEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -57,9 +57,9 @@ func (g GitCLI) LsFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-// gitEnv is the process environment without the GIT_* variables that would
+// GitEnv is the process environment without the GIT_* variables that would
 // point git at another repository.
-func gitEnv() []string {
+func GitEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
@@ -74,7 +74,7 @@ func gitEnv() []string {
 func (g GitCLI) Others(dir string) ([]string, error) {
 	cmd := osexec.Command(g.bin(), "ls-files", "--others", "--exclude-standard", "-z")
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = GitEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

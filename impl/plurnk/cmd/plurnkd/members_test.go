@@ -5,10 +5,10 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/rpc"
 
 	"github.com/tidwall/gjson"
@@ -31,11 +31,7 @@ func TestMembershipEndToEnd(t *testing.T) {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "--", "main.go"}} {
 		cmd := osexec.Command("git", args...)
 		cmd.Dir = root
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "GIT_") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
+		cmd.Env = membership.GitEnv()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v: %s", args, err, out)
 		}
