@@ -2,6 +2,7 @@ package deck
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"regexp"
@@ -71,36 +72,17 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		return want("files in /flash", strings.Join(got, " "), a[0])
 	})
 	step(`^pressing "([^"]*)" fails naming "(.*)"$`, func(w *world, a ...string) error {
-		err := deck.RunScript(w.d, a[0])
-		if err == nil {
-			return fmt.Errorf("the keys %q were taken without an error (mode %s)", a[0], w.d.Mode())
-		}
-		if !strings.Contains(err.Error(), a[1]) {
-			return fmt.Errorf("error %q does not name %q", err, a[1])
-		}
-		return nil
+		return refusedNaming(deck.RunScript(w.d, a[0]), a[1],
+			fmt.Sprintf("the keys %q were taken without an error (mode %s)", a[0], w.d.Mode()))
 	})
 	step(`^composing "(.*)" is refused naming "(.*)"$`, func(w *world, a ...string) error {
-		err := w.d.Compose(expand(a[0]))
-		if err == nil {
-			return fmt.Errorf("composing %q was taken (mode %s)", a[0], w.d.Mode())
-		}
-		if !strings.Contains(err.Error(), a[1]) {
-			return fmt.Errorf("error %q does not name %q", err, a[1])
-		}
-		return nil
+		return refusedNaming(w.d.Compose(expand(a[0])), a[1],
+			fmt.Sprintf("composing %q was taken (mode %s)", a[0], w.d.Mode()))
 	})
 	step(`^setting the operator handle to "([^"]*)" is refused naming "(.*)"$`, func(w *world, a ...string) error {
 		st := w.d.State()
 		st.Handle = a[0]
-		err := w.d.SetState(st)
-		if err == nil {
-			return fmt.Errorf("the handle %q was taken", a[0])
-		}
-		if !strings.Contains(err.Error(), a[1]) {
-			return fmt.Errorf("error %q does not name %q", err, a[1])
-		}
-		return nil
+		return refusedNaming(w.d.SetState(st), a[1], fmt.Sprintf("the handle %q was taken", a[0]))
 	})
 	step(`^the operator handle is set to "([^"]*)"$`, func(w *world, a ...string) error {
 		st := w.d.State()
@@ -162,5 +144,17 @@ func flipByte(img []byte) error {
 		return fmt.Errorf("flash image is %d bytes", len(img))
 	}
 	img[len(img)/2] ^= 0x40
+	return nil
+}
+
+// refusedNaming checks that err refuses and that its message names naming;
+// taken says what happened when nothing was refused.
+func refusedNaming(err error, naming, taken string) error {
+	if err == nil {
+		return errors.New(taken)
+	}
+	if !strings.Contains(err.Error(), naming) {
+		return fmt.Errorf("refusal %q does not name %q", err, naming)
+	}
 	return nil
 }

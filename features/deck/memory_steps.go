@@ -66,21 +66,15 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 	})
 	step(`^inserting a cartridge "([^"]*)" with a (\d+) KB arena is refused naming "(.*)"$`, func(w *world, a ...string) error {
 		err := w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024})
-		if err == nil {
-			return fmt.Errorf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())
-		}
-		if !strings.Contains(err.Error(), a[2]) {
-			return fmt.Errorf("refusal %q does not name %q", err, a[2])
+		if err := refusedNaming(err, a[2], fmt.Sprintf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())); err != nil {
+			return err
 		}
 		return w.d.SRAM().Check()
 	})
 	step(`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused naming "(.*)"$`, func(w *world, a ...string) error {
 		err := w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
-		if err == nil {
-			return fmt.Errorf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())
-		}
-		if !strings.Contains(err.Error(), a[2]) {
-			return fmt.Errorf("refusal %q does not name %q", err, a[2])
+		if err := refusedNaming(err, a[2], fmt.Sprintf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())); err != nil {
+			return err
 		}
 		return w.d.SRAM().Check()
 	})

@@ -52,14 +52,7 @@ func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) erro
 		}
 		st := w.d.State()
 		st.Snippets = lib
-		err = w.d.SetState(st)
-		if err == nil {
-			return fmt.Errorf("the snippet library % x was taken", lib)
-		}
-		if !strings.Contains(err.Error(), a[1]) {
-			return fmt.Errorf("error %q does not name %q", err, a[1])
-		}
-		return nil
+		return refusedNaming(w.d.SetState(st), a[1], fmt.Sprintf("the snippet library % x was taken", lib))
 	})
 	step(`^a graduated deck whose history holds "(.*)" with the result "(.*)"$`, func(w *world, a ...string) error {
 		if err := w.graduated("OPERATOR", 100, 0); err != nil {
@@ -83,13 +76,6 @@ func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) erro
 		}
 		st := w.d.State()
 		st.History = hist
-		err = w.d.SetState(st)
-		if err == nil {
-			return fmt.Errorf("the history % x was taken", hist)
-		}
-		if !strings.Contains(err.Error(), a[1]) {
-			return fmt.Errorf("error %q does not name %q", err, a[1])
-		}
-		return nil
+		return refusedNaming(w.d.SetState(st), a[1], fmt.Sprintf("the history % x was taken", hist))
 	})
 }
