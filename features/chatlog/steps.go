@@ -837,13 +837,12 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			return fmt.Errorf("no job of %q runs %q", poster, code)
 		}
 		body, _ := json.Marshal(map[string]any{"id": reg.ID, "token": reg.Token, "jobId": id, "ok": true, "isJSON": true, "json": value})
-		resp, err := http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body))
+		got, err := statusOf(http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body)))
 		if err != nil {
 			return err
 		}
-		resp.Body.Close()
-		if resp.StatusCode != status {
-			return fmt.Errorf("POST /api/result for %s answered %d, want %d", id, resp.StatusCode, status)
+		if got != status {
+			return fmt.Errorf("POST /api/result for %s answered %d, want %d", id, got, status)
 		}
 		return nil
 	})
@@ -855,13 +854,12 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 			return fmt.Errorf("no page %q, or %q was given no job", poster, owner)
 		}
 		body, _ := json.Marshal(map[string]any{"id": reg.ID, "token": reg.Token, "jobId": task.JobID, "ok": true, "isJSON": true, "json": value})
-		resp, err := http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body))
+		got, err := statusOf(http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body)))
 		if err != nil {
 			return err
 		}
-		resp.Body.Close()
-		if resp.StatusCode != code {
-			return fmt.Errorf("result from %q for the job of %q: %d, want %d", poster, owner, resp.StatusCode, code)
+		if got != code {
+			return fmt.Errorf("result from %q for the job of %q: %d, want %d", poster, owner, got, code)
 		}
 		return nil
 	})
@@ -1017,25 +1015,23 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^POST "(/api/[a-z]+)" with the body "((?:[^"\\]|\\.)*)" answers (\d+)$`, func(ctx context.Context, p, body string, code int) error {
 		w := get(ctx)
-		resp, err := http.Post(w.base+p, "application/json", strings.NewReader(unquote(body)))
+		got, err := statusOf(http.Post(w.base+p, "application/json", strings.NewReader(unquote(body))))
 		if err != nil {
 			return err
 		}
-		resp.Body.Close()
-		if resp.StatusCode != code {
-			return fmt.Errorf("POST %s %q: %d, want %d", p, body, resp.StatusCode, code)
+		if got != code {
+			return fmt.Errorf("POST %s %q: %d, want %d", p, body, got, code)
 		}
 		return nil
 	})
 	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
-		resp, err := http.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged")
+		got, err := statusOf(http.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged"))
 		if err != nil {
 			return err
 		}
-		resp.Body.Close()
-		if resp.StatusCode != code {
-			return fmt.Errorf("poll with forged token: %d, want %d", resp.StatusCode, code)
+		if got != code {
+			return fmt.Errorf("poll with forged token: %d, want %d", got, code)
 		}
 		return nil
 	})
@@ -1061,4 +1057,14 @@ func expectMissing(fs afero.Fs, p string) error {
 		return fmt.Errorf("%s exists already", p)
 	}
 	return nil
+}
+
+// statusOf is the status code of an HTTP answer whose body the step does
+// not read (the body is closed).
+func statusOf(resp *http.Response, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
