@@ -75,12 +75,11 @@ func (p *process) start() error {
 		return p.skip("a %v job timeout: %s has no {timeout} placeholder", p.w.cfg.Timeout, EnvServer)
 	}
 	if p.port == 0 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		port, err := kit.FreePort()
 		if err != nil {
 			return fmt.Errorf("pick a port: %w", err)
 		}
-		p.port = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
+		p.port = port
 		p.base = "http://127.0.0.1:" + strconv.Itoa(p.port)
 	}
 	timeout := p.w.cfg.Timeout

@@ -279,7 +279,7 @@ func (p *daemonProcess) boot(d *daemonWorld) error {
 		p.gitDone = true
 	}
 	if p.port == 0 {
-		port, err := freePort()
+		port, err := kit.FreePort()
 		if err != nil {
 			return err
 		}
@@ -673,16 +673,6 @@ func sortedConns(d *daemonWorld) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // modelServers serves the scenario's scripted models over the
