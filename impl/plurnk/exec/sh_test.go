@@ -1,8 +1,11 @@
 package exec
 
 import (
+	"bytes"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -157,10 +160,11 @@ func TestShellSignal(t *testing.T) {
 	for _, sig := range []string{"SIGINT", "SIGHUP", "SIGUSR1"} {
 		t.Run(sig, func(t *testing.T) {
 			r := newRealRig(t)
-			s, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "sleep 5", Env: []string{"PATH=/usr/bin:/bin"}})
+			s, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "exec sleep 5", Env: []string{"PATH=/usr/bin:/bin"}})
 			if err != nil {
 				t.Fatal(err)
 			}
+			waitForChild(t, "sleep", 5*time.Second)
 			if err := r.streams.Signal(r.ss, s.Key, sig); err != nil {
 				t.Fatal(err)
 			}
@@ -170,6 +174,37 @@ func TestShellSignal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitForChild waits until a child of this test process runs the program
+// comm. dash run with -c catches SIGINT until it execs the command, and a
+// SIGINT caught in that window is lost with the exec; on a loaded CI machine
+// the test once signalled inside it. Signalling only once sleep runs tests
+// what KILL promises, not how fast sh starts.
+func waitForChild(t *testing.T, comm string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	me := strconv.Itoa(os.Getpid())
+	for time.Now().Before(deadline) {
+		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, f := range stats {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid ...
+			lp, rp := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+			if lp < 0 || rp < lp {
+				continue
+			}
+			rest := strings.Fields(string(b[rp+1:]))
+			if string(b[lp+1:rp]) == comm && len(rest) > 1 && rest[1] == me {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no child running %s within %s", comm, limit)
 }
 
 func TestSignalNames(t *testing.T) {
