@@ -353,6 +353,19 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return nil
 	})
+	sc.Step(`^the daemon's model server saw the header X-Plurnk-Client "([^"]*)" on every call$`, func(ctx context.Context, want string) error {
+		d := getDaemon(ctx)
+		d.settle()
+		if d.llmSrv == nil || len(d.llmSrv.Calls()) == 0 {
+			return fmt.Errorf("the model server saw no call")
+		}
+		for i, c := range d.llmSrv.Calls() {
+			if c.ClientHeader != want {
+				return fmt.Errorf("HTTP call %d carried X-Plurnk-Client %q, want %q", i+1, c.ClientHeader, want)
+			}
+		}
+		return nil
+	})
 	sc.Step(`^the daemon's model server saw (no bearer key|the bearer key "([^"]*)") on every call$`, func(ctx context.Context, which, key string) error {
 		d := getDaemon(ctx)
 		d.settle()

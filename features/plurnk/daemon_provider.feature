@@ -110,6 +110,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     Then the loop "A" started ended with status 200
     And every call to the daemon's model carried the client "plurnk-vscode/1.2"
     And the daemon's model server saw the user "plurnk-vscode/1.2" on every call
+    And the daemon's model server saw the header X-Plurnk-Client "plurnk-vscode/1.2" on every call
     And the daemon's model server saw no bearer key on every call
 
   @§client-telemetry

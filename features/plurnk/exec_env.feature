@@ -57,3 +57,22 @@ Feature: EXEC environment
     And the commands run to completion
     Then the stream sh:///1/1/1 ended with 200
     And the stdout of sh:///1/1/1 has the line naming the directory the command was given
+
+  @§exec-env-scoped @decision
+  Scenario: a .env value loses one matching pair of quotes around it, and a lone quote is kept
+    Given the shell environment of the service is:
+      | name | value         |
+      | PATH | /usr/bin:/bin |
+    And the project's .env file reads:
+      """
+      EMPTY=""
+      SINGLE='x'
+      LONE="
+      MIXED="y'
+      """
+    When the model's EXEC 1/1/1 is accepted: <<EXEC:env:EXEC
+    And the commands run to completion
+    Then the stdout of sh:///1/1/1 has the line "EMPTY="
+    And the stdout of sh:///1/1/1 has the line "SINGLE=x"
+    And the stdout of sh:///1/1/1 has the line "LONE=\""
+    And the stdout of sh:///1/1/1 has the line "MIXED=\"y'"

@@ -68,3 +68,49 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     And "A" creates a session named "work"
     When "A" calls op.find with {"signal": "draft", "target": "known:///**"}
     Then the answer to "A" has entries.0.tx = "<<FIND[draft](known:///**)::FIND"
+
+  @§grinder-strike-coupling @decision
+  Scenario: a turn that breaks the turn shape counts a strike: two in a row end the loop at a limit of 2
+    Given the operator sets PLURNK_MAX_STRIKES to "2"
+    And the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<READ(known:///a.md)::READ
+      <<SEND[102]:no plan:SEND
+      """
+    And the model will reply:
+      """
+      <<READ(known:///a.md)::READ
+      <<SEND[102]:still no plan:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 500
+    And the model was called 2 times
+
+  @§grinder-strike-coupling @decision
+  Scenario: two turns that break the turn shape stay under a limit of 3
+    Given the operator sets PLURNK_MAX_STRIKES to "3"
+    And the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<READ(known:///a.md)::READ
+      <<SEND[102]:no plan:SEND
+      """
+    And the model will reply:
+      """
+      <<READ(known:///a.md)::READ
+      <<SEND[102]:still no plan:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model was called 3 times

@@ -43,10 +43,12 @@ type Server struct {
 
 // ServedCall is what the server saw of one request.
 type ServedCall struct {
-	Model   string
-	Client  string // the "user" field
-	Stream  bool
-	Grammar string
+	Model  string
+	Client string // the "user" field
+	// ClientHeader is the request's X-Plurnk-Client header ("" when none).
+	ClientHeader string
+	Stream       bool
+	Grammar      string
 	// Authorization is the request's Authorization header ("" when none).
 	Authorization string
 	// Cancelled: the client went away before the answer (the request's
@@ -117,7 +119,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	for _, m := range wr.Messages {
 		req.Messages = append(req.Messages, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
 	}
-	call := ServedCall{Model: wr.Model, Client: wr.User, Stream: wr.Stream, Grammar: wr.Grammar, Authorization: r.Header.Get("Authorization")}
+	call := ServedCall{Model: wr.Model, Client: wr.User, Stream: wr.Stream, Grammar: wr.Grammar, Authorization: r.Header.Get("Authorization"), ClientHeader: r.Header.Get("X-Plurnk-Client")}
 
 	s.mu.Lock()
 	s.in++
