@@ -53,6 +53,25 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		getDaemon(ctx).modelFor(id).Add(llm.Reply{Content: doc.Content})
 		return nil
 	})
+	sc.Step(`^the daemon's model will reply, its stream broken after the first line:$`, func(ctx context.Context, doc *godog.DocString) error {
+		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Broken: true})
+		return nil
+	})
+	sc.Step(`^"(\w+)" got a "([^"]+)" notification whose (\S+) mentions "([^"]*)"$`, func(ctx context.Context, who, method, path, want string) error {
+		d := getDaemon(ctx)
+		notes, err := d.settled(ctx, who)
+		if err != nil {
+			return err
+		}
+		var seen []string
+		for _, n := range notesOf(notes, method) {
+			if got := gjson.GetBytes(n.Params, path); got.Type == gjson.String && strings.Contains(got.String(), want) {
+				return nil
+			}
+			seen = append(seen, string(n.Params))
+		}
+		return fmt.Errorf("no %s notification whose %s mentions %q among:\n%s", method, path, want, strings.Join(seen, "\n"))
+	})
 	sc.Step(`^the daemon's model will reply with the raw payload (.+):$`, func(ctx context.Context, raw string, doc *godog.DocString) error {
 		getDaemon(ctx).model.Add(llm.Reply{Content: doc.Content, Raw: unescape(raw)})
 		return nil

@@ -252,3 +252,17 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     Given the daemon's operator sets PLURNK_MAX_TURNS to "many"
     When the daemon boots
     Then the daemon refused to start, saying "want an integer"
+
+  @§provider-surface-generate @decision
+  Scenario: a streamed reply that breaks off in a chunk that is not JSON fails the generate call, and the loop ends 500
+    Given the daemon's model is served over the OpenAI-compatible protocol with streaming
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model will reply, its stream broken after the first line:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:never read:SEND
+      """
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 500
+    And "A" got a "loop/terminated" notification whose reason mentions "stream chunk"

@@ -64,6 +64,9 @@ type Reply struct {
 	// Unfinished leaves the finish reason out (the protocol's null
 	// finish_reason, as some servers send it).
 	Unfinished bool
+	// Broken makes the loopback server (Server), when it streams, send a
+	// chunk that is not JSON after the reply's first line.
+	Broken bool
 }
 
 // Mock is the scripted provider. Its zero value has no context size.

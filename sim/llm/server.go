@@ -156,6 +156,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		return
 	}
+	broken := s.mock.next < len(s.mock.Replies) && s.mock.Replies[s.mock.next].Broken
 	resp, err := s.mock.Generate(context.WithoutCancel(r.Context()), req)
 	s.calls = append(s.calls, call)
 	s.mu.Unlock()
@@ -163,7 +164,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": err.Error()}})
 		return
 	}
-	s.answer(w, wr, resp)
+	s.answerWith(w, wr, resp, broken)
 }
 
 // waitCompany waits up to Company for another request to be in flight.
@@ -185,6 +186,12 @@ func (s *Server) waitCompany() {
 
 // answer writes resp as one chat.completion, or as a stream of chunks.
 func (s *Server) answer(w http.ResponseWriter, wr wireRequest, resp provider.Response) {
+	s.answerWith(w, wr, resp, false)
+}
+
+// answerWith is answer; broken makes a stream carry a chunk that is not
+// JSON after its first line (Reply.Broken).
+func (s *Server) answerWith(w http.ResponseWriter, wr wireRequest, resp provider.Response, broken bool) {
 	a := resp.Assistant
 	usage := map[string]any{"prompt_tokens": a.Usage.PromptTokens, "completion_tokens": a.Usage.CompletionTokens,
 		"total_tokens": a.Usage.PromptTokens + a.Usage.CompletionTokens}
@@ -227,6 +234,10 @@ func (s *Server) answer(w http.ResponseWriter, wr wireRequest, resp provider.Res
 			continue
 		}
 		chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": piece}, "finish_reason": nil}}})
+		if broken {
+			broken = false
+			fmt.Fprint(w, "data: {\"choices\": [\n\n")
+		}
 	}
 	chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}})
 	if wr.StreamOptions.IncludeUsage {
