@@ -2,12 +2,11 @@ package ops
 
 import (
 	"bufio"
-	"encoding/json"
+	"errors"
 	"encoding/xml"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"sort"
 	"strings"
 
@@ -17,7 +16,8 @@ import (
 // MimetypeHandler is a mimetype's one entry point, process
 // (§mimetype-methods-process-entry-point): it derives, from one channel's
 // content, everything the service needs of that mimetype. The service never
-// asks a handler to query; every match is the matcher's own.
+// asks a handler to query; every match is the service's own, over what
+// process derived.
 type MimetypeHandler func(content string) Derived
 
 // Symbol is a name a content declares or uses, at a 1-based line.
@@ -28,12 +28,15 @@ type Symbol struct {
 }
 
 // Derived is what process reports about a content: its line count, its
-// JSON and XML projections when it has them (the text of the projection;
-// "" when none), the symbols it declares and the references it makes.
+// deepJson and deepXml projections (nil when it has none; JSONError and
+// XMLError then say why, when a parser said), the symbols it declares and
+// the references it makes.
 type Derived struct {
 	Lines      int
-	DeepJSON   string
-	DeepXML    string
+	DeepJSON   *JSONProjection
+	DeepXML    *XMLProjection
+	JSONError  string
+	XMLError   string
 	Symbols    []Symbol
 	References []Symbol
 }
@@ -52,9 +55,9 @@ type Mimetypes struct {
 func NewMimetypes() *Mimetypes {
 	m := &Mimetypes{handlers: map[string]MimetypeHandler{}}
 	m.Register("application/json", processJSON)
-	m.Register("application/xml", processXML)
-	m.Register("text/xml", processXML)
-	m.Register("text/html", processXML)
+	m.Register("application/xml", func(s string) Derived { return processXML(s, false) })
+	m.Register("text/xml", func(s string) Derived { return processXML(s, false) })
+	m.Register("text/html", func(s string) Derived { return processXML(s, true) })
 	m.Register("text/markdown", processMarkdown)
 	m.Register("text/x-go", processGo)
 	return m
@@ -84,12 +87,52 @@ func (m *Mimetypes) handler(mt string) (MimetypeHandler, bool) {
 }
 
 // Process is the service's one call into the registry: the handler of mt
-// over content, or the line count alone when mt has none.
+// over content (the line count alone when mt has none), completed by the
+// projections every source gets when its handler derived none
+// (complete). A nil registry has no handlers.
 func (m *Mimetypes) Process(mt, content string) Derived {
+	d := Derived{Lines: len(splitLines(content))}
 	if h, ok := m.handler(mt); ok {
-		return h(content)
+		d = h(content)
 	}
-	return Derived{Lines: len(splitLines(content))}
+	complete(&d, mt, content)
+	return d
+}
+
+// complete gives d the projections its handler left out, so a structural
+// dialect reads any source type: content that is exactly one JSON value
+// gets a deepJson of itself; the deepXml of text/html is its lenient HTML
+// parse, of an XML type its XML parse, of anything with a deepJson the
+// elements projected from it (projectJSON), of anything else its XML parse.
+func complete(d *Derived, mt, content string) {
+	if d.DeepJSON == nil && d.JSONError == "" {
+		p, err := jsonProjection(content)
+		if err != nil {
+			d.JSONError = err.Error()
+		}
+		d.DeepJSON = p
+	}
+	if d.DeepXML != nil || d.XMLError != "" {
+		return
+	}
+	var p *XMLProjection
+	var err error
+	switch {
+	case mt == "text/html":
+		p, err = parseXML(content, true)
+	case isXMLType(mt):
+		p, err = parseXML(content, false)
+	case d.DeepJSON != nil:
+		p = projectJSON(d.DeepJSON.Root)
+	case isJSONType(mt):
+		err = errors.New(d.JSONError)
+	default:
+		p, err = parseXML(content, false)
+	}
+	if err != nil {
+		d.XMLError = err.Error()
+	}
+	d.DeepXML = p
 }
 
 // Derivation is the derived view of one channel of one entry.
@@ -99,13 +142,22 @@ type Derivation struct {
 	Derived
 }
 
+// derivedChannel is what process derived for a channel and from which
+// content.
+type derivedChannel struct {
+	mimetype, content string
+	Derived
+}
+
 // Derive is the per-turn pass that runs while the packet is assembled: it
 // walks every entry of the session and processes each channel through its
-// mimetype's handler. It is the only place mimetype handlers run; ops that
-// write content never call them. The result also becomes the session's
-// symbol index, which the @graph matcher resolves until the next pass.
+// mimetype's handler, once per channel per pass. The result becomes the
+// session's symbol index, which the @graph matcher resolves until the next
+// pass, and the projections the jsonpath and xpath matchers read while the
+// channel still holds the content the pass saw (derivedFor).
 func (e *Engine) Derive(ss *store.Session) []Derivation {
 	var out []Derivation
+	idx := map[chanKey]derivedChannel{}
 	for _, ent := range ss.Entries() {
 		names := make([]string, 0, len(ent.Channels))
 		for n := range ent.Channels {
@@ -114,22 +166,17 @@ func (e *Engine) Derive(ss *store.Session) []Derivation {
 		sort.Strings(names)
 		for _, n := range names {
 			ch := ent.Channels[n]
-			d := Derived{Lines: len(splitLines(ch.Content))}
-			if e.Mimetypes != nil {
-				d = e.Mimetypes.Process(ch.Mimetype, ch.Content)
-			}
+			d := e.Mimetypes.Process(ch.Mimetype, ch.Content)
 			out = append(out, Derivation{Key: ent.Key, Channel: n, Derived: d})
+			idx[chanKey{ent.Key, n}] = derivedChannel{mimetype: ch.Mimetype, content: ch.Content, Derived: d}
 		}
 	}
 	e.indexMu.Lock()
 	if e.index == nil {
-		e.index = map[int64]map[chanKey]Derived{}
-	}
-	idx := map[chanKey]Derived{}
-	for _, d := range out {
-		idx[chanKey{d.Key, d.Channel}] = d.Derived
+		e.index = map[int64]map[chanKey]derivedChannel{}
 	}
 	e.index[ss.ID] = idx
+	delete(e.fresh, ss.ID)
 	e.indexMu.Unlock()
 	return out
 }
@@ -145,38 +192,70 @@ func (e *Engine) symbolsOf(session int64, k store.Key, channel string) (Derived,
 	e.indexMu.Lock()
 	defer e.indexMu.Unlock()
 	d, ok := e.index[session][chanKey{k, channel}]
-	return d, ok
+	return d.Derived, ok
+}
+
+// derivedFor returns the derivation of a channel that now holds content of
+// mimetype mt: the last pass's when the channel still holds what that pass
+// saw, else process over the current content, called once per content and
+// kept until the next pass.
+func (e *Engine) derivedFor(session int64, k store.Key, channel, content, mt string) Derived {
+	ck := chanKey{k, channel}
+	e.indexMu.Lock()
+	for _, m := range []map[chanKey]derivedChannel{e.index[session], e.fresh[session]} {
+		if d, ok := m[ck]; ok && d.content == content && d.mimetype == mt {
+			e.indexMu.Unlock()
+			return d.Derived
+		}
+	}
+	e.indexMu.Unlock()
+	d := e.Mimetypes.Process(mt, content)
+	e.indexMu.Lock()
+	if e.fresh == nil {
+		e.fresh = map[int64]map[chanKey]derivedChannel{}
+	}
+	if e.fresh[session] == nil {
+		e.fresh[session] = map[chanKey]derivedChannel{}
+	}
+	e.fresh[session][ck] = derivedChannel{mimetype: mt, content: content, Derived: d}
+	e.indexMu.Unlock()
+	return d
 }
 
 func processJSON(content string) Derived {
 	d := Derived{Lines: len(splitLines(content))}
-	if !json.Valid([]byte(content)) {
+	p, err := jsonProjection(content)
+	if err != nil {
+		d.JSONError = err.Error()
 		return d
 	}
-	d.DeepJSON = content
-	root, err := parseJSON(content)
-	if err != nil || root.kind != '{' {
-		return d
-	}
-	for _, kid := range root.kids {
-		d.Symbols = append(d.Symbols, Symbol{Name: kid.key, Kind: "key", Line: lineAt(content, kid.from)})
+	d.DeepJSON = p
+	if p.Root.Kind == '{' {
+		for _, kid := range p.Root.Kids {
+			d.Symbols = append(d.Symbols, Symbol{Name: kid.Key, Kind: "key", Line: kid.Span.From})
+		}
 	}
 	return d
 }
 
-func processXML(content string) Derived {
+// processXML derives the deepXml of XML content (html: parsed leniently as
+// HTML) and makes every element with an id or name attribute a symbol, at
+// its start tag's line.
+func processXML(content string, html bool) Derived {
 	d := Derived{Lines: len(splitLines(content))}
+	p, err := parseXML(content, html)
+	if err != nil {
+		d.XMLError = err.Error()
+	} else {
+		d.DeepXML = p
+	}
 	dec := xml.NewDecoder(strings.NewReader(content))
 	dec.Strict = false
 	dec.AutoClose = xml.HTMLAutoClose
 	dec.Entity = xml.HTMLEntity
-	ok := false
 	for {
 		off := dec.InputOffset()
 		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
 		if err != nil {
 			return d
 		}
@@ -184,17 +263,12 @@ func processXML(content string) Derived {
 		if !isStart {
 			continue
 		}
-		ok = true
 		for _, a := range se.Attr {
 			if a.Name.Local == "id" || a.Name.Local == "name" {
 				d.Symbols = append(d.Symbols, Symbol{Name: a.Value, Kind: "element", Line: lineAt(content, int(off))})
 			}
 		}
 	}
-	if ok {
-		d.DeepXML = content
-	}
-	return d
 }
 
 // processMarkdown makes each ATX heading (`#` to `######`) a symbol named
