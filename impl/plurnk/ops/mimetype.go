@@ -2,8 +2,8 @@ package ops
 
 import (
 	"bufio"
-	"errors"
 	"encoding/xml"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
