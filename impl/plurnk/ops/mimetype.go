@@ -2,11 +2,13 @@ package ops
 
 import (
 	"bufio"
+	"encoding/csv"
 	"encoding/xml"
 	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"sort"
 	"strings"
 
@@ -48,7 +50,8 @@ type Mimetypes struct {
 
 // NewMimetypes returns the handler registry with the built-in handlers:
 // JSON (top-level keys are symbols), XML and HTML (elements with an id or
-// name are symbols), markdown (headings are symbols) and Go source
+// name are symbols), CSV (a deepJson of its rows, processCSV), markdown
+// (headings are symbols) and Go source
 // (top-level declarations are symbols, identifiers used are references,
 // parsed with go/parser). A +json or +xml type falls back to the JSON or
 // XML handler; any other mimetype derives only its line count.
@@ -59,12 +62,16 @@ func NewMimetypes() *Mimetypes {
 	m.Register("text/xml", func(s string) Derived { return processXML(s, false) })
 	m.Register("text/html", func(s string) Derived { return processXML(s, true) })
 	m.Register("text/markdown", processMarkdown)
+	m.Register("text/csv", processCSV)
 	m.Register("text/x-go", processGo)
 	return m
 }
 
 // Register sets the handler of mimetype mt.
 func (m *Mimetypes) Register(mt string, h MimetypeHandler) { m.handlers[mt] = h }
+
+// Handler returns the handler process calls for mt, if any.
+func (m *Mimetypes) Handler(mt string) (MimetypeHandler, bool) { return m.handler(mt) }
 
 // handler returns the handler of mt: its own, else its structured
 // suffix's (+json, +xml).
@@ -269,6 +276,50 @@ func processXML(content string, html bool) Derived {
 			}
 		}
 	}
+}
+
+// processCSV parses RFC 4180 CSV with encoding/csv: the first record is
+// the header, and the deepJson is an array with one object per further
+// record, its members named by the header's columns, every value a string.
+// An item spans its record's source lines, a member its field's. Content
+// that is not CSV with one column count throughout, or has no header, has
+// no deepJson. The header's columns are the symbols.
+func processCSV(content string) Derived {
+	d := Derived{Lines: len(splitLines(content))}
+	r := csv.NewReader(strings.NewReader(content))
+	header, err := r.Read()
+	if err != nil {
+		d.JSONError = "CSV: " + err.Error()
+		if err == io.EOF {
+			d.JSONError = "CSV without a header row"
+		}
+		return d
+	}
+	root := &JSONNode{Kind: '[', Span: LineSpan{From: 1, To: max(d.Lines, 1)}}
+	for i, name := range header {
+		line, _ := r.FieldPos(i)
+		d.Symbols = append(d.Symbols, Symbol{Name: name, Kind: "key", Line: line})
+	}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			d.JSONError, d.Symbols = "CSV: "+err.Error(), nil
+			return d
+		}
+		item := &JSONNode{Item: true, Kind: '{'}
+		for i, field := range rec {
+			line, _ := r.FieldPos(i)
+			sp := LineSpan{From: line, To: line + strings.Count(field, "\n")}
+			item.Kids = append(item.Kids, &JSONNode{Key: header[i], Kind: 's', Text: field, Span: sp})
+		}
+		item.Span = LineSpan{From: item.Kids[0].Span.From, To: item.Kids[len(item.Kids)-1].Span.To}
+		root.Kids = append(root.Kids, item)
+	}
+	d.DeepJSON = NewJSONProjection(root)
+	return d
 }
 
 // processMarkdown makes each ATX heading (`#` to `######`) a symbol named

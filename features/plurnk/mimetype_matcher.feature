@@ -1,0 +1,125 @@
+@plurnk
+Feature: Tier 3a — the structural matchers read what process derived
+  The jsonpath and xpath dialects run over a channel's deepJson and deepXml
+  projections as its mimetype's process derived them, never over a parse of
+  their own. CSV content is not JSON, so only its handler's projection (an
+  array of row objects) can answer a jsonpath or an xpath; the lines a hit
+  selects are the CSV lines the projected node came from.
+
+  @§mimetype-methods-process-entry-point @decision
+  Scenario Outline: jsonpath and xpath answer CSV content through its handler's deepJson
+    Given the entry known:///hosts.csv contains "name,port\nweb,80\ndb,5432\n"
+    When the model emits <<READ(known:///hosts.csv):<matcher>:READ
+    Then the action answers 200
+    And the result content is "<lines>"
+    And the result mimetype is "text/markdown"
+
+    Examples:
+      | matcher                  | lines                        |
+      | $[1]                     | 3:\tdb,5432\n                |
+      | $[0].port                | 2:\tweb,80\n                 |
+      | $[?@.port=='5432'].name  | 3:\tdb,5432\n                |
+      | $[*].name                | 2:\tweb,80\n3:\tdb,5432\n    |
+      | //item[name='web']/port  | 2:\tweb,80\n                 |
+      | //item[2]                | 3:\tdb,5432\n                |
+      | //port                   | 2:\tweb,80\n3:\tdb,5432\n    |
+
+  @§mimetype-methods-process-entry-point
+  Scenario Outline: a CSV value is a string, and a quoted field across lines selects each of its lines
+    Given the entry known:///notes.csv contains "name,note\nweb,\"two\nlines\"\ndb,x\n"
+    When the model emits <<READ(known:///notes.csv):<matcher>:READ
+    Then the action answers <status>
+    And the result content is "<lines>"
+
+    Examples:
+      | matcher                 | status | lines                              |
+      | $[0].note               | 200    | 2:\tweb,\"two\n3:\tlines\"\n       |
+      | $[1]                    | 200    | 4:\tdb,x\n                         |
+      | //item[1]/name          | 200    | 2:\tweb,\"two\n                    |
+      | $[?@.note=='x'].name    | 200    | 4:\tdb,x\n                         |
+      | $[?@.note==1]           | 204    |                                    |
+      | $[2]                    | 204    |                                    |
+
+  @§matcher-dispatch-203-soft-fallback @§mimetype-methods-process-entry-point
+  Scenario Outline: CSV whose handler derives no projection answers 203; glob still reads its lines
+    Given the entry known:///ragged.csv contains "name,port\nweb\n"
+    When the model emits <<READ(known:///ragged.csv):<matcher>:READ
+    Then the action answers <status>
+    And the result content is "<content>"
+    And the result reason mentions "<reason>"
+
+    Examples:
+      | matcher  | status | content            | reason                 |
+      | $[0]     | 203    | name,port\nweb\n   | wrong number of fields |
+      | //item   | 203    | name,port\nweb\n   | no XML projection      |
+
+  @§matcher-dispatch-203-soft-fallback
+  Scenario: glob and regex read the raw lines of content that has no projection
+    Given the entry known:///ragged.csv contains "name,port\nweb\n"
+    When the model emits <<READ(known:///ragged.csv):web*:READ
+    Then the result content is "2:\tweb\n"
+    When the model emits <<READ(known:///ragged.csv):/port$/:READ
+    Then the result content is "1:\tname,port\n"
+
+  @§mimetype-schemes-do-not-invoke-handlers @§mimetype-methods-process-entry-point @decision
+  Scenario: a structural match reuses the pass's derivation, derives changed content once, and writes call no handler
+    Given the built-in text/csv mimetype handler is watched for its calls
+    And the entry known:///hosts.csv contains "name,port\nweb,80\n"
+    When the model emits <<READ(known:///hosts.csv):$[0].port:READ
+    Then the result content is "2:\tweb,80\n"
+    And the mimetype handler has been called 1 time
+    When the model emits <<READ(known:///hosts.csv)://item/name:READ
+    Then the result content is "2:\tweb,80\n"
+    And the mimetype handler has been called 1 time
+    When the model emits <<FIND(known:///**):$[0].name:FIND
+    Then the found paths are "known:///hosts.csv"
+    And the mimetype handler has been called 1 time
+    When the packet is assembled
+    Then the mimetype handler has been called 2 times
+    When the model emits <<READ(known:///hosts.csv):$[0]:READ
+    Then the result content is "2:\tweb,80\n"
+    And the mimetype handler has been called 2 times
+    When the model emits <<EDIT(known:///hosts.csv):name,port\nweb,80\ndb,5432\n:EDIT
+    Then the action answers 200
+    And the mimetype handler has been called 2 times
+    When the model emits <<READ(known:///hosts.csv):$[1].port:READ
+    Then the result content is "3:\tdb,5432\n"
+    And the mimetype handler has been called 3 times
+    When the model emits <<READ(known:///hosts.csv)://item[2]:READ
+    Then the result content is "3:\tdb,5432\n"
+    And the mimetype handler has been called 3 times
+    When the model emits <<READ(known:///hosts.csv):db*:READ
+    Then the result content is "3:\tdb,5432\n"
+    And the mimetype handler has been called 3 times
+    When the packet is assembled
+    Then the mimetype handler has been called 4 times
+    When the model emits <<READ(known:///hosts.csv):$[1]:READ
+    Then the result content is "3:\tdb,5432\n"
+    And the mimetype handler has been called 4 times
+
+  @§mimetype-methods-process-entry-point @decision
+  Scenario: a matcher's derivation of changed content does not feed the @graph index before the next pass
+    Given the entry known:///hosts.csv contains "name,port\nweb,80\n"
+    When the packet is assembled
+    And the model emits <<READ(known:///hosts.csv):@port:READ
+    Then the result content is "1:\tname,port\n"
+    When the model emits <<EDIT(known:///hosts.csv):host,port\nweb,80\n:EDIT
+    And the model emits <<READ(known:///hosts.csv):$[0].host:READ
+    Then the result content is "2:\tweb,80\n"
+    When the model emits <<READ(known:///hosts.csv):@host:READ
+    Then the action answers 204
+    When the packet is assembled
+    And the model emits <<READ(known:///hosts.csv):@host:READ
+    Then the result content is "1:\thost,port\n"
+
+  @§mimetype-methods-process-entry-point
+  Scenario: two channels with the same content are derived once each
+    Given the built-in text/csv mimetype handler is watched for its calls
+    And the entry known:///a.csv contains "k\nv\n"
+    And the entry known:///b.csv contains "k\nv\n"
+    When the model emits <<READ(known:///a.csv):$[0].k:READ
+    And the model emits <<READ(known:///b.csv):$[0].k:READ
+    And the model emits <<READ(known:///a.csv):$[0]:READ
+    And the model emits <<READ(known:///b.csv):$[0]:READ
+    Then the result content is "2:\tv\n"
+    And the mimetype handler has been called 2 times
