@@ -17,6 +17,25 @@ Feature: Sharp edges of the XPath matcher on XML
     When the model emits <<READ(known:///page.html)://entry:READ
     Then the action answers 200
 
+  @§matcher-dispatch-203-soft-fallback @§matcher-result-read-returns-lines
+  Scenario Outline: HTML that breaks off mid-tag keeps the elements read before the break
+    Given the entry known:///<file> contains "<div>\n<p>hi</p>\n<"
+    When the model emits <<READ(known:///<file>)://p:READ
+    Then the action answers <status>
+    And the result content is "<content>"
+
+    Examples:
+      | file      | status | content                  |
+      | cut.html  | 200    | 2:\t<p>hi</p>\n           |
+      | cut.xml   | 203    | <div>\n<p>hi</p>\n<       |
+
+  @§matcher-dispatch-203-soft-fallback
+  Scenario: HTML in which no element can be read has no XML projection
+    Given the entry known:///bare.html contains "just <"
+    When the model emits <<READ(known:///bare.html)://p:READ
+    Then the action answers 203
+    And the result reason mentions "no XML projection"
+
   @§matcher-result-read-returns-lines
   Scenario: an XPath READ of XML whose file ends in a newline matches like any other
     Given the entry known:///feed.xml contains "<feed>\n<entry id=\"a\"/>\n<entry id=\"b\"/>\n</feed>\n"

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"anchorage/impl/plurnk/scheme"
@@ -38,12 +37,10 @@ func (q *graphQuery) match(d Derived, ok bool) MatchResult {
 	if !ok {
 		return MatchResult{Status: 204, Reason: "the channel has not been through a derivation pass yet"}
 	}
-	seen := map[int]bool{}
 	var lines []int
 	take := func(ss []Symbol) {
 		for _, s := range ss {
-			if s.Name == q.sym && !seen[s.Line] {
-				seen[s.Line] = true
+			if s.Name == q.sym {
 				lines = append(lines, s.Line)
 			}
 		}
@@ -54,11 +51,7 @@ func (q *graphQuery) match(d Derived, ok bool) MatchResult {
 	if q.dir != '>' {
 		take(d.References)
 	}
-	if len(lines) == 0 {
-		return MatchResult{Status: 204}
-	}
-	sort.Ints(lines)
-	return MatchResult{Status: 200, Lines: lines}
+	return hits(lines)
 }
 
 // bind gives a matcher the session's derivations: a @graph matcher the

@@ -256,6 +256,7 @@ func processXML(content string, html bool) Derived {
 	} else {
 		d.DeepXML = p
 	}
+	idx := newLineIndex(content)
 	dec := xml.NewDecoder(strings.NewReader(content))
 	dec.Strict = false
 	dec.AutoClose = xml.HTMLAutoClose
@@ -272,7 +273,7 @@ func processXML(content string, html bool) Derived {
 		}
 		for _, a := range se.Attr {
 			if a.Name.Local == "id" || a.Name.Local == "name" {
-				d.Symbols = append(d.Symbols, Symbol{Name: a.Value, Kind: "element", Line: lineAt(content, int(off))})
+				d.Symbols = append(d.Symbols, Symbol{Name: a.Value, Kind: "element", Line: idx.line(int(off))})
 			}
 		}
 	}
@@ -397,18 +398,4 @@ func processGo(content string) Derived {
 		})
 	}
 	return d
-}
-
-// lineAt returns the 1-based line of byte offset off in s.
-func lineAt(s string, off int) int {
-	if off > len(s) {
-		off = len(s)
-	}
-	for off < len(s) && (s[off] == ' ' || s[off] == '\t' || s[off] == '\n' || s[off] == '\r') {
-		off++
-	}
-	if off > len(s) {
-		off = len(s)
-	}
-	return strings.Count(s[:off], "\n") + 1
 }
