@@ -118,7 +118,7 @@ func matchJSONPath(p *jsonpath.Path, d Derived, mimetype string) MatchResult {
 		if why == "" {
 			why = "its mimetype's process derived no deepJson projection"
 		}
-		return MatchResult{Status: 203, Reason: fmt.Sprintf("the source (%s) is not valid JSON and its mimetype derived no deepJson projection, so a jsonpath matcher cannot read it: %s", mimetype, why)}
+		return MatchResult{Status: 203, Reason: fmt.Sprintf("the source (%s) is not valid JSON, so a jsonpath matcher cannot read it: %s", mimetype, why)}
 	}
 	var out []int
 	for _, ln := range p.SelectLocated(proj.doc) {
