@@ -123,3 +123,43 @@ Feature: Tier 3a — the structural matchers read what process derived
     And the model emits <<READ(known:///b.csv):$[0]:READ
     Then the result content is "2:\tv\n"
     And the mimetype handler has been called 2 times
+
+  @§mimetype-methods-process-entry-point @decision
+  Scenario Outline: jsonpath and xpath answer block-style YAML through its handler's deepJson
+    Given the entry known:///svc.yaml contains "# service\nname: api\nport: 8080\ntags:\n  - web\n  - edge\nservers:\n- host: a\n  port: 1\n- host: b\n"
+    When the model emits <<READ(known:///svc.yaml):<matcher>:READ
+    Then the action answers <status>
+    And the result content is "<lines>"
+
+    Examples:
+      | matcher                  | status | lines                                            |
+      | $.port                   | 200    | 3:\tport: 8080\n                                 |
+      | $[?@==8080]              | 200    | 3:\tport: 8080\n                                 |
+      | $[?@=='8080']            | 204    |                                                  |
+      | $.tags[1]                | 200    | 6:\t  - edge\n                                   |
+      | $.tags                   | 200    | 4:\ttags:\n5:\t  - web\n6:\t  - edge\n           |
+      | $.servers[?@.port==1]    | 200    | 8:\t- host: a\n9:\t  port: 1\n                  |
+      | //servers/item[2]/host   | 200    | 10:\t- host: b\n                                 |
+      | //name                   | 200    | 2:\tname: api\n                                  |
+
+  @§matcher-dispatch-203-soft-fallback @§mimetype-methods-process-entry-point
+  Scenario Outline: YAML outside the block style the handler reads has no projection: 203, while glob reads its lines
+    Given the entry known:///flow.yaml contains "<content>"
+    When the model emits <<READ(known:///flow.yaml):$.a:READ
+    Then the action answers 203
+    And the result reason mentions "<reason>"
+    When the model emits <<READ(known:///flow.yaml):a*:READ
+    Then the result content is "1:\t<first>\n"
+
+    Examples:
+      | content                 | reason                | first        |
+      | a: [1, 2]\n             | flow collections      | a: [1, 2]    |
+      | a: one\n  two\n         | plain scalar over lines | a: one     |
+      | a: 1\n---\nb: 2\n       | only one document     | a: 1         |
+
+  @§mimetype-methods-process-entry-point
+  Scenario: a YAML mapping's top-level keys are symbols after a pass
+    Given the entry known:///svc.yaml contains "name: api\nport: 8080\nnested:\n  port: 1\n"
+    When the packet is assembled
+    And the model emits <<READ(known:///svc.yaml):@port:READ
+    Then the result content is "2:\tport: 8080\n"

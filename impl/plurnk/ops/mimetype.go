@@ -50,7 +50,8 @@ type Mimetypes struct {
 
 // NewMimetypes returns the handler registry with the built-in handlers:
 // JSON (top-level keys are symbols), XML and HTML (elements with an id or
-// name are symbols), CSV (a deepJson of its rows, processCSV), markdown
+// name are symbols), CSV (a deepJson of its rows, processCSV), YAML in
+// block style (a deepJson of its document, processYAML), markdown
 // (headings are symbols) and Go source
 // (top-level declarations are symbols, identifiers used are references,
 // parsed with go/parser). A +json or +xml type falls back to the JSON or
@@ -63,6 +64,7 @@ func NewMimetypes() *Mimetypes {
 	m.Register("text/html", func(s string) Derived { return processXML(s, true) })
 	m.Register("text/markdown", processMarkdown)
 	m.Register("text/csv", processCSV)
+	m.Register("application/yaml", processYAML)
 	m.Register("text/x-go", processGo)
 	return m
 }
