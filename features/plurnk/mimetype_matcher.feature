@@ -142,6 +142,19 @@ Feature: Tier 3a — the structural matchers read what process derived
       | //servers/item[2]/host   | 200    | 10:\t- host: b\n                                 |
       | //name                   | 200    | 2:\tname: api\n                                  |
 
+  @§mimetype-methods-process-entry-point
+  Scenario Outline: a YAML document that is a sequence or a lone scalar ends on its last line
+    Given the entry known:///list.yaml contains "<content>"
+    When the model emits <<READ(known:///list.yaml):<matcher>:READ
+    Then the action answers 200
+    And the result content is "<lines>"
+
+    Examples:
+      | content            | matcher | lines                   |
+      | - web\n- edge\n    | $[1]    | 2:\t- edge\n            |
+      | - web\n- edge      | $[0]    | 1:\t- web\n             |
+      | # one\nhello\n     | $       | 2:\thello\n             |
+
   @§matcher-dispatch-203-soft-fallback @§mimetype-methods-process-entry-point
   Scenario Outline: YAML outside the block style the handler reads has no projection: 203, while glob reads its lines
     Given the entry known:///flow.yaml contains "<content>"
