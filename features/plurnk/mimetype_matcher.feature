@@ -176,3 +176,95 @@ Feature: Tier 3a — the structural matchers read what process derived
     When the packet is assembled
     And the model emits <<READ(known:///svc.yaml):@port:READ
     Then the result content is "2:\tport: 8080\n"
+
+  @§mimetype-methods-process-entry-point @decision
+  Scenario Outline: YAML scalars are typed by the core schema
+    Given the entry known:///v.yaml contains "k: 1\nv: <value>\n"
+    When the model emits <<READ(known:///v.yaml):$[?@<test>]:READ
+    Then the action answers <status>
+
+    Examples:
+      | value                  | test                         | status |
+      | 007                    | ==7                          | 200    |
+      | -3                     | ==-3                         | 200    |
+      | +4                     | ==4                          | 200    |
+      | 0o17                   | ==15                         | 200    |
+      | 0x1F                   | ==31                         | 200    |
+      | 0x                     | =='0x'                       | 200    |
+      | 0x-1                   | =='0x-1'                     | 200    |
+      | 0o+7                   | =='0o+7'                     | 200    |
+      | 0xz                    | =='0xz'                      | 200    |
+      | 1.                     | ==1                          | 200    |
+      | .5                     | ==0.5                        | 200    |
+      | 1e3                    | ==1000                       | 200    |
+      | -2.5E-1                | ==-0.25                      | 200    |
+      | 1e+2                   | ==100                        | 200    |
+      | e3                     | =='e3'                       | 200    |
+      | .                      | =='.'                        | 200    |
+      | 1e                     | =='1e'                       | 200    |
+      | 1ex                    | =='1ex'                      | 200    |
+      | 1.2.3                  | =='1.2.3'                    | 200    |
+      | 1x.2                   | =='1x.2'                     | 200    |
+      | 1.2x                   | =='1.2x'                     | 200    |
+      | -                      | =='-'                        | 200    |
+      | 99999999999999999999   | ==1e20                       | 200    |
+      | true                   | ==true                       | 200    |
+      | True                   | ==true                       | 200    |
+      | TRUE                   | ==true                       | 200    |
+      | false                  | ==false                      | 200    |
+      | False                  | ==false                      | 200    |
+      | FALSE                  | ==false                      | 200    |
+      | tRUE                   | =='tRUE'                     | 200    |
+      | ~                      | ==null                       | 200    |
+      | null                   | ==null                       | 200    |
+      | Null                   | ==null                       | 200    |
+      | NULL                   | ==null                       | 200    |
+      | nULL                   | =='nULL'                     | 200    |
+      | 'it''s'                | =='it\'s'                    | 200    |
+      | \"a\\u0041\"           | =='aA'                       | 200    |
+      | \"a # b\" # note       | =='a # b'                    | 200    |
+      | 'x # y'                | =='x # y'                    | 200    |
+      | a#b                    | =='a#b'                      | 200    |
+      | a #b                   | =='a'                        | 200    |
+      | http://x:1/y           | =='http://x:1/y'             | 200    |
+      | .inf                   | =='.inf'                     | 200    |
+      | 8080                   | =='8080'                     | 204    |
+
+  @§matcher-dispatch-203-soft-fallback @§mimetype-methods-process-entry-point
+  Scenario Outline: what the YAML handler does not read leaves no deepJson, and the reason says why
+    Given the entry known:///x.yaml contains "<content>"
+    When the model emits <<READ(known:///x.yaml):$:READ
+    Then the action answers 203
+    And the result reason mentions "<reason>"
+
+    Examples:
+      | content                          | reason                     |
+      | # only a comment\n               | the document is empty      |
+      | a: [1, 2]\n                      | flow collections           |
+      | a: {b: 1}\n                      | flow collections           |
+      | a: &x 1\nb: *x\n                 | anchors                    |
+      | a: !!str 1\n                     | tags                       |
+      | a: \|\n  text\n                  | block scalars              |
+      | a: >\n  text\n                   | block scalars              |
+      | a: one\n  two\n                  | line 2 continues a plain scalar |
+      | - one\n  two\n                   | line 2 continues a plain scalar |
+      | one\n  two\n                     | line 2 continues a plain scalar |
+      | one\ntwo\n                       | line 2 continues a plain scalar |
+      | a:\n  one\n  two\n               | line 3 continues a plain scalar |
+      | a: 1\n---\nb: 2\n                | line 2: only one document  |
+      | ---\na: 1\n...\n                 | line 3: only one document  |
+      | --- a\n                          | line 1: only one document  |
+      | a:\n\tb: 1\n                     | line 2 is indented with a tab |
+      | a:\n    b: 1\n  c: 2\n           | line 3 is indented inconsistently |
+      | a:\n  - 1\n    - 2\n             | line 3 continues a plain scalar |
+      | -\n    - 1\n  - 2\n             | line 3 is indented inconsistently |
+      | a: 1\n- b\n                      | line 2 is indented inconsistently |
+      | - a\nb: 1\n                      | line 2 is indented inconsistently |
+      | ? a\n: 1\n                       | line 1: a complex key      |
+      | a:\n  ?\n                        | line 2: a complex key      |
+      | a: \"open\n                      | line 1: a double-quoted scalar |
+      | a: \"x\" y\n                     | line 1: a double-quoted scalar |
+      | a: 'x' y\n                       | line 1: a single-quoted scalar |
+      | a: 'open\n                       | line 1: a single-quoted scalar |
+      | a: \"\\q\"\n                     | invalid syntax             |
+      | a: 1\njust words\n               | line 2 is no `key: value`  |

@@ -130,7 +130,7 @@ func (p *yamlParser) block(indent int) (*JSONNode, error) {
 		return p.mapping(indent)
 	}
 	p.i++
-	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
+	if p.i < len(p.lines) && p.lines[p.i].indent >= indent {
 		return nil, fmt.Errorf("line %d continues a plain scalar over lines, which is not read", p.lines[p.i].n)
 	}
 	return yamlScalar(l.text, l.n)
