@@ -268,3 +268,18 @@ Feature: Tier 3a — the structural matchers read what process derived
       | a: 'open\n                       | line 1: a single-quoted scalar |
       | a: \"\\q\"\n                     | invalid syntax             |
       | a: 1\njust words\n               | line 2 is no `key: value`  |
+      | a: 1\n: b:\n                     | line 2 is no `key: value`  |
+
+  @§mimetype-methods-process-entry-point
+  Scenario Outline: YAML keys may be quoted, and xpath reads a number as its JSON text
+    Given the entry known:///q.yaml contains "\"my key\": 1\n'it''s': 2\nbig: 12345678901234567\nzeros: 007\n"
+    When the model emits <<READ(known:///q.yaml):<matcher>:READ
+    Then the action answers 200
+    And the result content is "<lines>"
+
+    Examples:
+      | matcher                        | lines                              |
+      | $['my key']                    | 1:\t\"my key\": 1\n                |
+      | $[\"it's\"]                    | 2:\t'it''s': 2\n                    |
+      | //big[.='12345678901234567']   | 3:\tbig: 12345678901234567\n        |
+      | //zeros[.='7']                 | 4:\tzeros: 007\n                    |

@@ -87,7 +87,7 @@ func stripYAMLComment(s string) string {
 		switch c := s[i]; {
 		case (c == '"' || c == '\'') && (i == 0 || s[i-1] == ' '):
 			j := closingQuote(s, i)
-			if j < 0 {
+			if j == -1 {
 				return s
 			}
 			i = j
