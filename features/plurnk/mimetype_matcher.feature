@@ -36,6 +36,8 @@ Feature: Tier 3a — the structural matchers read what process derived
       | $[0].note               | 200    | 2:\tweb,\"two\n3:\tlines\"\n       |
       | $[1]                    | 200    | 4:\tdb,x\n                         |
       | //item[1]/name          | 200    | 2:\tweb,\"two\n                    |
+      | //item[1]/note/text()   | 200    | 2:\tweb,\"two\n3:\tlines\"\n       |
+      | //item[2]/name/text()   | 200    | 4:\tdb,x\n                         |
       | $[?@.note=='x'].name    | 200    | 4:\tdb,x\n                         |
       | $[?@.note==1]           | 204    |                                    |
       | $[2]                    | 204    |                                    |
@@ -82,10 +84,10 @@ Feature: Tier 3a — the structural matchers read what process derived
     When the model emits <<EDIT(known:///hosts.csv):name,port\nweb,80\ndb,5432\n:EDIT
     Then the action answers 200
     And the mimetype handler has been called 2 times
-    When the model emits <<READ(known:///hosts.csv):$[1].port:READ
+    When the model emits <<READ(known:///hosts.csv)://item[2]:READ
     Then the result content is "3:\tdb,5432\n"
     And the mimetype handler has been called 3 times
-    When the model emits <<READ(known:///hosts.csv)://item[2]:READ
+    When the model emits <<READ(known:///hosts.csv):$[1].port:READ
     Then the result content is "3:\tdb,5432\n"
     And the mimetype handler has been called 3 times
     When the model emits <<READ(known:///hosts.csv):db*:READ

@@ -58,3 +58,27 @@ Feature: Sharp edges of the XPath matcher on XML
     And the result content is "3:\thref=\"/x\"\n"
     When the model emits <<READ(page.html)://a/@title:READ
     Then the result content is "4:\t\ttitle=\"t\">x</a>\n"
+
+  @§matcher-result-read-returns-lines @decision
+  Scenario Outline: a text node selects its non-blank text's lines, a blank one all of its own
+    Given the entry known:///<file> contains "<content>"
+    When the model emits <<READ(known:///<file>):<xpath>:READ
+    Then the action answers 200
+    And the result content is "<lines>"
+
+    Examples:
+      | file     | content                          | xpath        | lines                                   |
+      | t.xml    | <a>\n  hi\n</a>                   | //a/text()   | 2:\t  hi\n                              |
+      | u.xml    | <a>\n\n</a>                       | //a/text()   | 1:\t<a>\n2:\t\n                          |
+      | v.json   | {\n  \"a\":\n    \"x\"\n}            | //a/text()   | 3:\t    \"x\"\n                          |
+      | v.json   | {\n  \"a\":\n    \"x\"\n}            | //a          | 2:\t  \"a\":\n3:\t    \"x\"\n              |
+      | w.json   | {\n  \"a\": 1\n}                   | //a/..       | 1:\t{\n2:\t  \"a\": 1\n3:\t}\n            |
+
+  @§matcher-dispatch-203-soft-fallback @decision
+  Scenario: an XML file holding JSON has no XML projection; the same text as JSON has one
+    Given the entry known:///j.xml contains "{\"a\": 1}"
+    And the entry known:///j.json contains "{\"a\": 1}"
+    When the model emits <<READ(known:///j.xml)://a:READ
+    Then the action answers 203
+    When the model emits <<READ(known:///j.json)://a:READ
+    Then the action answers 200

@@ -59,9 +59,9 @@ type Mimetypes struct {
 func NewMimetypes() *Mimetypes {
 	m := &Mimetypes{handlers: map[string]MimetypeHandler{}}
 	m.Register("application/json", processJSON)
-	m.Register("application/xml", func(s string) Derived { return processXML(s, false) })
-	m.Register("text/xml", func(s string) Derived { return processXML(s, false) })
-	m.Register("text/html", func(s string) Derived { return processXML(s, true) })
+	m.Register("application/xml", processXML)
+	m.Register("text/xml", processXML)
+	m.Register("text/html", processXML)
 	m.Register("text/markdown", processMarkdown)
 	m.Register("text/csv", processCSV)
 	m.Register("application/yaml", processYAML)
@@ -247,21 +247,16 @@ func processJSON(content string) Derived {
 	return d
 }
 
-// processXML derives the deepXml of XML content (html: parsed leniently as
-// HTML) and makes every element with an id or name attribute a symbol, at
-// its start tag's line.
-func processXML(content string, html bool) Derived {
+// processXML makes every element of XML or HTML content with an id or name
+// attribute a symbol, at its start tag's line, reading leniently (HTML
+// entities decoded, unclosed elements allowed); the deepXml projection is
+// the one every source gets (complete): the XML parse of an XML type, the
+// lenient HTML parse of text/html.
+func processXML(content string) Derived {
 	d := Derived{Lines: len(splitLines(content))}
-	p, err := parseXML(content, html)
-	if err != nil {
-		d.XMLError = err.Error()
-	} else {
-		d.DeepXML = p
-	}
 	idx := newLineIndex(content)
 	dec := xml.NewDecoder(strings.NewReader(content))
 	dec.Strict = false
-	dec.AutoClose = xml.HTMLAutoClose
 	dec.Entity = xml.HTMLEntity
 	for {
 		off := dec.InputOffset()
