@@ -226,3 +226,21 @@ Feature: Tier 3a — COPY, MOVE and FIND
     Then the action answers 200
     When the model emits <<FIND[draft](**)::FIND
     Then the found paths are "/notes/a.md"
+
+  @§find-result-catalog-rows @decision
+  Scenario Outline: an <L> on FIND keeps catalog rows by position, as READ keeps lines
+    Given the entry known:///docs/a.md contains "x"
+    And the entry known:///docs/b.md contains "x"
+    And the entry known:///docs/c.md contains "x"
+    And the entry known:///docs/d.md contains "x"
+    When the model emits <<FIND(known:///docs/*)<marks>::FIND
+    Then the action answers <status>
+    And the found paths are "<paths>"
+
+    Examples:
+      | marks  | status | paths                                    |
+      | <2>    | 200    | known:///docs/b.md                       |
+      | <2,3>  | 200    | known:///docs/b.md, known:///docs/c.md   |
+      | <3,9>  | 200    | known:///docs/c.md, known:///docs/d.md   |
+      | <4>    | 200    | known:///docs/d.md                       |
+      | <5>    | 204    |                                          |

@@ -51,6 +51,29 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     And run "main"'s row log:///1/1/2 is EDIT run://main with status 400
     And the session holds 1 run
 
+  @§run-scheme-spawn
+  Scenario: a spawn needs a run name: not empty, not the reserved plurnk, no glob or path characters
+    Given run "main" will emit:
+      """
+      <<PLAN:try odd names:PLAN
+      <<EDIT(run://):nameless:EDIT
+      <<EDIT(run://plurnk):reserved:EDIT
+      <<EDIT(run://a*b):glob:EDIT
+      <<EDIT(run://ok):fine:EDIT
+      <<SEND[202]:waiting:SEND
+      """
+    And run "ok" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "main"'s row log:///1/1/1 is EDIT run:// with status 400
+    And run "main"'s row log:///1/1/2 is EDIT run://plurnk with status 400
+    And run "main"'s row log:///1/1/3 is EDIT run://a*b with status 400
+    And run "main"'s row log:///1/1/4 is EDIT run://ok with status 201
+    And the session holds 2 runs
+
   @§run-scheme-irc @decision
   Scenario: SEND to a busy sister reaches it in its next turn
     Given run "main" will emit:

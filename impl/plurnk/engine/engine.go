@@ -271,7 +271,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	ls.ceiling, ls.bounded = e.Config.Ceiling(e.Provider.ContextSize())
 	first := 1
 	if req.Resume != nil {
-		if req.Resume.Status != StatusParked && req.Resume.Status != StatusPending {
+		if req.Resume.Status != StatusParked {
 			return Result{}, fmt.Errorf("engine: resume loop %d of run %q: status %d is not parked", req.Resume.Seq, req.Run.Name, req.Resume.Status)
 		}
 		ls.loop = req.Resume

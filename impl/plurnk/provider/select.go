@@ -68,7 +68,7 @@ func ParseAliases(env map[string]string) ([]Alias, error) {
 type Selector struct {
 	byAlias map[string]Provider
 	def     string
-	names   []string // the provider packages in use
+	names   []string // the provider packages in use, in the order of the first alias of each
 }
 
 // NewSelector instantiates every declared alias with the factory of its
@@ -90,15 +90,14 @@ func NewSelector(env map[string]string, factories map[string]Factory) (*Selector
 			return nil, fmt.Errorf("%s%s: %w", EnvModelPrefix, a.Name, err)
 		}
 		s.byAlias[a.Name] = p
-		pkgs[a.Package] = true
+		if !pkgs[a.Package] {
+			pkgs[a.Package] = true
+			s.names = append(s.names, a.Package)
+		}
 	}
 	if s.def != "" && s.byAlias[s.def] == nil {
 		return nil, fmt.Errorf("%s=%q names no declared alias (declare %s%s=<provider>/<model-id>)", EnvModel, s.def, EnvModelPrefix, s.def)
 	}
-	for p := range pkgs {
-		s.names = append(s.names, p)
-	}
-	sort.Strings(s.names)
 	return s, nil
 }
 

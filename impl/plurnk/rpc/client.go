@@ -234,3 +234,23 @@ func (c *Client) WaitNote(ctx context.Context, ok func(Note) bool) (Note, error)
 		}
 	}
 }
+
+// WaitCount waits until at least n notifications have arrived.
+func (c *Client) WaitCount(ctx context.Context, n int) error {
+	for {
+		c.mu.Lock()
+		have, err := len(c.notes), c.err
+		c.mu.Unlock()
+		if have >= n {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("connection closed: %w", err)
+		}
+		select {
+		case <-c.noteCh:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for a notification: %w", ctx.Err())
+		}
+	}
+}

@@ -132,7 +132,6 @@ func (s *Service) runWork(r *Run) {
 	if w.resume != nil {
 		if w.resume.Status != engine.StatusParked {
 			// The loop was closed (a KILL) while the resume waited.
-			w.finish(engine.Result{Loop: w.resume, Status: w.resume.Status, Reason: "the loop was closed before it resumed"})
 			return
 		}
 		r.current = w.resume
@@ -142,11 +141,12 @@ func (s *Service) runWork(r *Run) {
 	r.running, r.current = false, nil
 	s.quiet()
 	if err != nil {
-		w.finish(engine.Result{Loop: w.resume, Status: engine.StatusFailed, Reason: err.Error()})
+		// engine.Run refuses only requests the drain never makes (no
+		// session or run; a resume of a loop that is not parked, ruled
+		// out above): nothing was begun, so nothing is announced.
 		return
 	}
 	s.afterLoop(r, res)
-	w.finish(res)
 }
 
 // afterLoop disposes of a loop the engine returned: a terminal loop is
@@ -311,9 +311,7 @@ func (s *Service) concluded(r *Run, st exec.Stream) {
 		ev.WakeAction = WakeNoLoop
 	}
 	s.emit(ev)
-	if !r.draining && len(r.queue) == 0 {
-		s.drainExit(r)
-	}
+	s.drainExit(r) // a run still draining or queued has not concluded
 }
 
 // terminate ends r (KILL of run://<name>, loop.cancel): the running loop
@@ -336,7 +334,6 @@ func (s *Service) abort(r *Run, reason string, keep bool) bool {
 			kept = append(kept, w)
 			continue
 		}
-		w.finish(engine.Result{Loop: w.resume, Status: engine.StatusCancelled, Reason: reason})
 	}
 	r.queue = kept
 	r.cancelled = true

@@ -197,16 +197,6 @@ type work struct {
 	explicit bool
 	// yolo is the loop's flags.yolo: its proposals are accepted at once.
 	yolo bool
-	// done, when set, receives the loop's outcome once the engine returned
-	// it and its events went out, or a 499 when the work was dropped.
-	done func(engine.Result)
-}
-
-// finish hands w's outcome to its waiter. s.mu is held.
-func (w work) finish(res engine.Result) {
-	if w.done != nil {
-		w.done(res)
-	}
 }
 
 type pendingExec struct {
@@ -476,16 +466,10 @@ type LoopStart struct {
 	// Begun, when set, is called with the service lock held with the
 	// loop once the engine opened it (or resumed it in place).
 	Begun func(*store.Loop)
-	// Done, when set, is called with the service lock held once the loop
-	// this call started or resumed has come back from the engine (ended
-	// or parked at 202), after its loop/terminated or loop/quiesced went
-	// out; or with status 499 when a cancel drops the queued work. It must
-	// not call back into the Service.
-	Done func(engine.Result)
 }
 
-// Start is LoopRun with a turn request and a waiter (the daemon's
-// loop.run answers when Done is called).
+// Start is LoopRun with a turn request: the loop's end is announced by
+// its loop/terminated event.
 func (s *Service) Start(session int64, run string, ls LoopStart) error {
 	prompt := ls.Prompt
 	s.mu.Lock()
@@ -503,10 +487,10 @@ func (s *Service) Start(session int64, run string, ls LoopStart) error {
 		if prompt != "" {
 			r.inbox = append(r.inbox, injectRow(scheme.WriterClient, "", prompt))
 		}
-		s.enqueue(r, work{resume: l, maxTurns: ls.MaxTurns, done: ls.Done, begun: ls.Begun, alias: ls.Alias, yolo: ls.Yolo})
+		s.enqueue(r, work{resume: l, maxTurns: ls.MaxTurns, begun: ls.Begun, alias: ls.Alias, yolo: ls.Yolo})
 		return nil
 	}
-	s.enqueue(r, work{prompt: prompt, maxTurns: ls.MaxTurns, done: ls.Done, begun: ls.Begun, alias: ls.Alias, explicit: true, yolo: ls.Yolo})
+	s.enqueue(r, work{prompt: prompt, maxTurns: ls.MaxTurns, begun: ls.Begun, alias: ls.Alias, explicit: true, yolo: ls.Yolo})
 	return nil
 }
 

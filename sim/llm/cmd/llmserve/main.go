@@ -54,6 +54,28 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (port 0 picks a free one)")
 	grammar := fs.Bool("grammar", false, `enforce the trivial grammar root ::= "text"`)
 	tokens := fs.Int("chars-per-token", 4, "the tokenizer estimate behind the reported usage")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: llmserve -script turns.txt [-addr 127.0.0.1:0] [-grammar] [-chars-per-token 4]
+
+Serves a script of model turns over the OpenAI-compatible chat-completions protocol
+(POST /v1/chat/completions, streaming or not): each request is answered with the
+next turn, whatever it asks; when the script runs out, requests are answered 500.
+The listening address is printed on stderr. SIGINT or SIGTERM stops it.
+
+The script file: the model's turns, separated by lines holding only "---". A plurnk
+turn is DSL text, e.g.
+
+  <<PLAN:read the notes:PLAN
+  <<READ(file:///notes.md)::READ
+  <<SEND[102]:reading:SEND
+  ---
+  <<PLAN:answer:PLAN
+  <<SEND[200]:the notes hold one heading:SEND
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -1,0 +1,70 @@
+@plurnk
+Feature: Sharp edges of the DSL: positions, short tails, executor ids and the written statement
+  A parse error points at the offending character; an emission may end in the
+  middle of an op's name without harm; an executor id is a word that may hold
+  dots, plus and minus signs; a statement written back (the tx of a row) keeps
+  its signal in brackets.
+
+  Background:
+    Given the model's context window is 100000 tokens
+
+  @§telemetry-content-offset-snippet
+  Scenario: a bad mark in an <L> slot is reported at the mark, not at the slot
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ(known:///a.md)<1,x>::READ
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "parse: 2:25:"
+
+  @§provider-surface-generate
+  Scenario: an emission that ends in the first letters of an op is prose
+    Given the model will reply, its text ending on the last character shown:
+      """
+      <<PLAN:look:PLAN
+      <<SEND[102]:next:SEND
+      <<SE
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the log section of packet 2 contains "* log:///1/1/1/SEND 102"
+    And the log section of packet 2 does not contain "parse:"
+
+  @§exec-registry-resolves
+  Scenario: an executor id may hold dots, never a slash
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<EXEC[node.js]:print:EXEC
+      <<EXEC[node/js]:print:EXEC
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "expected executor for EXEC (like sh, node, python), found \"node/js\""
+    And the log section of packet 2 does not contain "found \"node.js\""
+    And the log section of packet 2 contains "* log:///1/1/2/EXEC 501"
+
+  @§methods-op-mirror
+  Scenario: the op mirror writes the statement with its signal
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    When "A" calls op.find with {"signal": "draft", "target": "known:///**"}
+    Then the answer to "A" has entries.0.tx = "<<FIND[draft](known:///**)::FIND"

@@ -1,0 +1,57 @@
+@plurnk
+Feature: the operator's variables reach the daemon that reads them
+  The daemon reads its limits from the operator's environment at boot. These
+  scenarios set each variable on the daemon itself, not on the library under
+  it, and check the value just inside and just outside each limit.
+
+  @§run-scheme-cap
+  Scenario: PLURNK_SESSION_RUNS_MAX_ACTIVE caps the runs the model spawns through the daemon
+    Given the daemon's operator sets PLURNK_SESSION_RUNS_MAX_ACTIVE to "2"
+    And a connection "A" to the daemon
+    And "A" creates a session named "capped"
+    And the daemon's run "model" will reply:
+      """
+      <<PLAN:delegate twice:PLAN
+      <<EDIT(run://one):stand by:EDIT
+      <<EDIT(run://two):stand by:EDIT
+      <<SEND[202]:waiting for one:SEND
+      """
+    And the daemon's run "one" will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And the daemon's run "model" will reply:
+      """
+      <<PLAN:report:PLAN
+      <<SEND[200]:one is done:SEND
+      """
+    When "A" runs a loop with the prompt "delegate"
+    Then the loop "A" started ended with status 200
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    Then the entry in the answer to "A" has status = 201
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 2}
+    Then the entry in the answer to "A" has status = 508
+
+  @§proposal-timeout-cancels @decision
+  Scenario: a PLURNK_PROPOSAL_TIMEOUT_MS of 0 refuses the boot
+    Given the daemon's operator sets PLURNK_PROPOSAL_TIMEOUT_MS to "0"
+    When the daemon boots
+    Then the daemon refused to start, saying "PLURNK_PROPOSAL_TIMEOUT_MS"
+
+  @§proposal-timeout-cancels
+  Scenario: a PLURNK_PROPOSAL_TIMEOUT_MS of 1 is a timeout of one millisecond
+    Given the daemon's operator sets PLURNK_PROPOSAL_TIMEOUT_MS to "1"
+    When the daemon boots
+    Then the daemon started
+
+  @§provider-instantiation-alias-resolution @decision
+  Scenario: discover lists each provider package in use once, in alphabetical order
+    Given the daemon's model is served over the OpenAI-compatible protocol
+    And the daemon's operator sets PLURNK_MODEL_a to "openai/scripted"
+    And the daemon's operator sets PLURNK_MODEL_b to "mock/first"
+    And the daemon's operator sets PLURNK_MODEL_c to "openai/other"
+    And the daemon's operator sets PLURNK_MODEL to "a"
+    And a connection "A" to the daemon
+    When "A" calls discover
+    Then the answer to "A" has capabilities.providers = ["mock", "openai"]
