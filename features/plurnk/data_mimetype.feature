@@ -54,6 +54,7 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
       | known:///feed.xml     | <feed>\n  <entry name=\"e1\"/>\n</feed>        | e1     | 2:\t  <entry name=\"e1\"/>\n     |
       | known:///tail.xml     | <feed>\n  <entry name=\"e2\"/>\n</feed>\n      | e2     | 2:\t  <entry name=\"e2\"/>\n     |
       | known:///more.html    | <div>\n<p>a&nbsp;b<br></p>\n<p id=\"later\">hi</p>\n</div> | later | 3:\t<p id=\"later\">hi</p>\n |
+      | known:///cafe.html    | <div>\n<p id=\"caf&eacute;\">x</p>\n</div>  | café   | 2:\t<p id=\"caf&eacute;\">x</p>\n |
 
   @§mimetype-methods-process-entry-point
   Scenario: the index is the last pass's: a write shows only after the next assembly

@@ -43,10 +43,27 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the daemon keeps a membership of a workspace without git holding:$`, givenDaemonMembers)
 	sc.Step(`^the daemon keeps a membership of a git workspace holding:$`, givenDaemonGitMembers)
 	sc.Step(`^the daemon's git fails every listing with "([^"]*)"$`, daemonGitFails)
+	sc.Step(`^the built-in (\S+) mimetype handler is watched for its calls$`, givenWatchedHandler)
 	sc.Step(`^the engine offers the EXEC runtimes "([^"]*)"$`, func(ctx context.Context, list string) error {
 		getEngine(ctx).eng.Executors = splitList(list)
 		return nil
 	})
+}
+
+// givenWatchedHandler wraps the engine's own handler of mimetype mt so
+// that "the mimetype handler has been called N times" counts its calls;
+// the wrapped handler still derives everything.
+func givenWatchedHandler(ctx context.Context, mt string) error {
+	w := get(ctx)
+	h, ok := w.eng.Mimetypes.Handler(mt)
+	if !ok {
+		return fmt.Errorf("the engine has no %s handler", mt)
+	}
+	w.eng.Mimetypes.Register(mt, func(content string) ops.Derived {
+		w.calls++
+		return h(content)
+	})
+	return nil
 }
 
 // givenGuardedScheme registers a scheme that only the plurnk run may write

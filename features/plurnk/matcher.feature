@@ -59,6 +59,7 @@ Feature: Matcher
     And the result content is "{\"host\": "
     And the result mimetype is "text/markdown"
     And the result reason mentions "not valid JSON"
+    And the result reason mentions "unexpected end of JSON input"
 
   @§matcher-dispatch-203-soft-fallback
   Scenario: the parked semantic dialect answers 501

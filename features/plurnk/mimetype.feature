@@ -1,7 +1,8 @@
 @plurnk
 Feature: Mimetype handlers
-  Mimetype handlers run while the packet is assembled, never when a scheme
-  writes content.
+  Mimetype handlers run while the packet is assembled (and when a jsonpath
+  or xpath matcher needs the projections of content written since, see
+  mimetype_matcher.feature), never when a scheme writes content.
 
   @§mimetype-schemes-do-not-invoke-handlers
   Scenario: writing content calls no mimetype handler; assembling the packet does
@@ -15,7 +16,7 @@ Feature: Mimetype handlers
     Then the mimetype handler has been called 2 times
 
   @§mimetype-schemes-do-not-invoke-handlers @decision
-  Scenario Outline: no op calls a mimetype handler; each assembly calls it once per channel of its mimetype
+  Scenario Outline: no write and no glob, regex or @graph match calls a mimetype handler; each assembly calls it once per channel of its mimetype
     Given a text/markdown mimetype handler that counts its calls
     And the entry known:///a.md contains "one\ntwo"
     And the entry known:///keep.md contains "kept"
@@ -37,6 +38,8 @@ Feature: Mimetype handlers
       | <<SEND[410](known:///a.md)::SEND           | 200    | 1        | 2     |
       | <<READ(known:///a.md):/one/:READ           | 200    | 2        | 4     |
       | <<FIND(known:///**):two*:FIND              | 200    | 2        | 4     |
+      | <<READ(known:///a.md):@two:READ            | 204    | 2        | 4     |
+      | <<FIND(known:///**):@two:FIND              | 204    | 2        | 4     |
       | <<EDIT(notes.md):written to disk:EDIT      | 201    | 3        | 6     |
 
   @§mimetype-schemes-do-not-invoke-handlers

@@ -64,11 +64,14 @@ type Engine struct {
 	// Tokens counts the tokens of written content; nil uses the
 	// ceil(len/4) estimate.
 	Tokens func(string) int
-	// Mimetypes are the handlers the derivation pass calls; nil means none.
+	// Mimetypes are the handlers process calls, for the derivation pass
+	// and for the structural matchers; nil means none (process then
+	// derives only what it derives for a mimetype without a handler).
 	Mimetypes *Mimetypes
 
 	indexMu sync.Mutex
-	index   map[int64]map[chanKey]Derived // per session: the last derivation pass (the @graph index)
+	index   map[int64]map[chanKey]derivedChannel // per session: the last derivation pass (the @graph index)
+	fresh   map[int64]map[chanKey]derivedChannel // per session: derived for a matcher since that pass
 }
 
 // Actor is who issues an op, and where in its run.

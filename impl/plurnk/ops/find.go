@@ -44,7 +44,7 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	e.bindIndex(c, matcher)
+	e.bind(c, matcher)
 	ents, err := e.candidates(c, r, tags)
 	if err != nil {
 		return Result{}, err

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"anchorage/impl/plurnk/scheme"
@@ -38,12 +37,10 @@ func (q *graphQuery) match(d Derived, ok bool) MatchResult {
 	if !ok {
 		return MatchResult{Status: 204, Reason: "the channel has not been through a derivation pass yet"}
 	}
-	seen := map[int]bool{}
 	var lines []int
 	take := func(ss []Symbol) {
 		for _, s := range ss {
-			if s.Name == q.sym && !seen[s.Line] {
-				seen[s.Line] = true
+			if s.Name == q.sym {
 				lines = append(lines, s.Line)
 			}
 		}
@@ -54,32 +51,23 @@ func (q *graphQuery) match(d Derived, ok bool) MatchResult {
 	if q.dir != '>' {
 		take(d.References)
 	}
-	if len(lines) == 0 {
-		return MatchResult{Status: 204}
-	}
-	sort.Ints(lines)
-	return MatchResult{Status: 200, Lines: lines}
+	return hits(lines)
 }
 
-// bindIndex gives a @graph matcher the session's symbol index, as the last
-// derivation pass left it.
-func (e *Engine) bindIndex(c scheme.Call, m *Compiled) {
-	if m == nil || m.graph == nil {
+// bind gives a matcher the session's derivations: a @graph matcher the
+// symbol index as the last derivation pass left it, a jsonpath or xpath
+// matcher the projections process derives for the channel it reads.
+func (e *Engine) bind(c scheme.Call, m *Compiled) {
+	if m == nil {
 		return
 	}
 	session := c.Tx.Session.ID
-	m.index = func(k store.Key, channel string) (Derived, bool) { return e.symbolsOf(session, k, channel) }
-}
-
-// MatchIn runs the matcher over one channel of the entry at k: a @graph
-// matcher resolves against the symbol index, every other dialect against
-// the content.
-func (c *Compiled) MatchIn(k store.Key, channel, content, mimetype string) MatchResult {
-	if c.graph != nil {
-		if c.index == nil {
-			return c.graph.match(Derived{}, false)
-		}
-		return c.graph.match(c.index(k, channel))
+	if m.graph != nil {
+		m.index = func(k store.Key, channel string) (Derived, bool) { return e.symbolsOf(session, k, channel) }
 	}
-	return c.Match(content, mimetype)
+	if m.jp != nil || m.xp != nil {
+		m.derive = func(k store.Key, channel, content, mt string) Derived {
+			return e.derivedFor(session, k, channel, content, mt)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,44 +107,24 @@ func skipJSON(s string, off int) int {
 	return off
 }
 
-// pointers indexes the tree by RFC 6901 JSON Pointer ("" is the root). A
-// duplicated member name keeps its last occurrence, as decoding does.
-func (n *jnode) pointers(prefix string, out map[string]*jnode) {
-	out[prefix] = n
-	for i, k := range n.kids {
-		seg := strconv.Itoa(i)
-		if n.kind == '{' {
-			seg = strings.ReplaceAll(strings.ReplaceAll(k.key, "~", "~0"), "/", "~1")
+// matchJSONPath resolves an RFC 9535 query over a channel's deepJson
+// projection and reports the source lines each selected node spans. A
+// channel without one answers 203. Results are gathered as a set of lines,
+// so the order in which the query visits object members does not show.
+func matchJSONPath(p *jsonpath.Path, d Derived, mimetype string) MatchResult {
+	proj := d.DeepJSON
+	if proj == nil {
+		why := d.JSONError
+		if why == "" {
+			why = "its mimetype's process derived no deepJson projection"
 		}
-		k.pointers(prefix+"/"+seg, out)
+		return MatchResult{Status: 203, Reason: fmt.Sprintf("the source (%s) is not valid JSON, so a jsonpath matcher cannot read it: %s", mimetype, why)}
 	}
-}
-
-// matchJSONPath resolves an RFC 9535 query over content parsed as JSON and
-// reports the lines each selected node spans. Content that is not JSON
-// answers 203. Results are gathered as a set of lines, so the order in
-// which the query visits object members does not show.
-func matchJSONPath(p *jsonpath.Path, content, mimetype string) MatchResult {
-	var doc any
-	dec := json.NewDecoder(bytes.NewReader([]byte(content)))
-	dec.UseNumber()
-	root, err := parseJSON(content)
-	if err == nil {
-		err = dec.Decode(&doc)
-	}
-	if err != nil {
-		return MatchResult{Status: 203, Reason: fmt.Sprintf("the source (%s) is not valid JSON, so a jsonpath matcher cannot read it: %v", mimetype, err)}
-	}
-	index := map[string]*jnode{}
-	root.pointers("", index)
-	idx := newLineIndex(content)
 	var out []int
-	for _, ln := range p.SelectLocated(doc) {
-		n, ok := index[ln.Path.Pointer()]
-		if !ok {
-			continue
+	for _, ln := range p.SelectLocated(proj.doc) {
+		if n, ok := proj.at[ln.Path.Pointer()]; ok {
+			out = n.Span.add(out)
 		}
-		out = append(out, idx.span(n.from, n.to)...)
 	}
 	return hits(out)
 }

@@ -87,6 +87,7 @@ func (e *Engine) selectRows(c scheme.Call, st dsl.Statement, r scheme.Resolved) 
 	if err != nil {
 		return nil, res, err
 	}
+	e.bind(c, matcher)
 	var rows []*store.LogRow
 	if isGlob(r.Key.Path) {
 		g, err := compilePathGlob(r.Key.Path)
@@ -111,9 +112,10 @@ func (e *Engine) selectRows(c scheme.Call, st dsl.Statement, r scheme.Resolved) 
 	if matcher != nil {
 		kept := rows[:0:0]
 		for _, row := range rows {
-			ent := scheme.RowEntry(row, r.Key)
-			body := ent.Channels["body"]
-			if matcher.Match(body.Content, body.Mimetype).Status == 200 {
+			k := r.Key
+			k.Path = "/" + row.Coord()
+			body := scheme.RowEntry(row, k).Channels["body"]
+			if matcher.MatchIn(k, "body", body.Content, body.Mimetype).Status == 200 {
 				kept = append(kept, row)
 			}
 		}

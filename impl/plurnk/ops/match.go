@@ -39,13 +39,14 @@ type MatchResult struct {
 //     match a newline; m, g, y, d, u and v are accepted and change nothing.
 //     What RE2 lacks — lookaround, backreferences, possessive quantifiers —
 //     is a malformed expression (400).
-//   - jsonpath `$…`: RFC 9535 (github.com/theory/jsonpath) over the content
-//     parsed as JSON, whatever its mimetype; content that is not JSON has
-//     no JSON projection (203).
+//   - jsonpath `$…`: RFC 9535 (github.com/theory/jsonpath) over the
+//     channel's deepJson projection as its mimetype's process derived it
+//     (content that is one JSON value has one whatever its mimetype); a
+//     channel without one answers 203.
 //   - xpath `//…`: XPath 1.0 (antchfx/xpath over xmlquery nodes) over the
-//     content's XML projection: text/html parsed leniently as HTML, JSON
-//     content projected to elements (see xml.go), anything else parsed as
-//     XML; content none of these can read answers 203.
+//     channel's deepXml projection as process derived it (text/html parsed
+//     leniently as HTML, a deepJson projected to elements, anything else
+//     parsed as XML; see complete); a channel without one answers 203.
 //   - `~semantic` is parked (501); `@graph` resolves against the symbol
 //     index the derivation pass keeps (graph.go), never the content.
 //
@@ -63,6 +64,9 @@ type Compiled struct {
 	// looks up the symbol index it resolves against.
 	graph *graphQuery
 	index func(k store.Key, channel string) (Derived, bool)
+	// derive, bound per session by the engine, returns what process
+	// derived for a channel holding a content (Engine.derivedFor).
+	derive func(k store.Key, channel, content, mimetype string) Derived
 }
 
 // Compile checks m's expression. A malformed expression answers 400, a
@@ -117,21 +121,44 @@ func Match(m dsl.Matcher, content, mimetype string) MatchResult {
 	return c.Match(content, mimetype)
 }
 
-// Match runs the matcher over one channel's content of the given mimetype.
+// Match runs the matcher over a content of the given mimetype that belongs
+// to no channel: a structural dialect reads what the built-in handlers'
+// process derives from it.
 func (c *Compiled) Match(content, mimetype string) MatchResult {
+	return c.MatchIn(store.Key{}, "", content, mimetype)
+}
+
+// MatchIn runs the matcher over channel of the entry at k, which holds
+// content of the given mimetype. glob and regex read the raw lines;
+// jsonpath and xpath read the channel's deepJson and deepXml, as process
+// derived them (derivation); @graph resolves against the symbol index of
+// the last derivation pass.
+func (c *Compiled) MatchIn(k store.Key, channel, content, mimetype string) MatchResult {
 	switch {
 	case c.glob != nil:
 		return byLine(content, c.glob.Match)
 	case c.re != nil:
 		return matchRegex(c.re, content)
 	case c.jp != nil:
-		return matchJSONPath(c.jp, content, mimetype)
+		return matchJSONPath(c.jp, c.derivation(k, channel, content, mimetype), mimetype)
 	case c.xp != nil:
-		return matchXPath(c.xp, content, mimetype)
+		return matchXPath(c.xp, c.derivation(k, channel, content, mimetype), mimetype)
 	case c.graph != nil:
-		return c.graph.match(Derived{}, false)
+		if c.index == nil {
+			return c.graph.match(Derived{}, false)
+		}
+		return c.graph.match(c.index(k, channel))
 	}
 	return MatchResult{Status: 501, Reason: fmt.Sprintf("the %s dialect is not built", c.m.Dialect)}
+}
+
+// derivation returns what process derives for the channel: through the
+// engine that bound the matcher, else from the built-in handlers.
+func (c *Compiled) derivation(k store.Key, channel, content, mimetype string) Derived {
+	if c.derive != nil {
+		return c.derive(k, channel, content, mimetype)
+	}
+	return NewMimetypes().Process(mimetype, content)
 }
 
 // Dialect returns the matcher's dialect.

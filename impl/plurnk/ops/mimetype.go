@@ -2,8 +2,9 @@ package ops
 
 import (
 	"bufio"
-	"encoding/json"
+	"encoding/csv"
 	"encoding/xml"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -17,7 +18,8 @@ import (
 // MimetypeHandler is a mimetype's one entry point, process
 // (§mimetype-methods-process-entry-point): it derives, from one channel's
 // content, everything the service needs of that mimetype. The service never
-// asks a handler to query; every match is the matcher's own.
+// asks a handler to query; every match is the service's own, over what
+// process derived.
 type MimetypeHandler func(content string) Derived
 
 // Symbol is a name a content declares or uses, at a 1-based line.
@@ -28,12 +30,15 @@ type Symbol struct {
 }
 
 // Derived is what process reports about a content: its line count, its
-// JSON and XML projections when it has them (the text of the projection;
-// "" when none), the symbols it declares and the references it makes.
+// deepJson and deepXml projections (nil when it has none; JSONError and
+// XMLError then say why, when a parser said), the symbols it declares and
+// the references it makes.
 type Derived struct {
 	Lines      int
-	DeepJSON   string
-	DeepXML    string
+	DeepJSON   *JSONProjection
+	DeepXML    *XMLProjection
+	JSONError  string
+	XMLError   string
 	Symbols    []Symbol
 	References []Symbol
 }
@@ -45,7 +50,9 @@ type Mimetypes struct {
 
 // NewMimetypes returns the handler registry with the built-in handlers:
 // JSON (top-level keys are symbols), XML and HTML (elements with an id or
-// name are symbols), markdown (headings are symbols) and Go source
+// name are symbols), CSV (a deepJson of its rows, processCSV), YAML in
+// block style (a deepJson of its document, processYAML), markdown
+// (headings are symbols) and Go source
 // (top-level declarations are symbols, identifiers used are references,
 // parsed with go/parser). A +json or +xml type falls back to the JSON or
 // XML handler; any other mimetype derives only its line count.
@@ -56,12 +63,17 @@ func NewMimetypes() *Mimetypes {
 	m.Register("text/xml", processXML)
 	m.Register("text/html", processXML)
 	m.Register("text/markdown", processMarkdown)
+	m.Register("text/csv", processCSV)
+	m.Register("application/yaml", processYAML)
 	m.Register("text/x-go", processGo)
 	return m
 }
 
 // Register sets the handler of mimetype mt.
 func (m *Mimetypes) Register(mt string, h MimetypeHandler) { m.handlers[mt] = h }
+
+// Handler returns the handler process calls for mt, if any.
+func (m *Mimetypes) Handler(mt string) (MimetypeHandler, bool) { return m.handler(mt) }
 
 // handler returns the handler of mt: its own, else its structured
 // suffix's (+json, +xml).
@@ -84,12 +96,52 @@ func (m *Mimetypes) handler(mt string) (MimetypeHandler, bool) {
 }
 
 // Process is the service's one call into the registry: the handler of mt
-// over content, or the line count alone when mt has none.
+// over content (the line count alone when mt has none), completed by the
+// projections every source gets when its handler derived none
+// (complete). A nil registry has no handlers.
 func (m *Mimetypes) Process(mt, content string) Derived {
+	d := Derived{Lines: len(splitLines(content))}
 	if h, ok := m.handler(mt); ok {
-		return h(content)
+		d = h(content)
 	}
-	return Derived{Lines: len(splitLines(content))}
+	complete(&d, mt, content)
+	return d
+}
+
+// complete gives d the projections its handler left out, so a structural
+// dialect reads any source type: content that is exactly one JSON value
+// gets a deepJson of itself; the deepXml of text/html is its lenient HTML
+// parse, of an XML type its XML parse, of anything with a deepJson the
+// elements projected from it (projectJSON), of anything else its XML parse.
+func complete(d *Derived, mt, content string) {
+	if d.DeepJSON == nil && d.JSONError == "" {
+		p, err := jsonProjection(content)
+		if err != nil {
+			d.JSONError = err.Error()
+		}
+		d.DeepJSON = p
+	}
+	if d.DeepXML != nil || d.XMLError != "" {
+		return
+	}
+	var p *XMLProjection
+	var err error
+	switch {
+	case mt == "text/html":
+		p, err = parseXML(content, true)
+	case isXMLType(mt):
+		p, err = parseXML(content, false)
+	case d.DeepJSON != nil:
+		p = projectJSON(d.DeepJSON.Root)
+	case isJSONType(mt):
+		err = errors.New(d.JSONError)
+	default:
+		p, err = parseXML(content, false)
+	}
+	if err != nil {
+		d.XMLError = err.Error()
+	}
+	d.DeepXML = p
 }
 
 // Derivation is the derived view of one channel of one entry.
@@ -99,13 +151,22 @@ type Derivation struct {
 	Derived
 }
 
+// derivedChannel is what process derived for a channel and from which
+// content.
+type derivedChannel struct {
+	mimetype, content string
+	Derived
+}
+
 // Derive is the per-turn pass that runs while the packet is assembled: it
 // walks every entry of the session and processes each channel through its
-// mimetype's handler. It is the only place mimetype handlers run; ops that
-// write content never call them. The result also becomes the session's
-// symbol index, which the @graph matcher resolves until the next pass.
+// mimetype's handler, once per channel per pass. The result becomes the
+// session's symbol index, which the @graph matcher resolves until the next
+// pass, and the projections the jsonpath and xpath matchers read while the
+// channel still holds the content the pass saw (derivedFor).
 func (e *Engine) Derive(ss *store.Session) []Derivation {
 	var out []Derivation
+	idx := map[chanKey]derivedChannel{}
 	for _, ent := range ss.Entries() {
 		names := make([]string, 0, len(ent.Channels))
 		for n := range ent.Channels {
@@ -114,22 +175,17 @@ func (e *Engine) Derive(ss *store.Session) []Derivation {
 		sort.Strings(names)
 		for _, n := range names {
 			ch := ent.Channels[n]
-			d := Derived{Lines: len(splitLines(ch.Content))}
-			if e.Mimetypes != nil {
-				d = e.Mimetypes.Process(ch.Mimetype, ch.Content)
-			}
+			d := e.Mimetypes.Process(ch.Mimetype, ch.Content)
 			out = append(out, Derivation{Key: ent.Key, Channel: n, Derived: d})
+			idx[chanKey{ent.Key, n}] = derivedChannel{mimetype: ch.Mimetype, content: ch.Content, Derived: d}
 		}
 	}
 	e.indexMu.Lock()
 	if e.index == nil {
-		e.index = map[int64]map[chanKey]Derived{}
-	}
-	idx := map[chanKey]Derived{}
-	for _, d := range out {
-		idx[chanKey{d.Key, d.Channel}] = d.Derived
+		e.index = map[int64]map[chanKey]derivedChannel{}
 	}
 	e.index[ss.ID] = idx
+	delete(e.fresh, ss.ID)
 	e.indexMu.Unlock()
 	return out
 }
@@ -145,38 +201,66 @@ func (e *Engine) symbolsOf(session int64, k store.Key, channel string) (Derived,
 	e.indexMu.Lock()
 	defer e.indexMu.Unlock()
 	d, ok := e.index[session][chanKey{k, channel}]
-	return d, ok
+	return d.Derived, ok
+}
+
+// derivedFor returns the derivation of a channel that now holds content of
+// mimetype mt: the last pass's when the channel still holds what that pass
+// saw, else process over the current content, called once per content and
+// kept until the next pass.
+func (e *Engine) derivedFor(session int64, k store.Key, channel, content, mt string) Derived {
+	ck := chanKey{k, channel}
+	e.indexMu.Lock()
+	for _, m := range []map[chanKey]derivedChannel{e.index[session], e.fresh[session]} {
+		if d, ok := m[ck]; ok && d.content == content && d.mimetype == mt {
+			e.indexMu.Unlock()
+			return d.Derived
+		}
+	}
+	e.indexMu.Unlock()
+	d := e.Mimetypes.Process(mt, content)
+	e.indexMu.Lock()
+	if e.fresh == nil {
+		e.fresh = map[int64]map[chanKey]derivedChannel{}
+	}
+	if e.fresh[session] == nil {
+		e.fresh[session] = map[chanKey]derivedChannel{}
+	}
+	e.fresh[session][ck] = derivedChannel{mimetype: mt, content: content, Derived: d}
+	e.indexMu.Unlock()
+	return d
 }
 
 func processJSON(content string) Derived {
 	d := Derived{Lines: len(splitLines(content))}
-	if !json.Valid([]byte(content)) {
+	p, err := jsonProjection(content)
+	if err != nil {
+		d.JSONError = err.Error()
 		return d
 	}
-	d.DeepJSON = content
-	root, err := parseJSON(content)
-	if err != nil || root.kind != '{' {
-		return d
-	}
-	for _, kid := range root.kids {
-		d.Symbols = append(d.Symbols, Symbol{Name: kid.key, Kind: "key", Line: lineAt(content, kid.from)})
+	d.DeepJSON = p
+	if p.Root.Kind == '{' {
+		for _, kid := range p.Root.Kids {
+			d.Symbols = append(d.Symbols, Symbol{Name: kid.Key, Kind: "key", Line: kid.Span.From})
+		}
 	}
 	return d
 }
 
+// processXML makes every element of XML or HTML content with an id or name
+// attribute a symbol, at its start tag's line, reading leniently (HTML
+// entities decoded, unclosed elements allowed); the deepXml projection is
+// the one every source gets (complete): the XML parse of an XML type, the
+// lenient HTML parse of text/html.
 func processXML(content string) Derived {
 	d := Derived{Lines: len(splitLines(content))}
+	idx := newLineIndex(content)
 	dec := xml.NewDecoder(strings.NewReader(content))
 	dec.Strict = false
-	dec.AutoClose = xml.HTMLAutoClose
 	dec.Entity = xml.HTMLEntity
-	ok := false
 	for {
 		off := dec.InputOffset()
 		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
 		if err != nil {
 			return d
 		}
@@ -184,16 +268,55 @@ func processXML(content string) Derived {
 		if !isStart {
 			continue
 		}
-		ok = true
 		for _, a := range se.Attr {
 			if a.Name.Local == "id" || a.Name.Local == "name" {
-				d.Symbols = append(d.Symbols, Symbol{Name: a.Value, Kind: "element", Line: lineAt(content, int(off))})
+				d.Symbols = append(d.Symbols, Symbol{Name: a.Value, Kind: "element", Line: idx.line(int(off))})
 			}
 		}
 	}
-	if ok {
-		d.DeepXML = content
+}
+
+// processCSV parses RFC 4180 CSV with encoding/csv: the first record is
+// the header, and the deepJson is an array with one object per further
+// record, its members named by the header's columns, every value a string.
+// An item spans its record's source lines, a member its field's. Content
+// that is not CSV with one column count throughout, or has no header, has
+// no deepJson. The header's columns are the symbols.
+func processCSV(content string) Derived {
+	d := Derived{Lines: len(splitLines(content))}
+	r := csv.NewReader(strings.NewReader(content))
+	header, err := r.Read()
+	if err != nil {
+		d.JSONError = "CSV: " + err.Error()
+		if err == io.EOF {
+			d.JSONError = "CSV without a header row"
+		}
+		return d
 	}
+	root := &JSONNode{Kind: '[', Span: LineSpan{From: 1, To: max(d.Lines, 1)}}
+	for i, name := range header {
+		line, _ := r.FieldPos(i)
+		d.Symbols = append(d.Symbols, Symbol{Name: name, Kind: "key", Line: line})
+	}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			d.JSONError, d.Symbols = "CSV: "+err.Error(), nil
+			return d
+		}
+		item := &JSONNode{Item: true, Kind: '{'}
+		for i, field := range rec {
+			line, _ := r.FieldPos(i)
+			sp := LineSpan{From: line, To: line + strings.Count(field, "\n")}
+			item.Kids = append(item.Kids, &JSONNode{Key: header[i], Kind: 's', Text: field, Span: sp})
+		}
+		item.Span = LineSpan{From: item.Kids[0].Span.From, To: item.Kids[len(item.Kids)-1].Span.To}
+		root.Kids = append(root.Kids, item)
+	}
+	d.DeepJSON = NewJSONProjection(root)
 	return d
 }
 
@@ -272,18 +395,4 @@ func processGo(content string) Derived {
 		})
 	}
 	return d
-}
-
-// lineAt returns the 1-based line of byte offset off in s.
-func lineAt(s string, off int) int {
-	if off > len(s) {
-		off = len(s)
-	}
-	for off < len(s) && (s[off] == ' ' || s[off] == '\t' || s[off] == '\n' || s[off] == '\r') {
-		off++
-	}
-	if off > len(s) {
-		off = len(s)
-	}
-	return strings.Count(s[:off], "\n") + 1
 }

@@ -24,7 +24,7 @@ func (e *Engine) read(c scheme.Call, st dsl.Statement) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	e.bindIndex(c, matcher)
+	e.bind(c, matcher)
 	if isGlob(r.Key.Path) {
 		return e.readMany(c, st, r, matcher)
 	}

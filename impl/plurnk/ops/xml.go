@@ -12,24 +12,13 @@ import (
 	"github.com/antchfx/xpath"
 )
 
-// xmlDoc is a content's XML projection: an xmlquery tree (navigated by
-// antchfx/xpath) and the source byte range of each of its nodes.
-type xmlDoc struct {
-	root  *xmlquery.Node
-	spans map[*xmlquery.Node][2]int // element: start tag to end tag; text: its non-blank part
-	tags  map[*xmlquery.Node][2]int // element: its start tag
-}
-
-func newXMLDoc() *xmlDoc {
-	return &xmlDoc{root: &xmlquery.Node{Type: xmlquery.DocumentNode}, spans: map[*xmlquery.Node][2]int{}, tags: map[*xmlquery.Node][2]int{}}
-}
-
-// parseXML builds the projection of XML content (html: lenient HTML, with
-// void elements auto-closed, HTML entities and unclosed elements allowed).
-// The tree is built here rather than by xmlquery's own parser so that every
-// node keeps the exact source range it spans.
-func parseXML(content string, html bool) (*xmlDoc, error) {
-	d := newXMLDoc()
+// parseXML builds the deepXml projection of XML content (html: lenient
+// HTML, with void elements auto-closed, HTML entities and unclosed elements
+// allowed). The tree is built here rather than by xmlquery's own parser so
+// that every node keeps the exact source lines it spans.
+func parseXML(content string, html bool) (*XMLProjection, error) {
+	d := NewXMLProjection()
+	idx := newLineIndex(content)
 	dec := xml.NewDecoder(strings.NewReader(content))
 	if html {
 		dec.Strict, dec.AutoClose, dec.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
@@ -38,7 +27,7 @@ func parseXML(content string, html bool) (*xmlDoc, error) {
 		n    *xmlquery.Node
 		from int
 	}
-	stack := []open{{n: d.root}}
+	stack := []open{{n: d.Root}}
 	elements := 0
 	for {
 		before := int(dec.InputOffset())
@@ -57,37 +46,41 @@ func parseXML(content string, html bool) (*xmlDoc, error) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			n := &xmlquery.Node{Type: xmlquery.ElementNode, Data: t.Name.Local, NamespaceURI: t.Name.Space}
+			attrs := map[string]int{}
 			for _, a := range t.Attr {
 				n.Attr = append(n.Attr, xmlquery.Attr{Name: a.Name, Value: a.Value, NamespaceURI: a.Name.Space})
+				attrs[a.Name.Local] = idx.line(attrAt(content, before, after, a.Name.Local))
 			}
+			d.Attrs[n] = attrs
 			xmlquery.AddChild(cur, n)
-			d.tags[n] = [2]int{before, after}
 			stack = append(stack, open{n: n, from: before})
 			elements++
 		case xml.EndElement:
 			if len(stack) > 1 {
 				top := stack[len(stack)-1]
-				d.spans[top.n] = [2]int{top.from, max(after, top.from+1)}
+				d.Spans[top.n] = idx.lines(top.from, max(after, top.from+1))
 				stack = stack[:len(stack)-1]
 			}
 		case xml.CharData:
 			n := &xmlquery.Node{Type: xmlquery.TextNode, Data: string(t)}
 			xmlquery.AddChild(cur, n)
-			d.spans[n] = trimmed(content, before, after)
+			sp := trimmed(content, before, after)
+			d.Spans[n] = idx.lines(sp[0], sp[1])
 		case xml.Comment:
 			n := &xmlquery.Node{Type: xmlquery.CommentNode, Data: string(t)}
 			xmlquery.AddChild(cur, n)
-			d.spans[n] = [2]int{before, after}
+			d.Spans[n] = idx.lines(before, after)
 		}
 	}
 	for len(stack) > 1 {
 		top := stack[len(stack)-1]
-		d.spans[top.n] = [2]int{top.from, len(content)}
+		d.Spans[top.n] = idx.lines(top.from, len(content))
 		stack = stack[:len(stack)-1]
 	}
 	if elements == 0 {
 		return nil, errors.New("no element found")
 	}
+	d.Spans[d.Root] = idx.lines(0, len(content))
 	return d, nil
 }
 
@@ -107,35 +100,37 @@ func trimmed(s string, from, to int) [2]int {
 	return [2]int{a, b}
 }
 
-// projectJSON builds the XML projection of a JSON document: the members of
-// the top object become elements under the document root, named by their
-// keys; an array's items become <item> elements inside its element (a
-// top-level array's directly under the root); a scalar becomes the text of
-// its element (a string unquoted, null empty). So `//host` selects the
+// projectJSON builds the deepXml projection of a deepJson one: the
+// members of the top object become elements under the document root, named
+// by their keys; an array's items become <item> elements inside its element
+// (a top-level array's directly under the root); a scalar becomes the text
+// of its element (a string unquoted, null empty). So `//host` selects the
 // member "host" anywhere and `//tags/item[2]` the second item of "tags".
-func projectJSON(root *jnode) *xmlDoc {
-	d := newXMLDoc()
-	var add func(parent *xmlquery.Node, n *jnode)
-	add = func(parent *xmlquery.Node, n *jnode) {
-		switch n.kind {
+// Every node keeps the source lines of the JSON node it came from.
+func projectJSON(root *JSONNode) *XMLProjection {
+	d := NewXMLProjection()
+	var add func(parent *xmlquery.Node, n *JSONNode)
+	add = func(parent *xmlquery.Node, n *JSONNode) {
+		switch n.Kind {
 		case '{', '[':
-			for _, k := range n.kids {
-				name := k.key
-				if k.item {
+			for _, k := range n.Kids {
+				name := k.Key
+				if k.Item {
 					name = "item"
 				}
 				el := &xmlquery.Node{Type: xmlquery.ElementNode, Data: name}
 				xmlquery.AddChild(parent, el)
-				d.spans[el] = [2]int{k.from, k.to}
+				d.Spans[el] = k.Span
 				add(el, k)
 			}
 		default:
-			t := &xmlquery.Node{Type: xmlquery.TextNode, Data: n.text}
+			t := &xmlquery.Node{Type: xmlquery.TextNode, Data: n.Text}
 			xmlquery.AddChild(parent, t)
-			d.spans[t] = [2]int{n.vfrom, n.to}
+			d.Spans[t] = n.valueSpan()
 		}
 	}
-	add(d.root, root)
+	add(d.Root, root)
+	d.Spans[d.Root] = LineSpan{From: 1, To: root.Span.To}
 	return d
 }
 
@@ -143,23 +138,6 @@ func isJSONType(mt string) bool { return mt == "application/json" || strings.Has
 
 func isXMLType(mt string) bool {
 	return mt == "application/xml" || mt == "text/xml" || strings.HasSuffix(mt, "+xml")
-}
-
-// xmlProjection returns the XML projection of content: HTML for text/html,
-// JSON elements for JSON content (by mimetype, or when the content parses
-// as JSON), else the content parsed as XML.
-func xmlProjection(content, mimetype string) (*xmlDoc, error) {
-	if mimetype == "text/html" {
-		return parseXML(content, true)
-	}
-	if !isXMLType(mimetype) {
-		if root, err := parseJSON(content); err == nil {
-			return projectJSON(root), nil
-		} else if isJSONType(mimetype) {
-			return nil, err
-		}
-	}
-	return parseXML(content, false)
 }
 
 func compileXPath(expr string) (x *xpath.Expr, err error) {
@@ -171,25 +149,28 @@ func compileXPath(expr string) (x *xpath.Expr, err error) {
 	return xpath.Compile(expr)
 }
 
-// matchXPath evaluates an XPath 1.0 expression over the content's XML
-// projection and reports the lines of the nodes it selects. An expression
-// that yields a number, string or boolean selects no location and is
-// malformed as a matcher (400).
-func matchXPath(x *xpath.Expr, content, mimetype string) (res MatchResult) {
-	d, err := xmlProjection(content, mimetype)
-	if err != nil {
-		return MatchResult{Status: 203, Reason: fmt.Sprintf("the source (%s) has no XML projection an xpath matcher can read: %v", mimetype, err)}
+// matchXPath evaluates an XPath 1.0 expression over a channel's deepXml
+// projection and reports the source lines of the nodes it selects; a
+// channel without one answers 203. An expression that yields a number,
+// string or boolean selects no location and is malformed as a matcher (400).
+func matchXPath(x *xpath.Expr, d Derived, mimetype string) (res MatchResult) {
+	proj := d.DeepXML
+	if proj == nil {
+		why := d.XMLError
+		if why == "" {
+			why = "its mimetype's process derived no deepXml projection"
+		}
+		return MatchResult{Status: 203, Reason: fmt.Sprintf("the source (%s) has no XML projection an xpath matcher can read: %s", mimetype, why)}
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			res = MatchResult{Status: 400, Reason: fmt.Sprintf("xpath %q: %v", x.String(), p)}
 		}
 	}()
-	it, ok := x.Evaluate(xmlquery.CreateXPathNavigator(d.root)).(*xpath.NodeIterator)
+	it, ok := x.Evaluate(xmlquery.CreateXPathNavigator(proj.Root)).(*xpath.NodeIterator)
 	if !ok {
 		return MatchResult{Status: 400, Reason: fmt.Sprintf("xpath %q selects no nodes: a matcher selects locations, not values", x.String())}
 	}
-	idx := newLineIndex(content)
 	var out []int
 	for it.MoveNext() {
 		nav, ok := it.Current().(*xmlquery.NodeNavigator)
@@ -198,29 +179,24 @@ func matchXPath(x *xpath.Expr, content, mimetype string) (res MatchResult) {
 		}
 		n := nav.Current()
 		if nav.NodeType() == xpath.AttributeNode {
-			if at, ok := d.attrAt(content, n, nav.LocalName()); ok {
-				out = append(out, idx.line(at))
+			if ln, ok := proj.Attrs[n][nav.LocalName()]; ok {
+				out = append(out, ln)
+			} else if sp, ok := proj.Spans[n]; ok {
+				out = append(out, sp.From)
 			}
 			continue
 		}
-		if sp, ok := d.spans[n]; ok {
-			out = append(out, idx.span(sp[0], sp[1])...)
-		} else if n == d.root {
-			out = append(out, idx.span(0, len(content))...)
+		if sp, ok := proj.Spans[n]; ok {
+			out = sp.add(out)
 		}
 	}
 	return hits(out)
 }
 
-// attrAt returns the offset of attribute name inside element n's start tag
-// (the tag's start when it cannot be found, for a projected element).
-func (d *xmlDoc) attrAt(content string, n *xmlquery.Node, name string) (int, bool) {
-	tag, ok := d.tags[n]
-	if !ok {
-		sp, ok := d.spans[n]
-		return sp[0], ok
-	}
-	src := content[tag[0]:tag[1]]
+// attrAt returns the offset of attribute name inside the start tag at
+// content[from:to] (the tag's start when it cannot be found).
+func attrAt(content string, from, to int, name string) int {
+	src := content[from:to]
 	for i := 0; i+len(name) <= len(src); i++ {
 		j := strings.Index(src[i:], name)
 		if j < 0 {
@@ -233,8 +209,8 @@ func (d *xmlDoc) attrAt(content string, n *xmlquery.Node, name string) (int, boo
 		}
 		before := src[i-1]
 		if (before == ' ' || before == '\t' || before == '\n' || before == '\r' || before == ':') && strings.HasPrefix(rest, "=") {
-			return tag[0] + i, true
+			return from + i
 		}
 	}
-	return tag[0], true
+	return from
 }
