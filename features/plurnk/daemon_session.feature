@@ -16,7 +16,7 @@ Feature: sessions, runs and the method table of the daemon
     And the answer to "A" has notifications.loop/quiesced = "{loopId, runId, status: 202}: a parked loop has nothing live beneath it"
     And the answer to "A" has capabilities.schemes = ["file", "known", "log", "plurnk", "sh", "skill", "unknown"]
     And the answer to "A" has capabilities.providers = ["mock"]
-    And the answer to "A" has capabilities.mimetypes = ["application/json", "application/xml", "text/html", "text/markdown", "text/plain"]
+    And the answer to "A" has capabilities.mimetypes = ["application/json", "application/xml", "application/yaml", "text/csv", "text/html", "text/markdown", "text/plain", "text/x-go", "text/xml"]
     When "A" calls session.runs
     Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
 

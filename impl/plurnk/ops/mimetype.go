@@ -72,6 +72,16 @@ func NewMimetypes() *Mimetypes {
 // Register sets the handler of mimetype mt.
 func (m *Mimetypes) Register(mt string, h MimetypeHandler) { m.handlers[mt] = h }
 
+// Types lists the mimetypes that have a handler of their own, in no
+// particular order.
+func (m *Mimetypes) Types() []string {
+	out := make([]string, 0, len(m.handlers))
+	for mt := range m.handlers {
+		out = append(out, mt)
+	}
+	return out
+}
+
 // Handler returns the handler process calls for mt, if any.
 func (m *Mimetypes) Handler(mt string) (MimetypeHandler, bool) { return m.handler(mt) }
 

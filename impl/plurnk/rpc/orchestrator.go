@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,9 +57,6 @@ type OrchestratorConfig struct {
 	Registering func(session int64, run, target string)
 	// Providers are the provider packages discover reports.
 	Providers []string
-	// Mimetypes are the mimetypes discover reports; nil reports the ones
-	// the matcher reads.
-	Mimetypes []string
 	// Members puts a membership in front of the file scheme
 	// (§membership-*): writes of non-members and view members answer 403,
 	// each turn syncs the members, session.members and session.constrain
@@ -91,6 +89,8 @@ type Orchestrator struct {
 	svc *runs.Service
 	st  *store.Store
 	reg *scheme.Registry
+	// mimes are the mimetype handlers of the op engine.
+	mimes *ops.Mimetypes
 	// members is the project's membership, nil unless cfg.Members.
 	members *membership.Project
 
@@ -110,10 +110,6 @@ type orchSession struct {
 
 // defaultMimetypes are the mimetypes the matcher reads structurally or as
 // lines.
-func defaultMimetypes() []string {
-	return []string{"application/json", "application/xml", "text/html", "text/markdown", "text/plain"}
-}
-
 // nopNotifier drops notifications until a server subscribes.
 type nopNotifier struct{}
 
@@ -166,7 +162,8 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 			return nil, fmt.Errorf("rpc: orchestrator: %w", err)
 		}
 	}
-	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: ops.NewMimetypes()}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
+	o.mimes = ops.NewMimetypes()
+	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: o.mimes}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
 	eng.Sink = o.telemetry
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
 		ProposalTimeout: cfg.ProposalTimeout, Yolo: cfg.Yolo, MaxActive: maxActive(cfg.Env),
@@ -421,10 +418,11 @@ func runByID(ss *store.Session, id int64) *store.Run {
 
 // Capabilities implements Backend.
 func (o *Orchestrator) Capabilities() Capabilities {
-	c := Capabilities{Providers: append([]string{}, o.cfg.Providers...), Schemes: o.reg.Names(), Mimetypes: o.cfg.Mimetypes}
-	if c.Mimetypes == nil {
-		c.Mimetypes = defaultMimetypes()
-	}
+	// Every mimetype with a handler, and text/plain, which any content
+	// without one is read as (§discovery-discover).
+	mimes := append(o.mimes.Types(), "text/plain")
+	sort.Strings(mimes)
+	c := Capabilities{Providers: append([]string{}, o.cfg.Providers...), Schemes: o.reg.Names(), Mimetypes: slices.Compact(mimes)}
 	sort.Strings(c.Providers)
 	return c
 }
