@@ -13,6 +13,13 @@ Feature: COPY
     And the body channel of known:///q.md holds "Who founded Rome?"
 
   @§copy-cross-scheme-copy
+  Scenario: a COPY destination written with a host names the same entry as its path form
+    Given the entry known:///q.md contains "Who founded Rome?"
+    When the model emits <<COPY(known:///q.md):unknown://rome/founders.md:COPY
+    Then the action answers 201
+    And the body channel of unknown:///rome/founders.md holds "Who founded Rome?"
+
+  @§copy-cross-scheme-copy
   Scenario: a COPY from a project file into known answers 201 through the same path
     Given the workspace file src/app.go contains "package main\n"
     When the model emits <<COPY(src/app.go):known:///app.go:COPY

@@ -80,6 +80,12 @@ Feature: Matcher
     When the model emits <<READ(known:///todo.md):/(?<!not )todo/:READ
     Then the action answers 400
     And the result reason mentions "RE2 has no lookbehind"
+    When the model emits <<READ(known:///todo.md):/(todo)(?=x)\1/:READ
+    Then the action answers 400
+    And the result reason mentions "RE2 has no lookahead"
+    When the model emits <<FIND(known:///**):/(?<!not )todo/:FIND
+    Then the action answers 400
+    And the result reason mentions "RE2 has no lookbehind"
 
   @§matcher-result-read-returns-lines @decision
   Scenario: a regex hit that crosses a line break selects every line it touches

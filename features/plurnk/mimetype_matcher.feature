@@ -145,7 +145,7 @@ Feature: Tier 3a — the structural matchers read what process derived
       | //name                   | 200    | 2:\tname: api\n                                  |
 
   @§mimetype-methods-process-entry-point
-  Scenario Outline: a YAML document that is a sequence or a lone scalar ends on its last line
+  Scenario Outline: a YAML document that is a sequence or a lone scalar ends on its last line, and a key with nothing under it is null
     Given the entry known:///list.yaml contains "<content>"
     When the model emits <<READ(known:///list.yaml):<matcher>:READ
     Then the action answers 200
@@ -156,6 +156,9 @@ Feature: Tier 3a — the structural matchers read what process derived
       | - web\n- edge\n    | $[1]    | 2:\t- edge\n            |
       | - web\n- edge      | $[0]    | 1:\t- web\n             |
       | # one\nhello\n     | $       | 2:\thello\n             |
+      | \"hello\"\n        | $       | 1:\t\"hello\"\n         |
+      | a:\nb: 1\n          | $.b     | 2:\tb: 1\n              |
+      | - \"a\"\n- b\n      | $[0]    | 1:\t- \"a\"\n           |
 
   @§matcher-dispatch-203-soft-fallback @§mimetype-methods-process-entry-point
   Scenario Outline: YAML outside the block style the handler reads has no projection: 203, while glob reads its lines
