@@ -55,3 +55,18 @@ Feature: the operator's variables reach the daemon that reads them
     And a connection "A" to the daemon
     When "A" calls discover
     Then the answer to "A" has capabilities.providers = ["mock", "openai"]
+
+  @§methods-auto-envelope
+  Scenario Outline: <method> called before any session is made first makes the envelope
+    Given a connection "A" to the daemon
+    When "A" calls <method> with <params>
+    Then "A" got 1 "session/created" notification
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+
+    Examples:
+      | method            | params                                     |
+      | session.members   | {}                                         |
+      | session.runs      | {}                                         |
+      | log.read          | {}                                         |
+      | session.constrain | {"effect": "pick", "pattern": "notes.md"}  |

@@ -155,7 +155,6 @@ type Member struct {
 type Set struct {
 	Members []Member // by path
 	Hidden  []string // tracked or picked files a hide dropped, by path
-	Git     bool     // git supplied members
 }
 
 // Paths returns the member paths.
@@ -273,7 +272,6 @@ func (r *Resolver) Resolve(o *Overlay) (Set, error) {
 		case err != nil:
 			return Set{}, fmt.Errorf("resolve members: %w", err)
 		}
-		set.Git = true
 		if o, ok := r.Git.(Others); ok && repo != "" {
 			others, err := o.Others(r.disk(repo))
 			if err != nil {

@@ -26,7 +26,7 @@ func TestGitMembership(t *testing.T) {
 		"main.go", "docs/guide.md")
 	r := &Resolver{FS: afero.NewOsFs(), Root: dir, Git: GitCLI{}}
 	got := resolve(t, r, &Overlay{})
-	want := Set{Git: true, Members: []Member{{"docs/guide.md", "member"}, {"main.go", "member"}}}
+	want := Set{Members: []Member{{"docs/guide.md", "member"}, {"main.go", "member"}}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("members (-want +got):\n%s", d)
 	}
@@ -42,7 +42,7 @@ func TestWithoutGitOnlyPicks(t *testing.T) {
 			}
 		}
 		r := &Resolver{FS: afero.NewOsFs(), Root: dir, Git: g}
-		if got := resolve(t, r, &Overlay{}); len(got.Members) != 0 || got.Git {
+		if got := resolve(t, r, &Overlay{}); len(got.Members) != 0 {
 			t.Errorf("git %v: members %+v without a pick", g, got)
 		}
 		o := &Overlay{}
@@ -71,7 +71,7 @@ func TestOverlay(t *testing.T) {
 		}
 	}
 	got := resolve(t, r, o)
-	want := Set{Git: true,
+	want := Set{
 		Members: []Member{{"go.mod", "view"}, {"main.go", "member"}, {"scratch/deep/more.md", "member"}, {"scratch/todo.md", "member"}},
 		Hidden:  []string{"vendor/lib/l.go"},
 	}
