@@ -66,6 +66,24 @@ Feature: proposals of host commands through the daemon
     And the entry in the answer to "A" has status = 400
     And the entry in the answer to "A" has reason = "spawn_failed"
 
+  @§proposal-accept-applies @decision
+  Scenario: under yolo a command that cannot be spawned fails its EXEC row with 500 and the spawn's error
+    Given a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's simulated command "deploy" cannot be spawned
+    And the daemon's model will reply:
+      """
+      <<PLAN:deploy:PLAN
+      <<EXEC:deploy:EXEC
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "deploy"
+    Then the loop "A" started ended with status 200
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    Then the entry in the answer to "A" has op = "EXEC"
+    And the entry in the answer to "A" has status = 500
+    And the entry in the answer to "A" has reason = "500 Internal Server Error: spawn sh:///1/1/1: simulated sh: no script for command \"deploy\""
+
   @§proposal-202-pauses
   Scenario: the ops after a proposed command wait for its resolution, and an accept applies the command
     Given the daemon asks before host commands

@@ -70,3 +70,4 @@ Feature: the operator's variables reach the daemon that reads them
       | session.runs      | {}                                         |
       | log.read          | {}                                         |
       | session.constrain | {"effect": "pick", "pattern": "notes.md"}  |
+      | loop.cancel       | {}                                         |
