@@ -73,6 +73,14 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
       | <<EDIT(known:///new.json):not json:EDIT         |
 
   @§json-edit-json-parse-fail-400
+  Scenario: a body that is not JSON spliced into a JSON array answers 400 and writes nothing
+    Given the entry known:///list.json contains "[1, 2]"
+    When the model emits <<EDIT(known:///list.json)<-1>:[3, :EDIT
+    Then the action answers 400
+    And the result reason mentions "does not parse as JSON"
+    And the body channel of known:///list.json holds "[1, 2]"
+
+  @§json-edit-json-parse-fail-400
   Scenario: a JSON body that parses is accepted, and a non-JSON body into markdown is fine
     When the model emits <<EDIT(known:///new.json):{"port": 81}:EDIT
     Then the action answers 201
