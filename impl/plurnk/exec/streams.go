@@ -457,19 +457,3 @@ func (s *Streams) PollCadence(ss *store.Session, run string) (time.Duration, boo
 	}
 	return best, best > 0
 }
-
-// CancelRun stops every live stream of run in the session with 499 (the
-// run's loop cancelled, KILL of the run, shutdown) and returns how many it
-// stopped. Their endings arrive through Drain like any other.
-func (s *Streams) CancelRun(ss *store.Session, run string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for k, st := range s.byKey {
-		if k.session == ss.ID && st.snap.Run == run && st.snap.Status == 0 && st.stopping == 0 {
-			s.stopLocked(st, StatusKilled, "run cancelled")
-			n++
-		}
-	}
-	return n
-}

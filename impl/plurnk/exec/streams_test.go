@@ -317,21 +317,3 @@ func TestReadySignals(t *testing.T) {
 	}
 }
 
-func TestCancelRun(t *testing.T) {
-	r := newSimRig(t, map[string]Script{"serve": {ExitAt: -1}})
-	for i, run := range []string{"model", "model", "helper"} {
-		if _, err := r.streams.Spawn(r.ss, Request{Run: run, Loop: 1, Turn: 1, Seq: i + 1, Command: "serve"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := r.streams.CancelRun(r.ss, "model"); n != 2 {
-		t.Fatalf("stopped %d, want 2", n)
-	}
-	ended := r.streams.Drain()
-	if len(ended) != 2 || ended[0].Status != StatusKilled || ended[1].Status != StatusKilled {
-		t.Fatalf("ended %+v, want two 499s", ended)
-	}
-	if open := r.streams.Open(r.ss, "helper"); len(open) != 1 {
-		t.Fatalf("helper's stream was touched: %+v", open)
-	}
-}

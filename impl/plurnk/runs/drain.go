@@ -342,8 +342,7 @@ func (s *Service) abort(r *Run, reason string, keep bool) bool {
 		r.poll.Stop()
 		r.poll = nil
 	}
-	r.scope.Abort()
-	s.streams.CancelRun(r.sess.store, r.store.Name)
+	r.scope.Abort() // kills every stream the run spawned: each is bound to its scope
 	for id, pe := range s.pending {
 		if pe.run == r {
 			if p, err := s.proposals.Resolve(id, exec.Cancel, "loop_aborted"); err == nil {
