@@ -316,4 +316,3 @@ func TestReadySignals(t *testing.T) {
 		t.Fatal("not ready after a chunk")
 	}
 }
-
