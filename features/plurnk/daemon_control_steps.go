@@ -79,6 +79,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer to "(\w+)" has (\S+) equal to its (\S+)$`, daemonAnswerSame)
 	sc.Step(`^"(\w+)" heard the "log/entry" of its (\S+) before the answer$`, daemonHeardBefore)
 	sc.Step(`^"(\w+)" got the "log/entry" of (\S+) before its first "telemetry/event"$`, daemonRowBeforeTelemetry)
+	sc.Step(`^"(\w+)" got the "log/entry" of (\S+) before its first "(loop/terminated|loop/quiesced|stream/concluded)"$`, daemonRowBefore)
 	sc.Step(`^"(\w+)" got a "([^"]+)" notification whose (\S+) is the answer's (\S+)$`, func(ctx context.Context, who, method, field, answerField string) error {
 		d := getDaemon(ctx)
 		c, err := d.conn(who)
@@ -589,6 +590,24 @@ func daemonHeardBefore(ctx context.Context, who, field string) error {
 // daemonRowBeforeTelemetry checks that who got the log/entry of path
 // before its first telemetry/event (the rows written before a notice go
 // out before it).
+// daemonRowBefore checks that who heard the log/entry of path before the
+// first notification of method.
+func daemonRowBefore(ctx context.Context, who, path, method string) error {
+	notes, err := getDaemon(ctx).settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		switch {
+		case n.Method == method:
+			return fmt.Errorf("%q got a %s before the log/entry of %s", who, method, path)
+		case n.Method == "log/entry" && gjson.GetBytes(n.Params, "entry.path").String() == path:
+			return nil
+		}
+	}
+	return fmt.Errorf("%q got no log/entry of %s", who, path)
+}
+
 func daemonRowBeforeTelemetry(ctx context.Context, who, path string) error {
 	notes, err := getDaemon(ctx).settled(ctx, who)
 	if err != nil {

@@ -71,3 +71,17 @@ Feature: the operator's variables reach the daemon that reads them
       | log.read          | {}                                         |
       | session.constrain | {"effect": "pick", "pattern": "notes.md"}  |
       | loop.cancel       | {}                                         |
+
+  @§notifications-log-entry-notify
+  Scenario: the rows of a loop's last turn are heard before the loop's end
+    Given a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model will reply:
+      """
+      <<PLAN:one:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "go"
+    Then the loop "A" started ended with status 200
+    And "A" got the "log/entry" of log:///1/1/2/SEND before its first "loop/terminated"
