@@ -114,3 +114,20 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
     And the model was called 3 times
+
+  @§provider-surface-generate @decision
+  Scenario: a turn without a terminal SEND is a shape failure row, and the loop goes on as 102
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ(known:///a.md)::READ
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the log section of packet 2 contains "missing_terminal: a turn must end with a terminal <<SEND[status]:…:SEND"
