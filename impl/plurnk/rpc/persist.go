@@ -65,7 +65,7 @@ type durable struct {
 func (o *Orchestrator) load() error {
 	d := o.durable
 	b, err := afero.ReadFile(d.fs, path.Join(d.dir, StateFile))
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) { // os.ErrNotExist is the same error
 		return nil
 	}
 	if err != nil {
