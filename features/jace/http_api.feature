@@ -338,6 +338,9 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '{"action":"calc.clear"'
     Then the response is a JSON error "BAD_JSON" with status 400
     And the error message contains "line 1, column 23"
+    When the agent posts to /actions the raw body '   '
+    Then the response is a JSON error "INVALID_REQUEST" with status 400
+    And the error message contains "missing property 'action'"
 
   @§jace-json-only
   Scenario: a raw control character inside a JSON string is a 400 JSON error
