@@ -338,6 +338,10 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '{"action":"calc.clear"'
     Then the response is a JSON error "BAD_JSON" with status 400
     And the error message contains "line 1, column 23"
+
+  @§jace-json-only
+  Scenario: a body of blanks only is an empty request, which lacks its action
+    Given the calculator module is loaded
     When the agent posts to /actions the raw body '   '
     Then the response is a JSON error "INVALID_REQUEST" with status 400
     And the error message contains "missing property 'action'"
