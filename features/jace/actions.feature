@@ -141,6 +141,7 @@ Feature: Action semantics
     And the agent posts to /actions {"action":"calc.equals"}
     Then the response status is 422 and $.error is {"code":"DIVIDE_BY_ZERO","message":"cannot divide by zero"}
     And $.audit_preview is "EQUALS 1 / 0"
+    And $.state.display is "0"
     When the session "" is viewed by an agent
     Then $.jace.children.#(type=="display").value is "0"
     And $.jace.children.#(type=="display").pending is {"acc":1,"op":"divide"}
