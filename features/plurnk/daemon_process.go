@@ -56,6 +56,9 @@ type daemonProcess struct {
 	spawned string // where each command notes its spawns and exits
 	port    int
 	gitDone bool // the workspace is a git repository
+	// data: the scenario reaches no daemon itself; its data-plane steps
+	// go through one (daemonData).
+	data bool
 	// probe: the scenario lets less than minWait pass on the daemon's
 	// clock, a boundary a wall clock cannot resolve.
 	probe bool
@@ -95,9 +98,12 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 		}
 	}
 	if !reachesDaemon(sc) {
-		err := fmt.Errorf("%w: no step of this scenario reaches a daemon (the engine's library surface, only in process), so %s cannot run it", godog.ErrSkip, EnvCmd)
-		logf("SKIPPED (%v)", err)
-		return nil, err
+		if step := libraryStep(sc); step != "" {
+			err := fmt.Errorf("%w: the step %q drives the engine as a library, which no daemon protocol exposes, so %s cannot run it", godog.ErrSkip, step, EnvCmd)
+			logf("SKIPPED (%v)", err)
+			return nil, err
+		}
+		p.data = true
 	}
 	if why, ok := harnessBound[sc.Name]; ok {
 		err := fmt.Errorf("%w: %s", godog.ErrSkip, why)

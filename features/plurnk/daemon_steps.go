@@ -105,6 +105,9 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		ctx = context.WithValue(ctx, daemonKey{}, d)
 		proc, err := processDriver(ctx, d, sc)
 		d.proc = proc
+		if w, ok := ctx.Value(worldKey{}).(*world); ok && proc != nil && proc.data {
+			w.drv, w.fs = &daemonData{d: d}, d.fs
+		}
 		return ctx, err
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {

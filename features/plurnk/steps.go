@@ -36,6 +36,9 @@ type world struct {
 	calls   int // mimetype handler calls
 	loop    int // the coordinate the runs' actions are recorded at
 	turn    int
+	// drv is how the data-plane steps reach plurnk, chosen once per
+	// scenario: the engine above as a library, or a daemon process.
+	drv driver
 }
 
 type worldKey struct{}
@@ -55,6 +58,7 @@ func newWorld() (*world, error) {
 	}
 	w := &world{fs: fs, store: st, session: ss, runs: map[string]*store.Run{}, loop: 1, turn: 1}
 	w.eng = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
+	w.drv = embedded{w}
 	for _, r := range ss.Runs {
 		w.runs[r.Name] = r
 	}
@@ -170,7 +174,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 // client dispatches a statement as a client would (outside any model turn),
 // failing when it does not succeed.
 func client(w *world, st dsl.Statement) error {
-	res := w.eng.Do(ops.Actor{Session: w.session, Run: w.runs[store.PlurnkRun], Writer: scheme.WriterClient}, st)
+	res, err := w.drv.client(st)
+	if err != nil {
+		return err
+	}
 	if res.Status >= 300 {
 		return fmt.Errorf("setting up %s %s: %d %s", st.Op, st.Target, res.Status, res.Reason)
 	}
@@ -327,20 +334,22 @@ func givenCountingHandler(ctx context.Context, mt string) error {
 
 func emit(ctx context.Context, run, src string) error {
 	w := get(ctx)
-	r, ok := w.runs[run]
-	if !ok {
-		return fmt.Errorf("no run %q in the session", run)
-	}
 	p := dsl.Parse(unescape(src))
 	if p.HasErrors() || len(p.Statements) != 1 {
 		return fmt.Errorf("emission %q: want one statement, got %d (errors %v)", src, len(p.Statements), p.Errors)
 	}
-	w.dispatch(r, p.Statements[0])
-	return nil
+	return w.dispatch(run, p.Statements[0])
 }
 
-func (w *world) dispatch(r *store.Run, st dsl.Statement) {
-	w.results = append(w.results, w.eng.Do(ops.Actor{Session: w.session, Run: r, Loop: w.loop, Turn: w.turn, Writer: scheme.WriterModel}, st))
+// dispatch has run's model emit st at the world's coordinate, through the
+// scenario's driver, and keeps the result.
+func (w *world) dispatch(run string, st dsl.Statement) error {
+	res, err := w.drv.do(run, st)
+	if err != nil {
+		return err
+	}
+	w.results = append(w.results, res)
+	return nil
 }
 
 // emitMany dispatches n EDITs of one entry, each with a new body, as one
@@ -353,7 +362,9 @@ func emitMany(ctx context.Context, n int, t string) error {
 	}
 	for i := 1; i <= n; i++ {
 		body := fmt.Sprintf("revision %d", i)
-		w.dispatch(w.runs["model"], dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
+		if err := w.dispatch("model", dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -365,8 +376,7 @@ func emitLarge(ctx context.Context, t string, n int) error {
 		return err
 	}
 	body := strings.Repeat("x", n)
-	w.dispatch(w.runs["model"], dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
-	return nil
+	return w.dispatch("model", dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
 }
 
 // --- thens ----------------------------------------------------------------
@@ -471,8 +481,11 @@ func thenItem(ctx context.Context, i int, t string, doc *godog.DocString) error 
 	return nil
 }
 
-// entry loads the entry a target names, straight from its scheme.
-func entry(w *world, t string) (*store.Entry, error) {
+// entry loads the entry a target names, through the scenario's driver.
+func entry(w *world, t string) (*store.Entry, error) { return w.drv.entry(t) }
+
+// load loads the entry a target names, straight from its scheme.
+func (w *world) load(t string) (*store.Entry, error) {
 	tg, err := parseTarget(t)
 	if err != nil {
 		return nil, err

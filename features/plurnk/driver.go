@@ -1,0 +1,45 @@
+package plurnk
+
+import (
+	"fmt"
+
+	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/ops"
+	"anchorage/impl/plurnk/scheme"
+	"anchorage/impl/plurnk/store"
+)
+
+// driver is how the data-plane steps (an entry given, an emitted
+// statement, the result and the entries read back) reach the plurnk under
+// test. The world holds one, chosen once per scenario: embedded, the
+// engine driven as a library, or, with $PLURNK_CMD set, a daemon process
+// reached over its public JSON-RPC surface (daemonData).
+type driver interface {
+	// client writes st as a client would, outside any model turn.
+	client(st dsl.Statement) (ops.Result, error)
+	// do has run's model emit st as its action at the world's
+	// coordinate, and answers its result.
+	do(run string, st dsl.Statement) (ops.Result, error)
+	// entry loads the entry a target names; nil when there is none.
+	entry(t string) (*store.Entry, error)
+}
+
+// embedded is the driver of the engine as a library: the world's own
+// store, schemes and engine.
+type embedded struct{ w *world }
+
+func (e embedded) client(st dsl.Statement) (ops.Result, error) {
+	w := e.w
+	return w.eng.Do(ops.Actor{Session: w.session, Run: w.runs[store.PlurnkRun], Writer: scheme.WriterClient}, st), nil
+}
+
+func (e embedded) do(run string, st dsl.Statement) (ops.Result, error) {
+	w := e.w
+	r, ok := w.runs[run]
+	if !ok {
+		return ops.Result{}, fmt.Errorf("no run %q in the session", run)
+	}
+	return w.eng.Do(ops.Actor{Session: w.session, Run: r, Loop: w.loop, Turn: w.turn, Writer: scheme.WriterModel}, st), nil
+}
+
+func (e embedded) entry(t string) (*store.Entry, error) { return e.w.load(t) }
