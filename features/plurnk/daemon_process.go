@@ -103,6 +103,11 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 			logf("SKIPPED (%v)", err)
 			return nil, err
 		}
+		if why := boundStep(sc); why != "" {
+			err := fmt.Errorf("%w: %s", godog.ErrSkip, why)
+			logf("SKIPPED (%v)", err)
+			return nil, err
+		}
 		p.data = true
 	}
 	if why, ok := harnessBound[sc.Name]; ok {

@@ -106,7 +106,16 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		proc, err := processDriver(ctx, d, sc)
 		d.proc = proc
 		if w, ok := ctx.Value(worldKey{}).(*world); ok && proc != nil && proc.data {
+			// The data-plane and loop steps reach this daemon: the
+			// scripted model and the operator's environment are the
+			// daemon's, the workspace its root on disk.
 			w.drv, w.fs = &daemonData{d: d}, d.fs
+			if ew, ok := ctx.Value(engineKey{}).(*engineWorld); ok {
+				for k, v := range ew.env {
+					d.env[k] = v
+				}
+				ew.llm, ew.env = d.model, d.env
+			}
 		}
 		return ctx, err
 	})

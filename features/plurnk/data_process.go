@@ -9,7 +9,10 @@ import (
 	"strings"
 
 	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/engine"
 	"anchorage/impl/plurnk/ops"
+	"anchorage/impl/plurnk/packet"
+	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/impl/plurnk/store"
 
@@ -71,6 +74,29 @@ var dataSteps = regexpList(
 	`^every action answered (\d+)$`,
 	`^the result is the JSON:$`,
 	`^the found paths are "([^"]*)"$`,
+	// The engine loop: the scripted model, the operator, the loop and
+	// what it left.
+	`^the model will reply:$`,
+	`^the model's context window is (\d+) tokens$`,
+	`^the operator sets (PLURNK_\w+) to "([^"]*)"$`,
+	`^the operator's file (\S+) reads:$`,
+	`^the entry (\S+) holds (\d+) lines of text$`,
+	`^the handbook (\S+) grows to (\d+) lines$`,
+	`^the user starts a loop with the prompt "([^"]*)"$`,
+	`^the user starts a loop with the prompt "([^"]*)" asking for at most (\d+) turns$`,
+	`^the loop ends with status (\d+)$`,
+	`^the model was called (\d+) times?$`,
+	`^packet (\d+) has the (system|user) sections "([^"]*)"$`,
+	`^the (\S+) section of packet (\d+) reads:$`,
+	`^the (\S+) section of packet (\d+) contains "((?:[^"\\]|\\.)*)"$`,
+	`^the (\S+) section of packet (\d+) does not contain "((?:[^"\\]|\\.)*)"$`,
+	`^packet (\d+) has no (\S+) section$`,
+	`^the (system|user) slot of packet (\d+) shows the header "([^"]*)"$`,
+	`^no packet mentions "([^"]*)"$`,
+	`^the (model|plurnk) run's row log:///(\S+) is (folded|expanded)$`,
+	`^the (model|plurnk) run's log records (\w+) (\S+) with status (\d+)(?: by (\w+))?$`,
+	`^the (model|plurnk) run's log has no row for (\S+)$`,
+	`^the (model|plurnk) run has no (\w+) of (\S+) in its log$`,
 )
 
 func regexpList(exprs ...string) []*regexp.Regexp {
@@ -79,6 +105,17 @@ func regexpList(exprs ...string) []*regexp.Regexp {
 		out[i] = regexp.MustCompile(e)
 	}
 	return out
+}
+
+// targetBound are steps of the data plane whose expectation holds for the
+// engine as the scenario sets it up and not for a daemon process, with
+// why: a scenario taking one is skipped for the process target.
+var targetBound = []struct {
+	step *regexp.Regexp
+	why  string
+}{
+	{regexp.MustCompile(`^packet (\d+) has the system sections "([^"]*)"$|^packet (\d+) has no tools section$`),
+		"the engine of these scenarios has no executor, while the daemon under test offers host commands, so its packets carry the tools sheet"},
 }
 
 // libraryStep returns the first step of the scenario that only the
@@ -95,6 +132,19 @@ func libraryStep(sc *godog.Scenario) string {
 		}
 		if !ok {
 			return st.Text
+		}
+	}
+	return ""
+}
+
+// boundStep returns why a step of the scenario expects what only the
+// engine as the scenario sets it up shows, or "".
+func boundStep(sc *godog.Scenario) string {
+	for _, st := range sc.Steps {
+		for _, b := range targetBound {
+			if b.step.MatchString(st.Text) {
+				return fmt.Sprintf("the step %q: %s", st.Text, b.why)
+			}
 		}
 	}
 	return ""
@@ -248,6 +298,9 @@ func (p *daemonData) do(run string, st dsl.Statement) (ops.Result, error) {
 	if run != "model" {
 		return ops.Result{}, p.d.proc.skip("run %q emits: the op.* mirror dispatches on the connection's own client run only", run)
 	}
+	if st.Target != nil && st.Target.Scheme == "run" {
+		return ops.Result{}, p.d.proc.skip("a run:// target resolves against the run that emits it, and the op.* mirror emits on the connection's client run, not the model's")
+	}
 	if st.Target != nil && st.Op != dsl.OpRead && st.Op != dsl.OpFind {
 		for _, s := range []string{st.Target.Scheme, destScheme(st)} {
 			if s == "plurnk" || s == "skill" {
@@ -298,4 +351,165 @@ func (p *daemonData) entry(t string) (*store.Entry, error) {
 		e.Channels[name] = store.Channel{Content: ch.Content, Mimetype: ch.Mimetype, Tokens: ch.Tokens, State: store.State(ch.State)}
 	}
 	return e, nil
+}
+
+// configure refuses what the daemon would have read when it started.
+func (p *daemonData) configure(what string) error {
+	if p.d.started() {
+		return p.d.proc.skip("%s is set after the daemon started, and a daemon process reads it once, when it starts", what)
+	}
+	return nil
+}
+
+// loop runs loop.run on the model run and waits until the daemon is
+// quiet; the loop's end is its loop/terminated notification (or
+// loop/quiesced for a parked loop), its stored status the model run's in
+// session.runs, and its packets the requests the scripted model received
+// meanwhile, read back into their sections by their headers.
+func (p *daemonData) loop(ctx context.Context, prompt string, maxTurns int) (engine.Result, error) {
+	params := map[string]any{"prompt": prompt}
+	if maxTurns > 0 {
+		params["maxTurns"] = maxTurns
+	}
+	if err := p.connect(); err != nil {
+		return engine.Result{}, err
+	}
+	from := len(p.d.model.Requests)
+	raw, err := p.call("loop.run", params)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	id := gjson.GetBytes(raw, "loopId").Int()
+	notes, err := p.d.settled(ctx, dataConn)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	res := engine.Result{Status: 0}
+	for _, n := range notes {
+		if gjson.GetBytes(n.Params, "loopId").Int() != id {
+			continue
+		}
+		switch n.Method {
+		case "loop/terminated":
+			res.Status = int(gjson.GetBytes(n.Params, "finalStatus").Int())
+			res.Reason = gjson.GetBytes(n.Params, "reason").String()
+		case "loop/quiesced":
+			if res.Status == 0 {
+				res.Status = int(gjson.GetBytes(n.Params, "status").Int())
+			}
+		}
+	}
+	if res.Status == 0 {
+		return engine.Result{}, fmt.Errorf("loop %d (loop.run answered %s) neither ended nor parked", id, raw)
+	}
+	runs, err := p.call("session.runs", nil)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	model := p.d.conns[dataConn].session.Get("modelRunId").Int()
+	for _, r := range gjson.GetBytes(runs, "runs").Array() {
+		if r.Get("id").Int() == model {
+			res.Loop = &store.Loop{ID: id, Status: int(r.Get("status").Int())}
+		}
+	}
+	if res.Loop == nil {
+		return engine.Result{}, fmt.Errorf("session.runs lists no model run %d: %s", model, runs)
+	}
+	for i, req := range p.d.model.Requests[from:] {
+		res.Turns = append(res.Turns, engine.TurnRecord{Seq: i + 1, Packet: delivered(req)})
+	}
+	return res, nil
+}
+
+// sectionHeaders are the headers of the packet's sections (the digest's
+// §packet-* and §tokenomics-*), by name.
+var sectionHeaders = map[string]string{
+	packet.HeaderTools: packet.Tools, packet.HeaderSchemes: packet.Schemes, packet.HeaderOperatorNotes: packet.OperatorNotes,
+	packet.HeaderSystemPolicy: packet.SystemPolicy, packet.HeaderProjectPolicy: packet.ProjectPolicy, packet.HeaderBudget: packet.Budget,
+	packet.HeaderPrompt: packet.Prompt, packet.HeaderErrors: packet.Errors, packet.HeaderLog: packet.Log, packet.HeaderGit: packet.Git,
+	packet.HeaderRequirements: packet.Requirements,
+}
+
+// delivered reads a request the model received back into a packet: the
+// system and user messages, each cut into sections at the lines that are
+// a section's header after a blank line; the system message's text before
+// its first header is the definition.
+func delivered(req provider.Request) *engine.Delivered {
+	out := &engine.Delivered{}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case provider.RoleSystem:
+			out.System = m.Content
+			out.Sections = append(out.Sections, sectionsOf(m.Content, packet.System)...)
+		case provider.RoleUser:
+			out.User = m.Content
+			out.Sections = append(out.Sections, sectionsOf(m.Content, packet.User)...)
+		}
+	}
+	return out
+}
+
+func sectionsOf(text string, slot packet.Slot) []packet.Section {
+	var out []packet.Section
+	cur := packet.Section{Slot: slot}
+	if slot == packet.System {
+		cur.Name = packet.Definition
+	}
+	var body []string
+	flush := func() {
+		cur.Content = strings.TrimRight(strings.Join(body, "\n"), "\n")
+		if cur.Content != "" {
+			cur.Content += "\n"
+		}
+		if cur.Name != "" && cur.Content != "" {
+			out = append(out, cur)
+		}
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if name, ok := sectionHeaders[line]; ok && (i == 0 || lines[i-1] == "") {
+			flush()
+			cur, body = packet.Section{Name: name, Slot: slot, Header: line}, nil
+			continue
+		}
+		body = append(body, line)
+	}
+	flush()
+	return out
+}
+
+// log reads the log of the session's run named run with log.read.
+func (p *daemonData) log(run string) ([]*store.LogRow, error) {
+	if err := p.connect(); err != nil {
+		return nil, err
+	}
+	runs, err := p.call("session.runs", nil)
+	if err != nil {
+		return nil, err
+	}
+	var id int64
+	for _, r := range gjson.GetBytes(runs, "runs").Array() {
+		if r.Get("name").String() == run {
+			id = r.Get("id").Int()
+		}
+	}
+	if id == 0 {
+		return nil, fmt.Errorf("session.runs lists no run %q: %s", run, runs)
+	}
+	raw, err := p.call("log.read", map[string]any{"runId": id})
+	if err != nil {
+		return nil, err
+	}
+	var a struct {
+		Entries []rpc.LogEntry `json:"entries"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("log.read answered %s: %w", raw, err)
+	}
+	var out []*store.LogRow
+	for _, e := range a.Entries {
+		out = append(out, &store.LogRow{ID: e.ID, Loop: e.LoopSeq, Turn: e.TurnSeq, Seq: e.Sequence, Op: e.Op, Origin: e.Origin,
+			Target: e.Target, Status: e.Status, Expanded: e.Expanded, Content: e.Rx, Mimetype: e.Mimetype, Reason: e.Reason, Tx: e.Tx})
+	}
+	return out, nil
 }

@@ -1,9 +1,11 @@
 package plurnk
 
 import (
+	"context"
 	"fmt"
 
 	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/engine"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
@@ -22,11 +24,24 @@ type driver interface {
 	do(run string, st dsl.Statement) (ops.Result, error)
 	// entry loads the entry a target names; nil when there is none.
 	entry(t string) (*store.Entry, error)
+	// loop runs a loop of the model run with the user's prompt (at most
+	// maxTurns turns; 0 leaves the cap to the operator) until it ends or
+	// parks, and answers what it did and the packets the model received.
+	loop(ctx context.Context, prompt string, maxTurns int) (engine.Result, error)
+	// log is the log of the session's run named run (model or plurnk).
+	log(run string) ([]*store.LogRow, error)
+	// configure refuses, when it is too late, to set what the plurnk
+	// under test reads when it starts (an operator's variable, the
+	// model's context window).
+	configure(what string) error
 }
 
 // embedded is the driver of the engine as a library: the world's own
 // store, schemes and engine.
-type embedded struct{ w *world }
+type embedded struct {
+	w  *world
+	ew *engineWorld // nil until the engine loop's world is made
+}
 
 func (e embedded) client(st dsl.Statement) (ops.Result, error) {
 	w := e.w
@@ -43,3 +58,21 @@ func (e embedded) do(run string, st dsl.Statement) (ops.Result, error) {
 }
 
 func (e embedded) entry(t string) (*store.Entry, error) { return e.w.load(t) }
+
+func (e embedded) loop(ctx context.Context, prompt string, maxTurns int) (engine.Result, error) {
+	if e.ew == nil {
+		return engine.Result{}, fmt.Errorf("no engine loop in this world")
+	}
+	return runLoop(ctx, e.w, e.ew, prompt, maxTurns)
+}
+
+func (e embedded) log(run string) ([]*store.LogRow, error) {
+	r, ok := e.w.runs[run]
+	if !ok {
+		return nil, fmt.Errorf("no run %q in the session", run)
+	}
+	return r.Log, nil
+}
+
+// configure: the engine reads its configuration at each loop.
+func (e embedded) configure(string) error { return nil }

@@ -58,7 +58,7 @@ func newWorld() (*world, error) {
 	}
 	w := &world{fs: fs, store: st, session: ss, runs: map[string]*store.Run{}, loop: 1, turn: 1}
 	w.eng = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
-	w.drv = embedded{w}
+	w.drv = embedded{w: w}
 	for _, r := range ss.Runs {
 		w.runs[r.Name] = r
 	}
