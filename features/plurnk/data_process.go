@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/engine"
+	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/packet"
 	"anchorage/impl/plurnk/provider"
@@ -37,6 +40,9 @@ type daemonData struct {
 	// given are the entries the scenario gives before the daemon starts,
 	// written when it does: what the operator sets is read at the start.
 	given []dsl.Statement
+	// laidOut: the scenario lays out a project whose membership it pins,
+	// so the session picks nothing but what the scenario says.
+	laidOut bool
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the
@@ -100,6 +106,16 @@ var dataSteps = regexpList(
 	`^the (model|plurnk) run's log records (\w+) (\S+) with status (\d+)(?: by (\w+))?$`,
 	`^the (model|plurnk) run's log has no row for (\S+)$`,
 	`^the (model|plurnk) run has no (\w+) of (\S+) in its log$`,
+	// Membership: the project on disk, the overlay, the members.
+	`^a git repository holding:$`,
+	`^a project directory without git holding:$`,
+	`^the session's overlay (picks|hides|views) "([^"]*)"$`,
+	`^the members are:$`,
+	`^the hidden files are "([^"]*)"$`,
+	`^the session has no members$`,
+	`^the project file (\S+) holds "((?:[^"\\]|\\.)*)"$`,
+	`^the membership check refuses a write to (\S+) with (\d+)$`,
+	`^the membership check allows a write to (\S+)$`,
 )
 
 func regexpList(exprs ...string) []*regexp.Regexp {
@@ -188,14 +204,16 @@ func (p *daemonData) connect() error {
 	}
 	p.d.conns[dataConn].session = gjson.ParseBytes(a.Result)
 	p.c = c
-	// The engine has no membership gate: every file of the workspace is
-	// the session's, as a pick of them all makes it.
-	a, err = c.Call(ctx, "session.constrain", map[string]any{"effect": "pick", "pattern": "**"})
-	if err != nil {
-		return fmt.Errorf("session.constrain: %w", err)
-	}
-	if a.Error != nil {
-		p.d.proc.logf("plurnk process: session.constrain pick **: %v (taken as a daemon without membership)", a.Error)
+	if !p.laidOut {
+		// The engine has no membership gate: every file of the
+		// workspace is the session's, as a pick of them all makes it.
+		a, err = c.Call(ctx, "session.constrain", map[string]any{"effect": "pick", "pattern": "**"})
+		if err != nil {
+			return fmt.Errorf("session.constrain: %w", err)
+		}
+		if a.Error != nil {
+			p.d.proc.logf("plurnk process: session.constrain pick **: %v (taken as a daemon without membership)", a.Error)
+		}
 	}
 	given := p.given
 	p.given = nil
@@ -544,4 +562,61 @@ func (p *daemonData) log(run string) ([]*store.LogRow, error) {
 			Target: e.Target, Status: e.Status, Expanded: e.Expanded, Content: e.Rx, Mimetype: e.Mimetype, Reason: e.Reason, Tx: e.Tx})
 	}
 	return out, nil
+}
+
+// project writes the project's files into the daemon's root and, with
+// git, makes it a repository tracking the rows marked yes, before the
+// daemon starts; the membership is then the daemon's own.
+func (p *daemonData) project(ctx context.Context, tbl *godog.Table, withGit bool) error {
+	if p.d.started() {
+		return p.d.proc.skip("the project is laid out after the daemon started")
+	}
+	files, order, tracked, err := projectFiles(tbl)
+	if err != nil {
+		return err
+	}
+	for _, f := range order {
+		full := filepath.Join(p.d.proc.root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, []byte(files[f]), 0o644); err != nil {
+			return err
+		}
+	}
+	if withGit {
+		if err := p.d.proc.gitInit(tracked); err != nil {
+			return err
+		}
+		p.d.proc.gitDone = true
+	}
+	p.laidOut = true
+	getExec(ctx).mem = &memWorld{dir: p.d.proc.root, daemon: true}
+	return nil
+}
+
+// constrain is session.constrain.
+func (p *daemonData) constrain(_ context.Context, effect membership.Effect, pattern string) error {
+	_, err := p.call("session.constrain", map[string]any{"effect": string(effect), "pattern": pattern})
+	return err
+}
+
+// members is session.members.
+func (p *daemonData) members(context.Context) (membership.Set, error) {
+	raw, err := p.call("session.members", nil)
+	if err != nil {
+		return membership.Set{}, err
+	}
+	var a rpc.MembersResult
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return membership.Set{}, fmt.Errorf("session.members answered %s: %w", raw, err)
+	}
+	set := membership.Set{Members: a.Members, Hidden: a.Hidden}
+	if len(set.Members) == 0 {
+		set.Members = nil
+	}
+	if len(set.Hidden) == 0 {
+		set.Hidden = nil
+	}
+	return set, nil
 }

@@ -6,9 +6,12 @@ import (
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/engine"
+	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
+
+	"github.com/cucumber/godog"
 )
 
 // driver is how the data-plane steps (an entry given, an emitted
@@ -34,6 +37,14 @@ type driver interface {
 	// under test reads when it starts (an operator's variable, the
 	// model's context window).
 	configure(what string) error
+	// project lays out the project directory of tbl (| path | content |
+	// tracked |), a git repository tracking the rows marked yes when
+	// withGit.
+	project(ctx context.Context, tbl *godog.Table, withGit bool) error
+	// constrain adds a rule to the session's membership overlay.
+	constrain(ctx context.Context, effect membership.Effect, pattern string) error
+	// members is the session's resolved membership.
+	members(ctx context.Context) (membership.Set, error)
 }
 
 // embedded is the driver of the engine as a library: the world's own
@@ -76,3 +87,15 @@ func (e embedded) log(run string) ([]*store.LogRow, error) {
 
 // configure: the engine reads its configuration at each loop.
 func (e embedded) configure(string) error { return nil }
+
+func (e embedded) project(ctx context.Context, tbl *godog.Table, withGit bool) error {
+	return layProject(ctx, tbl, withGit)
+}
+
+func (e embedded) constrain(ctx context.Context, effect membership.Effect, pattern string) error {
+	return constrainEmbedded(ctx, effect, pattern)
+}
+
+func (e embedded) members(ctx context.Context) (membership.Set, error) {
+	return resolveFor(ctx, e.w.session)
+}

@@ -28,6 +28,9 @@ type memWorld struct {
 	reads    *countingFs // counts the files opened for reading
 	second   *store.Session
 	last     []store.LogRow
+	// daemon: dir is a daemon process's root, removed with its scenario;
+	// only the disk is there, the membership is the daemon's.
+	daemon bool
 }
 
 func registerMembershipSteps(sc *godog.ScenarioContext) {
@@ -40,7 +43,11 @@ func registerMembershipSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the model writes "((?:[^"\\]|\\.)*)" to (\S+) through plurnk$`, whenModelWrites)
 	sc.Step(`^(\S+) is changed on disk outside plurnk to "((?:[^"\\]|\\.)*)"$`, whenChangedOutside)
 	sc.Step(`^the members are:$`, func(ctx context.Context, tbl *godog.Table) error {
-		return thenMembers(ctx, get(ctx).session, tbl)
+		set, err := get(ctx).drv.members(ctx)
+		if err != nil {
+			return err
+		}
+		return compareMembers(set, tbl)
 	})
 	sc.Step(`^the members run "([^"]*)" resolves are:$`, thenRunMembers)
 	sc.Step(`^the second session's members are:$`, func(ctx context.Context, tbl *godog.Table) error {
@@ -52,7 +59,7 @@ func registerMembershipSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the hidden files are "([^"]*)"$`, thenHidden)
 	sc.Step(`^the session has no members$`, func(ctx context.Context) error {
-		set, err := resolveFor(ctx, get(ctx).session)
+		set, err := get(ctx).drv.members(ctx)
 		if err != nil {
 			return err
 		}
@@ -90,6 +97,33 @@ func newProjectDir(ctx context.Context) (*memWorld, error) {
 // (| path | content | and optionally | tracked |), tracking with the real
 // git binary the rows marked yes when withGit.
 func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
+	return get(ctx).drv.project(ctx, tbl, withGit)
+}
+
+// projectFiles reads a project table: | path | content | and optionally
+// | tracked | (yes: git tracks it).
+func projectFiles(tbl *godog.Table) (files map[string]string, order, tracked []string, err error) {
+	files = map[string]string{}
+	for i, row := range tbl.Rows {
+		if i == 0 {
+			continue
+		}
+		if len(row.Cells) < 2 {
+			return nil, nil, nil, fmt.Errorf("row %d: want | path | content | …", i)
+		}
+		p := row.Cells[0].Value
+		files[p] = unescape(row.Cells[1].Value)
+		order = append(order, p)
+		if len(row.Cells) > 2 && row.Cells[2].Value == "yes" {
+			tracked = append(tracked, p)
+		}
+	}
+	return files, order, tracked, nil
+}
+
+// layProject is project for the engine as a library: a directory of its
+// own, the membership attached to the world's schemes.
+func layProject(ctx context.Context, tbl *godog.Table, withGit bool) error {
 	m, err := newProjectDir(ctx)
 	if err != nil {
 		return err
@@ -168,11 +202,17 @@ func effectOf(verb string) membership.Effect {
 }
 
 func givenConstraint(ctx context.Context, verb, pattern string) error {
+	return get(ctx).drv.constrain(ctx, effectOf(verb), pattern)
+}
+
+// constrainEmbedded files a constraint of the world's session with the
+// membership the engine's schemes consult.
+func constrainEmbedded(ctx context.Context, effect membership.Effect, pattern string) error {
 	m, err := mem(ctx)
 	if err != nil {
 		return err
 	}
-	return m.project.Constrain(get(ctx).session.ID, membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
+	return m.project.Constrain(get(ctx).session.ID, membership.Constraint{Effect: effect, Pattern: pattern})
 }
 
 // givenRunConstraint is a constraint a run's client asks for; the
@@ -253,7 +293,7 @@ func thenRunMembers(ctx context.Context, run string, tbl *godog.Table) error {
 }
 
 func thenHidden(ctx context.Context, want string) error {
-	set, err := resolveFor(ctx, get(ctx).session)
+	set, err := get(ctx).drv.members(ctx)
 	if err != nil {
 		return err
 	}
