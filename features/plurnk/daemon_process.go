@@ -369,6 +369,9 @@ func (p *daemonProcess) environ(d *daemonWorld) []string {
 	if d.stream {
 		env["PLURNK_OPENAI_STREAM"] = "1"
 	}
+	if _, ok := env[provider.EnvOpenAIContext]; !ok && d.model.Context > 0 {
+		env[provider.EnvOpenAIContext] = strconv.Itoa(d.model.Context)
+	}
 	if !d.ask {
 		env["PLURNK_YOLO"] = "1"
 	}
