@@ -142,7 +142,7 @@ var harnessBound = map[string]string{
 }
 
 // clockStep is a step letting time pass on the daemon's clock.
-var clockStep = regexp.MustCompile(`^(\d+) ms pass on the daemon's clock$`)
+var clockStep = regexp.MustCompile(`^(\d+) ms pass on the (?:daemon's|session) clock$`)
 
 // minWait and maxWait bound the waits on the wall clock that stand for
 // time passing on the daemon's clock: shorter ones probe a boundary the

@@ -109,12 +109,17 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 			// The data-plane and loop steps reach this daemon: the
 			// scripted model and the operator's environment are the
 			// daemon's, the workspace its root on disk.
-			w.drv, w.fs = &daemonData{d: d}, d.fs
+			dd := &daemonData{d: d}
+			w.drv, w.fs = dd, d.fs
 			if ew, ok := ctx.Value(engineKey{}).(*engineWorld); ok {
 				for k, v := range ew.env {
 					d.env[k] = v
 				}
 				ew.llm, ew.env = d.model, d.env
+			}
+			if rw, ok := ctx.Value(runKey{}).(*runWorld); ok {
+				dd.rw, rw.drv = rw, daemonRuns{dd}
+				d.ask = asks(sc)
 			}
 		}
 		return ctx, err

@@ -43,6 +43,7 @@ type daemonData struct {
 	// laidOut: the scenario lays out a project whose membership it pins,
 	// so the session picks nothing but what the scenario says.
 	laidOut bool
+	rw      *runWorld // the session of runs, whose commands are this daemon's
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the
@@ -165,7 +166,7 @@ var boundScenarios = []struct {
 func libraryStep(sc *godog.Scenario) string {
 	for _, st := range sc.Steps {
 		ok := false
-		for _, re := range dataSteps {
+		for _, re := range append(dataSteps, runSteps...) {
 			if re.MatchString(st.Text) {
 				ok = true
 				break
@@ -181,6 +182,11 @@ func libraryStep(sc *godog.Scenario) string {
 // boundStep returns why a step of the scenario expects what only the
 // engine as the scenario sets it up shows, or "".
 func boundStep(sc *godog.Scenario) string {
+	if startsRun(sc) {
+		if _, why := oneRun(sc); why != "" {
+			return why
+		}
+	}
 	for _, b := range boundScenarios {
 		if b.name.MatchString(sc.Name) {
 			return b.why
