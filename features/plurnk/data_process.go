@@ -112,6 +112,8 @@ var dataSteps = regexpList(
 	`^the heaviest-entries table of packet (\d+) has (\d+) rows?$`,
 	`^the turn table of packet (\d+) lists the turns "([^"]*)"$`,
 	`^every delivered packet is within its ceiling$`,
+	`^the model was called once per turn, (\d+) times in all$`,
+	`^the loop's meta is (.+)$`,
 	// The action's rows, as its op.* answer lists them (their coordinates
 	// are the client loop's: the steps naming one are not here).
 	`^the action's log row records status (\d+) for (\S+)$`,
@@ -462,6 +464,7 @@ func (p *daemonData) loop(ctx context.Context, prompt string, maxTurns int) (eng
 		return engine.Result{}, err
 	}
 	res := engine.Result{Status: 0}
+	turns := -1 // the loop's turns as loop/terminated reports them
 	for _, n := range notes {
 		if gjson.GetBytes(n.Params, "loopId").Int() != id {
 			continue
@@ -470,6 +473,8 @@ func (p *daemonData) loop(ctx context.Context, prompt string, maxTurns int) (eng
 		case "loop/terminated":
 			res.Status = int(gjson.GetBytes(n.Params, "finalStatus").Int())
 			res.Reason = gjson.GetBytes(n.Params, "reason").String()
+			res.Meta = json.RawMessage(gjson.GetBytes(n.Params, "meta").Raw)
+			turns = int(gjson.GetBytes(n.Params, "turns").Int())
 		case "loop/quiesced":
 			if res.Status == 0 {
 				res.Status = int(gjson.GetBytes(n.Params, "status").Int())
@@ -492,8 +497,19 @@ func (p *daemonData) loop(ctx context.Context, prompt string, maxTurns int) (eng
 	if res.Loop == nil {
 		return engine.Result{}, fmt.Errorf("session.runs lists no model run %d: %s", model, runs)
 	}
-	for i, req := range p.d.model.Requests[from:] {
-		res.Turns = append(res.Turns, engine.TurnRecord{Seq: i + 1, Packet: delivered(req)})
+	// The turns the daemon reported, the packets the model received
+	// riding the first of them (a parked loop reports none: one turn per
+	// packet).
+	reqs := p.d.model.Requests[from:]
+	if turns < 0 {
+		turns = len(reqs)
+	}
+	for i := 0; i < turns; i++ {
+		t := engine.TurnRecord{Seq: i + 1}
+		if i < len(reqs) {
+			t.Packet = delivered(reqs[i])
+		}
+		res.Turns = append(res.Turns, t)
 	}
 	return res, nil
 }
