@@ -166,19 +166,16 @@ func thenFoundPaths(ctx context.Context, want string) error {
 
 // thenRunChannel reads one channel of an entry of the run world's session.
 func thenRunChannel(ctx context.Context, ch, target, want string) error {
-	rw := getRuns(ctx)
-	k, err := runEntryKey(target)
+	e, err := getRuns(ctx).drv.entry(target)
 	if err != nil {
 		return err
 	}
 	var got *string
-	rw.svc.View(func() {
-		if e := rw.ss.Entry(k); e != nil {
-			if c, ok := e.Channels[ch]; ok {
-				got = &c.Content
-			}
+	if e != nil {
+		if c, ok := e.Channels[ch]; ok {
+			got = &c.Content
 		}
-	})
+	}
 	if got == nil {
 		return fmt.Errorf("no %s channel at %s", ch, target)
 	}

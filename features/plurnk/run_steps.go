@@ -324,13 +324,10 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the command "([^"]*)" was spawned (\d+) times?$`, func(ctx context.Context, cmd string, n int) error {
-		rw := getRuns(ctx)
 		got := 0
-		for _, sim := range rw.sims() {
-			for _, sp := range sim.Spawns() {
-				if sp.Command == cmd {
-					got++
-				}
+		for _, sp := range getRuns(ctx).drv.spawns() {
+			if sp.Command == cmd {
+				got++
 			}
 		}
 		if got != n {
@@ -482,12 +479,10 @@ func thenRunRow(ctx context.Context, run, fold, op, target string, status int, c
 // entry is the session's entry at target (run:// included), read under the
 // service's lock.
 func (rw *runWorld) entry(target string) (*store.Entry, error) {
-	k, err := runEntryKey(target)
+	e, err := rw.drv.entry(target)
 	if err != nil {
 		return nil, err
 	}
-	var e *store.Entry
-	rw.svc.View(func() { e = rw.ss.Entry(k) })
 	if e == nil {
 		return nil, fmt.Errorf("no entry %s", target)
 	}

@@ -35,6 +35,10 @@ type runsDriver interface {
 	// stream is the stream at target: Status 0 while it runs, then its
 	// close status.
 	stream(target string) (exec.Stream, error)
+	// entry is the session's entry at target; nil when there is none.
+	entry(target string) (*store.Entry, error)
+	// spawns are the host commands started so far.
+	spawns() []exec.Spec
 }
 
 // embeddedRuns drives the runs service of the scenario's runWorld.
@@ -137,4 +141,22 @@ func (e embeddedRuns) stream(target string) (exec.Stream, error) {
 		return exec.Stream{}, fmt.Errorf("no stream %s", target)
 	}
 	return st, nil
+}
+
+func (e embeddedRuns) entry(target string) (*store.Entry, error) {
+	k, err := runEntryKey(target)
+	if err != nil {
+		return nil, err
+	}
+	var ent *store.Entry
+	e.rw.svc.View(func() { ent = e.rw.ss.Entry(k) })
+	return ent, nil
+}
+
+func (e embeddedRuns) spawns() []exec.Spec {
+	var out []exec.Spec
+	for _, sim := range e.rw.sims() {
+		out = append(out, sim.Spawns()...)
+	}
+	return out
 }

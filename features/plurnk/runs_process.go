@@ -42,6 +42,9 @@ var runSteps = regexpList(
 	`^packet (\d+) of run "([^"]*)" (contains|does not contain) "((?:[^"\\]|\\.)*)"$`,
 	`^the run stream (\S+) ended with (\d+)$`,
 	`^the run stream (\S+) is still running$`,
+	`^the (\w+) channel of the run stream (\S+) holds "((?:[^"\\]|\\.)*)"$`,
+	`^the command "([^"]*)" was spawned (\d+) times?$`,
+	`^the session's entry (\S+) reads "((?:[^"\\]|\\.)*)"$`,
 )
 
 var (
@@ -99,6 +102,8 @@ func oneRun(sc *godog.Scenario) (string, string) {
 type daemonRuns struct{ *daemonData }
 
 func (r daemonRuns) log(run string) ([]store.LogRow, error) { return r.runLog(run) }
+
+func (r daemonRuns) spawns() []exec.Spec { return r.d.spawns() }
 
 func (p *daemonData) script(run, reply string) error {
 	if p.d.started() {
