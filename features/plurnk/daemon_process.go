@@ -99,7 +99,7 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 	}
 	if !reachesDaemon(sc) {
 		if step := libraryStep(sc); step != "" {
-			err := fmt.Errorf("%w: the step %q drives the engine as a library, which no daemon protocol exposes, so %s cannot run it", godog.ErrSkip, step, EnvCmd)
+			err := fmt.Errorf("%w: the step %q: %s", godog.ErrSkip, step, libraryReason(step))
 			logf("SKIPPED (%v)", err)
 			return nil, err
 		}

@@ -39,7 +39,7 @@ type daemonData struct {
 	c *rpc.Client
 	// given are the entries the scenario gives before the daemon starts,
 	// written when it does: what the operator sets is read at the start.
-	given []dsl.Statement
+	given []func() error
 	// laidOut: the scenario lays out a project whose membership it pins,
 	// so the session picks nothing but what the scenario says.
 	laidOut bool
@@ -128,6 +128,9 @@ var dataSteps = regexpList(
 	`^the project file (\S+) holds "((?:[^"\\]|\\.)*)"$`,
 	`^the membership check refuses a write to (\S+) with (\d+)$`,
 	`^the membership check allows a write to (\S+)$`,
+	`^a project holding the git repositories:$`,
+	`^the session's overlay declares the repo "([^"]*)"$`,
+	`^the service runs with PLURNK_GIT_ALLOWED="([^"]*)" and PLURNK_GIT_AUTO="([^"]*)"$`,
 )
 
 func regexpList(exprs ...string) []*regexp.Regexp {
@@ -160,6 +163,30 @@ var boundScenarios = []struct {
 		"the daemon wires a client's writes into the model run's log (rows by plurnk) where the engine's givens write outside any run's log, and this scenario pins the packet's rows"},
 	{regexp.MustCompile(`^the grinder acts only above the ceiling: `),
 		"it pins a packet of exactly 2245 tokens as the embedded scripted model's tokenizer counts it; a daemon process measures with its own provider's tokenizer"},
+}
+
+// libraryReasons say why a step only the engine as a library takes has no
+// daemon counterpart, by the kind of step: the first that matches.
+var libraryReasons = []struct {
+	step *regexp.Regexp
+	why  string
+}{
+	{regexp.MustCompile(`^the model's turn \d+/\d+ begins$|^the model's EXEC \d+/\d+/\d+ is accepted|^the exec output sh:///|at log:///|^the errors of turn|^the action's log rows are:$|^the model's log holds|'s log row log:///|EDITs of (\S+) in one turn$`),
+		"it places a model's action at a coordinate L/T/S of the model run, while a client of the daemon acts on its own client loop (op.*, one turn a call) or through whole model turns (loop.run)"},
+	{regexp.MustCompile(`mimetype handler|^the packet is assembled$|^a scheme "|^a packet plugin|counts one token per|^the provider (charges|will fail|priced)|^the members have been synced$|^the next sync|outside plurnk|its record for the plurnk run|^the model will reply with the (meta|raw payload)|forwarding the notice|^the session was notified of the notices|child run|^a second (run|session)|carried the run's abort signal|generates reply|when its drain|while its next command registers|before the daemon applies|^the client will cancel the loop|stored \d+ tokens|pico-USD|^the engine offers`),
+		"it reaches inside the embedded engine or service (a handler, plugin, scheme or provider of the harness's own, a sync pass, a seam of the drain), which no daemon protocol exposes"},
+	{regexp.MustCompile(`^the simulated command|^the real sh executor|^PLURNK_EXEC_KILL_GRACE_MS|ms pass for the running commands$|^the commands run to completion$|^the stream (\S+) (ended|is still)|ignores the polite signal|by SIG\w+ at \d+ ms|seconds pass on the session clock|^the stream events|^the stdout of|^the shell environment|^the project's \.env|^an executor "|^the model cancels`),
+		"it drives the exec scheme's simulated executors on the simulated clock as a library (spawns, chunks and signals at simulated times)"},
+}
+
+// libraryReason says why the step has no daemon counterpart.
+func libraryReason(step string) string {
+	for _, r := range libraryReasons {
+		if r.step.MatchString(step) {
+			return r.why
+		}
+	}
+	return "it drives the engine as a library, which no daemon protocol exposes"
 }
 
 // libraryStep returns the first step of the scenario that only the
@@ -242,13 +269,9 @@ func (p *daemonData) connect() error {
 	}
 	given := p.given
 	p.given = nil
-	for _, st := range given {
-		res, err := p.op(st)
-		if err != nil {
+	for _, f := range given {
+		if err := f(); err != nil {
 			return err
-		}
-		if res.Status >= 300 {
-			return fmt.Errorf("setting up %s %s: %d %s", st.Op, st.Target, res.Status, res.Reason)
 		}
 	}
 	return nil
@@ -365,7 +388,16 @@ func (p *daemonData) op(st dsl.Statement) (ops.Result, error) {
 // the daemon has started, when it starts (checked then).
 func (p *daemonData) client(st dsl.Statement) (ops.Result, error) {
 	if p.c == nil {
-		p.given = append(p.given, st)
+		p.given = append(p.given, func() error {
+			res, err := p.op(st)
+			if err != nil {
+				return err
+			}
+			if res.Status >= 300 {
+				return fmt.Errorf("setting up %s %s: %d %s", st.Op, st.Target, res.Status, res.Reason)
+			}
+			return nil
+		})
 		return ops.Result{}, nil
 	}
 	return p.op(st)
@@ -643,10 +675,40 @@ func (p *daemonData) project(ctx context.Context, tbl *godog.Table, withGit bool
 	return nil
 }
 
-// constrain is session.constrain.
+// constrain is session.constrain; before the daemon has started, when it
+// starts.
 func (p *daemonData) constrain(_ context.Context, effect membership.Effect, pattern string) error {
-	_, err := p.call("session.constrain", map[string]any{"effect": string(effect), "pattern": pattern})
-	return err
+	f := func() error {
+		_, err := p.call("session.constrain", map[string]any{"effect": string(effect), "pattern": pattern})
+		return err
+	}
+	if p.c == nil {
+		p.given = append(p.given, f)
+		return nil
+	}
+	return f()
+}
+
+// forest writes the repositories into the daemon's root before it starts.
+func (p *daemonData) forest(ctx context.Context, tbl *godog.Table) error {
+	if p.d.started() {
+		return p.d.proc.skip("the project is laid out after the daemon started")
+	}
+	if err := writeForest(p.d.proc.root, tbl); err != nil {
+		return err
+	}
+	p.d.proc.gitDone, p.laidOut = true, true
+	getExec(ctx).mem = &memWorld{dir: p.d.proc.root, daemon: true}
+	return nil
+}
+
+// gitFlags are the operator's variables the daemon reads when it starts.
+func (p *daemonData) gitFlags(_ context.Context, allowed, auto string) error {
+	if err := p.configure("PLURNK_GIT_ALLOWED"); err != nil {
+		return err
+	}
+	p.d.env["PLURNK_GIT_ALLOWED"], p.d.env["PLURNK_GIT_AUTO"] = allowed, auto
+	return nil
 }
 
 // members is session.members.

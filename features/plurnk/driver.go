@@ -45,6 +45,11 @@ type driver interface {
 	constrain(ctx context.Context, effect membership.Effect, pattern string) error
 	// members is the session's resolved membership.
 	members(ctx context.Context) (membership.Set, error)
+	// forest lays out a project of several git repositories (| repo |
+	// path | content | tracked |).
+	forest(ctx context.Context, tbl *godog.Table) error
+	// gitFlags sets the operator's PLURNK_GIT_ALLOWED and PLURNK_GIT_AUTO.
+	gitFlags(ctx context.Context, allowed, auto string) error
 }
 
 // embedded is the driver of the engine as a library: the world's own
@@ -98,4 +103,10 @@ func (e embedded) constrain(ctx context.Context, effect membership.Effect, patte
 
 func (e embedded) members(ctx context.Context) (membership.Set, error) {
 	return resolveFor(ctx, e.w.session)
+}
+
+func (e embedded) forest(ctx context.Context, tbl *godog.Table) error { return layForest(ctx, tbl) }
+
+func (e embedded) gitFlags(ctx context.Context, allowed, auto string) error {
+	return gitFlagsEmbedded(ctx, allowed, auto)
 }
