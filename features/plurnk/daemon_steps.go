@@ -119,6 +119,7 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 			}
 			if rw, ok := ctx.Value(runKey{}).(*runWorld); ok {
 				dd.rw, rw.drv = rw, daemonRuns{dd}
+				dd.run, _ = oneRun(sc)
 				d.ask = asks(sc)
 			}
 		}

@@ -44,6 +44,7 @@ type daemonData struct {
 	// so the session picks nothing but what the scenario says.
 	laidOut bool
 	rw      *runWorld // the session of runs, whose commands are this daemon's
+	run     string    // the one run of a session of runs: the model run
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the

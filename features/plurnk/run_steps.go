@@ -255,9 +255,8 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the session was notified (loop/\w+) for loop (\d+) of run "([^"]*)" with status (\d+)$`, func(ctx context.Context, kind string, loop int, run string, status int) error {
-		rw := getRuns(ctx)
 		var seen []string
-		for _, ev := range rw.svc.Events() {
+		for _, ev := range getRuns(ctx).drv.events() {
 			if ev.Kind == kind && ev.Run == run && ev.LoopSeq == loop && ev.Status == status {
 				return nil
 			}
@@ -267,7 +266,7 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the session was notified (loop/\w+) (\d+) times? for run "([^"]*)"$`, func(ctx context.Context, kind string, n int, run string) error {
 		got := 0
-		for _, ev := range getRuns(ctx).svc.Events() {
+		for _, ev := range getRuns(ctx).drv.events() {
 			if ev.Kind == kind && ev.Run == run {
 				got++
 			}
@@ -317,9 +316,12 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the session holds (\d+) runs?$`, func(ctx context.Context, n int) error {
-		rs := getRuns(ctx).mustRuns()
+		rs, err := getRuns(ctx).drv.runs()
+		if err != nil {
+			return err
+		}
 		if len(rs) != n {
-			return fmt.Errorf("the session holds %d runs, want %d", len(rs), n)
+			return fmt.Errorf("the session holds %d runs (%v), want %d", len(rs), rs, n)
 		}
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/provider"
+	"anchorage/impl/plurnk/runs"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/llm"
 )
@@ -39,6 +40,11 @@ type runsDriver interface {
 	entry(target string) (*store.Entry, error)
 	// spawns are the host commands started so far.
 	spawns() []exec.Spec
+	// events are the session's notifications so far (loop/terminated,
+	// loop/quiesced, stream/concluded), oldest first.
+	events() []runs.Event
+	// runs names the session's runs, the reserved plurnk run left out.
+	runs() ([]string, error)
 }
 
 // embeddedRuns drives the runs service of the scenario's runWorld.
@@ -159,4 +165,14 @@ func (e embeddedRuns) spawns() []exec.Spec {
 		out = append(out, sim.Spawns()...)
 	}
 	return out
+}
+
+func (e embeddedRuns) events() []runs.Event { return e.rw.svc.Events() }
+
+func (e embeddedRuns) runs() ([]string, error) {
+	var out []string
+	for _, r := range e.rw.mustRuns() {
+		out = append(out, r.Name)
+	}
+	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
+	"anchorage/impl/plurnk/runs"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/llm"
 
@@ -45,6 +46,10 @@ var runSteps = regexpList(
 	`^the (\w+) channel of the run stream (\S+) holds "((?:[^"\\]|\\.)*)"$`,
 	`^the command "([^"]*)" was spawned (\d+) times?$`,
 	`^the session's entry (\S+) reads "((?:[^"\\]|\\.)*)"$`,
+	`^the session was notified (loop/\w+) for loop (\d+) of run "([^"]*)" with status (\d+)$`,
+	`^the session was notified (loop/\w+) (\d+) times? for run "([^"]*)"$`,
+	`^the session was notified stream/concluded for (\S+) with close status (\d+) and wake action "([^"]*)"$`,
+	`^the session holds (\d+) runs?$`,
 )
 
 var (
@@ -223,4 +228,62 @@ func asks(sc *godog.Scenario) bool {
 		}
 	}
 	return startsRun(sc)
+}
+
+// events reads the notifications the data plane's connection heard: the
+// model run's loop/terminated and loop/quiesced (the scenario's run), and
+// stream/concluded.
+func (r daemonRuns) events() []runs.Event {
+	if err := r.connect(); err != nil {
+		return nil
+	}
+	notes, err := r.d.settled(context.Background(), dataConn)
+	if err != nil {
+		return nil
+	}
+	model := r.d.conns[dataConn].session.Get("modelRunId").Int()
+	seqs := map[int64]int{} // loop ids of the model run, by log.read
+	if rows, err := r.call("log.read", map[string]any{"runId": model}); err == nil {
+		for _, e := range gjson.GetBytes(rows, "entries").Array() {
+			seqs[e.Get("loop_id").Int()] = int(e.Get("loop_seq").Int())
+		}
+	}
+	var out []runs.Event
+	for _, n := range notes {
+		g := func(path string) gjson.Result { return gjson.GetBytes(n.Params, path) }
+		run := fmt.Sprintf("run %d", g("runId").Int())
+		if g("runId").Int() == model {
+			run = r.run
+		}
+		switch n.Method {
+		case "loop/terminated":
+			out = append(out, runs.Event{Kind: n.Method, Run: run, LoopSeq: int(g("loopSeq").Int()), Status: int(g("finalStatus").Int())})
+		case "loop/quiesced":
+			out = append(out, runs.Event{Kind: n.Method, Run: run, LoopSeq: seqs[g("loopId").Int()], Status: int(g("status").Int())})
+		case "stream/concluded":
+			out = append(out, runs.Event{Kind: n.Method, Run: run, Target: g("target").String(), Status: int(g("closeStatus").Int()), WakeAction: g("wakeAction").String()})
+		}
+	}
+	return out
+}
+
+// runs are session.runs' runs but the reserved plurnk run and the data
+// plane's own client run, the scenario's run standing for the model run.
+func (r daemonRuns) runs() ([]string, error) {
+	raw, err := r.call("session.runs", nil)
+	if err != nil {
+		return nil, err
+	}
+	sess := r.d.conns[dataConn].session
+	var out []string
+	for _, x := range gjson.GetBytes(raw, "runs").Array() {
+		switch id := x.Get("id").Int(); {
+		case x.Get("name").String() == store.PlurnkRun || id == sess.Get("runId").Int():
+		case id == sess.Get("modelRunId").Int():
+			out = append(out, r.run)
+		default:
+			out = append(out, x.Get("name").String())
+		}
+	}
+	return out, nil
 }
