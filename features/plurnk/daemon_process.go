@@ -98,14 +98,18 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 		}
 	}
 	if !reachesDaemon(sc) {
+		// The reason alone on the SKIPPED line (so the counts group by
+		// it), the step on the next.
 		if step := libraryStep(sc); step != "" {
-			err := fmt.Errorf("%w: the step %q: %s", godog.ErrSkip, step, libraryReason(step))
+			err := fmt.Errorf("%w: %s", godog.ErrSkip, libraryReason(step))
 			logf("SKIPPED (%v)", err)
+			logf("  at the step %q", step)
 			return nil, err
 		}
-		if why := boundStep(sc); why != "" {
+		if why, step := boundStep(sc); why != "" {
 			err := fmt.Errorf("%w: %s", godog.ErrSkip, why)
 			logf("SKIPPED (%v)", err)
+			logf("  at the step %q", step)
 			return nil, err
 		}
 		p.data = true

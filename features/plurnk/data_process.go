@@ -209,27 +209,28 @@ func libraryStep(sc *godog.Scenario) string {
 	return ""
 }
 
-// boundStep returns why a step of the scenario expects what only the
-// engine as the scenario sets it up shows, or "".
-func boundStep(sc *godog.Scenario) string {
+// boundStep returns why the scenario expects what only the engine as the
+// scenario sets it up shows, and the step (or the scenario) that does; ""
+// when none.
+func boundStep(sc *godog.Scenario) (why, step string) {
 	if startsRun(sc) {
 		if _, why := oneRun(sc); why != "" {
-			return why
+			return why, "(its runs)"
 		}
 	}
 	for _, b := range boundScenarios {
 		if b.name.MatchString(sc.Name) {
-			return b.why
+			return b.why, "(the whole scenario)"
 		}
 	}
 	for _, st := range sc.Steps {
 		for _, b := range targetBound {
 			if b.step.MatchString(st.Text) {
-				return fmt.Sprintf("the step %q: %s", st.Text, b.why)
+				return b.why, st.Text
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // connect boots the daemon and opens the data plane's connection and
