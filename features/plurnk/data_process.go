@@ -9,15 +9,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/engine"
+	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/packet"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/impl/plurnk/store"
+	"anchorage/sim/llm"
 
 	"github.com/cucumber/godog"
 	"github.com/tidwall/gjson"
@@ -45,6 +48,7 @@ type daemonData struct {
 	laidOut bool
 	rw      *runWorld // the session of runs, whose commands are this daemon's
 	run     string    // the one run of a session of runs: the model run
+	streams int       // the exec outputs given
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the
@@ -59,6 +63,7 @@ var dataSteps = regexpList(
 	`^the entry (\S+) contains "((?:[^"\\]|\\.)*)" tagged "([^"]*)"$`,
 	`^the workspace file (\S+) contains "((?:[^"\\]|\\.)*)"$`,
 	`^the workspace holds the binary file (\S+)$`,
+	`^the exec output (sh:///1/1/\d+) has streamed "((?:[^"\\]|\\.)*)" on (stdout|stderr) and is still active$`,
 	// Whens.
 	`^the model emits (<<.+)$`,
 	`^the model emits:$`,
@@ -162,6 +167,8 @@ var boundScenarios = []struct {
 }{
 	{regexp.MustCompile(`^(PLURNK_MANIFEST_ITEMS=2 foists|unset or 0, there is no preview|with nine rows in the log the heaviest-entries table lists all nine)`),
 		"the daemon wires a client's writes into the model run's log (rows by plurnk) where the engine's givens write outside any run's log, and this scenario pins the packet's rows"},
+	{regexp.MustCompile(`^text the service derives is markdown; exec's declared text/plain survives$`),
+		"it reads the mimetype of an OPEN, which writes no row, while an op.* answer carries a mimetype on its rows only; and it names rows log:///1/1/… of the model run, where the mirror's are the client loop's"},
 	{regexp.MustCompile(`^the grinder acts only above the ceiling: `),
 		"it pins a packet of exactly 2245 tokens as the embedded scripted model's tokenizer counts it; a daemon process measures with its own provider's tokenizer"},
 }
@@ -731,4 +738,54 @@ func (p *daemonData) members(context.Context) (membership.Set, error) {
 		set.Hidden = nil
 	}
 	return set, nil
+}
+
+// streamedCommand is the host command that stands for an exec output the
+// scenario gives.
+const streamedCommand = "given-stream"
+
+// streamed makes the exec output at sh:///1/1/S a real one: a command that
+// prints chunk on ch at once and never exits, started by the model's first
+// turn (loop.run), whose S-1 actions before its EXEC find nothing, so the
+// EXEC lands at S. Only a first loop of the model run gets there.
+func (p *daemonData) streamed(target, chunk, ch string) error {
+	var seq int
+	if _, err := fmt.Sscanf(target, "sh:///1/1/%d", &seq); err != nil || seq < 1 {
+		return fmt.Errorf("exec output %s: want sh:///1/1/S", target)
+	}
+	if p.streams > 0 {
+		return p.d.proc.skip("a second exec output given: the model's first turn gives one")
+	}
+	p.streams++
+	if err := p.d.setScript(streamedCommand, exec.Script{Chunks: []exec.ScriptChunk{{Channel: ch, Data: chunk}}, ExitAt: -1}); err != nil {
+		return err
+	}
+	var reply strings.Builder
+	reply.WriteString("<<PLAN:start the command:PLAN\n")
+	for i := 1; i < seq; i++ {
+		fmt.Fprintf(&reply, "<<FIND(known:///given-stream-%d/**)::FIND\n", i)
+	}
+	fmt.Fprintf(&reply, "<<EXEC:%s:EXEC\n<<SEND[202]:waiting:SEND\n", streamedCommand)
+	p.d.model.Add(llm.Reply{Content: reply.String()})
+	if err := p.connect(); err != nil {
+		return err
+	}
+	if err := p.runCall("loop.run", map[string]any{"prompt": "start the command"}); err != nil {
+		return err
+	}
+	// The chunk reaches the channel as the command prints it.
+	deadline := time.Now().Add(callTimeout)
+	for {
+		e, err := p.entry(target)
+		if err != nil {
+			return err
+		}
+		if e != nil && e.Channels[ch].Content == chunk {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the exec output %s did not stream %q on %s: %+v", target, chunk, ch, e)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -50,6 +50,9 @@ type driver interface {
 	forest(ctx context.Context, tbl *godog.Table) error
 	// gitFlags sets the operator's PLURNK_GIT_ALLOWED and PLURNK_GIT_AUTO.
 	gitFlags(ctx context.Context, allowed, auto string) error
+	// streamed gives an exec output at target that has streamed chunk on
+	// channel ch and is still active.
+	streamed(target, chunk, ch string) error
 }
 
 // embedded is the driver of the engine as a library: the world's own
@@ -109,4 +112,20 @@ func (e embedded) forest(ctx context.Context, tbl *godog.Table) error { return l
 
 func (e embedded) gitFlags(ctx context.Context, allowed, auto string) error {
 	return gitFlagsEmbedded(ctx, allowed, auto)
+}
+
+func (e embedded) streamed(target, chunk, ch string) error {
+	w := e.w
+	k, m, err := streamKey(w, target)
+	if err != nil {
+		return err
+	}
+	return w.store.Update(w.session, func(tx *store.Tx) error {
+		if tx.Get(k) == nil {
+			if err := scheme.OpenStream(tx, m, k); err != nil {
+				return err
+			}
+		}
+		return scheme.AppendChunk(tx, k, ch, chunk)
+	})
 }

@@ -90,7 +90,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^a second run "([^"]*)" in the session$`, givenRun)
 	sc.Step(`^the workspace file (\S+) contains "((?:[^"\\]|\\.)*)"$`, givenFile)
 	sc.Step(`^the workspace holds the binary file (\S+)$`, givenBinaryFile)
-	sc.Step(`^the exec output (\S+) has streamed "((?:[^"\\]|\\.)*)" on (\w+) and is still active$`, givenStream)
+	sc.Step(`^the exec output (\S+) has streamed "((?:[^"\\]|\\.)*)" on (\w+) and is still active$`, func(ctx context.Context, t, chunk, ch string) error {
+		return get(ctx).drv.streamed(t, unescape(chunk), ch)
+	})
 	sc.Step(`^the exec output (\S+) has closed$`, givenStreamClosed)
 	sc.Step(`^the exec output (\S+) streams "((?:[^"\\]|\\.)*)" on (\w+)$`, givenStream)
 	sc.Step(`^the exec output (\S+) (closes|fails)$`, func(ctx context.Context, t, how string) error {
