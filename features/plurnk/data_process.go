@@ -13,7 +13,6 @@ import (
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/engine"
-	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/packet"
@@ -48,7 +47,8 @@ type daemonData struct {
 	laidOut bool
 	rw      *runWorld // the session of runs, whose commands are this daemon's
 	run     string    // the one run of a session of runs: the model run
-	streams int       // the exec outputs given
+	output  string    // the exec output given, its target
+	relayed int       // what its command was given to print
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the
@@ -64,6 +64,9 @@ var dataSteps = regexpList(
 	`^the workspace file (\S+) contains "((?:[^"\\]|\\.)*)"$`,
 	`^the workspace holds the binary file (\S+)$`,
 	`^the exec output (sh:///1/1/\d+) has streamed "((?:[^"\\]|\\.)*)" on (stdout|stderr) and is still active$`,
+	`^the exec output (sh:///1/1/\d+) streams "((?:[^"\\]|\\.)*)" on (stdout|stderr)$`,
+	`^the exec output (\S+) has closed$`,
+	`^the exec output (\S+) closes$`,
 	// Whens.
 	`^the model emits (<<.+)$`,
 	`^the model emits:$`,
@@ -741,23 +744,58 @@ func (p *daemonData) members(context.Context) (membership.Set, error) {
 }
 
 // streamedCommand is the host command that stands for an exec output the
-// scenario gives.
+// scenario gives: a relay of what the harness writes into relayDir, in
+// order (NNNN.stdout and NNNN.stderr printed on that channel, NNNN.close
+// ending it with 0), until the scenario is over.
 const streamedCommand = "given-stream"
 
-// streamed makes the exec output at sh:///1/1/S a real one: a command that
-// prints chunk on ch at once and never exits, started by the model's first
-// turn (loop.run), whose S-1 actions before its EXEC find nothing, so the
-// EXEC lands at S. Only a first loop of the model run gets there.
+func (p *daemonData) relayDir() string { return filepath.Join(p.d.proc.spawned, "relay") }
+
+// relay sends what the command prints next (ch "stdout" or "stderr", or
+// "close"), in order.
+func (p *daemonData) relay(ch, data string) error {
+	p.relayed++
+	tmp := filepath.Join(p.d.proc.spawned, "relay.tmp")
+	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(p.relayDir(), fmt.Sprintf("%04d.%s", p.relayed, ch)))
+}
+
+// streamed makes the exec output at sh:///1/1/S a real one: the relay
+// command, started by the model's first turn (loop.run), whose S-1
+// actions before its EXEC find nothing, so the EXEC lands at S; it prints
+// chunk on ch at once. Only a first loop of the model run gets there.
 func (p *daemonData) streamed(target, chunk, ch string) error {
 	var seq int
 	if _, err := fmt.Sscanf(target, "sh:///1/1/%d", &seq); err != nil || seq < 1 {
 		return fmt.Errorf("exec output %s: want sh:///1/1/S", target)
 	}
-	if p.streams > 0 {
+	if p.output != "" {
 		return p.d.proc.skip("a second exec output given: the model's first turn gives one")
 	}
-	p.streams++
-	if err := p.d.setScript(streamedCommand, exec.Script{Chunks: []exec.ScriptChunk{{Channel: ch, Data: chunk}}, ExitAt: -1}); err != nil {
+	p.output = target
+	dir := p.relayDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	script := fmt.Sprintf(`#!/bin/sh
+while :; do
+  for f in $(ls '%[1]s'); do
+    case $f in
+      *.stdout) cat '%[1]s'/$f; rm -f '%[1]s'/$f ;;
+      *.stderr) cat '%[1]s'/$f >&2; rm -f '%[1]s'/$f ;;
+      *.close) rm -f '%[1]s'/$f; exit 0 ;;
+    esac
+  done
+  [ -f '%[2]s' ] || exit 1
+  sleep 0.01
+done
+`, dir, p.d.proc.clockFile())
+	if err := os.WriteFile(filepath.Join(p.d.proc.bin, streamedCommand), []byte(script), 0o755); err != nil {
+		return err
+	}
+	if err := p.relay(ch, chunk); err != nil {
 		return err
 	}
 	var reply strings.Builder
@@ -773,19 +811,60 @@ func (p *daemonData) streamed(target, chunk, ch string) error {
 	if err := p.runCall("loop.run", map[string]any{"prompt": "start the command"}); err != nil {
 		return err
 	}
-	// The chunk reaches the channel as the command prints it.
+	return p.await(target, ch, func(c store.Channel) bool { return c.Content == chunk })
+}
+
+// await waits until the channel ch of target is as ok says.
+func (p *daemonData) await(target, ch string, ok func(store.Channel) bool) error {
 	deadline := time.Now().Add(callTimeout)
 	for {
 		e, err := p.entry(target)
 		if err != nil {
 			return err
 		}
-		if e != nil && e.Channels[ch].Content == chunk {
+		if e != nil && ok(e.Channels[ch]) {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the exec output %s did not stream %q on %s: %+v", target, chunk, ch, e)
+			return fmt.Errorf("the exec output %s: its %s channel is not as the scenario gives it: %+v", target, ch, e)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// streamMore has the exec output print chunk on ch: the first chunk gives
+// the output at target.
+func (p *daemonData) streamMore(target, chunk, ch string) error {
+	if p.output == "" {
+		return p.streamed(target, chunk, ch)
+	}
+	if target != p.output {
+		return p.d.proc.skip("a second exec output given: the model's first turn gives one")
+	}
+	e, err := p.entry(target)
+	if err != nil || e == nil {
+		return fmt.Errorf("the exec output %s: %v", target, err)
+	}
+	want := e.Channels[ch].Content + chunk
+	if err := p.relay(ch, chunk); err != nil {
+		return err
+	}
+	return p.await(target, ch, func(c store.Channel) bool { return c.Content == want })
+}
+
+// streamEnd ends the exec output: its command exits 0 and the daemon
+// closes its channels. An exec output that fails needs the exec scheme's
+// own transition, which no command's exit makes.
+func (p *daemonData) streamEnd(target string, failed bool) error {
+	if failed {
+		return p.d.proc.skip("an exec output that fails: a command's own exit closes its channels, only a stop errors them")
+	}
+	if p.output == "" || target != p.output {
+		return fmt.Errorf("no exec output %s was given", target)
+	}
+	if err := p.relay("close", ""); err != nil {
+		return err
+	}
+	p.d.settle()
+	return p.await(target, "stdout", func(c store.Channel) bool { return c.State == store.StateClosed })
 }

@@ -53,6 +53,11 @@ type driver interface {
 	// streamed gives an exec output at target that has streamed chunk on
 	// channel ch and is still active.
 	streamed(target, chunk, ch string) error
+	// streamMore has the exec output at target stream chunk on ch.
+	streamMore(target, chunk, ch string) error
+	// streamEnd ends the exec output at target: closed, or errored when
+	// failed.
+	streamEnd(target string, failed bool) error
 }
 
 // embedded is the driver of the engine as a library: the world's own
@@ -128,4 +133,19 @@ func (e embedded) streamed(target, chunk, ch string) error {
 		}
 		return scheme.AppendChunk(tx, k, ch, chunk)
 	})
+}
+
+func (e embedded) streamMore(target, chunk, ch string) error { return e.streamed(target, chunk, ch) }
+
+func (e embedded) streamEnd(target string, failed bool) error {
+	state := store.StateClosed
+	if failed {
+		state = store.StateErrored
+	}
+	w := e.w
+	k, _, err := streamKey(w, target)
+	if err != nil {
+		return err
+	}
+	return w.store.Update(w.session, func(tx *store.Tx) error { return scheme.SetState(tx, k, state) })
 }

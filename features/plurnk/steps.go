@@ -93,13 +93,14 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the exec output (\S+) has streamed "((?:[^"\\]|\\.)*)" on (\w+) and is still active$`, func(ctx context.Context, t, chunk, ch string) error {
 		return get(ctx).drv.streamed(t, unescape(chunk), ch)
 	})
-	sc.Step(`^the exec output (\S+) has closed$`, givenStreamClosed)
-	sc.Step(`^the exec output (\S+) streams "((?:[^"\\]|\\.)*)" on (\w+)$`, givenStream)
+	sc.Step(`^the exec output (\S+) has closed$`, func(ctx context.Context, t string) error {
+		return get(ctx).drv.streamEnd(t, false)
+	})
+	sc.Step(`^the exec output (\S+) streams "((?:[^"\\]|\\.)*)" on (\w+)$`, func(ctx context.Context, t, chunk, ch string) error {
+		return get(ctx).drv.streamMore(t, unescape(chunk), ch)
+	})
 	sc.Step(`^the exec output (\S+) (closes|fails)$`, func(ctx context.Context, t, how string) error {
-		if how == "fails" {
-			return setStreamState(ctx, t, store.StateErrored)
-		}
-		return setStreamState(ctx, t, store.StateClosed)
+		return get(ctx).drv.streamEnd(t, how == "fails")
 	})
 	sc.Step(`^a scheme "([^"]*)" whose handler throws$`, func(ctx context.Context, name string) error {
 		return givenFlakyScheme(ctx, name, "always")
