@@ -71,6 +71,8 @@ var dataSteps = regexpList(
 	`^the model emits (<<.+)$`,
 	`^the model emits:$`,
 	`^the model emits an EDIT of (\S+) with a body of (\d+) characters$`,
+	`^a second run "([^"]*)" in the session$`,
+	`^run "([^"]*)" emits (<<.+)$`,
 	// Thens.
 	`^the action answers (\d+)$`,
 	`^the action answers (\d+) on the same entry as before$`,
@@ -292,12 +294,20 @@ func (p *daemonData) connect() error {
 // call makes one call on the data plane's connection; an error answer is
 // an error.
 func (p *daemonData) call(method string, params any) (json.RawMessage, error) {
+	return p.callOn(nil, method, params)
+}
+
+// callOn is call on the connection c (nil: the data plane's).
+func (p *daemonData) callOn(c *rpc.Client, method string, params any) (json.RawMessage, error) {
 	if err := p.connect(); err != nil {
 		return nil, err
 	}
+	if c == nil {
+		c = p.c
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	a, err := p.c.Call(ctx, method, params)
+	a, err := c.Call(ctx, method, params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
@@ -360,12 +370,15 @@ type opAnswer struct {
 // status, target, content and reason from the answer, the mimetype from
 // its last log row, the items of a READ that fans out from its rows, and
 // the entry the op left at its target from entry.read.
-func (p *daemonData) op(st dsl.Statement) (ops.Result, error) {
+func (p *daemonData) op(st dsl.Statement) (ops.Result, error) { return p.opOn(nil, st) }
+
+// opOn is op on the connection c (nil: the data plane's).
+func (p *daemonData) opOn(c *rpc.Client, st dsl.Statement) (ops.Result, error) {
 	params, err := p.opParams(st)
 	if err != nil {
 		return ops.Result{}, err
 	}
-	raw, err := p.call("op."+strings.ToLower(string(st.Op)), params)
+	raw, err := p.callOn(c, "op."+strings.ToLower(string(st.Op)), params)
 	if err != nil {
 		return ops.Result{}, err
 	}
@@ -418,8 +431,13 @@ func (p *daemonData) client(st dsl.Statement) (ops.Result, error) {
 // do has the statement dispatched as one turn of the connection's client
 // loop: the op.* mirror offers no model turn, so the writer is the client.
 func (p *daemonData) do(run string, st dsl.Statement) (ops.Result, error) {
+	var c *rpc.Client
 	if run != "model" {
-		return ops.Result{}, p.d.proc.skip("run %q emits: the op.* mirror dispatches on the connection's own client run only", run)
+		dc, ok := p.d.conns[run]
+		if !ok {
+			return ops.Result{}, fmt.Errorf("no run %q in the session", run)
+		}
+		c = dc.c
 	}
 	if st.Target != nil && st.Target.Scheme == "run" {
 		return ops.Result{}, p.d.proc.skip("a run:// target resolves against the run that emits it, and the op.* mirror emits on the connection's client run, not the model's")
@@ -434,7 +452,7 @@ func (p *daemonData) do(run string, st dsl.Statement) (ops.Result, error) {
 	if st.Body != nil && len(*st.Body) > maxFrameBody {
 		return ops.Result{}, p.d.proc.skip("a body of %d bytes is more than one JSON-RPC frame of the protocol carries (%d)", len(*st.Body), maxFrameBody)
 	}
-	return p.op(st)
+	return p.opOn(c, st)
 }
 
 // destScheme is the scheme of a COPY's or MOVE's destination (its body).
@@ -867,4 +885,25 @@ func (p *daemonData) streamEnd(target string, failed bool) error {
 	}
 	p.d.settle()
 	return p.await(target, "stdout", func(c store.Channel) bool { return c.State == store.StateClosed })
+}
+
+// addRun gives the session a second run: a second connection attached to
+// the session with that run's name (session.attach runName), whose client
+// run the run's emissions go through.
+func (p *daemonData) addRun(name string) error {
+	if err := p.connect(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	c, err := rpc.Dial(ctx, p.d.url)
+	if err != nil {
+		return err
+	}
+	p.d.conns[name] = &daemonConn{c: c}
+	id := p.d.conns[dataConn].session.Get("id").Int()
+	if _, err := p.callOn(c, "session.attach", map[string]any{"id": id, "runName": name}); err != nil {
+		return err
+	}
+	return nil
 }

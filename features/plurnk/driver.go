@@ -53,6 +53,8 @@ type driver interface {
 	// streamed gives an exec output at target that has streamed chunk on
 	// channel ch and is still active.
 	streamed(target, chunk, ch string) error
+	// addRun adds a run named name to the session.
+	addRun(name string) error
 	// streamMore has the exec output at target stream chunk on ch.
 	streamMore(target, chunk, ch string) error
 	// streamEnd ends the exec output at target: closed, or errored when
@@ -148,4 +150,14 @@ func (e embedded) streamEnd(target string, failed bool) error {
 		return err
 	}
 	return w.store.Update(w.session, func(tx *store.Tx) error { return scheme.SetState(tx, k, state) })
+}
+
+func (e embedded) addRun(name string) error {
+	w := e.w
+	r, err := w.store.AddRun(w.session, name)
+	if err != nil {
+		return err
+	}
+	w.runs[name] = r
+	return nil
 }

@@ -212,15 +212,7 @@ func givenTaggedEntry(ctx context.Context, t, content, tags string) error {
 	return client(get(ctx), st)
 }
 
-func givenRun(ctx context.Context, name string) error {
-	w := get(ctx)
-	r, err := w.store.AddRun(w.session, name)
-	if err != nil {
-		return err
-	}
-	w.runs[name] = r
-	return nil
-}
+func givenRun(ctx context.Context, name string) error { return get(ctx).drv.addRun(name) }
 
 func givenFile(ctx context.Context, p, content string) error {
 	return afero.WriteFile(get(ctx).fs, workspace+"/"+strings.TrimPrefix(p, "/"), []byte(unescape(content)), 0o644)
