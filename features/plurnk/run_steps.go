@@ -169,15 +169,7 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
-		d := exec.Accept
-		if how == "rejects" {
-			d = exec.Reject
-		}
-		if _, err := rw.svc.Resolve(row.ID, d, ""); err != nil {
-			return err
-		}
-		rw.settle()
-		return nil
+		return rw.drv.resolve(row.ID, how == "accepts")
 	})
 	sc.Step(`^(\d+) ms pass on the session clock$`, func(ctx context.Context, ms int) error {
 		return getRuns(ctx).drv.pass(ms)

@@ -45,6 +45,9 @@ type runsDriver interface {
 	events() []runs.Event
 	// runs names the session's runs, the reserved plurnk run left out.
 	runs() ([]string, error)
+	// resolve settles the proposal of the log row id, accepting it or
+	// rejecting it, and returns once plurnk is quiet.
+	resolve(row int64, accept bool) error
 }
 
 // embeddedRuns drives the runs service of the scenario's runWorld.
@@ -175,4 +178,16 @@ func (e embeddedRuns) runs() ([]string, error) {
 		out = append(out, r.Name)
 	}
 	return out, nil
+}
+
+func (e embeddedRuns) resolve(row int64, accept bool) error {
+	d := exec.Accept
+	if !accept {
+		d = exec.Reject
+	}
+	if _, err := e.rw.svc.Resolve(row, d, ""); err != nil {
+		return err
+	}
+	e.rw.settle()
+	return nil
 }

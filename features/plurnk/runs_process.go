@@ -50,6 +50,7 @@ var runSteps = regexpList(
 	`^the session was notified (loop/\w+) (\d+) times? for run "([^"]*)"$`,
 	`^the session was notified stream/concluded for (\S+) with close status (\d+) and wake action "([^"]*)"$`,
 	`^the session holds (\d+) runs?$`,
+	`^the client (accepts|rejects) the proposal of run "([^"]*)"'s row log:///(\S+)$`,
 )
 
 var (
@@ -286,4 +287,13 @@ func (r daemonRuns) runs() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// resolve is loop.resolve of the row's proposal.
+func (r daemonRuns) resolve(row int64, accept bool) error {
+	d := "accept"
+	if !accept {
+		d = "reject"
+	}
+	return r.runCall("loop.resolve", map[string]any{"logEntryId": row, "decision": d})
 }
