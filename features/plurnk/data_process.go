@@ -98,6 +98,7 @@ var dataSteps = regexpList(
 	// The engine loop: the scripted model, the operator, the loop and
 	// what it left.
 	`^the model will reply:$`,
+	`^the model will reply, its text ending on the last character shown:$`,
 	`^the model's context window is (\d+) tokens$`,
 	`^the operator sets (PLURNK_\w+) to "([^"]*)"$`,
 	`^the operator's file (\S+) reads:$`,
