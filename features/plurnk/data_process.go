@@ -137,6 +137,10 @@ var dataSteps = regexpList(
 	`^the members are:$`,
 	`^the hidden files are "([^"]*)"$`,
 	`^the session has no members$`,
+	`^run "([^"]*)" (picks|hides|views) "([^"]*)"$`,
+	`^the members run "([^"]*)" resolves are:$`,
+	`^a second session over the same project$`,
+	`^the second session's members are:$`,
 	`^the project file (\S+) holds "((?:[^"\\]|\\.)*)"$`,
 	`^the membership check refuses a write to (\S+) with (\d+)$`,
 	`^the membership check allows a write to (\S+)$`,
@@ -706,11 +710,16 @@ func (p *daemonData) project(ctx context.Context, tbl *godog.Table, withGit bool
 	return nil
 }
 
-// constrain is session.constrain; before the daemon has started, when it
-// starts.
-func (p *daemonData) constrain(_ context.Context, effect membership.Effect, pattern string) error {
+// constrain is session.constrain on the connection of run (the data
+// plane's for the session's own and the model's); before the daemon has
+// started, when it starts.
+func (p *daemonData) constrain(_ context.Context, run string, effect membership.Effect, pattern string) error {
 	f := func() error {
-		_, err := p.call("session.constrain", map[string]any{"effect": string(effect), "pattern": pattern})
+		c, err := p.connOf(run)
+		if err != nil {
+			return err
+		}
+		_, err = p.callOn(c, "session.constrain", map[string]any{"effect": string(effect), "pattern": pattern})
 		return err
 	}
 	if p.c == nil {
@@ -718,6 +727,35 @@ func (p *daemonData) constrain(_ context.Context, effect membership.Effect, patt
 		return nil
 	}
 	return f()
+}
+
+// connOf is the connection that stands for who: "" and "model" the data
+// plane's (nil), another run or the second session its own.
+func (p *daemonData) connOf(who string) (*rpc.Client, error) {
+	if who == "" || who == "model" {
+		return nil, nil
+	}
+	c, ok := p.d.conns[who]
+	if !ok {
+		return nil, fmt.Errorf("no run or session %q", who)
+	}
+	return c.c, nil
+}
+
+// secondSession is a second connection's session.create.
+func (p *daemonData) secondSession(context.Context) error {
+	if err := p.connect(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	c, err := rpc.Dial(ctx, p.d.url)
+	if err != nil {
+		return err
+	}
+	p.d.conns[secondSession] = &daemonConn{c: c}
+	_, err = p.callOn(c, "session.create", map[string]any{"name": secondSession})
+	return err
 }
 
 // forest writes the repositories into the daemon's root before it starts.
@@ -742,9 +780,16 @@ func (p *daemonData) gitFlags(_ context.Context, allowed, auto string) error {
 	return nil
 }
 
-// members is session.members.
-func (p *daemonData) members(context.Context) (membership.Set, error) {
-	raw, err := p.call("session.members", nil)
+// members is session.members on the connection that stands for who.
+func (p *daemonData) members(_ context.Context, who string) (membership.Set, error) {
+	if err := p.connect(); err != nil {
+		return membership.Set{}, err
+	}
+	c, err := p.connOf(who)
+	if err != nil {
+		return membership.Set{}, err
+	}
+	raw, err := p.callOn(c, "session.members", nil)
 	if err != nil {
 		return membership.Set{}, err
 	}

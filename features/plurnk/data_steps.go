@@ -316,7 +316,7 @@ func writeForest(dir string, tbl *godog.Table) error {
 }
 
 func givenRepoConstraint(ctx context.Context, folder string) error {
-	return get(ctx).drv.constrain(ctx, membership.Repo, folder)
+	return get(ctx).drv.constrain(ctx, "", membership.Repo, folder)
 }
 
 // givenGitFlags sets the service-wide git switches as the operator's

@@ -41,10 +41,14 @@ type driver interface {
 	// tracked |), a git repository tracking the rows marked yes when
 	// withGit.
 	project(ctx context.Context, tbl *godog.Table, withGit bool) error
-	// constrain adds a rule to the session's membership overlay.
-	constrain(ctx context.Context, effect membership.Effect, pattern string) error
-	// members is the session's resolved membership.
-	members(ctx context.Context) (membership.Set, error)
+	// constrain adds a rule to the session's membership overlay, as the
+	// client of run asks ("": the session's own).
+	constrain(ctx context.Context, run string, effect membership.Effect, pattern string) error
+	// members is the resolved membership of the session (who ""), of the
+	// second session (secondSession) or that a run of the session sees.
+	members(ctx context.Context, who string) (membership.Set, error)
+	// secondSession opens a second session over the same project.
+	secondSession(ctx context.Context) error
 	// forest lays out a project of several git repositories (| repo |
 	// path | content | tracked |).
 	forest(ctx context.Context, tbl *godog.Table) error
@@ -107,13 +111,18 @@ func (e embedded) project(ctx context.Context, tbl *godog.Table, withGit bool) e
 	return layProject(ctx, tbl, withGit)
 }
 
-func (e embedded) constrain(ctx context.Context, effect membership.Effect, pattern string) error {
-	return constrainEmbedded(ctx, effect, pattern)
+func (e embedded) constrain(ctx context.Context, run string, effect membership.Effect, pattern string) error {
+	if run == "" {
+		return constrainEmbedded(ctx, effect, pattern)
+	}
+	return constrainRun(ctx, run, effect, pattern)
 }
 
-func (e embedded) members(ctx context.Context) (membership.Set, error) {
-	return resolveFor(ctx, e.w.session)
+func (e embedded) members(ctx context.Context, who string) (membership.Set, error) {
+	return membersEmbedded(ctx, who)
 }
+
+func (e embedded) secondSession(ctx context.Context) error { return secondSessionEmbedded(ctx) }
 
 func (e embedded) forest(ctx context.Context, tbl *godog.Table) error { return layForest(ctx, tbl) }
 

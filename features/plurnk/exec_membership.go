@@ -43,7 +43,7 @@ func registerMembershipSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the model writes "((?:[^"\\]|\\.)*)" to (\S+) through plurnk$`, whenModelWrites)
 	sc.Step(`^(\S+) is changed on disk outside plurnk to "((?:[^"\\]|\\.)*)"$`, whenChangedOutside)
 	sc.Step(`^the members are:$`, func(ctx context.Context, tbl *godog.Table) error {
-		set, err := get(ctx).drv.members(ctx)
+		set, err := get(ctx).drv.members(ctx, "")
 		if err != nil {
 			return err
 		}
@@ -51,15 +51,15 @@ func registerMembershipSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the members run "([^"]*)" resolves are:$`, thenRunMembers)
 	sc.Step(`^the second session's members are:$`, func(ctx context.Context, tbl *godog.Table) error {
-		m := getExec(ctx).mem
-		if m == nil || m.second == nil {
-			return fmt.Errorf("there is no second session")
+		set, err := get(ctx).drv.members(ctx, secondSession)
+		if err != nil {
+			return err
 		}
-		return thenMembers(ctx, m.second, tbl)
+		return compareMembers(set, tbl)
 	})
 	sc.Step(`^the hidden files are "([^"]*)"$`, thenHidden)
 	sc.Step(`^the session has no members$`, func(ctx context.Context) error {
-		set, err := get(ctx).drv.members(ctx)
+		set, err := get(ctx).drv.members(ctx, "")
 		if err != nil {
 			return err
 		}
@@ -202,7 +202,7 @@ func effectOf(verb string) membership.Effect {
 }
 
 func givenConstraint(ctx context.Context, verb, pattern string) error {
-	return get(ctx).drv.constrain(ctx, effectOf(verb), pattern)
+	return get(ctx).drv.constrain(ctx, "", effectOf(verb), pattern)
 }
 
 // constrainEmbedded files a constraint of the world's session with the
@@ -218,6 +218,12 @@ func constrainEmbedded(ctx context.Context, effect membership.Effect, pattern st
 // givenRunConstraint is a constraint a run's client asks for; the
 // membership files it where it belongs.
 func givenRunConstraint(ctx context.Context, run, verb, pattern string) error {
+	return get(ctx).drv.constrain(ctx, run, effectOf(verb), pattern)
+}
+
+// constrainRun files a constraint a run's client asks for in the world's
+// membership.
+func constrainRun(ctx context.Context, run string, effect membership.Effect, pattern string) error {
 	w := get(ctx)
 	r, ok := w.runs[run]
 	if !ok {
@@ -227,10 +233,14 @@ func givenRunConstraint(ctx context.Context, run, verb, pattern string) error {
 	if err != nil {
 		return err
 	}
-	return m.project.ConstrainRun(w.store, r.ID, membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
+	return m.project.ConstrainRun(w.store, r.ID, membership.Constraint{Effect: effect, Pattern: pattern})
 }
 
-func givenSecondSession(ctx context.Context) error {
+func givenSecondSession(ctx context.Context) error { return get(ctx).drv.secondSession(ctx) }
+
+// secondSessionEmbedded opens a second session of the world's store over
+// the same project.
+func secondSessionEmbedded(ctx context.Context) error {
 	w := get(ctx)
 	m, err := mem(ctx)
 	if err != nil {
@@ -276,24 +286,43 @@ func compareMembers(set membership.Set, tbl *godog.Table) error {
 // thenRunMembers resolves the members a run sees, asking the membership
 // by the run.
 func thenRunMembers(ctx context.Context, run string, tbl *godog.Table) error {
-	w := get(ctx)
-	r, ok := w.runs[run]
-	if !ok {
-		return fmt.Errorf("no run %q in the session", run)
-	}
-	m, err := mem(ctx)
-	if err != nil {
-		return err
-	}
-	set, err := m.project.MembersOfRun(w.store, r.ID)
+	set, err := get(ctx).drv.members(ctx, run)
 	if err != nil {
 		return err
 	}
 	return compareMembers(set, tbl)
 }
 
+// membersEmbedded resolves the members of the world's session (who ""),
+// of its second session, or that a run of it sees.
+func membersEmbedded(ctx context.Context, who string) (membership.Set, error) {
+	w := get(ctx)
+	switch who {
+	case "":
+		return resolveFor(ctx, w.session)
+	case secondSession:
+		m := getExec(ctx).mem
+		if m == nil || m.second == nil {
+			return membership.Set{}, fmt.Errorf("there is no second session")
+		}
+		return resolveFor(ctx, m.second)
+	}
+	r, ok := w.runs[who]
+	if !ok {
+		return membership.Set{}, fmt.Errorf("no run %q in the session", who)
+	}
+	m, err := mem(ctx)
+	if err != nil {
+		return membership.Set{}, err
+	}
+	return m.project.MembersOfRun(w.store, r.ID)
+}
+
+// secondSession names the second session over the same project.
+const secondSession = "second session"
+
 func thenHidden(ctx context.Context, want string) error {
-	set, err := get(ctx).drv.members(ctx)
+	set, err := get(ctx).drv.members(ctx, "")
 	if err != nil {
 		return err
 	}
