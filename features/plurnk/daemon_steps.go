@@ -105,6 +105,24 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		ctx = context.WithValue(ctx, daemonKey{}, d)
 		proc, err := processDriver(ctx, d, sc)
 		d.proc = proc
+		if w, ok := ctx.Value(worldKey{}).(*world); ok && proc != nil && proc.data {
+			// The data-plane and loop steps reach this daemon: the
+			// scripted model and the operator's environment are the
+			// daemon's, the workspace its root on disk.
+			dd := &daemonData{d: d}
+			w.drv, w.fs = dd, d.fs
+			if ew, ok := ctx.Value(engineKey{}).(*engineWorld); ok {
+				for k, v := range ew.env {
+					d.env[k] = v
+				}
+				ew.llm, ew.env = d.model, d.env
+			}
+			if rw, ok := ctx.Value(runKey{}).(*runWorld); ok {
+				dd.rw, rw.drv = rw, daemonRuns{dd}
+				dd.run, _ = oneRun(sc)
+				d.ask = asks(sc)
+			}
+		}
 		return ctx, err
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {

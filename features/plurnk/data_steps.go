@@ -183,19 +183,16 @@ func thenFoundPaths(ctx context.Context, want string) error {
 
 // thenRunChannel reads one channel of an entry of the run world's session.
 func thenRunChannel(ctx context.Context, ch, target, want string) error {
-	rw := getRuns(ctx)
-	k, err := runEntryKey(target)
+	e, err := getRuns(ctx).drv.entry(target)
 	if err != nil {
 		return err
 	}
 	var got *string
-	rw.svc.View(func() {
-		if e := rw.ss.Entry(k); e != nil {
-			if c, ok := e.Channels[ch]; ok {
-				got = &c.Content
-			}
+	if e != nil {
+		if c, ok := e.Channels[ch]; ok {
+			got = &c.Content
 		}
-	})
+	}
 	if got == nil {
 		return fmt.Errorf("no %s channel at %s", ch, target)
 	}
@@ -259,11 +256,29 @@ func thenSyncReads(ctx context.Context, want string) error {
 // repo "." being the root itself; a row whose tracked cell is "gitlink"
 // records a submodule entry at path instead of a file.
 func givenForest(ctx context.Context, tbl *godog.Table) error {
+	return get(ctx).drv.forest(ctx, tbl)
+}
+
+// layForest is givenForest for the engine as a library: a directory of
+// its own, the membership attached to the world's schemes.
+func layForest(ctx context.Context, tbl *godog.Table) error {
 	m, err := newProjectDir(ctx)
 	if err != nil {
 		return err
 	}
-	dir := m.dir
+	g := membership.GitCLI{}
+	if err := g.Available(); err != nil {
+		return fmt.Errorf("membership scenarios run the real git binary, which is missing here: %w", err)
+	}
+	if err := m.wire(ctx, g); err != nil {
+		return err
+	}
+	return writeForest(m.dir, tbl)
+}
+
+// writeForest writes the forest of tbl into dir: each repo's files, git
+// tracking the rows marked yes, and the gitlinks.
+func writeForest(dir string, tbl *godog.Table) error {
 	tracked := map[string][]string{}
 	var links [][2]string
 	var repos []string
@@ -294,13 +309,6 @@ func givenForest(ctx context.Context, tbl *godog.Table) error {
 			tracked[repo] = append(tracked[repo], p)
 		}
 	}
-	g := membership.GitCLI{}
-	if err := g.Available(); err != nil {
-		return fmt.Errorf("membership scenarios run the real git binary, which is missing here: %w", err)
-	}
-	if err := m.wire(ctx, g); err != nil {
-		return err
-	}
 	for _, repo := range repos {
 		rd := filepath.Join(dir, filepath.FromSlash(repo))
 		if err := os.MkdirAll(rd, 0o755); err != nil {
@@ -325,16 +333,17 @@ func givenForest(ctx context.Context, tbl *godog.Table) error {
 }
 
 func givenRepoConstraint(ctx context.Context, folder string) error {
-	m, err := mem(ctx)
-	if err != nil {
-		return err
-	}
-	return m.project.Constrain(get(ctx).session.ID, membership.Constraint{Effect: membership.Repo, Pattern: folder})
+	return get(ctx).drv.constrain(ctx, "", membership.Repo, folder)
 }
 
 // givenGitFlags sets the service-wide git switches as the operator's
 // environment gives them.
 func givenGitFlags(ctx context.Context, allowed, auto string) error {
+	return get(ctx).drv.gitFlags(ctx, allowed, auto)
+}
+
+// gitFlagsEmbedded gives the flags to the world's membership resolver.
+func gitFlagsEmbedded(ctx context.Context, allowed, auto string) error {
 	m, err := mem(ctx)
 	if err != nil {
 		return err

@@ -49,6 +49,7 @@ func registerEngineSteps(sc *godog.ScenarioContext) {
 		}
 		ew.eng = engine.New(w.store, w.eng, ew.llm, cfg, w.fs)
 		ew.eng.Sink = func(_, _ int64, n telemetry.Notice) { ew.sent = append(ew.sent, n) }
+		w.drv = embedded{w: w, ew: ew}
 		return context.WithValue(ctx, engineKey{}, ew), nil
 	})
 
@@ -73,6 +74,9 @@ func registerEngineSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the model's context window is (\d+) tokens$`, func(ctx context.Context, n int) error {
+		if err := get(ctx).drv.configure("the model's context window"); err != nil {
+			return err
+		}
 		getEngine(ctx).llm.Context = n
 		return nil
 	})
@@ -88,6 +92,9 @@ func registerEngineSteps(sc *godog.ScenarioContext) {
 
 	// The world around the loop.
 	sc.Step(`^the operator sets (PLURNK_\w+) to "([^"]*)"$`, func(ctx context.Context, k, v string) error {
+		if err := get(ctx).drv.configure(k); err != nil {
+			return err
+		}
 		getEngine(ctx).env[k] = v
 		return nil
 	})
@@ -157,7 +164,11 @@ func registerEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the (model|plurnk) run's log records (\w+) (\S+) with status (\d+)(?: by (\w+))?$`, thenLogRecords)
 	sc.Step(`^the (model|plurnk) run's log has no row for (\S+)$`, thenLogLacks)
 	sc.Step(`^the (model|plurnk) run has no (\w+) of (\S+) in its log$`, func(ctx context.Context, run, op, target string) error {
-		for _, row := range get(ctx).runs[run].Log {
+		log, err := runLog(ctx, run)
+		if err != nil {
+			return err
+		}
+		for _, row := range log {
 			if row.Op == op && row.Target == target {
 				return fmt.Errorf("the %s run's log has %s %s at log:///%s", run, op, target, row.Coord())
 			}
@@ -284,21 +295,26 @@ func givenChild(ctx context.Context, name string) error {
 // --- whens ----------------------------------------------------------------
 
 func startLoop(ctx context.Context, prompt string, maxTurns int) error {
-	w, ew := get(ctx), getEngine(ctx)
-	cfg, err := config.Load(ew.env, workspace)
+	res, err := get(ctx).drv.loop(ctx, prompt, maxTurns)
 	if err != nil {
 		return err
+	}
+	ew := getEngine(ctx)
+	ew.results = append(ew.results, res)
+	return nil
+}
+
+// runLoop runs a loop of the model run on the engine as a library.
+func runLoop(ctx context.Context, w *world, ew *engineWorld, prompt string, maxTurns int) (engine.Result, error) {
+	cfg, err := config.Load(ew.env, workspace)
+	if err != nil {
+		return engine.Result{}, err
 	}
 	ew.eng.Config = cfg
 	run, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ew.llm.OnAbort = cancel
-	res, err := ew.eng.Run(run, engine.Request{Session: w.session, Run: w.runs["model"], Prompt: prompt, MaxTurns: maxTurns})
-	if err != nil {
-		return err
-	}
-	ew.results = append(ew.results, res)
-	return nil
+	return ew.eng.Run(run, engine.Request{Session: w.session, Run: w.runs["model"], Prompt: prompt, MaxTurns: maxTurns})
 }
 
 // --- thens ----------------------------------------------------------------
@@ -319,6 +335,10 @@ func packets(ctx context.Context) []*engine.Delivered {
 	}
 	return out
 }
+
+// runLog is the log of the session's run (model or plurnk), through the
+// scenario's driver.
+func runLog(ctx context.Context, run string) ([]*store.LogRow, error) { return get(ctx).drv.log(run) }
 
 func packetN(ctx context.Context, n int) (*engine.Delivered, error) {
 	ps := packets(ctx)
@@ -537,8 +557,8 @@ func thenOverflowRecord(ctx context.Context) error {
 	return fmt.Errorf("no 413 error row stores the record %q", o.String())
 }
 
-func findLogRow(r *store.Run, coord string) *store.LogRow {
-	for _, row := range r.Log {
+func findLogRow(log []*store.LogRow, coord string) *store.LogRow {
+	for _, row := range log {
 		if row.Coord() == coord || row.Coord()+"/"+row.Op == coord {
 			return row
 		}
@@ -547,7 +567,11 @@ func findLogRow(r *store.Run, coord string) *store.LogRow {
 }
 
 func thenRowFold(ctx context.Context, run, coord, state string) error {
-	row := findLogRow(get(ctx).runs[run], coord)
+	log, err := runLog(ctx, run)
+	if err != nil {
+		return err
+	}
+	row := findLogRow(log, coord)
 	if row == nil {
 		return fmt.Errorf("the %s run has no row log:///%s", run, coord)
 	}
@@ -563,8 +587,12 @@ func thenLogRecords(ctx context.Context, run, op, target string, status int, ori
 	if target == "-" {
 		target = ""
 	}
+	log, err := runLog(ctx, run)
+	if err != nil {
+		return err
+	}
 	var seen []string
-	for _, row := range get(ctx).runs[run].Log {
+	for _, row := range log {
 		if row.Op == op && row.Target == target && row.Status == status && (origin == "" || row.Origin == origin) {
 			return nil
 		}
@@ -574,7 +602,11 @@ func thenLogRecords(ctx context.Context, run, op, target string, status int, ori
 }
 
 func thenLogLacks(ctx context.Context, run, target string) error {
-	for _, row := range get(ctx).runs[run].Log {
+	log, err := runLog(ctx, run)
+	if err != nil {
+		return err
+	}
+	for _, row := range log {
 		if row.Target == target {
 			return fmt.Errorf("the %s run's log has row %s %s for %s", run, row.Coord(), row.Op, target)
 		}
@@ -671,7 +703,7 @@ func thenStoredTokens(ctx context.Context, ch, t string, n int) error {
 }
 
 func thenRowTokens(ctx context.Context, coord string, n int) error {
-	row := findLogRow(get(ctx).runs["model"], coord)
+	row := findLogRow(get(ctx).runs["model"].Log, coord)
 	if row == nil {
 		return fmt.Errorf("no row log:///%s", coord)
 	}

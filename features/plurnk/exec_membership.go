@@ -28,6 +28,9 @@ type memWorld struct {
 	reads    *countingFs // counts the files opened for reading
 	second   *store.Session
 	last     []store.LogRow
+	// daemon: dir is a daemon process's root, removed with its scenario;
+	// only the disk is there, the membership is the daemon's.
+	daemon bool
 }
 
 func registerMembershipSteps(sc *godog.ScenarioContext) {
@@ -40,19 +43,23 @@ func registerMembershipSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the model writes "((?:[^"\\]|\\.)*)" to (\S+) through plurnk$`, whenModelWrites)
 	sc.Step(`^(\S+) is changed on disk outside plurnk to "((?:[^"\\]|\\.)*)"$`, whenChangedOutside)
 	sc.Step(`^the members are:$`, func(ctx context.Context, tbl *godog.Table) error {
-		return thenMembers(ctx, get(ctx).session, tbl)
+		set, err := get(ctx).drv.members(ctx, "")
+		if err != nil {
+			return err
+		}
+		return compareMembers(set, tbl)
 	})
 	sc.Step(`^the members run "([^"]*)" resolves are:$`, thenRunMembers)
 	sc.Step(`^the second session's members are:$`, func(ctx context.Context, tbl *godog.Table) error {
-		m := getExec(ctx).mem
-		if m == nil || m.second == nil {
-			return fmt.Errorf("there is no second session")
+		set, err := get(ctx).drv.members(ctx, secondSession)
+		if err != nil {
+			return err
 		}
-		return thenMembers(ctx, m.second, tbl)
+		return compareMembers(set, tbl)
 	})
 	sc.Step(`^the hidden files are "([^"]*)"$`, thenHidden)
 	sc.Step(`^the session has no members$`, func(ctx context.Context) error {
-		set, err := resolveFor(ctx, get(ctx).session)
+		set, err := get(ctx).drv.members(ctx, "")
 		if err != nil {
 			return err
 		}
@@ -90,6 +97,33 @@ func newProjectDir(ctx context.Context) (*memWorld, error) {
 // (| path | content | and optionally | tracked |), tracking with the real
 // git binary the rows marked yes when withGit.
 func project(ctx context.Context, tbl *godog.Table, withGit bool) error {
+	return get(ctx).drv.project(ctx, tbl, withGit)
+}
+
+// projectFiles reads a project table: | path | content | and optionally
+// | tracked | (yes: git tracks it).
+func projectFiles(tbl *godog.Table) (files map[string]string, order, tracked []string, err error) {
+	files = map[string]string{}
+	for i, row := range tbl.Rows {
+		if i == 0 {
+			continue
+		}
+		if len(row.Cells) < 2 {
+			return nil, nil, nil, fmt.Errorf("row %d: want | path | content | …", i)
+		}
+		p := row.Cells[0].Value
+		files[p] = unescape(row.Cells[1].Value)
+		order = append(order, p)
+		if len(row.Cells) > 2 && row.Cells[2].Value == "yes" {
+			tracked = append(tracked, p)
+		}
+	}
+	return files, order, tracked, nil
+}
+
+// layProject is project for the engine as a library: a directory of its
+// own, the membership attached to the world's schemes.
+func layProject(ctx context.Context, tbl *godog.Table, withGit bool) error {
 	m, err := newProjectDir(ctx)
 	if err != nil {
 		return err
@@ -168,16 +202,28 @@ func effectOf(verb string) membership.Effect {
 }
 
 func givenConstraint(ctx context.Context, verb, pattern string) error {
+	return get(ctx).drv.constrain(ctx, "", effectOf(verb), pattern)
+}
+
+// constrainEmbedded files a constraint of the world's session with the
+// membership the engine's schemes consult.
+func constrainEmbedded(ctx context.Context, effect membership.Effect, pattern string) error {
 	m, err := mem(ctx)
 	if err != nil {
 		return err
 	}
-	return m.project.Constrain(get(ctx).session.ID, membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
+	return m.project.Constrain(get(ctx).session.ID, membership.Constraint{Effect: effect, Pattern: pattern})
 }
 
 // givenRunConstraint is a constraint a run's client asks for; the
 // membership files it where it belongs.
 func givenRunConstraint(ctx context.Context, run, verb, pattern string) error {
+	return get(ctx).drv.constrain(ctx, run, effectOf(verb), pattern)
+}
+
+// constrainRun files a constraint a run's client asks for in the world's
+// membership.
+func constrainRun(ctx context.Context, run string, effect membership.Effect, pattern string) error {
 	w := get(ctx)
 	r, ok := w.runs[run]
 	if !ok {
@@ -187,10 +233,14 @@ func givenRunConstraint(ctx context.Context, run, verb, pattern string) error {
 	if err != nil {
 		return err
 	}
-	return m.project.ConstrainRun(w.store, r.ID, membership.Constraint{Effect: effectOf(verb), Pattern: pattern})
+	return m.project.ConstrainRun(w.store, r.ID, membership.Constraint{Effect: effect, Pattern: pattern})
 }
 
-func givenSecondSession(ctx context.Context) error {
+func givenSecondSession(ctx context.Context) error { return get(ctx).drv.secondSession(ctx) }
+
+// secondSessionEmbedded opens a second session of the world's store over
+// the same project.
+func secondSessionEmbedded(ctx context.Context) error {
 	w := get(ctx)
 	m, err := mem(ctx)
 	if err != nil {
@@ -236,24 +286,43 @@ func compareMembers(set membership.Set, tbl *godog.Table) error {
 // thenRunMembers resolves the members a run sees, asking the membership
 // by the run.
 func thenRunMembers(ctx context.Context, run string, tbl *godog.Table) error {
-	w := get(ctx)
-	r, ok := w.runs[run]
-	if !ok {
-		return fmt.Errorf("no run %q in the session", run)
-	}
-	m, err := mem(ctx)
-	if err != nil {
-		return err
-	}
-	set, err := m.project.MembersOfRun(w.store, r.ID)
+	set, err := get(ctx).drv.members(ctx, run)
 	if err != nil {
 		return err
 	}
 	return compareMembers(set, tbl)
 }
 
+// membersEmbedded resolves the members of the world's session (who ""),
+// of its second session, or that a run of it sees.
+func membersEmbedded(ctx context.Context, who string) (membership.Set, error) {
+	w := get(ctx)
+	switch who {
+	case "":
+		return resolveFor(ctx, w.session)
+	case secondSession:
+		m := getExec(ctx).mem
+		if m == nil || m.second == nil {
+			return membership.Set{}, fmt.Errorf("there is no second session")
+		}
+		return resolveFor(ctx, m.second)
+	}
+	r, ok := w.runs[who]
+	if !ok {
+		return membership.Set{}, fmt.Errorf("no run %q in the session", who)
+	}
+	m, err := mem(ctx)
+	if err != nil {
+		return membership.Set{}, err
+	}
+	return m.project.MembersOfRun(w.store, r.ID)
+}
+
+// secondSession names the second session over the same project.
+const secondSession = "second session"
+
 func thenHidden(ctx context.Context, want string) error {
-	set, err := resolveFor(ctx, get(ctx).session)
+	set, err := get(ctx).drv.members(ctx, "")
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func registerExecSteps(sc *godog.ScenarioContext) {
 		return context.WithValue(ctx, execKey{}, x), nil
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
-		if x, ok := ctx.Value(execKey{}).(*execWorld); ok && x.mem != nil && x.mem.dir != "" {
+		if x, ok := ctx.Value(execKey{}).(*execWorld); ok && x.mem != nil && x.mem.dir != "" && !x.mem.daemon {
 			if rmErr := kit.RemoveTemp(x.mem.dir, "plurnk-members-"); rmErr != nil && err == nil {
 				return ctx, fmt.Errorf("remove the scenario's project directory: %w", rmErr)
 			}

@@ -44,6 +44,8 @@ type runWorld struct {
 	duringErr   error
 	acting      map[string]*actingProvider
 	tokenChars  int // every model's tokenizer: one token per tokenChars bytes (0: the mock's default)
+	// drv is how the steps reach the runs, chosen once per scenario.
+	drv runsDriver
 }
 
 type runKey struct{}
@@ -87,6 +89,7 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 	registerSharpGreenSteps(sc)
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		rw := &runWorld{clock: clock.NewSim(time.Time{}), maxActive: runs.Off, scripts: map[string]exec.Script{}, mocks: map[string]*llm.Mock{}}
+		rw.drv = embeddedRuns{rw}
 		return context.WithValue(ctx, runKey{}, rw), nil
 	})
 	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -108,17 +111,7 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^run "([^"]*)" will emit:$`, func(ctx context.Context, run string, doc *godog.DocString) error {
-		rw := getRuns(ctx)
-		if rw.svc != nil {
-			return fmt.Errorf("script run %q before the session starts", run)
-		}
-		m, ok := rw.mocks[run]
-		if !ok {
-			m = &llm.Mock{}
-			rw.mocks[run] = m
-		}
-		m.Add(llm.Reply{Content: doc.Content + "\n"})
-		return nil
+		return getRuns(ctx).drv.script(run, doc.Content+"\n")
 	})
 	sc.Step(`^the command "([^"]*)" prints "((?:[^"\\]|\\.)*)" on (stdout|stderr) after (\d+) ms$`, func(ctx context.Context, cmd, out, ch string, ms int) error {
 		rw := getRuns(ctx)
@@ -127,22 +120,19 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		if s.ExitAt == 0 {
 			s.ExitAt = -1
 		}
-		rw.scripts[cmd] = s
-		return nil
+		return rw.drv.command(cmd, s)
 	})
 	sc.Step(`^the command "([^"]*)" exits after (\d+) ms$`, func(ctx context.Context, cmd string, ms int) error {
 		rw := getRuns(ctx)
 		s := rw.scripts[cmd]
 		s.ExitAt = time.Duration(ms) * time.Millisecond
-		rw.scripts[cmd] = s
-		return nil
+		return rw.drv.command(cmd, s)
 	})
 	sc.Step(`^the command "([^"]*)" never exits$`, func(ctx context.Context, cmd string) error {
 		rw := getRuns(ctx)
 		s := rw.scripts[cmd]
 		s.ExitAt = -1
-		rw.scripts[cmd] = s
-		return nil
+		return rw.drv.command(cmd, s)
 	})
 
 	sc.Step(`^the command "([^"]*)" ignores the polite signal$`, func(ctx context.Context, cmd string) error {
@@ -154,31 +144,13 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 	})
 
 	sc.Step(`^the client starts run "([^"]*)" with the prompt "([^"]*)"$`, func(ctx context.Context, run, prompt string) error {
-		rw, err := getRuns(ctx).boot()
-		if err != nil {
-			return err
-		}
-		if err := rw.svc.LoopRun(rw.ss.ID, run, prompt); err != nil {
-			return err
-		}
-		rw.settle()
-		return nil
+		return getRuns(ctx).drv.start(run, prompt)
 	})
 	sc.Step(`^the client injects "([^"]*)" into run "([^"]*)"$`, func(ctx context.Context, msg, run string) error {
-		rw := getRuns(ctx)
-		if err := rw.svc.Inject(rw.ss.ID, run, msg); err != nil {
-			return err
-		}
-		rw.settle()
-		return nil
+		return getRuns(ctx).drv.inject(run, msg)
 	})
 	sc.Step(`^the client cancels run "([^"]*)"$`, func(ctx context.Context, run string) error {
-		rw := getRuns(ctx)
-		if _, err := rw.svc.Cancel(rw.ss.ID, run, ""); err != nil {
-			return err
-		}
-		rw.settle()
-		return nil
+		return getRuns(ctx).drv.cancel(run)
 	})
 	sc.Step(`^(\d+) ms pass and the client cancels run "([^"]*)" before the daemon applies what happened$`, func(ctx context.Context, ms int, run string) error {
 		// The processes post what happened in those ms (an exit, say),
@@ -197,35 +169,16 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		if err != nil {
 			return err
 		}
-		d := exec.Accept
-		if how == "rejects" {
-			d = exec.Reject
-		}
-		if _, err := rw.svc.Resolve(row.ID, d, ""); err != nil {
-			return err
-		}
-		rw.settle()
-		return nil
+		return rw.drv.resolve(row.ID, how == "accepts")
 	})
 	sc.Step(`^(\d+) ms pass on the session clock$`, func(ctx context.Context, ms int) error {
-		rw := getRuns(ctx)
-		step := 50 * time.Millisecond
-		for left := time.Duration(ms) * time.Millisecond; left > 0; left -= step {
-			rw.clock.Advance(min(step, left))
-			rw.settle()
-		}
-		return nil
+		return getRuns(ctx).drv.pass(ms)
 	})
 
 	sc.Step(`^run "([^"]*)" has (\d+) loops?(?:, the last with status (\d+))?$`, thenRunLoops)
 	sc.Step(`^run "([^"]*)" has no loop$`, func(ctx context.Context, run string) error { return thenRunLoops(ctx, run, 0, "") })
 	sc.Step(`^the model of run "([^"]*)" was called (\d+) times?$`, func(ctx context.Context, run string, n int) error {
-		m := getRuns(ctx).mocks[run]
-		got := 0
-		if m != nil {
-			got = len(m.Requests)
-		}
-		if got != n {
+		if got := len(getRuns(ctx).drv.requests(run)); got != n {
 			return fmt.Errorf("the model of run %q was called %d times, want %d", run, got, n)
 		}
 		return nil
@@ -280,12 +233,12 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^packet (\d+) of run "([^"]*)" (contains|does not contain) "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, n int, run, how, want string) error {
-		m := getRuns(ctx).mocks[run]
-		if m == nil || n < 1 || n > len(m.Requests) {
+		reqs := getRuns(ctx).drv.requests(run)
+		if n < 1 || n > len(reqs) {
 			return fmt.Errorf("run %q received no packet %d", run, n)
 		}
 		var text strings.Builder
-		for _, msg := range m.Requests[n-1].Messages {
+		for _, msg := range reqs[n-1].Messages {
 			text.WriteString(msg.Content)
 		}
 		if strings.Contains(text.String(), unescape(want)) != (how == "contains") {
@@ -294,9 +247,8 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the session was notified (loop/\w+) for loop (\d+) of run "([^"]*)" with status (\d+)$`, func(ctx context.Context, kind string, loop int, run string, status int) error {
-		rw := getRuns(ctx)
 		var seen []string
-		for _, ev := range rw.svc.Events() {
+		for _, ev := range getRuns(ctx).drv.events() {
 			if ev.Kind == kind && ev.Run == run && ev.LoopSeq == loop && ev.Status == status {
 				return nil
 			}
@@ -306,7 +258,7 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the session was notified (loop/\w+) (\d+) times? for run "([^"]*)"$`, func(ctx context.Context, kind string, n int, run string) error {
 		got := 0
-		for _, ev := range getRuns(ctx).svc.Events() {
+		for _, ev := range getRuns(ctx).drv.events() {
 			if ev.Kind == kind && ev.Run == run {
 				got++
 			}
@@ -356,20 +308,20 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the session holds (\d+) runs?$`, func(ctx context.Context, n int) error {
-		rs := getRuns(ctx).mustRuns()
+		rs, err := getRuns(ctx).drv.runs()
+		if err != nil {
+			return err
+		}
 		if len(rs) != n {
-			return fmt.Errorf("the session holds %d runs, want %d", len(rs), n)
+			return fmt.Errorf("the session holds %d runs (%v), want %d", len(rs), rs, n)
 		}
 		return nil
 	})
 	sc.Step(`^the command "([^"]*)" was spawned (\d+) times?$`, func(ctx context.Context, cmd string, n int) error {
-		rw := getRuns(ctx)
 		got := 0
-		for _, sim := range rw.sims() {
-			for _, sp := range sim.Spawns() {
-				if sp.Command == cmd {
-					got++
-				}
+		for _, sp := range getRuns(ctx).drv.spawns() {
+			if sp.Command == cmd {
+				got++
 			}
 		}
 		if got != n {
@@ -452,12 +404,7 @@ func (rw *runWorld) mustRuns() []runs.RunInfo {
 	return out
 }
 
-func (rw *runWorld) log(run string) ([]store.LogRow, error) {
-	if rw.svc == nil {
-		return nil, fmt.Errorf("the session has not started")
-	}
-	return rw.svc.Log(rw.ss.ID, run)
-}
+func (rw *runWorld) log(run string) ([]store.LogRow, error) { return rw.drv.log(run) }
 
 func (rw *runWorld) rowAt(run, coord string) (store.LogRow, error) {
 	rows, err := rw.log(run)
@@ -476,17 +423,7 @@ func (rw *runWorld) rowAt(run, coord string) (store.LogRow, error) {
 	return store.LogRow{}, fmt.Errorf("run %q has no row log:///%s; it has %v", run, coord, have)
 }
 
-func (rw *runWorld) stream(target string) (exec.Stream, error) {
-	k, err := runEntryKey(target)
-	if err != nil {
-		return exec.Stream{}, err
-	}
-	st, ok := rw.svc.Streams().Get(rw.ss, k)
-	if !ok {
-		return exec.Stream{}, fmt.Errorf("no stream %s", target)
-	}
-	return st, nil
-}
+func (rw *runWorld) stream(target string) (exec.Stream, error) { return rw.drv.stream(target) }
 
 // runEntryKey reads scheme:///path, or run://<owner>/path for scratch.
 func runEntryKey(target string) (store.Key, error) {
@@ -502,19 +439,15 @@ func runEntryKey(target string) (store.Key, error) {
 }
 
 func thenRunLoops(ctx context.Context, run string, n int, status string) error {
-	rw := getRuns(ctx)
-	if rw.svc == nil {
-		return fmt.Errorf("the session has not started")
-	}
-	ls, err := rw.svc.Loops(rw.ss.ID, run)
+	got, last, err := getRuns(ctx).drv.loops(run)
 	if err != nil {
 		return err
 	}
-	if len(ls) != n {
-		return fmt.Errorf("run %q has %d loops, want %d", run, len(ls), n)
+	if got != n {
+		return fmt.Errorf("run %q has %d loops, want %d", run, got, n)
 	}
-	if status != "" && strconv.Itoa(ls[n-1].Status) != status {
-		return fmt.Errorf("the last loop of run %q has status %d, want %s", run, ls[n-1].Status, status)
+	if status != "" && strconv.Itoa(last) != status {
+		return fmt.Errorf("the last loop of run %q has status %d, want %s", run, last, status)
 	}
 	return nil
 }
@@ -540,12 +473,10 @@ func thenRunRow(ctx context.Context, run, fold, op, target string, status int, c
 // entry is the session's entry at target (run:// included), read under the
 // service's lock.
 func (rw *runWorld) entry(target string) (*store.Entry, error) {
-	k, err := runEntryKey(target)
+	e, err := rw.drv.entry(target)
 	if err != nil {
 		return nil, err
 	}
-	var e *store.Entry
-	rw.svc.View(func() { e = rw.ss.Entry(k) })
 	if e == nil {
 		return nil, fmt.Errorf("no entry %s", target)
 	}

@@ -36,6 +36,9 @@ type world struct {
 	calls   int // mimetype handler calls
 	loop    int // the coordinate the runs' actions are recorded at
 	turn    int
+	// drv is how the data-plane steps reach plurnk, chosen once per
+	// scenario: the engine above as a library, or a daemon process.
+	drv driver
 }
 
 type worldKey struct{}
@@ -55,6 +58,7 @@ func newWorld() (*world, error) {
 	}
 	w := &world{fs: fs, store: st, session: ss, runs: map[string]*store.Run{}, loop: 1, turn: 1}
 	w.eng = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
+	w.drv = embedded{w: w}
 	for _, r := range ss.Runs {
 		w.runs[r.Name] = r
 	}
@@ -86,14 +90,17 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^a second run "([^"]*)" in the session$`, givenRun)
 	sc.Step(`^the workspace file (\S+) contains "((?:[^"\\]|\\.)*)"$`, givenFile)
 	sc.Step(`^the workspace holds the binary file (\S+)$`, givenBinaryFile)
-	sc.Step(`^the exec output (\S+) has streamed "((?:[^"\\]|\\.)*)" on (\w+) and is still active$`, givenStream)
-	sc.Step(`^the exec output (\S+) has closed$`, givenStreamClosed)
-	sc.Step(`^the exec output (\S+) streams "((?:[^"\\]|\\.)*)" on (\w+)$`, givenStream)
+	sc.Step(`^the exec output (\S+) has streamed "((?:[^"\\]|\\.)*)" on (\w+) and is still active$`, func(ctx context.Context, t, chunk, ch string) error {
+		return get(ctx).drv.streamed(t, unescape(chunk), ch)
+	})
+	sc.Step(`^the exec output (\S+) has closed$`, func(ctx context.Context, t string) error {
+		return get(ctx).drv.streamEnd(t, false)
+	})
+	sc.Step(`^the exec output (\S+) streams "((?:[^"\\]|\\.)*)" on (\w+)$`, func(ctx context.Context, t, chunk, ch string) error {
+		return get(ctx).drv.streamMore(t, unescape(chunk), ch)
+	})
 	sc.Step(`^the exec output (\S+) (closes|fails)$`, func(ctx context.Context, t, how string) error {
-		if how == "fails" {
-			return setStreamState(ctx, t, store.StateErrored)
-		}
-		return setStreamState(ctx, t, store.StateClosed)
+		return get(ctx).drv.streamEnd(t, how == "fails")
 	})
 	sc.Step(`^a scheme "([^"]*)" whose handler throws$`, func(ctx context.Context, name string) error {
 		return givenFlakyScheme(ctx, name, "always")
@@ -170,7 +177,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 // client dispatches a statement as a client would (outside any model turn),
 // failing when it does not succeed.
 func client(w *world, st dsl.Statement) error {
-	res := w.eng.Do(ops.Actor{Session: w.session, Run: w.runs[store.PlurnkRun], Writer: scheme.WriterClient}, st)
+	res, err := w.drv.client(st)
+	if err != nil {
+		return err
+	}
 	if res.Status >= 300 {
 		return fmt.Errorf("setting up %s %s: %d %s", st.Op, st.Target, res.Status, res.Reason)
 	}
@@ -202,15 +212,7 @@ func givenTaggedEntry(ctx context.Context, t, content, tags string) error {
 	return client(get(ctx), st)
 }
 
-func givenRun(ctx context.Context, name string) error {
-	w := get(ctx)
-	r, err := w.store.AddRun(w.session, name)
-	if err != nil {
-		return err
-	}
-	w.runs[name] = r
-	return nil
-}
+func givenRun(ctx context.Context, name string) error { return get(ctx).drv.addRun(name) }
 
 func givenFile(ctx context.Context, p, content string) error {
 	return afero.WriteFile(get(ctx).fs, workspace+"/"+strings.TrimPrefix(p, "/"), []byte(unescape(content)), 0o644)
@@ -327,20 +329,22 @@ func givenCountingHandler(ctx context.Context, mt string) error {
 
 func emit(ctx context.Context, run, src string) error {
 	w := get(ctx)
-	r, ok := w.runs[run]
-	if !ok {
-		return fmt.Errorf("no run %q in the session", run)
-	}
 	p := dsl.Parse(unescape(src))
 	if p.HasErrors() || len(p.Statements) != 1 {
 		return fmt.Errorf("emission %q: want one statement, got %d (errors %v)", src, len(p.Statements), p.Errors)
 	}
-	w.dispatch(r, p.Statements[0])
-	return nil
+	return w.dispatch(run, p.Statements[0])
 }
 
-func (w *world) dispatch(r *store.Run, st dsl.Statement) {
-	w.results = append(w.results, w.eng.Do(ops.Actor{Session: w.session, Run: r, Loop: w.loop, Turn: w.turn, Writer: scheme.WriterModel}, st))
+// dispatch has run's model emit st at the world's coordinate, through the
+// scenario's driver, and keeps the result.
+func (w *world) dispatch(run string, st dsl.Statement) error {
+	res, err := w.drv.do(run, st)
+	if err != nil {
+		return err
+	}
+	w.results = append(w.results, res)
+	return nil
 }
 
 // emitMany dispatches n EDITs of one entry, each with a new body, as one
@@ -353,7 +357,9 @@ func emitMany(ctx context.Context, n int, t string) error {
 	}
 	for i := 1; i <= n; i++ {
 		body := fmt.Sprintf("revision %d", i)
-		w.dispatch(w.runs["model"], dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
+		if err := w.dispatch("model", dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -365,8 +371,7 @@ func emitLarge(ctx context.Context, t string, n int) error {
 		return err
 	}
 	body := strings.Repeat("x", n)
-	w.dispatch(w.runs["model"], dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
-	return nil
+	return w.dispatch("model", dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
 }
 
 // --- thens ----------------------------------------------------------------
@@ -471,8 +476,11 @@ func thenItem(ctx context.Context, i int, t string, doc *godog.DocString) error 
 	return nil
 }
 
-// entry loads the entry a target names, straight from its scheme.
-func entry(w *world, t string) (*store.Entry, error) {
+// entry loads the entry a target names, through the scenario's driver.
+func entry(w *world, t string) (*store.Entry, error) { return w.drv.entry(t) }
+
+// load loads the entry a target names, straight from its scheme.
+func (w *world) load(t string) (*store.Entry, error) {
 	tg, err := parseTarget(t)
 	if err != nil {
 		return nil, err

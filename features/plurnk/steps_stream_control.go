@@ -60,7 +60,7 @@ func thenRunRowsExactly(ctx context.Context, run string, tbl *godog.Table) error
 // session's notifications and checks its close status and wake action.
 func thenConcluded(ctx context.Context, target string, status int, wake string) error {
 	var seen []string
-	for _, ev := range getRuns(ctx).svc.Events() {
+	for _, ev := range getRuns(ctx).drv.events() {
 		if ev.Kind == runs.KindConcluded && ev.Target == target {
 			seen = append(seen, strconv.Itoa(ev.Status)+" "+ev.WakeAction)
 		}

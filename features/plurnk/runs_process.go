@@ -1,0 +1,299 @@
+package plurnk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"anchorage/impl/plurnk/exec"
+	"anchorage/impl/plurnk/provider"
+	"anchorage/impl/plurnk/rpc"
+	"anchorage/impl/plurnk/runs"
+	"anchorage/impl/plurnk/store"
+	"anchorage/sim/llm"
+
+	"github.com/cucumber/godog"
+	"github.com/tidwall/gjson"
+)
+
+// runSteps are the steps of a session of runs that a daemon process's
+// public surface expresses (daemonData as the runsDriver), for a scenario
+// of one run: the daemon's model run stands for it, its script the
+// scripted model's.
+var runSteps = regexpList(
+	`^run "([^"]*)" will emit:$`,
+	`^host commands are accepted without asking$`,
+	`^the command "([^"]*)" prints "((?:[^"\\]|\\.)*)" on (stdout|stderr) after (\d+) ms$`,
+	`^the command "([^"]*)" exits after (\d+) ms$`,
+	`^the command "([^"]*)" never exits$`,
+	`^the client starts run "([^"]*)" with the prompt "([^"]*)"$`,
+	`^the client injects "([^"]*)" into run "([^"]*)"$`,
+	`^the client cancels run "([^"]*)"$`,
+	`^(\d+) ms pass on the session clock$`,
+	`^run "([^"]*)" has (\d+) loops?(?:, the last with status (\d+))?$`,
+	`^run "([^"]*)" has no loop$`,
+	`^the model of run "([^"]*)" was called (\d+) times?$`,
+	`^run "([^"]*)"'s log holds (?:an? )?(open|folded) (\w+) (\S+) with status (\d+)(?: reading "((?:[^"\\]|\\.)*)")?$`,
+	`^run "([^"]*)"'s log has no (\w+) (\S+)$`,
+	`^run "([^"]*)"'s row log:///(\S+) (?:is (open|folded) )?(?:with status (\d+) )?reads:$`,
+	`^run "([^"]*)"'s row log:///(\S+) gives the reason "([^"]*)"$`,
+	`^run "([^"]*)"'s row log:///(\S+) is (\w+) (\S+) with status (\d+)$`,
+	`^packet (\d+) of run "([^"]*)" (contains|does not contain) "((?:[^"\\]|\\.)*)"$`,
+	`^the run stream (\S+) ended with (\d+)$`,
+	`^the run stream (\S+) is still running$`,
+	`^the (\w+) channel of the run stream (\S+) holds "((?:[^"\\]|\\.)*)"$`,
+	`^the command "([^"]*)" was spawned (\d+) times?$`,
+	`^the session's entry (\S+) reads "((?:[^"\\]|\\.)*)"$`,
+	`^the session was notified (loop/\w+) for loop (\d+) of run "([^"]*)" with status (\d+)$`,
+	`^the session was notified (loop/\w+) (\d+) times? for run "([^"]*)"$`,
+	`^the session was notified stream/concluded for (\S+) with close status (\d+) and wake action "([^"]*)"$`,
+	`^the session holds (\d+) runs?$`,
+	`^the client (accepts|rejects) the proposal of run "([^"]*)"'s row log:///(\S+)$`,
+)
+
+var (
+	runName   = regexp.MustCompile(`run "([^"]*)"`)
+	runTarget = regexp.MustCompile(`run://([^\s)/:]*)`)
+	runtime   = regexp.MustCompile(`<<EXEC\[(\w*)\]`)
+	polled    = regexp.MustCompile(`<<EXEC(\[\w*\])?<[^>]*,`)
+)
+
+// oneRun returns the one run a scenario of runs names, or why the daemon
+// cannot stand for its runs: a script per run (the chat-completions
+// protocol does not say which run calls), another run reached by run://,
+// a runtime the daemon does not offer.
+func oneRun(sc *godog.Scenario) (string, string) {
+	runs := map[string]bool{}
+	for _, st := range sc.Steps {
+		for _, m := range runName.FindAllStringSubmatch(st.Text, -1) {
+			runs[m[1]] = true
+		}
+		texts := []string{st.Text}
+		if st.Argument != nil && st.Argument.DocString != nil {
+			texts = append(texts, st.Argument.DocString.Content)
+		}
+		for _, t := range texts {
+			for _, m := range runTarget.FindAllStringSubmatch(t, -1) {
+				if m[1] != "." {
+					return "", "it reaches another run by run://, and a model script per run needs the embedded service: the chat-completions protocol does not say which run calls"
+				}
+			}
+			if polled.MatchString(t) {
+				return "", "it times the polls of a stream (EXEC<T,P>) against the session clock, which the wall clock of a daemon process cannot resolve: the harness's settling waits themselves let time pass"
+			}
+			for _, m := range runtime.FindAllStringSubmatch(t, -1) {
+				if m[1] != "" && m[1] != "sh" {
+					return "", fmt.Sprintf("it runs the %q runtime, a simulated executor the daemon under test does not offer", m[1])
+				}
+			}
+		}
+	}
+	if len(runs) != 1 {
+		var names []string
+		for r := range runs {
+			names = append(names, r)
+		}
+		return "", fmt.Sprintf("it scripts the runs %s, and a model script per run needs the embedded service: the chat-completions protocol does not say which run calls", strings.Join(names, ", "))
+	}
+	for r := range runs {
+		return r, ""
+	}
+	return "", ""
+}
+
+// daemonRuns is the runsDriver of a daemon process: the scenario's one
+// run is the session's model run.
+type daemonRuns struct{ *daemonData }
+
+func (r daemonRuns) log(run string) ([]store.LogRow, error) { return r.runLog(run) }
+
+func (r daemonRuns) spawns() []exec.Spec { return r.d.spawns() }
+
+func (p *daemonData) script(run, reply string) error {
+	if p.d.started() {
+		return fmt.Errorf("script run %q before the session starts", run)
+	}
+	p.d.model.Add(llm.Reply{Content: reply})
+	return nil
+}
+
+func (p *daemonData) command(name string, s exec.Script) error {
+	p.rw.scripts[name] = s
+	return p.d.setScript(name, s)
+}
+
+// runCall makes a call on the model run and waits until the daemon is
+// quiet.
+func (p *daemonData) runCall(method string, params map[string]any) error {
+	if _, err := p.call(method, params); err != nil {
+		return err
+	}
+	p.d.settle()
+	return nil
+}
+
+func (p *daemonData) start(_, prompt string) error {
+	return p.runCall("loop.run", map[string]any{"prompt": prompt})
+}
+
+func (p *daemonData) inject(_, msg string) error {
+	return p.runCall("loop.inject", map[string]any{"prompt": msg})
+}
+
+func (p *daemonData) cancel(string) error { return p.runCall("loop.cancel", map[string]any{}) }
+
+func (p *daemonData) pass(ms int) error { return p.d.passClock(ms) }
+
+// loops reads the model run's loops from session.runs.
+func (p *daemonData) loops(string) (int, int, error) {
+	raw, err := p.call("session.runs", nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	model := p.d.conns[dataConn].session.Get("modelRunId").Int()
+	for _, r := range gjson.GetBytes(raw, "runs").Array() {
+		if r.Get("id").Int() == model {
+			return int(r.Get("loops").Int()), int(r.Get("status").Int()), nil
+		}
+	}
+	return 0, 0, fmt.Errorf("session.runs lists no model run %d: %s", model, raw)
+}
+
+// runLog reads the model run's log with log.read.
+func (p *daemonData) runLog(string) ([]store.LogRow, error) {
+	if err := p.connect(); err != nil {
+		return nil, err
+	}
+	raw, err := p.call("log.read", map[string]any{"runId": p.d.conns[dataConn].session.Get("modelRunId").Int()})
+	if err != nil {
+		return nil, err
+	}
+	var a struct {
+		Entries []rpc.LogEntry `json:"entries"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("log.read answered %s: %w", raw, err)
+	}
+	var out []store.LogRow
+	for _, e := range a.Entries {
+		out = append(out, *logRow(e))
+	}
+	return out, nil
+}
+
+func (p *daemonData) requests(string) []provider.Request { return p.d.model.Requests }
+
+// stream is the stream's close status from its stream/concluded
+// notification, 0 while none came and its entry exists.
+func (p *daemonData) stream(target string) (exec.Stream, error) {
+	if err := p.connect(); err != nil {
+		return exec.Stream{}, err
+	}
+	notes, err := p.d.settled(context.Background(), dataConn)
+	if err != nil {
+		return exec.Stream{}, err
+	}
+	for _, n := range notes {
+		if n.Method == "stream/concluded" && gjson.GetBytes(n.Params, "target").String() == target {
+			return exec.Stream{Status: int(gjson.GetBytes(n.Params, "closeStatus").Int())}, nil
+		}
+	}
+	e, err := p.entry(target)
+	if err != nil {
+		return exec.Stream{}, err
+	}
+	if e == nil {
+		return exec.Stream{}, fmt.Errorf("no stream %s", target)
+	}
+	return exec.Stream{}, nil
+}
+
+// startsRun reports whether the scenario drives a session of runs.
+func startsRun(sc *godog.Scenario) bool {
+	for _, st := range sc.Steps {
+		if strings.HasPrefix(st.Text, "the client starts run ") {
+			return true
+		}
+	}
+	return false
+}
+
+// asks reports whether host commands wait for the client in a session of
+// runs: unless the scenario accepts them without asking.
+func asks(sc *godog.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Text == "host commands are accepted without asking" {
+			return false
+		}
+	}
+	return startsRun(sc)
+}
+
+// events reads the notifications the data plane's connection heard: the
+// model run's loop/terminated and loop/quiesced (the scenario's run), and
+// stream/concluded.
+func (r daemonRuns) events() []runs.Event {
+	if err := r.connect(); err != nil {
+		return nil
+	}
+	notes, err := r.d.settled(context.Background(), dataConn)
+	if err != nil {
+		return nil
+	}
+	model := r.d.conns[dataConn].session.Get("modelRunId").Int()
+	seqs := map[int64]int{} // loop ids of the model run, by log.read
+	if rows, err := r.call("log.read", map[string]any{"runId": model}); err == nil {
+		for _, e := range gjson.GetBytes(rows, "entries").Array() {
+			seqs[e.Get("loop_id").Int()] = int(e.Get("loop_seq").Int())
+		}
+	}
+	var out []runs.Event
+	for _, n := range notes {
+		g := func(path string) gjson.Result { return gjson.GetBytes(n.Params, path) }
+		run := fmt.Sprintf("run %d", g("runId").Int())
+		if g("runId").Int() == model {
+			run = r.run
+		}
+		switch n.Method {
+		case "loop/terminated":
+			out = append(out, runs.Event{Kind: n.Method, Run: run, LoopSeq: int(g("loopSeq").Int()), Status: int(g("finalStatus").Int())})
+		case "loop/quiesced":
+			out = append(out, runs.Event{Kind: n.Method, Run: run, LoopSeq: seqs[g("loopId").Int()], Status: int(g("status").Int())})
+		case "stream/concluded":
+			out = append(out, runs.Event{Kind: n.Method, Run: run, Target: g("target").String(), Status: int(g("closeStatus").Int()), WakeAction: g("wakeAction").String()})
+		}
+	}
+	return out
+}
+
+// runs are session.runs' runs but the reserved plurnk run and the data
+// plane's own client run, the scenario's run standing for the model run.
+func (r daemonRuns) runs() ([]string, error) {
+	raw, err := r.call("session.runs", nil)
+	if err != nil {
+		return nil, err
+	}
+	sess := r.d.conns[dataConn].session
+	var out []string
+	for _, x := range gjson.GetBytes(raw, "runs").Array() {
+		switch id := x.Get("id").Int(); {
+		case x.Get("name").String() == store.PlurnkRun || id == sess.Get("runId").Int():
+		case id == sess.Get("modelRunId").Int():
+			out = append(out, r.run)
+		default:
+			out = append(out, x.Get("name").String())
+		}
+	}
+	return out, nil
+}
+
+// resolve is loop.resolve of the row's proposal.
+func (r daemonRuns) resolve(row int64, accept bool) error {
+	d := "accept"
+	if !accept {
+		d = "reject"
+	}
+	return r.runCall("loop.resolve", map[string]any{"logEntryId": row, "decision": d})
+}
