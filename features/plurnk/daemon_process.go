@@ -143,6 +143,7 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 // harness rather than of the daemon.
 var harnessBound = map[string]string{
 	"discover needs no session and lists the methods, notifications and capabilities": `it pins capabilities.providers = ["mock"], the embedded harness's provider package; a daemon process reaches the scripted model through its own package (plurnkd: "openai")`,
+	"discover lists each provider package in use once, in alphabetical order":         `it declares an alias of "mock", the embedded harness's second provider package; plurnkd's are "openai" and "scripted"`,
 }
 
 // clockStep is a step letting time pass on the daemon's clock.
