@@ -85,3 +85,25 @@ Feature: the operator's variables reach the daemon that reads them
     When "A" runs a loop with the prompt "go"
     Then the loop "A" started ended with status 200
     And "A" got the "log/entry" of log:///1/1/2/SEND before its first "loop/terminated"
+
+  @§methods-loop-run @decision
+  Scenario: loop.run on a loop parked at 202 resumes it in place, its prompt the client's row of the next turn
+    Given a connection "A" to the daemon
+    And "A" creates a session named "wait"
+    And the daemon's model will reply:
+      """
+      <<PLAN:wait for the word:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:use it:PLAN
+      <<SEND[200]:got it:SEND
+      """
+    When "A" runs a loop with the prompt "wait for my word"
+    Then the loop "A" started is parked at 202
+    When "A" runs a loop with the prompt "the word is periwinkle"
+    Then the answer to "A" has action = "injected_next_turn"
+    And the loop "A" started ended with status 200
+    And the daemon's model's packet 1 does not contain "periwinkle"
+    And the daemon's model's packet 2 contains "the word is periwinkle"
