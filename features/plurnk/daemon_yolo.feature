@@ -67,6 +67,8 @@ Feature: proposals and yolo through the daemon
     And the entry in the answer to "A" has reason = "timeout"
     When "A" accepts the proposal it was notified of
     Then the answer to "A" is the error -32003
+    When "A" rejects the proposal it was notified of
+    Then the answer to "A" is the error -32003
     And the daemon's simulated command "deploy" was spawned 0 times
 
   @§dual-yolo-server-yolo-auto-accept @§dual-yolo-proposal-carries-flags @decision
