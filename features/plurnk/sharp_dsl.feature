@@ -63,11 +63,14 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     And the log section of packet 2 contains "* log:///1/1/2/EXEC 501"
 
   @§methods-op-mirror
-  Scenario: the op mirror writes the statement with its signal
+  Scenario: the op mirror writes the statement with its signal and its target's channel
     Given a connection "A" to the daemon
     And "A" creates a session named "work"
     When "A" calls op.find with {"signal": "draft", "target": "known:///**"}
     Then the answer to "A" has entries.0.tx = "<<FIND[draft](known:///**)::FIND"
+    When "A" calls op.edit with {"target": "known:///a.md", "body": "alpha"}
+    And "A" calls op.read with {"target": "known:///a.md#body"}
+    Then the answer to "A" has entries.0.tx = "<<READ(known:///a.md#body)::READ"
 
   @§grinder-strike-coupling @decision
   Scenario: a turn that breaks the turn shape counts a strike: two in a row end the loop at a limit of 2
@@ -131,3 +134,22 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
     And the log section of packet 2 contains "missing_terminal: a turn must end with a terminal <<SEND[status]:…:SEND"
+
+  @§telemetry-content-offset-snippet
+  Scenario: blanks between an op's slots may be spaces or tabs
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ	(known:///a.md)	::READ
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the log section of packet 2 does not contain "parse:"
+    And the log section of packet 2 contains "* log:///1/1/1/READ 200 known:///a.md"
