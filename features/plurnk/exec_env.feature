@@ -76,3 +76,13 @@ Feature: EXEC environment
     And the stdout of sh:///1/1/1 has the line "SINGLE=x"
     And the stdout of sh:///1/1/1 has the line "LONE=\""
     And the stdout of sh:///1/1/1 has the line "MIXED=\"y'"
+
+  @§exec-timeout @decision
+  Scenario: a real command that exits with a code of its own ends its stream 200, the code kept
+    Given the shell environment of the service is:
+      | name | value         |
+      | PATH | /usr/bin:/bin |
+    When the model's EXEC 1/1/1 is accepted: <<EXEC:echo done; exit 3:EXEC
+    And the commands run to completion
+    Then the stream sh:///1/1/1 ended with 200 and exit code 3
+    And the stdout of sh:///1/1/1 has the line "done"

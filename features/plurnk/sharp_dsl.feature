@@ -50,6 +50,7 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<PLAN:look:PLAN
       <<EXEC[node.js]:print:EXEC
       <<EXEC[node/js]:print:EXEC
+      <<EXEC[zsh]:print:EXEC
       <<SEND[102]:next:SEND
       """
     And the model will reply:
@@ -61,6 +62,8 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     Then the log section of packet 2 contains "expected executor for EXEC (like sh, node, python), found \"node/js\""
     And the log section of packet 2 does not contain "found \"node.js\""
     And the log section of packet 2 contains "* log:///1/1/2/EXEC 501"
+    And the log section of packet 2 contains "* log:///1/1/3/EXEC 501"
+    And the log section of packet 2 does not contain "found \"zsh\""
 
   @§methods-op-mirror
   Scenario: the op mirror writes the statement with its signal and its target's channel
@@ -153,3 +156,18 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     Then the loop ends with status 200
     And the log section of packet 2 does not contain "parse:"
     And the log section of packet 2 contains "* log:///1/1/1/READ 200 known:///a.md"
+
+  @§provider-surface-generate
+  Scenario: PLAN takes no slots: a PLAN with a signal or a target is a parse error row
+    Given the model will reply:
+      """
+      <<PLAN[1]:look:PLAN
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 contains "PLAN takes no slots"
