@@ -44,13 +44,14 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     And the log section of packet 2 does not contain "parse:"
 
   @§exec-registry-resolves
-  Scenario: an executor id may hold dots, never a slash
+  Scenario: an executor id is a word from a to z that may hold dots, never a slash
     Given the model will reply:
       """
       <<PLAN:look:PLAN
       <<EXEC[node.js]:print:EXEC
       <<EXEC[node/js]:print:EXEC
       <<EXEC[zsh]:print:EXEC
+      <<EXEC[ash]:print:EXEC
       <<SEND[102]:next:SEND
       """
     And the model will reply:
@@ -63,7 +64,9 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     And the log section of packet 2 does not contain "found \"node.js\""
     And the log section of packet 2 contains "* log:///1/1/2/EXEC 501"
     And the log section of packet 2 contains "* log:///1/1/3/EXEC 501"
+    And the log section of packet 2 contains "* log:///1/1/4/EXEC 501"
     And the log section of packet 2 does not contain "found \"zsh\""
+    And the log section of packet 2 does not contain "found \"ash\""
 
   @§methods-op-mirror
   Scenario: the op mirror writes the statement with its signal and its target's channel
