@@ -120,10 +120,10 @@ Feature: Per-instance log format
     And no server write changed a byte that was already in a log
 
   @§chatlog-reply-header @§chatlog-request-header
-  Scenario: a page name that would not read back in a reply header is replaced by the instance's name
+  Scenario Outline: a page name that would not read back in a reply header is replaced by the instance's name
     When agent "agent" appends to the log of "Index - 7 Zen":
       """
-      **agent** to odd**name at 09:00:00
+      **agent** to <name> at 09:00:00
       ```JS
       1+1
       ```
@@ -138,6 +138,13 @@ Feature: Per-instance log format
       2
       ```
       """
+
+    # odd**name gives a reply header that does not parse at all; a** to b
+    # gives one that parses, but from "a" to "b** to agent".
+    Examples:
+      | name      |
+      | odd**name |
+      | a** to b  |
 
   @§chatlog-result-fences @§chatlog-append-only
   Scenario: a result with a fence of its own inside gets a longer fence

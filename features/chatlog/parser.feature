@@ -623,6 +623,42 @@ Feature: Parser and watcher
     Then the reply on line 5 pairs with the request on line 1
     And the reply on line 13 pairs with the request on line 1
 
+  @§chatlog-late-result @§chatlog-reply-pairing @decision
+  Scenario: a late reply with no timeout entry before it answers a request, which the next reply then skips
+    Given the log:
+      """
+      **ann** to tab at 10:00:00
+      ```JS
+      1
+      ```
+      **ann** to tab at 10:00:05
+      ```JS
+      2
+      ```
+      **tab** to ann at 10:01:01 (61.005s, late)
+      ```JSON
+      2
+      ```
+      **tab** to ann at 10:01:02 (3ms)
+      ```JSON
+      1
+      ```
+      """
+    Then the reply on line 9 pairs with the request on line 5
+    And the reply on line 13 pairs with the request on line 1
+
+  @§chatlog-tail-only @§chatlog-executing-placeholder
+  Scenario: an edit of a running job's placeholder is noticed as a rewrite
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    Then the console does not say "was rewritten"
+    When an editor saves the log of "Index - 7 Zen" with "executing ..." replaced by "executing !!!"
+    And 1 s passes
+    Then the console says "debug/<page>.md was rewritten; reparsing its tail"
+
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line
     Given a running server
