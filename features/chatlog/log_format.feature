@@ -146,6 +146,26 @@ Feature: Per-instance log format
       | odd**name |
       | a** to b  |
 
+  @§chatlog-reply-header @§chatlog-request-header @decision
+  Scenario: a reply whose header would not read back because the agent's name ends in a space names the instance
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent ** to tab at 09:00:00
+      ```JS
+      1+1
+      ```
+      """
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent  at 09:00:00
+      executing ...
+      **<page>** to agent  at 09:00:00 (17ms)
+      ```JSON
+      2
+      ```
+      """
+
   @§chatlog-result-fences @§chatlog-append-only
   Scenario: a result with a fence of its own inside gets a longer fence
     When agent "agent" asks "Index - 7 Zen" to run "(() => 'a\\\n```')"
