@@ -195,6 +195,34 @@ Feature: Parser and watcher
     And the reply on line 25 pairs with the request on line 13
     And the reply on line 25 took 5 ms
 
+  @§chatlog-reply-pairing @§chatlog-same-second @§chatlog-timestamp
+  Scenario: requests of different seconds pair by time, and the console notes no ambiguity
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      **agent** to <page> at 10:00:00
+      ```JS
+      1
+      ```
+      **agent** to <page> at 10:00:05
+      ```JS
+      2
+      ```
+      **<page>** to agent at 10:00:06 (4ms)
+      ```JSON
+      2
+      ```
+      """
+    And 1 s passes
+    Then the console does not say "ambiguous pairing"
+    And "Quiet" has 1 job
+    When the log of "Quiet" is parsed
+    Then the request on line 1 is stamped "10:00:00"
+    And the request on line 5 is stamped "10:00:05"
+    And the reply on line 9 is stamped "10:00:06"
+    And the reply on line 9 pairs with the request on line 5
+
   @§chatlog-same-second
   Scenario: same-second requests pair in append order and the console notes it
     Given a running server
@@ -658,6 +686,26 @@ Feature: Parser and watcher
     When an editor saves the log of "Index - 7 Zen" with "executing ..." replaced by "executing !!!"
     And 1 s passes
     Then the console says "debug/<page>.md was rewritten; reparsing its tail"
+
+  @§chatlog-tail-only @§chatlog-request-job @decision
+  Scenario: after a restart a large log is read from its tail, and old answered requests are not run again
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the log of "Index - 7 Zen" already holds 1 MB of earlier conversation
+    When the server restarts
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And 1 s passes
+    Then "Index - 7 Zen" has 1 job
+    And the job running "6*7" went through requested, dispatched, completed
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:02 (5ms)
+      ```JSON
+      42
+      ```
+      """
+    And no server write changed a byte that was already in a log
 
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line
