@@ -707,6 +707,21 @@ Feature: Parser and watcher
       """
     And no server write changed a byte that was already in a log
 
+  @§chatlog-tail-only @§chatlog-rewrite-orphan @§chatlog-request-job
+  Scenario: after a rewrite of a large log, a waiting request is not queued again
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    And the log of "Quiet" already holds 1 MB of earlier conversation
+    When agent "agent" asks "Quiet" to run "6*7"
+    And 1 s passes
+    And an editor saves the log of "Quiet" with "1*2" replaced by "2"
+    And 1 s passes
+    And agent "agent" asks "Quiet" to run "7*8"
+    And 1 s passes
+    Then the console says "was rewritten; reparsing its tail"
+    And "Quiet" has 2 jobs
+    And the console does not say "orphaned"
+
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line
     Given a running server
