@@ -223,6 +223,28 @@ Feature: Parser and watcher
     And the reply on line 9 is stamped "10:00:06"
     And the reply on line 9 pairs with the request on line 5
 
+  @§chatlog-reply-header @§chatlog-result-fences
+  Scenario: a reply whose fence names no language still ends at its closing fence
+    Given the log:
+      """
+      **ann** to tab at 10:00:00
+      ```JS
+      1
+      ```
+      **tab** to ann at 10:00:01 (5ms)
+      ```
+      1
+      ```
+      **ann** to tab at 10:00:02
+      ```JS
+      2
+      ```
+      """
+    Then the log has 2 requests and 1 reply
+    And the reply on line 5 pairs with the request on line 1
+    And the request on line 9 is closed
+    And the request on line 9 runs "2"
+
   @§chatlog-same-second
   Scenario: same-second requests pair in append order and the console notes it
     Given a running server
@@ -720,6 +742,37 @@ Feature: Parser and watcher
     And 1 s passes
     Then the console says "was rewritten; reparsing its tail"
     And "Quiet" has 2 jobs
+    And the console does not say "orphaned"
+
+  @§chatlog-tail-only @§chatlog-rewrite-orphan @decision
+  Scenario: a cold read of a large log does not start at a header-like line followed by plain text
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      Notes:
+      ```
+      """
+    And agent "agent" appends 2000 copies of this to the log of "Quiet" in one write:
+      """
+      // a line of notes inside a fence, forty bytes
+      """
+    And agent "agent" appends to the log of "Quiet":
+      """
+      **note** to self
+      a plain line
+      ```
+      **agent** to <page> at 10:00:01
+      ```JS
+      7*8
+      ```
+      """
+    And 1 s passes
+    Then "Quiet" has 1 job
+    When an editor saves the log of "Quiet" with "Notes:" replaced by "N:"
+    And 1 s passes
+    Then the console says "was rewritten; reparsing its tail"
+    And the job running "7*8" went through requested
     And the console does not say "orphaned"
 
   @§chatlog-tail-only @§chatlog-executing-placeholder
