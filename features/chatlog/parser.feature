@@ -775,6 +775,36 @@ Feature: Parser and watcher
     And the job running "7*8" went through requested
     And the console does not say "orphaned"
 
+  @§chatlog-rewrite-orphan @§chatlog-request-job @decision
+  Scenario: of two requests alike, the job of the one an editor removed is orphaned, even after an earlier rewrite moved the other
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      Notes: these notes are long enough to move the first request well past where the second one will stand once they are gone.
+      More notes, so that the first request moves by more than the length of a request.
+      **agent** to first at 10:00:00
+      ```JS
+      1
+      ```
+      """
+    And 1 s passes
+    And an editor saves the log of "Quiet" with "Notes: these notes are long enough to move the first request well past where the second one will stand once they are gone.\nMore notes, so that the first request moves by more than the length of a request.\n" replaced by ""
+    And 1 s passes
+    And agent "agent" appends to the log of "Quiet":
+      """
+      **agent** to second at 10:00:00
+      ```JS
+      1
+      ```
+      """
+    And 1 s passes
+    Then "Quiet" has 2 jobs
+    When an editor saves the log of "Quiet" with "**agent** to second at 10:00:00\n```JS\n1\n```\n" replaced by ""
+    And 1 s passes
+    Then the console says "job <page>#2 orphaned"
+    And the console does not say "job <page>#1 orphaned"
+
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line
     Given a running server
