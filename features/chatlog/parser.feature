@@ -805,6 +805,32 @@ Feature: Parser and watcher
     Then the console says "job <page>#2 orphaned"
     And the console does not say "job <page>#1 orphaned"
 
+  @§chatlog-tail-only @§chatlog-partial-fence
+  Scenario: a line still being written is read again whole once it is finished
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" appends to the log of "Index - 7 Zen" without a final line break:
+      """
+      **age
+      """
+    And 1 s passes
+    And agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      nt** to <page> at 09:00:01
+      ```JS
+      6*7
+      ```
+      """
+    And 1 s passes
+    Then "Index - 7 Zen" has 1 job
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (5ms)
+      ```JSON
+      42
+      ```
+      """
+
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line
     Given a running server
