@@ -18,3 +18,28 @@ Feature: Compatibility
       25
       ```
       """
+
+  @§chatlog-single-file-compat @decision
+  Scenario: in single-file mode a second page is refused
+    Given a running server in single-file mode
+    And the adapter transport is served over HTTP
+    And the page "Index - 7 Zen" is connected
+    Then POST "/api/register" with the body "{\"name\": \"Other\", \"url\": \"http://localhost:8302/\", \"lang\": \"JS\"}" answers 400
+    And the page "Index - 7 Zen" is still registered as before
+
+  @§chatlog-single-file-compat @§chatlog-tail-only @decision
+  Scenario: a debug.md that already holds a request is read as soon as the page connects
+    Given a running server in single-file mode
+    And someone replaces the registry with "**agent** to tab at 08:59:00\n```JS\n12+13\n```\n"
+    When the page "Index - 7 Zen" is connected
+    Then "Index - 7 Zen" has 1 job
+    When 20 ms pass
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **tab** to agent at 09:00:00
+      executing ...
+      **tab** to agent at 09:00:00 (5ms)
+      ```JSON
+      25
+      ```
+      """

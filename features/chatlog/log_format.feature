@@ -120,10 +120,10 @@ Feature: Per-instance log format
     And no server write changed a byte that was already in a log
 
   @§chatlog-reply-header @§chatlog-request-header
-  Scenario: a page name that would not read back in a reply header is replaced by the instance's name
+  Scenario Outline: a page name that would not read back in a reply header is replaced by the instance's name
     When agent "agent" appends to the log of "Index - 7 Zen":
       """
-      **agent** to odd**name at 09:00:00
+      **agent** to <name> at 09:00:00
       ```JS
       1+1
       ```
@@ -134,6 +134,33 @@ Feature: Per-instance log format
       **<page>** to agent at 09:00:00
       executing ...
       **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      2
+      ```
+      """
+
+    # odd**name gives a reply header that does not parse at all; a** to b
+    # gives one that parses, but from "a" to "b** to agent".
+    Examples:
+      | name      |
+      | odd**name |
+      | a** to b  |
+
+  @§chatlog-reply-header @§chatlog-request-header @decision
+  Scenario: a reply whose header would not read back because the agent's name ends in a space names the instance
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      **agent ** to tab at 09:00:00
+      ```JS
+      1+1
+      ```
+      """
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent  at 09:00:00
+      executing ...
+      **<page>** to agent  at 09:00:00 (17ms)
       ```JSON
       2
       ```

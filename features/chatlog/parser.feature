@@ -195,6 +195,56 @@ Feature: Parser and watcher
     And the reply on line 25 pairs with the request on line 13
     And the reply on line 25 took 5 ms
 
+  @§chatlog-reply-pairing @§chatlog-same-second @§chatlog-timestamp
+  Scenario: requests of different seconds pair by time, and the console notes no ambiguity
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      **agent** to <page> at 10:00:00
+      ```JS
+      1
+      ```
+      **agent** to <page> at 10:00:05
+      ```JS
+      2
+      ```
+      **<page>** to agent at 10:00:06 (4ms)
+      ```JSON
+      2
+      ```
+      """
+    And 1 s passes
+    Then the console does not say "ambiguous pairing"
+    And "Quiet" has 1 job
+    When the log of "Quiet" is parsed
+    Then the request on line 1 is stamped "10:00:00"
+    And the request on line 5 is stamped "10:00:05"
+    And the reply on line 9 is stamped "10:00:06"
+    And the reply on line 9 pairs with the request on line 5
+
+  @§chatlog-reply-header @§chatlog-result-fences
+  Scenario: a reply whose fence names no language still ends at its closing fence
+    Given the log:
+      """
+      **ann** to tab at 10:00:00
+      ```JS
+      1
+      ```
+      **tab** to ann at 10:00:01 (5ms)
+      ```
+      1
+      ```
+      **ann** to tab at 10:00:02
+      ```JS
+      2
+      ```
+      """
+    Then the log has 2 requests and 1 reply
+    And the reply on line 5 pairs with the request on line 1
+    And the request on line 9 is closed
+    And the request on line 9 runs "2"
+
   @§chatlog-same-second
   Scenario: same-second requests pair in append order and the console notes it
     Given a running server
@@ -622,6 +672,164 @@ Feature: Parser and watcher
       """
     Then the reply on line 5 pairs with the request on line 1
     And the reply on line 13 pairs with the request on line 1
+
+  @§chatlog-late-result @§chatlog-reply-pairing @decision
+  Scenario: a late reply with no timeout entry before it answers a request, which the next reply then skips
+    Given the log:
+      """
+      **ann** to tab at 10:00:00
+      ```JS
+      1
+      ```
+      **ann** to tab at 10:00:05
+      ```JS
+      2
+      ```
+      **tab** to ann at 10:01:01 (61.005s, late)
+      ```JSON
+      2
+      ```
+      **tab** to ann at 10:01:02 (3ms)
+      ```JSON
+      1
+      ```
+      """
+    Then the reply on line 9 pairs with the request on line 5
+    And the reply on line 13 pairs with the request on line 1
+
+  @§chatlog-tail-only @§chatlog-executing-placeholder
+  Scenario: an edit of a running job's placeholder is noticed as a rewrite
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "1"
+    And 1 s passes
+    Then the console does not say "was rewritten"
+    When an editor saves the log of "Index - 7 Zen" with "executing ..." replaced by "executing !!!"
+    And 1 s passes
+    Then the console says "debug/<page>.md was rewritten; reparsing its tail"
+
+  @§chatlog-tail-only @§chatlog-request-job @decision
+  Scenario: after a restart a large log is read from its tail, and old answered requests are not run again
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the log of "Index - 7 Zen" already holds 1 MB of earlier conversation
+    When the server restarts
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And 1 s passes
+    Then "Index - 7 Zen" has 1 job
+    And the job running "6*7" went through requested, dispatched, completed
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:02 (5ms)
+      ```JSON
+      42
+      ```
+      """
+    And no server write changed a byte that was already in a log
+
+  @§chatlog-tail-only @§chatlog-rewrite-orphan @§chatlog-request-job
+  Scenario: after a rewrite of a large log, a waiting request is not queued again
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    And the log of "Quiet" already holds 1 MB of earlier conversation
+    When agent "agent" asks "Quiet" to run "6*7"
+    And 1 s passes
+    And an editor saves the log of "Quiet" with "1*2" replaced by "2"
+    And 1 s passes
+    And agent "agent" asks "Quiet" to run "7*8"
+    And 1 s passes
+    Then the console says "was rewritten; reparsing its tail"
+    And "Quiet" has 2 jobs
+    And the console does not say "orphaned"
+
+  @§chatlog-tail-only @§chatlog-rewrite-orphan @decision
+  Scenario: a cold read of a large log does not start at a header-like line followed by plain text
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      Notes:
+      ```
+      """
+    And agent "agent" appends 2000 copies of this to the log of "Quiet" in one write:
+      """
+      // a line of notes inside a fence, forty bytes
+      """
+    And agent "agent" appends to the log of "Quiet":
+      """
+      **note** to self
+      a plain line
+      ```
+      **agent** to <page> at 10:00:01
+      ```JS
+      7*8
+      ```
+      """
+    And 1 s passes
+    Then "Quiet" has 1 job
+    When an editor saves the log of "Quiet" with "Notes:" replaced by "N:"
+    And 1 s passes
+    Then the console says "was rewritten; reparsing its tail"
+    And the job running "7*8" went through requested
+    And the console does not say "orphaned"
+
+  @§chatlog-rewrite-orphan @§chatlog-request-job @decision
+  Scenario: of two requests alike, the job of the one an editor removed is orphaned, even after an earlier rewrite moved the other
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      Notes: these notes are long enough to move the first request well past where the second one will stand once they are gone.
+      More notes, so that the first request moves by more than the length of a request.
+      **agent** to first at 10:00:00
+      ```JS
+      1
+      ```
+      """
+    And 1 s passes
+    And an editor saves the log of "Quiet" with "Notes: these notes are long enough to move the first request well past where the second one will stand once they are gone.\nMore notes, so that the first request moves by more than the length of a request.\n" replaced by ""
+    And 1 s passes
+    And agent "agent" appends to the log of "Quiet":
+      """
+      **agent** to second at 10:00:00
+      ```JS
+      1
+      ```
+      """
+    And 1 s passes
+    Then "Quiet" has 2 jobs
+    When an editor saves the log of "Quiet" with "**agent** to second at 10:00:00\n```JS\n1\n```\n" replaced by ""
+    And 1 s passes
+    Then the console says "job <page>#2 orphaned"
+    And the console does not say "job <page>#1 orphaned"
+
+  @§chatlog-tail-only @§chatlog-partial-fence
+  Scenario: a line still being written is read again whole once it is finished
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" appends to the log of "Index - 7 Zen" without a final line break:
+      """
+      **age
+      """
+    And 1 s passes
+    And agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      nt** to <page> at 09:00:01
+      ```JS
+      6*7
+      ```
+      """
+    And 1 s passes
+    Then "Index - 7 Zen" has 1 job
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (5ms)
+      ```JSON
+      42
+      ```
+      """
 
   @§chatlog-tail-only @§chatlog-executing-placeholder
   Scenario: after a placeholder the parse resumes on the right line

@@ -172,3 +172,13 @@ Feature: Master registry
     And 1 s passes
     And the page "Old" polls over HTTP in the background
     Then the background poll of "Old" answers 200 with the job running "6*7"
+
+  @§chatlog-registry-pointers @decision
+  Scenario: the list of recent jobs appears with the first job
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    Then the registry does not contain "## Recent jobs"
+    And the registry contains "## Logs\n* <page>: debug/<page>.md\n"
+    When agent "agent" asks "Index - 7 Zen" to run "1+1"
+    And 1 s passes
+    Then the registry contains "## Recent jobs\n* <page>#1 JS from agent at 09:00:00: completed (5ms)\n"

@@ -700,6 +700,30 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return fmt.Errorf("no reply on line %d: %s", rl, w.parsed.JSON())
 	})
+	sc.Step(`^the (request|reply) on line (\d+) is stamped "(\d\d:\d\d:\d\d)"$`, func(ctx context.Context, what string, l int, at string) error {
+		w := get(ctx)
+		found, got := false, ""
+		if what == "request" {
+			for _, r := range w.parsed.Requests {
+				if r.Line == l {
+					found, got = true, r.At
+				}
+			}
+		} else {
+			for _, rp := range w.parsed.Replies {
+				if rp.Line == l {
+					found, got = true, rp.At
+				}
+			}
+		}
+		if !found {
+			return fmt.Errorf("no %s on line %d: %s", what, l, w.parsed.JSON())
+		}
+		if got != at {
+			return fmt.Errorf("%s on line %d stamped %q, want %q", what, l, got, at)
+		}
+		return nil
+	})
 	sc.Step(`^the request on line (\d+) is (closed|a draft)$`, func(ctx context.Context, l int, what string) error {
 		w := get(ctx)
 		for _, r := range w.parsed.Requests {
