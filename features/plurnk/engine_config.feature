@@ -47,6 +47,14 @@ Feature: Operator config — turn ceiling and operator documents
     And the model was called 2 times
     And the errors section of packet 2 contains "\"kind\":\"max_turns\",\"remaining\":1,\"soft\":true"
 
+  @§operator-config-max-turns-ceiling @decision
+  Scenario: the soft max_turns notice starts when fewer turns are left than strikes end a loop
+    Given the operator sets PLURNK_MAX_TURNS to "4"
+    When the user starts a loop with the prompt "Write three notes"
+    Then the loop ends with status 200
+    And the errors section of packet 1 does not contain "max_turns"
+    And the errors section of packet 2 contains "\"kind\":\"max_turns\",\"remaining\":3,\"soft\":true"
+
   @§operator-config-max-turns-ceiling
   Scenario: a smaller request stays under the operator's ceiling
     Given the operator sets PLURNK_MAX_TURNS to "3"
