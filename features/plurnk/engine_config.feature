@@ -38,6 +38,7 @@ Feature: Operator config — turn ceiling and operator documents
     When the user starts a loop with the prompt "Write three notes"
     Then the loop ends with status 200
     And the model was called 4 times
+    And the errors section of packet 4 does not contain "max_turns"
 
   @§operator-config-max-turns-ceiling
   Scenario: the operator's ceiling caps a larger request, and the loop ends with 429
