@@ -744,18 +744,27 @@ func (p *daemonData) connOf(who string) (*rpc.Client, error) {
 
 // secondSession is a second connection's session.create.
 func (p *daemonData) secondSession(context.Context) error {
-	if err := p.connect(); err != nil {
+	c, err := p.dial(secondSession)
+	if err != nil {
 		return err
+	}
+	_, err = p.callOn(c, "session.create", map[string]any{"name": secondSession})
+	return err
+}
+
+// dial opens another connection to the daemon, known to the world as name.
+func (p *daemonData) dial(name string) (*rpc.Client, error) {
+	if err := p.connect(); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	c, err := rpc.Dial(ctx, p.d.url)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p.d.conns[secondSession] = &daemonConn{c: c}
-	_, err = p.callOn(c, "session.create", map[string]any{"name": secondSession})
-	return err
+	p.d.conns[name] = &daemonConn{c: c}
+	return c, nil
 }
 
 // forest writes the repositories into the daemon's root before it starts.
@@ -937,16 +946,10 @@ func (p *daemonData) streamEnd(target string, failed bool) error {
 // the session with that run's name (session.attach runName), whose client
 // run the run's emissions go through.
 func (p *daemonData) addRun(name string) error {
-	if err := p.connect(); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	c, err := rpc.Dial(ctx, p.d.url)
+	c, err := p.dial(name)
 	if err != nil {
 		return err
 	}
-	p.d.conns[name] = &daemonConn{c: c}
 	id := p.d.conns[dataConn].session.Get("id").Int()
 	if _, err := p.callOn(c, "session.attach", map[string]any{"id": id, "runName": name}); err != nil {
 		return err

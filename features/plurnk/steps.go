@@ -235,22 +235,6 @@ func streamKey(w *world, t string) (store.Key, scheme.Manifest, error) {
 	return r.Key, r.Handler.Manifest(), nil
 }
 
-func givenStream(ctx context.Context, t, chunk, ch string) error {
-	w := get(ctx)
-	k, m, err := streamKey(w, t)
-	if err != nil {
-		return err
-	}
-	return w.store.Update(w.session, func(tx *store.Tx) error {
-		if tx.Get(k) == nil {
-			if err := scheme.OpenStream(tx, m, k); err != nil {
-				return err
-			}
-		}
-		return scheme.AppendChunk(tx, k, ch, unescape(chunk))
-	})
-}
-
 func givenStreamClosed(ctx context.Context, t string) error {
 	return setStreamState(ctx, t, store.StateClosed)
 }
