@@ -78,8 +78,7 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the answer to "(\w+)" has (\S+) equal to its (\S+)$`, daemonAnswerSame)
 	sc.Step(`^"(\w+)" heard the "log/entry" of its (\S+) before the answer$`, daemonHeardBefore)
-	sc.Step(`^"(\w+)" got the "log/entry" of (\S+) before its first "telemetry/event"$`, daemonRowBeforeTelemetry)
-	sc.Step(`^"(\w+)" got the "log/entry" of (\S+) before its first "(loop/terminated|loop/quiesced|stream/concluded)"$`, daemonRowBefore)
+	sc.Step(`^"(\w+)" got the "log/entry" of (\S+) before its first "(telemetry/event|loop/terminated|loop/quiesced|stream/concluded)"$`, daemonRowBefore)
 	sc.Step(`^"(\w+)" got a "([^"]+)" notification whose (\S+) is the answer's (\S+)$`, func(ctx context.Context, who, method, field, answerField string) error {
 		d := getDaemon(ctx)
 		c, err := d.conn(who)
@@ -361,47 +360,17 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 	})
 	sc.Step(`^the daemon's model server saw the user "([^"]*)" on every call$`, func(ctx context.Context, want string) error {
-		d := getDaemon(ctx)
-		d.settle()
-		if d.llmSrv == nil || len(d.llmSrv.Calls()) == 0 {
-			return fmt.Errorf("the model server saw no call")
-		}
-		for i, c := range d.llmSrv.Calls() {
-			if c.Client != want {
-				return fmt.Errorf("HTTP call %d carried the user %q, want %q", i+1, c.Client, want)
-			}
-		}
-		return nil
+		return getDaemon(ctx).everyCall("the user", want, func(c llm.ServedCall) string { return c.Client })
 	})
 	sc.Step(`^the daemon's model server saw the header X-Plurnk-Client "([^"]*)" on every call$`, func(ctx context.Context, want string) error {
-		d := getDaemon(ctx)
-		d.settle()
-		if d.llmSrv == nil || len(d.llmSrv.Calls()) == 0 {
-			return fmt.Errorf("the model server saw no call")
-		}
-		for i, c := range d.llmSrv.Calls() {
-			if c.ClientHeader != want {
-				return fmt.Errorf("HTTP call %d carried X-Plurnk-Client %q, want %q", i+1, c.ClientHeader, want)
-			}
-		}
-		return nil
+		return getDaemon(ctx).everyCall("X-Plurnk-Client", want, func(c llm.ServedCall) string { return c.ClientHeader })
 	})
 	sc.Step(`^the daemon's model server saw (no bearer key|the bearer key "([^"]*)") on every call$`, func(ctx context.Context, which, key string) error {
-		d := getDaemon(ctx)
-		d.settle()
-		if d.llmSrv == nil || len(d.llmSrv.Calls()) == 0 {
-			return fmt.Errorf("the model server saw no call")
-		}
 		want := ""
 		if key != "" {
 			want = "Bearer " + key
 		}
-		for i, c := range d.llmSrv.Calls() {
-			if c.Authorization != want {
-				return fmt.Errorf("HTTP call %d carried Authorization %q, want %q", i+1, c.Authorization, want)
-			}
-		}
-		return nil
+		return getDaemon(ctx).everyCall("Authorization", want, func(c llm.ServedCall) string { return c.Authorization })
 	})
 	sc.Step(`^no two calls to the daemon's model were in flight at once$`, func(ctx context.Context) error {
 		d := getDaemon(ctx)
@@ -587,11 +556,9 @@ func daemonHeardBefore(ctx context.Context, who, field string) error {
 	return fmt.Errorf("no log/entry of %s reached %q before the answer; before it: %v", want.String(), who, seen)
 }
 
-// daemonRowBeforeTelemetry checks that who got the log/entry of path
-// before its first telemetry/event (the rows written before a notice go
-// out before it).
 // daemonRowBefore checks that who heard the log/entry of path before the
-// first notification of method.
+// first notification of method (the rows written before a notice or an
+// event go out before it).
 func daemonRowBefore(ctx context.Context, who, path, method string) error {
 	notes, err := getDaemon(ctx).settled(ctx, who)
 	if err != nil {
@@ -608,18 +575,17 @@ func daemonRowBefore(ctx context.Context, who, path, method string) error {
 	return fmt.Errorf("%q got no log/entry of %s", who, path)
 }
 
-func daemonRowBeforeTelemetry(ctx context.Context, who, path string) error {
-	notes, err := getDaemon(ctx).settled(ctx, who)
-	if err != nil {
-		return err
+// everyCall checks that every call the model server saw carried want in
+// the field of it what names, and that there was a call.
+func (d *daemonWorld) everyCall(what, want string, field func(llm.ServedCall) string) error {
+	d.settle()
+	if d.llmSrv == nil || len(d.llmSrv.Calls()) == 0 {
+		return fmt.Errorf("the model server saw no call")
 	}
-	for _, n := range notes {
-		switch {
-		case n.Method == "telemetry/event":
-			return fmt.Errorf("%q got a telemetry/event before the log/entry of %s", who, path)
-		case n.Method == "log/entry" && gjson.GetBytes(n.Params, "entry.path").String() == path:
-			return nil
+	for i, c := range d.llmSrv.Calls() {
+		if got := field(c); got != want {
+			return fmt.Errorf("HTTP call %d carried %s %q, want %q", i+1, what, got, want)
 		}
 	}
-	return fmt.Errorf("%q got no log/entry of %s", who, path)
+	return nil
 }
