@@ -214,34 +214,32 @@ func (c *Client) Notes() []Note {
 // WaitNote waits until a notification satisfying ok has arrived and
 // returns it.
 func (c *Client) WaitNote(ctx context.Context, ok func(Note) bool) (Note, error) {
-	for {
-		c.mu.Lock()
-		for _, n := range c.notes {
+	var found Note
+	err := c.wait(ctx, func(notes []Note) bool {
+		for _, n := range notes {
 			if ok(n) {
-				c.mu.Unlock()
-				return n, nil
+				found = n
+				return true
 			}
 		}
-		err := c.err
-		c.mu.Unlock()
-		if err != nil {
-			return Note{}, fmt.Errorf("connection closed: %w", err)
-		}
-		select {
-		case <-c.noteCh:
-		case <-ctx.Done():
-			return Note{}, fmt.Errorf("waiting for a notification: %w", ctx.Err())
-		}
-	}
+		return false
+	})
+	return found, err
 }
 
 // WaitCount waits until at least n notifications have arrived.
 func (c *Client) WaitCount(ctx context.Context, n int) error {
+	return c.wait(ctx, func(notes []Note) bool { return len(notes) >= n })
+}
+
+// wait waits until done holds of the notifications received so far (it
+// is called with c.mu held), the connection closes, or ctx ends.
+func (c *Client) wait(ctx context.Context, done func([]Note) bool) error {
 	for {
 		c.mu.Lock()
-		have, err := len(c.notes), c.err
+		ok, err := done(c.notes), c.err
 		c.mu.Unlock()
-		if have >= n {
+		if ok {
 			return nil
 		}
 		if err != nil {
