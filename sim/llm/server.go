@@ -134,7 +134,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls = append(s.calls, call)
 		s.mu.Unlock()
-		s.answer(w, wr, provider.Response{Assistant: provider.Assistant{Content: text, FinishReason: "stop", Model: "scripted"}})
+		s.answer(w, wr, provider.Response{Assistant: provider.Assistant{Content: text, FinishReason: "stop", Model: "scripted"}}, false)
 		return
 	}
 	s.waitCompany()
@@ -164,7 +164,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": err.Error()}})
 		return
 	}
-	s.answerWith(w, wr, resp, broken)
+	s.answer(w, wr, resp, broken)
 }
 
 // waitCompany waits up to Company for another request to be in flight.
@@ -184,14 +184,10 @@ func (s *Server) waitCompany() {
 	}
 }
 
-// answer writes resp as one chat.completion, or as a stream of chunks.
-func (s *Server) answer(w http.ResponseWriter, wr wireRequest, resp provider.Response) {
-	s.answerWith(w, wr, resp, false)
-}
-
-// answerWith is answer; broken makes a stream carry a chunk that is not
-// JSON after its first line (Reply.Broken).
-func (s *Server) answerWith(w http.ResponseWriter, wr wireRequest, resp provider.Response, broken bool) {
+// answer writes resp as one chat.completion, or as a stream of chunks;
+// broken makes a stream carry a chunk that is not JSON after its first
+// line (Reply.Broken).
+func (s *Server) answer(w http.ResponseWriter, wr wireRequest, resp provider.Response, broken bool) {
 	a := resp.Assistant
 	usage := map[string]any{"prompt_tokens": a.Usage.PromptTokens, "completion_tokens": a.Usage.CompletionTokens,
 		"total_tokens": a.Usage.PromptTokens + a.Usage.CompletionTokens}
