@@ -656,7 +656,12 @@ func (p *daemonData) log(run string) ([]*store.LogRow, error) {
 	if id == 0 {
 		return nil, fmt.Errorf("session.runs lists no run %q: %s", run, runs)
 	}
-	raw, err := p.call("log.read", map[string]any{"runId": id})
+	return p.readLog(id)
+}
+
+// readLog reads the log of the run with id runID with log.read.
+func (p *daemonData) readLog(runID int64) ([]*store.LogRow, error) {
+	raw, err := p.call("log.read", map[string]any{"runId": runID})
 	if err != nil {
 		return nil, err
 	}

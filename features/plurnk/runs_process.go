@@ -2,14 +2,12 @@ package plurnk
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/provider"
-	"anchorage/impl/plurnk/rpc"
 	"anchorage/impl/plurnk/runs"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/llm"
@@ -166,19 +164,13 @@ func (p *daemonData) runLog(string) ([]store.LogRow, error) {
 	if err := p.connect(); err != nil {
 		return nil, err
 	}
-	raw, err := p.call("log.read", map[string]any{"runId": p.d.conns[dataConn].session.Get("modelRunId").Int()})
+	rows, err := p.readLog(p.d.conns[dataConn].session.Get("modelRunId").Int())
 	if err != nil {
 		return nil, err
 	}
-	var a struct {
-		Entries []rpc.LogEntry `json:"entries"`
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, fmt.Errorf("log.read answered %s: %w", raw, err)
-	}
 	var out []store.LogRow
-	for _, e := range a.Entries {
-		out = append(out, *logRow(e))
+	for _, r := range rows {
+		out = append(out, *r)
 	}
 	return out, nil
 }
