@@ -158,11 +158,7 @@ func (p *yamlParser) sequence(indent int) (*JSONNode, error) {
 		item.Span = LineSpan{From: l.n, To: item.Span.To}
 		node.Kids = append(node.Kids, item)
 	}
-	if err := p.deeper(indent); err != nil {
-		return nil, err
-	}
-	node.Span = LineSpan{From: node.Kids[0].Span.From, To: node.Kids[len(node.Kids)-1].Span.To}
-	return node, nil
+	return p.closed(node, indent)
 }
 
 func (p *yamlParser) mapping(indent int) (*JSONNode, error) {
@@ -190,11 +186,7 @@ func (p *yamlParser) mapping(indent int) (*JSONNode, error) {
 		val.Span = LineSpan{From: l.n, To: val.Span.To}
 		node.Kids = append(node.Kids, val)
 	}
-	if err := p.deeper(indent); err != nil {
-		return nil, err
-	}
-	node.Span = LineSpan{From: node.Kids[0].Span.From, To: node.Kids[len(node.Kids)-1].Span.To}
-	return node, nil
+	return p.closed(node, indent)
 }
 
 // nested parses the value that follows a line ending in `key:` or `-`
@@ -208,6 +200,16 @@ func (p *yamlParser) nested(indent, n int) (*JSONNode, error) {
 		}
 	}
 	return &JSONNode{Kind: 'z', Span: LineSpan{From: n, To: n}}, nil
+}
+
+// closed ends the block node at indent: it spans its items' lines, and no
+// line may be left over at a greater indent.
+func (p *yamlParser) closed(node *JSONNode, indent int) (*JSONNode, error) {
+	if err := p.deeper(indent); err != nil {
+		return nil, err
+	}
+	node.Span = LineSpan{From: node.Kids[0].Span.From, To: node.Kids[len(node.Kids)-1].Span.To}
+	return node, nil
 }
 
 // deeper reports a line left over at a greater indent than the block that
