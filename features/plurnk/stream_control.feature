@@ -314,7 +314,7 @@ Feature: Tier 3a — the model stops its own streams
       | KILL | <<KILL(exec:///1/1/2)::KILL      | SIGHUP  |
 
   @§subscriptions-subscription-registry-routes-cancellation @§send-premature-terminate @decision
-  Scenario: through the daemon, the steered model's KILL and SEND[200] end the loop, and the stream's last event is its 499
+  Scenario Outline: through the daemon, the steered model's KILL on <face> and SEND[200] end the loop, and the stream's last event is its 499
     Given a connection "A" to the daemon
     And "A" creates a session named "work"
     And the daemon's simulated command "serve" prints:
@@ -336,7 +336,7 @@ Feature: Tier 3a — the model stops its own streams
     And the daemon's model will reply:
       """
       <<PLAN:clean up as the steer says:PLAN
-      <<KILL(sh:///1/1/1)::KILL
+      <<KILL(<face>)::KILL
       <<SEND[200]:all done, server stopped:SEND
       """
     When "A" runs a loop with the prompt "serve"
@@ -354,6 +354,11 @@ Feature: Tier 3a — the model stops its own streams
       | stdout  | active  | 3             |
       | stderr  | errored | 0             |
       | stdout  | errored | 3             |
+
+    Examples:
+      | face          |
+      | sh:///1/1/1   |
+      | exec:///1/1/1 |
 
   @§subscriptions-subscription-registry-routes-cancellation @§live-updates-stream-event-fires-on-chunk
   Scenario: the registry is keyed by session: another session's SEND[499] on the same address stops nothing here
