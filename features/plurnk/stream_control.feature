@@ -429,7 +429,7 @@ Feature: Tier 3a — the model stops its own streams
       | KILL | <<KILL[10](exec:///1/1/1)::KILL  | SIGUSR1 |
 
   @§subscriptions-subscription-registry-routes-cancellation @decision
-  Scenario: exec:/// holds no output and stops nothing once the spawn has ended: READ 404, SEND[499] 304, KILL 403
+  Scenario: exec:/// holds no output and stops nothing once the spawn has ended: READ 404, SEND[499] 304, KILL 403 whatever its signal
     Given host commands are accepted without asking
     And the command "serve" prints "up\n" on stdout after 100 ms
     And the command "serve" prints "late\n" on stdout after 5000 ms
@@ -447,6 +447,7 @@ Feature: Tier 3a — the model stops its own streams
       <<READ(exec:///1/1/1)::READ
       <<SEND[499](exec:///1/1/1)::SEND
       <<KILL(exec:///1/1/1)::KILL
+      <<KILL[7](exec:///1/1/1)::KILL
       <<KILL(exec:///1/1/7)::KILL
       <<SEND[200]:stopped:SEND
       """
@@ -462,6 +463,7 @@ Feature: Tier 3a — the model stops its own streams
       | 1/2/3 | READ | exec:///1/1/1      | 404    |
       | 1/2/4 | SEND | exec:///1/1/1      | 304    |
       | 1/2/5 | KILL | exec:///1/1/1      | 403    |
-      | 1/2/6 | KILL | exec:///1/1/7      | 403    |
-      | 1/2/7 | SEND | -                  | 200    |
+      | 1/2/6 | KILL | exec:///1/1/1      | 403    |
+      | 1/2/7 | KILL | exec:///1/1/7      | 403    |
+      | 1/2/8 | SEND | -                  | 200    |
     And the run stream sh:///1/1/1 ended with 499 by SIGHUP at 1000 ms
