@@ -310,6 +310,7 @@ Feature: Tier 3a — the model stops its own streams
       | SEND | <<SEND[499](sh:///1/1/2)::SEND   | SIGTERM |
       | KILL | <<KILL(sh:///1/1/2)::KILL        | SIGHUP  |
       | KILL | <<KILL[9](sh:///1/1/2)::KILL     | SIGKILL |
+      | KILL | <<KILL[15](sh:///1/1/2)::KILL    | SIGTERM |
       | SEND | <<SEND[499](exec:///1/1/2)::SEND | SIGTERM |
       | KILL | <<KILL(exec:///1/1/2)::KILL      | SIGHUP  |
 
