@@ -123,23 +123,26 @@ func (vm *VM) evalList(lst, env Value) Value {
 		switch cells.at(obj).typ {
 		case TSymbol:
 			// v = vm.lookup(obj, env), written out.
-			n, e := uint64(1), env
-			if e != Nil && !cells.at(obj).local {
-				n += uint64(cells.at(env).envLen)
-				e = Nil
-			}
-			v = refNone
-			for e != Nil {
-				n++
-				ec := cells.at(e)
-				if x := ec.car; cells.at(x).car == obj {
-					v = cells.at(x).cdr
-					break
+			n := uint64(1)
+			if oc := cells.at(obj); env == Nil || !oc.local {
+				// Bound in no environment (see cell): the global value, and
+				// the walk's events without the walk.
+				n += uint64(cells.at(env).envLen) // the static nil's is 0
+				v = cells.at(oc.cdr).cdr
+			} else {
+				v = refNone
+				for e := env; e != Nil; {
+					n++
+					ec := cells.at(e)
+					if x := ec.car; cells.at(x).car == obj {
+						v = cells.at(x).cdr
+						break
+					}
+					e = ec.cdr
 				}
-				e = ec.cdr
-			}
-			if v == refNone {
-				v = cells.at(cells.at(obj).cdr).cdr
+				if v == refNone {
+					v = cells.at(cells.at(obj).cdr).cdr
+				}
 			}
 			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 				vm.replayLookups(n)
@@ -152,14 +155,14 @@ func (vm *VM) evalList(lst, env Value) Value {
 		}
 		// c := vm.cons(v, Nil), written out.
 		c := vm.freelist
-		if c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+		if gs, gi := vm.gcstack, vm.gcIdx; c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 			c = vm.objectSlow()
 		} else {
 			vm.counts[EvAlloc]++
 			vm.freelist = cells.at(c).cdr
 			vm.free--
-			vm.gcstack[vm.gcIdx] = c
-			vm.gcIdx++
+			gs[gi] = c
+			vm.gcIdx = gi + 1
 		}
 		cc := cells.at(c)
 		cc.typ, cc.car, cc.cdr = TPair, v, Nil
@@ -228,16 +231,16 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 		}
 		// env = vm.cons(vm.cons(pc.car, a), env), written out.
 		var b, e Value
-		if f := vm.freelist; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && vm.gcIdx+1 < len(vm.gcstack) {
+		if f, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && uint(gi)+1 < uint(len(gs)) {
 			// Two free cells at hand, no event to observe, room for
 			// both on the GC stack: cons's fast path twice.
 			b, e = f, cells.at(f).cdr
 			vm.counts[EvAlloc] += 2
 			vm.freelist = cells.at(e).cdr
 			vm.free -= 2
-			vm.gcstack[vm.gcIdx] = b
-			vm.gcstack[vm.gcIdx+1] = e
-			vm.gcIdx += 2
+			gs[gi] = b
+			gs[gi+1] = e
+			vm.gcIdx = gi + 2
 			bc, ec := cells.at(b), cells.at(e)
 			bc.typ, bc.car, bc.cdr = TPair, pc.car, a
 			ec.typ, ec.car, ec.cdr = TPair, b, env
@@ -307,28 +310,32 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 // must see them).
 func (vm *VM) lookup(sym, env Value) Value {
 	cells := vm.mem
-	n := uint64(1)
-	if env != Nil && !cells.at(sym).local {
+	sc := cells.at(sym)
+	if env == Nil || !sc.local {
 		// Bound in no environment (see cell): the walk's events without
-		// the walk.
-		n += uint64(cells.at(env).envLen)
-		env = Nil
+		// the walk, and the global value.
+		n := 1 + uint64(cells.at(env).envLen) // the static nil's is 0
+		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+			vm.replayLookups(n)
+		}
+		return cells.at(sc.cdr).cdr
 	}
-	for env != Nil {
+	n := uint64(1)
+	for e := env; e != Nil; {
 		n++
-		ec := cells.at(env)
+		ec := cells.at(e)
 		if x := ec.car; cells.at(x).car == sym {
 			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 				vm.replayLookups(n)
 			}
 			return cells.at(x).cdr
 		}
-		env = ec.cdr
+		e = ec.cdr
 	}
 	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 		vm.replayLookups(n)
 	}
-	return cells.at(cells.at(sym).cdr).cdr
+	return cells.at(sc.cdr).cdr
 }
 
 // evalArg is eval(nextArg(arg), env, nil), the commonest step of the
@@ -348,13 +355,16 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 	switch cells.at(obj).typ {
 	case TSymbol:
 		// lookup, written out.
-		n := uint64(1)
-		e := env
-		if e != Nil && !cells.at(obj).local {
-			n += uint64(cells.at(env).envLen)
-			e = Nil
+		oc := cells.at(obj)
+		if env == Nil || !oc.local {
+			n := 1 + uint64(cells.at(env).envLen)
+			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
+				vm.replayLookups(n)
+			}
+			return cells.at(oc.cdr).cdr
 		}
-		for e != Nil {
+		n := uint64(1)
+		for e := env; e != Nil; {
 			n++
 			ec := cells.at(e)
 			if x := ec.car; cells.at(x).car == obj {
@@ -368,7 +378,7 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
 			vm.replayLookups(n)
 		}
-		return cells.at(cells.at(obj).cdr).cdr
+		return cells.at(oc.cdr).cdr
 	case TPair:
 		return vm.evalPair(obj, env, nil)
 	}
@@ -594,14 +604,14 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			va := vm.evalArg(&arg, env)
 			vb := vm.evalArg(&arg, env)
 			// res = vm.cons(va, vb), written out.
-			if c := vm.freelist; c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+			if c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(c).cdr
 				vm.free--
-				vm.gcstack[vm.gcIdx] = c
-				vm.gcIdx++
+				gs[gi] = c
+				vm.gcIdx = gi + 1
 				res = c
 			}
 			rc := cells.at(res)
@@ -852,14 +862,14 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				x = r
 			}
 			// res = vm.number(x), written out.
-			if v := vm.freelist; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+			if v, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(v).cdr
 				vm.free--
-				vm.gcstack[vm.gcIdx] = v
-				vm.gcIdx++
+				gs[gi] = v
+				vm.gcIdx = gi + 1
 				res = v
 			}
 			rc := cells.at(res)
@@ -918,14 +928,14 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				}
 				// c := vm.cons(v, Nil), written out.
 				c := vm.freelist
-				if c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+				if gs, gi := vm.gcstack, vm.gcIdx; c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 					c = vm.objectSlow()
 				} else {
 					vm.counts[EvAlloc]++
 					vm.freelist = cells.at(c).cdr
 					vm.free--
-					vm.gcstack[vm.gcIdx] = c
-					vm.gcIdx++
+					gs[gi] = c
+					vm.gcIdx = gi + 1
 				}
 				cc := cells.at(c)
 				cc.typ, cc.car, cc.cdr = TPair, v, Nil

@@ -652,14 +652,15 @@ func (vm *VM) collect() {
 // full order of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
 	v := vm.freelist
-	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+	gs, gi := vm.gcstack, vm.gcIdx
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
 	vm.freelist = vm.mem.at(v).cdr
 	vm.free--
-	vm.gcstack[vm.gcIdx] = v
-	vm.gcIdx++
+	gs[gi] = v
+	vm.gcIdx = gi + 1
 	return v
 }
 
@@ -684,14 +685,14 @@ func (vm *VM) objectSlow() Value {
 // fast path written out, which saves a Go call per cell.
 func (vm *VM) cons(car, cdr Value) Value {
 	v := vm.freelist
-	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+	if gs, gi := vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
 		vm.freelist = vm.mem.at(v).cdr
 		vm.free--
-		vm.gcstack[vm.gcIdx] = v
-		vm.gcIdx++
+		gs[gi] = v
+		vm.gcIdx = gi + 1
 	}
 	c := vm.mem.at(v)
 	c.typ = TPair
@@ -702,14 +703,14 @@ func (vm *VM) cons(car, cdr Value) Value {
 
 func (vm *VM) number(n float32) Value {
 	v := vm.freelist
-	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+	if gs, gi := vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
 		vm.freelist = vm.mem.at(v).cdr
 		vm.free--
-		vm.gcstack[vm.gcIdx] = v
-		vm.gcIdx++
+		gs[gi] = v
+		vm.gcIdx = gi + 1
 	}
 	c := vm.mem.at(v)
 	c.typ = TNumber
