@@ -181,7 +181,7 @@ func (vm *VM) doList(lst, env Value) Value {
 		// the index kept in a register instead of re-read from memory
 		// after each store; near the limit the pushes run as written so
 		// that an overflow leaves the same state.
-		if gs := vm.gcstack; save+1 < len(gs) {
+		if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
 			gs[save] = lst
 			gs[save+1] = env
 			vm.gcIdx = save + 2
@@ -957,7 +957,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		// evalPair rather than through eval.
 		save := vm.gcIdx
 		for body != Nil {
-			if gs := vm.gcstack; save+1 < len(gs) {
+			if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
 				gs[save] = body
 				gs[save+1] = fenv
 				vm.gcIdx = save + 2
@@ -1019,11 +1019,11 @@ func (vm *VM) print(arg, env Value) {
 // expandMacro runs macro fn on the unevaluated arguments arg and replaces
 // the call site obj with the expansion (a whole-cell copy, as in C).
 func (vm *VM) expandMacro(obj, fn, arg Value) {
-	va := vm.cells[fn].cdr
-	vb := vm.cells[va].cdr
-	r := vm.doList(vm.cells[vb].cdr, vm.argsToEnv(vm.cells[vb].car, arg, vm.cells[va].car))
+	va := vm.cells[fn.index()].cdr
+	vb := vm.cells[va.index()].cdr
+	r := vm.doList(vm.cells[vb.index()].cdr, vm.argsToEnv(vm.cells[vb.index()].car, arg, vm.cells[va.index()].car))
 	// A whole-cell copy, except that local stays set if it was (see cell).
-	local := vm.cells[obj].local
-	vm.cells[obj] = vm.cells[r]
-	vm.cells[obj].local = vm.cells[obj].local || local
+	local := vm.cells[obj.index()].local
+	vm.cells[obj.index()] = vm.cells[r.index()]
+	vm.cells[obj.index()].local = vm.cells[obj.index()].local || local
 }

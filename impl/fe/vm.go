@@ -39,8 +39,10 @@ func (t Type) String() string {
 	return fmt.Sprintf("type(%d)", uint8(t))
 }
 
-// Value is a handle to an object: an index into the VM's cell array. Nil is
-// the static nil object, which lives outside the arena. A Value is only
+// Value is a handle to an object: the byte offset of its cell in the VM's
+// cell array (its index times cellSize), so that the evaluator reaches a
+// cell with one addition (see arena). Nil is the static nil object, the
+// first cell, which lives outside the arena. A Value is only
 // valid while the object is reachable from a GC root; values handed to a
 // Primitive stay valid for the duration of the call.
 type Value uint32
@@ -83,6 +85,16 @@ type cell struct {
 	s        [7]byte
 }
 
+// cellSize is the size of a cell in bytes: the distance between the Values
+// of two neighbouring cells.
+const cellSize = Value(unsafe.Sizeof(cell{}))
+
+// valueOf returns the Value of cells[i].
+func valueOf(i int) Value { return Value(i) * cellSize }
+
+// index returns the position of v's cell in the cell array.
+func (v Value) index() int { return int(v / cellSize) }
+
 // arena addresses the cells of a VM without a bounds check: the interpreter
 // touches a cell a few dozen times per evaluated pair, and the check costs
 // about an eighth of its instructions. It is sound because every Value the
@@ -92,9 +104,10 @@ type cell struct {
 // SetGlobal and the other value methods) is checked by own on its way in.
 type arena struct{ base unsafe.Pointer }
 
-// at returns the cell of v, which must be below len(cells).
+// at returns the cell of v, whose index must be below len(cells): v is
+// its byte offset.
 func (a arena) at(v Value) *cell {
-	return (*cell)(unsafe.Add(a.base, uintptr(v)*unsafe.Sizeof(cell{})))
+	return (*cell)(unsafe.Add(a.base, uintptr(v)))
 }
 
 // Event is one interpreter event of the deck cycle model (fe-deck.md 3.3).
@@ -316,6 +329,10 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if arenaBytes > vm.model.ContextBytes() {
 		n = (arenaBytes - vm.model.ContextBytes()) / vm.model.CellBytes()
 	}
+	// Every Value, the reader's sentinels excepted, must fit in 32 bits.
+	if uint64(n+1)*uint64(cellSize) > uint64(refRParen-1) {
+		return nil, fmt.Errorf("fe: new: arena of %d bytes: more cells than values can address", arenaBytes)
+	}
 	vm.count = n
 	vm.arenaBytes = arenaBytes
 	vm.cells = make([]cell, n+1)
@@ -327,7 +344,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	for i := 1; i <= n; i++ {
 		vm.cells[i].typ = TFree
 		vm.cells[i].cdr = vm.freelist
-		vm.freelist = Value(i)
+		vm.freelist = valueOf(i)
 	}
 	vm.free = n
 	if err := vm.protect(vm.open); err != nil {
@@ -342,8 +359,8 @@ func (vm *VM) open() {
 	save := vm.gcIdx
 	for i, name := range strings.Fields(primNameList) {
 		v := vm.object()
-		vm.cells[v].typ = TPrim
-		vm.cells[v].aux = int32(i)
+		vm.cells[v.index()].typ = TPrim
+		vm.cells[v.index()].aux = int32(i)
 		vm.setGlobal(vm.symbol(name), v)
 		vm.gcIdx = save
 		if i == pFn {
@@ -613,7 +630,7 @@ func (vm *VM) collect() {
 			if !c.mark {
 				c.typ = TFree
 				c.cdr = freelist
-				freelist = Value(i + 1)
+				freelist = valueOf(i + 1)
 				free++
 			} else {
 				c.mark = false
@@ -629,7 +646,7 @@ func (vm *VM) collect() {
 			if !c.mark {
 				c.typ = TFree
 				c.cdr = freelist
-				freelist = Value(i + 1)
+				freelist = valueOf(i + 1)
 				free++
 			} else {
 				c.mark = false
@@ -764,7 +781,7 @@ func (vm *VM) str(s string) Value {
 func (vm *VM) goString(v Value) string {
 	var b []byte
 	for v != Nil {
-		c := &vm.cells[v]
+		c := &vm.cells[v.index()]
 		for i := 0; i < vm.strBytes && c.s[i] != 0; i++ {
 			b = append(b, c.s[i])
 		}
