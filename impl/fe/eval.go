@@ -160,7 +160,6 @@ func (vm *VM) evalList(lst, env Value) Value {
 		} else {
 			vm.counts[EvAlloc]++
 			vm.freelist = cells.at(c).cdr
-			vm.free--
 			gs[gi] = c
 			vm.gcIdx = gi + 1
 		}
@@ -237,7 +236,6 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 			b, e = f, cells.at(f).cdr
 			vm.counts[EvAlloc] += 2
 			vm.freelist = cells.at(e).cdr
-			vm.free -= 2
 			gs[gi] = b
 			gs[gi+1] = e
 			vm.gcIdx = gi + 2
@@ -609,7 +607,6 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(c).cdr
-				vm.free--
 				gs[gi] = c
 				vm.gcIdx = gi + 1
 				res = c
@@ -867,7 +864,6 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(v).cdr
-				vm.free--
 				gs[gi] = v
 				vm.gcIdx = gi + 1
 				res = v
@@ -933,7 +929,6 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				} else {
 					vm.counts[EvAlloc]++
 					vm.freelist = cells.at(c).cdr
-					vm.free--
 					gs[gi] = c
 					vm.gcIdx = gi + 1
 				}

@@ -87,7 +87,6 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 		} else {
 			vm.counts[EvAlloc]++
 			vm.freelist = cells.at(c).cdr
-			vm.free--
 			gs[gi] = c
 			vm.gcIdx = gi + 1
 		}
@@ -164,7 +163,6 @@ func (vm *VM) argsToEnvQuiet(prm, arg, env Value) Value {
 			b, e = f, cells.at(f).cdr
 			vm.counts[EvAlloc] += 2
 			vm.freelist = cells.at(e).cdr
-			vm.free -= 2
 			gs[gi] = b
 			gs[gi+1] = e
 			vm.gcIdx = gi + 2
@@ -493,7 +491,6 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(c).cdr
-				vm.free--
 				gs[gi] = c
 				vm.gcIdx = gi + 1
 				res = c
@@ -743,7 +740,6 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(v).cdr
-				vm.free--
 				gs[gi] = v
 				vm.gcIdx = gi + 1
 				res = v
@@ -807,7 +803,6 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				} else {
 					vm.counts[EvAlloc]++
 					vm.freelist = cells.at(c).cdr
-					vm.free--
 					gs[gi] = c
 					vm.gcIdx = gi + 1
 				}

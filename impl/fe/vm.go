@@ -73,7 +73,10 @@ const (
 // and cleared only when symbol makes a fresh symbol in a cell from the free
 // list, which no live binding can reference; so a symbol without local is
 // bound in no environment, and its lookup in env walks envLen steps to its
-// global value. The cell stays 32 bytes: addressing it is a shift.
+// global value. A free cell uses envLen too, for the length of the free
+// list from it on, so that the free count needs no update per allocation;
+// whatever a new cell's envLen then holds is read only if it becomes an
+// environment cell, which sets it.
 type cell struct {
 	car, cdr Value
 	num      float32
@@ -239,7 +242,6 @@ type VM struct {
 	fnPrim   Value // the PRIM object bound to fn (lambda aliases it)
 
 	syms     map[string]Value // intern table; mirrors symlist, which is never pruned
-	free     int              // cells on the free list
 	gcCount  int
 	counts   [NumEvents]uint64
 	inGC     bool
@@ -344,9 +346,9 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	for i := 1; i <= n; i++ {
 		vm.cells[i].typ = TFree
 		vm.cells[i].cdr = vm.freelist
+		vm.cells[i].envLen = uint32(i)
 		vm.freelist = valueOf(i)
 	}
-	vm.free = n
 	if err := vm.protect(vm.open); err != nil {
 		return nil, err
 	}
@@ -618,7 +620,7 @@ func (vm *VM) collect() {
 	}
 	// The free list head and length live in locals during the loop (a
 	// hook cannot raise here: inside a collection its error is deferred).
-	freelist, free := vm.freelist, vm.free
+	freelist, free := vm.freelist, vm.freeCells()
 	cells := vm.cells[1 : vm.count+1]
 	if hook {
 		for i := range cells {
@@ -630,8 +632,9 @@ func (vm *VM) collect() {
 			if !c.mark {
 				c.typ = TFree
 				c.cdr = freelist
-				freelist = valueOf(i + 1)
 				free++
+				c.envLen = uint32(free)
+				freelist = valueOf(i + 1)
 			} else {
 				c.mark = false
 			}
@@ -646,14 +649,15 @@ func (vm *VM) collect() {
 			if !c.mark {
 				c.typ = TFree
 				c.cdr = freelist
-				freelist = valueOf(i + 1)
 				free++
+				c.envLen = uint32(free)
+				freelist = valueOf(i + 1)
 			} else {
 				c.mark = false
 			}
 		}
 	}
-	vm.freelist, vm.free = freelist, free
+	vm.freelist = freelist
 	vm.inGC = false
 	if err := vm.pending; err != nil {
 		vm.pending = nil
@@ -675,7 +679,6 @@ func (vm *VM) object() Value {
 	}
 	vm.counts[EvAlloc]++
 	vm.freelist = vm.mem.at(v).cdr
-	vm.free--
 	gs[gi] = v
 	vm.gcIdx = gi + 1
 	return v
@@ -693,7 +696,6 @@ func (vm *VM) objectSlow() Value {
 	vm.step(EvAlloc)
 	v := vm.freelist
 	vm.freelist = vm.mem.at(v).cdr
-	vm.free--
 	vm.pushgc(v)
 	return v
 }
@@ -707,7 +709,6 @@ func (vm *VM) cons(car, cdr Value) Value {
 	} else {
 		vm.counts[EvAlloc]++
 		vm.freelist = vm.mem.at(v).cdr
-		vm.free--
 		gs[gi] = v
 		vm.gcIdx = gi + 1
 	}
@@ -725,7 +726,6 @@ func (vm *VM) number(n float32) Value {
 	} else {
 		vm.counts[EvAlloc]++
 		vm.freelist = vm.mem.at(v).cdr
-		vm.free--
 		gs[gi] = v
 		vm.gcIdx = gi + 1
 	}
@@ -851,6 +851,10 @@ func (vm *VM) cdr(v Value) Value {
 	return vm.mem.at(vm.checkType(v, TPair)).cdr
 }
 
+// freeCells returns the length of the free list, which its head records
+// (see cell).
+func (vm *VM) freeCells() int { return int(vm.mem.at(vm.freelist).envLen) }
+
 // Stats describes the arena.
 type Stats struct {
 	Cells      int // cells in the arena
@@ -865,8 +869,8 @@ type Stats struct {
 func (vm *VM) Stats() Stats {
 	return Stats{
 		Cells:      vm.count,
-		Used:       vm.count - vm.free,
-		Free:       vm.free,
+		Used:       vm.count - vm.freeCells(),
+		Free:       vm.freeCells(),
 		GCCount:    vm.gcCount,
 		GCStack:    vm.gcIdx,
 		GCStackCap: len(vm.gcstack),
