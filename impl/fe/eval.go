@@ -548,16 +548,8 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				arg = cells.at(arg).cdr
 			}
 
-		case pFn, pMac:
-			va := vm.cons(env, arg)
-			vm.nextArg(&arg)
-			res = vm.object()
-			if op == pFn {
-				cells.at(res).typ = TFunc
-			} else {
-				cells.at(res).typ = TMacro
-			}
-			cells.at(res).cdr = va
+		case pFn, pMac, pAnd, pOr, pSetcar, pSetcdr, pIs, pAtom, pPrint:
+			res = vm.evalPrim(op, arg, env)
 
 		case pWhile:
 			va := vm.nextArg(&arg)
@@ -580,20 +572,6 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 		case pQuote:
 			res = vm.nextArg(&arg)
-
-		case pAnd:
-			for arg != Nil {
-				if res = vm.evalArg(&arg, env); res == Nil {
-					break
-				}
-			}
-
-		case pOr:
-			for arg != Nil {
-				if res = vm.evalArg(&arg, env); res != Nil {
-					break
-				}
-			}
 
 		case pDo:
 			res = vm.doList(arg, env)
@@ -631,29 +609,11 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				res = cells.at(va).cdr
 			}
 
-		case pSetcar:
-			va := vm.checkType(vm.evalArg(&arg, env), TPair)
-			cells.at(va).car = vm.evalArg(&arg, env)
-
-		case pSetcdr:
-			va := vm.checkType(vm.evalArg(&arg, env), TPair)
-			cells.at(va).cdr = vm.evalArg(&arg, env)
-
 		case pList:
 			res = vm.evalList(arg, env)
 
 		case pNot:
 			res = vm.boolean(vm.evalArg(&arg, env) == Nil)
-
-		case pIs:
-			va := vm.evalArg(&arg, env)
-			res = vm.boolean(vm.equal(va, vm.evalArg(&arg, env)))
-
-		case pAtom:
-			res = vm.boolean(vm.typ(vm.evalArg(&arg, env)) != TPair)
-
-		case pPrint:
-			vm.print(arg, env)
 
 		case pLt, pLte:
 			var va Value
@@ -995,6 +955,59 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		vm.pushgc(res)
 	}
 	vm.ncall = depth
+	return res
+}
+
+// evalPrim evaluates the primitives that evalPair leaves out of its own
+// body, being rare in loops: keeping evalPair small keeps its compiled code
+// tight (fewer spills around its calls).
+func (vm *VM) evalPrim(op int, arg, env Value) Value {
+	cells := vm.mem
+	res := Nil
+	switch op {
+	case pFn, pMac:
+		va := vm.cons(env, arg)
+		vm.nextArg(&arg)
+		res = vm.object()
+		if op == pFn {
+			cells.at(res).typ = TFunc
+		} else {
+			cells.at(res).typ = TMacro
+		}
+		cells.at(res).cdr = va
+
+	case pAnd:
+		for arg != Nil {
+			if res = vm.evalArg(&arg, env); res == Nil {
+				break
+			}
+		}
+
+	case pOr:
+		for arg != Nil {
+			if res = vm.evalArg(&arg, env); res != Nil {
+				break
+			}
+		}
+
+	case pSetcar:
+		va := vm.checkType(vm.evalArg(&arg, env), TPair)
+		cells.at(va).car = vm.evalArg(&arg, env)
+
+	case pSetcdr:
+		va := vm.checkType(vm.evalArg(&arg, env), TPair)
+		cells.at(va).cdr = vm.evalArg(&arg, env)
+
+	case pIs:
+		va := vm.evalArg(&arg, env)
+		res = vm.boolean(vm.equal(va, vm.evalArg(&arg, env)))
+
+	case pAtom:
+		res = vm.boolean(vm.typ(vm.evalArg(&arg, env)) != TPair)
+
+	case pPrint:
+		vm.print(arg, env)
+	}
 	return res
 }
 

@@ -432,16 +432,8 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				arg = cells.at(arg).cdr
 			}
 
-		case pFn, pMac:
-			va := vm.cons(env, arg)
-			vm.nextArgQuiet(&arg)
-			res = vm.object()
-			if op == pFn {
-				cells.at(res).typ = TFunc
-			} else {
-				cells.at(res).typ = TMacro
-			}
-			cells.at(res).cdr = va
+		case pFn, pMac, pAnd, pOr, pSetcar, pSetcdr, pIs, pAtom, pPrint:
+			res = vm.evalPrimQuiet(op, arg, env)
 
 		case pWhile:
 			va := vm.nextArgQuiet(&arg)
@@ -464,20 +456,6 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 
 		case pQuote:
 			res = vm.nextArgQuiet(&arg)
-
-		case pAnd:
-			for arg != Nil {
-				if res = vm.evalArgQuiet(&arg, env); res == Nil {
-					break
-				}
-			}
-
-		case pOr:
-			for arg != Nil {
-				if res = vm.evalArgQuiet(&arg, env); res != Nil {
-					break
-				}
-			}
 
 		case pDo:
 			res = vm.doListQuiet(arg, env)
@@ -515,29 +493,11 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				res = cells.at(va).cdr
 			}
 
-		case pSetcar:
-			va := vm.checkType(vm.evalArgQuiet(&arg, env), TPair)
-			cells.at(va).car = vm.evalArgQuiet(&arg, env)
-
-		case pSetcdr:
-			va := vm.checkType(vm.evalArgQuiet(&arg, env), TPair)
-			cells.at(va).cdr = vm.evalArgQuiet(&arg, env)
-
 		case pList:
 			res = vm.evalListQuiet(arg, env)
 
 		case pNot:
 			res = vm.boolean(vm.evalArgQuiet(&arg, env) == Nil)
-
-		case pIs:
-			va := vm.evalArgQuiet(&arg, env)
-			res = vm.boolean(vm.equal(va, vm.evalArgQuiet(&arg, env)))
-
-		case pAtom:
-			res = vm.boolean(vm.typ(vm.evalArgQuiet(&arg, env)) != TPair)
-
-		case pPrint:
-			vm.printQuiet(arg, env)
 
 		case pLt, pLte:
 			var va Value
@@ -869,6 +829,59 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		vm.pushgc(res)
 	}
 	vm.ncall = depth
+	return res
+}
+
+// evalPrim evaluates the primitives that evalPair leaves out of its own
+// body, being rare in loops: keeping evalPair small keeps its compiled code
+// tight (fewer spills around its calls).
+func (vm *VM) evalPrimQuiet(op int, arg, env Value) Value {
+	cells := vm.mem
+	res := Nil
+	switch op {
+	case pFn, pMac:
+		va := vm.cons(env, arg)
+		vm.nextArgQuiet(&arg)
+		res = vm.object()
+		if op == pFn {
+			cells.at(res).typ = TFunc
+		} else {
+			cells.at(res).typ = TMacro
+		}
+		cells.at(res).cdr = va
+
+	case pAnd:
+		for arg != Nil {
+			if res = vm.evalArgQuiet(&arg, env); res == Nil {
+				break
+			}
+		}
+
+	case pOr:
+		for arg != Nil {
+			if res = vm.evalArgQuiet(&arg, env); res != Nil {
+				break
+			}
+		}
+
+	case pSetcar:
+		va := vm.checkType(vm.evalArgQuiet(&arg, env), TPair)
+		cells.at(va).car = vm.evalArgQuiet(&arg, env)
+
+	case pSetcdr:
+		va := vm.checkType(vm.evalArgQuiet(&arg, env), TPair)
+		cells.at(va).cdr = vm.evalArgQuiet(&arg, env)
+
+	case pIs:
+		va := vm.evalArgQuiet(&arg, env)
+		res = vm.boolean(vm.equal(va, vm.evalArgQuiet(&arg, env)))
+
+	case pAtom:
+		res = vm.boolean(vm.typ(vm.evalArgQuiet(&arg, env)) != TPair)
+
+	case pPrint:
+		vm.printQuiet(arg, env)
+	}
 	return res
 }
 
