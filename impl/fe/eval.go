@@ -402,9 +402,13 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
-	fn := cells.at(obj).car
+	// The arguments are read with the operator where it is a symbol, whose
+	// lookup changes no cell; another operator form is evaluated first (it
+	// may run code), as in C.
+	oc := cells.at(obj)
+	fn, arg := oc.car, oc.cdr
 	if cells.at(fn).typ != TSymbol {
-		fn = vm.eval(fn, env, nil)
+		fn, arg = vm.evalOperator(obj, env)
 	} else {
 		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
@@ -430,7 +434,6 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			vm.replayLookups(n)
 		}
 	}
-	arg := cells.at(obj).cdr
 	res := Nil
 
 	// In the three hottest primitives (if, the comparisons and the
@@ -1009,6 +1012,13 @@ func (vm *VM) evalPrim(op int, arg, env Value) Value {
 		vm.print(arg, env)
 	}
 	return res
+}
+
+// evalOperator evaluates the operator of the call obj when it is not a
+// symbol, and then reads the call's arguments.
+func (vm *VM) evalOperator(obj, env Value) (fn, arg Value) {
+	fn = vm.eval(vm.mem.at(obj).car, env, nil)
+	return fn, vm.mem.at(obj).cdr
 }
 
 // print is the print primitive: its arguments evaluated and written raw,

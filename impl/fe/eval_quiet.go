@@ -288,9 +288,13 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
-	fn := cells.at(obj).car
+	// The arguments are read with the operator where it is a symbol, whose
+	// lookup changes no cell; another operator form is evaluated first (it
+	// may run code), as in C.
+	oc := cells.at(obj)
+	fn, arg := oc.car, oc.cdr
 	if cells.at(fn).typ != TSymbol {
-		fn = vm.evalQuiet(fn, env, nil)
+		fn, arg = vm.evalOperatorQuiet(obj, env)
 	} else {
 		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
@@ -314,7 +318,6 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		}
 		vm.counts[EvLookup] += n
 	}
-	arg := cells.at(obj).cdr
 	res := Nil
 
 	// In the three hottest primitives (if, the comparisons and the
@@ -883,6 +886,13 @@ func (vm *VM) evalPrimQuiet(op int, arg, env Value) Value {
 		vm.printQuiet(arg, env)
 	}
 	return res
+}
+
+// evalOperator evaluates the operator of the call obj when it is not a
+// symbol, and then reads the call's arguments.
+func (vm *VM) evalOperatorQuiet(obj, env Value) (fn, arg Value) {
+	fn = vm.evalQuiet(vm.mem.at(obj).car, env, nil)
+	return fn, vm.mem.at(obj).cdr
 }
 
 // print is the print primitive: its arguments evaluated and written raw,
