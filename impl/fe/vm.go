@@ -640,9 +640,10 @@ func (vm *VM) collect() {
 			}
 		}
 	} else {
-		// The same loop without the hook.
-		for i := range cells {
-			c := &cells[i]
+		// The same loop without the hook, stepping through the values.
+		mem, last := vm.mem, valueOf(len(cells))
+		for v := cellSize; v <= last; v += cellSize {
+			c := mem.at(v)
 			if c.typ == TFree {
 				continue
 			}
@@ -651,7 +652,7 @@ func (vm *VM) collect() {
 				c.cdr = freelist
 				free++
 				c.envLen = uint32(free)
-				freelist = valueOf(i + 1)
+				freelist = v
 			} else {
 				c.mark = false
 			}
