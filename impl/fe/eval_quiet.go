@@ -279,10 +279,10 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	// found them (or unwind with a panic), so both are restored below from
 	// the depths saved here.
 	depth := vm.ncall
-	if depth == len(vm.calllist) {
-		vm.calllist = append(vm.calllist, obj)
+	if cl := vm.calllist; uint(depth) < uint(len(cl)) {
+		cl[depth] = obj
 	} else {
-		vm.calllist[depth] = obj
+		vm.calllist = append(cl, obj)
 	}
 	vm.ncall = depth + 1
 	gc := vm.gcIdx
