@@ -237,8 +237,9 @@ func primTry(vm *VM, args Value) (Value, error) {
 }
 
 // own checks a value coming from the host before the VM stores or follows
-// it (see arena): a value that is not one of this VM's cells is a
-// programming error, reported as the out-of-range index it would have been.
+// it (see arena): a value that is not one of this VM's cells (past the
+// last, or pointing inside one) is a programming error, reported with the
+// value itself.
 func (vm *VM) own(v Value) Value {
 	if v%cellSize != 0 || uint(v.index()) > uint(vm.count) {
 		panic(fmt.Sprintf("fe: value %d is not a cell of this VM (%d cells)", uint32(v), vm.count))
