@@ -138,6 +138,15 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the daemon's operator file (\S+) reads "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, path, text string) error {
 		return afero.WriteFile(getDaemon(ctx).fs, path, []byte(unescape(text)), 0o644)
 	})
+	sc.Step(`^while the daemon's model generates reply (\d+), the daemon's operator file (\S+) comes to read "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, n int, path, text string) error {
+		d := getDaemon(ctx)
+		if n < 1 || n > len(d.model.Replies) {
+			return fmt.Errorf("the model has no reply %d queued", n)
+		}
+		fs := d.fs
+		d.model.Replies[n-1].Before = func() { _ = afero.WriteFile(fs, path, []byte(unescape(text)), 0o644) }
+		return nil
+	})
 	sc.Step(`^the daemon's operator variables are those of the shipped \.env\.example$`, func(ctx context.Context) error {
 		d := getDaemon(ctx)
 		b, err := os.ReadFile(filepath.Join("..", "impl", "plurnk", "cmd", "plurnkd", ".env.example"))
