@@ -274,6 +274,16 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return sameJSON(got.Raw, want)
 	})
+	sc.Step(`^the error answered to "(\w+)" mentions "([^"]*)"$`, func(ctx context.Context, who, text string) error {
+		c, err := getDaemon(ctx).conn(who)
+		if err != nil {
+			return err
+		}
+		if msg := gjson.GetBytes(c.answer.Raw, "error.message").String(); !strings.Contains(msg, text) {
+			return fmt.Errorf("the error's message %q does not mention %q", msg, text)
+		}
+		return nil
+	})
 	sc.Step(`^the daemon's host also offers an executor named "([^"]*)"$`, func(ctx context.Context, name string) error {
 		d := getDaemon(ctx)
 		if err := d.internal("a simulated executor beside sh"); err != nil {

@@ -154,6 +154,7 @@ Feature: operator and session configuration of the daemon
     And "A" creates a session named "fresh"
     When "A" calls loop.run with {"prompt": "hello"}
     Then the answer to "A" is the error -32004
+    And the error answered to "A" mentions "PLURNK_MODEL"
 
   @§operator-config-shipped-defaults
   Scenario: with the shipped .env.example the grammar check is on: a model that ignores grammars is refused at boot
