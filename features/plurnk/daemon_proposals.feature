@@ -173,3 +173,25 @@ Feature: proposals of host commands through the daemon
     When "A" calls entry.read with {"target": "known:///after.md"}
     Then the answer to "A" has status = 404
     And the daemon's simulated command "deploy" was spawned 0 times
+
+  @§exec-stream @decision
+  Scenario: the output entry of a command that could not be spawned is not foisted: the next packet reads nothing of it
+    Given a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's simulated command "deploy" cannot be spawned
+    And the daemon's model will reply:
+      """
+      <<PLAN:deploy:PLAN
+      <<EXEC:deploy:EXEC
+      <<SEND[102]:deploying:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:it failed:PLAN
+      <<SEND[200]:the deploy could not start:SEND
+      """
+    When "A" runs a loop with the prompt "deploy"
+    Then the loop "A" started ended with status 200
+    And the daemon's model's packet 2 contains "EXEC 500 sh:///1/1/1"
+    And the daemon's model's packet 2 does not contain "sh:///1/1/1#stdout"
+    And the daemon's model's packet 2 does not contain "sh:///1/1/1#stderr"
