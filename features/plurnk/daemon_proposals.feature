@@ -195,3 +195,20 @@ Feature: proposals of host commands through the daemon
     And the daemon's model's packet 2 contains "EXEC 500 sh:///1/1/1"
     And the daemon's model's packet 2 does not contain "sh:///1/1/1#stdout"
     And the daemon's model's packet 2 does not contain "sh:///1/1/1#stderr"
+
+  @§errors-error-codes @decision
+  Scenario: loop.resolve of a log row that is no proposal answers -32003
+    Given a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's model will reply:
+      """
+      <<PLAN:note:PLAN
+      <<EDIT(known:///n.md):noted:EDIT
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "note"
+    Then the loop "A" started ended with status 200
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    Then the entry in the answer to "A" has op = "EDIT"
+    When "A" resolves the row of the answer's entries.0.id with "accept"
+    Then the answer to "A" is the error -32003

@@ -311,6 +311,9 @@ Feature: Tier 3a — the model stops its own streams
       | KILL | <<KILL(sh:///1/1/2)::KILL        | SIGHUP  |
       | KILL | <<KILL[9](sh:///1/1/2)::KILL     | SIGKILL |
       | KILL | <<KILL[15](sh:///1/1/2)::KILL    | SIGTERM |
+      | KILL | <<KILL[10](sh:///1/1/2)::KILL    | SIGUSR1 |
+      | KILL | <<KILL[12](sh:///1/1/2)::KILL    | SIGUSR2 |
+      | KILL | <<KILL[14](sh:///1/1/2)::KILL    | SIGALRM |
       | SEND | <<SEND[499](exec:///1/1/2)::SEND | SIGTERM |
       | KILL | <<KILL(exec:///1/1/2)::KILL      | SIGHUP  |
 
