@@ -180,7 +180,7 @@ func (vm *VM) doList(lst, env Value) Value {
 		// the index kept in a register instead of re-read from memory
 		// after each store; near the limit the pushes run as written so
 		// that an overflow leaves the same state.
-		if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
+		if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
 			gs[save] = lst
 			gs[save+1] = env
 			vm.gcIdx = save + 2
@@ -230,7 +230,7 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 		}
 		// env = vm.cons(vm.cons(pc.car, a), env), written out.
 		var b, e Value
-		if f, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && uint(gi)+1 < uint(len(gs)) {
+		if f, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && uint(gi) < uint(len(gs)) && uint(gi+1) < uint(len(gs)) {
 			// Two free cells at hand, no event to observe, room for
 			// both on the GC stack: cons's fast path twice.
 			b, e = f, cells.at(f).cdr
@@ -439,9 +439,11 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	// In the three hottest primitives (if, the comparisons and the
 	// arithmetic) each evalArg call is written out in place, which saves a
 	// Go call per argument: about a tenth of the run time of a call-heavy
-	// program. Each copy is exactly evalArg.
-	switch fc := cells.at(fn); fc.typ {
-	case TPrim:
+	// program. Each copy is exactly evalArg. The operator's type is tested
+	// in order, primitives first, then user functions (a switch on the type
+	// compiles to a search that spends two more tests on a primitive).
+	switch fc := cells.at(fn); {
+	case fc.typ == TPrim:
 		switch op := int(fc.aux); op {
 		case pLet:
 			va := vm.checkType(vm.nextArg(&arg), TSymbol)
@@ -836,10 +838,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			rc.num = x
 		}
 
-	case TCFunc:
-		res = vm.callPrimitive(int(fc.aux), vm.evalList(arg, env))
-
-	case TFunc:
+	case fc.typ == TFunc:
 		vm.step(EvCall)
 		{ // arg = vm.evalList(arg, env), written out.
 			list := Nil
@@ -915,7 +914,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		// evalPair rather than through eval.
 		save := vm.gcIdx
 		for body != Nil {
-			if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
+			if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
 				gs[save] = body
 				gs[save+1] = fenv
 				vm.gcIdx = save + 2
@@ -939,7 +938,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			}
 		}
 
-	case TMacro:
+	case fc.typ == TCFunc:
+		res = vm.callPrimitive(int(fc.aux), vm.evalList(arg, env))
+
+	case fc.typ == TMacro:
 		vm.expandMacro(obj, fn, arg)
 		vm.gcIdx = gc
 		vm.ncall = depth

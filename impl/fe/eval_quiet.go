@@ -107,7 +107,7 @@ func (vm *VM) doListQuiet(lst, env Value) Value {
 		// the index kept in a register instead of re-read from memory
 		// after each store; near the limit the pushes run as written so
 		// that an overflow leaves the same state.
-		if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
+		if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
 			gs[save] = lst
 			gs[save+1] = env
 			vm.gcIdx = save + 2
@@ -157,7 +157,7 @@ func (vm *VM) argsToEnvQuiet(prm, arg, env Value) Value {
 		}
 		// env = vm.cons(vm.cons(pc.car, a), env), written out.
 		var b, e Value
-		if f, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; f != Nil && cells.at(f).cdr != Nil && uint(gi)+1 < uint(len(gs)) {
+		if f, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; f != Nil && cells.at(f).cdr != Nil && uint(gi) < uint(len(gs)) && uint(gi+1) < uint(len(gs)) {
 			// Two free cells at hand, no event to observe, room for
 			// both on the GC stack: cons's fast path twice.
 			b, e = f, cells.at(f).cdr
@@ -323,9 +323,11 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	// In the three hottest primitives (if, the comparisons and the
 	// arithmetic) each evalArg call is written out in place, which saves a
 	// Go call per argument: about a tenth of the run time of a call-heavy
-	// program. Each copy is exactly evalArg.
-	switch fc := cells.at(fn); fc.typ {
-	case TPrim:
+	// program. Each copy is exactly evalArg. The operator's type is tested
+	// in order, primitives first, then user functions (a switch on the type
+	// compiles to a search that spends two more tests on a primitive).
+	switch fc := cells.at(fn); {
+	case fc.typ == TPrim:
 		switch op := int(fc.aux); op {
 		case pLet:
 			va := vm.checkType(vm.nextArgQuiet(&arg), TSymbol)
@@ -712,10 +714,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			rc.num = x
 		}
 
-	case TCFunc:
-		res = vm.callPrimitive(int(fc.aux), vm.evalListQuiet(arg, env))
-
-	case TFunc:
+	case fc.typ == TFunc:
 		vm.tally(EvCall)
 		{ // arg = vm.evalListQuiet(arg, env), written out.
 			list := Nil
@@ -789,7 +788,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		// evalPair rather than through eval.
 		save := vm.gcIdx
 		for body != Nil {
-			if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
+			if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
 				gs[save] = body
 				gs[save+1] = fenv
 				vm.gcIdx = save + 2
@@ -813,7 +812,10 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			}
 		}
 
-	case TMacro:
+	case fc.typ == TCFunc:
+		res = vm.callPrimitive(int(fc.aux), vm.evalListQuiet(arg, env))
+
+	case fc.typ == TMacro:
 		vm.expandMacroQuiet(obj, fn, arg)
 		vm.gcIdx = gc
 		vm.ncall = depth
