@@ -33,10 +33,65 @@ func (vm *VM) getBoundQuiet(sym, env Value) Value {
 	return cells.at(sym).cdr
 }
 
+// evalList evaluates each element of lst and returns the list of the
+// values.
+//
+// The first loop takes the elements that are atoms or symbols while a free
+// cell is at hand: no Go call, so its values stay in registers. It checks
+// before any event that the cons will take cons's fast path; a step in
+// between cannot change that, since with a hook that path is never taken
+// (every threshold is 0) and a meter's step does not allocate. Anything
+// else, from the first call or slow allocation on, goes through the
+// second loop, which is evalArg and cons written out.
 func (vm *VM) evalListQuiet(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	link := &res // where the next cell goes: res, then the last cell's cdr
+	for lst != Nil {
+		lc := cells.at(lst)
+		obj := lc.car
+		c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
+		if lc.typ != TPair || cells.at(obj).typ == TPair || c == Nil || uint(gi) >= uint(len(gs)) {
+			break
+		}
+		vm.tally(EvArg)
+		lst = lc.cdr
+		v := obj
+		if oc := cells.at(obj); oc.typ == TSymbol {
+			// v = vm.lookupQuiet(obj, env), written out.
+			n := uint64(1)
+			if env == Nil || !oc.local {
+				n += uint64(cells.at(env).envLen) // the static nil's is 0
+				v = cells.at(oc.cdr).cdr
+			} else {
+				v = refNone
+				for e := env; e != Nil; {
+					n++
+					ec := cells.at(e)
+					if x := ec.car; cells.at(x).car == obj {
+						v = cells.at(x).cdr
+						break
+					}
+					e = ec.cdr
+				}
+				if v == refNone {
+					v = cells.at(oc.cdr).cdr
+				}
+			}
+			vm.counts[EvLookup] += n
+		} else {
+			vm.tally(EvAtom)
+		}
+		// cons's fast path, checked above.
+		vm.counts[EvAlloc]++
+		vm.freelist = cells.at(c).cdr
+		gs[gi] = c
+		vm.gcIdx = gi + 1
+		cc := cells.at(c)
+		cc.typ, cc.car, cc.cdr = TPair, v, Nil
+		*link = c
+		link = &cc.cdr
+	}
 	for lst != Nil {
 		// v := vm.evalArgQuiet(&lst, env), written out (list and the cfuncs
 		// evaluate their arguments here; a user call has its own copy in
