@@ -242,7 +242,7 @@ func primTry(vm *VM, args Value) (Value, error) {
 // value itself.
 func (vm *VM) own(v Value) Value {
 	if v%cellSize != 0 || uint(v.index()) > uint(vm.count) {
-		panic(fmt.Sprintf("fe: value %d is not a cell of this VM (%d cells)", uint64(v), vm.count))
+		panic(fmt.Sprintf("fe: value %d is not a cell of this VM (%d cells)", uint32(v), vm.count))
 	}
 	return v
 }

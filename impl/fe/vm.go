@@ -44,11 +44,8 @@ func (t Type) String() string {
 // cell with one addition (see arena). Nil is the static nil object, the
 // first cell, which lives outside the arena. A Value is only
 // valid while the object is reachable from a GC root; values handed to a
-// Primitive stay valid for the duration of the call. A Value is a full
-// machine word although every one fits in 32 bits (see New): a 32-bit
-// handle cost the evaluator a zero extension each time it reached a cell
-// (about 4 % of its instructions).
-type Value uint64
+// Primitive stay valid for the duration of the call.
+type Value uint32
 
 // Nil is the nil object.
 const Nil Value = 0
@@ -334,7 +331,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if arenaBytes > vm.model.ContextBytes() {
 		n = (arenaBytes - vm.model.ContextBytes()) / vm.model.CellBytes()
 	}
-	// Every Value must stay below the reader's sentinels.
+	// Every Value, the reader's sentinels excepted, must fit in 32 bits.
 	if uint64(n+1)*uint64(cellSize) > uint64(refRParen-1) {
 		return nil, fmt.Errorf("fe: new: arena of %d bytes: more cells than values can address", arenaBytes)
 	}
