@@ -47,10 +47,12 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	link := &res // where the next cell goes: res, then the last cell's cdr
+	// The free list's head and the GC stack's index are kept in registers
+	// as well as stored: nothing in the loop changes them behind its back.
+	c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
 	for lst != Nil {
 		lc := cells.at(lst)
 		obj := lc.car
-		c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
 		if lc.typ != TPair || cells.at(obj).typ == TPair || c == Nil || uint(gi) >= uint(len(gs)) {
 			break
 		}
@@ -84,13 +86,15 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 		}
 		// cons's fast path, checked above.
 		vm.counts[EvAlloc]++
-		vm.freelist = cells.at(c).cdr
+		cc := cells.at(c)
+		next := cc.cdr
+		vm.freelist = next
 		gs[gi] = c
 		vm.gcIdx = gi + 1
-		cc := cells.at(c)
 		cc.typ, cc.car, cc.cdr = TPair, v, Nil
 		*link = c
 		link = &cc.cdr
+		c, gi = next, gi+1
 	}
 	for lst != Nil {
 		// v := vm.evalArgQuiet(&lst, env), written out (list and the cfuncs
