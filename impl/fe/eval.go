@@ -107,67 +107,67 @@ func (vm *VM) equal(a, b Value) bool {
 // evalList evaluates each element of lst and returns the list of the
 // values.
 //
-// The first loop takes the elements that are atoms or symbols while a free
-// cell is at hand: no Go call, so its values stay in registers. It checks
-// before any event that the cons will take cons's fast path; a step in
-// between cannot change that, since with a hook that path is never taken
-// (every threshold is 0) and a meter's step does not allocate. Anything
-// else, from the first call or slow allocation on, goes through the
-// second loop, which is evalArg and cons written out.
+// In the quiet evaluator (eval_quiet.go: vm.quiet, so no event is ever
+// observed) a first loop takes the elements that are atoms or symbols while
+// a free cell is at hand. It makes no Go call and nothing in it can raise,
+// so its state stays in registers: the free list's head, the GC stack's
+// index and the event counts are stored once, when it ends. Anything else,
+// and every element with a hook or a meter, goes through the second loop,
+// which is evalArg and cons written out.
 func (vm *VM) evalList(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	link := &res // where the next cell goes: res, then the last cell's cdr
-	// The free list's head and the GC stack's index are kept in registers
-	// as well as stored: nothing in the loop changes them behind its back.
-	c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
-	for lst != Nil {
-		lc := cells.at(lst)
-		obj := lc.car
-		if lc.typ != TPair || cells.at(obj).typ == TPair || c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
-			break
-		}
-		vm.step(EvArg)
-		lst = lc.cdr
-		v := obj
-		if oc := cells.at(obj); oc.typ == TSymbol {
-			// v = vm.lookup(obj, env), written out.
-			n := uint64(1)
-			if env == Nil || !oc.local {
-				n += uint64(cells.at(env).envLen) // the static nil's is 0
-				v = cells.at(oc.cdr).cdr
-			} else {
-				v = refNone
-				for e := env; e != Nil; {
-					n++
-					ec := cells.at(e)
-					if x := ec.car; cells.at(x).car == obj {
-						v = cells.at(x).cdr
-						break
-					}
-					e = ec.cdr
-				}
-				if v == refNone {
+	if vm.quiet {
+		c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
+		cons, lookups, atoms := uint64(0), uint64(0), uint64(0)
+		for lst != Nil {
+			lc := cells.at(lst)
+			obj := lc.car
+			if lc.typ != TPair || cells.at(obj).typ == TPair || c == Nil || uint(gi) >= uint(len(gs)) {
+				break
+			}
+			lst = lc.cdr
+			v := obj
+			if oc := cells.at(obj); oc.typ == TSymbol {
+				// v = vm.lookup(obj, env), written out.
+				lookups++
+				if env == Nil || !oc.local {
+					lookups += uint64(cells.at(env).envLen) // the static nil's is 0
 					v = cells.at(oc.cdr).cdr
+				} else {
+					v = refNone
+					for e := env; e != Nil; {
+						lookups++
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							v = cells.at(x).cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if v == refNone {
+						v = cells.at(oc.cdr).cdr
+					}
 				}
+			} else {
+				atoms++
 			}
-			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-				vm.replayLookups(n)
-			}
-		} else {
-			vm.step(EvAtom)
+			// cons's fast path, checked above.
+			cc := cells.at(c)
+			next := cc.cdr
+			gs[gi] = c
+			cc.typ, cc.car, cc.cdr = TPair, v, Nil
+			*link = c
+			link = &cc.cdr
+			c, gi, cons = next, gi+1, cons+1
 		}
-		// cons's fast path, checked above.
-		vm.counts[EvAlloc]++
-		cc := cells.at(c)
-		next := cc.cdr
-		vm.freelist = next
-		gs[gi] = c
-		vm.gcIdx = gi + 1
-		cc.typ, cc.car, cc.cdr = TPair, v, Nil
-		*link = c
-		link = &cc.cdr
-		c, gi = next, gi+1
+		vm.freelist, vm.gcIdx = c, gi
+		// One EvArg and one EvAlloc per element.
+		vm.counts[EvArg] += cons
+		vm.counts[EvAlloc] += cons
+		vm.counts[EvLookup] += lookups
+		vm.counts[EvAtom] += atoms
 	}
 	for lst != Nil {
 		// v := vm.evalArg(&lst, env), written out (list and the cfuncs
