@@ -104,10 +104,71 @@ func (vm *VM) equal(a, b Value) bool {
 	return false
 }
 
+// evalList evaluates each element of lst and returns the list of the
+// values.
+//
+// In the quiet evaluator (eval_quiet.go: vm.quiet, so no event is ever
+// observed) a first loop takes the elements that are atoms or symbols while
+// a free cell is at hand. It makes no Go call and nothing in it can raise,
+// so its state stays in registers: the free list's head, the GC stack's
+// index and the event counts are stored once, when it ends. Anything else,
+// and every element with a hook or a meter, goes through the second loop,
+// which is evalArg and cons written out.
 func (vm *VM) evalList(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	link := &res // where the next cell goes: res, then the last cell's cdr
+	if vm.quiet {
+		c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
+		cons, lookups, atoms := uint64(0), uint64(0), uint64(0)
+		for lst != Nil {
+			lc := cells.at(lst)
+			obj := lc.car
+			if lc.typ != TPair || cells.at(obj).typ == TPair || c == Nil || uint(gi) >= uint(len(gs)) {
+				break
+			}
+			lst = lc.cdr
+			v := obj
+			if oc := cells.at(obj); oc.typ == TSymbol {
+				// v = vm.lookup(obj, env), written out.
+				lookups++
+				if env == Nil || !oc.local {
+					lookups += uint64(cells.at(env).envLen) // the static nil's is 0
+					v = cells.at(oc.cdr).cdr
+				} else {
+					v = refNone
+					for e := env; e != Nil; {
+						lookups++
+						ec := cells.at(e)
+						if x := ec.car; cells.at(x).car == obj {
+							v = cells.at(x).cdr
+							break
+						}
+						e = ec.cdr
+					}
+					if v == refNone {
+						v = cells.at(oc.cdr).cdr
+					}
+				}
+			} else {
+				atoms++
+			}
+			// cons's fast path, checked above.
+			cc := cells.at(c)
+			next := cc.cdr
+			gs[gi] = c
+			cc.typ, cc.car, cc.cdr = TPair, v, Nil
+			*link = c
+			link = &cc.cdr
+			c, gi, cons = next, gi+1, cons+1
+		}
+		vm.freelist, vm.gcIdx = c, gi
+		// One EvArg and one EvAlloc per element.
+		vm.counts[EvArg] += cons
+		vm.counts[EvAlloc] += cons
+		vm.counts[EvLookup] += lookups
+		vm.counts[EvAtom] += atoms
+	}
 	for lst != Nil {
 		// v := vm.evalArg(&lst, env), written out (list and the cfuncs
 		// evaluate their arguments here; a user call has its own copy in
@@ -180,7 +241,7 @@ func (vm *VM) doList(lst, env Value) Value {
 		// the index kept in a register instead of re-read from memory
 		// after each store; near the limit the pushes run as written so
 		// that an overflow leaves the same state.
-		if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
+		if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
 			gs[save] = lst
 			gs[save+1] = env
 			vm.gcIdx = save + 2
@@ -230,7 +291,7 @@ func (vm *VM) argsToEnv(prm, arg, env Value) Value {
 		}
 		// env = vm.cons(vm.cons(pc.car, a), env), written out.
 		var b, e Value
-		if f, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && uint(gi)+1 < uint(len(gs)) {
+		if f, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; f != Nil && cells.at(f).cdr != Nil && vm.counts[EvAlloc]+1 < vm.thresh[EvAlloc] && uint(gi) < uint(len(gs)) && uint(gi+1) < uint(len(gs)) {
 			// Two free cells at hand, no event to observe, room for
 			// both on the GC stack: cons's fast path twice.
 			b, e = f, cells.at(f).cdr
@@ -439,9 +500,11 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	// In the three hottest primitives (if, the comparisons and the
 	// arithmetic) each evalArg call is written out in place, which saves a
 	// Go call per argument: about a tenth of the run time of a call-heavy
-	// program. Each copy is exactly evalArg.
-	switch fc := cells.at(fn); fc.typ {
-	case TPrim:
+	// program. Each copy is exactly evalArg. The operator's type is tested
+	// in order, primitives first, then user functions (a switch on the type
+	// compiles to a search that spends two more tests on a primitive).
+	switch fc := cells.at(fn); {
+	case fc.typ == TPrim:
 		switch op := int(fc.aux); op {
 		case pLet:
 			va := vm.checkType(vm.nextArg(&arg), TSymbol)
@@ -836,10 +899,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			rc.num = x
 		}
 
-	case TCFunc:
-		res = vm.callPrimitive(int(fc.aux), vm.evalList(arg, env))
-
-	case TFunc:
+	case fc.typ == TFunc:
 		vm.step(EvCall)
 		{ // arg = vm.evalList(arg, env), written out.
 			list := Nil
@@ -915,7 +975,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		// evalPair rather than through eval.
 		save := vm.gcIdx
 		for body != Nil {
-			if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
+			if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
 				gs[save] = body
 				gs[save+1] = fenv
 				vm.gcIdx = save + 2
@@ -939,7 +999,10 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			}
 		}
 
-	case TMacro:
+	case fc.typ == TCFunc:
+		res = vm.callPrimitive(int(fc.aux), vm.evalList(arg, env))
+
+	case fc.typ == TMacro:
 		vm.expandMacro(obj, fn, arg)
 		vm.gcIdx = gc
 		vm.ncall = depth
