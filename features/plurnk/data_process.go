@@ -71,6 +71,7 @@ var dataSteps = regexpList(
 	`^the model emits (<<.+)$`,
 	`^the model emits:$`,
 	`^the model emits an EDIT of (\S+) with a body of (\d+) characters$`,
+	`^the packet is assembled$`,
 	`^a second run "([^"]*)" in the session$`,
 	`^run "([^"]*)" emits (<<.+)$`,
 	// Thens.
@@ -503,6 +504,25 @@ func (p *daemonData) entry(t string) (*store.Entry, error) {
 func (p *daemonData) configure(what string) error {
 	if p.d.started() {
 		return p.d.proc.skip("%s is set after the daemon started, and a daemon process reads it once, when it starts", what)
+	}
+	return nil
+}
+
+// assembledReply is the scripted model's answer to the turn that has the
+// packet assembled: it ends the loop at once.
+const assembledReply = "<<PLAN:the packet is assembled:PLAN\n<<SEND[200]:assembled:SEND\n"
+
+// assemble runs a loop of one turn on the model run (loop.run): the
+// daemon assembles the turn's packet, which runs its derivation pass, and
+// the scripted model ends the loop.
+func (p *daemonData) assemble(ctx context.Context) error {
+	p.d.model.Add(llm.Reply{Content: assembledReply})
+	res, err := p.loop(ctx, "assemble the packet", 1)
+	if err != nil {
+		return err
+	}
+	if len(res.Turns) != 1 || res.Status != 200 {
+		return fmt.Errorf("the loop that assembles the packet: %d turns, status %d (%s)", len(res.Turns), res.Status, res.Reason)
 	}
 	return nil
 }

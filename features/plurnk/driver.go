@@ -27,6 +27,9 @@ type driver interface {
 	do(run string, st dsl.Statement) (ops.Result, error)
 	// entry loads the entry a target names; nil when there is none.
 	entry(t string) (*store.Entry, error)
+	// assemble has the packet assembled once, which runs the derivation
+	// pass over the session's channels (the mimetype handlers).
+	assemble(ctx context.Context) error
 	// loop runs a loop of the model run with the user's prompt (at most
 	// maxTurns turns; 0 leaves the cap to the operator) until it ends or
 	// parks, and answers what it did and the packets the model received.
@@ -88,6 +91,14 @@ func (e embedded) do(run string, st dsl.Statement) (ops.Result, error) {
 }
 
 func (e embedded) entry(t string) (*store.Entry, error) { return e.w.load(t) }
+
+func (e embedded) assemble(context.Context) error {
+	w := e.w
+	if len(w.eng.Derive(w.session)) == 0 {
+		return fmt.Errorf("the derivation pass saw no channel")
+	}
+	return nil
+}
 
 func (e embedded) loop(ctx context.Context, prompt string, maxTurns int) (engine.Result, error) {
 	if e.ew == nil {
