@@ -377,6 +377,9 @@ func (p *daemonProcess) environ(d *daemonWorld) []string {
 	if _, ok := env[provider.EnvOpenAIContext]; !ok && d.model.Context > 0 {
 		env[provider.EnvOpenAIContext] = strconv.Itoa(d.model.Context)
 	}
+	if _, ok := env[provider.EnvOpenAICharsPerToken]; !ok && d.model.CharsPerToken > 0 {
+		env[provider.EnvOpenAICharsPerToken] = strconv.Itoa(d.model.CharsPerToken)
+	}
 	if !d.ask {
 		env["PLURNK_YOLO"] = "1"
 	}

@@ -86,6 +86,9 @@ func registerEngineSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the provider's tokenizer counts one token per (\d+) characters$`, func(ctx context.Context, n int) error {
+		if err := get(ctx).drv.configure("the provider's tokenizer"); err != nil {
+			return err
+		}
 		getEngine(ctx).llm.CharsPerToken = n
 		return nil
 	})
@@ -480,7 +483,9 @@ func thenUsageMeasured(ctx context.Context, n int) error {
 	if y < want || y > want+len(packet.PlaceholderHeadline) {
 		return fmt.Errorf("headline usage %d; the delivered packet counts %d tokens", y, want)
 	}
-	if y != p.Headline.Usage {
+	// The engine's own record of its measure, where the packet carries
+	// it (one read back off the wire, from a daemon process, does not).
+	if p.Measured != "" && y != p.Headline.Usage {
 		return fmt.Errorf("headline usage %d, measured %d", y, p.Headline.Usage)
 	}
 	return nil
