@@ -480,6 +480,17 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 	}
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
+	// What the shell itself reports (a sleep that died of a signal the
+	// script traps) goes nowhere; the script's stderr chunks go to fd 3.
+	b.WriteString("exec 3>&2 2>/dev/null\n")
+	// A signal it can catch it notes (pid, the signal, the commands'
+	// clock), then dies of it; it notes its own exit too, so a process
+	// gone with neither note was killed by the signal no process catches.
+	// The traps are set before it notes its spawn.
+	fmt.Fprintf(&b, "note() { echo \"$$ $1 $(cat '%s' 2>/dev/null)\" >> '%s'; }\n", p.clockFile(), filepath.Join(p.spawned, name+".end"))
+	for _, sig := range caught {
+		fmt.Fprintf(&b, "trap 'note SIG%[1]s; trap - %[1]s; kill -%[1]s $$' %[1]s\n", sig)
+	}
 	fmt.Fprintf(&b, "start=$(cat '%s')\n", p.clockFile())
 	fmt.Fprintf(&b, "echo \"$$ $start $PWD\" >> '%s'\n", filepath.Join(p.spawned, name+".spawn"))
 	// Without the clock (the scenario is over) the command ends.
@@ -492,17 +503,21 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 		}
 		redirect := ""
 		if c.Channel == "stderr" {
-			redirect = " >&2"
+			redirect = " >&3"
 		}
 		fmt.Fprintf(&b, "at %d\nprintf '%s'%s\n", c.At.Milliseconds(), octal(c.Data), redirect)
 	}
 	if s.ExitAt < 0 {
-		fmt.Fprintf(&b, "while [ -f '%s' ]; do sleep 0.1; done\nexit 1\n", p.clockFile())
+		fmt.Fprintf(&b, "while [ -f '%s' ]; do sleep 0.1; done\nnote exit\nexit 1\n", p.clockFile())
 	} else {
-		fmt.Fprintf(&b, "at %d\nexit %d\n", s.ExitAt.Milliseconds(), s.Code)
+		fmt.Fprintf(&b, "at %d\nnote exit\nexit %d\n", s.ExitAt.Milliseconds(), s.Code)
 	}
 	return os.WriteFile(filepath.Join(p.bin, name), []byte(b.String()), 0o755)
 }
+
+// caught are the signals a command notes before it dies of them: every
+// signal a model's KILL names that a process can catch.
+var caught = []string{"HUP", "INT", "QUIT", "ABRT", "USR1", "USR2", "ALRM", "TERM"}
 
 // clockFile holds the commands' clock: the milliseconds the scenario has
 // let pass.
@@ -572,6 +587,81 @@ func (p *daemonProcess) noted() []spawn {
 		}
 	}
 	return out
+}
+
+// ending is how the command of a spawn ended, as it noted it: the signal
+// it died of ("" when it exited by itself) and the commands' clock then;
+// done is false while it runs. A command gone without a note died of
+// SIGKILL, the one signal it cannot catch.
+func (p *daemonProcess) ending(sp spawn) (sig string, at int64, done bool) {
+	b, _ := os.ReadFile(filepath.Join(p.spawned, sp.Command+".end"))
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != strconv.Itoa(sp.pid) {
+			continue
+		}
+		at, _ := strconv.ParseInt(f[2], 10, 64)
+		if f[1] == "exit" {
+			return "", at, true
+		}
+		return f[1], at, true
+	}
+	if alive(sp) && !zombie(sp.pid) {
+		return "", 0, false
+	}
+	return "SIGKILL", p.now, true
+}
+
+// zombie reports whether the process pid has ended and waits to be
+// reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) S ...: the state follows the last ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
+// awaitNotes waits (2 s at most) until every command of the scenario
+// that is running has noted its spawn, so its traps are set: the model's
+// next turn, which may signal it, is answered only then, as a model
+// answers long after a process has started.
+func (p *daemonProcess) awaitNotes(d *daemonWorld) {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) && p.unnoted(d) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// unnoted reports whether a process runs one of the scenario's commands
+// and has not noted its spawn yet.
+func (p *daemonProcess) unnoted(d *daemonWorld) bool {
+	if len(d.scripts) == 0 {
+		return false
+	}
+	noted := map[int]bool{}
+	for _, sp := range p.noted() {
+		noted[sp.pid] = true
+	}
+	dirs, _ := os.ReadDir("/proc")
+	for _, de := range dirs {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil || noted[pid] {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !strings.Contains(string(b), p.bin+"/") || zombie(pid) {
+			continue
+		}
+		for name := range d.scripts {
+			if strings.Contains(string(b), p.bin+"/"+name+"\x00") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // alive reports whether the process of a spawn is still there (running,
@@ -736,6 +826,9 @@ func (m *modelServers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := gjson.GetBytes(body, "model").String()
 	if id == "" {
 		id = "scripted"
+	}
+	if m.d.proc != nil {
+		m.d.proc.awaitNotes(m.d)
 	}
 	m.mu.Lock()
 	m.inflight++

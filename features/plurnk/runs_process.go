@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/provider"
@@ -40,6 +41,7 @@ var runSteps = regexpList(
 	`^run "([^"]*)"'s row log:///(\S+) is (\w+) (\S+) with status (\d+)$`,
 	`^packet (\d+) of run "([^"]*)" (contains|does not contain) "((?:[^"\\]|\\.)*)"$`,
 	`^the run stream (\S+) ended with (\d+)$`,
+	`^the run stream (\S+) ended with (\d+) by (SIG[A-Z0-9]+) at (\d+) ms$`,
 	`^the run stream (\S+) is still running$`,
 	`^the (\w+) channel of the run stream (\S+) holds "((?:[^"\\]|\\.)*)"$`,
 	`^the command "([^"]*)" was spawned (\d+) times?$`,
@@ -189,7 +191,9 @@ func (p *daemonData) stream(target string) (exec.Stream, error) {
 	}
 	for _, n := range notes {
 		if n.Method == "stream/concluded" && gjson.GetBytes(n.Params, "target").String() == target {
-			return exec.Stream{Status: int(gjson.GetBytes(n.Params, "closeStatus").Int())}, nil
+			st := exec.Stream{Status: int(gjson.GetBytes(n.Params, "closeStatus").Int())}
+			p.ended(&st)
+			return st, nil
 		}
 	}
 	e, err := p.entry(target)
@@ -200,6 +204,27 @@ func (p *daemonData) stream(target string) (exec.Stream, error) {
 		return exec.Stream{}, fmt.Errorf("no stream %s", target)
 	}
 	return exec.Stream{}, nil
+}
+
+// ended adds to a stream that has concluded how its command ended, as
+// the command noted it: the signal it died of and when, on the commands'
+// clock from its start. Only a scenario that started one command can
+// tell which command a stream ran.
+func (p *daemonData) ended(st *exec.Stream) {
+	sps := p.d.proc.noted()
+	if len(sps) != 1 {
+		return
+	}
+	sp := sps[0]
+	deadline := time.Now().Add(2 * time.Second)
+	sig, at, done := p.d.proc.ending(sp)
+	for !done && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		sig, at, done = p.d.proc.ending(sp)
+	}
+	st.Signal = sig
+	st.Started = time.Unix(0, 0).Add(time.Duration(sp.start) * time.Millisecond)
+	st.Ended = time.Unix(0, 0).Add(time.Duration(at) * time.Millisecond)
 }
 
 // startsRun reports whether the scenario drives a session of runs.
