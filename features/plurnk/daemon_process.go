@@ -56,6 +56,9 @@ type daemonProcess struct {
 	spawned string // where each command notes its spawns and exits
 	port    int
 	gitDone bool // the workspace is a git repository
+	// shell is the service's shell environment the scenario gives
+	// (NAME=VALUE), which the daemon starts with verbatim.
+	shell []string
 	// data: the scenario reaches no daemon itself; its data-plane steps
 	// go through one (daemonData).
 	data bool
@@ -147,7 +150,7 @@ var harnessBound = map[string]string{
 }
 
 // clockStep is a step letting time pass on the daemon's clock.
-var clockStep = regexp.MustCompile(`^(\d+) ms pass on the (?:daemon's|session) clock$`)
+var clockStep = regexp.MustCompile(`^(\d+) ms pass (?:on the (?:daemon's|session) clock|for the running commands)$`)
 
 // minWait and maxWait bound the waits on the wall clock that stand for
 // time passing on the daemon's clock: shorter ones probe a boundary the
@@ -364,6 +367,11 @@ func (p *daemonProcess) environ(d *daemonWorld) []string {
 			v = filepath.Join(p.tmp, v)
 		}
 		env[k] = v
+	}
+	for _, kv := range p.shell {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
 	}
 	if _, ok := env["PLURNK_OPENAI_BASE_URL"]; !ok {
 		env["PLURNK_OPENAI_BASE_URL"] = p.llmHS.URL + "/v1"

@@ -49,6 +49,9 @@ type daemonData struct {
 	run     string    // the one run of a session of runs: the model run
 	output  string    // the exec output given, its target
 	relayed int       // what its command was given to print
+	// execTarget is the stream of the model's EXEC (execAccepted).
+	execTarget string
+	eventsSeen int // the stream/event notifications streamEvents gave
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the
@@ -217,7 +220,7 @@ func libraryReason(step string) string {
 func libraryStep(sc *godog.Scenario) string {
 	for _, st := range sc.Steps {
 		ok := false
-		for _, re := range append(dataSteps, runSteps...) {
+		for _, re := range append(append(dataSteps, runSteps...), execSteps...) {
 			if re.MatchString(st.Text) {
 				ok = true
 				break

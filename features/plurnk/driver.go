@@ -6,6 +6,7 @@ import (
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/engine"
+	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/scheme"
@@ -67,6 +68,26 @@ type driver interface {
 	// streamEnd ends the exec output at target: closed, or errored when
 	// failed.
 	streamEnd(target string, failed bool) error
+
+	// The commands of the exec scheme (exec_steps.go), as the scenario's
+	// exec world sets them up.
+
+	// execAccepted has the model's EXEC st accepted at loop/turn/seq and
+	// answers its result.
+	execAccepted(ctx context.Context, loop, turn, seq int, st dsl.Statement) (ops.Result, error)
+	// passCommands lets ms go by for the running commands.
+	passCommands(ctx context.Context, ms int) error
+	// complete waits until every command of the model run has ended.
+	complete(ctx context.Context) error
+	// drain lets the streams take in what happened (after a cancel).
+	drain(ctx context.Context) error
+	// execStream is the stream at target.
+	execStream(ctx context.Context, target string) (exec.Stream, error)
+	// streamEvents are the stream/event notifications since the last
+	// call (their Session left zero).
+	streamEvents(ctx context.Context) ([]exec.StreamEvent, error)
+	// commandDir is the directory a real command is given.
+	commandDir(ctx context.Context) (string, error)
 }
 
 // embedded is the driver of the engine as a library: the world's own
