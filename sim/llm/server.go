@@ -47,6 +47,8 @@ type ServedCall struct {
 	Client string // the "user" field
 	// ClientHeader is the request's X-Plurnk-Client header ("" when none).
 	ClientHeader string
+	// RunHeader is the request's X-Plurnk-Run header ("" when none).
+	RunHeader string
 	Stream       bool
 	Grammar      string
 	// Authorization is the request's Authorization header ("" when none).
@@ -119,7 +121,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	for _, m := range wr.Messages {
 		req.Messages = append(req.Messages, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
 	}
-	call := ServedCall{Model: wr.Model, Client: wr.User, Stream: wr.Stream, Grammar: wr.Grammar, Authorization: r.Header.Get("Authorization"), ClientHeader: r.Header.Get("X-Plurnk-Client")}
+	call := ServedCall{Model: wr.Model, Client: wr.User, Stream: wr.Stream, Grammar: wr.Grammar, Authorization: r.Header.Get("Authorization"), ClientHeader: r.Header.Get("X-Plurnk-Client"), RunHeader: r.Header.Get("X-Plurnk-Run")}
 
 	s.mu.Lock()
 	s.in++

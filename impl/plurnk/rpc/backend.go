@@ -64,6 +64,8 @@ type SessionParams struct {
 	Name        string           `json:"name"`
 	ProjectRoot *string          `json:"projectRoot"`
 	Settings    *SessionSettings `json:"settings"`
+	// ModelRun names the session's model run (ModelRun when empty).
+	ModelRun string `json:"modelRun"`
 }
 
 // SessionSettings are session.create's settings.

@@ -448,7 +448,14 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 			docs = append(docs, engine.Doc{Alias: d.Alias, Content: d.Content})
 		}
 	}
-	ss, err := o.svc.NewSession(ModelRun)
+	modelRun := p.ModelRun
+	if modelRun == "" {
+		modelRun = ModelRun
+	}
+	if runs.ReservedName(modelRun) || strings.ContainsAny(modelRun, "/#?* ") || modelRun == "." {
+		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: modelRun %q is not a run name", modelRun)
+	}
+	ss, err := o.svc.NewSession(modelRun)
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("session.create: %w", err)
 	}
@@ -459,7 +466,7 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	}
 	var s *orchSession
 	o.svc.View(func() {
-		model, rerr := ss.Run(ModelRun)
+		model, rerr := ss.Run(modelRun)
 		if rerr != nil {
 			err = fmt.Errorf("session.create: %w", rerr)
 			return

@@ -44,6 +44,8 @@ type savedSession struct {
 	// settings.git false, when the daemon keeps a membership.
 	Overlay []savedRule `json:"overlay,omitempty"`
 	GitOff  bool        `json:"gitOff,omitempty"`
+	// ModelRun names the session's model run when it is not ModelRun.
+	ModelRun string `json:"modelRun,omitempty"`
 }
 
 type savedRule struct {
@@ -94,7 +96,11 @@ func (o *Orchestrator) load() error {
 				err2 = serr
 				return
 			}
-			model, rerr := ss.Run(ModelRun)
+			modelRun := ps.ModelRun
+			if modelRun == "" {
+				modelRun = ModelRun
+			}
+			model, rerr := ss.Run(modelRun)
 			if rerr != nil {
 				err2 = rerr
 				return
@@ -177,6 +183,9 @@ func (o *Orchestrator) encodeLocked() ([]byte, error) {
 	for _, id := range ids {
 		s := o.sessions[id]
 		ps := savedSession{ID: id, Name: s.name, ProjectRoot: s.root}
+		if s.model.Name != ModelRun {
+			ps.ModelRun = s.model.Name
+		}
 		if o.members != nil {
 			ov := o.members.Sessions.Overlay(id)
 			ps.GitOff = !ov.Git()
