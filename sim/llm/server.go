@@ -49,8 +49,8 @@ type ServedCall struct {
 	ClientHeader string
 	// RunHeader is the request's X-Plurnk-Run header ("" when none).
 	RunHeader string
-	Stream       bool
-	Grammar      string
+	Stream    bool
+	Grammar   string
 	// Authorization is the request's Authorization header ("" when none).
 	Authorization string
 	// Cancelled: the client went away before the answer (the request's
