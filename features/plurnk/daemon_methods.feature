@@ -46,6 +46,29 @@ Feature: JSON-RPC methods of the daemon
     And "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries
 
+  @§methods-entry-read @decision
+  Scenario: entry.read of run://<run>/<path> reads that run's scratch; run:/// names no run for a client
+    Given the daemon's model will reply:
+      """
+      <<PLAN:keep a note:PLAN
+      <<EDIT(run:///notes.md):kept:EDIT
+      <<SEND[200]:noted:SEND
+      """
+    And "A" runs a loop with the prompt "Keep a note."
+    When "A" calls entry.read with {"target": "run://model/notes.md"}
+    Then the answer to "A" has status = 200
+    And the answer to "A" has entry.channels.body.content = "kept"
+    And the answer to "A" has entry.metadata.scope = "run"
+    And the answer to "A" has entry.metadata.owner = "model"
+    When "A" calls entry.read with {"target": "run://model/other.md"}
+    Then the answer to "A" has status = 404
+    And the answer to "A" has entry = null
+    When "A" calls entry.read with {"target": "run://client-1/notes.md"}
+    Then the answer to "A" has status = 404
+    When "A" calls entry.read with {"target": "run:///notes.md"}
+    Then the answer to "A" has status = 400
+    And the answer to "A" has entry = null
+
   @§methods-log-read
   Scenario: a full loop, turn and sequence coordinate answers that one row with its tx and rx
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}

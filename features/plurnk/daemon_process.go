@@ -803,6 +803,7 @@ type modelServers struct {
 	mu       sync.Mutex
 	d        *daemonWorld
 	byID     map[string]*llm.Server
+	byRun    map[string]*llm.Server // the runs scripted on their own, by name
 	inflight int
 	calls    int
 }
@@ -847,9 +848,37 @@ func (m *modelServers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.inflight--
 		m.mu.Unlock()
 	}()
+	srv := m.server(id)
+	if run := m.runServer(id, r.Header.Get("X-Plurnk-Run")); run != nil {
+		srv = run
+	}
 	tee := &teeWriter{ResponseWriter: w}
-	m.server(id).ServeHTTP(tee, r)
+	srv.ServeHTTP(tee, r)
 	m.reported(id, tee.body.Bytes())
+}
+
+// runServer is the server of the script of the run a request of the
+// scripted model names (its X-Plurnk-Run header), when the scenario
+// scripts that run on its own; nil otherwise.
+func (m *modelServers) runServer(id, run string) *llm.Server {
+	if id != "scripted" || run == "" {
+		return nil
+	}
+	mock, ok := m.d.router.mock(run)
+	if !ok {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.byRun == nil {
+		m.byRun = map[string]*llm.Server{}
+	}
+	s, ok := m.byRun[run]
+	if !ok {
+		s = llm.NewServer(mock)
+		m.byRun[run] = s
+	}
+	return s
 }
 
 // reported records the usage the model server reported on a completion

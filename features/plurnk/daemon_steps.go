@@ -147,9 +147,8 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the daemon's run "([^"]*)" will reply:$`, func(ctx context.Context, run string, doc *godog.DocString) error {
-		if err := getDaemon(ctx).internal("a model script per run (the chat-completions protocol does not say which run calls)"); err != nil {
-			return err
-		}
+		// A daemon process's model server tells the runs apart by the
+		// X-Plurnk-Run header of their requests.
 		getDaemon(ctx).router.add(run, llm.Reply{Content: doc.Content})
 		return nil
 	})
@@ -814,6 +813,15 @@ func (r *daemonRouter) add(run string, reply llm.Reply) {
 		r.byRun[run] = m
 	}
 	m.Add(reply)
+}
+
+// mock is the script of the run named run, when the scenario scripts it
+// on its own.
+func (r *daemonRouter) mock(run string) (*llm.Mock, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.byRun[run]
+	return m, ok
 }
 
 func (r *daemonRouter) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {

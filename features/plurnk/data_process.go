@@ -273,7 +273,12 @@ func (p *daemonData) connect() error {
 		return err
 	}
 	p.d.conns[dataConn] = &daemonConn{c: c}
-	a, err := c.Call(ctx, "session.create", map[string]any{"name": "data plane"})
+	params := map[string]any{"name": "data plane"}
+	if p.run != "" {
+		// The scenario's started run is the session's model run.
+		params["modelRun"] = p.run
+	}
+	a, err := c.Call(ctx, "session.create", params)
 	if err != nil {
 		return fmt.Errorf("session.create: %w", err)
 	}

@@ -45,6 +45,9 @@ type runsDriver interface {
 	events() []runs.Event
 	// runs names the session's runs, the reserved plurnk run left out.
 	runs() ([]string, error)
+	// tokenizer has every model of the session count one token per n
+	// characters, before the session starts.
+	tokenizer(n int) error
 	// resolve settles the proposal of the log row id, accepting it or
 	// rejecting it, and returns once plurnk is quiet.
 	resolve(row int64, accept bool) error
@@ -153,6 +156,9 @@ func (e embeddedRuns) stream(target string) (exec.Stream, error) {
 }
 
 func (e embeddedRuns) entry(target string) (*store.Entry, error) {
+	if e.rw.svc == nil {
+		return nil, fmt.Errorf("the session has not started")
+	}
 	k, err := runEntryKey(target)
 	if err != nil {
 		return nil, err
@@ -178,6 +184,14 @@ func (e embeddedRuns) runs() ([]string, error) {
 		out = append(out, r.Name)
 	}
 	return out, nil
+}
+
+func (e embeddedRuns) tokenizer(n int) error {
+	if e.rw.svc != nil {
+		return fmt.Errorf("set the tokenizer before the session starts")
+	}
+	e.rw.tokenChars = n
+	return nil
 }
 
 func (e embeddedRuns) resolve(row int64, accept bool) error {

@@ -775,6 +775,10 @@ func (o *Orchestrator) ReadEntry(session int64, target string) (EntryResult, err
 		if s, err = o.session(session); err != nil {
 			return
 		}
+		if t := *st.Target; t.Scheme == "run" {
+			out = readScratch(s.ss, t)
+			return
+		}
 		res, rerr := o.reg.Resolve(*st.Target)
 		if rerr != nil {
 			out = EntryResult{Status: scheme.StatusOf(rerr), Reason: rerr.Error()}
@@ -796,6 +800,20 @@ func (o *Orchestrator) ReadEntry(session int64, target string) (EntryResult, err
 		}
 	})
 	return out, err
+}
+
+// readScratch reads the run-scope entry run://<owner>/<path> of the
+// session (a run's scratch, §run-scheme-scratch): a client names the run
+// that owns it, so run:/// (the acting run's own) answers 400.
+func readScratch(ss *store.Session, t dsl.Target) EntryResult {
+	if t.Host == "" || t.Host == "." {
+		return EntryResult{Status: 400, Reason: fmt.Sprintf("%s names no run: a client reads run://<run>/<path>", t.String())}
+	}
+	e := ss.Entry(store.Key{Scope: store.ScopeRun, Owner: t.Host, Scheme: "run", Path: t.Path})
+	if e == nil {
+		return EntryResult{Status: 404, Reason: fmt.Sprintf("no entry at %s", t.String())}
+	}
+	return EntryResult{Status: 200, Entry: entryOf(e)}
 }
 
 func entryOf(e *store.Entry) *Entry {
