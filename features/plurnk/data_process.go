@@ -186,6 +186,8 @@ var boundScenarios = []struct {
 		"the daemon wires a client's writes into the model run's log (rows by plurnk) where the engine's givens write outside any run's log, and this scenario pins the packet's rows"},
 	{regexp.MustCompile(`^text the service derives is markdown; exec's declared text/plain survives$`),
 		"it reads the mimetype of an OPEN, which writes no row, while an op.* answer carries a mimetype on its rows only; and it names rows log:///1/1/… of the model run, where the mirror's are the client loop's"},
+	{regexp.MustCompile(`^a run:// target with a path is scratch storage, not a run: the entry engine hands it to the scheme registry$`),
+		"it pins what the entry engine alone answers to a run:// target, where a daemon's runs service answers run:// itself first (§run-scheme-scratch)"},
 	{regexp.MustCompile(`^the grinder acts only above the ceiling: `),
 		"it pins a packet of exactly 2245 tokens as the embedded scripted model's tokenizer counts it; a daemon process measures with its own provider's tokenizer"},
 }
@@ -456,20 +458,82 @@ func (p *daemonData) do(run string, st dsl.Statement) (ops.Result, error) {
 		}
 		c = dc.c
 	}
-	if st.Target != nil && st.Target.Scheme == "run" {
-		return ops.Result{}, p.d.proc.skip("a run:// target resolves against the run that emits it, and the op.* mirror emits on the connection's client run, not the model's")
-	}
-	if st.Target != nil && st.Op != dsl.OpRead && st.Op != dsl.OpFind {
-		for _, s := range []string{st.Target.Scheme, destScheme(st)} {
-			if s == "plurnk" || s == "skill" {
-				return ops.Result{}, p.d.proc.skip("%s:// is writable by a client and not by the model, and the op.* mirror writes as the client", s)
-			}
+	if why := asModel(st); why != "" {
+		if run != "model" {
+			return ops.Result{}, p.d.proc.skip("%s, and only the model run's emissions are the scripted model's turns", why)
 		}
+		return p.modelTurn(st)
 	}
 	if st.Body != nil && len(*st.Body) > maxFrameBody {
 		return ops.Result{}, p.d.proc.skip("a body of %d bytes is more than one JSON-RPC frame of the protocol carries (%d)", len(*st.Body), maxFrameBody)
 	}
 	return p.opOn(c, st)
+}
+
+// asModel says why st must be the model's own and not the op.* mirror's
+// (the connection's client writing), "" when the mirror expresses it.
+func asModel(st dsl.Statement) string {
+	if st.Suffix != "" {
+		return fmt.Sprintf("the op.* mirror writes the close tag :%s, not the suffixed :%s%s", st.Op, st.Op, st.Suffix)
+	}
+	if st.Target != nil && st.Target.Scheme == "run" {
+		return "a run:// target resolves against the run that emits it"
+	}
+	if st.Target != nil && st.Op != dsl.OpRead && st.Op != dsl.OpFind {
+		for _, s := range []string{st.Target.Scheme, destScheme(st)} {
+			if s == "plurnk" || s == "skill" {
+				return s + ":// is writable by a client and not by the model"
+			}
+		}
+	}
+	return ""
+}
+
+// modelTurn has the scripted model emit st as the one action of a loop of
+// one turn (loop.run) of the model run, and answers its result from the
+// row it left in the model run's log.
+func (p *daemonData) modelTurn(st dsl.Statement) (ops.Result, error) {
+	if st.Body != nil && len(*st.Body) > maxFrameBody {
+		return ops.Result{}, p.d.proc.skip("a body of %d bytes is more than the scripted model's turn carries here (%d)", len(*st.Body), maxFrameBody)
+	}
+	p.d.model.Add(llm.Reply{Content: "<<PLAN:act:PLAN\n" + dsl.Format(st) + "\n<<SEND[200]:done:SEND\n"})
+	res, err := p.loop(context.Background(), "act", 1)
+	if err != nil {
+		return ops.Result{}, err
+	}
+	rows, err := p.runLog("")
+	if err != nil {
+		return ops.Result{}, err
+	}
+	// The rows of the loop's turn but its last, the terminal SEND.
+	last, end := 0, 0
+	for _, r := range rows {
+		last = max(last, r.Loop)
+	}
+	for _, r := range rows {
+		if r.Loop == last && r.Turn == 1 {
+			end = max(end, r.Seq)
+		}
+	}
+	var out ops.Result
+	for _, r := range rows {
+		if r.Loop != last || r.Turn != 1 || r.Seq == end || r.Op != string(st.Op) {
+			continue
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	if len(out.Rows) == 0 {
+		return ops.Result{}, fmt.Errorf("the model's turn (loop ended %d, %s) left no %s row in the model run's log: %+v", res.Status, res.Reason, st.Op, rows)
+	}
+	out.Row = out.Rows[len(out.Rows)-1]
+	r := out.Row
+	out.Status, out.Target, out.Content, out.Reason, out.Mimetype = r.Status, r.Target, r.Content, r.Reason, r.Mimetype
+	if out.Status < 400 && out.Target != "" {
+		if e, err := p.entry(out.Target); err == nil && e != nil {
+			out.EntryID = e.ID
+		}
+	}
+	return out, nil
 }
 
 // destScheme is the scheme of a COPY's or MOVE's destination (its body).
