@@ -865,6 +865,11 @@ func (m *modelServers) runServer(id, run string) *llm.Server {
 		return nil
 	}
 	mock, ok := m.d.router.mock(run)
+	if !ok && m.d.mainRun != "" && run != m.d.mainRun {
+		// A run of a session of runs that the scenario does not script
+		// has nothing to say, as in the embedded service.
+		mock, ok = m.d.router.ensure(run), true
+	}
 	if !ok {
 		return nil
 	}

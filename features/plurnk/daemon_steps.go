@@ -38,6 +38,9 @@ type daemonWorld struct {
 	clk     *clock.Sim
 	model   *llm.Mock
 	router  *daemonRouter
+	// mainRun names the run a session of runs starts, the model run of
+	// a daemon process; every other run answers from its own script.
+	mainRun string
 	ask     bool // host commands wait for loop.resolve
 	scripts map[string]exec.Script
 	backend *rpc.Orchestrator
@@ -120,6 +123,7 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 			if rw, ok := ctx.Value(runKey{}).(*runWorld); ok {
 				dd.rw, rw.drv = rw, daemonRuns{dd}
 				dd.run, _ = oneRun(sc)
+				d.mainRun = dd.run
 				d.ask = asks(sc)
 			}
 		}
@@ -804,7 +808,10 @@ type daemonRouter struct {
 	fallback *llm.Mock
 }
 
-func (r *daemonRouter) add(run string, reply llm.Reply) {
+func (r *daemonRouter) add(run string, reply llm.Reply) { r.ensure(run).Add(reply) }
+
+// ensure is the script of run, empty until replies are added.
+func (r *daemonRouter) ensure(run string) *llm.Mock {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m, ok := r.byRun[run]
@@ -812,7 +819,7 @@ func (r *daemonRouter) add(run string, reply llm.Reply) {
 		m = &llm.Mock{}
 		r.byRun[run] = m
 	}
-	m.Add(reply)
+	return m
 }
 
 // mock is the script of the run named run, when the scenario scripts it

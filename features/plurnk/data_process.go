@@ -76,6 +76,7 @@ var dataSteps = regexpList(
 	`^the model emits an EDIT of (\S+) with a body of (\d+) characters$`,
 	`^the packet is assembled$`,
 	`^a second run "([^"]*)" in the session$`,
+	`^a second session holds the entry (\S+) containing "((?:[^"\\]|\\.)*)"$`,
 	`^run "([^"]*)" emits (<<.+)$`,
 	// Thens.
 	`^the action answers (\d+)$`,
@@ -850,6 +851,26 @@ func (p *daemonData) secondSession(context.Context) error {
 	}
 	_, err = p.callOn(c, "session.create", map[string]any{"name": secondSession})
 	return err
+}
+
+// otherSession is a second connection's session, whose client writes t
+// with op.edit.
+func (p *daemonData) otherSession(t, body string) error {
+	c, err := p.dial("other")
+	if err != nil {
+		return err
+	}
+	if _, err := p.callOn(c, "session.create", map[string]any{"name": "other"}); err != nil {
+		return err
+	}
+	raw, err := p.callOn(c, "op.edit", map[string]any{"target": t, "body": body})
+	if err != nil {
+		return err
+	}
+	if st := gjson.GetBytes(raw, "status").Int(); st >= 300 {
+		return fmt.Errorf("writing %s in the second session: %s", t, raw)
+	}
+	return nil
 }
 
 // dial opens another connection to the daemon, known to the world as name.

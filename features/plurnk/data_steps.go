@@ -99,7 +99,12 @@ func thenResultJSON(ctx context.Context, doc *godog.DocString) error {
 // givenOtherSession writes an entry in a second session of the same store,
 // as a client of that session would.
 func givenOtherSession(ctx context.Context, t, content string) error {
-	w := get(ctx)
+	return get(ctx).drv.otherSession(t, unescape(content))
+}
+
+// otherSession writes the entry t in a second session, as its client.
+func (e embedded) otherSession(t, body string) error {
+	w := e.w
 	ss, err := w.store.NewSession("other")
 	if err != nil {
 		return err
@@ -108,7 +113,6 @@ func givenOtherSession(ctx context.Context, t, content string) error {
 	if err != nil {
 		return err
 	}
-	body := unescape(content)
 	res := w.eng.Do(ops.Actor{Session: ss, Run: ss.Runs[0], Writer: scheme.WriterClient}, dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
 	if res.Status >= 300 {
 		return fmt.Errorf("writing %s in the second session: %d %s", t, res.Status, res.Reason)

@@ -53,6 +53,9 @@ type driver interface {
 	members(ctx context.Context, who string) (membership.Set, error)
 	// secondSession opens a second session over the same project.
 	secondSession(ctx context.Context) error
+	// otherSession writes the entry t holding body in a second session,
+	// as its client.
+	otherSession(t, body string) error
 	// forest lays out a project of several git repositories (| repo |
 	// path | content | tracked |).
 	forest(ctx context.Context, tbl *godog.Table) error

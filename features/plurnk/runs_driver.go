@@ -45,6 +45,9 @@ type runsDriver interface {
 	events() []runs.Event
 	// runs names the session's runs, the reserved plurnk run left out.
 	runs() ([]string, error)
+	// maxActive caps the session's active runs (the operator's
+	// PLURNK_SESSION_RUNS_MAX_ACTIVE), before the session starts.
+	maxActive(n int) error
 	// tokenizer has every model of the session count one token per n
 	// characters, before the session starts.
 	tokenizer(n int) error
@@ -184,6 +187,11 @@ func (e embeddedRuns) runs() ([]string, error) {
 		out = append(out, r.Name)
 	}
 	return out, nil
+}
+
+func (e embeddedRuns) maxActive(n int) error {
+	e.rw.maxActive = n
+	return nil
 }
 
 func (e embeddedRuns) tokenizer(n int) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ var runSteps = regexpList(
 	`^the session holds (\d+) runs?$`,
 	`^the client (accepts|rejects) the proposal of run "([^"]*)"'s row log:///(\S+)$`,
 	`^every model of the session counts one token per (\d+) characters$`,
+	`^the operator sets PLURNK_SESSION_RUNS_MAX_ACTIVE to (-?\d+)$`,
 	`^the session's entry (\S+) stored (\d+) tokens$`,
 )
 
@@ -360,6 +362,16 @@ func (r daemonRuns) runs() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// maxActive is the operator's PLURNK_SESSION_RUNS_MAX_ACTIVE, which the
+// daemon reads when it starts.
+func (r daemonRuns) maxActive(n int) error {
+	if err := r.configure("PLURNK_SESSION_RUNS_MAX_ACTIVE"); err != nil {
+		return err
+	}
+	r.d.env["PLURNK_SESSION_RUNS_MAX_ACTIVE"] = strconv.Itoa(n)
+	return nil
 }
 
 // tokenizer is the openai provider's token count, which the daemon reads
