@@ -35,9 +35,9 @@ const callTimeout = 5 * time.Second
 // scenario gives one, else the shared one) and simulated executors, served
 // on a real loopback WebSocket, and the named client connections.
 type daemonWorld struct {
-	clk     *clock.Sim
-	model   *llm.Mock
-	router  *daemonRouter
+	clk    *clock.Sim
+	model  *llm.Mock
+	router *daemonRouter
 	// mainRun names the run a session of runs starts, the model run of
 	// a daemon process; every other run answers from its own script.
 	mainRun string
