@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,8 +14,6 @@ import (
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/sim/llm"
-
-	"github.com/tidwall/gjson"
 )
 
 // execSteps are the steps of the exec scheme's features that a daemon
@@ -39,6 +36,7 @@ var execSteps = regexpList(
 	`^the model cancels (\S+) with SEND\[499\]$`,
 	`^the stream (\S+) ended with (\d+)$`,
 	`^the stream (\S+) ended with (\d+) by (SIGTERM|SIGKILL) at (\d+) ms$`,
+	`^the stream (\S+) ended with (\d+) by (SIGTERM|SIGKILL)$`,
 	`^the stream (\S+) ended with (\d+) and exit code (\d+)$`,
 	`^the stream (\S+) is still running$`,
 	`^the stream events so far are:$`,
@@ -159,31 +157,9 @@ func (p *daemonData) drain(context.Context) error {
 	return nil
 }
 
-// exitCode reads the exit code from a stream/concluded summary
-// ("<command> exited with code N").
-var exitCode = regexp.MustCompile(`exited with code (-?\d+)$`)
-
-// execStream is the stream at target: its close status and exit code
-// from its stream/concluded notification, how its command ended from
-// the command itself (stream), Status 0 while none came.
+// execStream is the stream at target, as stream reads it.
 func (p *daemonData) execStream(_ context.Context, target string) (exec.Stream, error) {
-	st, err := p.stream(target)
-	if err != nil {
-		return exec.Stream{}, err
-	}
-	notes, err := p.d.settled(context.Background(), dataConn)
-	if err != nil {
-		return exec.Stream{}, err
-	}
-	for _, n := range notesOf(notes, "stream/concluded") {
-		if gjson.GetBytes(n.Params, "target").String() != target {
-			continue
-		}
-		if m := exitCode.FindStringSubmatch(gjson.GetBytes(n.Params, "summary").String()); m != nil {
-			st.ExitCode, _ = strconv.Atoi(m[1])
-		}
-	}
-	return st, nil
+	return p.stream(target)
 }
 
 // streamEvents are the stream/event notifications the data plane's

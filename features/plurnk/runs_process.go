@@ -248,8 +248,13 @@ func (p *daemonData) stream(target string) (exec.Stream, error) {
 	}
 	for _, n := range notes {
 		if n.Method == "stream/concluded" && gjson.GetBytes(n.Params, "target").String() == target {
-			st := exec.Stream{Status: int(gjson.GetBytes(n.Params, "closeStatus").Int())}
+			g := func(path string) gjson.Result { return gjson.GetBytes(n.Params, path) }
+			st := exec.Stream{Status: int(g("closeStatus").Int()), ExitCode: int(g("exitCode").Int())}
 			p.ended(&st)
+			if sig := g("signal").String(); sig != "" {
+				// The daemon's own record of the signal it reaped.
+				st.Signal = sig
+			}
 			return st, nil
 		}
 	}
@@ -266,7 +271,7 @@ func (p *daemonData) stream(target string) (exec.Stream, error) {
 // ended adds to a stream that has concluded how its command ended, as
 // the command noted it: the signal it died of and when, on the commands'
 // clock from its start. Only a scenario that started one command can
-// tell which command a stream ran.
+// tell which command a stream ran; a real command notes nothing.
 func (p *daemonData) ended(st *exec.Stream) {
 	sps := p.d.proc.noted()
 	if len(sps) != 1 {

@@ -297,6 +297,12 @@ func (o *Orchestrator) event(ev runs.Event) {
 		if ev.LoopID != 0 {
 			p["wakeLoopId"] = ev.LoopID
 		}
+		switch {
+		case ev.Signal != "":
+			p["signal"] = ev.Signal
+		case ev.Status == exec.StatusClean:
+			p["exitCode"] = ev.ExitCode
+		}
 		o.notify.Notify(ev.Session, "stream/concluded", p)
 	case runs.KindQuiesced:
 		o.notify.Notify(ev.Session, "loop/quiesced", map[string]any{"loopId": ev.LoopID, "runId": ev.RunID, "status": ev.Status})
