@@ -79,6 +79,13 @@ Feature: JSON-RPC methods of the daemon
     And the entry in the answer to "A" has rx = "1:\tParis\n"
 
   @§methods-log-read @decision
+  Scenario: a row read with log.read carries the tokens stored for its result when it was written
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    Then the answer to "A" holds 1 log entry
+    And the entry in the answer to "A" has rx = "1:\tParis\n"
+    And the entry in the answer to "A" has tokens = 3
+
+  @§methods-log-read @decision
   Scenario: log.read filters combine, sinceId skips older rows and limit keeps the newest
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1}
     Then the answer to "A" holds 2 log entries

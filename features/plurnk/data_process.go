@@ -107,6 +107,7 @@ var dataSteps = regexpList(
 	`^the model's context window is (\d+) tokens$`,
 	`^the provider's tokenizer counts one token per (\d+) characters$`,
 	`^the (\w+) channel of (\S+) stored (\d+) tokens$`,
+	`^the row log:///(\S+) of the model run stored (\d+) tokens$`,
 	`^the budget usage of packet (\d+) is the token count of the whole rendered packet$`,
 	`^the operator sets (PLURNK_\w+) to "([^"]*)"$`,
 	`^the operator's file (\S+) reads:$`,
@@ -774,6 +775,27 @@ func (p *daemonData) readLog(runID int64) ([]*store.LogRow, error) {
 		out = append(out, logRow(e))
 	}
 	return out, nil
+}
+
+// rowTokens reads the model run's row at coord (L/T/S) with log.read and
+// answers the tokens stored for it.
+func (p *daemonData) rowTokens(_ context.Context, coord string) (int, bool, error) {
+	var l, t, s int
+	if _, err := fmt.Sscanf(coord, "%d/%d/%d", &l, &t, &s); err != nil {
+		return 0, false, fmt.Errorf("row log:///%s: want L/T/S", coord)
+	}
+	if err := p.connect(); err != nil {
+		return 0, false, err
+	}
+	raw, err := p.call("log.read", map[string]any{"runId": p.d.conns[dataConn].session.Get("modelRunId").Int(), "loopSeq": l, "turnSeq": t, "sequence": s})
+	if err != nil {
+		return 0, false, err
+	}
+	e := gjson.GetBytes(raw, "entries.0")
+	if !e.Exists() {
+		return 0, false, fmt.Errorf("no row log:///%s", coord)
+	}
+	return int(e.Get("tokens").Int()), e.Get("tokens").Exists(), nil
 }
 
 // logRow is a row as log.read and the op.* answers give it.

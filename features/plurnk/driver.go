@@ -37,6 +37,9 @@ type driver interface {
 	loop(ctx context.Context, prompt string, maxTurns int) (engine.Result, error)
 	// log is the log of the session's run named run (model or plurnk).
 	log(run string) ([]*store.LogRow, error)
+	// rowTokens is the token count stored for the model run's row at
+	// coord (L/T/S) when it was written, and whether one was.
+	rowTokens(ctx context.Context, coord string) (int, bool, error)
 	// configure refuses, when it is too late, to set what the plurnk
 	// under test reads when it starts (an operator's variable, the
 	// model's context window).

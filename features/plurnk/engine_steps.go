@@ -708,15 +708,25 @@ func thenStoredTokens(ctx context.Context, ch, t string, n int) error {
 }
 
 func thenRowTokens(ctx context.Context, coord string, n int) error {
-	row := findLogRow(get(ctx).runs["model"].Log, coord)
-	if row == nil {
-		return fmt.Errorf("no row log:///%s", coord)
+	got, ok, err := get(ctx).drv.rowTokens(ctx, coord)
+	if err != nil {
+		return err
 	}
-	got, ok := getEngine(ctx).eng.RowTokens(row.ID)
 	if !ok || got != n {
 		return fmt.Errorf("row log:///%s stored %d tokens (stored: %v), want %d", coord, got, ok, n)
 	}
 	return nil
+}
+
+// rowTokens is the token count the engine stored for the model run's row
+// at coord when it was written.
+func (e embedded) rowTokens(ctx context.Context, coord string) (int, bool, error) {
+	row := findLogRow(e.w.runs["model"].Log, coord)
+	if row == nil {
+		return 0, false, fmt.Errorf("no row log:///%s", coord)
+	}
+	n, ok := getEngine(ctx).eng.RowTokens(row.ID)
+	return n, ok, nil
 }
 
 func thenSent(ctx context.Context, kinds string) error {

@@ -290,4 +290,7 @@ type LogEntry struct {
 	Rx       string `json:"rx"`
 	Mimetype string `json:"mimetype"`
 	Reason   string `json:"reason,omitempty"`
+	// Tokens is the count the model's tokenizer stored for the row's
+	// result when it was written (log.read only; 0 when none was).
+	Tokens int `json:"tokens,omitempty"`
 }

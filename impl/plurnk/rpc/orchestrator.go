@@ -87,6 +87,7 @@ type OrchestratorConfig struct {
 type Orchestrator struct {
 	cfg OrchestratorConfig
 	svc *runs.Service
+	eng *engine.Engine // the service's engine: the token counts of rows
 	st  *store.Store
 	reg *scheme.Registry
 	// mimes are the mimetype handlers of the op engine.
@@ -165,6 +166,7 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 	o.mimes = ops.NewMimetypes()
 	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: o.mimes}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
 	eng.Sink = o.telemetry
+	o.eng = eng
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
 		ProposalTimeout: cfg.ProposalTimeout, Yolo: cfg.Yolo, MaxActive: maxActive(cfg.Env),
 		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll, Registering: cfg.Registering, StaleClobber: o.staleClobber()})
@@ -854,6 +856,7 @@ func (o *Orchestrator) ReadLog(session int64, q LogQuery) ([]LogEntry, error) {
 		}
 		for _, row := range run.Log {
 			if le := logEntry(run, row); matches(q, le) {
+				le.Tokens, _ = o.eng.RowTokens(row.ID)
 				out = append(out, le)
 			}
 		}
