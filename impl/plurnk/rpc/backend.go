@@ -291,6 +291,7 @@ type LogEntry struct {
 	Mimetype string `json:"mimetype"`
 	Reason   string `json:"reason,omitempty"`
 	// Tokens is the count the model's tokenizer stored for the row's
-	// result when it was written (log.read only; 0 when none was).
+	// result when it was written (log.read and log/entry; 0 when none
+	// was).
 	Tokens int `json:"tokens,omitempty"`
 }

@@ -393,7 +393,9 @@ func (o *Orchestrator) flush(s *orchSession) {
 				continue
 			}
 			s.seen[row.ID] = true
-			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": logEntry(r, row), "runId": r.ID})
+			le := logEntry(r, row)
+			le.Tokens, _ = o.eng.RowTokens(row.ID)
+			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": le, "runId": r.ID})
 		}
 	}
 }

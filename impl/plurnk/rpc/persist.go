@@ -33,6 +33,9 @@ type saved struct {
 	Store    json.RawMessage    `json:"store"`
 	Runs     []runs.SessionMeta `json:"runs"`
 	Sessions []savedSession     `json:"sessions"`
+	// RowTokens are the token counts the engine stored for rows when
+	// they were written, by row id.
+	RowTokens map[int64]int `json:"rowTokens,omitempty"`
 }
 
 type savedSession struct {
@@ -80,6 +83,7 @@ func (o *Orchestrator) load() error {
 	if sv.Version != 1 {
 		return fmt.Errorf("rpc: load state: version %d, want 1", sv.Version)
 	}
+	o.eng.RestoreRowTokens(sv.RowTokens)
 	if err := o.st.Decode(sv.Store); err != nil {
 		return fmt.Errorf("rpc: load state: %w", err)
 	}
@@ -174,7 +178,7 @@ func (o *Orchestrator) encodeLocked() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv := saved{Version: 1, Store: st, Runs: o.svc.MetaLocked()}
+	sv := saved{Version: 1, Store: st, Runs: o.svc.MetaLocked(), RowTokens: o.eng.AllRowTokens()}
 	ids := make([]int64, 0, len(o.sessions))
 	for id := range o.sessions {
 		ids = append(ids, id)
