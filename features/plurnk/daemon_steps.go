@@ -112,7 +112,10 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 			// The data-plane and loop steps reach this daemon: the
 			// scripted model and the operator's environment are the
 			// daemon's, the workspace its root on disk.
-			dd := &daemonData{d: d}
+			dd := &daemonData{d: d, execPlan: planExecs(sc)}
+			for _, st := range sc.Steps {
+				dd.stepText = append(dd.stepText, st.Text)
+			}
 			w.drv, w.fs = dd, d.fs
 			if ew, ok := ctx.Value(engineKey{}).(*engineWorld); ok {
 				for k, v := range ew.env {

@@ -49,8 +49,15 @@ type daemonData struct {
 	run     string    // the one run of a session of runs: the model run
 	output  string    // the exec output given, its target
 	relayed int       // what its command was given to print
-	// execTarget is the stream of the model's EXEC (execAccepted).
-	execTarget string
+	// execTarget is the stream of the model's first EXEC (execAccepted),
+	// execPlan the scenario's EXEC steps, stepText the text of its steps,
+	// execCalls the EXEC steps taken and execResults the results of those
+	// the model's turn gave, by their place in execPlan.
+	execTarget  string
+	execPlan    []plannedExec
+	stepText    []string
+	execCalls   int
+	execResults map[int]ops.Result
 	eventsSeen int // the stream/event notifications streamEvents gave
 }
 

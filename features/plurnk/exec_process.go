@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/sim/llm"
+
+	"github.com/cucumber/godog"
 )
 
 // execSteps are the steps of the exec scheme's features that a daemon
@@ -67,13 +70,56 @@ func (p *daemonData) execSetup(x *execWorld) error {
 	return nil
 }
 
+// execStep is the step of the model's EXEC being accepted.
+var execStep = regexp.MustCompile(`^the model's EXEC (\d+)/(\d+)/(\d+) is accepted: (<<.+)$`)
+
+// plannedExec is a step of the scenario that has the model's EXEC
+// accepted: its place among the steps and its coordinate.
+type plannedExec struct {
+	step, loop, turn, seq int
+}
+
+// planExecs lists the scenario's EXEC steps in order.
+func planExecs(sc *godog.Scenario) []plannedExec {
+	var out []plannedExec
+	for i, st := range sc.Steps {
+		if m := execStep.FindStringSubmatch(st.Text); m != nil {
+			l, _ := strconv.Atoi(m[1])
+			t, _ := strconv.Atoi(m[2])
+			s, _ := strconv.Atoi(m[3])
+			out = append(out, plannedExec{step: i, loop: l, turn: t, seq: s})
+		}
+	}
+	return out
+}
+
 // execAccepted has the scripted model emit st as the action at seq of
-// its first turn (loop.run): its seq-1 actions before it find nothing.
-// The daemon accepts it without asking (PLURNK_YOLO) and runs it; the
-// result is its row in the model run's log.
+// its first turn (loop.run): its actions before the first EXEC find
+// nothing. EXEC steps that follow one another at the next seqs of that
+// turn are emitted in the same turn, the first of them sending it; each
+// answers its own row. The daemon accepts them without asking
+// (PLURNK_YOLO) and runs them; a result is its row in the model run's log.
 func (p *daemonData) execAccepted(ctx context.Context, loop, turn, seq int, st dsl.Statement) (ops.Result, error) {
-	if loop != 1 || turn != 1 || p.execTarget != "" || p.output != "" {
-		return ops.Result{}, p.d.proc.skip("an EXEC at %d/%d/%d: the model's first turn gives one EXEC, at 1/1/S", loop, turn, seq)
+	k := p.execCalls
+	p.execCalls++
+	if res, ok := p.execResults[k]; ok {
+		return res, nil
+	}
+	if loop != 1 || turn != 1 || len(p.execResults) > 0 || p.output != "" || k >= len(p.execPlan) {
+		return ops.Result{}, p.d.proc.skip("an EXEC at %d/%d/%d: the model's first turn gives the EXECs, at 1/1/S and the steps right after it", loop, turn, seq)
+	}
+	// The EXEC steps right after this one, at the next seqs.
+	batch := []dsl.Statement{st}
+	for j := k + 1; j < len(p.execPlan); j++ {
+		prev, next := p.execPlan[j-1], p.execPlan[j]
+		if next.step != prev.step+1 || next.loop != 1 || next.turn != 1 || next.seq != prev.seq+1 {
+			break
+		}
+		parsed := dsl.Parse(unescape(execStep.FindStringSubmatch(p.stepText[next.step])[4]))
+		if parsed.HasErrors() || len(parsed.Statements) != 1 {
+			break
+		}
+		batch = append(batch, parsed.Statements[0])
 	}
 	x := getExec(ctx)
 	for name, s := range x.scripts {
@@ -85,34 +131,51 @@ func (p *daemonData) execAccepted(ctx context.Context, loop, turn, seq int, st d
 		return ops.Result{}, err
 	}
 	var reply strings.Builder
-	reply.WriteString("<<PLAN:run the command:PLAN\n")
+	reply.WriteString("<<PLAN:run the commands:PLAN\n")
 	for i := 1; i < seq; i++ {
 		fmt.Fprintf(&reply, "<<FIND(known:///before-the-exec-%d/**)::FIND\n", i)
 	}
-	fmt.Fprintf(&reply, "%s\n<<SEND[202]:waiting:SEND\n", dsl.Format(st))
+	for _, b := range batch {
+		fmt.Fprintf(&reply, "%s\n", dsl.Format(b))
+	}
+	reply.WriteString("<<SEND[202]:waiting:SEND\n")
 	p.d.model.Add(llm.Reply{Content: reply.String()})
-	// The turn the stream's end wakes.
-	p.d.model.Add(llm.Reply{Content: "<<PLAN:the command ended:PLAN\n<<SEND[200]:done:SEND\n"})
+	// The turns the streams' ends wake.
+	for range batch {
+		p.d.model.Add(llm.Reply{Content: "<<PLAN:a command ended:PLAN\n<<SEND[202]:waiting:SEND\n"})
+	}
 	if err := p.connect(); err != nil {
 		return ops.Result{}, err
 	}
-	if err := p.runCall("loop.run", map[string]any{"prompt": "run the command"}); err != nil {
+	if err := p.runCall("loop.run", map[string]any{"prompt": "run the commands"}); err != nil {
 		return ops.Result{}, err
 	}
 	rows, err := p.runLog("")
 	if err != nil {
 		return ops.Result{}, err
 	}
-	for _, r := range rows {
-		if r.Loop == loop && r.Turn == turn && r.Seq == seq {
-			if r.Op != string(dsl.OpExec) {
-				return ops.Result{}, fmt.Errorf("the model run's row %d/%d/%d is a %s, not the EXEC", loop, turn, seq, r.Op)
+	p.execResults = map[int]ops.Result{}
+	for i := range batch {
+		s := seq + i
+		found := false
+		for _, r := range rows {
+			if r.Loop != 1 || r.Turn != 1 || r.Seq != s {
+				continue
 			}
-			p.execTarget = r.Target
-			return ops.Result{Status: r.Status, Target: r.Target, Reason: r.Reason, Content: r.Content}, nil
+			if r.Op != string(dsl.OpExec) {
+				return ops.Result{}, fmt.Errorf("the model run's row 1/1/%d is a %s, not the EXEC", s, r.Op)
+			}
+			if p.execTarget == "" {
+				p.execTarget = r.Target
+			}
+			p.execResults[k+i] = ops.Result{Status: r.Status, Target: r.Target, Reason: r.Reason, Content: r.Content}
+			found = true
+		}
+		if !found {
+			return ops.Result{}, fmt.Errorf("the model run's log has no row 1/1/%d: %+v", s, rows)
 		}
 	}
-	return ops.Result{}, fmt.Errorf("the model run's log has no row %d/%d/%d: %+v", loop, turn, seq, rows)
+	return p.execResults[k], nil
 }
 
 // passCommands lets ms go by on the wall clock and the commands' clock.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/runs"
@@ -250,7 +251,7 @@ func (p *daemonData) stream(target string) (exec.Stream, error) {
 		if n.Method == "stream/concluded" && gjson.GetBytes(n.Params, "target").String() == target {
 			g := func(path string) gjson.Result { return gjson.GetBytes(n.Params, path) }
 			st := exec.Stream{Status: int(g("closeStatus").Int()), ExitCode: int(g("exitCode").Int())}
-			p.ended(&st)
+			p.ended(&st, target)
 			if sig := g("signal").String(); sig != "" {
 				// The daemon's own record of the signal it reaped.
 				st.Signal = sig
@@ -270,11 +271,20 @@ func (p *daemonData) stream(target string) (exec.Stream, error) {
 
 // ended adds to a stream that has concluded how its command ended, as
 // the command noted it: the signal it died of and when, on the commands'
-// clock from its start. Only a scenario that started one command can
-// tell which command a stream ran; a real command notes nothing.
-func (p *daemonData) ended(st *exec.Stream) {
-	sps := p.d.proc.noted()
+// clock from its start. The command is the one the EXEC row of the
+// stream ran, when it was spawned once; a real command notes nothing.
+// When the harness cannot tell which process ran the stream, the stream
+// ends an hour before it started, which no scenario expects.
+func (p *daemonData) ended(st *exec.Stream, target string) {
+	name := p.commandOf(target)
+	var sps []spawn
+	for _, sp := range p.d.proc.noted() {
+		if sp.Command == name {
+			sps = append(sps, sp)
+		}
+	}
 	if len(sps) != 1 {
+		st.Started, st.Ended = time.Unix(0, 0), time.Unix(0, 0).Add(-time.Hour)
 		return
 	}
 	sp := sps[0]
@@ -287,6 +297,34 @@ func (p *daemonData) ended(st *exec.Stream) {
 	st.Signal = sig
 	st.Started = time.Unix(0, 0).Add(time.Duration(sp.start) * time.Millisecond)
 	st.Ended = time.Unix(0, 0).Add(time.Duration(at) * time.Millisecond)
+}
+
+// commandOf is the first word of the command the EXEC row of any run of
+// the session whose stream is target ran; "" when there is none.
+func (p *daemonData) commandOf(target string) string {
+	raw, err := p.call("session.runs", nil)
+	if err != nil {
+		return ""
+	}
+	for _, r := range gjson.GetBytes(raw, "runs").Array() {
+		rows, err := p.readLog(r.Get("id").Int())
+		if err != nil {
+			continue
+		}
+		for _, row := range rows {
+			if row.Op != string(dsl.OpExec) || row.Target != target {
+				continue
+			}
+			parsed := dsl.Parse(row.Tx)
+			if len(parsed.Statements) != 1 || parsed.Statements[0].Body == nil {
+				return ""
+			}
+			if f := strings.Fields(*parsed.Statements[0].Body); len(f) > 0 {
+				return f[0]
+			}
+		}
+	}
+	return ""
 }
 
 // startsRun reports whether the scenario drives a session of runs.
