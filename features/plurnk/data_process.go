@@ -58,7 +58,7 @@ type daemonData struct {
 	stepText    []string
 	execCalls   int
 	execResults map[int]ops.Result
-	eventsSeen int // the stream/event notifications streamEvents gave
+	eventsSeen  int // the stream/event notifications streamEvents gave
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the
