@@ -932,13 +932,22 @@ func (p *daemonData) forest(ctx context.Context, tbl *godog.Table) error {
 	return nil
 }
 
-// gitFlags are the operator's variables the daemon reads when it starts.
+// gitFlags are the operator's variables the daemon reads when it starts:
+// a daemon already running is stopped and started again with them (the
+// service now runs with them), and the data plane opens a new session.
 func (p *daemonData) gitFlags(_ context.Context, allowed, auto string) error {
-	if err := p.configure("PLURNK_GIT_ALLOWED"); err != nil {
+	p.d.env["PLURNK_GIT_ALLOWED"], p.d.env["PLURNK_GIT_AUTO"] = allowed, auto
+	if !p.d.started() {
+		return nil
+	}
+	if err := p.d.restartProcess(true); err != nil {
 		return err
 	}
-	p.d.env["PLURNK_GIT_ALLOWED"], p.d.env["PLURNK_GIT_AUTO"] = allowed, auto
-	return nil
+	for name := range p.d.conns {
+		delete(p.d.conns, name)
+	}
+	p.c = nil
+	return p.connect()
 }
 
 // members is session.members on the connection that stands for who.

@@ -28,15 +28,13 @@ func registerRunControlSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^run "([^"]*)"'s parent is run "([^"]*)" with origin "([^"]*)"$`, func(ctx context.Context, run, parent, origin string) error {
-		for _, r := range getRuns(ctx).mustRuns() {
-			if r.Name != run {
-				continue
-			}
-			if r.Parent != parent || r.Origin != origin {
-				return fmt.Errorf("run %q has parent %q and origin %q, want %q and %q", run, r.Parent, r.Origin, parent, origin)
-			}
-			return nil
+		gotParent, gotOrigin, err := getRuns(ctx).drv.parentOf(run)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("no run %q", run)
+		if gotParent != parent || gotOrigin != origin {
+			return fmt.Errorf("run %q has parent %q and origin %q, want %q and %q", run, gotParent, gotOrigin, parent, origin)
+		}
+		return nil
 	})
 }

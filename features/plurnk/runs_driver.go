@@ -45,6 +45,9 @@ type runsDriver interface {
 	events() []runs.Event
 	// runs names the session's runs, the reserved plurnk run left out.
 	runs() ([]string, error)
+	// parentOf names the run that spawned or forked run ("" for none)
+	// and gives run's origin.
+	parentOf(run string) (parent, origin string, err error)
 	// maxActive caps the session's active runs (the operator's
 	// PLURNK_SESSION_RUNS_MAX_ACTIVE), before the session starts.
 	maxActive(n int) error
@@ -187,6 +190,15 @@ func (e embeddedRuns) runs() ([]string, error) {
 		out = append(out, r.Name)
 	}
 	return out, nil
+}
+
+func (e embeddedRuns) parentOf(run string) (string, string, error) {
+	for _, r := range e.rw.mustRuns() {
+		if r.Name == run {
+			return r.Parent, r.Origin, nil
+		}
+	}
+	return "", "", fmt.Errorf("no run %q", run)
 }
 
 func (e embeddedRuns) maxActive(n int) error {

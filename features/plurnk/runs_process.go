@@ -56,6 +56,7 @@ var runSteps = regexpList(
 	`^the client (accepts|rejects) the proposal of run "([^"]*)"'s row log:///(\S+)$`,
 	`^every model of the session counts one token per (\d+) characters$`,
 	`^the operator sets PLURNK_SESSION_RUNS_MAX_ACTIVE to (-?\d+)$`,
+	`^run "([^"]*)"'s parent is run "([^"]*)" with origin "([^"]*)"$`,
 	`^the session's entry (\S+) stored (\d+) tokens$`,
 )
 
@@ -405,6 +406,15 @@ func (r daemonRuns) runs() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// parentOf reads run's parent and origin from session.runs.
+func (r daemonRuns) parentOf(run string) (string, string, error) {
+	x, err := r.runNamed(run)
+	if err != nil {
+		return "", "", err
+	}
+	return x.Get("parent").String(), x.Get("origin").String(), nil
 }
 
 // maxActive is the operator's PLURNK_SESSION_RUNS_MAX_ACTIVE, which the
