@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"anchorage/impl/plurnk/store"
-
 	"github.com/cucumber/godog"
 )
 
@@ -13,15 +11,10 @@ import (
 // processes: what the session holds, and who a run's parent is.
 func registerRunControlSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the session holds (\d+) entries of the (\w+) scheme$`, func(ctx context.Context, n int, scheme string) error {
-		rw := getRuns(ctx)
-		got := 0
-		rw.svc.View(func() {
-			for _, e := range rw.ss.Entries() {
-				if e.Key.Scope != store.ScopeRun && e.Key.Scheme == scheme {
-					got++
-				}
-			}
-		})
+		got, err := getRuns(ctx).drv.countEntries(scheme)
+		if err != nil {
+			return err
+		}
 		if got != n {
 			return fmt.Errorf("the session holds %d entries, want %d", got, n)
 		}

@@ -45,6 +45,9 @@ type runsDriver interface {
 	events() []runs.Event
 	// runs names the session's runs, the reserved plurnk run left out.
 	runs() ([]string, error)
+	// countEntries counts the session's entries of scheme (its runs'
+	// scratch left out).
+	countEntries(scheme string) (int, error)
 	// parentOf names the run that spawned or forked run ("" for none)
 	// and gives run's origin.
 	parentOf(run string) (parent, origin string, err error)
@@ -190,6 +193,22 @@ func (e embeddedRuns) runs() ([]string, error) {
 		out = append(out, r.Name)
 	}
 	return out, nil
+}
+
+func (e embeddedRuns) countEntries(scheme string) (int, error) {
+	rw := e.rw
+	if rw.svc == nil {
+		return 0, fmt.Errorf("the session has not started")
+	}
+	got := 0
+	rw.svc.View(func() {
+		for _, e := range rw.ss.Entries() {
+			if e.Key.Scope != store.ScopeRun && e.Key.Scheme == scheme {
+				got++
+			}
+		}
+	})
+	return got, nil
 }
 
 func (e embeddedRuns) parentOf(run string) (string, string, error) {

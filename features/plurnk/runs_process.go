@@ -57,6 +57,7 @@ var runSteps = regexpList(
 	`^every model of the session counts one token per (\d+) characters$`,
 	`^the operator sets PLURNK_SESSION_RUNS_MAX_ACTIVE to (-?\d+)$`,
 	`^run "([^"]*)"'s parent is run "([^"]*)" with origin "([^"]*)"$`,
+	`^the session holds (\d+) entries of the (\w+) scheme$`,
 	`^the session's entry (\S+) stored (\d+) tokens$`,
 )
 
@@ -406,6 +407,27 @@ func (r daemonRuns) runs() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// countEntries is the client's FIND of every entry of scheme (op.find
+// scheme:///**): its catalog, a JSON array of one row an entry.
+func (r daemonRuns) countEntries(scheme string) (int, error) {
+	raw, err := r.call("op.find", map[string]any{"target": scheme + ":///**"})
+	if err != nil {
+		return 0, err
+	}
+	switch st := gjson.GetBytes(raw, "status").Int(); st {
+	case 204:
+		return 0, nil
+	case 200:
+	default:
+		return 0, fmt.Errorf("op.find %s:///** answered %s", scheme, raw)
+	}
+	rows := gjson.Parse(gjson.GetBytes(raw, "content").String())
+	if !rows.IsArray() {
+		return 0, fmt.Errorf("op.find %s:///** answered a catalog that is no JSON array: %s", scheme, raw)
+	}
+	return len(rows.Array()), nil
 }
 
 // parentOf reads run's parent and origin from session.runs.
