@@ -21,6 +21,28 @@ Feature: Parser and watcher
       ```
       """
 
+  @§chatlog-tail-only @decision
+  Scenario: plain notes appended to a log are read once: the next request is noticed from the end of them
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the log of "Index - 7 Zen" already holds 1 MB of earlier conversation
+    When agent "agent" appends 20000 copies of this to the log of "Index - 7 Zen" in one write:
+      """
+      Notes on the design, plain prose and no request at all.
+      """
+    And 1 s passes
+    And I note how much the server has read
+    And agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    Then noticing it read less than 128 KB
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:02 (5ms)
+      ```JSON
+      25
+      ```
+      """
+
   @§chatlog-debounce
   Scenario: a request written in two parts is parsed once the file has settled
     Given a running server

@@ -142,12 +142,19 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     Then row 22 contains "CONS ►list-length quote list () car cdr cons eval lambda + -"
 
   @§deck-focus @decision
-  Scenario: A key the deck does not have stops the key script there
+  Scenario Outline: A key the deck does not have (<what>) stops the key script there
     When the player composes "(+ 1 2)"
-    Then pressing "FOO EVAL" fails naming "no key \"FOO\""
+    Then pressing "<key> EVAL" fails naming "no key \"<key>\""
     And row 22 does not contain "CYCLES"
     When the player presses "EVAL"
     Then the result is "3"
+
+    Examples:
+      | what                         | key |
+      | a word                       | FOO |
+      | one letter                   | X   |
+      | two digits, not one keypad key | 12  |
+      | a sign                       | -   |
 
   @§deck-focus @decision
   Scenario: Composing with no prompt on the screen is refused and presses no key

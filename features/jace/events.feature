@@ -121,6 +121,17 @@ Feature: Events
     When the client posts to /view {}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503
 
+  @§jace-json-only @decision
+  Scenario: shutting down twice is harmless: requests after the second are still refused at once with 503
+    Given the runtime is the embedded reference
+    And the calculator module is loaded
+    When the runtime shuts down
+    And the runtime shuts down
+    And the agent posts to /actions {"action":"calc.input","params":{"digit":1}}
+    Then the response is a JSON error "SHUTTING_DOWN" with status 503
+    When the client posts to /init {}
+    Then the response is a JSON error "SHUTTING_DOWN" with status 503
+
   @§jace-events-sse
   Scenario: every event of one action is relayed, in order
     Given the module "burst.js" is loaded:

@@ -34,7 +34,7 @@ Feature: JSON-RPC methods of the daemon
     And the answer to "A" has entry.metadata.scope = "session"
 
   @§methods-entry-read @decision
-  Scenario: entry.read of an address with no entry answers 404 and writes no log row
+  Scenario: entry.read of an address with no entry answers 404, of no address at all -32602, and writes no log row
     When "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries
     When "A" calls entry.read with {"target": "known:///spain.md"}
@@ -42,6 +42,10 @@ Feature: JSON-RPC methods of the daemon
     And the answer to "A" has entry = null
     When "A" calls entry.read with {"target": "gopher:///x"}
     Then the answer to "A" has status = 501
+    When "A" calls entry.read with {"target": ""}
+    Then the answer to "A" is the error -32602
+    When "A" calls entry.read with {"target": "known:///a)b"}
+    Then the answer to "A" is the error -32602
     When "A" calls entry.read with {"target": "known:///france.md"}
     And "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries

@@ -88,6 +88,39 @@ Feature: runs seen through the daemon
     And "A" got a "loop/terminated" notification with loopSeq = 1
     And "A" got a "loop/terminated" notification with finalStatus = 200
 
+  @§run-lifecycle-quiesced @decision
+  Scenario: a loop parked while a run it spawned is still active is not announced; the spawned run, parked with nothing live, is
+    Given the daemon's model will reply:
+      """
+      <<PLAN:delegate:PLAN
+      <<EDIT(run://worker):Wait for me.:EDIT
+      <<SEND[202]:waiting for the worker:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[202]:parked:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:the worker is still parked:PLAN
+      <<SEND[202]:still waiting for the worker:SEND
+      """
+    When "A" runs a loop with the prompt "delegate"
+    Then the loop "A" started is parked at 202
+    And "A" got 1 "loop/quiesced" notification
+    And "A" got a "loop/quiesced" notification with status = 202
+    And "A" got no "loop/terminated" notification
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "worker"]
+    And the answer to "A" has runs.3.status = 202
+    When "A" calls loop.inject with {"prompt": "how is the worker?"}
+    Then the answer to "A" has runId = <A.modelRunId>
+    And "A" got 1 "loop/quiesced" notification
+    And "A" got no "loop/terminated" notification
+    When "A" calls session.runs
+    Then the answer to "A" has runs.0.status = 202
+
   Scenario: loop.cancel while no loop runs cancels nothing
     When "A" calls loop.cancel
     Then the answer to "A" has cancelled = false

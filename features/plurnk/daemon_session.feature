@@ -14,7 +14,7 @@ Feature: sessions, runs and the method table of the daemon
     And the answer to "A" has methods.op\.look.params.text = "string — a LOOK or READ statement"
     And the answer to "A" has no methods.session\.fork
     And the answer to "A" has notifications.loop/quiesced = "{loopId, runId, status: 202}: a parked loop has nothing live beneath it"
-    And the answer to "A" has capabilities.schemes = ["file", "known", "log", "plurnk", "sh", "skill", "unknown"]
+    And the answer to "A" has capabilities.schemes = ["exec", "file", "known", "log", "plurnk", "sh", "skill", "unknown"]
     And the answer to "A" has capabilities.providers = ["mock"]
     And the answer to "A" has capabilities.mimetypes = ["application/json", "application/xml", "application/yaml", "text/csv", "text/html", "text/markdown", "text/plain", "text/x-go", "text/xml"]
     When "A" calls session.runs

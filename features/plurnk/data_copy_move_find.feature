@@ -133,6 +133,18 @@ Feature: Tier 3a — COPY, MOVE and FIND
     Then the action answers 201
     And the body channel of known:///dev/null holds "precious"
 
+  @§find-scope-prefix-filter @decision
+  Scenario: a project folder the disk refuses to list fails the FIND 500 naming it, never a partial answer
+    Given the workspace file notes/a.md contains "alpha"
+    And the workspace file src/b.md contains "beta"
+    And the disk refuses once to list the folder /work/src
+    When the model emits <<FIND(**)::FIND
+    Then the action answers 500
+    And the result reason mentions "/work/src"
+    When the model emits <<FIND(**)::FIND
+    Then the action answers 200
+    And the found paths are "/notes/a.md, /src/b.md"
+
   @§find-scope-prefix-filter
   Scenario Outline: FIND considers only entries under its target's scheme and path prefix or glob
     Given the entry known:///docs/a.md contains "x"

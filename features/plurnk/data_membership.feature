@@ -112,17 +112,22 @@ Feature: Tier 3a — membership as part of the system
     Then the result content is "1:\tpackage util // v2\n"
 
   @§membership-edit-write-cas @decision
-  Scenario: a member changed on disk since the last sync is a write conflict; nothing is written
+  Scenario Outline: a member changed on disk since the last sync is a write conflict, <size>; nothing is written
     Given the members have been synced
-    When main.go is changed on disk outside plurnk to "package main // theirs\n"
+    When main.go is changed on disk outside plurnk to "<theirs>"
     And the model emits <<EDIT(main.go):package main // mine\n:EDIT
     Then the action answers 400
     And the result reason mentions "write_conflict"
-    And the project file main.go holds "package main // theirs\n"
-    Then the next sync records a divergence of main.go holding "package main // theirs\n"
+    And the project file main.go holds "<theirs>"
+    Then the next sync records a divergence of main.go holding "<theirs>"
     When the model emits <<EDIT(main.go):package main // mine\n:EDIT
     Then the action answers 200
     And the project file main.go holds "package main // mine\n"
+
+    Examples:
+      | size                              | theirs                   |
+      | longer than it was                | package main // theirs\n |
+      | the same size, only its time moved | package MAIN\n           |
 
   @§membership-edit-write-cas
   Scenario: a clean write re-stamps the signature: the next write and the next sync see no conflict

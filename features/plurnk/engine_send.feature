@@ -118,6 +118,33 @@ Feature: SEND rails — how a turn's terminal SEND decides the loop
     And no packet mentions "strike"
 
   @§send-premature-terminate
+  Scenario: a model that keeps declaring done while its child runs is struck out at the threshold with 500
+    Given the operator sets PLURNK_MAX_STRIKES to "2"
+    And the model run has a child run "scout" whose loop is still running
+    And the model will reply:
+      """
+      <<PLAN:declare victory early:PLAN
+      <<EDIT(known:///summary.md):draft:EDIT
+      <<SEND[200]:The summary is drafted.:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:declare it again:PLAN
+      <<EDIT(known:///summary.md):draft two:EDIT
+      <<SEND[200]:The summary is drafted, really.:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:wait for the scout:PLAN
+      <<SEND[202]:waiting for scout:SEND
+      """
+    When the user starts a loop with the prompt "Summarise the brief"
+    Then the loop ends with status 500
+    And the model was called 2 times
+    And the errors section of packet 2 contains "\"kind\":\"premature_terminate\""
+    And no packet mentions "strike"
+
+  @§send-premature-terminate
   Scenario: once the child run has finished, SEND[200] ends the loop
     Given the model run has a child run "scout" whose loop is still running
     And the child run "scout" ends its loop with status 200

@@ -46,4 +46,4 @@ Feature: EXEC executors
     Then the daemon started
     Given a connection "A" to the daemon
     When "A" calls discover
-    Then the answer to "A" has capabilities.schemes = ["db", "file", "known", "log", "plurnk", "sh", "skill", "unknown"]
+    Then the answer to "A" has capabilities.schemes = ["db", "exec", "file", "known", "log", "plurnk", "sh", "skill", "unknown"]

@@ -100,8 +100,8 @@ func registerExecSteps(sc *godog.ScenarioContext) {
 
 	// What came of it.
 	sc.Step(`^the stream (\S+) ended with (\d+)$`, thenEnded)
-	sc.Step(`^the stream (\S+) ended with (\d+) by (SIGTERM|SIGKILL) at (\d+) ms$`, thenEndedBy)
-	sc.Step(`^the stream (\S+) ended with (\d+) by (SIGTERM|SIGKILL)$`, func(ctx context.Context, t string, status int, sig string) error {
+	sc.Step(`^the stream (\S+) ended with (\d+) by (SIG[A-Z0-9]+) at (\d+) ms$`, thenEndedBy)
+	sc.Step(`^the stream (\S+) ended with (\d+) by (SIG[A-Z0-9]+)$`, func(ctx context.Context, t string, status int, sig string) error {
 		// A real process: when it ended is the machine's business.
 		s, err := execStream(ctx, t)
 		if err != nil {

@@ -290,3 +290,32 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     When the client starts run "main" with the prompt "go"
     Then run "main"'s row log:///1/1/3 is EDIT run://c with status 201
     And the session holds 4 runs
+
+  @§run-scheme-collect @decision
+  Scenario: a sister that gave up while its command still ran is done only when the command ends, and then wakes the run that spawned it
+    Given host commands are accepted without asking
+    And the command "build" prints "built\n" on stdout after 2000 ms
+    And the command "build" exits after 2000 ms
+    And run "main" will emit:
+      """
+      <<PLAN:delegate the build:PLAN
+      <<EDIT(run://worker):Build it.:EDIT
+      <<SEND[202]:waiting for the worker:SEND
+      """
+    And run "worker" will emit:
+      """
+      <<PLAN:start the build and give up:PLAN
+      <<EXEC[sh]:build:EXEC
+      <<SEND[499]:cannot wait for it:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:collect:PLAN
+      <<SEND[200]:the worker is done:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "worker" has 1 loop, the last with status 499
+    And run "main" has 1 loop, the last with status 202
+    When 3000 ms pass on the session clock
+    Then run "main" has 1 loop, the last with status 200
+    And the model of run "main" was called 2 times

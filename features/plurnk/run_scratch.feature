@@ -81,3 +81,18 @@ Feature: fork and run-scope scratch
     Then run "writer"'s log holds an open FIND run:///** with status 200 reading "run://writer/plan.md\n"
     And run "writer"'s row log:///2/0/3 is FIND run:///** with status 200
     And run "main"'s log has no FIND run:///**
+
+  @§run-scheme-find-perspective @decision
+  Scenario: a FIND of scratch whose pattern is no glob answers 400 and the turn goes on
+    Given run "main" will emit:
+      """
+      <<PLAN:note, then look with a broken pattern:PLAN
+      <<EDIT(run:///notes.md):one:EDIT
+      <<FIND(run:///[notes)::FIND
+      <<FIND(run:///*.md)::FIND
+      <<SEND[200]:looked:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "main"'s log holds a folded FIND run://main/[notes with status 400
+    And run "main"'s log holds an open FIND run://main/*.md with status 200 reading "run://main/notes.md\n"
+    And run "main" has 1 loop, the last with status 200

@@ -125,6 +125,23 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     And the model was called 3 times
 
   @§provider-surface-generate @decision
+  Scenario: a turn that is only its terminal SEND is a shape failure row, and the SEND still ends the loop
+    Given the model will reply:
+      """
+      <<SEND[200]:done without a plan:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model was called 1 time
+    And the model run's log records error - with status 400 by plurnk
+    And the model run's log records SEND - with status 200 by model
+
+  @§provider-surface-generate @decision
   Scenario: a turn without a terminal SEND is a shape failure row, and the loop goes on as 102
     Given the entry known:///a.md contains "alpha"
     And the model will reply:

@@ -16,6 +16,7 @@ import (
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/clock"
+	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
@@ -28,6 +29,7 @@ const workspace = "/work"
 // world is one scenario's state.
 type world struct {
 	fs      afero.Fs
+	faults  *vfs.Faulty // fs, failing where a scenario arms a fault
 	store   *store.Store
 	eng     *ops.Engine
 	session *store.Session
@@ -46,7 +48,7 @@ type worldKey struct{}
 func get(ctx context.Context) *world { return ctx.Value(worldKey{}).(*world) }
 
 func newWorld() (*world, error) {
-	fs := afero.NewMemMapFs()
+	fs := vfs.NewFaulty(afero.NewMemMapFs(), 1)
 	reg, err := scheme.Defaults(fs, workspace, "sh")
 	if err != nil {
 		return nil, err
@@ -56,7 +58,7 @@ func newWorld() (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &world{fs: fs, store: st, session: ss, runs: map[string]*store.Run{}, loop: 1, turn: 1}
+	w := &world{fs: fs, faults: fs, store: st, session: ss, runs: map[string]*store.Run{}, loop: 1, turn: 1}
 	w.eng = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
 	w.drv = embedded{w: w}
 	for _, r := range ss.Runs {
@@ -90,6 +92,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^a second run "([^"]*)" in the session$`, givenRun)
 	sc.Step(`^the workspace file (\S+) contains "((?:[^"\\]|\\.)*)"$`, givenFile)
 	sc.Step(`^the workspace holds the binary file (\S+)$`, givenBinaryFile)
+	sc.Step(`^the disk refuses once to list the folder (\S+)$`, func(ctx context.Context, dir string) error {
+		return get(ctx).faults.Arm(vfs.Fault{Point: vfs.ListFail, Pattern: dir, Count: 1})
+	})
 	sc.Step(`^the exec output (\S+) has streamed "((?:[^"\\]|\\.)*)" on (\w+) and is still active$`, func(ctx context.Context, t, chunk, ch string) error {
 		return get(ctx).drv.streamed(t, unescape(chunk), ch)
 	})

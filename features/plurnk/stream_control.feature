@@ -34,7 +34,7 @@ Feature: Tier 3a — the model stops its own streams
       """
     When the client starts run "main" with the prompt "serve"
     And 1000 ms pass on the session clock
-    Then run "main"'s log holds an open <op> sh:///1/1/1 with status 200
+    Then run "main"'s log holds an open <op> <target> with status 200
     And the run stream sh:///1/1/1 ended with 499 by <signal> at 1000 ms
     And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and wake action "no-op-active-loop"
     And run "main" has 1 loop, the last with status 200
@@ -43,9 +43,13 @@ Feature: Tier 3a — the model stops its own streams
     Then the stdout channel of the run stream sh:///1/1/1 holds "up\n"
 
     Examples:
-      | op   | stop                           | signal  |
-      | SEND | <<SEND[499](sh:///1/1/1)::SEND | SIGTERM |
-      | KILL | <<KILL(sh:///1/1/1)::KILL      | SIGHUP  |
+      | op   | stop                             | target        | signal  |
+      | SEND | <<SEND[499](sh:///1/1/1)::SEND   | sh:///1/1/1   | SIGTERM |
+      | KILL | <<KILL(sh:///1/1/1)::KILL        | sh:///1/1/1   | SIGHUP  |
+      | KILL | <<KILL[2](sh:///1/1/1)::KILL     | sh:///1/1/1   | SIGINT  |
+      | SEND | <<SEND[499](exec:///1/1/1)::SEND | exec:///1/1/1 | SIGTERM |
+      | KILL | <<KILL(exec:///1/1/1)::KILL      | exec:///1/1/1 | SIGHUP  |
+      | KILL | <<KILL[9](exec:///1/1/1)::KILL   | exec:///1/1/1 | SIGKILL |
 
   @§subscriptions-subscription-registry-routes-cancellation @§send-premature-terminate @decision
   Scenario Outline: the steer's advice works: <op> on the stream and SEND[200] in one emission end the loop 200
@@ -287,7 +291,7 @@ Feature: Tier 3a — the model stops its own streams
       | 1/2/3 | KILL | sh:///1/1/1        | 200    |
       | 1/2/4 | SEND | -                  | 200    |
 
-  @§subscriptions-subscription-registry-routes-cancellation @slow
+  @§subscriptions-subscription-registry-routes-cancellation @§run-lifecycle-total-reap @slow
   Scenario Outline: a real process stops on the model's <op>: it never prints what it would have printed after its sleep
     Given the real sh executor runs the commands
     And the shell environment of the service is:
@@ -297,17 +301,21 @@ Feature: Tier 3a — the model stops its own streams
     And the model emits <stop>
     Then the action answers 200
     When the commands run to completion
-    Then the stream sh:///1/1/2 ended with 499 by SIGTERM
+    Then the stream sh:///1/1/2 ended with 499 by <signal>
     And the stdout channel of sh:///1/1/2 holds ""
     And the stdout channel of sh:///1/1/2 is errored
 
     Examples:
-      | op   | stop                           |
-      | SEND | <<SEND[499](sh:///1/1/2)::SEND |
-      | KILL | <<KILL(sh:///1/1/2)::KILL      |
+      | op   | stop                             | signal  |
+      | SEND | <<SEND[499](sh:///1/1/2)::SEND   | SIGTERM |
+      | KILL | <<KILL(sh:///1/1/2)::KILL        | SIGHUP  |
+      | KILL | <<KILL[9](sh:///1/1/2)::KILL     | SIGKILL |
+      | KILL | <<KILL[15](sh:///1/1/2)::KILL    | SIGTERM |
+      | SEND | <<SEND[499](exec:///1/1/2)::SEND | SIGTERM |
+      | KILL | <<KILL(exec:///1/1/2)::KILL      | SIGHUP  |
 
   @§subscriptions-subscription-registry-routes-cancellation @§send-premature-terminate @decision
-  Scenario: through the daemon, the steered model's KILL and SEND[200] end the loop, and the stream's last event is its 499
+  Scenario Outline: through the daemon, the steered model's KILL on <face> and SEND[200] end the loop, and the stream's last event is its 499
     Given a connection "A" to the daemon
     And "A" creates a session named "work"
     And the daemon's simulated command "serve" prints:
@@ -329,7 +337,7 @@ Feature: Tier 3a — the model stops its own streams
     And the daemon's model will reply:
       """
       <<PLAN:clean up as the steer says:PLAN
-      <<KILL(sh:///1/1/1)::KILL
+      <<KILL(<face>)::KILL
       <<SEND[200]:all done, server stopped:SEND
       """
     When "A" runs a loop with the prompt "serve"
@@ -347,6 +355,11 @@ Feature: Tier 3a — the model stops its own streams
       | stdout  | active  | 3             |
       | stderr  | errored | 0             |
       | stdout  | errored | 3             |
+
+    Examples:
+      | face          |
+      | sh:///1/1/1   |
+      | exec:///1/1/1 |
 
   @§subscriptions-subscription-registry-routes-cancellation @§live-updates-stream-event-fires-on-chunk
   Scenario: the registry is keyed by session: another session's SEND[499] on the same address stops nothing here
@@ -384,3 +397,74 @@ Feature: Tier 3a — the model stops its own streams
       | stdout  | active | 0             |
       | stdout  | active | 3             |
       | stdout  | active | 8             |
+
+  @§subscriptions-subscription-registry-routes-cancellation @§run-lifecycle-total-reap @decision
+  Scenario Outline: exec:/// is the spawn's process-control face whatever its runtime: <stop> stops a db stream
+    Given the command "watch" prints "tick\n" on stdout after 100 ms
+    And the command "watch" prints "late\n" on stdout after 5000 ms
+    And the command "watch" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:watch the table:PLAN
+      <<EXEC[db]<0,1>:watch:EXEC
+      <<SEND[202]:waiting for ticks:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:enough:PLAN
+      <stop>
+      <<SEND[200]:stopped:SEND
+      """
+    When the client starts run "main" with the prompt "watch"
+    And 1000 ms pass on the session clock
+    Then run "main"'s log holds an open <op> exec:///1/1/1 with status 200
+    And the run stream db:///1/1/1 ended with 499 by <signal> at 1000 ms
+    And run "main" has 1 loop, the last with status 200
+    When 6000 ms pass on the session clock
+    Then the stdout channel of the run stream db:///1/1/1 holds "tick\n"
+
+    Examples:
+      | op   | stop                             | signal  |
+      | SEND | <<SEND[499](exec:///1/1/1)::SEND | SIGTERM |
+      | KILL | <<KILL[15](exec:///1/1/1)::KILL  | SIGTERM |
+      | KILL | <<KILL[10](exec:///1/1/1)::KILL  | SIGUSR1 |
+
+  @§subscriptions-subscription-registry-routes-cancellation @decision
+  Scenario: exec:/// holds no output and stops nothing once the spawn has ended: READ 404, SEND[499] 304, KILL 403 whatever its signal
+    Given host commands are accepted without asking
+    And the command "serve" prints "up\n" on stdout after 100 ms
+    And the command "serve" prints "late\n" on stdout after 5000 ms
+    And the command "serve" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:start the server:PLAN
+      <<EXEC[sh]<0,1>:serve:EXEC
+      <<SEND[202]:waiting for it to come up:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:stop it twice and look:PLAN
+      <<KILL(exec:///1/1/1)::KILL
+      <<READ(exec:///1/1/1)::READ
+      <<SEND[499](exec:///1/1/1)::SEND
+      <<KILL(exec:///1/1/1)::KILL
+      <<KILL[7](exec:///1/1/1)::KILL
+      <<KILL(exec:///1/1/7)::KILL
+      <<SEND[200]:stopped:SEND
+      """
+    When the client starts run "main" with the prompt "serve"
+    And 1000 ms pass on the session clock
+    Then run "main"'s log holds exactly these rows:
+      | row   | op   | target             | status |
+      | 1/0/1 | EDIT | plurnk:///prompt/1 | 201    |
+      | 1/1/1 | EXEC | sh:///1/1/1        | 102    |
+      | 1/1/2 | SEND | -                  | 202    |
+      | 1/2/1 | READ | sh:///1/1/1#stdout | 200    |
+      | 1/2/2 | KILL | exec:///1/1/1      | 200    |
+      | 1/2/3 | READ | exec:///1/1/1      | 404    |
+      | 1/2/4 | SEND | exec:///1/1/1      | 304    |
+      | 1/2/5 | KILL | exec:///1/1/1      | 403    |
+      | 1/2/6 | KILL | exec:///1/1/1      | 403    |
+      | 1/2/7 | KILL | exec:///1/1/7      | 403    |
+      | 1/2/8 | SEND | -                  | 200    |
+    And the run stream sh:///1/1/1 ended with 499 by SIGHUP at 1000 ms

@@ -52,23 +52,26 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 		switch cells.at(obj).typ {
 		case TSymbol:
 			// v = vm.lookupQuiet(obj, env), written out.
-			n, e := uint64(1), env
-			if e != Nil && !cells.at(obj).local {
-				n += uint64(cells.at(env).envLen)
-				e = Nil
-			}
-			v = refNone
-			for e != Nil {
-				n++
-				ec := cells.at(e)
-				if x := ec.car; cells.at(x).car == obj {
-					v = cells.at(x).cdr
-					break
+			n := uint64(1)
+			if oc := cells.at(obj); env == Nil || !oc.local {
+				// Bound in no environment (see cell): the global value, and
+				// the walk's events without the walk.
+				n += uint64(cells.at(env).envLen) // the static nil's is 0
+				v = cells.at(oc.cdr).cdr
+			} else {
+				v = refNone
+				for e := env; e != Nil; {
+					n++
+					ec := cells.at(e)
+					if x := ec.car; cells.at(x).car == obj {
+						v = cells.at(x).cdr
+						break
+					}
+					e = ec.cdr
 				}
-				e = ec.cdr
-			}
-			if v == refNone {
-				v = cells.at(cells.at(obj).cdr).cdr
+				if v == refNone {
+					v = cells.at(cells.at(obj).cdr).cdr
+				}
 			}
 			vm.counts[EvLookup] += n
 		case TPair:
@@ -79,14 +82,13 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 		}
 		// c := vm.cons(v, Nil), written out.
 		c := vm.freelist
-		if c == Nil || vm.gcIdx == len(vm.gcstack) {
+		if gs, gi := vm.gcstack, vm.gcIdx; c == Nil || uint(gi) >= uint(len(gs)) {
 			c = vm.objectSlow()
 		} else {
 			vm.counts[EvAlloc]++
 			vm.freelist = cells.at(c).cdr
-			vm.free--
-			vm.gcstack[vm.gcIdx] = c
-			vm.gcIdx++
+			gs[gi] = c
+			vm.gcIdx = gi + 1
 		}
 		cc := cells.at(c)
 		cc.typ, cc.car, cc.cdr = TPair, v, Nil
@@ -105,7 +107,7 @@ func (vm *VM) doListQuiet(lst, env Value) Value {
 		// the index kept in a register instead of re-read from memory
 		// after each store; near the limit the pushes run as written so
 		// that an overflow leaves the same state.
-		if gs := vm.gcstack; save+1 < len(gs) {
+		if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
 			gs[save] = lst
 			gs[save+1] = env
 			vm.gcIdx = save + 2
@@ -155,16 +157,15 @@ func (vm *VM) argsToEnvQuiet(prm, arg, env Value) Value {
 		}
 		// env = vm.cons(vm.cons(pc.car, a), env), written out.
 		var b, e Value
-		if f := vm.freelist; f != Nil && cells.at(f).cdr != Nil && vm.gcIdx+1 < len(vm.gcstack) {
+		if f, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; f != Nil && cells.at(f).cdr != Nil && uint(gi)+1 < uint(len(gs)) {
 			// Two free cells at hand, no event to observe, room for
 			// both on the GC stack: cons's fast path twice.
 			b, e = f, cells.at(f).cdr
 			vm.counts[EvAlloc] += 2
 			vm.freelist = cells.at(e).cdr
-			vm.free -= 2
-			vm.gcstack[vm.gcIdx] = b
-			vm.gcstack[vm.gcIdx+1] = e
-			vm.gcIdx += 2
+			gs[gi] = b
+			gs[gi+1] = e
+			vm.gcIdx = gi + 2
 			bc, ec := cells.at(b), cells.at(e)
 			bc.typ, bc.car, bc.cdr = TPair, pc.car, a
 			ec.typ, ec.car, ec.cdr = TPair, b, env
@@ -205,24 +206,26 @@ func (vm *VM) evalQuiet(obj, env Value, newenv *Value) Value {
 // must see them).
 func (vm *VM) lookupQuiet(sym, env Value) Value {
 	cells := vm.mem
-	n := uint64(1)
-	if env != Nil && !cells.at(sym).local {
+	sc := cells.at(sym)
+	if env == Nil || !sc.local {
 		// Bound in no environment (see cell): the walk's events without
-		// the walk.
-		n += uint64(cells.at(env).envLen)
-		env = Nil
+		// the walk, and the global value.
+		n := 1 + uint64(cells.at(env).envLen) // the static nil's is 0
+		vm.counts[EvLookup] += n
+		return cells.at(sc.cdr).cdr
 	}
-	for env != Nil {
+	n := uint64(1)
+	for e := env; e != Nil; {
 		n++
-		ec := cells.at(env)
+		ec := cells.at(e)
 		if x := ec.car; cells.at(x).car == sym {
 			vm.counts[EvLookup] += n
 			return cells.at(x).cdr
 		}
-		env = ec.cdr
+		e = ec.cdr
 	}
 	vm.counts[EvLookup] += n
-	return cells.at(cells.at(sym).cdr).cdr
+	return cells.at(sc.cdr).cdr
 }
 
 // evalArg is eval(nextArg(arg), env, nil), the commonest step of the
@@ -242,13 +245,14 @@ func (vm *VM) evalArgQuiet(arg *Value, env Value) Value {
 	switch cells.at(obj).typ {
 	case TSymbol:
 		// lookup, written out.
-		n := uint64(1)
-		e := env
-		if e != Nil && !cells.at(obj).local {
-			n += uint64(cells.at(env).envLen)
-			e = Nil
+		oc := cells.at(obj)
+		if env == Nil || !oc.local {
+			n := 1 + uint64(cells.at(env).envLen)
+			vm.counts[EvLookup] += n
+			return cells.at(oc.cdr).cdr
 		}
-		for e != Nil {
+		n := uint64(1)
+		for e := env; e != Nil; {
 			n++
 			ec := cells.at(e)
 			if x := ec.car; cells.at(x).car == obj {
@@ -258,7 +262,7 @@ func (vm *VM) evalArgQuiet(arg *Value, env Value) Value {
 			e = ec.cdr
 		}
 		vm.counts[EvLookup] += n
-		return cells.at(cells.at(obj).cdr).cdr
+		return cells.at(oc.cdr).cdr
 	case TPair:
 		return vm.evalPairQuiet(obj, env, nil)
 	}
@@ -275,18 +279,22 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	// found them (or unwind with a panic), so both are restored below from
 	// the depths saved here.
 	depth := vm.ncall
-	if depth == len(vm.calllist) {
-		vm.calllist = append(vm.calllist, obj)
+	if cl := vm.calllist; uint(depth) < uint(len(cl)) {
+		cl[depth] = obj
 	} else {
-		vm.calllist[depth] = obj
+		vm.calllist = append(cl, obj)
 	}
 	vm.ncall = depth + 1
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
-	fn := cells.at(obj).car
+	// The arguments are read with the operator where it is a symbol, whose
+	// lookup changes no cell; another operator form is evaluated first (it
+	// may run code), as in C.
+	oc := cells.at(obj)
+	fn, arg := oc.car, oc.cdr
 	if cells.at(fn).typ != TSymbol {
-		fn = vm.evalQuiet(fn, env, nil)
+		fn, arg = vm.evalOperatorQuiet(obj, env)
 	} else {
 		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
@@ -310,7 +318,6 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		}
 		vm.counts[EvLookup] += n
 	}
-	arg := cells.at(obj).cdr
 	res := Nil
 
 	// In the three hottest primitives (if, the comparisons and the
@@ -428,16 +435,8 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				arg = cells.at(arg).cdr
 			}
 
-		case pFn, pMac:
-			va := vm.cons(env, arg)
-			vm.nextArgQuiet(&arg)
-			res = vm.object()
-			if op == pFn {
-				cells.at(res).typ = TFunc
-			} else {
-				cells.at(res).typ = TMacro
-			}
-			cells.at(res).cdr = va
+		case pFn, pMac, pAnd, pOr, pSetcar, pSetcdr, pIs, pAtom, pPrint:
+			res = vm.evalPrimQuiet(op, arg, env)
 
 		case pWhile:
 			va := vm.nextArgQuiet(&arg)
@@ -461,20 +460,6 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		case pQuote:
 			res = vm.nextArgQuiet(&arg)
 
-		case pAnd:
-			for arg != Nil {
-				if res = vm.evalArgQuiet(&arg, env); res == Nil {
-					break
-				}
-			}
-
-		case pOr:
-			for arg != Nil {
-				if res = vm.evalArgQuiet(&arg, env); res != Nil {
-					break
-				}
-			}
-
 		case pDo:
 			res = vm.doListQuiet(arg, env)
 
@@ -482,14 +467,13 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			va := vm.evalArgQuiet(&arg, env)
 			vb := vm.evalArgQuiet(&arg, env)
 			// res = vm.cons(va, vb), written out.
-			if c := vm.freelist; c == Nil || vm.gcIdx == len(vm.gcstack) {
+			if c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; c == Nil || uint(gi) >= uint(len(gs)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(c).cdr
-				vm.free--
-				vm.gcstack[vm.gcIdx] = c
-				vm.gcIdx++
+				gs[gi] = c
+				vm.gcIdx = gi + 1
 				res = c
 			}
 			rc := cells.at(res)
@@ -512,29 +496,11 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				res = cells.at(va).cdr
 			}
 
-		case pSetcar:
-			va := vm.checkType(vm.evalArgQuiet(&arg, env), TPair)
-			cells.at(va).car = vm.evalArgQuiet(&arg, env)
-
-		case pSetcdr:
-			va := vm.checkType(vm.evalArgQuiet(&arg, env), TPair)
-			cells.at(va).cdr = vm.evalArgQuiet(&arg, env)
-
 		case pList:
 			res = vm.evalListQuiet(arg, env)
 
 		case pNot:
 			res = vm.boolean(vm.evalArgQuiet(&arg, env) == Nil)
-
-		case pIs:
-			va := vm.evalArgQuiet(&arg, env)
-			res = vm.boolean(vm.equal(va, vm.evalArgQuiet(&arg, env)))
-
-		case pAtom:
-			res = vm.boolean(vm.typ(vm.evalArgQuiet(&arg, env)) != TPair)
-
-		case pPrint:
-			vm.printQuiet(arg, env)
 
 		case pLt, pLte:
 			var va Value
@@ -732,14 +698,13 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				x = r
 			}
 			// res = vm.number(x), written out.
-			if v := vm.freelist; v == Nil || vm.gcIdx == len(vm.gcstack) {
+			if v, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; v == Nil || uint(gi) >= uint(len(gs)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(v).cdr
-				vm.free--
-				vm.gcstack[vm.gcIdx] = v
-				vm.gcIdx++
+				gs[gi] = v
+				vm.gcIdx = gi + 1
 				res = v
 			}
 			rc := cells.at(res)
@@ -796,14 +761,13 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				}
 				// c := vm.cons(v, Nil), written out.
 				c := vm.freelist
-				if c == Nil || vm.gcIdx == len(vm.gcstack) {
+				if gs, gi := vm.gcstack, vm.gcIdx; c == Nil || uint(gi) >= uint(len(gs)) {
 					c = vm.objectSlow()
 				} else {
 					vm.counts[EvAlloc]++
 					vm.freelist = cells.at(c).cdr
-					vm.free--
-					vm.gcstack[vm.gcIdx] = c
-					vm.gcIdx++
+					gs[gi] = c
+					vm.gcIdx = gi + 1
 				}
 				cc := cells.at(c)
 				cc.typ, cc.car, cc.cdr = TPair, v, Nil
@@ -825,7 +789,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		// evalPair rather than through eval.
 		save := vm.gcIdx
 		for body != Nil {
-			if gs := vm.gcstack; save+1 < len(gs) {
+			if gs := vm.gcstack; uint(save)+1 < uint(len(gs)) {
 				gs[save] = body
 				gs[save+1] = fenv
 				vm.gcIdx = save + 2
@@ -871,6 +835,66 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	return res
 }
 
+// evalPrim evaluates the primitives that evalPair leaves out of its own
+// body, being rare in loops: keeping evalPair small keeps its compiled code
+// tight (fewer spills around its calls).
+func (vm *VM) evalPrimQuiet(op int, arg, env Value) Value {
+	cells := vm.mem
+	res := Nil
+	switch op {
+	case pFn, pMac:
+		va := vm.cons(env, arg)
+		vm.nextArgQuiet(&arg)
+		res = vm.object()
+		if op == pFn {
+			cells.at(res).typ = TFunc
+		} else {
+			cells.at(res).typ = TMacro
+		}
+		cells.at(res).cdr = va
+
+	case pAnd:
+		for arg != Nil {
+			if res = vm.evalArgQuiet(&arg, env); res == Nil {
+				break
+			}
+		}
+
+	case pOr:
+		for arg != Nil {
+			if res = vm.evalArgQuiet(&arg, env); res != Nil {
+				break
+			}
+		}
+
+	case pSetcar:
+		va := vm.checkType(vm.evalArgQuiet(&arg, env), TPair)
+		cells.at(va).car = vm.evalArgQuiet(&arg, env)
+
+	case pSetcdr:
+		va := vm.checkType(vm.evalArgQuiet(&arg, env), TPair)
+		cells.at(va).cdr = vm.evalArgQuiet(&arg, env)
+
+	case pIs:
+		va := vm.evalArgQuiet(&arg, env)
+		res = vm.boolean(vm.equal(va, vm.evalArgQuiet(&arg, env)))
+
+	case pAtom:
+		res = vm.boolean(vm.typ(vm.evalArgQuiet(&arg, env)) != TPair)
+
+	case pPrint:
+		vm.printQuiet(arg, env)
+	}
+	return res
+}
+
+// evalOperator evaluates the operator of the call obj when it is not a
+// symbol, and then reads the call's arguments.
+func (vm *VM) evalOperatorQuiet(obj, env Value) (fn, arg Value) {
+	fn = vm.evalQuiet(vm.mem.at(obj).car, env, nil)
+	return fn, vm.mem.at(obj).cdr
+}
+
 // print is the print primitive: its arguments evaluated and written raw,
 // separated by spaces, then a newline.
 func (vm *VM) printQuiet(arg, env Value) {
@@ -887,11 +911,11 @@ func (vm *VM) printQuiet(arg, env Value) {
 // expandMacro runs macro fn on the unevaluated arguments arg and replaces
 // the call site obj with the expansion (a whole-cell copy, as in C).
 func (vm *VM) expandMacroQuiet(obj, fn, arg Value) {
-	va := vm.cells[fn].cdr
-	vb := vm.cells[va].cdr
-	r := vm.doListQuiet(vm.cells[vb].cdr, vm.argsToEnvQuiet(vm.cells[vb].car, arg, vm.cells[va].car))
+	va := vm.cells[fn.index()].cdr
+	vb := vm.cells[va.index()].cdr
+	r := vm.doListQuiet(vm.cells[vb.index()].cdr, vm.argsToEnvQuiet(vm.cells[vb.index()].car, arg, vm.cells[va.index()].car))
 	// A whole-cell copy, except that local stays set if it was (see cell).
-	local := vm.cells[obj].local
-	vm.cells[obj] = vm.cells[r]
-	vm.cells[obj].local = vm.cells[obj].local || local
+	local := vm.cells[obj.index()].local
+	vm.cells[obj.index()] = vm.cells[r.index()]
+	vm.cells[obj.index()].local = vm.cells[obj.index()].local || local
 }

@@ -69,8 +69,8 @@ func (vm *VM) RegisterPrimitive(name string, fn Primitive, doc string) error {
 func (vm *VM) registerPrim(name string, fn Primitive, doc string) {
 	sym := vm.symbol(name)
 	v := vm.object()
-	vm.cells[v].typ = TCFunc
-	vm.cells[v].aux = int32(len(vm.prims))
+	vm.cells[v.index()].typ = TCFunc
+	vm.cells[v.index()].aux = int32(len(vm.prims))
 	vm.prims = append(vm.prims, primEntry{name: name, fn: fn})
 	vm.setGlobal(sym, v)
 	if doc != "" {
@@ -237,10 +237,11 @@ func primTry(vm *VM, args Value) (Value, error) {
 }
 
 // own checks a value coming from the host before the VM stores or follows
-// it (see arena): a value that is not one of this VM's cells is a
-// programming error, reported as the out-of-range index it would have been.
+// it (see arena): a value that is not one of this VM's cells (past the
+// last, or pointing inside one) is a programming error, reported with the
+// value itself.
 func (vm *VM) own(v Value) Value {
-	if uint(v) > uint(vm.count) {
+	if v%cellSize != 0 || uint(v.index()) > uint(vm.count) {
 		panic(fmt.Sprintf("fe: value %d is not a cell of this VM (%d cells)", uint32(v), vm.count))
 	}
 	return v
@@ -302,7 +303,7 @@ func (vm *VM) Print(v Value) string { return vm.toString(vm.own(v), -1) }
 
 // Global returns the global value of name.
 func (vm *VM) Global(name string) Value {
-	return vm.cells[vm.cells[vm.symbol(name)].cdr].cdr
+	return vm.cells[vm.cells[vm.symbol(name).index()].cdr.index()].cdr
 }
 
 // SetGlobal sets the global value of name.

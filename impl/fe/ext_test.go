@@ -298,12 +298,12 @@ func TestNewTooSmall(t *testing.T) {
 
 // TestForeignValueRejected checks that a value which is not a cell of the
 // VM is refused at the API boundary (the evaluator follows values without a
-// bounds check), both just past the last cell and far beyond it, while the
-// last cell itself is accepted.
+// bounds check), both just past the last cell and far beyond it, and one
+// that points inside a cell, while the last cell itself is accepted.
 func TestForeignValueRejected(t *testing.T) {
 	vm := newVM(t, 4096)
-	last := Value(vm.Stats().Cells)
-	for _, v := range []Value{last + 1, 1 << 30} {
+	last := valueOf(vm.Stats().Cells)
+	for _, v := range []Value{last + cellSize, last + 1, 1 << 30} {
 		func() {
 			defer func() {
 				if r := recover(); r == nil || !strings.Contains(r.(string), "not a cell of this VM") {
@@ -316,7 +316,7 @@ func TestForeignValueRejected(t *testing.T) {
 	if err := vm.Do(func() error { vm.Cons(last, Nil); return nil }); err != nil {
 		t.Errorf("Cons(last cell, nil): %v", err)
 	}
-	bad := func(vm *VM, _ Value) (Value, error) { return last + 1, nil }
+	bad := func(vm *VM, _ Value) (Value, error) { return last + cellSize, nil }
 	vm = newVM(t, 4096)
 	if err := vm.RegisterPrimitive("bad", bad, ""); err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func (w *writer) str(s string) {
 // cycle and prints as "...". Each list unmarks its pairs when it is done, so
 // structure shared by two branches prints in full each time, as in fe_write.
 func (vm *VM) write(w *writer, v Value, qt bool) {
-	c := &vm.cells[v]
+	c := &vm.cells[v.index()]
 	switch c.typ {
 	case TNil:
 		w.str("nil")
@@ -67,7 +67,7 @@ func (vm *VM) write(w *writer, v Value, qt bool) {
 		w.byte('(')
 		first, marked := v, 0
 		for {
-			c := &vm.cells[v]
+			c := &vm.cells[v.index()]
 			c.mark = true
 			marked++
 			vm.write(w, c.car, true)
@@ -76,30 +76,30 @@ func (vm *VM) write(w *writer, v Value, qt bool) {
 				break
 			}
 			w.byte(' ')
-			if vm.cells[v].mark {
+			if vm.cells[v.index()].mark {
 				w.str("...")
 				break
 			}
 		}
-		if v != Nil && !vm.cells[v].mark {
+		if v != Nil && !vm.cells[v.index()].mark {
 			w.str(" . ")
 			vm.write(w, v, true)
 		}
 		w.byte(')')
 		for p := first; marked > 0; marked-- {
-			vm.cells[p].mark = false
-			p = vm.cells[p].cdr
+			vm.cells[p.index()].mark = false
+			p = vm.cells[p.index()].cdr
 		}
 
 	case TSymbol:
-		vm.write(w, vm.cells[c.cdr].car, false)
+		vm.write(w, vm.cells[c.cdr.index()].car, false)
 
 	case TString:
 		if qt {
 			w.byte('"')
 		}
 		for v != Nil {
-			c := &vm.cells[v]
+			c := &vm.cells[v.index()]
 			for i := 0; i < vm.strBytes && c.s[i] != 0; i++ {
 				if qt && c.s[i] == '"' {
 					w.byte('\\')
@@ -121,7 +121,7 @@ func (vm *VM) write(w *writer, v Value, qt bool) {
 // context in memory.
 func (vm *VM) address(v Value) uint64 {
 	const base = 0x10000000
-	return base + uint64(vm.model.ContextBytes()) + uint64(v-1)*uint64(vm.model.CellBytes())
+	return base + uint64(vm.model.ContextBytes()) + uint64(v.index()-1)*uint64(vm.model.CellBytes())
 }
 
 // writeTo appends the printed form of v to buf (fe_write).

@@ -76,7 +76,7 @@ func (vm *VM) readItem(src *source) Value {
 			if tail == refNone {
 				res = v
 			} else {
-				vm.cells[tail].cdr = v
+				vm.cells[tail.index()].cdr = v
 			}
 		}
 		gc := vm.gcIdx

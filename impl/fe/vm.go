@@ -39,8 +39,10 @@ func (t Type) String() string {
 	return fmt.Sprintf("type(%d)", uint8(t))
 }
 
-// Value is a handle to an object: an index into the VM's cell array. Nil is
-// the static nil object, which lives outside the arena. A Value is only
+// Value is a handle to an object: the byte offset of its cell in the VM's
+// cell array (its index times cellSize), so that the evaluator reaches a
+// cell with one addition (see arena). Nil is the static nil object, the
+// first cell, which lives outside the arena. A Value is only
 // valid while the object is reachable from a GC root; values handed to a
 // Primitive stay valid for the duration of the call.
 type Value uint32
@@ -71,7 +73,10 @@ const (
 // and cleared only when symbol makes a fresh symbol in a cell from the free
 // list, which no live binding can reference; so a symbol without local is
 // bound in no environment, and its lookup in env walks envLen steps to its
-// global value. The cell stays 32 bytes: addressing it is a shift.
+// global value. A free cell uses envLen too, for the length of the free
+// list from it on, so that the free count needs no update per allocation;
+// whatever a new cell's envLen then holds is read only if it becomes an
+// environment cell, which sets it.
 type cell struct {
 	car, cdr Value
 	num      float32
@@ -83,6 +88,16 @@ type cell struct {
 	s        [7]byte
 }
 
+// cellSize is the size of a cell in bytes: the distance between the Values
+// of two neighbouring cells.
+const cellSize = Value(unsafe.Sizeof(cell{}))
+
+// valueOf returns the Value of cells[i].
+func valueOf(i int) Value { return Value(i) * cellSize }
+
+// index returns the position of v's cell in the cell array.
+func (v Value) index() int { return int(v / cellSize) }
+
 // arena addresses the cells of a VM without a bounds check: the interpreter
 // touches a cell a few dozen times per evaluated pair, and the check costs
 // about an eighth of its instructions. It is sound because every Value the
@@ -92,9 +107,10 @@ type cell struct {
 // SetGlobal and the other value methods) is checked by own on its way in.
 type arena struct{ base unsafe.Pointer }
 
-// at returns the cell of v, which must be below len(cells).
+// at returns the cell of v, whose index must be below len(cells): v is
+// its byte offset.
 func (a arena) at(v Value) *cell {
-	return (*cell)(unsafe.Add(a.base, uintptr(v)*unsafe.Sizeof(cell{})))
+	return (*cell)(unsafe.Add(a.base, uintptr(v)))
 }
 
 // Event is one interpreter event of the deck cycle model (fe-deck.md 3.3).
@@ -226,7 +242,6 @@ type VM struct {
 	fnPrim   Value // the PRIM object bound to fn (lambda aliases it)
 
 	syms     map[string]Value // intern table; mirrors symlist, which is never pruned
-	free     int              // cells on the free list
 	gcCount  int
 	counts   [NumEvents]uint64
 	inGC     bool
@@ -316,6 +331,10 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if arenaBytes > vm.model.ContextBytes() {
 		n = (arenaBytes - vm.model.ContextBytes()) / vm.model.CellBytes()
 	}
+	// Every Value, the reader's sentinels excepted, must fit in 32 bits.
+	if uint64(n+1)*uint64(cellSize) > uint64(refRParen-1) {
+		return nil, fmt.Errorf("fe: new: arena of %d bytes: more cells than values can address", arenaBytes)
+	}
 	vm.count = n
 	vm.arenaBytes = arenaBytes
 	vm.cells = make([]cell, n+1)
@@ -327,9 +346,9 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	for i := 1; i <= n; i++ {
 		vm.cells[i].typ = TFree
 		vm.cells[i].cdr = vm.freelist
-		vm.freelist = Value(i)
+		vm.cells[i].envLen = uint32(i)
+		vm.freelist = valueOf(i)
 	}
-	vm.free = n
 	if err := vm.protect(vm.open); err != nil {
 		return nil, err
 	}
@@ -342,8 +361,8 @@ func (vm *VM) open() {
 	save := vm.gcIdx
 	for i, name := range strings.Fields(primNameList) {
 		v := vm.object()
-		vm.cells[v].typ = TPrim
-		vm.cells[v].aux = int32(i)
+		vm.cells[v.index()].typ = TPrim
+		vm.cells[v.index()].aux = int32(i)
 		vm.setGlobal(vm.symbol(name), v)
 		vm.gcIdx = save
 		if i == pFn {
@@ -601,7 +620,7 @@ func (vm *VM) collect() {
 	}
 	// The free list head and length live in locals during the loop (a
 	// hook cannot raise here: inside a collection its error is deferred).
-	freelist, free := vm.freelist, vm.free
+	freelist, free := vm.freelist, vm.freeCells()
 	cells := vm.cells[1 : vm.count+1]
 	if hook {
 		for i := range cells {
@@ -613,30 +632,33 @@ func (vm *VM) collect() {
 			if !c.mark {
 				c.typ = TFree
 				c.cdr = freelist
-				freelist = Value(i + 1)
 				free++
+				c.envLen = uint32(free)
+				freelist = valueOf(i + 1)
 			} else {
 				c.mark = false
 			}
 		}
 	} else {
-		// The same loop without the hook.
-		for i := range cells {
-			c := &cells[i]
+		// The same loop without the hook, stepping through the values.
+		mem, last := vm.mem, valueOf(len(cells))
+		for v := cellSize; v <= last; v += cellSize {
+			c := mem.at(v)
 			if c.typ == TFree {
 				continue
 			}
 			if !c.mark {
 				c.typ = TFree
 				c.cdr = freelist
-				freelist = Value(i + 1)
 				free++
+				c.envLen = uint32(free)
+				freelist = v
 			} else {
 				c.mark = false
 			}
 		}
 	}
-	vm.freelist, vm.free = freelist, free
+	vm.freelist = freelist
 	vm.inGC = false
 	if err := vm.pending; err != nil {
 		vm.pending = nil
@@ -652,14 +674,14 @@ func (vm *VM) collect() {
 // full order of effects; the fast path produces the same effects.
 func (vm *VM) object() Value {
 	v := vm.freelist
-	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+	gs, gi := vm.gcstack, vm.gcIdx
+	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 		return vm.objectSlow()
 	}
 	vm.counts[EvAlloc]++
 	vm.freelist = vm.mem.at(v).cdr
-	vm.free--
-	vm.gcstack[vm.gcIdx] = v
-	vm.gcIdx++
+	gs[gi] = v
+	vm.gcIdx = gi + 1
 	return v
 }
 
@@ -675,7 +697,6 @@ func (vm *VM) objectSlow() Value {
 	vm.step(EvAlloc)
 	v := vm.freelist
 	vm.freelist = vm.mem.at(v).cdr
-	vm.free--
 	vm.pushgc(v)
 	return v
 }
@@ -684,14 +705,13 @@ func (vm *VM) objectSlow() Value {
 // fast path written out, which saves a Go call per cell.
 func (vm *VM) cons(car, cdr Value) Value {
 	v := vm.freelist
-	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+	if gs, gi := vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
 		vm.freelist = vm.mem.at(v).cdr
-		vm.free--
-		vm.gcstack[vm.gcIdx] = v
-		vm.gcIdx++
+		gs[gi] = v
+		vm.gcIdx = gi + 1
 	}
 	c := vm.mem.at(v)
 	c.typ = TPair
@@ -702,14 +722,13 @@ func (vm *VM) cons(car, cdr Value) Value {
 
 func (vm *VM) number(n float32) Value {
 	v := vm.freelist
-	if v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || vm.gcIdx == len(vm.gcstack) {
+	if gs, gi := vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
 		v = vm.objectSlow()
 	} else {
 		vm.counts[EvAlloc]++
 		vm.freelist = vm.mem.at(v).cdr
-		vm.free--
-		vm.gcstack[vm.gcIdx] = v
-		vm.gcIdx++
+		gs[gi] = v
+		vm.gcIdx = gi + 1
 	}
 	c := vm.mem.at(v)
 	c.typ = TNumber
@@ -763,7 +782,7 @@ func (vm *VM) str(s string) Value {
 func (vm *VM) goString(v Value) string {
 	var b []byte
 	for v != Nil {
-		c := &vm.cells[v]
+		c := &vm.cells[v.index()]
 		for i := 0; i < vm.strBytes && c.s[i] != 0; i++ {
 			b = append(b, c.s[i])
 		}
@@ -833,6 +852,10 @@ func (vm *VM) cdr(v Value) Value {
 	return vm.mem.at(vm.checkType(v, TPair)).cdr
 }
 
+// freeCells returns the length of the free list, which its head records
+// (see cell).
+func (vm *VM) freeCells() int { return int(vm.mem.at(vm.freelist).envLen) }
+
 // Stats describes the arena.
 type Stats struct {
 	Cells      int // cells in the arena
@@ -847,8 +870,8 @@ type Stats struct {
 func (vm *VM) Stats() Stats {
 	return Stats{
 		Cells:      vm.count,
-		Used:       vm.count - vm.free,
-		Free:       vm.free,
+		Used:       vm.count - vm.freeCells(),
+		Free:       vm.freeCells(),
 		GCCount:    vm.gcCount,
 		GCStack:    vm.gcIdx,
 		GCStackCap: len(vm.gcstack),

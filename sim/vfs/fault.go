@@ -20,7 +20,8 @@ type Failpoint string
 // as if the process died mid-write; a short write persists a prefix and
 // reports it honestly (io.ErrShortWrite); a write error and ENOSPC persist
 // nothing; a failed rename moves nothing; a stale read returns the content
-// the file had when the failpoint was armed.
+// the file had when the failpoint was armed; a refused listing fails the
+// opening of a folder for reading (EACCES), so nothing under it is listed.
 const (
 	TornWrite  Failpoint = "torn-write"
 	ShortWrite Failpoint = "short-write"
@@ -28,11 +29,12 @@ const (
 	NoSpace    Failpoint = "enospc"
 	RenameFail Failpoint = "rename-fail"
 	StaleRead  Failpoint = "stale-read"
+	ListFail   Failpoint = "list-fail"
 )
 
 // Failpoints lists every failpoint, for flags and error messages.
 func Failpoints() []Failpoint {
-	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead}
+	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail}
 }
 
 // ErrInjected marks every error the Faulty filesystem makes up.
@@ -190,6 +192,9 @@ func (f *Faulty) Open(name string) (afero.File, error) {
 // OpenFile implements afero.Fs.
 func (f *Faulty) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+		if fi, err := f.Fs.Stat(name); err == nil && fi.IsDir() && f.fire(ListFail, "list", name) != nil {
+			return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, ListFail, syscall.EACCES)}
+		}
 		if a := f.fire(StaleRead, "open", name); a != nil {
 			if b, ok := a.stale[path.Clean("/"+name)]; ok {
 				return staleFile(name, b), nil

@@ -137,11 +137,22 @@ func TestFailpoints(t *testing.T) {
 	if b, _ := afero.ReadFile(f, "/log.md"); string(b) != "old\nabwx!new" {
 		t.Fatalf("read after the stale fault gave %q", b)
 	}
+	mustArm(Fault{Point: ListFail, Pattern: "/src", Count: 1})
+	_ = afero.WriteFile(base, "/src/x.go", []byte("package x\n"), 0o644)
+	if b, err := afero.ReadFile(f, "/src/x.go"); err != nil || string(b) != "package x\n" {
+		t.Fatalf("reading a file under the refused folder gave %q, %v", b, err)
+	}
+	if _, err := afero.ReadDir(f, "/src"); !errors.Is(err, ErrInjected) || !errors.Is(err, syscall.EACCES) {
+		t.Fatalf("list-fail gave %v", err)
+	}
+	if names, err := afero.ReadDir(f, "/src"); err != nil || len(names) != 1 {
+		t.Fatalf("listing after the fault was spent gave %v, %v", names, err)
+	}
 	points := []Failpoint{}
 	for _, in := range f.Injections() {
 		points = append(points, in.Point)
 	}
-	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead}, points); diff != "" {
+	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail}, points); diff != "" {
 		t.Fatalf("injection log (-want +got):\n%s", diff)
 	}
 }

@@ -91,13 +91,6 @@ type Engine struct {
 	// terminate, scratch); it writes its own log row. When nil, a SEND at
 	// run:// goes to Send and the other ops to the op engine.
 	RunOp func(a ops.Actor, st dsl.Statement) ops.Result
-	// Signal dispatches a KILL aimed at the output entry of an EXEC
-	// runtime (one of Executors): a model's KILL[code] on a live stream
-	// sends the process exactly that signal (§run-lifecycle-total-reap).
-	// It writes its own log row and reports true; false (no live stream
-	// there) leaves the KILL to the op engine. nil leaves every KILL to the
-	// op engine.
-	Signal func(a ops.Actor, st dsl.Statement) (ops.Result, bool)
 	// Edit vets a model's EDIT of a file:// target before the op engine
 	// sees it (server yolo's stale-clobber reject,
 	// §dual-yolo-stale-clobber-reject): when it answers the EDIT itself it

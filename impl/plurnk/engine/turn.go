@@ -195,13 +195,6 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) ops.Result {
 	case st.Op == dsl.OpSend && st.Target != nil && st.Target.Scheme == "run":
 		hook = e.Send
 	}
-	if hook == nil && st.Op == dsl.OpKill && st.Target != nil && e.Signal != nil && slices.Contains(e.Executors, st.Target.Scheme) {
-		n := len(a.Run.Log)
-		if res, ok := e.Signal(a, st); ok {
-			e.tokenize(a.Run, n)
-			return res
-		}
-	}
 	if hook == nil && st.Op == dsl.OpEdit && st.Target != nil && st.Target.Scheme == "file" && e.Edit != nil {
 		n := len(a.Run.Log)
 		if res, ok := e.Edit(a, st); ok {
@@ -238,7 +231,8 @@ func (e *Engine) live(ss *store.Session, run *store.Run, stopped map[string]bool
 	}
 	if len(execs) > 0 {
 		for _, ent := range ss.Entries() {
-			if !execs[ent.Key.Path] || stopped[ent.Key.String()] {
+			face := store.Key{Scope: ent.Key.Scope, Scheme: scheme.SpawnScheme, Path: ent.Key.Path}
+			if !execs[ent.Key.Path] || stopped[ent.Key.String()] || stopped[face.String()] {
 				continue
 			}
 			for _, ch := range ent.Channels {

@@ -274,28 +274,49 @@ func (s *Streams) stopLocked(st *stream, status int, reason string) {
 }
 
 // Cancel stops the live stream at key of the session (SEND[499] on it): a
-// polite signal, SIGKILL after the grace, and the stream ends 499. A key
-// with no live stream answers a 404 *scheme.StatusError.
+// polite signal, SIGKILL after the grace, and the stream ends 499. The key
+// is the stream's output entry or its exec:// face. A key with no live
+// stream answers a 404 *scheme.StatusError.
 func (s *Streams) Cancel(ss *store.Session, key store.Key) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, ok := s.byKey[streamKey{ss.ID, key}]
-	if !ok || st.snap.Status != 0 {
+	st, ok := s.liveLocked(ss, key)
+	if !ok {
 		return scheme.Errorf(404, "no live stream at %s", key)
 	}
 	s.stopLocked(st, StatusKilled, "cancelled")
 	return nil
 }
 
+// Kill is a model's KILL[code] on the live stream at key of the session (its
+// output entry or its exec:// face): the process gets exactly the signal
+// numbered code, a bare KILL (0) SIGHUP, and Kill answers the signal's
+// name. A key with no live stream answers a 404 *scheme.StatusError, a
+// number that names no signal a 400 one.
+func (s *Streams) Kill(ss *store.Session, key store.Key, code int) (string, error) {
+	s.mu.Lock()
+	_, ok := s.liveLocked(ss, key)
+	s.mu.Unlock()
+	if !ok {
+		return "", scheme.Errorf(404, "no live stream at %s", key)
+	}
+	name, ok := SignalName(code)
+	if !ok {
+		return "", scheme.Errorf(400, "KILL[%d]: no signal numbered %d", code, code)
+	}
+	return name, s.Signal(ss, key, name)
+}
+
 // Signal sends exactly the named signal to the live stream at key of the
-// session (a model's KILL[code] on it): no polite signal before it and no
-// SIGKILL after it. If a signal then ends the process, the stream ends
-// 499. A key with no live stream answers a 404 *scheme.StatusError.
+// session (its output entry or its exec:// face): no polite signal before
+// it and no SIGKILL after it. If a signal then ends the process, the
+// stream ends 499. A key with no live stream answers a 404
+// *scheme.StatusError.
 func (s *Streams) Signal(ss *store.Session, key store.Key, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, ok := s.byKey[streamKey{ss.ID, key}]
-	if !ok || st.snap.Status != 0 || st.proc == nil {
+	st, ok := s.liveLocked(ss, key)
+	if !ok || st.proc == nil {
 		return scheme.Errorf(404, "no live stream at %s", key)
 	}
 	st.signalled = true
@@ -306,6 +327,27 @@ func (s *Streams) Signal(ss *store.Session, key store.Key, name string) error {
 		return fmt.Errorf("signal %s: %w", key, err)
 	}
 	return nil
+}
+
+// liveLocked finds the live stream key names in the session: the stream
+// whose output entry is key, or, for the exec:// face, the live stream
+// spawned at key's coordinate whatever its runtime (the earliest spawned,
+// should two runtimes share the coordinate). s.mu is held.
+func (s *Streams) liveLocked(ss *store.Session, key store.Key) (*stream, bool) {
+	if key.Scheme != scheme.SpawnScheme {
+		st, ok := s.byKey[streamKey{ss.ID, key}]
+		return st, ok && st.snap.Status == 0
+	}
+	var found *stream
+	for k, st := range s.byKey {
+		if k.session != ss.ID || k.key.Path != key.Path || k.key.Scope != key.Scope || st.snap.Status != 0 {
+			continue
+		}
+		if found == nil || st.id < found.id {
+			found = st
+		}
+	}
+	return found, found != nil
 }
 
 // Drain applies every chunk and exit the processes have posted, in order,

@@ -102,6 +102,9 @@ type Result struct {
 	Row store.LogRow
 	// Rows are every row the op recorded, in log order.
 	Rows []store.LogRow
+	// Stopped is set when the op stopped or signalled a live stream (a
+	// KILL or SEND[499] on it answered 200).
+	Stopped bool
 }
 
 // failure is an op outcome that aborts the transaction.

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"anchorage/impl/plurnk/dsl"
@@ -11,8 +12,9 @@ import (
 
 // kill deletes the target: with a fragment, that channel only; without,
 // the whole entry (200; 404 when the entry or the channel is absent). On
-// log:/// it deletes the run's own rows (killRows). A scheme that fronts
-// live state (scheme.Controller, an exec stream) sees the KILL first.
+// log:/// it deletes the run's own rows (killRows). A live stream behind the
+// target is not deleted: its process gets the KILL's signal (killStream).
+// A scheme that fronts live state (scheme.Controller) sees the KILL next.
 func (e *Engine) kill(c scheme.Call, st dsl.Statement) (Result, error) {
 	r, err := e.resolve(st)
 	if err != nil {
@@ -21,21 +23,22 @@ func (e *Engine) kill(c scheme.Call, st dsl.Statement) (Result, error) {
 	if r.Key.Scheme == "log" {
 		return e.killRows(c, st, r)
 	}
-	if res, ok, err := e.stopStream(c, r); ok || err != nil {
+	code, _ := st.Status()
+	if res, ok, err := e.killStream(c, r, code); ok || err != nil {
 		return res, err
 	}
-	code, _ := st.Status()
 	if res, ok, err := control(c, r, st.Op, code); ok || err != nil {
 		return res, err
 	}
 	return e.remove(c, st, r)
 }
 
-// stopStream routes a KILL or SEND[499] on a streaming entry through the
-// subscription registry to the scheme holding the stream
-// (§subscriptions-subscription-registry-routes-cancellation): a live stream
-// is stopped (it ends 499 once its process is gone) and the action answers
-// 200. It reports false when no live stream is behind the target.
+// stopStream routes a SEND[499] on a streaming entry (an output entry or
+// its exec:// face) through the subscription registry to the scheme holding
+// the stream (§subscriptions-subscription-registry-routes-cancellation): a
+// live stream is torn down (it ends 499 once its process is gone) and the
+// action answers 200. It reports false when no live stream is behind the
+// target.
 func (e *Engine) stopStream(c scheme.Call, r scheme.Resolved) (Result, bool, error) {
 	stopped, err := e.Schemes.CancelStream(c.Tx.Session, r.Key)
 	if err != nil {
@@ -44,7 +47,23 @@ func (e *Engine) stopStream(c scheme.Call, r scheme.Resolved) (Result, bool, err
 	if !stopped {
 		return Result{}, false, nil
 	}
-	return Result{Status: 200, Target: target(r)}, true, nil
+	return Result{Status: 200, Target: target(r), Stopped: true}, true, nil
+}
+
+// killStream routes a KILL[code] on a streaming entry the same way: the
+// process of a live stream gets exactly that signal, a bare KILL SIGHUP
+// (§run-lifecycle-total-reap), and the action answers 200 with the signal
+// it sent. A number that names no signal answers 400 and sends nothing. It
+// reports false when no live stream is behind the target.
+func (e *Engine) killStream(c scheme.Call, r scheme.Resolved, code int) (Result, bool, error) {
+	sig, live, err := e.Schemes.KillStream(c.Tx.Session, r.Key, code)
+	if err != nil {
+		return Result{}, true, fail(scheme.StatusOf(err), "%v", err)
+	}
+	if !live {
+		return Result{}, false, nil
+	}
+	return Result{Status: 200, Target: target(r), Content: "sent " + sig, Mimetype: "text/plain", Stopped: true}, true, nil
 }
 
 // send dispatches a directed SEND at an entry. SEND[410] deletes, exactly
@@ -138,10 +157,11 @@ func (e *Engine) remove(c scheme.Call, st dsl.Statement, r scheme.Resolved) (Res
 }
 
 // SubscribeStreams records c as the holder of the live streams of each
-// runtime's exec scheme that is registered, so the model's SEND[499] and
-// KILL on their entries reach it. The service calls it once at start.
+// runtime's exec scheme that is registered, and of the exec:// face of
+// their spawns, so the model's SEND[499] and KILL on either reach it. The
+// service calls it once at start.
 func (e *Engine) SubscribeStreams(runtimes []string, c scheme.Canceller) {
-	for _, rt := range runtimes {
+	for _, rt := range append(slices.Clone(runtimes), scheme.SpawnScheme) {
 		if _, ok := e.Schemes.Handler(rt); ok {
 			_ = e.Schemes.Subscribe(rt, c)
 		}

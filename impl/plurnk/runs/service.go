@@ -247,7 +247,6 @@ func New(cfg Config) (*Service, error) {
 	cfg.Engine.Ops.SubscribeStreams(reg.Runtimes(), s.streams) // the model's SEND[499]/KILL on a stream reach the stream table
 	e := cfg.Engine
 	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, quietLocker{s}
-	e.Signal = s.signalOp
 	if cfg.StaleClobber != nil {
 		e.Edit = s.editOp
 	}

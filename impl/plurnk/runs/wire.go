@@ -60,9 +60,10 @@ func (s *Service) foist(a ops.Actor) {
 // every sister as a folded delta attributed to the writer, waiting for its
 // next turn and waking nobody (§actor-boundary-passive-wake).
 func (s *Service) after(a ops.Actor, st dsl.Statement, res ops.Result) {
-	if code, _ := st.Status(); st.Op == dsl.OpSend && code == exec.StatusKilled && res.Status == 200 {
-		// The model's SEND[499] stopped a stream: a process that ended
-		// at once is seen as ended from now on.
+	if res.Stopped {
+		// The model's SEND[499] or KILL stopped a stream: a process
+		// that ended at once is seen as ended from now on, after the
+		// op's row.
 		s.apply()
 		return
 	}
@@ -198,33 +199,4 @@ func (s *Service) settled(id int64, p exec.Proposal) {
 // `:::<runtime>` line and a `:::` line, each line `N:\t`-numbered.
 func fence(runtime, command string) string {
 	return ":::" + runtime + "\n" + numbered(command) + ":::\n"
-}
-
-// signalOp is the engine's Signal hook: a model's KILL[code] on the output
-// entry of a live stream sends its process exactly that one signal (a bare
-// KILL sends SIGHUP) and writes the KILL's row, 200 once sent
-// (§run-lifecycle-total-reap). A target with no live stream is left to the
-// op engine.
-func (s *Service) signalOp(a ops.Actor, st dsl.Statement) (ops.Result, bool) {
-	res, err := s.cfg.Engine.Ops.Schemes.Resolve(*st.Target)
-	if err != nil {
-		return ops.Result{}, false
-	}
-	if cur, ok := s.streams.Get(a.Session, res.Key); !ok || !cur.Live() {
-		return ops.Result{}, false
-	}
-	row := &store.LogRow{Loop: a.Loop, Turn: a.Turn, Op: string(dsl.OpKill), Origin: string(a.Writer), Target: res.Key.String(),
-		Status: 200, Expanded: true, Mimetype: "text/plain", Tx: dsl.Format(st)}
-	code, _ := st.Status()
-	name, ok := exec.SignalName(code)
-	if !ok {
-		row.Status, row.Reason, row.Expanded = 400, fmt.Sprintf("KILL[%d]: no signal numbered %d", code, code), false
-	} else if err := s.streams.Signal(a.Session, res.Key, name); err != nil {
-		row.Status, row.Reason, row.Expanded = scheme.StatusOf(err), err.Error(), false
-	} else {
-		row.Content = "sent " + name
-	}
-	s.appendRow(a.Session, a.Run, row)
-	s.apply() // a process the signal ended is seen as ended from now on, after the KILL's row
-	return ops.Result{Status: row.Status, Target: row.Target, Reason: row.Reason, Row: *row, Rows: []store.LogRow{*row}}, true
 }

@@ -110,6 +110,21 @@ func Exec(runtime string) *Entries {
 	}, DefaultChannel: "stdout", WritableBy: []Writer{WriterPlurnk}}}
 }
 
+// Spawns is the exec:// scheme, the process-control face of every EXEC:
+// exec:///<loop>/<turn>/<seq> names the spawn at that coordinate, whatever
+// its runtime, so that SEND[499] and KILL on it reach the process (through
+// the canceller subscribed for "exec"). It holds no entries of its own: the
+// output lives at <runtime>:///<loop>/<turn>/<seq>, so a READ answers 404
+// and nobody writes it. It has no usage line in the packet.
+func Spawns() *Entries {
+	return &Entries{M: Manifest{Name: SpawnScheme, Channels: map[string]ChannelSpec{
+		"stdout": {Mimetype: "text/plain"}, "stderr": {Mimetype: "text/plain"},
+	}, DefaultChannel: "stdout"}}
+}
+
+// SpawnScheme names the exec:// face of the spawns (Spawns).
+const SpawnScheme = "exec"
+
 // ExecKey returns the key of the output entry of the EXEC at loop/turn/seq.
 func ExecKey(runtime string, loop, turn, seq int) store.Key {
 	return store.Key{Scope: store.ScopeSession, Scheme: runtime, Path: fmt.Sprintf("/%d/%d/%d", loop, turn, seq)}
@@ -255,12 +270,15 @@ func (l Log) List(c Call) ([]*store.Entry, error) {
 
 // Defaults returns the registry of the 0.56 entry schemes over the
 // workspace fs rooted at root, with output schemes for the given EXEC
-// runtimes.
+// runtimes and, when there is one, the exec:// face of their spawns.
 func Defaults(fs afero.Fs, root string, runtimes ...string) (*Registry, error) {
 	p := Plurnk()
 	hs := []Handler{Known(), Unknown(), p, Skill(), Log{}, NewFile(fs, root)}
 	for _, rt := range runtimes {
 		hs = append(hs, Exec(rt))
+	}
+	if len(runtimes) > 0 {
+		hs = append(hs, Spawns())
 	}
 	reg, err := NewRegistry(hs...)
 	if err != nil {

@@ -79,6 +79,7 @@ func TestManifests(t *testing.T) {
 	}
 	all := []Writer{WriterModel, WriterClient, WriterPlurnk, WriterPlugin}
 	want := map[string]man{
+		"exec":    {Channels: []string{"stderr", "stdout"}, Default: "stdout", Pinned: map[string]string{"stderr": "text/plain", "stdout": "text/plain"}},
 		"file":    {Channels: []string{"body"}, Default: "body", Pinned: map[string]string{}, Writers: []Writer{WriterModel, WriterClient, WriterPlurnk}},
 		"known":   {Channels: []string{"body", "symbols"}, Default: "body", Pinned: map[string]string{"symbols": "application/json"}, Writers: all},
 		"log":     {Channels: []string{"body"}, Default: "body", Pinned: map[string]string{}},

@@ -7,12 +7,16 @@ import (
 	"anchorage/impl/plurnk/store"
 )
 
-// Canceller aborts the live stream behind an entry of a session: the
+// Canceller stops the live stream behind an entry of a session: the
 // handle a streaming scheme keeps for each stream it opened (an exec
-// runtime's process table). Cancel answers a *StatusError with 404 when no
-// stream is live at the key.
+// runtime's process table). Cancel is SEND[499]: the stream is torn down
+// and ends 499. Kill is KILL[code]: the process gets exactly the signal
+// numbered code (0, a bare KILL, is SIGHUP) and Kill answers its name; an
+// unknown number is a 400 *StatusError. Both answer a *StatusError with
+// 404 when no stream is live at the key.
 type Canceller interface {
 	Cancel(ss *store.Session, k store.Key) error
+	Kill(ss *store.Session, k store.Key, code int) (signal string, err error)
 }
 
 // Subscribe records that the streams of scheme name are held by c, so a
@@ -47,6 +51,26 @@ func (r *Registry) CancelStream(ss *store.Session, k store.Key) (bool, error) {
 		return false, fmt.Errorf("cancel %s: %w", k, err)
 	}
 	return true, nil
+}
+
+// KillStream routes a KILL[code] of the entry at k to the scheme that
+// holds its stream, and answers the signal sent. It reports false when no
+// live stream is behind the entry (or its scheme holds none); a signal
+// number the holder does not know is an error carrying its status (400).
+func (r *Registry) KillStream(ss *store.Session, k store.Key, code int) (string, bool, error) {
+	c, ok := r.streams[k.Scheme]
+	if !ok {
+		return "", false, nil
+	}
+	sig, err := c.Kill(ss, k, code)
+	var se *StatusError
+	if errors.As(err, &se) && se.Status == 404 {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("kill %s: %w", k, err)
+	}
+	return sig, true, nil
 }
 
 // HoldsStreams reports whether scheme name has a canceller subscribed.
