@@ -197,8 +197,6 @@ var boundScenarios = []struct {
 		"it reads the mimetype of an OPEN, which writes no row, while an op.* answer carries a mimetype on its rows only; and it names rows log:///1/1/… of the model run, where the mirror's are the client loop's"},
 	{regexp.MustCompile(`^a run:// target with a path is scratch storage, not a run: the entry engine hands it to the scheme registry$`),
 		"it pins what the entry engine alone answers to a run:// target, where a daemon's runs service answers run:// itself first (§run-scheme-scratch)"},
-	{regexp.MustCompile(`^a real process stops on the model's KILL: `),
-		"it pins SIGTERM for a KILL with no signal, as the entry engine's stream table sends it, where the daemon sends a KILL's default SIGHUP (§run-lifecycle-total-reap): the two layers disagree"},
 	{regexp.MustCompile(`^the grinder acts only above the ceiling: `),
 		"it pins a packet of exactly 2245 tokens as the embedded scripted model's tokenizer counts it; a daemon process measures with its own provider's tokenizer"},
 }
