@@ -130,6 +130,7 @@ var dataSteps = regexpList(
 	`^the (\S+) section of packet (\d+) does not contain "((?:[^"\\]|\\.)*)"$`,
 	`^packet (\d+) has no (\S+) section$`,
 	`^the (system|user) slot of packet (\d+) shows the header "([^"]*)"$`,
+	`^the (system|user) slot of packet (\d+) shows, in order, the headers:$`,
 	`^no packet mentions "([^"]*)"$`,
 	`^the (model|plurnk) run's row log:///(\S+) is (folded|expanded)$`,
 	`^the (model|plurnk) run's log records (\w+) (\S+) with status (\d+)(?: by (\w+))?$`,
@@ -256,6 +257,12 @@ func boundStep(sc *godog.Scenario) (why, step string) {
 	for _, b := range boundScenarios {
 		if b.name.MatchString(sc.Name) {
 			return b.why, "(the whole scenario)"
+		}
+	}
+	for _, st := range sc.Steps {
+		if st.Text == `the engine offers the EXEC runtimes "sh"` {
+			// The engine of this scenario has the daemon's executor.
+			return "", ""
 		}
 	}
 	for _, st := range sc.Steps {

@@ -45,9 +45,14 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the daemon's git fails every listing with "([^"]*)"$`, daemonGitFails)
 	sc.Step(`^the built-in (\S+) mimetype handler is watched for its calls$`, givenWatchedHandler)
 	sc.Step(`^the engine offers the EXEC runtimes "([^"]*)"$`, func(ctx context.Context, list string) error {
-		getEngine(ctx).eng.Executors = splitList(list)
-		return nil
+		return get(ctx).drv.offers(ctx, splitList(list))
 	})
+}
+
+// offers has the engine offer the EXEC runtimes listed.
+func (e embedded) offers(ctx context.Context, runtimes []string) error {
+	getEngine(ctx).eng.Executors = runtimes
+	return nil
 }
 
 // givenWatchedHandler wraps the engine's own handler of mimetype mt so

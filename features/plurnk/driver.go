@@ -56,6 +56,8 @@ type driver interface {
 	members(ctx context.Context, who string) (membership.Set, error)
 	// secondSession opens a second session over the same project.
 	secondSession(ctx context.Context) error
+	// offers has plurnk offer exactly the EXEC runtimes listed.
+	offers(ctx context.Context, runtimes []string) error
 	// otherSession writes the entry t holding body in a second session,
 	// as its client.
 	otherSession(t, body string) error

@@ -46,6 +46,7 @@ var execSteps = regexpList(
 	`^the stdout of (\S+) has the line "((?:[^"\\]|\\.)*)"$`,
 	`^the stdout of (\S+) has the line naming the directory the command was given$`,
 	`^the stdout of (\S+) has no line starting "([^"]*)"$`,
+	`^the engine offers the EXEC runtimes "([^"]*)"$`,
 )
 
 // execSetup gives the daemon, before it starts, what the scenario's exec
@@ -246,6 +247,15 @@ func (p *daemonData) streamEvents(context.Context) ([]exec.StreamEvent, error) {
 	}
 	p.eventsSeen = len(evs)
 	return out, nil
+}
+
+// offers: a daemon process offers the sh runtime (the protocol's host
+// commands, plurnkd -sh) and no other the harness can give it.
+func (p *daemonData) offers(_ context.Context, runtimes []string) error {
+	if len(runtimes) != 1 || runtimes[0] != "sh" {
+		return p.d.proc.skip("the runtimes %q: a daemon process offers sh, its host commands, and no other the harness gives it", runtimes)
+	}
+	return nil
 }
 
 // commandDir is the daemon's root, where its commands run.
