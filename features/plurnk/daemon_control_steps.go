@@ -138,6 +138,15 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the daemon's operator file (\S+) reads "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, path, text string) error {
 		return afero.WriteFile(getDaemon(ctx).fs, path, []byte(unescape(text)), 0o644)
 	})
+	sc.Step(`^while the daemon's model generates reply (\d+), the daemon's operator file (\S+) comes to read "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, n int, path, text string) error {
+		d := getDaemon(ctx)
+		if n < 1 || n > len(d.model.Replies) {
+			return fmt.Errorf("the model has no reply %d queued", n)
+		}
+		fs := d.fs
+		d.model.Replies[n-1].Before = func() { _ = afero.WriteFile(fs, path, []byte(unescape(text)), 0o644) }
+		return nil
+	})
 	sc.Step(`^the daemon's operator variables are those of the shipped \.env\.example$`, func(ctx context.Context) error {
 		d := getDaemon(ctx)
 		b, err := os.ReadFile(filepath.Join("..", "impl", "plurnk", "cmd", "plurnkd", ".env.example"))
@@ -264,6 +273,16 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 			return fmt.Errorf("the answer has no error.data.%s: %s", path, c.answer.Raw)
 		}
 		return sameJSON(got.Raw, want)
+	})
+	sc.Step(`^the error answered to "(\w+)" mentions "([^"]*)"$`, func(ctx context.Context, who, text string) error {
+		c, err := getDaemon(ctx).conn(who)
+		if err != nil {
+			return err
+		}
+		if msg := gjson.GetBytes(c.answer.Raw, "error.message").String(); !strings.Contains(msg, text) {
+			return fmt.Errorf("the error's message %q does not mention %q", msg, text)
+		}
+		return nil
 	})
 	sc.Step(`^the daemon's host also offers an executor named "([^"]*)"$`, func(ctx context.Context, name string) error {
 		d := getDaemon(ctx)

@@ -129,6 +129,21 @@ Feature: operator and session configuration of the daemon
     And the daemon's model's packet 2 does not contain "the client's guide"
     And the daemon's model's packet 2 does not contain "plurnk:///EXTRA.md"
 
+  @§operator-config-session-md-docs @decision
+  Scenario Outline: a session's mdDocs alias must name a plurnk path: <alias> is refused -32602 and no session is made
+    Given a connection "A" to the daemon
+    When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "<alias>", "content": "x"}]}}
+    Then the answer to "A" is the error -32602
+    When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "OK", "content": "x"}]}}
+    Then the answer to "A" has name = "docs"
+
+    Examples:
+      | alias |
+      |       |
+      | a/b   |
+      | a b   |
+      | a*    |
+
   @§operator-config-shipped-defaults
   Scenario: the shipped .env.example declares no model and no document, so loop.run has no model
     Given the daemon's operator variables are those of the shipped .env.example
@@ -139,6 +154,7 @@ Feature: operator and session configuration of the daemon
     And "A" creates a session named "fresh"
     When "A" calls loop.run with {"prompt": "hello"}
     Then the answer to "A" is the error -32004
+    And the error answered to "A" mentions "PLURNK_MODEL"
 
   @§operator-config-shipped-defaults
   Scenario: with the shipped .env.example the grammar check is on: a model that ignores grammars is refused at boot

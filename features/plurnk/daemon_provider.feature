@@ -153,6 +153,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     When "A" calls loop.run with {"prompt": "hi", "alias": "slow"}
     Then the answer to "A" is the error -32004
     And the error answered to "A" has data alias = "slow"
+    And the error answered to "A" mentions "slow"
     When "A" calls session.runs
     Then the answer to "A" has runs.0.loops = 2
 

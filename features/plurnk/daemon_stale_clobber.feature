@@ -47,6 +47,42 @@ Feature: server yolo and a file changed under the model
     When "A" calls entry.read with {"target": "file:///notes.md"}
     Then the answer to "A" has entry.channels.body.content = "mine again"
 
+  @§dual-yolo-stale-clobber-reject
+  Scenario: a change on disk between two turns of the first loop is a stale clobber too, announced with that loop's id
+    Given the daemon asks before host commands
+    And the daemon keeps a membership of a workspace without git holding:
+      | path     | content |
+      | notes.md | first   |
+    And the daemon's model will reply:
+      """
+      <<PLAN:look at the notes:PLAN
+      <<READ(file:///notes.md)::READ
+      <<SEND[102]:looking:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:overwrite the notes:PLAN
+      <<EDIT(file:///notes.md):mine:EDIT
+      <<SEND[102]:rewriting:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:overwrite them again:PLAN
+      <<EDIT(file:///notes.md):mine again:EDIT
+      <<SEND[200]:done:SEND
+      """
+    And while the daemon's model generates reply 1, the daemon's operator file /work/notes.md comes to read "second"
+    And a connection "A" to the daemon
+    And "A" creates a session named "files"
+    And "A" calls session.constrain with {"effect": "pick", "pattern": "notes.md"}
+    When "A" runs a loop with {"prompt": "edit it", "flags": {"yolo": true}}
+    Then the loop "A" started ended with status 200
+    And "A" got 1 "loop/proposal" notification
+    And "A" got a "loop/proposal" notification with attrs.staleClobberRisk = true
+    And "A" got a "loop/proposal" notification with loopId = <A.loop.loopId>
+    When "A" calls entry.read with {"target": "file:///notes.md"}
+    Then the answer to "A" has entry.channels.body.content = "mine again"
+
   @§dual-yolo-stale-clobber-reject @decision
   Scenario: without yolo the same EDIT is no proposal in this build and applies at once
     Given the daemon asks before host commands

@@ -319,3 +319,31 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     When 3000 ms pass on the session clock
     Then run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 2 times
+
+  @§send-premature-terminate @§run-scheme-spawn
+  Scenario: a spawn and SEND[200] in one emission: the run just spawned is live, so the SEND is downgraded until it is done
+    Given run "main" will emit:
+      """
+      <<PLAN:delegate and declare victory:PLAN
+      <<EDIT(run://worker):Do the work.:EDIT
+      <<SEND[200]:delegated:SEND
+      """
+    And run "worker" will emit:
+      """
+      <<PLAN:work:PLAN
+      <<SEND[200]:worked:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:wait for the worker:PLAN
+      <<SEND[202]:waiting for the worker:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:the worker is done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then packet 2 of run "main" contains "premature_terminate"
+    And run "main" has 1 loop, the last with status 200
+    And the model of run "main" was called 3 times

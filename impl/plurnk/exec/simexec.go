@@ -86,8 +86,6 @@ type simProc struct {
 	ignoreTerm bool
 	timers     []clock.Timer
 	done       bool
-	// Signals lists the signals received, in order.
-	signals []string
 }
 
 func (p *simProc) chunk(c ScriptChunk) {
@@ -115,12 +113,11 @@ func (p *simProc) endLocked(x Exit) {
 	p.out.Exit(x)
 }
 
-// Signal records sig and ends the process by it, unless sig is the polite
+// Signal ends the process by sig, unless sig is the polite
 // SIGTERM and the process ignores that.
 func (p *simProc) Signal(sig string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.signals = append(p.signals, sig)
 	if sig == "SIGTERM" && p.ignoreTerm {
 		return nil
 	}
@@ -136,7 +133,6 @@ func (p *simProc) Stop(force bool) error {
 	if force {
 		sig = "SIGKILL"
 	}
-	p.signals = append(p.signals, sig)
 	if !force && p.ignoreTerm {
 		return nil
 	}

@@ -94,14 +94,15 @@ func (s *Service) claimOwed(r *Run) {
 	if !r.owed || len(r.queue) > 0 {
 		return
 	}
-	r.owed = false
+	message := r.message
+	r.owed, r.message = false, false
 	if r.cancelled {
 		return
 	}
 	switch l := r.latest(); {
 	case l != nil && l.Status == engine.StatusParked:
 		r.queue = append(r.queue, work{resume: l})
-	case len(r.inbox) > 0:
+	case message && len(r.inbox) > 0:
 		r.queue = append(r.queue, work{})
 	}
 }
@@ -161,10 +162,10 @@ func (s *Service) afterLoop(r *Run, res engine.Result) {
 	if engine.Terminal(l.Status) {
 		res.Status = l.Status
 		s.closed(r, l, res.Reason, &res)
-		if len(r.inbox) > 0 && r.owed && !r.cancelled {
+		if len(r.inbox) > 0 && r.message && !r.cancelled {
 			// A message aimed at the run landed after its last turn: it
 			// opens the next loop rather than being lost.
-			r.owed = false
+			r.owed, r.message = false, false
 			r.queue = append(r.queue, work{})
 		}
 		return
@@ -173,7 +174,7 @@ func (s *Service) afterLoop(r *Run, res engine.Result) {
 		return
 	}
 	if r.owed {
-		r.owed = false
+		r.owed, r.message = false, false
 		r.queue = append(r.queue, work{resume: l})
 		return
 	}
@@ -268,7 +269,7 @@ func (s *Service) wake(r *Run) {
 	r.scope = r.scope.Renew()
 	switch l := r.latest(); {
 	case r.draining || len(r.queue) > 0:
-		r.owed = true
+		r.owed, r.message = true, true
 	case l != nil && l.Status == engine.StatusParked:
 		s.enqueue(r, work{resume: l})
 	default:
@@ -337,7 +338,7 @@ func (s *Service) abort(r *Run, reason string, keep bool) bool {
 	}
 	r.queue = kept
 	r.cancelled = true
-	r.owed = false
+	r.owed, r.message = false, false
 	if r.poll != nil {
 		r.poll.Stop()
 		r.poll = nil

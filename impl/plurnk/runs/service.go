@@ -178,7 +178,12 @@ type Run struct {
 	cancelled bool
 	// owed: an event aimed at the run arrived while its loop was running;
 	// if the loop parks before seeing it, it is resumed at once.
-	owed    bool
+	owed bool
+	// message: the event owed is a message (loop.inject, a SEND to the
+	// run) still in the inbox: if the loop ends before a turn sees it, it
+	// opens the next loop. A sister's collected delta or a child's
+	// conclusion waits for the next turn instead and wakes nobody.
+	message bool
 	inbox   []*store.LogRow // rows waiting for the run's next turn
 	cursors *exec.Cursors
 	poll    clock.Timer

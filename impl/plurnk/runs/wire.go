@@ -25,7 +25,7 @@ func (s *Service) foist(a ops.Actor) {
 	if !ok {
 		return
 	}
-	r.owed = false
+	r.owed, r.message = false, false
 	inbox := r.inbox
 	r.inbox = nil
 	for _, row := range inbox {
