@@ -672,30 +672,66 @@ func (p *daemonProcess) awaitNotes(d *daemonWorld) {
 // unnoted reports whether a process runs one of the scenario's commands
 // and has not noted its spawn yet.
 func (p *daemonProcess) unnoted(d *daemonWorld) bool {
-	if len(d.scripts) == 0 {
+	if len(d.scripts) == 0 || p.cmd == nil {
 		return false
 	}
+	// The parents of the noted commands: the daemon's sh -c of each.
+	parents := map[int]bool{}
 	noted := map[int]bool{}
 	for _, sp := range p.noted() {
 		noted[sp.pid] = true
+		if pp, ok := ppid(sp.pid); ok {
+			parents[pp] = true
+		}
 	}
+	daemon := p.cmd.Process.Pid
 	dirs, _ := os.ReadDir("/proc")
 	for _, de := range dirs {
 		pid, err := strconv.Atoi(de.Name())
-		if err != nil || noted[pid] {
+		if err != nil || noted[pid] || zombie(pid) {
 			continue
 		}
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil || !strings.Contains(string(b), p.bin+"/") || zombie(pid) {
+		if err != nil {
 			continue
 		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 		for name := range d.scripts {
+			// The command itself, before it noted its start; or the
+			// daemon's sh -c of it, before the command even ran.
 			if strings.Contains(string(b), p.bin+"/"+name+"\x00") {
 				return true
+			}
+			if len(args) != 3 || args[1] != "-c" || parents[pid] {
+				continue
+			}
+			if f := strings.Fields(args[2]); len(f) > 0 && f[0] == name {
+				if pp, ok := ppid(pid); ok && pp == daemon {
+					return true
+				}
 			}
 		}
 	}
 	return false
+}
+
+// ppid is the parent of the process pid.
+func ppid(pid int) (int, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// pid (comm) S ppid ...: the fields after the last ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(f[1])
+	return n, err == nil
 }
 
 // alive reports whether the process of a spawn is still there (running,
