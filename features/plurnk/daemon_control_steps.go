@@ -274,6 +274,17 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		}
 		return sameJSON(got.Raw, want)
 	})
+	sc.Step(`^"(\w+)" resolves the row of the answer's (\S+) with "(\w+)"$`, func(ctx context.Context, who, field, decision string) error {
+		c, err := getDaemon(ctx).conn(who)
+		if err != nil {
+			return err
+		}
+		id := gjson.GetBytes(c.answer.Result, field)
+		if !id.Exists() {
+			return fmt.Errorf("the answer to %q has no %s: %s", who, field, c.answer.Result)
+		}
+		return daemonCall(ctx, who, "loop.resolve", fmt.Sprintf(`{"logEntryId": %s, "decision": %q}`, id.Raw, decision))
+	})
 	sc.Step(`^the error answered to "(\w+)" mentions "([^"]*)"$`, func(ctx context.Context, who, text string) error {
 		c, err := getDaemon(ctx).conn(who)
 		if err != nil {

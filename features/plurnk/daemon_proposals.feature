@@ -173,3 +173,42 @@ Feature: proposals of host commands through the daemon
     When "A" calls entry.read with {"target": "known:///after.md"}
     Then the answer to "A" has status = 404
     And the daemon's simulated command "deploy" was spawned 0 times
+
+  @§exec-stream @decision
+  Scenario: the output entry of a command that could not be spawned is not foisted: the next packet reads nothing of it
+    Given a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's simulated command "deploy" cannot be spawned
+    And the daemon's model will reply:
+      """
+      <<PLAN:deploy:PLAN
+      <<EXEC:deploy:EXEC
+      <<SEND[102]:deploying:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:it failed:PLAN
+      <<SEND[200]:the deploy could not start:SEND
+      """
+    When "A" runs a loop with the prompt "deploy"
+    Then the loop "A" started ended with status 200
+    And the daemon's model's packet 2 contains "EXEC 500 sh:///1/1/1"
+    And the daemon's model's packet 2 does not contain "sh:///1/1/1#stdout"
+    And the daemon's model's packet 2 does not contain "sh:///1/1/1#stderr"
+
+  @§errors-error-codes @decision
+  Scenario: loop.resolve of a log row that is no proposal answers -32003
+    Given a connection "A" to the daemon
+    And "A" creates a session named "ops"
+    And the daemon's model will reply:
+      """
+      <<PLAN:note:PLAN
+      <<EDIT(known:///n.md):noted:EDIT
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "note"
+    Then the loop "A" started ended with status 200
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
+    Then the entry in the answer to "A" has op = "EDIT"
+    When "A" resolves the row of the answer's entries.0.id with "accept"
+    Then the answer to "A" is the error -32003

@@ -169,3 +169,17 @@ Feature: the actor boundary and the machine processes of runs
     And the session holds 2 entries of the known scheme
     And run "main"'s log holds an open READ known:///b.md with status 200
     And the session's entry known:///a.md reads "from main"
+
+  @§machine-processes-fork-copies-the-log @decision
+  Scenario: the reserved plurnk run and a run that does not exist cannot be forked: 404, and no run is made
+    Given run "main" will emit:
+      """
+      <<PLAN:branch what cannot be branched:PLAN
+      <<COPY(run://plurnk):act as the runtime:COPY
+      <<COPY(run://ghost):haunt:COPY
+      <<SEND[200]:tried:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "main"'s row log:///1/1/1 is COPY run://plurnk with status 404
+    And run "main"'s row log:///1/1/2 is COPY run://ghost with status 404
+    And the session holds 1 run

@@ -311,6 +311,9 @@ Feature: Tier 3a — the model stops its own streams
       | KILL | <<KILL(sh:///1/1/2)::KILL        | SIGHUP  |
       | KILL | <<KILL[9](sh:///1/1/2)::KILL     | SIGKILL |
       | KILL | <<KILL[15](sh:///1/1/2)::KILL    | SIGTERM |
+      | KILL | <<KILL[10](sh:///1/1/2)::KILL    | SIGUSR1 |
+      | KILL | <<KILL[12](sh:///1/1/2)::KILL    | SIGUSR2 |
+      | KILL | <<KILL[14](sh:///1/1/2)::KILL    | SIGALRM |
       | SEND | <<SEND[499](exec:///1/1/2)::SEND | SIGTERM |
       | KILL | <<KILL(exec:///1/1/2)::KILL      | SIGHUP  |
 
@@ -468,3 +471,24 @@ Feature: Tier 3a — the model stops its own streams
       | 1/2/7 | KILL | exec:///1/1/7      | 403    |
       | 1/2/8 | SEND | -                  | 200    |
     And the run stream sh:///1/1/1 ended with 499 by SIGHUP at 1000 ms
+
+  @§exec-stream @decision
+  Scenario: only a running EXEC's output is foisted: an entry the model wrote at an address like a coordinate is not a stream
+    Given run "main" will emit:
+      """
+      <<PLAN:note something at a coordinate-like path:PLAN
+      <<EDIT(known:///1/1/1):hello:EDIT
+      <<SEND[102]:noted:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the client starts run "main" with the prompt "note"
+    Then run "main"'s log holds exactly these rows:
+      | row   | op   | target             | status |
+      | 1/0/1 | EDIT | plurnk:///prompt/1 | 201    |
+      | 1/1/1 | EDIT | known:///1/1/1     | 201    |
+      | 1/1/2 | SEND | -                  | 102    |
+      | 1/2/1 | SEND | -                  | 200    |

@@ -81,7 +81,7 @@ type Catalog struct {
 
 // Problem is one thing the anchor guard refuses.
 type Problem struct {
-	Kind     string // digest, duplicate, orphan, retired, unknown-tag, wrong-system, unpinned-decision, feature
+	Kind     string // digest, duplicate, orphan, retired, unknown-tag, wrong-system, unpinned-decision, unrecorded-decision, feature
 	Location string
 	Message  string
 }

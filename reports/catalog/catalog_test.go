@@ -142,6 +142,9 @@ func TestGuardRefuses(t *testing.T) {
 			"features/other/SPEC.md": "# other\n## S\n{§other-one} promised softly.\n"}},
 		{"unpinned decision", "unpinned-decision", "features/other/SPEC.md:5", map[string]string{
 			"features/other/SPEC.md": "# other\n## S\n{§other-one} **MAY** x.\n\nDecision (§other-one): we chose.\n"}},
+		{"unrecorded decision", "unrecorded-decision", "features/other/x.feature:3", map[string]string{
+			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n",
+			"features/other/x.feature": "@other\nFeature: x\n  @§other-one @decision\n  Scenario: s\n    Given a\n"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

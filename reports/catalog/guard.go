@@ -10,7 +10,8 @@ import (
 // included), a scenario citing an id no digest declares (an orphan), citing a
 // retired id, citing another system's anchor, a tag that is neither an
 // anchor, the system's tag nor a control tag, a feature file without its
-// system tag, and a decision that no @decision scenario pins. Uncovered
+// system tag, a decision that no @decision scenario pins, and a @decision
+// scenario none of whose anchors has a decision in the digest. Uncovered
 // anchors are not problems: they are gaps the report shows.
 func (c *Catalog) Check() []Problem {
 	var ps []Problem
@@ -93,6 +94,39 @@ func (c *Catalog) Check() []Problem {
 			case control[t.Name]:
 			default:
 				once(sc, t, "unknown-tag", "%s is not an anchor (@§id), a system tag or a control tag %v", t.Name, ControlTags())
+			}
+		}
+	}
+
+	decided := map[string]bool{} // system + anchor id → the digest records a decision for it
+	for _, s := range c.Systems {
+		for _, dec := range c.Digests[s].Decisions {
+			if a, ok := c.Digests[s].Resolve(dec.Anchor); ok {
+				decided[s+" "+a.ID] = true
+			}
+		}
+	}
+	for _, sc := range c.Scenarios {
+		if !sc.Has("@decision") {
+			continue
+		}
+		var cited []string
+		pinned := false
+		for _, t := range sc.Tags {
+			id, ok := strings.CutPrefix(t.Name, "@§")
+			if !ok {
+				continue
+			}
+			if a, ok := c.Digests[sc.System].Resolve(id); ok {
+				cited = append(cited, "§"+a.ID)
+				pinned = pinned || decided[sc.System+" "+a.ID]
+			}
+		}
+		if !pinned && len(cited) > 0 {
+			for _, t := range sc.Tags {
+				if t.Name == "@decision" {
+					once(sc, t, "unrecorded-decision", "a @decision scenario, but %s records no decision for %s", c.Digests[sc.System].Path, strings.Join(cited, ", "))
+				}
 			}
 		}
 	}
