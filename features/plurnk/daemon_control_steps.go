@@ -395,6 +395,9 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the daemon's model server saw the header X-Plurnk-Client "([^"]*)" on every call$`, func(ctx context.Context, want string) error {
 		return getDaemon(ctx).everyCall("X-Plurnk-Client", want, func(c llm.ServedCall) string { return c.ClientHeader })
 	})
+	sc.Step(`^the daemon's model server saw the header X-Plurnk-Run "([^"]*)" on every call$`, func(ctx context.Context, want string) error {
+		return getDaemon(ctx).everyCall("X-Plurnk-Run", want, func(c llm.ServedCall) string { return c.RunHeader })
+	})
 	sc.Step(`^the daemon's model server saw (no bearer key|the bearer key "([^"]*)") on every call$`, func(ctx context.Context, which, key string) error {
 		want := ""
 		if key != "" {

@@ -50,6 +50,29 @@ Feature: JSON-RPC methods of the daemon
     And "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries
 
+  @§methods-entry-read @decision
+  Scenario: entry.read of run://<run>/<path> reads that run's scratch; run:/// names no run for a client
+    Given the daemon's model will reply:
+      """
+      <<PLAN:keep a note:PLAN
+      <<EDIT(run:///notes.md):kept:EDIT
+      <<SEND[200]:noted:SEND
+      """
+    And "A" runs a loop with the prompt "Keep a note."
+    When "A" calls entry.read with {"target": "run://model/notes.md"}
+    Then the answer to "A" has status = 200
+    And the answer to "A" has entry.channels.body.content = "kept"
+    And the answer to "A" has entry.metadata.scope = "run"
+    And the answer to "A" has entry.metadata.owner = "model"
+    When "A" calls entry.read with {"target": "run://model/other.md"}
+    Then the answer to "A" has status = 404
+    And the answer to "A" has entry = null
+    When "A" calls entry.read with {"target": "run://client-1/notes.md"}
+    Then the answer to "A" has status = 404
+    When "A" calls entry.read with {"target": "run:///notes.md"}
+    Then the answer to "A" has status = 400
+    And the answer to "A" has entry = null
+
   @§methods-log-read
   Scenario: a full loop, turn and sequence coordinate answers that one row with its tx and rx
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
@@ -58,6 +81,13 @@ Feature: JSON-RPC methods of the daemon
     And the entry in the answer to "A" has path = "log:///1/2/1/READ"
     And the entry in the answer to "A" has tx = "<<READ(known:///france.md)::READ"
     And the entry in the answer to "A" has rx = "1:\tParis\n"
+
+  @§methods-log-read @decision
+  Scenario: a row read with log.read carries the tokens stored for its result when it was written
+    When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
+    Then the answer to "A" holds 1 log entry
+    And the entry in the answer to "A" has rx = "1:\tParis\n"
+    And the entry in the answer to "A" has tokens = 3
 
   @§methods-log-read @decision
   Scenario: log.read filters combine, sinceId skips older rows and limit keeps the newest

@@ -137,6 +137,36 @@ Feature: notifications of the daemon
     And "A" got a "stream/concluded" notification with summary = "build exited with code 0"
     And the loop "A" started ended with status 200
 
+  @§notifications-stream-concluded @decision
+  Scenario: stream/concluded carries the code a command exited with, or the signal that ended it
+    Given the daemon's simulated command "build" exits with code 3 after 200 ms
+    And the daemon's simulated command "serve" never exits
+    And the daemon's model will reply:
+      """
+      <<PLAN:build and serve:PLAN
+      <<EXEC:build:EXEC
+      <<EXEC:serve:EXEC
+      <<SEND[202]:waiting for the build:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:stop the server:PLAN
+      <<KILL(sh:///1/1/2)::KILL
+      <<SEND[202]:waiting for it to stop:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "build and serve"
+    And 300 ms pass for the daemon's running commands
+    Then "A" got 2 "stream/concluded" notifications
+    And "A" got a "stream/concluded" notification with exitCode = 3
+    And "A" got a "stream/concluded" notification with signal = "SIGHUP"
+    And "A" got a "stream/concluded" notification with closeStatus = 499
+    And the loop "A" started ended with status 200
+
   @§notifications-stream-concluded
   Scenario: a stream torn down by loop.cancel is announced as skipped, its run not woken
     Given the daemon's simulated command "serve" exits with code 0 after 5000 ms

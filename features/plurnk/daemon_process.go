@@ -56,6 +56,9 @@ type daemonProcess struct {
 	spawned string // where each command notes its spawns and exits
 	port    int
 	gitDone bool // the workspace is a git repository
+	// shell is the service's shell environment the scenario gives
+	// (NAME=VALUE), which the daemon starts with verbatim.
+	shell []string
 	// data: the scenario reaches no daemon itself; its data-plane steps
 	// go through one (daemonData).
 	data bool
@@ -90,9 +93,13 @@ func processDriver(ctx context.Context, d *daemonWorld, sc *godog.Scenario) (*da
 		return nil, godog.ErrSkip
 	}
 	p := &daemonProcess{cmdline: cmdline, logf: logf}
+	timers := daemonTimers(sc)
 	for _, st := range sc.Steps {
 		if m := clockStep.FindStringSubmatch(st.Text); m != nil {
-			if ms, _ := strconv.Atoi(m[1]); ms < minWait {
+			// A short wait for the running commands alone is exact: their
+			// times are on the commands' clock, which the harness moves.
+			// It probes a boundary when the daemon's own timers run too.
+			if ms, _ := strconv.Atoi(m[1]); ms < minWait && (m[2] == "" || timers) {
 				p.probe = true
 			}
 		}
@@ -147,7 +154,29 @@ var harnessBound = map[string]string{
 }
 
 // clockStep is a step letting time pass on the daemon's clock.
-var clockStep = regexp.MustCompile(`^(\d+) ms pass on the (?:daemon's|session) clock$`)
+var clockStep = regexp.MustCompile(`^(\d+) ms pass (?:on the (?:daemon's|session) clock|(for the running commands))$`)
+
+// timedExec is an EXEC with a positive time limit, which the daemon times
+// on its own clock.
+var timedExec = regexp.MustCompile(`<<EXEC(?:\[\w*\])?<0*[1-9]|<<EXEC(?:\[\w*\])?<0*\.\d*[1-9]`)
+
+// daemonTimers reports whether the daemon's own timers take part in the
+// scenario: an EXEC's time limit, the kill grace, a command that ignores
+// the polite signal.
+func daemonTimers(sc *godog.Scenario) bool {
+	for _, st := range sc.Steps {
+		texts := []string{st.Text}
+		if st.Argument != nil && st.Argument.DocString != nil {
+			texts = append(texts, st.Argument.DocString.Content)
+		}
+		for _, t := range texts {
+			if timedExec.MatchString(t) || strings.Contains(t, "PLURNK_EXEC_KILL_GRACE_MS") || strings.Contains(t, "ignores the polite signal") {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // minWait and maxWait bound the waits on the wall clock that stand for
 // time passing on the daemon's clock: shorter ones probe a boundary the
@@ -365,6 +394,11 @@ func (p *daemonProcess) environ(d *daemonWorld) []string {
 		}
 		env[k] = v
 	}
+	for _, kv := range p.shell {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
 	if _, ok := env["PLURNK_OPENAI_BASE_URL"]; !ok {
 		env["PLURNK_OPENAI_BASE_URL"] = p.llmHS.URL + "/v1"
 	}
@@ -376,6 +410,9 @@ func (p *daemonProcess) environ(d *daemonWorld) []string {
 	}
 	if _, ok := env[provider.EnvOpenAIContext]; !ok && d.model.Context > 0 {
 		env[provider.EnvOpenAIContext] = strconv.Itoa(d.model.Context)
+	}
+	if _, ok := env[provider.EnvOpenAICharsPerToken]; !ok && d.model.CharsPerToken > 0 {
+		env[provider.EnvOpenAICharsPerToken] = strconv.Itoa(d.model.CharsPerToken)
 	}
 	if !d.ask {
 		env["PLURNK_YOLO"] = "1"
@@ -477,6 +514,17 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 	}
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
+	// What the shell itself reports (a sleep that died of a signal the
+	// script traps) goes nowhere; the script's stderr chunks go to fd 3.
+	b.WriteString("exec 3>&2 2>/dev/null\n")
+	// A signal it can catch it notes (pid, the signal, the commands'
+	// clock), then dies of it; it notes its own exit too, so a process
+	// gone with neither note was killed by the signal no process catches.
+	// The traps are set before it notes its spawn.
+	fmt.Fprintf(&b, "note() { echo \"$$ $1 $(cat '%s' 2>/dev/null)\" >> '%s'; }\n", p.clockFile(), filepath.Join(p.spawned, name+".end"))
+	for _, sig := range caught {
+		fmt.Fprintf(&b, "trap 'note SIG%[1]s; trap - %[1]s; kill -%[1]s $$' %[1]s\n", sig)
+	}
 	fmt.Fprintf(&b, "start=$(cat '%s')\n", p.clockFile())
 	fmt.Fprintf(&b, "echo \"$$ $start $PWD\" >> '%s'\n", filepath.Join(p.spawned, name+".spawn"))
 	// Without the clock (the scenario is over) the command ends.
@@ -489,17 +537,21 @@ func (p *daemonProcess) writeScript(name string, s exec.Script) error {
 		}
 		redirect := ""
 		if c.Channel == "stderr" {
-			redirect = " >&2"
+			redirect = " >&3"
 		}
 		fmt.Fprintf(&b, "at %d\nprintf '%s'%s\n", c.At.Milliseconds(), octal(c.Data), redirect)
 	}
 	if s.ExitAt < 0 {
-		fmt.Fprintf(&b, "while [ -f '%s' ]; do sleep 0.1; done\nexit 1\n", p.clockFile())
+		fmt.Fprintf(&b, "while [ -f '%s' ]; do sleep 0.1; done\nnote exit\nexit 1\n", p.clockFile())
 	} else {
-		fmt.Fprintf(&b, "at %d\nexit %d\n", s.ExitAt.Milliseconds(), s.Code)
+		fmt.Fprintf(&b, "at %d\nnote exit\nexit %d\n", s.ExitAt.Milliseconds(), s.Code)
 	}
 	return os.WriteFile(filepath.Join(p.bin, name), []byte(b.String()), 0o755)
 }
+
+// caught are the signals a command notes before it dies of them: every
+// signal a model's KILL names that a process can catch.
+var caught = []string{"HUP", "INT", "QUIT", "ABRT", "USR1", "USR2", "ALRM", "TERM"}
 
 // clockFile holds the commands' clock: the milliseconds the scenario has
 // let pass.
@@ -569,6 +621,117 @@ func (p *daemonProcess) noted() []spawn {
 		}
 	}
 	return out
+}
+
+// ending is how the command of a spawn ended, as it noted it: the signal
+// it died of ("" when it exited by itself) and the commands' clock then;
+// done is false while it runs. A command gone without a note died of
+// SIGKILL, the one signal it cannot catch.
+func (p *daemonProcess) ending(sp spawn) (sig string, at int64, done bool) {
+	b, _ := os.ReadFile(filepath.Join(p.spawned, sp.Command+".end"))
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != strconv.Itoa(sp.pid) {
+			continue
+		}
+		at, _ := strconv.ParseInt(f[2], 10, 64)
+		if f[1] == "exit" {
+			return "", at, true
+		}
+		return f[1], at, true
+	}
+	if alive(sp) && !zombie(sp.pid) {
+		return "", 0, false
+	}
+	return "SIGKILL", p.now, true
+}
+
+// zombie reports whether the process pid has ended and waits to be
+// reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) S ...: the state follows the last ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
+// awaitNotes waits (2 s at most) until every command of the scenario
+// that is running has noted its spawn, so its traps are set: the model's
+// next turn, which may signal it, is answered only then, as a model
+// answers long after a process has started.
+func (p *daemonProcess) awaitNotes(d *daemonWorld) {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) && p.unnoted(d) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// unnoted reports whether a process runs one of the scenario's commands
+// and has not noted its spawn yet.
+func (p *daemonProcess) unnoted(d *daemonWorld) bool {
+	if len(d.scripts) == 0 || p.cmd == nil {
+		return false
+	}
+	// The parents of the noted commands: the daemon's sh -c of each.
+	parents := map[int]bool{}
+	noted := map[int]bool{}
+	for _, sp := range p.noted() {
+		noted[sp.pid] = true
+		if pp, ok := ppid(sp.pid); ok {
+			parents[pp] = true
+		}
+	}
+	daemon := p.cmd.Process.Pid
+	dirs, _ := os.ReadDir("/proc")
+	for _, de := range dirs {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil || noted[pid] || zombie(pid) {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		for name := range d.scripts {
+			// The command itself, before it noted its start; or the
+			// daemon's sh -c of it, before the command even ran.
+			if strings.Contains(string(b), p.bin+"/"+name+"\x00") {
+				return true
+			}
+			if len(args) != 3 || args[1] != "-c" || parents[pid] {
+				continue
+			}
+			if f := strings.Fields(args[2]); len(f) > 0 && f[0] == name {
+				if pp, ok := ppid(pid); ok && pp == daemon {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ppid is the parent of the process pid.
+func ppid(pid int) (int, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// pid (comm) S ppid ...: the fields after the last ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(f[1])
+	return n, err == nil
 }
 
 // alive reports whether the process of a spawn is still there (running,
@@ -702,6 +865,7 @@ type modelServers struct {
 	mu       sync.Mutex
 	d        *daemonWorld
 	byID     map[string]*llm.Server
+	byRun    map[string]*llm.Server // the runs scripted on their own, by name
 	inflight int
 	calls    int
 }
@@ -734,6 +898,9 @@ func (m *modelServers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = "scripted"
 	}
+	if m.d.proc != nil {
+		m.d.proc.awaitNotes(m.d)
+	}
 	m.mu.Lock()
 	m.inflight++
 	m.calls++
@@ -743,9 +910,42 @@ func (m *modelServers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.inflight--
 		m.mu.Unlock()
 	}()
+	srv := m.server(id)
+	if run := m.runServer(id, r.Header.Get("X-Plurnk-Run")); run != nil {
+		srv = run
+	}
 	tee := &teeWriter{ResponseWriter: w}
-	m.server(id).ServeHTTP(tee, r)
+	srv.ServeHTTP(tee, r)
 	m.reported(id, tee.body.Bytes())
+}
+
+// runServer is the server of the script of the run a request of the
+// scripted model names (its X-Plurnk-Run header), when the scenario
+// scripts that run on its own; nil otherwise.
+func (m *modelServers) runServer(id, run string) *llm.Server {
+	if id != "scripted" || run == "" {
+		return nil
+	}
+	mock, ok := m.d.router.mock(run)
+	if !ok && m.d.mainRun != "" && run != m.d.mainRun {
+		// A run of a session of runs that the scenario does not script
+		// has nothing to say, as in the embedded service.
+		mock, ok = m.d.router.ensure(run), true
+	}
+	if !ok {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.byRun == nil {
+		m.byRun = map[string]*llm.Server{}
+	}
+	s, ok := m.byRun[run]
+	if !ok {
+		s = llm.NewServer(mock)
+		m.byRun[run] = s
+	}
+	return s
 }
 
 // reported records the usage the model server reported on a completion

@@ -111,6 +111,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And every call to the daemon's model carried the client "plurnk-vscode/1.2"
     And the daemon's model server saw the user "plurnk-vscode/1.2" on every call
     And the daemon's model server saw the header X-Plurnk-Client "plurnk-vscode/1.2" on every call
+    And the daemon's model server saw the header X-Plurnk-Run "model" on every call
     And the daemon's model server saw no bearer key on every call
 
   @§client-telemetry

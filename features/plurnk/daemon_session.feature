@@ -44,6 +44,30 @@ Feature: sessions, runs and the method table of the daemon
     When "A" calls session.create with {"name": "geo"}
     Then the answer to "A" is the error -32602
 
+  @§methods-session-create @decision
+  Scenario: session.create's modelRun names the model run, which loop.run drives; a name no run may have is refused
+    Given the daemon's model is served over the OpenAI-compatible protocol
+    And a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When "A" calls session.create with {"name": "named", "modelRun": "main"}
+    Then the answer to "A" has runName = "client-1"
+    When "A" calls session.runs
+    Then the answer to "A" has runs.#.name = ["main", "plurnk", "client-1"]
+    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 200
+    And the daemon's model server saw the header X-Plurnk-Run "main" on every call
+    When "A" calls session.create with {"name": "reserved", "modelRun": "Plurnk"}
+    Then the answer to "A" is the error -32602
+    When "A" calls session.create with {"name": "pathy", "modelRun": "a/b"}
+    Then the answer to "A" is the error -32602
+    When "A" calls session.create with {"name": "dot", "modelRun": "."}
+    Then the answer to "A" is the error -32602
+
   @§methods-session-create @§machine-processes-run-origin
   Scenario: the first run of a session is the client's and the model run is another one
     Given a connection "A" to the daemon

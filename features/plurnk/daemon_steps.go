@@ -35,9 +35,12 @@ const callTimeout = 5 * time.Second
 // scenario gives one, else the shared one) and simulated executors, served
 // on a real loopback WebSocket, and the named client connections.
 type daemonWorld struct {
-	clk     *clock.Sim
-	model   *llm.Mock
-	router  *daemonRouter
+	clk    *clock.Sim
+	model  *llm.Mock
+	router *daemonRouter
+	// mainRun names the run a session of runs starts, the model run of
+	// a daemon process; every other run answers from its own script.
+	mainRun string
 	ask     bool // host commands wait for loop.resolve
 	scripts map[string]exec.Script
 	backend *rpc.Orchestrator
@@ -109,7 +112,10 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 			// The data-plane and loop steps reach this daemon: the
 			// scripted model and the operator's environment are the
 			// daemon's, the workspace its root on disk.
-			dd := &daemonData{d: d}
+			dd := &daemonData{d: d, execPlan: planExecs(sc)}
+			for _, st := range sc.Steps {
+				dd.stepText = append(dd.stepText, st.Text)
+			}
 			w.drv, w.fs = dd, d.fs
 			if ew, ok := ctx.Value(engineKey{}).(*engineWorld); ok {
 				for k, v := range ew.env {
@@ -120,6 +126,7 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 			if rw, ok := ctx.Value(runKey{}).(*runWorld); ok {
 				dd.rw, rw.drv = rw, daemonRuns{dd}
 				dd.run, _ = oneRun(sc)
+				d.mainRun = dd.run
 				d.ask = asks(sc)
 			}
 		}
@@ -147,9 +154,8 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 		return nil
 	})
 	sc.Step(`^the daemon's run "([^"]*)" will reply:$`, func(ctx context.Context, run string, doc *godog.DocString) error {
-		if err := getDaemon(ctx).internal("a model script per run (the chat-completions protocol does not say which run calls)"); err != nil {
-			return err
-		}
+		// A daemon process's model server tells the runs apart by the
+		// X-Plurnk-Run header of their requests.
 		getDaemon(ctx).router.add(run, llm.Reply{Content: doc.Content})
 		return nil
 	})
@@ -805,7 +811,10 @@ type daemonRouter struct {
 	fallback *llm.Mock
 }
 
-func (r *daemonRouter) add(run string, reply llm.Reply) {
+func (r *daemonRouter) add(run string, reply llm.Reply) { r.ensure(run).Add(reply) }
+
+// ensure is the script of run, empty until replies are added.
+func (r *daemonRouter) ensure(run string) *llm.Mock {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m, ok := r.byRun[run]
@@ -813,7 +822,16 @@ func (r *daemonRouter) add(run string, reply llm.Reply) {
 		m = &llm.Mock{}
 		r.byRun[run] = m
 	}
-	m.Add(reply)
+	return m
+}
+
+// mock is the script of the run named run, when the scenario scripts it
+// on its own.
+func (r *daemonRouter) mock(run string) (*llm.Mock, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.byRun[run]
+	return m, ok
 }
 
 func (r *daemonRouter) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {

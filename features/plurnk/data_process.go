@@ -49,6 +49,16 @@ type daemonData struct {
 	run     string    // the one run of a session of runs: the model run
 	output  string    // the exec output given, its target
 	relayed int       // what its command was given to print
+	// execTarget is the stream of the model's first EXEC (execAccepted),
+	// execPlan the scenario's EXEC steps, stepText the text of its steps,
+	// execCalls the EXEC steps taken and execResults the results of those
+	// the model's turn gave, by their place in execPlan.
+	execTarget  string
+	execPlan    []plannedExec
+	stepText    []string
+	execCalls   int
+	execResults map[int]ops.Result
+	eventsSeen  int // the stream/event notifications streamEvents gave
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the
@@ -71,7 +81,9 @@ var dataSteps = regexpList(
 	`^the model emits (<<.+)$`,
 	`^the model emits:$`,
 	`^the model emits an EDIT of (\S+) with a body of (\d+) characters$`,
+	`^the packet is assembled$`,
 	`^a second run "([^"]*)" in the session$`,
+	`^a second session holds the entry (\S+) containing "((?:[^"\\]|\\.)*)"$`,
 	`^run "([^"]*)" emits (<<.+)$`,
 	// Thens.
 	`^the action answers (\d+)$`,
@@ -100,6 +112,10 @@ var dataSteps = regexpList(
 	`^the model will reply:$`,
 	`^the model will reply, its text ending on the last character shown:$`,
 	`^the model's context window is (\d+) tokens$`,
+	`^the provider's tokenizer counts one token per (\d+) characters$`,
+	`^the (\w+) channel of (\S+) stored (\d+) tokens$`,
+	`^the row log:///(\S+) of the model run stored (\d+) tokens$`,
+	`^the budget usage of packet (\d+) is the token count of the whole rendered packet$`,
 	`^the operator sets (PLURNK_\w+) to "([^"]*)"$`,
 	`^the operator's file (\S+) reads:$`,
 	`^the entry (\S+) holds (\d+) lines of text$`,
@@ -114,6 +130,7 @@ var dataSteps = regexpList(
 	`^the (\S+) section of packet (\d+) does not contain "((?:[^"\\]|\\.)*)"$`,
 	`^packet (\d+) has no (\S+) section$`,
 	`^the (system|user) slot of packet (\d+) shows the header "([^"]*)"$`,
+	`^the (system|user) slot of packet (\d+) shows, in order, the headers:$`,
 	`^no packet mentions "([^"]*)"$`,
 	`^the (model|plurnk) run's row log:///(\S+) is (folded|expanded)$`,
 	`^the (model|plurnk) run's log records (\w+) (\S+) with status (\d+)(?: by (\w+))?$`,
@@ -179,6 +196,8 @@ var boundScenarios = []struct {
 		"the daemon wires a client's writes into the model run's log (rows by plurnk) where the engine's givens write outside any run's log, and this scenario pins the packet's rows"},
 	{regexp.MustCompile(`^text the service derives is markdown; exec's declared text/plain survives$`),
 		"it reads the mimetype of an OPEN, which writes no row, while an op.* answer carries a mimetype on its rows only; and it names rows log:///1/1/… of the model run, where the mirror's are the client loop's"},
+	{regexp.MustCompile(`^a run:// target with a path is scratch storage, not a run: the entry engine hands it to the scheme registry$`),
+		"it pins what the entry engine alone answers to a run:// target, where a daemon's runs service answers run:// itself first (§run-scheme-scratch)"},
 	{regexp.MustCompile(`^the grinder acts only above the ceiling: `),
 		"it pins a packet of exactly 2245 tokens as the embedded scripted model's tokenizer counts it; a daemon process measures with its own provider's tokenizer"},
 }
@@ -213,7 +232,7 @@ func libraryReason(step string) string {
 func libraryStep(sc *godog.Scenario) string {
 	for _, st := range sc.Steps {
 		ok := false
-		for _, re := range append(dataSteps, runSteps...) {
+		for _, re := range append(append(dataSteps, runSteps...), execSteps...) {
 			if re.MatchString(st.Text) {
 				ok = true
 				break
@@ -238,6 +257,12 @@ func boundStep(sc *godog.Scenario) (why, step string) {
 	for _, b := range boundScenarios {
 		if b.name.MatchString(sc.Name) {
 			return b.why, "(the whole scenario)"
+		}
+	}
+	for _, st := range sc.Steps {
+		if st.Text == `the engine offers the EXEC runtimes "sh"` {
+			// The engine of this scenario has the daemon's executor.
+			return "", ""
 		}
 	}
 	for _, st := range sc.Steps {
@@ -266,7 +291,12 @@ func (p *daemonData) connect() error {
 		return err
 	}
 	p.d.conns[dataConn] = &daemonConn{c: c}
-	a, err := c.Call(ctx, "session.create", map[string]any{"name": "data plane"})
+	params := map[string]any{"name": "data plane"}
+	if p.run != "" {
+		// The scenario's started run is the session's model run.
+		params["modelRun"] = p.run
+	}
+	a, err := c.Call(ctx, "session.create", params)
 	if err != nil {
 		return fmt.Errorf("session.create: %w", err)
 	}
@@ -444,20 +474,82 @@ func (p *daemonData) do(run string, st dsl.Statement) (ops.Result, error) {
 		}
 		c = dc.c
 	}
-	if st.Target != nil && st.Target.Scheme == "run" {
-		return ops.Result{}, p.d.proc.skip("a run:// target resolves against the run that emits it, and the op.* mirror emits on the connection's client run, not the model's")
-	}
-	if st.Target != nil && st.Op != dsl.OpRead && st.Op != dsl.OpFind {
-		for _, s := range []string{st.Target.Scheme, destScheme(st)} {
-			if s == "plurnk" || s == "skill" {
-				return ops.Result{}, p.d.proc.skip("%s:// is writable by a client and not by the model, and the op.* mirror writes as the client", s)
-			}
+	if why := asModel(st); why != "" {
+		if run != "model" {
+			return ops.Result{}, p.d.proc.skip("%s, and only the model run's emissions are the scripted model's turns", why)
 		}
+		return p.modelTurn(st)
 	}
 	if st.Body != nil && len(*st.Body) > maxFrameBody {
 		return ops.Result{}, p.d.proc.skip("a body of %d bytes is more than one JSON-RPC frame of the protocol carries (%d)", len(*st.Body), maxFrameBody)
 	}
 	return p.opOn(c, st)
+}
+
+// asModel says why st must be the model's own and not the op.* mirror's
+// (the connection's client writing), "" when the mirror expresses it.
+func asModel(st dsl.Statement) string {
+	if st.Suffix != "" {
+		return fmt.Sprintf("the op.* mirror writes the close tag :%s, not the suffixed :%s%s", st.Op, st.Op, st.Suffix)
+	}
+	if st.Target != nil && st.Target.Scheme == "run" {
+		return "a run:// target resolves against the run that emits it"
+	}
+	if st.Target != nil && st.Op != dsl.OpRead && st.Op != dsl.OpFind {
+		for _, s := range []string{st.Target.Scheme, destScheme(st)} {
+			if s == "plurnk" || s == "skill" {
+				return s + ":// is writable by a client and not by the model"
+			}
+		}
+	}
+	return ""
+}
+
+// modelTurn has the scripted model emit st as the one action of a loop of
+// one turn (loop.run) of the model run, and answers its result from the
+// row it left in the model run's log.
+func (p *daemonData) modelTurn(st dsl.Statement) (ops.Result, error) {
+	if st.Body != nil && len(*st.Body) > maxFrameBody {
+		return ops.Result{}, p.d.proc.skip("a body of %d bytes is more than the scripted model's turn carries here (%d)", len(*st.Body), maxFrameBody)
+	}
+	p.d.model.Add(llm.Reply{Content: "<<PLAN:act:PLAN\n" + dsl.Format(st) + "\n<<SEND[200]:done:SEND\n"})
+	res, err := p.loop(context.Background(), "act", 1)
+	if err != nil {
+		return ops.Result{}, err
+	}
+	rows, err := p.runLog("")
+	if err != nil {
+		return ops.Result{}, err
+	}
+	// The rows of the loop's turn but its last, the terminal SEND.
+	last, end := 0, 0
+	for _, r := range rows {
+		last = max(last, r.Loop)
+	}
+	for _, r := range rows {
+		if r.Loop == last && r.Turn == 1 {
+			end = max(end, r.Seq)
+		}
+	}
+	var out ops.Result
+	for _, r := range rows {
+		if r.Loop != last || r.Turn != 1 || r.Seq == end || r.Op != string(st.Op) {
+			continue
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	if len(out.Rows) == 0 {
+		return ops.Result{}, fmt.Errorf("the model's turn (loop ended %d, %s) left no %s row in the model run's log: %+v", res.Status, res.Reason, st.Op, rows)
+	}
+	out.Row = out.Rows[len(out.Rows)-1]
+	r := out.Row
+	out.Status, out.Target, out.Content, out.Reason, out.Mimetype = r.Status, r.Target, r.Content, r.Reason, r.Mimetype
+	if out.Status < 400 && out.Target != "" {
+		if e, err := p.entry(out.Target); err == nil && e != nil {
+			out.EntryID = e.ID
+		}
+	}
+	return out, nil
 }
 
 // destScheme is the scheme of a COPY's or MOVE's destination (its body).
@@ -503,6 +595,25 @@ func (p *daemonData) entry(t string) (*store.Entry, error) {
 func (p *daemonData) configure(what string) error {
 	if p.d.started() {
 		return p.d.proc.skip("%s is set after the daemon started, and a daemon process reads it once, when it starts", what)
+	}
+	return nil
+}
+
+// assembledReply is the scripted model's answer to the turn that has the
+// packet assembled: it ends the loop at once.
+const assembledReply = "<<PLAN:the packet is assembled:PLAN\n<<SEND[200]:assembled:SEND\n"
+
+// assemble runs a loop of one turn on the model run (loop.run): the
+// daemon assembles the turn's packet, which runs its derivation pass, and
+// the scripted model ends the loop.
+func (p *daemonData) assemble(ctx context.Context) error {
+	p.d.model.Add(llm.Reply{Content: assembledReply})
+	res, err := p.loop(ctx, "assemble the packet", 1)
+	if err != nil {
+		return err
+	}
+	if len(res.Turns) != 1 || res.Status != 200 {
+		return fmt.Errorf("the loop that assembles the packet: %d turns, status %d (%s)", len(res.Turns), res.Status, res.Reason)
 	}
 	return nil
 }
@@ -678,6 +789,27 @@ func (p *daemonData) readLog(runID int64) ([]*store.LogRow, error) {
 	return out, nil
 }
 
+// rowTokens reads the model run's row at coord (L/T/S) with log.read and
+// answers the tokens stored for it.
+func (p *daemonData) rowTokens(_ context.Context, coord string) (int, bool, error) {
+	var l, t, s int
+	if _, err := fmt.Sscanf(coord, "%d/%d/%d", &l, &t, &s); err != nil {
+		return 0, false, fmt.Errorf("row log:///%s: want L/T/S", coord)
+	}
+	if err := p.connect(); err != nil {
+		return 0, false, err
+	}
+	raw, err := p.call("log.read", map[string]any{"runId": p.d.conns[dataConn].session.Get("modelRunId").Int(), "loopSeq": l, "turnSeq": t, "sequence": s})
+	if err != nil {
+		return 0, false, err
+	}
+	e := gjson.GetBytes(raw, "entries.0")
+	if !e.Exists() {
+		return 0, false, fmt.Errorf("no row log:///%s", coord)
+	}
+	return int(e.Get("tokens").Int()), e.Get("tokens").Exists(), nil
+}
+
 // logRow is a row as log.read and the op.* answers give it.
 func logRow(e rpc.LogEntry) *store.LogRow {
 	return &store.LogRow{ID: e.ID, Loop: e.LoopSeq, Turn: e.TurnSeq, Seq: e.Sequence, Op: e.Op, Origin: e.Origin,
@@ -757,6 +889,26 @@ func (p *daemonData) secondSession(context.Context) error {
 	return err
 }
 
+// otherSession is a second connection's session, whose client writes t
+// with op.edit.
+func (p *daemonData) otherSession(t, body string) error {
+	c, err := p.dial("other")
+	if err != nil {
+		return err
+	}
+	if _, err := p.callOn(c, "session.create", map[string]any{"name": "other"}); err != nil {
+		return err
+	}
+	raw, err := p.callOn(c, "op.edit", map[string]any{"target": t, "body": body})
+	if err != nil {
+		return err
+	}
+	if st := gjson.GetBytes(raw, "status").Int(); st >= 300 {
+		return fmt.Errorf("writing %s in the second session: %s", t, raw)
+	}
+	return nil
+}
+
 // dial opens another connection to the daemon, known to the world as name.
 func (p *daemonData) dial(name string) (*rpc.Client, error) {
 	if err := p.connect(); err != nil {
@@ -785,13 +937,22 @@ func (p *daemonData) forest(ctx context.Context, tbl *godog.Table) error {
 	return nil
 }
 
-// gitFlags are the operator's variables the daemon reads when it starts.
+// gitFlags are the operator's variables the daemon reads when it starts:
+// a daemon already running is stopped and started again with them (the
+// service now runs with them), and the data plane opens a new session.
 func (p *daemonData) gitFlags(_ context.Context, allowed, auto string) error {
-	if err := p.configure("PLURNK_GIT_ALLOWED"); err != nil {
+	p.d.env["PLURNK_GIT_ALLOWED"], p.d.env["PLURNK_GIT_AUTO"] = allowed, auto
+	if !p.d.started() {
+		return nil
+	}
+	if err := p.d.restartProcess(true); err != nil {
 		return err
 	}
-	p.d.env["PLURNK_GIT_ALLOWED"], p.d.env["PLURNK_GIT_AUTO"] = allowed, auto
-	return nil
+	for name := range p.d.conns {
+		delete(p.d.conns, name)
+	}
+	p.c = nil
+	return p.connect()
 }
 
 // members is session.members on the connection that stands for who.

@@ -45,9 +45,14 @@ func registerDataSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the daemon's git fails every listing with "([^"]*)"$`, daemonGitFails)
 	sc.Step(`^the built-in (\S+) mimetype handler is watched for its calls$`, givenWatchedHandler)
 	sc.Step(`^the engine offers the EXEC runtimes "([^"]*)"$`, func(ctx context.Context, list string) error {
-		getEngine(ctx).eng.Executors = splitList(list)
-		return nil
+		return get(ctx).drv.offers(ctx, splitList(list))
 	})
+}
+
+// offers has the engine offer the EXEC runtimes listed.
+func (e embedded) offers(ctx context.Context, runtimes []string) error {
+	getEngine(ctx).eng.Executors = runtimes
+	return nil
 }
 
 // givenWatchedHandler wraps the engine's own handler of mimetype mt so
@@ -99,7 +104,12 @@ func thenResultJSON(ctx context.Context, doc *godog.DocString) error {
 // givenOtherSession writes an entry in a second session of the same store,
 // as a client of that session would.
 func givenOtherSession(ctx context.Context, t, content string) error {
-	w := get(ctx)
+	return get(ctx).drv.otherSession(t, unescape(content))
+}
+
+// otherSession writes the entry t in a second session, as its client.
+func (e embedded) otherSession(t, body string) error {
+	w := e.w
 	ss, err := w.store.NewSession("other")
 	if err != nil {
 		return err
@@ -108,7 +118,6 @@ func givenOtherSession(ctx context.Context, t, content string) error {
 	if err != nil {
 		return err
 	}
-	body := unescape(content)
 	res := w.eng.Do(ops.Actor{Session: ss, Run: ss.Runs[0], Writer: scheme.WriterClient}, dsl.Statement{Op: dsl.OpEdit, Target: &tg, Body: &body})
 	if res.Status >= 300 {
 		return fmt.Errorf("writing %s in the second session: %d %s", t, res.Status, res.Reason)

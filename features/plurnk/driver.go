@@ -6,6 +6,7 @@ import (
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/engine"
+	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/scheme"
@@ -27,12 +28,18 @@ type driver interface {
 	do(run string, st dsl.Statement) (ops.Result, error)
 	// entry loads the entry a target names; nil when there is none.
 	entry(t string) (*store.Entry, error)
+	// assemble has the packet assembled once, which runs the derivation
+	// pass over the session's channels (the mimetype handlers).
+	assemble(ctx context.Context) error
 	// loop runs a loop of the model run with the user's prompt (at most
 	// maxTurns turns; 0 leaves the cap to the operator) until it ends or
 	// parks, and answers what it did and the packets the model received.
 	loop(ctx context.Context, prompt string, maxTurns int) (engine.Result, error)
 	// log is the log of the session's run named run (model or plurnk).
 	log(run string) ([]*store.LogRow, error)
+	// rowTokens is the token count stored for the model run's row at
+	// coord (L/T/S) when it was written, and whether one was.
+	rowTokens(ctx context.Context, coord string) (int, bool, error)
 	// configure refuses, when it is too late, to set what the plurnk
 	// under test reads when it starts (an operator's variable, the
 	// model's context window).
@@ -49,6 +56,11 @@ type driver interface {
 	members(ctx context.Context, who string) (membership.Set, error)
 	// secondSession opens a second session over the same project.
 	secondSession(ctx context.Context) error
+	// offers has plurnk offer exactly the EXEC runtimes listed.
+	offers(ctx context.Context, runtimes []string) error
+	// otherSession writes the entry t holding body in a second session,
+	// as its client.
+	otherSession(t, body string) error
 	// forest lays out a project of several git repositories (| repo |
 	// path | content | tracked |).
 	forest(ctx context.Context, tbl *godog.Table) error
@@ -64,6 +76,26 @@ type driver interface {
 	// streamEnd ends the exec output at target: closed, or errored when
 	// failed.
 	streamEnd(target string, failed bool) error
+
+	// The commands of the exec scheme (exec_steps.go), as the scenario's
+	// exec world sets them up.
+
+	// execAccepted has the model's EXEC st accepted at loop/turn/seq and
+	// answers its result.
+	execAccepted(ctx context.Context, loop, turn, seq int, st dsl.Statement) (ops.Result, error)
+	// passCommands lets ms go by for the running commands.
+	passCommands(ctx context.Context, ms int) error
+	// complete waits until every command of the model run has ended.
+	complete(ctx context.Context) error
+	// drain lets the streams take in what happened (after a cancel).
+	drain(ctx context.Context) error
+	// execStream is the stream at target.
+	execStream(ctx context.Context, target string) (exec.Stream, error)
+	// streamEvents are the stream/event notifications since the last
+	// call (their Session left zero).
+	streamEvents(ctx context.Context) ([]exec.StreamEvent, error)
+	// commandDir is the directory a real command is given.
+	commandDir(ctx context.Context) (string, error)
 }
 
 // embedded is the driver of the engine as a library: the world's own
@@ -88,6 +120,14 @@ func (e embedded) do(run string, st dsl.Statement) (ops.Result, error) {
 }
 
 func (e embedded) entry(t string) (*store.Entry, error) { return e.w.load(t) }
+
+func (e embedded) assemble(context.Context) error {
+	w := e.w
+	if len(w.eng.Derive(w.session)) == 0 {
+		return fmt.Errorf("the derivation pass saw no channel")
+	}
+	return nil
+}
 
 func (e embedded) loop(ctx context.Context, prompt string, maxTurns int) (engine.Result, error) {
 	if e.ew == nil {

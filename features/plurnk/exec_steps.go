@@ -35,6 +35,8 @@ type execWorld struct {
 	events  *eventLog
 	inherit []string
 	dotenv  []string
+	// dotenvText is the project's .env file as the scenario gives it.
+	dotenvText string
 
 	mem *memWorld
 }
@@ -101,7 +103,7 @@ func registerExecSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the stream (\S+) ended with (\d+) by (SIG[A-Z0-9]+) at (\d+) ms$`, thenEndedBy)
 	sc.Step(`^the stream (\S+) ended with (\d+) by (SIG[A-Z0-9]+)$`, func(ctx context.Context, t string, status int, sig string) error {
 		// A real process: when it ended is the machine's business.
-		s, err := getExec(ctx).stream(get(ctx), t)
+		s, err := execStream(ctx, t)
 		if err != nil {
 			return err
 		}
@@ -115,9 +117,12 @@ func registerExecSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the stream events so far are:$`, thenEvents)
 	sc.Step(`^the stdout of (\S+) has the line "((?:[^"\\]|\\.)*)"$`, thenHasLine)
 	sc.Step(`^the stdout of (\S+) has the line naming the directory the command was given$`, func(ctx context.Context, t string) error {
-		// The real commands are given the system's temporary directory
-		// (whenExec); pwd prints it without symlinks.
-		dir, err := filepath.EvalSymlinks(os.TempDir())
+		// pwd prints the directory without symlinks.
+		given, err := get(ctx).drv.commandDir(ctx)
+		if err != nil {
+			return err
+		}
+		dir, err := filepath.EvalSymlinks(given)
 		if err != nil {
 			return err
 		}
@@ -233,25 +238,37 @@ func givenDotEnv(ctx context.Context, doc *godog.DocString) error {
 	if err != nil {
 		return err
 	}
-	getExec(ctx).dotenv = vars
+	x := getExec(ctx)
+	x.dotenv, x.dotenvText = vars, doc.Content
 	return nil
 }
 
-// whenExec dispatches the model's EXEC at loop/turn/seq as the engine
-// would once its proposal is accepted (the yolo path), and records its
-// answer as the action's result.
+// whenExec has the model's EXEC at loop/turn/seq accepted, through the
+// scenario's driver, and records its answer as the action's result.
 func whenExec(ctx context.Context, loop, turn, seq int, src string) error {
-	w, x := get(ctx), getExec(ctx)
-	if err := x.boot(w); err != nil {
-		return err
-	}
+	w := get(ctx)
 	p := dsl.Parse(unescape(src))
 	if p.HasErrors() || len(p.Statements) != 1 {
 		return fmt.Errorf("emission %q: want one EXEC, got %d statements (errors %v)", src, len(p.Statements), p.Errors)
 	}
-	req, err := exec.RequestOf(p.Statements[0])
+	res, err := w.drv.execAccepted(ctx, loop, turn, seq, p.Statements[0])
 	if err != nil {
 		return err
+	}
+	w.results = append(w.results, res)
+	return nil
+}
+
+// execAccepted dispatches the model's EXEC at loop/turn/seq as the engine
+// would once its proposal is accepted (the yolo path).
+func (e embedded) execAccepted(ctx context.Context, loop, turn, seq int, st dsl.Statement) (ops.Result, error) {
+	w, x := e.w, getExec(ctx)
+	if err := x.boot(w); err != nil {
+		return ops.Result{}, err
+	}
+	req, err := exec.RequestOf(st)
+	if err != nil {
+		return ops.Result{}, err
 	}
 	req.Run, req.Loop, req.Turn, req.Seq = "model", loop, turn, seq
 	req.Env = exec.ScopeEnv(x.inherit, x.dotenv)
@@ -264,11 +281,12 @@ func whenExec(ctx context.Context, loop, turn, seq int, src string) error {
 	if err != nil {
 		res.Reason = err.Error()
 	}
-	w.results = append(w.results, res)
-	return nil
+	return res, nil
 }
 
-func whenPass(ctx context.Context, ms int) error {
+func whenPass(ctx context.Context, ms int) error { return get(ctx).drv.passCommands(ctx, ms) }
+
+func (e embedded) passCommands(ctx context.Context, ms int) error {
 	x := getExec(ctx)
 	if x.streams == nil || x.real {
 		return fmt.Errorf("no simulated command has been started")
@@ -278,10 +296,12 @@ func whenPass(ctx context.Context, ms int) error {
 	return nil
 }
 
-// whenComplete drains the real executor's output until every stream of the
+func whenComplete(ctx context.Context) error { return get(ctx).drv.complete(ctx) }
+
+// complete drains the real executor's output until every stream of the
 // model run has ended, within ten seconds of wall time.
-func whenComplete(ctx context.Context) error {
-	w, x := get(ctx), getExec(ctx)
+func (e embedded) complete(ctx context.Context) error {
+	w, x := e.w, getExec(ctx)
 	if x.streams == nil {
 		return fmt.Errorf("no command has been started")
 	}
@@ -302,18 +322,44 @@ func whenComplete(ctx context.Context) error {
 // whenCancel is the model's own SEND[499] on the stream's address, which
 // the engine routes to the stream table through the subscription registry.
 func whenCancel(ctx context.Context, t string) error {
-	w, x := get(ctx), getExec(ctx)
-	if x.streams == nil {
-		return fmt.Errorf("no command has been started")
-	}
+	w := get(ctx)
 	if err := emit(ctx, "model", "<<SEND[499]("+t+")::SEND"); err != nil {
 		return err
 	}
 	if r, _ := last(w); r.Status != 200 {
 		return fmt.Errorf("the model's SEND[499](%s) answered %d (%s), want 200", t, r.Status, r.Reason)
 	}
+	return w.drv.drain(ctx)
+}
+
+func (e embedded) drain(ctx context.Context) error {
+	x := getExec(ctx)
+	if x.streams == nil {
+		return fmt.Errorf("no command has been started")
+	}
 	x.streams.Drain()
 	return nil
+}
+
+func (e embedded) execStream(ctx context.Context, t string) (exec.Stream, error) {
+	return getExec(ctx).stream(e.w, t)
+}
+
+func (e embedded) streamEvents(ctx context.Context) ([]exec.StreamEvent, error) {
+	evs := getExec(ctx).events.take()
+	for i := range evs {
+		evs[i].Session = 0
+	}
+	return evs, nil
+}
+
+// commandDir: the real commands are given the system's temporary
+// directory (execAccepted).
+func (e embedded) commandDir(context.Context) (string, error) { return os.TempDir(), nil }
+
+// execStream is the stream at t, through the scenario's driver.
+func execStream(ctx context.Context, t string) (exec.Stream, error) {
+	return get(ctx).drv.execStream(ctx, t)
 }
 
 func (x *execWorld) stream(w *world, t string) (exec.Stream, error) {
@@ -332,7 +378,7 @@ func (x *execWorld) stream(w *world, t string) (exec.Stream, error) {
 }
 
 func thenEnded(ctx context.Context, t string, status int) error {
-	s, err := getExec(ctx).stream(get(ctx), t)
+	s, err := execStream(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -343,7 +389,7 @@ func thenEnded(ctx context.Context, t string, status int) error {
 }
 
 func thenEndedBy(ctx context.Context, t string, status int, sig string, ms int) error {
-	s, err := getExec(ctx).stream(get(ctx), t)
+	s, err := execStream(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -371,7 +417,7 @@ func checkEnding(name string, s exec.Stream, status int, sig string, ms int) err
 }
 
 func thenEndedCode(ctx context.Context, t string, status, code int) error {
-	s, err := getExec(ctx).stream(get(ctx), t)
+	s, err := execStream(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -382,7 +428,7 @@ func thenEndedCode(ctx context.Context, t string, status, code int) error {
 }
 
 func thenRunning(ctx context.Context, t string) error {
-	s, err := getExec(ctx).stream(get(ctx), t)
+	s, err := execStream(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -395,7 +441,7 @@ func thenRunning(ctx context.Context, t string) error {
 // thenEvents compares the stream/event notifications sent since the last
 // check with the table | entry | channel | state | contentLength |.
 func thenEvents(ctx context.Context, tbl *godog.Table) error {
-	w, x := get(ctx), getExec(ctx)
+	w := get(ctx)
 	var want []exec.StreamEvent
 	for i, row := range tbl.Rows {
 		if i == 0 {
@@ -412,9 +458,13 @@ func thenEvents(ctx context.Context, tbl *godog.Table) error {
 		if err != nil {
 			return fmt.Errorf("row %d: %w", i, err)
 		}
-		want = append(want, exec.StreamEvent{Session: w.session.ID, EntryID: e.ID, Channel: row.Cells[1].Value, State: store.State(row.Cells[2].Value), ContentLength: n})
+		want = append(want, exec.StreamEvent{EntryID: e.ID, Channel: row.Cells[1].Value, State: store.State(row.Cells[2].Value), ContentLength: n})
 	}
-	if d := cmp.Diff(want, x.events.take()); d != "" {
+	got, err := w.drv.streamEvents(ctx)
+	if err != nil {
+		return err
+	}
+	if d := cmp.Diff(want, got); d != "" {
 		return fmt.Errorf("stream events (-want +got):\n%s", d)
 	}
 	return nil

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"anchorage/impl/plurnk/store"
-
 	"github.com/cucumber/godog"
 )
 
@@ -13,30 +11,23 @@ import (
 // processes: what the session holds, and who a run's parent is.
 func registerRunControlSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the session holds (\d+) entries of the (\w+) scheme$`, func(ctx context.Context, n int, scheme string) error {
-		rw := getRuns(ctx)
-		got := 0
-		rw.svc.View(func() {
-			for _, e := range rw.ss.Entries() {
-				if e.Key.Scope != store.ScopeRun && e.Key.Scheme == scheme {
-					got++
-				}
-			}
-		})
+		got, err := getRuns(ctx).drv.countEntries(scheme)
+		if err != nil {
+			return err
+		}
 		if got != n {
 			return fmt.Errorf("the session holds %d entries, want %d", got, n)
 		}
 		return nil
 	})
 	sc.Step(`^run "([^"]*)"'s parent is run "([^"]*)" with origin "([^"]*)"$`, func(ctx context.Context, run, parent, origin string) error {
-		for _, r := range getRuns(ctx).mustRuns() {
-			if r.Name != run {
-				continue
-			}
-			if r.Parent != parent || r.Origin != origin {
-				return fmt.Errorf("run %q has parent %q and origin %q, want %q and %q", run, r.Parent, r.Origin, parent, origin)
-			}
-			return nil
+		gotParent, gotOrigin, err := getRuns(ctx).drv.parentOf(run)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("no run %q", run)
+		if gotParent != parent || gotOrigin != origin {
+			return fmt.Errorf("run %q has parent %q and origin %q, want %q and %q", run, gotParent, gotOrigin, parent, origin)
+		}
+		return nil
 	})
 }

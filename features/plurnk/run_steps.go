@@ -103,8 +103,7 @@ func registerRunSteps(sc *godog.ScenarioContext) {
 	})
 
 	sc.Step(`^the operator sets PLURNK_SESSION_RUNS_MAX_ACTIVE to (-?\d+)$`, func(ctx context.Context, n int) error {
-		getRuns(ctx).maxActive = n
-		return nil
+		return getRuns(ctx).drv.maxActive(n)
 	})
 	sc.Step(`^host commands are accepted without asking$`, func(ctx context.Context) error {
 		getRuns(ctx).yolo = true

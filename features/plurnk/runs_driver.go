@@ -45,6 +45,18 @@ type runsDriver interface {
 	events() []runs.Event
 	// runs names the session's runs, the reserved plurnk run left out.
 	runs() ([]string, error)
+	// countEntries counts the session's entries of scheme (its runs'
+	// scratch left out).
+	countEntries(scheme string) (int, error)
+	// parentOf names the run that spawned or forked run ("" for none)
+	// and gives run's origin.
+	parentOf(run string) (parent, origin string, err error)
+	// maxActive caps the session's active runs (the operator's
+	// PLURNK_SESSION_RUNS_MAX_ACTIVE), before the session starts.
+	maxActive(n int) error
+	// tokenizer has every model of the session count one token per n
+	// characters, before the session starts.
+	tokenizer(n int) error
 	// resolve settles the proposal of the log row id, accepting it or
 	// rejecting it, and returns once plurnk is quiet.
 	resolve(row int64, accept bool) error
@@ -153,6 +165,9 @@ func (e embeddedRuns) stream(target string) (exec.Stream, error) {
 }
 
 func (e embeddedRuns) entry(target string) (*store.Entry, error) {
+	if e.rw.svc == nil {
+		return nil, fmt.Errorf("the session has not started")
+	}
 	k, err := runEntryKey(target)
 	if err != nil {
 		return nil, err
@@ -178,6 +193,44 @@ func (e embeddedRuns) runs() ([]string, error) {
 		out = append(out, r.Name)
 	}
 	return out, nil
+}
+
+func (e embeddedRuns) countEntries(scheme string) (int, error) {
+	rw := e.rw
+	if rw.svc == nil {
+		return 0, fmt.Errorf("the session has not started")
+	}
+	got := 0
+	rw.svc.View(func() {
+		for _, e := range rw.ss.Entries() {
+			if e.Key.Scope != store.ScopeRun && e.Key.Scheme == scheme {
+				got++
+			}
+		}
+	})
+	return got, nil
+}
+
+func (e embeddedRuns) parentOf(run string) (string, string, error) {
+	for _, r := range e.rw.mustRuns() {
+		if r.Name == run {
+			return r.Parent, r.Origin, nil
+		}
+	}
+	return "", "", fmt.Errorf("no run %q", run)
+}
+
+func (e embeddedRuns) maxActive(n int) error {
+	e.rw.maxActive = n
+	return nil
+}
+
+func (e embeddedRuns) tokenizer(n int) error {
+	if e.rw.svc != nil {
+		return fmt.Errorf("set the tokenizer before the session starts")
+	}
+	e.rw.tokenChars = n
+	return nil
 }
 
 func (e embeddedRuns) resolve(row int64, accept bool) error {

@@ -13,19 +13,10 @@ import (
 // entry (scratch included) stored when it was written.
 func registerSharpGreenSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^every model of the session counts one token per (\d+) characters$`, func(ctx context.Context, n int) error {
-		rw := getRuns(ctx)
-		if rw.svc != nil {
-			return fmt.Errorf("set the tokenizer before the session starts")
-		}
-		rw.tokenChars = n
-		return nil
+		return getRuns(ctx).drv.tokenizer(n)
 	})
 	sc.Step(`^the session's entry (\S+) stored (\d+) tokens$`, func(ctx context.Context, target string, n int) error {
-		rw := getRuns(ctx)
-		if rw.svc == nil {
-			return fmt.Errorf("the session has not started")
-		}
-		e, err := rw.entry(target)
+		e, err := getRuns(ctx).entry(target)
 		if err != nil {
 			return err
 		}

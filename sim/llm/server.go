@@ -47,8 +47,10 @@ type ServedCall struct {
 	Client string // the "user" field
 	// ClientHeader is the request's X-Plurnk-Client header ("" when none).
 	ClientHeader string
-	Stream       bool
-	Grammar      string
+	// RunHeader is the request's X-Plurnk-Run header ("" when none).
+	RunHeader string
+	Stream    bool
+	Grammar   string
 	// Authorization is the request's Authorization header ("" when none).
 	Authorization string
 	// Cancelled: the client went away before the answer (the request's
@@ -119,7 +121,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	for _, m := range wr.Messages {
 		req.Messages = append(req.Messages, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
 	}
-	call := ServedCall{Model: wr.Model, Client: wr.User, Stream: wr.Stream, Grammar: wr.Grammar, Authorization: r.Header.Get("Authorization"), ClientHeader: r.Header.Get("X-Plurnk-Client")}
+	call := ServedCall{Model: wr.Model, Client: wr.User, Stream: wr.Stream, Grammar: wr.Grammar, Authorization: r.Header.Get("Authorization"), ClientHeader: r.Header.Get("X-Plurnk-Client"), RunHeader: r.Header.Get("X-Plurnk-Run")}
 
 	s.mu.Lock()
 	s.in++

@@ -138,6 +138,23 @@ func (e *Engine) RowTokens(id int64) (int, bool) {
 	return n, ok
 }
 
+// AllRowTokens returns a copy of every token count stored for a row, by
+// row id, for the daemon to keep across a restart.
+func (e *Engine) AllRowTokens() map[int64]int {
+	out := make(map[int64]int, len(e.rowTokens))
+	for id, n := range e.rowTokens {
+		out[id] = n
+	}
+	return out
+}
+
+// RestoreRowTokens takes back the token counts AllRowTokens gave.
+func (e *Engine) RestoreRowTokens(m map[int64]int) {
+	for id, n := range m {
+		e.rowTokens[id] = n
+	}
+}
+
 // RunCost returns the pico-USD rolled up into run r.
 func (e *Engine) RunCost(r *store.Run) int64 { return e.runCost[r.ID] }
 

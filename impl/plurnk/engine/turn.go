@@ -45,7 +45,7 @@ func (e *Engine) turn(ctx context.Context, ls *loopState, t int) (int, string) {
 	}
 	resp, err := e.Provider.Generate(ctx, provider.Request{Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: pk.System}, {Role: provider.RoleUser, Content: pk.User},
-	}, Client: ls.req.Client, Alias: ls.req.Alias})
+	}, Client: ls.req.Client, Alias: ls.req.Alias, Run: ls.req.Run.Name})
 	if e.Yield != nil {
 		e.Yield.Lock()
 	}

@@ -104,6 +104,9 @@ func (p *OpenAI) Generate(ctx context.Context, req Request) (Response, error) {
 	if req.Client != "" {
 		hr.Header.Set("X-Plurnk-Client", req.Client)
 	}
+	if req.Run != "" {
+		hr.Header.Set("X-Plurnk-Run", req.Run)
+	}
 	hc := p.Client
 	if hc == nil {
 		hc = http.DefaultClient

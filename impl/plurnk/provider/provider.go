@@ -35,6 +35,8 @@ type Request struct {
 	// Client is the client id the session declared (settings.client);
 	// "" when none was (§client-telemetry).
 	Client string
+	// Run is the name of the run whose turn it is ("" when none).
+	Run string
 	// Alias names the model alias loop.run asked for; "" is the default
 	// (§provider-instantiation-alias-resolution).
 	Alias string

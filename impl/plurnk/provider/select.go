@@ -24,6 +24,9 @@ const (
 	EnvOpenAIKey     = "OPENAI_API_KEY"
 	EnvOpenAIStream  = "PLURNK_OPENAI_STREAM"  // 1: stream the replies
 	EnvOpenAIContext = "PLURNK_OPENAI_CONTEXT" // the context window in tokens
+	// EnvOpenAICharsPerToken is the characters one token stands for in the
+	// provider's token count, ceil(len/N) (default 4).
+	EnvOpenAICharsPerToken = "PLURNK_OPENAI_CHARS_PER_TOKEN"
 	// DefaultOpenAIBaseURL is the base URL when PLURNK_OPENAI_BASE_URL is unset.
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 )
@@ -189,6 +192,13 @@ func OpenAIFactory(env map[string]string) Factory {
 				return nil, fmt.Errorf("%s=%q: want a token count", EnvOpenAIContext, v)
 			}
 			p.Context = n
+		}
+		if v := env[EnvOpenAICharsPerToken]; v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("%s=%q: want a positive count of characters", EnvOpenAICharsPerToken, v)
+			}
+			p.CharsPerToken = n
 		}
 		return p, nil
 	}

@@ -64,6 +64,8 @@ type SessionParams struct {
 	Name        string           `json:"name"`
 	ProjectRoot *string          `json:"projectRoot"`
 	Settings    *SessionSettings `json:"settings"`
+	// ModelRun names the session's model run (ModelRun when empty).
+	ModelRun string `json:"modelRun"`
 }
 
 // SessionSettings are session.create's settings.
@@ -288,4 +290,8 @@ type LogEntry struct {
 	Rx       string `json:"rx"`
 	Mimetype string `json:"mimetype"`
 	Reason   string `json:"reason,omitempty"`
+	// Tokens is the count the model's tokenizer stored for the row's
+	// result when it was written (log.read and log/entry; 0 when none
+	// was).
+	Tokens int `json:"tokens,omitempty"`
 }

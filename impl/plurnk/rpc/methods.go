@@ -66,7 +66,7 @@ func (s *Server) register() {
 	}
 	reg("discover", Method{Handler: s.discover, Description: "List the methods, notifications and capabilities of this daemon.", Params: map[string]string{}})
 	reg("session.create", Method{Handler: s.sessionCreate, Description: "Create a session and the connection's client run, and attach to it.",
-		Params: map[string]string{"name": "string? — generated when absent", "projectRoot": "string|null? — null is headless", "settings": "object? — {client?, maxCommands?, mdDocs?: [{alias, content}]}"}})
+		Params: map[string]string{"name": "string? — generated when absent", "projectRoot": "string|null? — null is headless", "settings": "object? — {client?, maxCommands?, mdDocs?: [{alias, content}]}", "modelRun": "string? — the model run's name, model when absent"}})
 	reg("session.attach", Method{Handler: s.sessionAttach, Description: "Attach the connection to a session and one of its runs.",
 		Params: map[string]string{"id": "number — the session", "runId": "number? — a run of the session", "runName": "string? — reused or created"}})
 	reg("session.rename", Method{Handler: s.sessionRename, Description: "Rename the attached session.", RequiresInit: true, NoEnvelope: true,

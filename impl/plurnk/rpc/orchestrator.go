@@ -87,6 +87,7 @@ type OrchestratorConfig struct {
 type Orchestrator struct {
 	cfg OrchestratorConfig
 	svc *runs.Service
+	eng *engine.Engine // the service's engine: the token counts of rows
 	st  *store.Store
 	reg *scheme.Registry
 	// mimes are the mimetype handlers of the op engine.
@@ -165,6 +166,7 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 	o.mimes = ops.NewMimetypes()
 	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: o.mimes}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
 	eng.Sink = o.telemetry
+	o.eng = eng
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
 		ProposalTimeout: cfg.ProposalTimeout, Yolo: cfg.Yolo, MaxActive: maxActive(cfg.Env),
 		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll, Registering: cfg.Registering, StaleClobber: o.staleClobber()})
@@ -297,6 +299,12 @@ func (o *Orchestrator) event(ev runs.Event) {
 		if ev.LoopID != 0 {
 			p["wakeLoopId"] = ev.LoopID
 		}
+		switch {
+		case ev.Signal != "":
+			p["signal"] = ev.Signal
+		case ev.Status == exec.StatusClean:
+			p["exitCode"] = ev.ExitCode
+		}
 		o.notify.Notify(ev.Session, "stream/concluded", p)
 	case runs.KindQuiesced:
 		o.notify.Notify(ev.Session, "loop/quiesced", map[string]any{"loopId": ev.LoopID, "runId": ev.RunID, "status": ev.Status})
@@ -385,7 +393,9 @@ func (o *Orchestrator) flush(s *orchSession) {
 				continue
 			}
 			s.seen[row.ID] = true
-			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": logEntry(r, row), "runId": r.ID})
+			le := logEntry(r, row)
+			le.Tokens, _ = o.eng.RowTokens(row.ID)
+			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": le, "runId": r.ID})
 		}
 	}
 }
@@ -448,7 +458,14 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 			docs = append(docs, engine.Doc{Alias: d.Alias, Content: d.Content})
 		}
 	}
-	ss, err := o.svc.NewSession(ModelRun)
+	modelRun := p.ModelRun
+	if modelRun == "" {
+		modelRun = ModelRun
+	}
+	if runs.ReservedName(modelRun) || strings.ContainsAny(modelRun, "/#?* ") || modelRun == "." {
+		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: modelRun %q is not a run name", modelRun)
+	}
+	ss, err := o.svc.NewSession(modelRun)
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("session.create: %w", err)
 	}
@@ -459,7 +476,7 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	}
 	var s *orchSession
 	o.svc.View(func() {
-		model, rerr := ss.Run(ModelRun)
+		model, rerr := ss.Run(modelRun)
 		if rerr != nil {
 			err = fmt.Errorf("session.create: %w", rerr)
 			return
@@ -768,6 +785,10 @@ func (o *Orchestrator) ReadEntry(session int64, target string) (EntryResult, err
 		if s, err = o.session(session); err != nil {
 			return
 		}
+		if t := *st.Target; t.Scheme == "run" {
+			out = readScratch(s.ss, t)
+			return
+		}
 		res, rerr := o.reg.Resolve(*st.Target)
 		if rerr != nil {
 			out = EntryResult{Status: scheme.StatusOf(rerr), Reason: rerr.Error()}
@@ -789,6 +810,20 @@ func (o *Orchestrator) ReadEntry(session int64, target string) (EntryResult, err
 		}
 	})
 	return out, err
+}
+
+// readScratch reads the run-scope entry run://<owner>/<path> of the
+// session (a run's scratch, §run-scheme-scratch): a client names the run
+// that owns it, so run:/// (the acting run's own) answers 400.
+func readScratch(ss *store.Session, t dsl.Target) EntryResult {
+	if t.Host == "" || t.Host == "." {
+		return EntryResult{Status: 400, Reason: fmt.Sprintf("%s names no run: a client reads run://<run>/<path>", t.String())}
+	}
+	e := ss.Entry(store.Key{Scope: store.ScopeRun, Owner: t.Host, Scheme: "run", Path: t.Path})
+	if e == nil {
+		return EntryResult{Status: 404, Reason: fmt.Sprintf("no entry at %s", t.String())}
+	}
+	return EntryResult{Status: 200, Entry: entryOf(e)}
 }
 
 func entryOf(e *store.Entry) *Entry {
@@ -823,6 +858,7 @@ func (o *Orchestrator) ReadLog(session int64, q LogQuery) ([]LogEntry, error) {
 		}
 		for _, row := range run.Log {
 			if le := logEntry(run, row); matches(q, le) {
+				le.Tokens, _ = o.eng.RowTokens(row.ID)
 				out = append(out, le)
 			}
 		}

@@ -33,6 +33,9 @@ type saved struct {
 	Store    json.RawMessage    `json:"store"`
 	Runs     []runs.SessionMeta `json:"runs"`
 	Sessions []savedSession     `json:"sessions"`
+	// RowTokens are the token counts the engine stored for rows when
+	// they were written, by row id.
+	RowTokens map[int64]int `json:"rowTokens,omitempty"`
 }
 
 type savedSession struct {
@@ -44,6 +47,8 @@ type savedSession struct {
 	// settings.git false, when the daemon keeps a membership.
 	Overlay []savedRule `json:"overlay,omitempty"`
 	GitOff  bool        `json:"gitOff,omitempty"`
+	// ModelRun names the session's model run when it is not ModelRun.
+	ModelRun string `json:"modelRun,omitempty"`
 }
 
 type savedRule struct {
@@ -78,6 +83,7 @@ func (o *Orchestrator) load() error {
 	if sv.Version != 1 {
 		return fmt.Errorf("rpc: load state: version %d, want 1", sv.Version)
 	}
+	o.eng.RestoreRowTokens(sv.RowTokens)
 	if err := o.st.Decode(sv.Store); err != nil {
 		return fmt.Errorf("rpc: load state: %w", err)
 	}
@@ -94,7 +100,11 @@ func (o *Orchestrator) load() error {
 				err2 = serr
 				return
 			}
-			model, rerr := ss.Run(ModelRun)
+			modelRun := ps.ModelRun
+			if modelRun == "" {
+				modelRun = ModelRun
+			}
+			model, rerr := ss.Run(modelRun)
 			if rerr != nil {
 				err2 = rerr
 				return
@@ -168,7 +178,7 @@ func (o *Orchestrator) encodeLocked() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv := saved{Version: 1, Store: st, Runs: o.svc.MetaLocked()}
+	sv := saved{Version: 1, Store: st, Runs: o.svc.MetaLocked(), RowTokens: o.eng.AllRowTokens()}
 	ids := make([]int64, 0, len(o.sessions))
 	for id := range o.sessions {
 		ids = append(ids, id)
@@ -177,6 +187,9 @@ func (o *Orchestrator) encodeLocked() ([]byte, error) {
 	for _, id := range ids {
 		s := o.sessions[id]
 		ps := savedSession{ID: id, Name: s.name, ProjectRoot: s.root}
+		if s.model.Name != ModelRun {
+			ps.ModelRun = s.model.Name
+		}
 		if o.members != nil {
 			ov := o.members.Sessions.Overlay(id)
 			ps.GitOff = !ov.Git()

@@ -281,7 +281,7 @@ func (s *Service) wake(r *Run) {
 // (§run-lifecycle-wake-liveness, §run-lifecycle-no-resurrection).
 func (s *Service) concluded(r *Run, st exec.Stream) {
 	ev := Event{Kind: KindConcluded, Session: r.sess.store.ID, RunID: r.store.ID, Run: r.store.Name, Status: st.Status,
-		Target: st.Key.String(), RowID: st.EntryID, Runtime: st.Runtime, Body: summary(st)}
+		Target: st.Key.String(), RowID: st.EntryID, Runtime: st.Runtime, Body: summary(st), Signal: st.Signal, ExitCode: st.ExitCode}
 	if r.cancelled && !r.draining && len(r.queue) == 0 {
 		ev.WakeAction = WakeSkippedCancelled
 		if st.Status == exec.StatusKilled {

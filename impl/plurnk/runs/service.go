@@ -69,6 +69,10 @@ type Event struct {
 	Runtime    string
 	Target     string
 	Body       string
+	// Signal is the signal that ended a concluded stream's process ("" if
+	// none did) and ExitCode the code it exited with by itself.
+	Signal   string
+	ExitCode int
 	// Result is the engine's outcome of the loop (its usage payload) when
 	// the event follows a loop the engine returned; nil for a parked loop
 	// closed by a cancel or a KILL outside any drain.

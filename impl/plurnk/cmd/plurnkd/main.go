@@ -134,6 +134,7 @@ func variables() [][2]string {
 		{"OPENAI_API_KEY", "bearer key for the openai provider (never passed to EXEC)"},
 		{"PLURNK_OPENAI_STREAM", "1: stream the chat completions"},
 		{"PLURNK_OPENAI_CONTEXT", "the model's context window in tokens (default: unknown, no budget)"},
+		{"PLURNK_OPENAI_CHARS_PER_TOKEN", "characters per token of the openai provider's token count, ceil(len/N) (default 4)"},
 		{"PLURNK_PROVIDERS_GBNF", "set and not 0: verify grammar enforcement at boot, refuse to start otherwise"},
 		{"PLURNK_RPC_TIMEOUT", "ms a method that is not longRunning may take before -32007 (default 30000; 0 or less: off)"},
 		{"PLURNK_PROPOSAL_TIMEOUT_MS", "ms before an unresolved proposal is cancelled with outcome timeout (default 300000)"},
