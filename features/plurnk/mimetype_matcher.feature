@@ -274,6 +274,7 @@ Feature: Tier 3a — the structural matchers read what process derived
       | a: \"\\q\"\n                     | invalid syntax             |
       | a: 1\njust words\n               | line 2 is no `key: value`  |
       | a: 1\n: b:\n                     | line 2 is no `key: value`  |
+      | a: 1\n\"b\" 2\n                   | line 2 is no `key: value`  |
 
   @§mimetype-methods-process-entry-point
   Scenario Outline: YAML keys may be quoted, and xpath reads a number as its JSON text
