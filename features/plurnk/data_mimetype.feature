@@ -31,6 +31,22 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     When the model emits <<READ(known:///guide.md):@not a heading:READ
     Then the action answers 204
 
+  @§mimetype-methods-process-entry-point @decision
+  Scenario Outline: only one to six #s then a blank make a heading: <line> is no symbol
+    Given the entry known:///guide.md contains "# Guide\n<line>\n"
+    When the packet is assembled
+    And the model emits <<READ(known:///guide.md):@<name>:READ
+    Then the action answers 204
+    When the model emits <<READ(known:///guide.md):@Guide:READ
+    Then the result content is "1:\t# Guide\n"
+
+    Examples:
+      | line            | name    |
+      | ####### Seven   | Seven   |
+      | #Tight          | Tight   |
+      |   Indented text | Indented text |
+      | plain words     | plain words |
+
   @§mimetype-methods-process-entry-point
   Scenario: a markdown heading after a line longer than 64 KiB is still a symbol
     Given the entry known:///long.md contains a line of 70000 "x" characters, then "# After\ntext\n"
