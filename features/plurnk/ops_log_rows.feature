@@ -106,6 +106,8 @@ Feature: Log rows: OPEN, FOLD and KILL
     And the action's log row records status 404 at log:///1/2/1
     When the model emits <<OPEN(log:///1/1/1/EDIT)::OPEN
     Then the action answers 404
+    When the model emits <<OPEN(log:///1/1/9/READ)::OPEN
+    Then the action answers 404
     When the model emits <<OPEN(log:///1/1/1#nope)::OPEN
     Then the action answers 400
 
