@@ -265,6 +265,24 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | 5    | 46082 |
 
   @§deck-cycle-count
+  Scenario: A global listed under a let walks the binding before it is found
+    # do, = and let are looked up at top level (1 each); list and b are global, so
+    # each walks the one binding let made (2 each); a is found in it (2): 9 lookups.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= b 2) (let a 1) (list a b))"
+    Then the result is "(1 2)"
+    And the evaluation's events and cycles are
+      | event  | count | instructions |
+      | pair   | 4     | 38           |
+      | arg    | 9     | 38.5         |
+      | lookup | 9     | 6.4          |
+      | atom   | 2     | 8            |
+      | alloc  | 27    | 17           |
+      | read   | 1     | 7100         |
+      | print  | 1     | 6750         |
+
+  @§deck-cycle-count
   Scenario: A let binding lengthens the environment every later lookup walks
     # do and let are looked up at top level (1 each); + is global, so its lookup walks
     # the one binding let made (2); a is found in that binding (2): 6 lookups.
