@@ -128,8 +128,7 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 			// proposal): nothing more of the emission is dispatched.
 			return 0
 		}
-		res := e.dispatch(a, st)
-		if stops(st) && res.Status == 200 {
+		if res := e.dispatch(a, st); res.Stopped {
 			stopped[strings.SplitN(res.Target, "#", 2)[0]] = true
 		}
 	}
@@ -173,14 +172,6 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 	return result
 }
 
-// stops reports whether st, once it answered 200, has stopped whatever
-// stream its target names: a KILL (a signal sent) or a directed SEND (on a
-// stream's output entry only SEND[499] answers 200). A target that is not
-// a stream is never in the live list, so it does not matter there.
-func stops(st dsl.Statement) bool {
-	return st.Op == dsl.OpKill || st.Op == dsl.OpSend
-}
-
 // dispatch runs one op of the model's emission and returns its result:
 // EXEC and a SEND aimed at a run through their hooks when set, everything
 // else (OPEN and FOLD on the run's own log rows included) through the op
@@ -218,8 +209,8 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) ops.Result {
 // live lists what run still holds live: its EXEC streams whose output
 // entry has an active channel, its children whose latest loop has not
 // reached a terminal status, and whatever the Live hook adds. A stream in
-// stopped (the model's KILL or SEND[499] on it answered 200 in this turn)
-// is being torn down and no longer counts: the steer's "KILL(path) with
+// stopped (the model's KILL or SEND[499] stopped it in this turn, as its
+// result's Stopped says) is being torn down and no longer counts: the steer's "KILL(path) with
 // 200 again to clean up" ends the loop (§send-premature-terminate).
 func (e *Engine) live(ss *store.Session, run *store.Run, stopped map[string]bool) []string {
 	var out []string
@@ -231,8 +222,12 @@ func (e *Engine) live(ss *store.Session, run *store.Run, stopped map[string]bool
 	}
 	if len(execs) > 0 {
 		for _, ent := range ss.Entries() {
+			if !execs[ent.Key.Path] {
+				continue
+			}
+			// Stopped through its output entry or its exec:// face.
 			face := store.Key{Scope: ent.Key.Scope, Scheme: scheme.SpawnScheme, Path: ent.Key.Path}
-			if !execs[ent.Key.Path] || stopped[ent.Key.String()] || stopped[face.String()] {
+			if stopped[ent.Key.String()] || stopped[face.String()] {
 				continue
 			}
 			for _, ch := range ent.Channels {

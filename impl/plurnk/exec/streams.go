@@ -295,8 +295,8 @@ func (s *Streams) Cancel(ss *store.Session, key store.Key) error {
 // number that names no signal a 400 one.
 func (s *Streams) Kill(ss *store.Session, key store.Key, code int) (string, error) {
 	s.mu.Lock()
-	_, ok := s.liveLocked(ss, key)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	st, ok := s.liveLocked(ss, key)
 	if !ok {
 		return "", scheme.Errorf(404, "no live stream at %s", key)
 	}
@@ -304,7 +304,7 @@ func (s *Streams) Kill(ss *store.Session, key store.Key, code int) (string, erro
 	if !ok {
 		return "", scheme.Errorf(400, "KILL[%d]: no signal numbered %d", code, code)
 	}
-	return name, s.Signal(ss, key, name)
+	return name, s.signalLocked(st, key, name)
 }
 
 // Signal sends exactly the named signal to the live stream at key of the
@@ -316,7 +316,16 @@ func (s *Streams) Signal(ss *store.Session, key store.Key, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.liveLocked(ss, key)
-	if !ok || st.proc == nil {
+	if !ok {
+		return scheme.Errorf(404, "no live stream at %s", key)
+	}
+	return s.signalLocked(st, key, name)
+}
+
+// signalLocked sends the named signal to st, the live stream at key; one
+// whose process has not started yet answers 404. s.mu is held.
+func (s *Streams) signalLocked(st *stream, key store.Key, name string) error {
+	if st.proc == nil {
 		return scheme.Errorf(404, "no live stream at %s", key)
 	}
 	st.signalled = true

@@ -42,15 +42,7 @@ func (r *Registry) CancelStream(ss *store.Session, k store.Key) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	err := c.Cancel(ss, k)
-	var se *StatusError
-	if errors.As(err, &se) && se.Status == 404 {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("cancel %s: %w", k, err)
-	}
-	return true, nil
+	return reached("cancel", k, c.Cancel(ss, k))
 }
 
 // KillStream routes a KILL[code] of the entry at k to the scheme that
@@ -63,14 +55,25 @@ func (r *Registry) KillStream(ss *store.Session, k store.Key, code int) (string,
 		return "", false, nil
 	}
 	sig, err := c.Kill(ss, k, code)
+	live, err := reached("kill", k, err)
+	if !live {
+		sig = ""
+	}
+	return sig, live, err
+}
+
+// reached reads a canceller's answer for the stream at k: a 404 means no
+// live stream was there (false, no error), any other error is the action's
+// failure, and nil means the stream was reached.
+func reached(what string, k store.Key, err error) (bool, error) {
 	var se *StatusError
 	if errors.As(err, &se) && se.Status == 404 {
-		return "", false, nil
+		return false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("kill %s: %w", k, err)
+		return false, fmt.Errorf("%s %s: %w", what, k, err)
 	}
-	return sig, true, nil
+	return true, nil
 }
 
 // HoldsStreams reports whether scheme name has a canceller subscribed.
