@@ -462,7 +462,7 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	if modelRun == "" {
 		modelRun = ModelRun
 	}
-	if runs.ReservedName(modelRun) || strings.ContainsAny(modelRun, "/#?* ") || modelRun == "." {
+	if runs.ReservedName(modelRun) || runs.ValidName(modelRun) != nil {
 		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: modelRun %q is not a run name", modelRun)
 	}
 	ss, err := o.svc.NewSession(modelRun)
@@ -819,7 +819,7 @@ func readScratch(ss *store.Session, t dsl.Target) EntryResult {
 	if t.Host == "" || t.Host == "." {
 		return EntryResult{Status: 400, Reason: fmt.Sprintf("%s names no run: a client reads run://<run>/<path>", t.String())}
 	}
-	e := ss.Entry(store.Key{Scope: store.ScopeRun, Owner: t.Host, Scheme: "run", Path: t.Path})
+	e := ss.Entry(runs.ScratchKey(t.Host, t.Path))
 	if e == nil {
 		return EntryResult{Status: 404, Reason: fmt.Sprintf("no entry at %s", t.String())}
 	}

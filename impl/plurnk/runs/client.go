@@ -44,7 +44,7 @@ func (s *Service) AddClientRun(session int64, name string) (*store.Run, error) {
 	if ReservedName(name) {
 		return nil, fmt.Errorf("runs: %q is the reserved run name", name)
 	}
-	if err := validName(name); err != nil {
+	if err := ValidName(name); err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
 	s.mu.Lock()

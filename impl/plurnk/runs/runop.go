@@ -83,7 +83,7 @@ func (s *Service) spawn(me *Run, name, prompt string) ops.Result {
 	if name == me.store.Name {
 		return ops.Result{Status: 400, Reason: "a run cannot spawn itself"}
 	}
-	if err := validName(name); err != nil {
+	if err := ValidName(name); err != nil {
 		return ops.Result{Status: 400, Reason: err.Error()}
 	}
 	if _, taken := me.sess.runs[name]; taken {
@@ -102,7 +102,9 @@ func (s *Service) spawn(me *Run, name, prompt string) ops.Result {
 	return ops.Result{Status: 201, Target: "run://" + name}
 }
 
-func validName(name string) error {
+// ValidName refuses what cannot name a run: the empty name, ".", the
+// reserved plurnk run, and a name holding a path or glob character.
+func ValidName(name string) error {
 	if name == "" || name == "." || name == store.PlurnkRun || strings.ContainsAny(name, "/#?* ") {
 		return fmt.Errorf("%q is not a run name", name)
 	}
@@ -190,8 +192,9 @@ func (s *Service) fork(me *Run, src, prompt string) ops.Result {
 	return ops.Result{Status: 201, Target: "run://" + name, Content: "run://" + name}
 }
 
-// scratchKey is the store key of run-scope storage.
-func scratchKey(owner, p string) store.Key {
+// ScratchKey is the store key of run owner's scratch entry at path p
+// (run-scope storage, §run-scheme-scratch).
+func ScratchKey(owner, p string) store.Key {
 	return store.Key{Scope: store.ScopeRun, Owner: owner, Scheme: "run", Path: p}
 }
 
@@ -211,7 +214,7 @@ func (s *Service) scratch(me *Run, st dsl.Statement) ops.Result {
 		if owner != me.store.Name {
 			return ops.Result{Status: 403, Target: target, Reason: fmt.Sprintf("run://%s may not write the scratch of run://%s", me.store.Name, owner)}
 		}
-		k := scratchKey(owner, t.Path)
+		k := ScratchKey(owner, t.Path)
 		var res ops.Result
 		err := s.cfg.Store.Update(ss, func(tx *store.Tx) error {
 			prev := tx.Get(k)
@@ -241,7 +244,7 @@ func (s *Service) scratch(me *Run, st dsl.Statement) ops.Result {
 		}
 		return res
 	case dsl.OpRead:
-		e := ss.Entry(scratchKey(owner, t.Path))
+		e := ss.Entry(ScratchKey(owner, t.Path))
 		if e == nil {
 			return ops.Result{Status: 404, Target: target, Reason: "no such scratch entry"}
 		}
