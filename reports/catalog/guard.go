@@ -101,8 +101,14 @@ func (c *Catalog) Check() []Problem {
 	decided := map[string]bool{} // system + anchor id → the digest records a decision for it
 	for _, s := range c.Systems {
 		for _, dec := range c.Digests[s].Decisions {
-			if a, ok := c.Digests[s].Resolve(dec.Anchor); ok {
-				decided[s+" "+a.ID] = true
+			a, ok := c.Digests[s].Resolve(dec.Anchor)
+			if !ok {
+				add("digest", dec.Location, "decision for §%s, which this digest does not declare", dec.Anchor)
+				continue
+			}
+			decided[s+" "+a.ID] = true
+			if len(c.Pinning(a)) == 0 {
+				add("unpinned-decision", dec.Location, "decision for §%s has no scenario tagged @decision and @§%s", dec.Anchor, a.ID)
 			}
 		}
 	}
@@ -127,19 +133,6 @@ func (c *Catalog) Check() []Problem {
 				if t.Name == "@decision" {
 					once(sc, t, "unrecorded-decision", "a @decision scenario, but %s records no decision for %s", c.Digests[sc.System].Path, strings.Join(cited, ", "))
 				}
-			}
-		}
-	}
-
-	for _, s := range c.Systems {
-		for _, dec := range c.Digests[s].Decisions {
-			a, ok := c.Digests[s].Resolve(dec.Anchor)
-			if !ok {
-				add("digest", dec.Location, "decision for §%s, which this digest does not declare", dec.Anchor)
-				continue
-			}
-			if len(c.Pinning(a)) == 0 {
-				add("unpinned-decision", dec.Location, "decision for §%s has no scenario tagged @decision and @§%s", dec.Anchor, a.ID)
 			}
 		}
 	}
