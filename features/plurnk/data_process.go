@@ -1055,19 +1055,31 @@ done
 
 // await waits until the channel ch of target is as ok says.
 func (p *daemonData) await(target, ch string, ok func(store.Channel) bool) error {
-	deadline := time.Now().Add(callTimeout)
+	var e *store.Entry
+	done, err := pollUntil(callTimeout, 10*time.Millisecond, func() (bool, error) {
+		var err error
+		e, err = p.entry(target)
+		return err == nil && e != nil && ok(e.Channels[ch]), err
+	})
+	if err != nil || done {
+		return err
+	}
+	return fmt.Errorf("the exec output %s: its %s channel is not as the scenario gives it: %+v", target, ch, e)
+}
+
+// pollUntil calls done every interval, for at most within of wall time,
+// until it reports true or fails; it reports whether done came true.
+func pollUntil(within, every time.Duration, done func() (bool, error)) (bool, error) {
+	deadline := time.Now().Add(within)
 	for {
-		e, err := p.entry(target)
-		if err != nil {
-			return err
-		}
-		if e != nil && ok(e.Channels[ch]) {
-			return nil
+		ok, err := done()
+		if ok || err != nil {
+			return ok, err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the exec output %s: its %s channel is not as the scenario gives it: %+v", target, ch, e)
+			return false, nil
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(every)
 	}
 }
 

@@ -196,20 +196,14 @@ func (p *daemonData) complete(ctx context.Context) error {
 	if p.execTarget == "" {
 		return fmt.Errorf("no command has been started")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	ended, err := pollUntil(10*time.Second, 20*time.Millisecond, func() (bool, error) {
 		st, err := p.execStream(ctx, p.execTarget)
-		if err != nil {
-			return err
-		}
-		if !st.Live() {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the command of %s still runs after 10 s", p.execTarget)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil && !st.Live(), err
+	})
+	if err != nil || ended {
+		return err
 	}
+	return fmt.Errorf("the command of %s still runs after 10 s", p.execTarget)
 }
 
 // drain lets the daemon settle.

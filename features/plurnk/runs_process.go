@@ -290,12 +290,13 @@ func (p *daemonData) ended(st *exec.Stream, target string) {
 		return
 	}
 	sp := sps[0]
-	deadline := time.Now().Add(2 * time.Second)
-	sig, at, done := p.d.proc.ending(sp)
-	for !done && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	var sig string
+	var at int64
+	_, _ = pollUntil(2*time.Second, 10*time.Millisecond, func() (bool, error) {
+		var done bool
 		sig, at, done = p.d.proc.ending(sp)
-	}
+		return done, nil
+	})
 	st.Signal = sig
 	st.Started = time.Unix(0, 0).Add(time.Duration(sp.start) * time.Millisecond)
 	st.Ended = time.Unix(0, 0).Add(time.Duration(at) * time.Millisecond)
