@@ -143,6 +143,24 @@ func matches(pattern, name string) bool {
 	return ok
 }
 
+// armed reports whether a fault is armed at point, so that an operation
+// does extra work (a stat) only for a failpoint that may fire.
+func (f *Faulty) armed(point Failpoint) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, a := range f.points {
+		if a.Point == point {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Faulty) isDir(name string) bool {
+	fi, err := f.Fs.Stat(name)
+	return err == nil && fi.IsDir()
+}
+
 // fire reports the armed fault that fails this operation, if any.
 func (f *Faulty) fire(point Failpoint, op string, names ...string) *armed {
 	f.mu.Lock()
@@ -192,7 +210,7 @@ func (f *Faulty) Open(name string) (afero.File, error) {
 // OpenFile implements afero.Fs.
 func (f *Faulty) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
-		if fi, err := f.Fs.Stat(name); err == nil && fi.IsDir() && f.fire(ListFail, "list", name) != nil {
+		if f.armed(ListFail) && f.isDir(name) && f.fire(ListFail, "list", name) != nil {
 			return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, ListFail, syscall.EACCES)}
 		}
 		if a := f.fire(StaleRead, "open", name); a != nil {
