@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -140,20 +141,10 @@ func (e *Engine) RowTokens(id int64) (int, bool) {
 
 // AllRowTokens returns a copy of every token count stored for a row, by
 // row id, for the daemon to keep across a restart.
-func (e *Engine) AllRowTokens() map[int64]int {
-	out := make(map[int64]int, len(e.rowTokens))
-	for id, n := range e.rowTokens {
-		out[id] = n
-	}
-	return out
-}
+func (e *Engine) AllRowTokens() map[int64]int { return maps.Clone(e.rowTokens) }
 
 // RestoreRowTokens takes back the token counts AllRowTokens gave.
-func (e *Engine) RestoreRowTokens(m map[int64]int) {
-	for id, n := range m {
-		e.rowTokens[id] = n
-	}
-}
+func (e *Engine) RestoreRowTokens(m map[int64]int) { maps.Copy(e.rowTokens, m) }
 
 // RunCost returns the pico-USD rolled up into run r.
 func (e *Engine) RunCost(r *store.Run) int64 { return e.runCost[r.ID] }
