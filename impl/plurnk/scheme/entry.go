@@ -117,9 +117,9 @@ func Exec(runtime string) *Entries {
 // output lives at <runtime>:///<loop>/<turn>/<seq>, so a READ answers 404
 // and nobody writes it. It has no usage line in the packet.
 func Spawns() *Entries {
-	return &Entries{M: Manifest{Name: SpawnScheme, Channels: map[string]ChannelSpec{
-		"stdout": {Mimetype: "text/plain"}, "stderr": {Mimetype: "text/plain"},
-	}, DefaultChannel: "stdout"}}
+	e := Exec(SpawnScheme) // the output schemes' channels, so a fragment resolves alike
+	e.M.WritableBy = nil
+	return e
 }
 
 // SpawnScheme names the exec:// face of the spawns (Spawns).
