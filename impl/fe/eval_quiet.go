@@ -48,55 +48,74 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 	res := Nil
 	link := &res // where the next cell goes: res, then the last cell's cdr
 	if vm.quiet {
+		// slots are the GC stack slots the loop may fill: one per free
+		// cell at hand (the free list's head keeps the list's length; the
+		// static nil's is 0), as many as the stack has room for. A free
+		// cell's cdr already links it to the next one, which becomes the
+		// next element's cell, so only the last cell's cdr is written.
 		c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
-		cons, lookups, atoms := uint64(0), uint64(0), uint64(0)
-		for lst != Nil {
+		slots := gs[gi : gi+min(int(cells.at(c).envLen), len(gs)-gi)]
+		global := 1 + uint64(cells.at(env).envLen) // a global lookup's events
+		last := Nil
+		lookups, atoms := uint64(0), uint64(0)
+		k := 0
+		for ; k < len(slots) && lst != Nil; k++ {
 			lc := cells.at(lst)
-			obj := lc.car
-			if lc.typ != TPair || cells.at(obj).typ == TPair || c == Nil || uint(gi) >= uint(len(gs)) {
+			if lc.typ != TPair {
 				break
 			}
-			lst = lc.cdr
+			obj := lc.car
 			v := obj
-			if oc := cells.at(obj); oc.typ == TSymbol {
+			switch oc := cells.at(obj); oc.typ {
+			case TPair:
+				goto done
+			case TSymbol:
 				// v = vm.lookupQuiet(obj, env), written out.
-				lookups++
 				if env == Nil || !oc.local {
-					lookups += uint64(cells.at(env).envLen) // the static nil's is 0
+					lookups += global
 					v = cells.at(oc.cdr).cdr
-				} else {
-					v = refNone
-					for e := env; e != Nil; {
-						lookups++
-						ec := cells.at(e)
-						if x := ec.car; cells.at(x).car == obj {
-							v = cells.at(x).cdr
-							break
-						}
-						e = ec.cdr
-					}
-					if v == refNone {
-						v = cells.at(oc.cdr).cdr
-					}
+					break
 				}
-			} else {
+				lookups++
+				v = refNone
+				for e := env; e != Nil; {
+					lookups++
+					ec := cells.at(e)
+					if x := ec.car; cells.at(x).car == obj {
+						v = cells.at(x).cdr
+						break
+					}
+					e = ec.cdr
+				}
+				if v == refNone {
+					v = cells.at(oc.cdr).cdr
+				}
+			default:
 				atoms++
 			}
-			// cons's fast path, checked above.
+			lst = lc.cdr
+			// cons's fast path: slots say a free cell and a GC stack slot
+			// are at hand.
 			cc := cells.at(c)
-			next := cc.cdr
-			gs[gi] = c
-			cc.typ, cc.car, cc.cdr = TPair, v, Nil
-			*link = c
-			link = &cc.cdr
-			c, gi, cons = next, gi+1, cons+1
+			slots[k] = c
+			cc.typ, cc.car = TPair, v
+			last, c = c, cc.cdr
 		}
-		vm.freelist, vm.gcIdx = c, gi
-		// One EvArg and one EvAlloc per element.
-		vm.counts[EvArg] += cons
-		vm.counts[EvAlloc] += cons
-		vm.counts[EvLookup] += lookups
-		vm.counts[EvAtom] += atoms
+	done:
+		if k > 0 {
+			// The list's cells are the first k of the free list.
+			res = vm.freelist
+			lc := cells.at(last)
+			lc.cdr = Nil
+			link = &lc.cdr
+			vm.freelist = c
+			vm.gcIdx += k
+			// One EvArg and one EvAlloc per element.
+			vm.counts[EvArg] += uint64(k)
+			vm.counts[EvAlloc] += uint64(k)
+			vm.counts[EvLookup] += lookups
+			vm.counts[EvAtom] += atoms
+		}
 	}
 	for lst != Nil {
 		// v := vm.evalArgQuiet(&lst, env), written out (list and the cfuncs
@@ -163,14 +182,17 @@ func (vm *VM) doListQuiet(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	save := vm.gcIdx
+	// frame is gcstack[save:save+2] when the stack has room for it.
+	var frame *[2]Value
+	if gs := vm.gcstack; save+1 < len(gs) {
+		frame = (*[2]Value)(gs[save : save+2])
+	}
 	for lst != Nil {
-		// Equivalent to gcIdx = save; pushgc(lst); pushgc(env), but with
-		// the index kept in a register instead of re-read from memory
-		// after each store; near the limit the pushes run as written so
-		// that an overflow leaves the same state.
-		if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
-			gs[save] = lst
-			gs[save+1] = env
+		// Equivalent to gcIdx = save; pushgc(lst); pushgc(env), the room
+		// checked once; near the limit the pushes run as written so that
+		// an overflow leaves the same state.
+		if frame != nil {
+			frame[0], frame[1] = lst, env
 			vm.gcIdx = save + 2
 		} else {
 			vm.gcIdx = save
@@ -340,10 +362,10 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	// found them (or unwind with a panic), so both are restored below from
 	// the depths saved here.
 	depth := vm.ncall
-	if cl := vm.calllist; uint(depth) < uint(len(cl)) {
-		cl[depth] = obj
+	if uint(depth) < uint(len(vm.calls)) {
+		vm.calls[depth] = obj
 	} else {
-		vm.calllist = append(cl, obj)
+		vm.callsDeep = append(vm.callsDeep[:depth-len(vm.calls)], obj)
 	}
 	vm.ncall = depth + 1
 	gc := vm.gcIdx
@@ -879,7 +901,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	case fc.typ == TMacro:
 		vm.expandMacroQuiet(obj, fn, arg)
 		vm.gcIdx = gc
-		vm.ncall = depth
+		vm.ncall--
 		return vm.evalQuiet(obj, env, nil)
 
 	default:
@@ -894,7 +916,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		vm.gcIdx = gc
 		vm.pushgc(res)
 	}
-	vm.ncall = depth
+	vm.ncall-- // back to depth: the nested calls restored it
 	return res
 }
 

@@ -330,3 +330,34 @@ func TestForeignValueRejected(t *testing.T) {
 		_, _ = vm.Eval("(bad)")
 	}()
 }
+
+// TestDeepTraceback raises an error 1,500 calls deep, past the part of the
+// call list the VM keeps in place, twice (the second time after the list
+// was reset by the first error), quiet and with a hook: the traceback has
+// every call, innermost first.
+func TestDeepTraceback(t *testing.T) {
+	for _, opts := range [][]Option{nil, {WithStepHook(func(Event) error { return nil })}} {
+		vm := newVM(t, 1<<22, append(opts, WithModel(Model{PtrSize: 4, GCStackSize: 20000}))...)
+		mustEval(t, vm, "(= f (fn (n) (if (< n 1) (car n) (+ 1 (f (- n 1))))))")
+		for range 2 {
+			_, err := vm.Eval("(f 500)")
+			var fe *Error
+			if !errors.As(err, &fe) || fe.Msg != "expected pair, got number" {
+				t.Fatalf("Eval(f 500) error = %v, want expected pair, got number", err)
+			}
+			// The outermost (f 500); for n from 500 down to 1 its body
+			// (if …), (+ 1 …) and (f (- n 1)); for n = 0 (if …) and the
+			// innermost (car n).
+			if len(fe.Trace) != 1+3*500+2 {
+				t.Fatalf("trace has %d entries, want %d", len(fe.Trace), 1+3*500+2)
+			}
+			want := []string{"(car n)", "(if (< n 1) (car n) (+ 1 (f (- n 1))))", "(f (- n 1))", "(+ 1 (f (- n 1)))"}
+			if diff := cmp.Diff(want, fe.Trace[:4]); diff != "" {
+				t.Errorf("innermost trace (-want +got):\n%s", diff)
+			}
+			if last := fe.Trace[len(fe.Trace)-1]; last != "(f 500)" {
+				t.Errorf("outermost trace entry %q, want (f 500)", last)
+			}
+		}
+	}
+}

@@ -231,15 +231,19 @@ type VM struct {
 	// the remainder no cell fills).
 	arenaBytes int
 
-	gcstack  []Value
-	gcIdx    int
-	calllist []Value // the call list is calllist[:ncall]; the slice only grows
-	ncall    int
-	freelist Value
-	symlist  Value
-	t        Value
-	nextchr  byte
-	fnPrim   Value // the PRIM object bound to fn (lambda aliases it)
+	gcstack []Value
+	gcIdx   int
+	// The call list (the pairs being evaluated, outermost first) has
+	// ncall entries: the first ones in calls, which a call reaches at a
+	// fixed place in the VM, any deeper ones in callsDeep.
+	calls     [callsInline]Value
+	callsDeep []Value
+	ncall     int
+	freelist  Value
+	symlist   Value
+	t         Value
+	nextchr   byte
+	fnPrim    Value // the PRIM object bound to fn (lambda aliases it)
 
 	syms     map[string]Value // intern table; mirrors symlist, which is never pruned
 	gcCount  int
@@ -424,10 +428,21 @@ func (vm *VM) raise(e *Error) {
 	panic(vmPanic{e})
 }
 
+// callsInline is how many entries of the call list the VM holds in place.
+const callsInline = 512
+
+// call returns entry i of the call list.
+func (vm *VM) call(i int) Value {
+	if i < len(vm.calls) {
+		return vm.calls[i]
+	}
+	return vm.callsDeep[i-len(vm.calls)]
+}
+
 func (vm *VM) traceback() []string {
 	tr := make([]string, 0, vm.ncall)
 	for i := vm.ncall - 1; i >= 0; i-- {
-		tr = append(tr, vm.toString(vm.calllist[i], 63))
+		tr = append(tr, vm.toString(vm.call(i), 63))
 	}
 	return tr
 }
