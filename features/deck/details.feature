@@ -230,6 +230,17 @@ Feature: Details — screen rows, primitives and error paths the other features 
     When the player evaluates "(car x)"
     Then the result is "1"
 
+  @§deck-arena-24k
+  Scenario: A function made with one free GC root slot overflows the stack as Fe's does
+    # At (f 34) fn takes the last of the 256 entries for its (env . definition) pair:
+    # the function object itself finds none left, and the evaluation ends in Fe's error.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= f (fn (n) (if (is n 0) (do (do (fn (a) a))) (f (- n 1))))) (f 34))"
+    Then the result is "(error fe-error :message \"gc stack overflow\")"
+    When the player evaluates "((f 33) 7)"
+    Then the result is "7"
+
   @§deck-watchdog @§deck-cycle-count
   Scenario: A loop stopped by the watchdog at the lookup of a global argument is charged up to that lookup
     # The 83 leading 1s put the 30,000,000th cycle on the lookup of x, a global passed
@@ -249,6 +260,45 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | mark   | 54908  | 15           |
       | sweep  | 217412 | 15           |
       | read   | 1      | 87740        |
+      | print  | 1      | 4130         |
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the lookup of an if's condition is charged up to that lookup
+    # The 3 leading 1s put the 30,000,000th cycle on the lookup of x, the global an if
+    # tests (looked up on its own, not fetched as an argument): the evaluation stops
+    # there, not at the argument fetch after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*3} (= x 1) (while t (if x 1)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 118533 | 38           |
+      | arg    | 355597 | 38.5         |
+      | lookup | 355593 | 6.4          |
+      | atom   | 118533 | 8            |
+      | alloc  | 24     | 17           |
+      | read   | 1      | 9370         |
+      | print  | 1      | 4130         |
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the allocation of a function is charged up to that allocation
+    # The 26 leading 1s put the 30,000,000th cycle on the allocation of the function
+    # object fn makes: the evaluation stops there, not at the lookup after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*26} (while t (fn (a) a)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 103335 | 38           |
+      | arg    | 206694 | 38.5         |
+      | lookup | 206668 | 6.4          |
+      | atom   | 26     | 8            |
+      | alloc  | 206731 | 17           |
+      | mark   | 53328  | 15           |
+      | sweep  | 258544 | 15           |
+      | read   | 1      | 28740        |
       | print  | 1      | 4130         |
 
   @§deck-ffi-readonly
