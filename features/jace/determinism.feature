@@ -215,3 +215,28 @@ Feature: Determinism and safety
     Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Fuel exhausted"}
     When the agent posts to /actions {"action":"ok"}
     Then the response status is 200 and $.result is 1
+
+  @§jace-fuel @decision
+  Scenario Outline: a fuel budget of N units lets an action spend N units and stops it at the first unit past them
+    # A unit is one QuickJS interrupt check, made every 10,000 interpreter ticks; a turn
+    # of this counting loop takes two, so every 5,000 turns spend a unit: 17,500 turns
+    # spend 3 units, 22,500 spend 4.
+    Given the embedded reference runtime with a fuel budget of <budget> units
+    And the module "counter.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counter", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { count(state, params) { let s = 0; for (let i = 0; i < params.n; i++) s += 1; return { state, result: s }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"count","params":{"n":<turns>}}
+    Then the response status is <status> and <outcome>
+
+    Examples:
+      | budget | turns | status | outcome                                                         |
+      | 3      | 17500 | 200    | $.result is 17500                                               |
+      | 2      | 17500 | 500    | $.error is {"code":"INTERNAL","message":"Fuel exhausted"}       |
+      | 3      | 22500 | 500    | $.error is {"code":"INTERNAL","message":"Fuel exhausted"}       |
+      | 4      | 22500 | 200    | $.result is 22500                                               |
