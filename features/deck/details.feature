@@ -220,6 +220,16 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | print  | 1      | 4130         |
 
   @§deck-arena-24k
+  Scenario: A binding a do's let made survives the collections of a call that allocates in the same arena
+    # Only the do itself holds the environment its let extended: (f 3000) makes 6,000
+    # cells of garbage in its own environment, several collections of the 24 KB arena,
+    # and x's list comes through them whole.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= f (fn (n) (while (< 0 n) (list n n) (= n (- n 1))))) (let x (list 1 2 3)) (f 3000) x)"
+    Then the result is "(1 2 3)"
+
+  @§deck-arena-24k
   Scenario: A do entered with one free GC root slot overflows the stack as Fe's does
     # At (f 34) the innermost do starts its list with 255 of the 256 entries in use: it
     # cannot hold both its list and its environment, and the evaluation ends in Fe's error.
