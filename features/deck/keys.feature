@@ -44,6 +44,11 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     Then row 22 contains "CONS ►car"
     When the player presses "EVAL"
     Then row 23 reads "►car"
+    And row 22 does not contain "CANNOT INSERT HERE"
+    # A prompt that holds a single atom has no place for a second token.
+    When the player presses "CONS EVAL"
+    Then row 22 contains "CANNOT INSERT HERE"
+    And row 23 reads "►car"
 
   @§deck-key-quote
   Scenario: QUOTE on the prompt grabs the subtree into history

@@ -100,7 +100,11 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		return regionCheck(simRegions(w.d.SRAM()), a[0], a[1], a[2])
 	})
 	step(`^SRAM has (\d+) bytes free$`, func(w *world, a ...string) error {
-		return want("free SRAM", fmt.Sprint(freeBytes(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()))), a[0])
+		if err := want("free SRAM", fmt.Sprint(freeBytes(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()))), a[0]); err != nil {
+			return err
+		}
+		// Full to the last byte is still within the part.
+		return w.d.SRAM().Check()
 	})
 	step(`^the (REPL|editor evaluator|mission)'s Fe VM has (\d+) cells in its (\d+)-byte arena$`, func(w *world, a ...string) error {
 		var vm *fe.VM
