@@ -109,15 +109,17 @@ Feature: HTTP API
           return { type: "app", presentation: { theme: "dark" }, children: [
             { type: "group", children: [
               { type: "badge", audience: "human", text: "decoration" },
-              { type: "field", name: "total", value: 3, presentation: { bold: true } },
+              { type: "field", name: "total", value: 3, reviewer: "human", illustration: "chart", presentation: { bold: true } },
             ] },
           ] };
         },
         actions: {},
       };
       """
+    # reviewer and illustration are as long as audience and presentation but are
+    # neither: the field keeps both.
     When the client posts to /view {"audience":"agent"}
-    Then the response status is 200 and $.jace is {"type":"app","children":[{"type":"group","children":[{"type":"field","name":"total","value":3}]}]}
+    Then the response status is 200 and $.jace is {"type":"app","children":[{"type":"group","children":[{"type":"field","name":"total","value":3,"reviewer":"human","illustration":"chart"}]}]}
 
   @§jace-view-human @decision
   Scenario: humans keep presentation and lose agent-only nodes
@@ -338,6 +340,13 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '{"action":"calc.clear"'
     Then the response is a JSON error "BAD_JSON" with status 400
     And the error message contains "line 1, column 23"
+
+  @§jace-json-only
+  Scenario: a request that names its session but no action lacks its action
+    Given the calculator module is loaded
+    When the agent posts to /actions the raw body '{"session_id":"s1","dry_run":true}'
+    Then the response is a JSON error "INVALID_REQUEST" with status 400
+    And the error message contains "missing property 'action'"
 
   @§jace-json-only
   Scenario: a body of blanks only is an empty request, which lacks its action
