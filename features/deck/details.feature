@@ -230,6 +230,17 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Then the result is "(1 2 3)"
 
   @§deck-arena-24k
+  Scenario: An error raised 600 calls deep is reported like one raised at the top
+    # The list (car (car … (car 1) …)) is built 600 deep and handed to eval: the calls
+    # nest without rooting anything, so only the innermost (car 1) can fail.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= x 1) (= i 0) (while (< i 600) (= x (list (quote car) x)) (= i (+ i 1))) (eval x))"
+    Then the result is "(error fe-error :message \"expected pair, got number\")"
+    When the player evaluates "(car (list 7))"
+    Then the result is "7"
+
+  @§deck-arena-24k
   Scenario: A do entered with one free GC root slot overflows the stack as Fe's does
     # At (f 34) the innermost do starts its list with 255 of the 256 entries in use: it
     # cannot hold both its list and its environment, and the evaluation ends in Fe's error.

@@ -24,6 +24,7 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     And the player presses "CAR NIL"
     Then the clipboard holds "+"
     And row 23 reads "►«1 2»"
+    And row 22 contains "DELETED"
 
   @§deck-key-car @§deck-key-cdr
   Scenario: In the scrollback CDR moves between entries and CAR inspects a result

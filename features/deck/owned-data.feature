@@ -157,7 +157,8 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
     And the player presses "EVAL"
     Then row 1 does not contain "TUTORIAL"
     When the player presses "BACK BACK"
-    And the deck is wiped
+    Then row 12 does not contain "FIRST-RUN DIAGNOSTIC AVAILABLE"
+    When the deck is wiped
     Then row 12 contains "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
     When the player presses "EVAL"
     Then row 1 contains "TUTORIAL 1/4"

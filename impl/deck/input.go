@@ -123,7 +123,7 @@ type composer struct {
 	pal     *palette
 	lit     *literal
 	predict func() []string
-	clip    func(*Node) error // stores a cut form; an error when it does not fit
+	clip    func(*Node) error // stores a cut form; an error when it does not fit (set by every owner)
 	readout string
 }
 
@@ -162,16 +162,13 @@ func (c *composer) key(k Key) bool {
 		}
 	case KeyNil:
 		n := c.p.Delete()
-		switch {
-		case n == nil:
+		if n == nil {
 			c.readout = "NOTHING TO DELETE"
-		case c.clip == nil:
-			c.readout = "DELETED"
-		default:
-			c.readout = "DELETED"
-			if err := c.clip(n); err != nil {
-				c.readout = "DELETED; " + short(err)
-			}
+			break
+		}
+		c.readout = "DELETED"
+		if err := c.clip(n); err != nil {
+			c.readout = "DELETED; " + short(err)
 		}
 	default:
 		return false

@@ -1110,7 +1110,7 @@ func (vm *VM) evalOperator(obj, env Value) (fn, arg Value) {
 // separated by spaces, then a newline.
 func (vm *VM) print(arg, env Value) {
 	for arg != Nil {
-		vm.scratch = vm.writeTo(vm.scratch[:0], vm.evalArg(&arg, env), false, -1)
+		vm.scratch = vm.writeTo(vm.scratch[:0], vm.evalArg(&arg, env), false)
 		if arg != Nil {
 			vm.scratch = append(vm.scratch, ' ')
 		}

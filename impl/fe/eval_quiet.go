@@ -984,7 +984,7 @@ func (vm *VM) evalOperatorQuiet(obj, env Value) (fn, arg Value) {
 // separated by spaces, then a newline.
 func (vm *VM) printQuiet(arg, env Value) {
 	for arg != Nil {
-		vm.scratch = vm.writeTo(vm.scratch[:0], vm.evalArgQuiet(&arg, env), false, -1)
+		vm.scratch = vm.writeTo(vm.scratch[:0], vm.evalArgQuiet(&arg, env), false)
 		if arg != Nil {
 			vm.scratch = append(vm.scratch, ' ')
 		}

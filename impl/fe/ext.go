@@ -152,15 +152,11 @@ func (vm *VM) callPrimitive(i int, args Value) Value {
 func (vm *VM) openExtensions() {
 	save := vm.gcIdx
 	vm.setGlobal(vm.symbol("lambda"), vm.fnPrim)
-	vm.gcIdx = save
 	vm.registerPrim("eval", primEval, "(eval x) evaluates the value x in the global environment.")
-	vm.gcIdx = save
 	vm.registerPrim("describe", primDescribe, "(describe 'name) returns the documentation string of name, or nil.")
-	vm.gcIdx = save
 	vm.registerPrim("type-of", primTypeOf, "(type-of x) returns one of atom, cons, lambda, symbol, number, string, nil.")
-	vm.gcIdx = save
 	vm.registerPrim("try", primTry, "(try f) calls f with no arguments; if it raises, returns the error object instead.")
-	vm.gcIdx = save
+	vm.gcIdx = save // what the bindings made is reachable from their symbols
 }
 
 func primEval(vm *VM, args Value) (Value, error) {
@@ -229,7 +225,9 @@ func primTry(vm *VM, args Value) (Value, error) {
 		vm.raise(err)
 	}
 	if err.hasObj {
-		vm.pushgc(err.obj)
+		// Like a result, the error object is rooted by the call that
+		// receives it (evalPair pushes its result); nothing allocates
+		// before that.
 		return err.obj, nil
 	}
 	msg := vm.str(err.Msg)

@@ -125,18 +125,18 @@ func (vm *VM) address(v Value) uint64 {
 }
 
 // writeTo appends the printed form of v to buf (fe_write).
-func (vm *VM) writeTo(buf []byte, v Value, qt bool, limit int) []byte {
-	w := writer{buf: buf, limit: limit}
-	if limit >= 0 {
-		w.limit = len(buf) + limit
-	}
+func (vm *VM) writeTo(buf []byte, v Value, qt bool) []byte {
+	w := writer{buf: buf, limit: -1}
 	vm.write(&w, v, qt)
 	return w.buf
 }
 
-// toString is fe_tostring with a size-byte buffer: at most size bytes.
+// toString is fe_tostring with a size-byte buffer: at most size bytes
+// (no limit when size is negative).
 func (vm *VM) toString(v Value, size int) string {
-	return string(vm.writeTo(nil, v, false, size))
+	w := writer{limit: size}
+	vm.write(&w, v, false)
+	return string(w.buf)
 }
 
 // emit writes bytes to the print output.

@@ -82,7 +82,7 @@ func (vm *VM) RunREPL(in io.Reader, stdout, stderr io.Writer) {
 	src := &source{r: byteReader(in)}
 	gc := vm.gcIdx
 	printResult := func(res Value) {
-		vm.scratch = vm.writeTo(vm.scratch[:0], res, false, -1)
+		vm.scratch = vm.writeTo(vm.scratch[:0], res, false)
 		vm.scratch = append(vm.scratch, '\n')
 		vm.emit(vm.scratch)
 	}
