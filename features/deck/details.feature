@@ -44,6 +44,8 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | 0x1p3    | 8      |
       | 0x1p-1   | 0.5    |
       | 0x10     | 16     |
+      | 0x1.08p4 | 16.5   |
+      | 0x.fp0   | 0.9375 |
 
   @§deck-arena-24k
   Scenario: Not-a-number prints as the deck's newlib prints it, without a sign

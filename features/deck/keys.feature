@@ -190,6 +190,10 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     Then the result is "(7 8)"
     When the player evaluates "(do (= l (list 1 2)) (setcdr (cdr l) l) (list l l))"
     Then the result is "((1 2 ...) (1 2 ...))"
+    # The element (5 …) of l is itself a list whose tail is l: it stops at l's first
+    # cell, and l then stops when it comes back round to that cell, not a turn later.
+    When the player evaluates "(do (= l (list 0 9)) (setcar l (cons 5 l)) (setcdr (cdr l) l) l)"
+    Then the result is "((5 ...) 9 ...)"
 
   @§deck-key-cons
   Scenario: Picking a token the palette does not offer closes the palette and fails
