@@ -125,6 +125,18 @@ Feature: Adapters
       ```
       """
 
+  @§chatlog-adapter-contract @decision
+  Scenario: an idle long poll answers 204 when its configured wait is over, not before
+    Given a running server
+    And the adapter transport is served over HTTP with a 2 s long poll
+    And a page titled "Idle" registers over HTTP
+    When the page "Idle" polls over HTTP in the background
+    Then the background poll of "Idle" has not answered
+    When 1 s passes
+    Then the background poll of "Idle" has not answered
+    When 1 s passes
+    Then the background poll of "Idle" answers 204
+
   @§chatlog-adapter-contract @§chatlog-timeout @§chatlog-instance-order
   Scenario: a waiting long poll gets the next job as soon as a timeout frees its page
     Given a running server

@@ -671,6 +671,54 @@ Feature: Parser and watcher
     And 1 s passes
     Then the console says "job <page>#1 requested by agent (debug/<page>.md line 3)"
 
+  @§chatlog-tail-only
+  Scenario: a note whose fence is not finished yet is read again from its start, not from the log's
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the log of "Index - 7 Zen" already holds 1 MB of earlier conversation
+    When agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      Notes with a sketch:
+      ```
+      unfinished
+      """
+    And 1 s passes
+    And I note how much the server has read
+    And agent "agent" appends to the log of "Index - 7 Zen":
+      """
+      ```
+      """
+    And agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    Then noticing it read less than 128 KB
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:02 (5ms)
+      ```JSON
+      25
+      ```
+      """
+
+  @§chatlog-tail-only
+  Scenario: after a reply whose text is still being written the parse resumes on the right line
+    # The reply's one line of text has no line break yet: the parse stops after the
+    # reply's header and takes the text up again when it is finished.
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet" without a final line break:
+      """
+      **<page>** to agent at 08:00:00 (1ms)
+      Error: the page went aw
+      """
+    And 1 s passes
+    And agent "agent" appends to the log of "Quiet":
+      """
+      ay
+      """
+    And agent "agent" asks "Quiet" to run "1"
+    And 1 s passes
+    Then the console says "job <page>#1 requested by agent (debug/<page>.md line 3)"
+
   @§chatlog-late-result @§chatlog-reply-pairing @decision
   Scenario: a late reply pairs with the request its timeout entry closed
     Given the log:

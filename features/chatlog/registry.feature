@@ -174,6 +174,21 @@ Feature: Master registry
     Then the background poll of "Old" answers 200 with the job running "6*7"
 
   @§chatlog-registry-pointers @decision
+  Scenario: the recent jobs are listed in the order of their last change, the latest last
+    # Slow's first job completes after 2 s and its second is dispatched then: both move
+    # behind Quick's job, which completed long before.
+    Given a running server
+    And the page "Slow" is connected
+    And the page "Slow" takes 2000 ms to run each job
+    And the page "Quick" is connected
+    When agent "agent" asks "Slow" to run "1"
+    And agent "agent" asks "Slow" to run "2"
+    And 1 s passes
+    And agent "agent" asks "Quick" to run "3"
+    And 2 s passes
+    Then the registry contains "## Recent jobs\n* <stem:Quick>#3 JS from agent at 09:00:01: completed (5ms)\n* <stem:Slow>#1 JS from agent at 09:00:00: completed (2.005s)\n* <stem:Slow>#2 JS from agent at 09:00:00: dispatched\n"
+
+  @§chatlog-registry-pointers @decision
   Scenario: the list of recent jobs appears with the first job
     Given a running server
     And the page "Index - 7 Zen" is connected
