@@ -306,6 +306,17 @@ func registerControlSteps(sc *godog.ScenarioContext) {
 		d.extra = append(d.extra, name)
 		return nil
 	})
+	sc.Step(`^the daemon's host offers no executor$`, func(ctx context.Context) error {
+		d := getDaemon(ctx)
+		if err := d.internal("a host without sh"); err != nil {
+			return err
+		}
+		if d.started() {
+			return fmt.Errorf("the daemon has started already")
+		}
+		d.noExec = true
+		return nil
+	})
 	sc.Step(`^the daemon boots$`, func(ctx context.Context) error {
 		_ = getDaemon(ctx).boot()
 		return nil

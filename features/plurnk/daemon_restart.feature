@@ -161,3 +161,12 @@ Feature: a daemon that keeps its state survives its own death
     And "B" attaches to the session of "A"
     And "B" calls session.runs
     Then the answer to "B" has runs.0.status = 499
+
+  @§methods-auto-envelope
+  Scenario: a state file whose session names a model run it does not hold is refused at start, naming the run
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    When "A" calls session.create with {"name": "keep", "modelRun": "brain"}
+    Then the answer to "A" has name = "keep"
+    When the daemon is stopped on purpose, an editor replaces '"modelRun":"brain"' by '"modelRun":"ghost"' in its state file, and it boots again
+    Then the daemon refused to start, saying "ghost"

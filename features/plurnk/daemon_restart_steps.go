@@ -3,6 +3,7 @@ package plurnk
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/sim/vfs"
@@ -69,6 +70,34 @@ func registerRestartSteps(sc *godog.ScenarioContext) {
 		d.srv = nil
 		d.backend.Shutdown() // what plurnkd does on SIGINT or SIGTERM
 		return d.boot()
+	})
+	sc.Step(`^the daemon is stopped on purpose, an editor replaces '([^']*)' by '([^']*)' in its state file, and it boots again$`, func(ctx context.Context, from, to string) error {
+		d := getDaemon(ctx)
+		if d.stateFS == nil {
+			return fmt.Errorf("the daemon keeps no state")
+		}
+		if err := d.internal("editing the state file between two boots"); err != nil {
+			return err
+		}
+		for _, c := range d.conns {
+			c.c.Close()
+		}
+		d.srv.Close()
+		d.srv = nil
+		d.backend.Shutdown()
+		file := d.stateDir + "/" + rpc.StateFile
+		b, err := afero.ReadFile(d.stateFS, file)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(b), from) {
+			return fmt.Errorf("the state file holds no %q", from)
+		}
+		if err := afero.WriteFile(d.stateFS, file, []byte(strings.ReplaceAll(string(b), from, to)), 0o644); err != nil {
+			return err
+		}
+		_ = d.boot() // "the daemon refused to start" or "the daemon started" judges it
+		return nil
 	})
 	sc.Step(`^the daemon starts again from its state directory$`, func(ctx context.Context) error {
 		d := getDaemon(ctx)

@@ -20,6 +20,13 @@ Feature: sessions, runs and the method table of the daemon
     When "A" calls session.runs
     Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
 
+  @§discovery-discover
+  Scenario: a daemon whose host offers no executor lists no output schemes and no exec:// face
+    Given the daemon's host offers no executor
+    And a connection "A" to the daemon
+    When "A" calls discover
+    Then the answer to "A" has capabilities.schemes = ["file", "known", "log", "plurnk", "skill", "unknown"]
+
   @§method-registration-register @decision
   Scenario: a method that needs a session answers -32000 before any attach when no envelope can serve it
     Given a connection "A" to the daemon

@@ -75,6 +75,7 @@ type daemonWorld struct {
 	sh       *exec.SimExecutor
 	proc     *daemonProcess // the daemon is a process ($PLURNK_CMD), else embedded
 	extra    []string       // runtimes of further executors the host offers
+	noExec   bool           // the host offers no executor at all, not even sh
 }
 
 type daemonConn struct {
@@ -305,6 +306,9 @@ func (d *daemonWorld) boot() error {
 		prov, aliases, providers = sel, sel.Has, sel.Packages()
 	}
 	executors := []exec.Executor{sh}
+	if d.noExec {
+		executors = nil
+	}
 	for _, name := range d.extra {
 		executors = append(executors, &exec.SimExecutor{Name: name, Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated " + name}, Clock: d.clk, Scripts: d.scripts})
 	}
