@@ -216,6 +216,15 @@ Feature: Determinism and safety
     When the agent posts to /actions {"action":"ok"}
     Then the response status is 200 and $.result is 1
 
+  @§jace-fuel
+  Scenario: a module whose top level runs out of fuel is not loaded, and the module before it keeps serving
+    Given the embedded reference runtime with a fuel budget of 50 units
+    When the client posts to /load {"name":"spin.js","source":"for (;;) {}"}
+    Then the response is a JSON error "INVALID_MODULE" with status 400
+    And the error message contains "module spin.js: top-level code: Fuel exhausted"
+    When the agent presses "calc.input" with params {"digit":4}
+    Then $.state.display is "4"
+
   @§jace-fuel @decision
   Scenario Outline: a fuel budget of N units lets an action spend N units and stops it at the first unit past them
     # A unit is one QuickJS interrupt check, made every 10,000 interpreter ticks; a turn

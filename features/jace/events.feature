@@ -114,6 +114,8 @@ Feature: Events
     And a client listens on /agent/events
     When the runtime shuts down
     Then the stream on /agent/events ends cleanly
+    When a client listens on /agent/events
+    Then the stream on /agent/events ends cleanly
     When the agent posts to /actions {"action":"calc.input","params":{"digit":1}}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503
     When the client posts to /init {}

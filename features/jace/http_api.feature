@@ -340,6 +340,9 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '{"action":"calc.clear"'
     Then the response is a JSON error "BAD_JSON" with status 400
     And the error message contains "line 1, column 23"
+    When the agent posts to /actions the raw body '{7:"calc.clear"}'
+    Then the response is a JSON error "BAD_JSON" with status 400
+    And the error message contains "line 1, column 2"
 
   @§jace-json-only
   Scenario: a request that names its session but no action lacks its action
