@@ -32,6 +32,7 @@ Feature: Adapters
     And the body of GET "/" contains "<script src=\"/adapter.js\"></script>"
     And GET "/adapter.js" answers 200
     And GET "/adapter.js" is served as "text/javascript"
+    And the body of GET "/adapter.js" contains "/api/register"
     And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, max age 600, private network true
     And a preflight from "https://evil.example" for POST "/api/register" is refused
     When a page served from "http://localhost:5173" titled "My App" registers over HTTP: 200

@@ -189,7 +189,7 @@ Feature: Per-instance log format
       """
 
   @§chatlog-adapter-language
-  Scenario Outline: js, javascript, mjs and ecmascript name the realm's language
+  Scenario Outline: js, javascript, mjs and ecmascript name the realm's language, the first word of the fence's info
     When agent "agent" asks "Index - 7 Zen" in "<tag>" to run "6*7"
     And 1 s passes
     Then the log of "Index - 7 Zen" ends with:
@@ -207,6 +207,8 @@ Feature: Per-instance log format
       | JavaScript |
       | mjs        |
       | ecmascript |
+      | js sum     |
+      | js	sum    |
 
   @§chatlog-background-errors
   Scenario: an error whose text holds "*/" cannot end the comment block early

@@ -427,6 +427,7 @@ Feature: Parser and watcher
       """
     And "Index - 7 Zen" has 1 job
     And the log of "Index - 7 Zen" does not contain "42"
+    And the job running "6*7" went through requested, orphaned
 
   @§chatlog-fence-closed @§chatlog-partial-fence @§chatlog-request-header
   Scenario Outline: a fence is three or more backticks or tildes, indented three spaces at most, closed by at least as many of the same

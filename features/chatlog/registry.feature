@@ -189,6 +189,14 @@ Feature: Master registry
     Then the registry contains "## Recent jobs\n* <stem:Quick>#3 JS from agent at 09:00:01: completed (5ms)\n* <stem:Slow>#1 JS from agent at 09:00:00: completed (2.005s)\n* <stem:Slow>#2 JS from agent at 09:00:00: dispatched\n"
 
   @§chatlog-registry-pointers @decision
+  Scenario: a job is listed as requested as soon as it is noticed, before any realm takes it
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1"
+    And 1 s passes
+    Then the registry contains "## Recent jobs\n* <stem:Quiet>#1 JS from agent at 09:00:00: requested\n"
+
+  @§chatlog-registry-pointers @decision
   Scenario: the list of recent jobs appears with the first job
     Given a running server
     And the page "Index - 7 Zen" is connected
