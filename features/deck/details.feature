@@ -286,6 +286,44 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | print  | 1      | 4130         |
 
   @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the lookup of a comparison's first operand is charged up to that lookup
+    # The 9 leading 1s put the 30,000,000th cycle on the lookup of x in (< x 2): the
+    # evaluation stops there, not at the argument fetch after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*9} (= x 1) (while (< x 2) (= y 1)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 141000 | 38           |
+      | arg    | 352505 | 38.5         |
+      | lookup | 211499 | 6.4          |
+      | atom   | 141006 | 8            |
+      | alloc  | 44     | 17           |
+      | read   | 1      | 16740        |
+      | print  | 1      | 4130         |
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the lookup of a sum's first operand is charged up to that lookup
+    # The 14 leading 1s put the 30,000,000th cycle on the lookup of x in (+ x 1): the
+    # evaluation stops there, not at the argument fetch after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*14} (= x 1) (while t (+ x 1)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation's events and cycles are
+      | event  | count  | instructions |
+      | pair   | 97318  | 38           |
+      | arg    | 291963 | 38.5         |
+      | lookup | 291948 | 6.4          |
+      | atom   | 97329  | 8            |
+      | alloc  | 97360  | 17           |
+      | mark   | 24067  | 15           |
+      | sweep  | 120458 | 15           |
+      | read   | 1      | 19820        |
+      | print  | 1      | 4130         |
+
+  @§deck-watchdog @§deck-cycle-count
   Scenario: A loop stopped by the watchdog at the lookup of an if's condition is charged up to that lookup
     # The 3 leading 1s put the 30,000,000th cycle on the lookup of x, the global an if
     # tests (looked up on its own, not fetched as an argument): the evaluation stops
