@@ -262,6 +262,8 @@ Feature: Action semantics
     Then the response status is 200 and $.result is {"dry_run":false,"intent":"why"}
     When the agent posts to /actions {"action":"echo","env":{"intent":"how"}}
     Then the response status is 200 and $.result is {"dry_run":false,"intent":"how"}
+    When the agent posts to /actions {"action":"echo","env":{"intent":"","now":"2030-05-06T07:08:09Z"}}
+    Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"}
     When the agent posts to /actions {"action":"echo","session_id":"e2"}
     Then the response status is 200 and $.result is {"dry_run":false,"session_id":"e2"}
     When the agent posts to /actions {"action":"echo"}

@@ -350,6 +350,7 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '{"session_id":"s1","dry_run":true}'
     Then the response is a JSON error "INVALID_REQUEST" with status 400
     And the error message contains "missing property 'action'"
+    And $.error.message is "invalid /actions request: at '': missing property 'action'"
 
   @§jace-json-only
   Scenario: a body of blanks only is an empty request, which lacks its action

@@ -85,11 +85,13 @@ Feature: Security checklist
     And audit record 1 has $.idempotency_key is "k1"
     And audit record 1 has $.intent is "type four"
     And audit record 1 has $.outcome is "committed"
+    And audit record 1 has $.status is 200
     And audit record 2 has $.outcome is "dry_run"
     And audit record 2 has $.idempotency_key is ""
     And audit record 3 has $.outcome is "replayed"
     And audit record 4 has $.outcome is "error"
     And audit record 4 has $.error_code is "INVALID_ARGUMENT"
+    And audit record 4 has $.status is 400
     And audit record 4 has $.audit_preview is "INPUT ?"
     And audit record 4 has $.session_id is ""
 
