@@ -86,6 +86,13 @@ Feature: Matcher
     When the model emits <<FIND(known:///**):/(?<!not )todo/:FIND
     Then the action answers 400
     And the result reason mentions "RE2 has no lookbehind"
+    When the model emits <<READ(known:///todo.md):/(todo) \1/:READ
+    Then the action answers 400
+    And the result reason mentions "RE2 has no backreferences"
+    When the model emits <<READ(known:///todo.md):/todo(/:READ
+    Then the action answers 400
+    And the result reason mentions "not valid in the regex dialect"
+    And the result reason does not mention "RE2 has no"
 
   @§matcher-result-read-returns-lines @decision
   Scenario: a regex hit that crosses a line break selects every line it touches

@@ -139,6 +139,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the result content is empty$`, func(ctx context.Context) error { return compareContent(ctx, "") })
 	sc.Step(`^the result mimetype is "([^"]*)"$`, thenMimetype)
 	sc.Step(`^the result reason mentions "((?:[^"\\]|\\.)*)"$`, thenReason)
+	sc.Step(`^the result reason does not mention "((?:[^"\\]|\\.)*)"$`, thenReasonLacks)
 	sc.Step(`^the result lists (\d+) items?$`, thenItems)
 	sc.Step(`^item (\d+) is (\S+) with content:$`, thenItem)
 	sc.Step(`^the (\w+) channel of (\S+) holds "((?:[^"\\]|\\.)*)"$`, thenChannel)
@@ -428,6 +429,17 @@ func thenReason(ctx context.Context, want string) error {
 	}
 	if want = unescape(want); !strings.Contains(r.Reason, want) {
 		return fmt.Errorf("reason %q does not mention %q", r.Reason, want)
+	}
+	return nil
+}
+
+func thenReasonLacks(ctx context.Context, unwanted string) error {
+	r, err := last(get(ctx))
+	if err != nil {
+		return err
+	}
+	if unwanted = unescape(unwanted); strings.Contains(r.Reason, unwanted) {
+		return fmt.Errorf("reason %q mentions %q", r.Reason, unwanted)
 	}
 	return nil
 }
