@@ -51,6 +51,18 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | (mission-accept! (quote c-1)) | mission-accept!        |
       | (mission-board-refresh!)      | mission-board-refresh! |
 
+  @§deck-mission-board-read
+  Scenario Outline: A contract's description names its title, its threat and its phases
+    Given a graduated deck whose Cipher seed is <seed>
+    When the player presses "EVAL"
+    And the player evaluates "(mission-board-contract (car (car (mission-board-contracts))))"
+    Then the result is "<contract>"
+
+    Examples:
+      | seed | contract |
+      | 7    | (:id c-35d2 :title \"Glass Orchard\" :threat 2 :payout 200 :phases 3 :description \"Glass Orchard: a threat-2 job in 3 phases.\" :cipher-intro \"Cipher: glass orchard is listening.\") |
+      | 8    | (:id c-c76e :title \"Paper Moon\" :threat 2 :payout 500 :phases 2 :description \"Paper Moon: a threat-2 job in 2 phases.\" :cipher-intro \"Cipher: paper moon is listening.\") |
+
   @§deck-cipher-read
   Scenario: Cipher is readable and cipher-generate is pure
     When the player evaluates "(cipher-seed)"
@@ -59,6 +71,10 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     Then the result is "t"
     When the player evaluates "(cipher-generate :seed 7 :template :diagnostic)"
     Then the result starts with "Diagnostic: "
+    # A template Cipher does not know is an error whose message quotes it: a quote inside
+    # a string prints escaped, as Fe writes it.
+    When the player evaluates "(cipher-generate :seed 7 :template :nosuch)"
+    Then the result is "(error bad-template :template :nosuch :message \"unknown template \\":nosuch\\": want one of :operator-profile :phase-intro :diagnostic\")"
     When the player evaluates "(cipher-seed)"
     Then the result is "6221057"
     When the player evaluates "(list-get (car (cipher-vocabulary)) 0)"

@@ -46,6 +46,7 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | 0x10     | 16     |
       | 0x1.08p4 | 16.5   |
       | 0x.fp0   | 0.9375 |
+      | 0x1.p3   | 8      |
 
   @§deck-arena-24k
   Scenario: Not-a-number prints as the deck's newlib prints it, without a sign

@@ -24,6 +24,26 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then the deck shows the HOME mode
     And row 4 contains "► NEMACS"
     And row 3 does not contain "►"
+    # CAR and CDR step through the three home items and wrap at either end.
+    When the player presses "CAR CAR"
+    Then row 5 contains "► DECK STATE"
+    When the player presses "CDR"
+    Then row 3 contains "► DEV REPL"
+
+  @§deck-cart-prompt @§deck-mutual-exclusion
+  Scenario: A cartridge inserted in nEmacs loads as nEmacs closes, and once ejected the slot is empty
+    Given a graduated deck
+    When the player presses "CDR EVAL"
+    And a cartridge "null" with a 16 KB arena is inserted
+    Then the deck shows the NEMACS mode
+    When the player presses "BACK"
+    Then the deck shows the CART mode
+    And SRAM holds the cartridge arena with 16 KB
+    When the cartridge is ejected
+    Then the deck shows the HOME mode
+    When a cartridge "null" with a 20 KB arena is inserted
+    Then the deck shows the CART mode
+    And SRAM holds the cartridge arena with 20 KB
 
   @§deck-invoke @§deck-first-boot
   Scenario: The first-run prompt shows once and accepting starts the tutorial

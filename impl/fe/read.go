@@ -311,12 +311,8 @@ func parseHex(s string) (float64, bool) {
 	if i != len(s) {
 		return 0, false
 	}
-	if mant[0] == '.' {
-		mant = "0" + mant
-	}
-	if strings.HasSuffix(mant, ".") {
-		mant += "0"
-	}
+	// strconv takes a hex mantissa with nothing before or after its point
+	// (0x.8p0, 0x1.p0) as C's strtod does.
 	d, err := strconv.ParseFloat("0x"+mant+exp, 64)
 	if err != nil && !isRangeErr(err) {
 		return 0, false
