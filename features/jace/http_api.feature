@@ -140,6 +140,7 @@ Feature: HTTP API
     And the response body contains "<html"
     And the response body contains "keypad"
     And the response body does not contain "agent-hint"
+    And the response body ends with "</main>\n</body>\n</html>\n"
 
   @§jace-view-negotiate
   Scenario: Accept application/jace+json yields JACE JSON

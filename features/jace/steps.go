@@ -140,6 +140,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the response is a JSON error "([^"]+)" with status (\d+)$`, step(jsonError))
 	sc.Step(`^the error message contains "((?:[^"\\]|\\.)*)"$`, step(errorMessageContains))
 	sc.Step(`^the response body contains "((?:[^"\\]|\\.)*)"$`, step(bodyContains))
+	sc.Step(`^the response body ends with "((?:[^"\\]|\\.)*)"$`, step(bodyEndsWith))
 	sc.Step(`^the response body does not contain "((?:[^"\\]|\\.)*)"$`, step(bodyLacks))
 	sc.Step(`^the response header "([^"]+)" (is|starts with) "([^"]*)"$`, step(headerIs))
 	sc.Step(`^the response header "([^"]+)" is absent$`, step(headerAbsent))
@@ -922,6 +923,17 @@ func bodyContains(_ context.Context, w *world, sub string) error {
 	}
 	if !strings.Contains(r.body, unquote(sub)) {
 		return fmt.Errorf("the body lacks %q: %s", unquote(sub), clip(r.body))
+	}
+	return nil
+}
+
+func bodyEndsWith(_ context.Context, w *world, suffix string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if !strings.HasSuffix(r.body, unquote(suffix)) {
+		return fmt.Errorf("the body does not end with %q: %s", unquote(suffix), clip(r.body))
 	}
 	return nil
 }
