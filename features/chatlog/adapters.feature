@@ -126,6 +126,17 @@ Feature: Adapters
       ```
       """
 
+  @§chatlog-adapter-contract
+  Scenario: a waiting long poll gets a new job as soon as its request is noticed
+    Given a running server
+    And the adapter transport is served over HTTP with a 25 s long poll
+    And a page titled "Remote" registers over HTTP
+    When the page "Remote" polls over HTTP in the background
+    Then the background poll of "Remote" has not answered
+    When agent "agent" asks "Remote" to run "1"
+    And 1 s passes
+    Then the background poll of "Remote" answers 200 with the job running "1"
+
   @§chatlog-adapter-contract @decision
   Scenario: an idle long poll answers 204 when its configured wait is over, not before
     Given a running server
