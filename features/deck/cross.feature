@@ -53,15 +53,15 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
 
   @§deck-mission-board-read
   Scenario Outline: A contract's description names its title, its threat and its phases
-    Given a graduated deck whose Cipher seed is <seed>
+    Given a graduated deck whose Mission Board seed is <seed>
     When the player presses "EVAL"
     And the player evaluates "(mission-board-contract (car (car (mission-board-contracts))))"
     Then the result is "<contract>"
 
     Examples:
       | seed | contract |
-      | 7    | (:id c-35d2 :title \"Glass Orchard\" :threat 2 :payout 200 :phases 3 :description \"Glass Orchard: a threat-2 job in 3 phases.\" :cipher-intro \"Cipher: glass orchard is listening.\") |
-      | 8    | (:id c-c76e :title \"Paper Moon\" :threat 2 :payout 500 :phases 2 :description \"Paper Moon: a threat-2 job in 2 phases.\" :cipher-intro \"Cipher: paper moon is listening.\") |
+      | 7    | (:id c-0618 :title \"Dead Drop\" :threat 1 :payout 300 :phases 4 :description \"Dead Drop: a threat-1 job in 4 phases.\" :cipher-intro \"Cipher: dead drop is listening.\") |
+      | 8    | (:id c-0a28 :title \"Dead Drop\" :threat 1 :payout 300 :phases 2 :description \"Dead Drop: a threat-1 job in 2 phases.\" :cipher-intro \"Cipher: dead drop is listening.\") |
 
   @§deck-cipher-read
   Scenario: Cipher is readable and cipher-generate is pure

@@ -27,6 +27,10 @@ func faultProcSteps() map[string]func(p *procDeck, a ...string) error {
 			p.power = append(p.power, "-seed", a[1])
 			return graduated(p, a[0])
 		},
+		`^a graduated deck whose Mission Board seed is (\d+)$`: func(p *procDeck, a ...string) error {
+			p.power = append(p.power, "-seed", a[0])
+			return graduated(p, "0")
+		},
 		`^a graduated deck whose Cipher seed is (\d+)$`: func(p *procDeck, a ...string) error {
 			return graduated(p, "0", "-cipher-seed", a[0])
 		},

@@ -72,6 +72,10 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 		fmt.Sscan(a[2], &rep)
 		return w.graduated(a[0], cr, rep)
 	})
+	step(`^a graduated deck whose Mission Board seed is (\d+)$`, func(w *world, a ...string) error {
+		w.seed = uint64(atoi(a[0]))
+		return w.graduated("OPERATOR", 100, 0)
+	})
 	step(`^a graduated deck whose Cipher seed is (\d+)$`, func(w *world, a ...string) error {
 		if err := w.graduated("OPERATOR", 100, 0); err != nil {
 			return err

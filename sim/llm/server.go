@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -112,6 +114,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
+	// A strict peer: the API documents a JSON body sent as such.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeJSON(w, http.StatusUnsupportedMediaType, map[string]any{"error": map[string]any{"message": "want Content-Type: application/json, got " + strconv.Quote(r.Header.Get("Content-Type"))}})
+		return
+	}
 	var wr wireRequest
 	if err := json.NewDecoder(r.Body).Decode(&wr); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"message": "bad request: " + err.Error()}})
