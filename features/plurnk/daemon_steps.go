@@ -35,6 +35,7 @@ const callTimeout = 5 * time.Second
 // scenario gives one, else the shared one) and simulated executors, served
 // on a real loopback WebSocket, and the named client connections.
 type daemonWorld struct {
+	noted  map[string]string // answer values a scenario noted, by "who path"
 	clk    *clock.Sim
 	model  *llm.Mock
 	router *daemonRouter
@@ -237,6 +238,46 @@ func registerDaemonSteps(sc *godog.ScenarioContext) {
 	})
 
 	sc.Step(`^the answer to "(\w+)" has (\S+) = (.+)$`, daemonAnswerHas)
+	sc.Step(`^I note the answer to "(\w+)"'s (\S+)$`, func(ctx context.Context, who, path string) error {
+		d := getDaemon(ctx)
+		got, err := d.answerValue(who, path)
+		if err != nil {
+			return err
+		}
+		if d.noted == nil {
+			d.noted = map[string]string{}
+		}
+		d.noted[who+" "+path] = got
+		return nil
+	})
+	sc.Step(`^the answer to "(\w+)" has (\S+) as noted$`, func(ctx context.Context, who, path string) error {
+		d := getDaemon(ctx)
+		got, err := d.answerValue(who, path)
+		if err != nil {
+			return err
+		}
+		if want, ok := d.noted[who+" "+path]; !ok || got != want {
+			return fmt.Errorf("answer %s is %s, noted %s", path, got, want)
+		}
+		return nil
+	})
+	sc.Step(`^the answer to "(\w+)" has (\S+) later than the noted (\S+)$`, func(ctx context.Context, who, path, notedPath string) error {
+		d := getDaemon(ctx)
+		got, err := d.answerValue(who, path)
+		if err != nil {
+			return err
+		}
+		want, ok := d.noted[who+" "+notedPath]
+		if !ok {
+			return fmt.Errorf("no %s of %q was noted", notedPath, who)
+		}
+		t1, err1 := time.Parse(time.RFC3339Nano, strings.Trim(want, `"`))
+		t2, err2 := time.Parse(time.RFC3339Nano, strings.Trim(got, `"`))
+		if err1 != nil || err2 != nil || !t2.After(t1) {
+			return fmt.Errorf("answer %s is %s, not later than the noted %s %s", path, got, notedPath, want)
+		}
+		return nil
+	})
 	sc.Step(`^the answer to "(\w+)" is the error (-?\d+)$`, daemonAnswerError)
 	sc.Step(`^the answer to "(\w+)" holds (\d+) log entr(?:y|ies)$`, daemonAnswerEntries)
 	sc.Step(`^the entry in the answer to "(\w+)" has (\S+) = (.+)$`, func(ctx context.Context, who, path, want string) error {
@@ -466,6 +507,22 @@ func sameJSON(got, want string) error {
 		return fmt.Errorf("(-want +got):\n%s", diff)
 	}
 	return nil
+}
+
+// answerValue is the raw JSON at path in the last answer to who.
+func (d *daemonWorld) answerValue(who, path string) (string, error) {
+	c, err := d.conn(who)
+	if err != nil {
+		return "", err
+	}
+	if c.answer.Error != nil {
+		return "", fmt.Errorf("the answer is an error: %s", c.answer.Raw)
+	}
+	got := gjson.GetBytes(c.answer.Result, path)
+	if !got.Exists() {
+		return "", fmt.Errorf("the answer has no %s: %s", path, c.answer.Result)
+	}
+	return got.Raw, nil
 }
 
 func daemonAnswerHas(ctx context.Context, who, path, want string) error {
