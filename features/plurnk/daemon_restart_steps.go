@@ -63,12 +63,7 @@ func registerRestartSteps(sc *godog.ScenarioContext) {
 		if d.proc != nil {
 			return d.restartProcess(true)
 		}
-		for _, c := range d.conns {
-			c.c.Close()
-		}
-		d.srv.Close()
-		d.srv = nil
-		d.backend.Shutdown() // what plurnkd does on SIGINT or SIGTERM
+		d.stopOnPurpose()
 		return d.boot()
 	})
 	sc.Step(`^the daemon is stopped on purpose, an editor replaces '([^']*)' by '([^']*)' in its state file, and it boots again$`, func(ctx context.Context, from, to string) error {
@@ -79,12 +74,7 @@ func registerRestartSteps(sc *godog.ScenarioContext) {
 		if err := d.internal("editing the state file between two boots"); err != nil {
 			return err
 		}
-		for _, c := range d.conns {
-			c.c.Close()
-		}
-		d.srv.Close()
-		d.srv = nil
-		d.backend.Shutdown()
+		d.stopOnPurpose()
 		file := d.stateDir + "/" + rpc.StateFile
 		b, err := afero.ReadFile(d.stateFS, file)
 		if err != nil {
@@ -121,6 +111,17 @@ func registerRestartSteps(sc *godog.ScenarioContext) {
 		return d.boot()
 	})
 	sc.Step(`^the "log/entry" notifications "(\w+)" got before the daemon stopped are the rows log\.read answers to "(\w+)", in order$`, daemonHeardSurvived)
+}
+
+// stopOnPurpose stops the embedded daemon as plurnkd does on SIGINT or
+// SIGTERM: its connections and server close, then the backend shuts down.
+func (d *daemonWorld) stopOnPurpose() {
+	for _, c := range d.conns {
+		c.c.Close()
+	}
+	d.srv.Close()
+	d.srv = nil
+	d.backend.Shutdown()
 }
 
 func (d *daemonWorld) stateFSOrNil() afero.Fs {

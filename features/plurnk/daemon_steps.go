@@ -35,7 +35,6 @@ const callTimeout = 5 * time.Second
 // scenario gives one, else the shared one) and simulated executors, served
 // on a real loopback WebSocket, and the named client connections.
 type daemonWorld struct {
-	noted  map[string]string // answer values a scenario noted, by "who path"
 	clk    *clock.Sim
 	model  *llm.Mock
 	router *daemonRouter
@@ -74,9 +73,10 @@ type daemonWorld struct {
 	stateDir string
 	mu       sync.Mutex // guards hold, held and logged
 	sh       *exec.SimExecutor
-	proc     *daemonProcess // the daemon is a process ($PLURNK_CMD), else embedded
-	extra    []string       // runtimes of further executors the host offers
-	noExec   bool           // the host offers no executor at all, not even sh
+	proc     *daemonProcess    // the daemon is a process ($PLURNK_CMD), else embedded
+	extra    []string          // runtimes of further executors the host offers
+	noExec   bool              // the host offers no executor at all, not even sh
+	noted    map[string]string // answer values a scenario noted, by "who path"
 }
 
 type daemonConn struct {
@@ -527,21 +527,14 @@ func (d *daemonWorld) answerValue(who, path string) (string, error) {
 
 func daemonAnswerHas(ctx context.Context, who, path, want string) error {
 	d := getDaemon(ctx)
-	c, err := d.conn(who)
+	got, err := d.answerValue(who, path)
 	if err != nil {
 		return err
-	}
-	if c.answer.Error != nil {
-		return fmt.Errorf("the answer is an error: %s", c.answer.Raw)
 	}
 	if want, err = d.expand(want); err != nil {
 		return err
 	}
-	got := gjson.GetBytes(c.answer.Result, path)
-	if !got.Exists() {
-		return fmt.Errorf("the answer has no %s: %s", path, c.answer.Result)
-	}
-	if err := sameJSON(got.Raw, want); err != nil {
+	if err := sameJSON(got, want); err != nil {
 		return fmt.Errorf("answer %s: %w", path, err)
 	}
 	return nil
