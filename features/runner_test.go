@@ -73,6 +73,10 @@ func TestFeatures(t *testing.T) {
 			continue
 		}
 		t.Run(sys.Name, func(t *testing.T) {
+			mode, err := Decisions(sys.Name, os.Getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
 			n := 0
 			for _, sc := range cat.Scenarios {
 				if sc.System == sys.Name {
@@ -91,6 +95,7 @@ func TestFeatures(t *testing.T) {
 				format += ",cucumber:" + filepath.Join(reportDir, "cucumber-"+sys.Name+".json")
 			}
 			full := &fingerprints{m: map[string]string{}}
+			diffs := &differences{}
 			opts := godog.Options{
 				Format:        format,
 				Paths:         paths,
@@ -102,14 +107,16 @@ func TestFeatures(t *testing.T) {
 			}
 			suite := godog.TestSuite{
 				Name:                sys.Name,
-				ScenarioInitializer: fingerprinted(Initializer(sys.Name, sys.Init, cat, seeds, sel, nil), full),
+				ScenarioInitializer: tallied(fingerprinted(Initializer(sys.Name, sys.Init, cat, seeds, sel, mode, nil), full), diffs),
 				Options:             &opts,
 			}
-			if suite.Run() != 0 {
+			failed := suite.Run() != 0
+			diffs.log(t, sys.Name)
+			if failed {
 				t.Errorf("%s features failed (master seed %d; each failing scenario logs its replay command)", sys.Name, seeds.Master())
 			}
 			if sel.System == "" && *tagsFlag == "~@wip" && !*stopFlag {
-				t.Run("replay", func(t *testing.T) { checkReplay(t, sys, cat, seeds, full.get()) })
+				t.Run("replay", func(t *testing.T) { checkReplay(t, sys, cat, seeds, full.get(), mode) })
 			}
 		})
 	}
@@ -125,6 +132,70 @@ func (f *fingerprints) get() map[string]string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return maps.Clone(f.m)
+}
+
+// differences collects what each scenario recorded as differing from the
+// reference's decisions (a run against another target).
+type differences struct {
+	mu sync.Mutex
+	m  map[string][]kit.Difference // scenario location → its differences
+}
+
+// tallied adds to a scenario initializer the hook that collects each
+// scenario's differences.
+func tallied(init func(*godog.ScenarioContext), diffs *differences) func(*godog.ScenarioContext) {
+	return func(sc *godog.ScenarioContext) {
+		init(sc)
+		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+			if s, kerr := kit.From(ctx); kerr == nil && len(s.Differences()) > 0 {
+				diffs.mu.Lock()
+				if diffs.m == nil {
+					diffs.m = map[string][]kit.Difference{}
+				}
+				diffs.m[s.Location] = s.Differences()
+				diffs.mu.Unlock()
+			}
+			return ctx, nil
+		})
+	}
+}
+
+// log prints the run's decision differences apart from its failures: per
+// decision, how many scenarios differ on it and the first message.
+func (d *differences) log(t *testing.T, system string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.m) == 0 {
+		return
+	}
+	type tally struct {
+		scenarios []string
+		first     string
+	}
+	by := map[string]*tally{}
+	total := 0
+	for _, loc := range slices.Sorted(maps.Keys(d.m)) {
+		for _, diff := range d.m[loc] {
+			total++
+			tl := by[diff.Decision]
+			if tl == nil {
+				tl = &tally{first: diff.Message}
+				by[diff.Decision] = tl
+			}
+			if !slices.Contains(tl.scenarios, loc) {
+				tl.scenarios = append(tl.scenarios, loc)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d scenarios keep the spec but differ from the reference's decisions (%d differences, on %d decisions); these are not failures:\n",
+		system, len(d.m), total, len(by))
+	for _, dec := range slices.Sorted(maps.Keys(by)) {
+		tl := by[dec]
+		first, _, _ := strings.Cut(tl.first, "\n")
+		fmt.Fprintf(&b, "  Decision (%s): %d scenarios, e.g. %s: %s\n", dec, len(tl.scenarios), tl.scenarios[0], first)
+	}
+	t.Log(b.String())
 }
 
 // fingerprinted adds to a scenario initializer the hooks that record each
@@ -155,7 +226,7 @@ func fingerprinted(init func(*godog.ScenarioContext), fps *fingerprints) func(*g
 // shows as a difference. The sample (drawn from the master seed) takes an
 // outline row, a scenario whose name its file repeats, and others, among
 // the scenarios that ran.
-func checkReplay(t *testing.T, sys System, cat *catalog.Catalog, seeds seed.Seeds, full map[string]string) {
+func checkReplay(t *testing.T, sys System, cat *catalog.Catalog, seeds seed.Seeds, full map[string]string, mode kit.DecisionMode) {
 	var rows, repeated, rest []*catalog.Scenario
 	names := map[string]int{}
 	for _, sc := range cat.Scenarios {
@@ -203,7 +274,7 @@ func checkReplay(t *testing.T, sys System, cat *catalog.Catalog, seeds seed.Seed
 		got := &fingerprints{m: map[string]string{}}
 		suite := godog.TestSuite{
 			Name:                sys.Name,
-			ScenarioInitializer: fingerprinted(Initializer(sys.Name, sys.Init, cat, seeds, sel, nil), got),
+			ScenarioInitializer: fingerprinted(Initializer(sys.Name, sys.Init, cat, seeds, sel, mode, nil), got),
 			Options:             &godog.Options{Format: "progress", Paths: sel.Paths, Strict: true, Tags: *tagsFlag, NoColors: true, TestingT: t},
 		}
 		suite.Run()

@@ -10,7 +10,9 @@ package features
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -28,7 +30,50 @@ import (
 // steps.
 type System struct {
 	Name string
-	Init func(*godog.ScenarioContext)
+	Init func(kit.Steps)
+}
+
+// targetVariables names the environment variables that point a system's
+// scenarios at another implementation than the embedded reference.
+func targetVariables(system string) []string {
+	switch system {
+	case "chatlog":
+		return []string{"CHATLOG_SERVER", "CHATLOG_PARSE"}
+	case "plurnk":
+		return []string{"PLURNK_CMD"}
+	case "jace":
+		return []string{"JACE_URL"}
+	case "deck":
+		return []string{"DECK_CMD"}
+	}
+	return nil
+}
+
+// Decisions returns how a system's decided assertions are judged in this
+// run. ANCHORAGE_DECISIONS says it outright (fail or record); without it a
+// system judged against another target — a driver variable is set, or the
+// reference runs with spec-permitted variations (ANCHORAGE_VARY) — records
+// what differs from the reference's decisions, and the embedded reference
+// fails on it.
+func Decisions(system string, getenv func(string) string) (kit.DecisionMode, error) {
+	switch v := getenv("ANCHORAGE_DECISIONS"); v {
+	case "fail":
+		return kit.DecisionsFail, nil
+	case "record":
+		return kit.DecisionsRecord, nil
+	case "":
+	default:
+		return kit.DecisionsFail, fmt.Errorf("ANCHORAGE_DECISIONS=%q: want fail (the reference's default) or record (another target's)", v)
+	}
+	if getenv("ANCHORAGE_VARY") != "" {
+		return kit.DecisionsRecord, nil
+	}
+	for _, name := range targetVariables(system) {
+		if getenv(name) != "" {
+			return kit.DecisionsRecord, nil
+		}
+	}
+	return kit.DecisionsFail, nil
 }
 
 // Selection is what -feature chose: whole feature files or single scenarios
@@ -107,9 +152,12 @@ type ScenarioHooks interface {
 var lineSuffix = regexp.MustCompile(`:\d+$`)
 
 // Initializer wraps a system's step registration with the hooks every
-// scenario gets: its location and seed before, its replay line on failure.
-// Scenarios outside sel are skipped before any step runs.
-func Initializer(system string, register func(*godog.ScenarioContext), cat *catalog.Catalog, seeds seed.Seeds, sel Selection, hooks ScenarioHooks) func(*godog.ScenarioContext) {
+// scenario gets: its location, seed and decision mode before, each decided
+// step's difference after it (attached to the step, logged, and printed on
+// stderr as "anchorage: decision differs: LOCATION (§id): MESSAGE" for the
+// mutation tool), its replay line on failure. Scenarios outside sel are
+// skipped before any step runs.
+func Initializer(system string, register func(kit.Steps), cat *catalog.Catalog, seeds seed.Seeds, sel Selection, mode kit.DecisionMode, hooks ScenarioHooks) func(*godog.ScenarioContext) {
 	seen := map[string]int{} // uri, name and steps → pickles met so far
 	return func(sc *godog.ScenarioContext) {
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
@@ -121,12 +169,13 @@ func Initializer(system string, register func(*godog.ScenarioContext), cat *cata
 				loc = c.Location()
 			}
 			s := &kit.Scenario{
-				System:   system,
-				Name:     p.Name,
-				Location: loc,
-				Seeds:    seeds.Child(fmt.Sprintf("scenario:%s:%s:%d", uri, p.Name, k)),
-				Master:   seeds.Master(),
-				Replay:   seeds.Replay("./features", "TestFeatures/"+system, "-feature="+loc),
+				System:    system,
+				Name:      p.Name,
+				Location:  loc,
+				Seeds:     seeds.Child(fmt.Sprintf("scenario:%s:%s:%d", uri, p.Name, k)),
+				Master:    seeds.Master(),
+				Replay:    seeds.Replay("./features", "TestFeatures/"+system, "-feature="+loc),
+				Decisions: mode,
 			}
 			if len(sel.Only) > 0 && !sel.Only[loc] {
 				// The systems' own Before and After hooks still run and expect
@@ -141,7 +190,14 @@ func Initializer(system string, register func(*godog.ScenarioContext), cat *cata
 			}
 			return kit.With(ctx, s), nil
 		})
-		register(sc)
+		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+			if s, err := kit.From(ctx); err == nil {
+				s.BeginStep(st.Text)
+			}
+			return ctx, nil
+		})
+		sc.StepContext().After(recordDifference)
+		register(kit.Steps{ScenarioContext: sc})
 		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
 			s, kerr := kit.From(ctx)
 			if kerr != nil || s.Unselected {
@@ -158,6 +214,29 @@ func Initializer(system string, register func(*godog.ScenarioContext), cat *cata
 			return ctx, nil
 		})
 	}
+}
+
+// recordDifference attaches a decided step's difference to the step (the
+// Cucumber JSON carries it to the report), logs it and prints it on stderr.
+func recordDifference(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, _ error) (context.Context, error) {
+	s, err := kit.From(ctx)
+	if err != nil {
+		return ctx, nil
+	}
+	d, ok := s.EndStep()
+	if !ok {
+		return ctx, nil
+	}
+	s.Observe("differs from %s", d.Decision)
+	body, err := json.Marshal(d)
+	if err != nil {
+		return ctx, fmt.Errorf("decision difference: %w", err)
+	}
+	ctx = godog.Attach(ctx, godog.Attachment{Body: body, FileName: "decision-difference.json", MediaType: kit.DifferenceMediaType})
+	godog.Logf(ctx, "differs from the reference's Decision (%s): %s", d.Decision, d.Message)
+	first, _, _ := strings.Cut(d.Message, "\n")
+	fmt.Fprintf(os.Stderr, "anchorage: decision differs: %s (%s): %s\n", s.Location, d.Decision, first)
+	return ctx, nil
 }
 
 // identify finds the catalog's scenario for a pickle, by file, name and

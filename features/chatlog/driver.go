@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"anchorage/features/kit"
 	"anchorage/impl/chatlog"
 	"anchorage/sim/clock"
 
@@ -80,7 +81,7 @@ type driver interface {
 }
 
 // registerDriver picks the scenario's driver after the world is made.
-func registerDriver(sc *godog.ScenarioContext) {
+func registerDriver(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		w := get(ctx)
 		server, parse := os.Getenv(EnvServer), os.Getenv(EnvParse)

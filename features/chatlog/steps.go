@@ -67,7 +67,7 @@ type worldKey struct{}
 func get(ctx context.Context) *world { return ctx.Value(worldKey{}).(*world) }
 
 // InitializeScenario registers the chatlog steps with a scenario context.
-func InitializeScenario(sc *godog.ScenarioContext) {
+func InitializeScenario(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		s, err := kit.From(ctx)
 		if err != nil {

@@ -67,9 +67,14 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "cover:", err)
 		return 2
 	}
+	mode, err := features.Decisions(sys.Name, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cover:", err)
+		return 2
+	}
 	suite := godog.TestSuite{
 		Name:                sys.Name,
-		ScenarioInitializer: features.Initializer(sys.Name, sys.Init, cat, seeds, features.Selection{}, hooks),
+		ScenarioInitializer: features.Initializer(sys.Name, sys.Init, cat, seeds, features.Selection{}, mode, hooks),
 		Options:             &godog.Options{Format: "progress", Paths: []string{sys.Name}, Strict: true, Tags: *tags, NoColors: true},
 	}
 	if suite.Run() != 0 {

@@ -64,7 +64,7 @@ type procDeck struct {
 // registerDriver picks the scenario's driver: with DECK_CMD set, the world
 // gets a process driver (started by the power-on steps, stopped after the
 // scenario); otherwise the steps use the embedded simulator.
-func registerDriver(sc *godog.ScenarioContext) {
+func registerDriver(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		cmd := strings.Fields(os.Getenv(EnvCmd))
 		if len(cmd) == 0 {

@@ -38,7 +38,7 @@ type key struct{}
 func get(ctx context.Context) *world { w, _ := ctx.Value(key{}).(*world); return w }
 
 // InitializeScenario registers the deck steps with a scenario context.
-func InitializeScenario(sc *godog.ScenarioContext) {
+func InitializeScenario(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		s, err := kit.From(ctx)
 		if err != nil {

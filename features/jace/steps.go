@@ -64,7 +64,7 @@ func from(ctx context.Context) (*world, error) {
 }
 
 // InitializeScenario registers the jace steps with a scenario context.
-func InitializeScenario(sc *godog.ScenarioContext) {
+func InitializeScenario(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		s, err := kit.From(ctx)
 		if err != nil {

@@ -38,9 +38,15 @@ type Scenario struct {
 	// Unselected is set for a pickle the run's -feature selection leaves
 	// out: its steps are skipped, hooks should do nothing of note.
 	Unselected bool
+	// Decisions says what a decided step that does not hold does (decided.go).
+	Decisions DecisionMode
 
-	mu       sync.Mutex
-	observed []string
+	mu           sync.Mutex
+	observed     []string
+	stepText     string // the running step's text
+	stepDecision string // the running step's decision, when it is decided
+	stepDiff     *Difference
+	differences  []Difference
 }
 
 // Observe records one fact the scenario showed (a generated name, a hash of

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/rpc"
 
@@ -24,7 +25,7 @@ import (
 // features: the operator's variables, the model reached over the
 // OpenAI-compatible protocol, model aliases, the boot check, and what the
 // model saw.
-func registerControlSteps(sc *godog.ScenarioContext) {
+func registerControlSteps(sc kit.Steps) {
 	sc.Step(`^the daemon's operator sets (\S+) to "([^"]*)"$`, func(ctx context.Context, k, v string) error {
 		d := getDaemon(ctx)
 		if d.started() {

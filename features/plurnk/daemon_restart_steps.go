@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/sim/vfs"
 
-	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/afero"
 	"github.com/tidwall/gjson"
@@ -16,7 +16,7 @@ import (
 
 // registerRestartSteps registers the steps of a daemon that keeps its state
 // in a directory, dies on a failed save and starts again from it.
-func registerRestartSteps(sc *godog.ScenarioContext) {
+func registerRestartSteps(sc kit.Steps) {
 	sc.Step(`^the daemon keeps its state in "([^"]*)"$`, func(ctx context.Context, dir string) error {
 		d := getDaemon(ctx)
 		if d.started() {

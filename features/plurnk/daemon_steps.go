@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/provider"
@@ -103,7 +104,7 @@ func getDaemon(ctx context.Context) *daemonWorld {
 
 // registerDaemonSteps registers the steps of the daemon features: JSON-RPC
 // methods and notifications over a loopback WebSocket.
-func registerDaemonSteps(sc *godog.ScenarioContext) {
+func registerDaemonSteps(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 		d := &daemonWorld{clk: clock.NewSim(time.Time{}), model: &llm.Mock{}, router: &daemonRouter{byRun: map[string]*llm.Mock{}}, scripts: map[string]exec.Script{}, conns: map[string]*daemonConn{},
 			env: map[string]string{}, models: map[string]*llm.Mock{}, fs: afero.NewMemMapFs()}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
@@ -24,7 +25,7 @@ import (
 
 // registerDataSteps registers the steps of the tier 3a data-plane features
 // (data_*.feature).
-func registerDataSteps(sc *godog.ScenarioContext) {
+func registerDataSteps(sc kit.Steps) {
 	sc.Step(`^the result is the JSON:$`, thenResultJSON)
 	sc.Step(`^a second session holds the entry (\S+) containing "((?:[^"\\]|\\.)*)"$`, givenOtherSession)
 	sc.Step(`^(\d+) seconds pass on the session clock$`, whenSeconds)

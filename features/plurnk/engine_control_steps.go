@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"anchorage/features/kit"
 	"anchorage/sim/llm"
 
 	"github.com/cucumber/godog"
@@ -11,7 +12,7 @@ import (
 
 // registerEngineControlSteps registers the engine steps of the tier 3b
 // provider contract.
-func registerEngineControlSteps(sc *godog.ScenarioContext) {
+func registerEngineControlSteps(sc kit.Steps) {
 	sc.Step(`^the model will reply with the raw payload (.+):$`, func(ctx context.Context, raw string, doc *godog.DocString) error {
 		getEngine(ctx).llm.Add(llm.Reply{Content: doc.Content + "\n", Raw: unescape(raw)})
 		return nil

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/engine"
 	"anchorage/impl/plurnk/packet"
@@ -39,7 +40,7 @@ func getEngine(ctx context.Context) *engineWorld { return ctx.Value(engineKey{})
 // registerEngineSteps registers the steps of the engine loop features: turns,
 // packets, statuses and rails, budget and grinder, telemetry, providers and
 // operator config.
-func registerEngineSteps(sc *godog.ScenarioContext) {
+func registerEngineSteps(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		w := get(ctx)
 		ew := &engineWorld{llm: &llm.Mock{}, env: map[string]string{"HOME": operatorHome}}

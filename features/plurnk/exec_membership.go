@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/store"
@@ -33,7 +34,7 @@ type memWorld struct {
 	daemon bool
 }
 
-func registerMembershipSteps(sc *godog.ScenarioContext) {
+func registerMembershipSteps(sc kit.Steps) {
 	sc.Step(`^a git repository holding:$`, givenRepo)
 	sc.Step(`^a project directory without git holding:$`, givenPlainDir)
 	sc.Step(`^the session's overlay (picks|hides|views) "([^"]*)"$`, givenConstraint)

@@ -67,7 +67,7 @@ func (l *eventLog) take() []exec.StreamEvent {
 
 // registerExecSteps registers the steps of the EXEC, stream and membership
 // features.
-func registerExecSteps(sc *godog.ScenarioContext) {
+func registerExecSteps(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		x := &execWorld{clk: clock.NewSim(time.Time{}), scripts: map[string]exec.Script{}, events: &eventLog{}}
 		return context.WithValue(ctx, execKey{}, x), nil

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cucumber/godog"
+	"anchorage/features/kit"
 )
 
 // registerRunControlSteps registers the run steps of the tier 3b machine
 // processes: what the session holds, and who a run's parent is.
-func registerRunControlSteps(sc *godog.ScenarioContext) {
+func registerRunControlSteps(sc kit.Steps) {
 	sc.Step(`^the session holds (\d+) entries of the (\w+) scheme$`, func(ctx context.Context, n int, scheme string) error {
 		got, err := getRuns(ctx).drv.countEntries(scheme)
 		if err != nil {

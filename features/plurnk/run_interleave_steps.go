@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/runs"
 
@@ -54,7 +55,7 @@ type registerMark struct {
 // registerRunInterleaveSteps registers the steps that force one
 // interleaving through the runs service's test seams (Teardown,
 // Registering) or through a model acting mid-turn.
-func registerRunInterleaveSteps(sc *godog.ScenarioContext) {
+func registerRunInterleaveSteps(sc kit.Steps) {
 	var tm teardownMark
 	var rm registerMark
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {

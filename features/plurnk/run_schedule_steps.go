@@ -19,7 +19,6 @@ import (
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/clock"
 
-	"github.com/cucumber/godog"
 	"github.com/spf13/afero"
 )
 
@@ -341,7 +340,7 @@ func getSchedule(ctx context.Context) (*scheduleReport, error) {
 	return r, nil
 }
 
-func registerScheduleSteps(sc *godog.ScenarioContext) {
+func registerScheduleSteps(sc kit.Steps) {
 	sc.Step(`^(\d+) seeded schedules of spawn, irc, fork, kill, park, stream-conclude, cancel and clock steps run, with loops queued during drain teardown$`, func(ctx context.Context, n int) (context.Context, error) {
 		s, err := kit.From(ctx)
 		if err != nil {

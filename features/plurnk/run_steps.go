@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/engine"
 	"anchorage/impl/plurnk/exec"
@@ -83,7 +84,7 @@ func (rw *runWorld) cancelMidTurn(run string) error {
 
 // registerRunSteps registers the steps of the run features: sessions and
 // runs, the run:// scheme, the run lifecycle and the EXEC wiring into loops.
-func registerRunSteps(sc *godog.ScenarioContext) {
+func registerRunSteps(sc kit.Steps) {
 	registerRunInterleaveSteps(sc)
 	registerRunControlSteps(sc)
 	registerSharpGreenSteps(sc)

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strings"
 
+	"anchorage/features/kit"
+
 	"github.com/cucumber/godog"
 )
 
 // registerSharpGreenSteps registers the steps of sharp_green.feature: the
 // model's tokenizer in a session of runs, and the token count a session's
 // entry (scratch included) stored when it was written.
-func registerSharpGreenSteps(sc *godog.ScenarioContext) {
+func registerSharpGreenSteps(sc kit.Steps) {
 	sc.Step(`^every model of the session counts one token per (\d+) characters$`, func(ctx context.Context, n int) error {
 		return getRuns(ctx).drv.tokenizer(n)
 	})

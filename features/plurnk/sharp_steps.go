@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/sim/llm"
 
@@ -14,7 +15,7 @@ import (
 // registerSharpSteps registers the steps of the sharp_* features: edges
 // the other features leave unprobed (a model server that sends no finish
 // reason).
-func registerSharpSteps(sc *godog.ScenarioContext) {
+func registerSharpSteps(sc kit.Steps) {
 	sc.Step(`^the model will reply, its text ending on the last character shown:$`, func(ctx context.Context, doc *godog.DocString) error {
 		getEngine(ctx).llm.Add(llm.Reply{Content: doc.Content})
 		return nil

@@ -68,7 +68,7 @@ func newWorld() (*world, error) {
 }
 
 // InitializeScenario registers the plurnk steps with a scenario context.
-func InitializeScenario(sc *godog.ScenarioContext) {
+func InitializeScenario(sc kit.Steps) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		if _, err := kit.From(ctx); err != nil {
 			return ctx, err

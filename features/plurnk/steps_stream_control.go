@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"anchorage/features/kit"
 	"anchorage/impl/plurnk/runs"
 
 	"github.com/cucumber/godog"
@@ -13,7 +14,7 @@ import (
 
 // registerStreamControlSteps registers the steps of stream_control.feature:
 // the model stopping its own streams inside a run.
-func registerStreamControlSteps(sc *godog.ScenarioContext) {
+func registerStreamControlSteps(sc kit.Steps) {
 	sc.Step(`^run "([^"]*)"'s log holds exactly these rows:$`, thenRunRowsExactly)
 	sc.Step(`^the daemon's simulated command "([^"]*)" never exits$`, func(ctx context.Context, name string) error {
 		d := getDaemon(ctx)

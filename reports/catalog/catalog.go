@@ -27,6 +27,8 @@ func ControlTags() []string { return []string{"@wip", "@decision", "@slow", "@e2
 type Step struct {
 	Keyword string
 	Text    string
+	Type    string // the pickle's step type: Context, Action or Outcome (a Then, and an And or But after it)
+	Line    int    // the line of the step in its feature file
 }
 
 // Tag is a tag with the line that wrote it.
@@ -81,7 +83,7 @@ type Catalog struct {
 
 // Problem is one thing the anchor guard refuses.
 type Problem struct {
-	Kind     string // digest, duplicate, orphan, retired, unknown-tag, wrong-system, unpinned-decision, unrecorded-decision, feature
+	Kind     string // digest, duplicate, orphan, retired, unknown-tag, wrong-system, unpinned-decision, unrecorded-decision, decided-step, feature
 	Location string
 	Message  string
 }
@@ -188,6 +190,7 @@ func parseFeature(fsys fs.FS, p, system string) ([]*Scenario, error) {
 	addSteps := func(steps []*messages.Step) {
 		for _, st := range steps {
 			keywords[st.Id] = st.Keyword
+			lines[st.Id] = int(st.Location.Line)
 		}
 	}
 	addTags := func(tags []*messages.Tag) {
@@ -235,7 +238,8 @@ func parseFeature(fsys fs.FS, p, system string) ([]*Scenario, error) {
 			sc.Tags = append(sc.Tags, Tag{Name: t.Name, Line: tagLines[t.AstNodeId]})
 		}
 		for _, st := range pk.Steps {
-			sc.Steps = append(sc.Steps, Step{Keyword: strings.TrimSpace(keywords[st.AstNodeIds[0]]), Text: st.Text})
+			sc.Steps = append(sc.Steps, Step{Keyword: strings.TrimSpace(keywords[st.AstNodeIds[0]]), Text: st.Text,
+				Type: string(st.Type), Line: lines[st.AstNodeIds[0]]})
 		}
 		out = append(out, sc)
 	}

@@ -108,7 +108,7 @@ func TestFeatureParse(t *testing.T) {
 	if diff := cmp.Diff(want, locs); diff != "" {
 		t.Fatalf("scenarios (-want +got):\n%s", diff)
 	}
-	if got := c.Scenarios[0].Steps; len(got) != 2 || got[1] != (Step{"Then", "it is one file"}) {
+	if got := c.Scenarios[0].Steps; len(got) != 2 || got[1] != (Step{Keyword: "Then", Text: "it is one file", Type: "Outcome", Line: 7}) {
 		t.Fatalf("steps: %+v", got)
 	}
 	if n := len(c.Citing(c.Digests["demo"].Anchors[0])); n != 3 {
@@ -142,6 +142,15 @@ func TestGuardRefuses(t *testing.T) {
 			"features/other/SPEC.md": "# other\n## S\n{§other-one} promised softly.\n"}},
 		{"unpinned decision", "unpinned-decision", "features/other/SPEC.md:5", map[string]string{
 			"features/other/SPEC.md": "# other\n## S\n{§other-one} **MAY** x.\n\nDecision (§other-one): we chose.\n"}},
+		{"decided Given", "decided-step", "features/other/x.feature:5", map[string]string{
+			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n\nDecision (§other-one): we chose.\n",
+			"features/other/x.feature": "@other\nFeature: x\n  @§other-one\n  Scenario: s\n    Given a per Decision (§other-one)\n    Then b per Decision (§other-one)\n"}},
+		{"decided step, no decision", "unrecorded-decision", "features/other/x.feature:7", map[string]string{
+			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n\n{§other-two} **MAY** y.\n\nDecision (§other-one): we chose.\n",
+			"features/other/x.feature": "@other\nFeature: x\n  @§other-one\n  Scenario: s\n    Given a\n    Then b per Decision (§other-one)\n    And c per Decision (§other-two)\n"}},
+		{"decided step, no anchor", "orphan", "features/other/x.feature:6", map[string]string{
+			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n\nDecision (§other-one): we chose.\n",
+			"features/other/x.feature": "@other\nFeature: x\n  @§other-one\n  Scenario: s\n    Given a\n    Then b per Decision (§other-nope)\n"}},
 		{"unrecorded decision", "unrecorded-decision", "features/other/x.feature:3", map[string]string{
 			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n",
 			"features/other/x.feature": "@other\nFeature: x\n  @§other-one @decision\n  Scenario: s\n    Given a\n"}},
@@ -164,6 +173,14 @@ func TestGuardRefuses(t *testing.T) {
 			t.Fatalf("guard did not report %s; it said %v", tc.kind, problems)
 		})
 	}
+	t.Run("a decided step pins its decision", func(t *testing.T) {
+		c, problems, _ := Load(fixture(map[string]string{
+			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n\nDecision (§other-one): we chose.\n",
+			"features/other/x.feature": "@other\nFeature: x\n  @§other-one\n  Scenario: s\n    Given a\n    Then b is \"x\" per Decision (§other-one)\n"}), "features")
+		if problems = append(problems, c.Check()...); len(problems) != 0 {
+			t.Fatalf("problems: %v", problems)
+		}
+	})
 	t.Run("orphan wording names the digest", func(t *testing.T) {
 		c, _, _ := Load(fixture(map[string]string{"features/demo/bad.feature": "@demo\nFeature: x\n  @§demo-nope\n  Scenario: s\n    Given a\n"}), "features")
 		if diff := cmp.Diff([]string{"demo-nope"}, c.Orphans()); diff != "" {
@@ -182,5 +199,37 @@ func TestAnchorGuard(t *testing.T) {
 	problems = append(problems, c.Missing()...)
 	for _, p := range problems {
 		t.Error(p)
+	}
+}
+
+func TestDecidedStep(t *testing.T) {
+	for _, tc := range []struct{ text, assertion, anchor string }{
+		{`the code is "BAD_JSON" per Decision (§jace-errors)`, `the code is "BAD_JSON"`, "jace-errors"},
+		{`the code is "BAD_JSON"`, `the code is "BAD_JSON"`, ""},
+		{`per Decision (§x) is not at the end`, `per Decision (§x) is not at the end`, ""},
+	} {
+		a, id, ok := DecidedStep(tc.text)
+		if a != tc.assertion || id != tc.anchor || ok != (tc.anchor != "") {
+			t.Errorf("DecidedStep(%q) = %q, %q, %v", tc.text, a, id, ok)
+		}
+	}
+}
+
+func TestLiteralsToReview(t *testing.T) {
+	c, _, err := Load(fixture(map[string]string{
+		"features/other/SPEC.md": "# other\n## S\n{§other-one} **MAY** a line reads `ok`.\n\nDecision (§other-one): we chose.\n",
+		"features/other/x.feature": "@other\nFeature: x\n  @§other-one\n  Scenario: s\n    Given \"z\"\n" +
+			"    Then it reads \"ok\"\n    And it says \"fine\"\n    And it says \"nice\" per Decision (§other-one)\n"}), "features")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range c.LiteralsToReview() {
+		if strings.HasPrefix(r.Location, "features/other/") {
+			got = append(got, r.Literal)
+		}
+	}
+	if diff := cmp.Diff([]string{"fine"}, got); diff != "" {
+		t.Fatalf("review (-want +got):\n%s", diff)
 	}
 }

@@ -10,8 +10,10 @@ import (
 // included), a scenario citing an id no digest declares (an orphan), citing a
 // retired id, citing another system's anchor, a tag that is neither an
 // anchor, the system's tag nor a control tag, a feature file without its
-// system tag, a decision that no @decision scenario pins, and a @decision
-// scenario none of whose anchors has a decision in the digest. Uncovered
+// system tag, a decision that neither a decided step nor a @decision
+// scenario pins, a @decision scenario none of whose anchors has a decision
+// in the digest, and a decided step (" per Decision (§id)") that is not a
+// Then step or whose anchor has no decision. Uncovered
 // anchors are not problems: they are gaps the report shows.
 func (c *Catalog) Check() []Problem {
 	var ps []Problem
@@ -107,11 +109,12 @@ func (c *Catalog) Check() []Problem {
 				continue
 			}
 			decided[s+" "+a.ID] = true
-			if len(c.Pinning(a)) == 0 {
-				add("unpinned-decision", dec.Location, "decision for §%s has no scenario tagged @decision and @§%s", dec.Anchor, a.ID)
+			if len(c.Pinning(a)) == 0 && !c.stepDecides(a) {
+				add("unpinned-decision", dec.Location, "decision for §%s has no step per Decision (§%s) and no scenario tagged @decision and @§%s", dec.Anchor, a.ID, a.ID)
 			}
 		}
 	}
+	c.checkDecidedSteps(decided, add)
 	for _, sc := range c.Scenarios {
 		if !sc.Has("@decision") {
 			continue
@@ -190,4 +193,66 @@ func (c *Catalog) Missing() []Problem {
 		}
 	}
 	return ps
+}
+
+// stepDecides reports whether a decided step of a's system cites a (or one
+// of its aliases).
+func (c *Catalog) stepDecides(a *Anchor) bool {
+	for _, sc := range c.Scenarios {
+		if sc.System != a.System {
+			continue
+		}
+		for _, id := range sc.Decided() {
+			if b, ok := c.Digests[sc.System].Resolve(id); ok && b.ID == a.ID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkDecidedSteps refuses a decided step that is not a Then step (only an
+// assertion can be decided: a Given or When that differs would leave the
+// scenario driving something else) and one whose anchor the digest records
+// no decision for. Each step is reported once, not once per outline row.
+func (c *Catalog) checkDecidedSteps(decided map[string]bool, add func(kind, loc, format string, args ...any)) {
+	seen := map[string]bool{}
+	once := func(loc, kind, format string, args ...any) {
+		if !seen[loc+kind] {
+			seen[loc+kind] = true
+			add(kind, loc, format, args...)
+		}
+	}
+	for _, sc := range c.Scenarios {
+		for _, st := range sc.Steps {
+			_, id, ok := DecidedStep(st.Text)
+			if !ok {
+				continue
+			}
+			loc := fmt.Sprintf("%s:%d", sc.URI, st.Line)
+			if st.Type != "Outcome" {
+				once(loc, "decided-step", "%s %s: only a Then step (an assertion) can be decided", st.Keyword, st.Text)
+			}
+			a, ok := c.Digests[sc.System].Resolve(id)
+			switch {
+			case !ok:
+				once(loc, "orphan", "the step cites Decision (§%s), but %s declares no §%s", id, c.Digests[sc.System].Path, id)
+			case !decided[sc.System+" "+a.ID]:
+				once(loc, "unrecorded-decision", "the step cites Decision (§%s), but %s records no decision for §%s", id, c.Digests[sc.System].Path, a.ID)
+			}
+		}
+	}
+}
+
+// UndecidedPins returns the @decision scenarios none of whose steps is
+// decided: against another target such a scenario fails on a choice of the
+// reference, since nothing in it says which assertion is the choice.
+func (c *Catalog) UndecidedPins() []*Scenario {
+	var out []*Scenario
+	for _, sc := range c.Scenarios {
+		if sc.Has("@decision") && len(sc.Decided()) == 0 {
+			out = append(out, sc)
+		}
+	}
+	return out
 }
