@@ -41,6 +41,30 @@ const (
 	RetiredSt = "retired"
 )
 
+// Verdicts of a scenario and of an anchor against a target: what the two
+// levels of assertion say (a step ending "per Decision (§id)" is decided,
+// every other step normative). Against the reference a decided step that
+// does not hold fails the scenario, so the reference's verdicts are keeps,
+// fails or pending; against another target it is a Difference instead.
+const (
+	Keeps   = "keeps"   // keeps the spec: every assertion held
+	Differs = "differs" // keeps the spec, differs from the reference on some decisions
+	Fails   = "fails"   // fails the spec: a normative assertion did not hold
+	// Pending (as for statuses): not judged for this target (skipped, @wip).
+)
+
+// Difference is a decided assertion the target did not keep: the step as
+// written, the Decision it cites and what it expected and got.
+type Difference struct {
+	Decision string `json:"decision"`
+	Step     string `json:"step"`
+	Message  string `json:"message"`
+}
+
+// differenceMediaType marks a step's attachment that records a Difference
+// (features/kit.DifferenceMediaType; the report does not import features).
+const differenceMediaType = "application/vnd.anchorage.decision-difference+json"
+
 // Report is the whole coverage report; its JSON form is coverage.json.
 type Report struct {
 	Seed        uint64      `json:"seed"`
@@ -54,6 +78,13 @@ type Report struct {
 	// (matrix.go puts several runs side by side).
 	Target  string            `json:"target"`
 	Drivers map[string]string `json:"drivers,omitempty"`
+
+	// Review lists what coverage.md asks a person to look at (not in
+	// coverage.json): normative steps quoting a literal the digest's
+	// wording of their anchors does not hold, and @decision scenarios
+	// none of whose steps is decided.
+	Review        []catalog.Review `json:"-"`
+	UndecidedPins []string         `json:"-"`
 }
 
 // System is one system's anchors.
@@ -83,6 +114,11 @@ type Anchor struct {
 	// Mutation is present when reports/mutation.json measured the anchor's
 	// system: the mutants on lines its scenarios execute.
 	Mutation *MutationStats `json:"mutation,omitempty"`
+	// Verdict is the anchor's verdict for the run's target (Keeps, Differs,
+	// Fails, Pending; or Uncovered, RetiredSt), and DiffersOn the decisions
+	// (§ids) its scenarios differ on.
+	Verdict   string   `json:"verdict"`
+	DiffersOn []string `json:"differsOn,omitempty"`
 }
 
 // Scenario is one scenario citing an anchor.
@@ -96,6 +132,10 @@ type Scenario struct {
 	Feature  string   `json:"feature,omitempty"` // the feature's title
 	Detail   []Step   `json:"-"`                 // the steps with arguments and per-step status (coverage.html only: it would triple coverage.json)
 	Replay   string   `json:"replay,omitempty"`  // on a failure: the command that reruns it
+	// Verdict is Keeps, Differs, Fails or Pending; Differences lists the
+	// decided assertions the target did not keep (Differs).
+	Verdict     string       `json:"verdict"`
+	Differences []Difference `json:"differences,omitempty"`
 }
 
 // Ambiguity is one entry of the ambiguity register.
@@ -109,10 +149,11 @@ type Ambiguity struct {
 
 // Result is what a run said of one scenario.
 type Result struct {
-	Status   string
-	Error    string
-	Steps    []StepResult // in the order of the pickle's steps (background first)
-	Duration float64      // seconds, summed over the steps
+	Status      string
+	Error       string
+	Steps       []StepResult // in the order of the pickle's steps (background first)
+	Duration    float64      // seconds, summed over the steps
+	Differences []Difference // decided steps the target did not keep (they passed)
 }
 
 // StepResult is what a run said of one step.
@@ -132,6 +173,10 @@ type cuke struct {
 				Error    string `json:"error_message"`
 				Duration int64  `json:"duration"`
 			} `json:"result"`
+			Embeddings []struct {
+				MimeType string `json:"mime_type"`
+				Data     []byte `json:"data"` // base64 in the JSON
+			} `json:"embeddings"`
 		} `json:"steps"`
 	} `json:"elements"`
 }
@@ -170,10 +215,21 @@ func ReadResults(dir string) (map[string]Result, []byte, error) {
 				r := Result{Status: Passed}
 				skipped := false
 				var steps []StepResult
+				var diffs []Difference
 				var ns int64
 				for _, st := range el.Steps {
 					steps = append(steps, StepResult{Status: st.Result.Status, Error: st.Result.Error})
 					ns += st.Result.Duration
+					for _, e := range st.Embeddings {
+						if e.MimeType != differenceMediaType {
+							continue
+						}
+						var d Difference
+						if err := json.Unmarshal(e.Data, &d); err != nil {
+							return nil, nil, fmt.Errorf("results: %s: a decision difference of %s:%d: %w", f, uri, el.Line, err)
+						}
+						diffs = append(diffs, d)
+					}
 				}
 				for _, st := range el.Steps {
 					switch st.Result.Status {
@@ -196,7 +252,7 @@ func ReadResults(dir string) (map[string]Result, []byte, error) {
 				if len(el.Steps) == 0 {
 					r = Result{Status: Pending, Error: "no steps"}
 				}
-				r.Steps, r.Duration = steps, float64(ns)/1e9
+				r.Steps, r.Duration, r.Differences = steps, float64(ns)/1e9, diffs
 				results[uri+":"+strconv.Itoa(el.Line)] = r
 			}
 		}
@@ -217,7 +273,10 @@ func Build(cat *catalog.Catalog, problems []catalog.Problem, results map[string]
 // steps with their doc strings, tables and per-step status, an outline row's
 // label, and the replay line of a failure; and each anchor's decisions.
 func BuildDetailed(cat *catalog.Catalog, problems []catalog.Problem, results map[string]Result, details map[string]Detail, seed uint64) *Report {
-	r := &Report{Seed: seed, Orphans: cat.Orphans(), Ambiguities: []Ambiguity{}, Problems: []string{}}
+	r := &Report{Seed: seed, Orphans: cat.Orphans(), Ambiguities: []Ambiguity{}, Problems: []string{}, Review: cat.LiteralsToReview()}
+	for _, sc := range cat.UndecidedPins() {
+		r.UndecidedPins = append(r.UndecidedPins, sc.Location())
+	}
 	if r.Orphans == nil {
 		r.Orphans = []string{}
 	}
@@ -241,10 +300,11 @@ func BuildDetailed(cat *catalog.Catalog, problems []catalog.Problem, results map
 				}
 			}
 			an.Status = verdict(an.Scenarios)
+			an.Verdict, an.DiffersOn = anchorVerdict(an.Status, an.Scenarios)
 			sys.Anchors = append(sys.Anchors, an)
 		}
 		for _, rt := range d.Retired {
-			sys.Anchors = append(sys.Anchors, Anchor{ID: rt.ID, Section: "Retired", Status: RetiredSt, Aliases: []string{}, Successor: rt.Successor, Reason: rt.Reason, Scenarios: []Scenario{}})
+			sys.Anchors = append(sys.Anchors, Anchor{ID: rt.ID, Section: "Retired", Status: RetiredSt, Verdict: RetiredSt, Aliases: []string{}, Successor: rt.Successor, Reason: rt.Reason, Scenarios: []Scenario{}})
 		}
 		for _, dec := range d.Decisions {
 			amb := Ambiguity{System: name, Anchor: dec.Anchor, Decision: dec.Text, Where: dec.Location, Scenarios: []string{}}
@@ -281,12 +341,83 @@ func scenarioResult(sc *catalog.Scenario, results map[string]Result, details map
 			for i, st := range res.Steps {
 				out.Detail[i].Status, out.Detail[i].Error = st.Status, st.Error
 			}
+			for _, d := range res.Differences {
+				for i := range out.Detail {
+					if out.Detail[i].Text == d.Step && out.Detail[i].Differs == "" {
+						out.Detail[i].Differs = d.Decision + ": " + d.Message
+						break
+					}
+				}
+			}
 		}
 	}
 	if out.Status == Failed {
 		out.Replay = ReplayLine(master, sc.System, sc.Location())
 	}
+	out.Verdict = Pending
+	switch out.Status {
+	case Failed:
+		out.Verdict = Fails
+	case Passed:
+		out.Verdict = Keeps
+		if ran && len(res.Differences) > 0 {
+			out.Verdict, out.Differences = Differs, res.Differences
+		}
+	}
 	return out
+}
+
+// anchorVerdict: an anchor fails the spec when a scenario does; it keeps
+// the spec when its status passes, differing on the decisions its
+// scenarios differ on; otherwise its status says why it was not judged.
+func anchorVerdict(status string, scs []Scenario) (string, []string) {
+	switch status {
+	case Fail:
+		return Fails, nil
+	case Pass:
+	case Pend:
+		return Pending, nil
+	default:
+		return status, nil
+	}
+	var on []string
+	for _, sc := range scs {
+		for _, d := range sc.Differences {
+			if !containsString(on, d.Decision) {
+				on = append(on, d.Decision)
+			}
+		}
+	}
+	if len(on) == 0 {
+		return Keeps, nil
+	}
+	sort.Strings(on)
+	return Differs, on
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// VerdictText is a verdict in words, as the reports print it.
+func VerdictText(verdict string, differsOn int) string {
+	switch verdict {
+	case Keeps:
+		return "keeps the spec"
+	case Differs:
+		if differsOn == 1 {
+			return "keeps the spec, differs on 1 decision"
+		}
+		return fmt.Sprintf("keeps the spec, differs on %d decisions", differsOn)
+	case Fails:
+		return "fails the spec"
+	}
+	return verdict
 }
 
 // ReplayLine is the command that reruns one scenario, as the feature runner
@@ -314,9 +445,11 @@ func verdict(scs []Scenario) string {
 	return Pend
 }
 
-// Counts tallies anchor statuses.
+// Counts tallies anchor statuses; Differs counts the passing anchors whose
+// scenarios differ from the reference's decisions.
 type Counts struct {
 	Total, Pass, Fail, Pending, Uncovered, Retired int
+	Differs                                        int
 }
 
 func (c *Counts) add(status string) {
@@ -341,6 +474,9 @@ func (s System) Count() Counts {
 	var c Counts
 	for _, a := range s.Anchors {
 		c.add(a.Status)
+		if a.Verdict == Differs {
+			c.Differs++
+		}
 	}
 	return c
 }

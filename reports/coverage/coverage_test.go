@@ -276,3 +276,79 @@ func TestHTMLDetail(t *testing.T) {
 		t.Errorf("coverage.json scenario lacks its label or replay line: %s", got.Raw)
 	}
 }
+
+// TestDecisionDifferences reads a target's run in which a decided step did
+// not hold: the scenario passed with a difference attached to the step
+// (base64 JSON, as godog writes attachments).
+func TestDecisionDifferences(t *testing.T) {
+	fsys := fstest.MapFS{
+		"features/demo/SPEC.md": {Data: []byte(spec)},
+		"features/demo/f.feature": {Data: []byte(`@demo
+Feature: f
+  @§d-pass
+  Scenario: ok
+    Given x
+    Then the code is "BAD" per Decision (§d-pass)
+  @§d-fail
+  Scenario: plain
+    Given y
+`)},
+	}
+	cat, problems, err := catalog.Load(fsys, "features")
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("load: %v %v", err, problems)
+	}
+	// {"decision":"§d-pass","step":"the code is \"BAD\" per Decision (§d-pass)","message":"want BAD, got X_BAD"}
+	data := "eyJkZWNpc2lvbiI6IsKnZC1wYXNzIiwic3RlcCI6InRoZSBjb2RlIGlzIFwiQkFEXCIgcGVyIERlY2lzaW9uICjCp2QtcGFzcykiLCJtZXNzYWdlIjoid2FudCBCQUQsIGdvdCBYX0JBRCJ9"
+	run := `[{"uri":"demo/f.feature","elements":[
+ {"line":4,"steps":[{"result":{"status":"passed"}},{"result":{"status":"passed"},"embeddings":[{"mime_type":"` + differenceMediaType + `","data":"` + data + `","name":"decision-difference.json"}]}]},
+ {"line":8,"steps":[{"result":{"status":"passed"}}]}]}]`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cucumber-demo.json"), []byte(run), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	details, err := ReadDetails(fsys, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := BuildDetailed(cat, nil, res, details, 7)
+	js, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		`systems.0.anchors.#(id=="d-pass").status`:                            "pass",
+		`systems.0.anchors.#(id=="d-pass").verdict`:                           "differs",
+		`systems.0.anchors.#(id=="d-pass").differsOn.0`:                       "§d-pass",
+		`systems.0.anchors.#(id=="d-pass").scenarios.0.verdict`:               "differs",
+		`systems.0.anchors.#(id=="d-pass").scenarios.0.differences.0.message`: "want BAD, got X_BAD",
+		`systems.0.anchors.#(id=="d-fail").verdict`:                           "keeps",
+		`systems.0.anchors.#(id=="d-wip").verdict`:                            "uncovered",
+	} {
+		if got := gjson.GetBytes(js, path).String(); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+	if rep.Failed() {
+		t.Error("a decision difference failed the report")
+	}
+	md := rep.Markdown()
+	for _, s := range []string{"| demo | 4 | 2 | 0 | 0 | 2 | 1 | 1 |", "- Decision (`§d-pass`): 1 scenarios, e.g. `features/demo/f.feature:4`: want BAD, got X_BAD"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("coverage.md lacks %q:\n%s", s, md)
+		}
+	}
+	var html strings.Builder
+	if err := rep.HTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"differs on 1 decision(s)", "differs from the reference's decision §d-pass: want BAD, got X_BAD"} {
+		if !strings.Contains(html.String(), s) {
+			t.Errorf("coverage.html lacks %q", s)
+		}
+	}
+}

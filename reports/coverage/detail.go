@@ -22,6 +22,7 @@ type Step struct {
 	Table     [][]string `json:"table,omitempty"`
 	Status    string     `json:"status,omitempty"` // passed, failed, skipped, undefined, pending; empty when it did not run
 	Error     string     `json:"error,omitempty"`
+	Differs   string     `json:"differs,omitempty"` // a decided step the target did not keep: what it expected and got
 }
 
 // Detail is what the feature files say of one scenario beyond the catalog:

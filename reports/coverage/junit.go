@@ -14,7 +14,9 @@ import (
 // classname "<system>/<feature file>", a failed step as <failure> with its
 // message and the replay line, an undefined or pending step as <error>, and
 // a scenario that did not run — @wip, skipped by a step, not selected — as
-// <skipped/>.
+// <skipped/>. A scenario that kept the spec but differed from the
+// reference's decisions passed: its differences are in <system-out>, never a
+// failure.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -44,6 +46,7 @@ type junitCase struct {
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitProblem struct {
@@ -98,6 +101,9 @@ func JUnit(cat *catalog.Catalog, results map[string]Result, details map[string]D
 					c.Error = &junitProblem{Message: res.Error, Type: "pending", Text: sc.Location()}
 				case Skipped:
 					c.Skipped = &junitSkipped{Message: res.Error + " (" + sc.Location() + ")"}
+				}
+				for _, d := range res.Differences {
+					c.SystemOut += fmt.Sprintf("keeps the spec; differs from the reference's Decision (%s): %s\n  step: %s\n", d.Decision, d.Message, d.Step)
 				}
 			}
 			cases = append(cases, c)

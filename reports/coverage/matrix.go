@@ -57,11 +57,13 @@ type MatrixSystem struct {
 	Rows   []MatrixRow
 }
 
-// MatrixRow is one anchor: its status in each target's run, in column
-// order, or NotThisTarget.
+// MatrixRow is one anchor: its verdict in each target's run, in column
+// order (keeps, "keeps, differs on N", fails, pending, uncovered), or
+// NotThisTarget; DiffersOn holds, per cell, the decisions it differs on.
 type MatrixRow struct {
 	ID, Section string
 	Cells       []string
+	DiffersOn   [][]string
 }
 
 // BuildMatrix joins runs into a matrix. The anchors are the first run's;
@@ -90,14 +92,19 @@ func BuildMatrix(runs []*Report) *Matrix {
 			}
 			row := MatrixRow{ID: a.ID, Section: a.Section}
 			for i, r := range runs {
-				cell := NotThisTarget
+				cell, on := NotThisTarget, []string(nil)
 				if i == 0 || external(r.Drivers[sys.System]) {
-					cell = statusOf(r, sys.System, a.ID)
+					an := anchorOf(r, sys.System, a.ID)
+					cell, on = cellText(an), an.DiffersOn
 					c := m.Targets[i].Counts[sys.System]
-					c.add(cell)
+					c.add(an.Status)
+					if len(on) > 0 {
+						c.Differs++
+					}
 					m.Targets[i].Counts[sys.System] = c
 				}
 				row.Cells = append(row.Cells, cell)
+				row.DiffersOn = append(row.DiffersOn, on)
 			}
 			ms.Rows = append(ms.Rows, row)
 		}
@@ -108,18 +115,40 @@ func BuildMatrix(runs []*Report) *Matrix {
 
 func external(driver string) bool { return driver != "" && driver != "embedded" }
 
-func statusOf(r *Report, system, id string) string {
+// anchorOf returns the run's verdict on an anchor (uncovered when the run
+// does not know it).
+func anchorOf(r *Report, system, id string) Anchor {
 	for _, s := range r.Systems {
 		if s.System != system {
 			continue
 		}
 		for _, a := range s.Anchors {
 			if a.ID == id {
-				return a.Status
+				return a
 			}
 		}
 	}
-	return Uncovered
+	return Anchor{ID: id, Status: Uncovered, Verdict: Uncovered}
+}
+
+// cellText is an anchor's verdict as a matrix cell. A run recorded before
+// verdicts existed has only a status: a pass kept the spec, a fail broke it.
+func cellText(a Anchor) string {
+	v := a.Verdict
+	if v == "" {
+		switch a.Status {
+		case Pass:
+			v = Keeps
+		case Fail:
+			v = Fails
+		default:
+			v = a.Status
+		}
+	}
+	if v == Differs {
+		return fmt.Sprintf("keeps, differs on %d", len(a.DiffersOn))
+	}
+	return v
 }
 
 // Markdown renders the matrix as one table per system.
@@ -127,7 +156,9 @@ func (m *Matrix) Markdown() string {
 	var b strings.Builder
 	b.WriteString("# Results matrix: anchors × targets\n\n")
 	b.WriteString("Each column is one run of the features (`make report TARGET=name` with the driver variables of\n")
-	b.WriteString("`features/README.md`); `·` means that system ran embedded in that run, so it says nothing of the target.\n\n")
+	b.WriteString("`features/README.md`); `·` means that system ran embedded in that run, so it says nothing of the target.\n")
+	b.WriteString("An anchor *fails* only when a normative assertion (what the spec states) did not hold; *keeps, differs on N* keeps the spec\n")
+	b.WriteString("but differs from the reference on N decided assertions (its own choices, named in parentheses).\n\n")
 	b.WriteString("| target | drivers |\n|---|---|\n")
 	for _, t := range m.Targets {
 		fmt.Fprintf(&b, "| %s | %s |\n", t.Name, driverList(t.Drivers))
@@ -141,14 +172,17 @@ func (m *Matrix) Markdown() string {
 		for range m.Targets {
 			b.WriteString("---|")
 		}
-		b.WriteString("\n| **pass / anchors** |")
+		b.WriteString("\n| **keep the spec / anchors** |")
 		for _, t := range m.Targets {
 			fmt.Fprintf(&b, " %s |", passOfRun(t.Counts[s.System]))
 		}
 		b.WriteString("\n")
 		for _, r := range s.Rows {
 			fmt.Fprintf(&b, "| `§%s` |", r.ID)
-			for _, c := range r.Cells {
+			for i, c := range r.Cells {
+				if len(r.DiffersOn[i]) > 0 {
+					c += " (" + strings.Join(r.DiffersOn[i], ", ") + ")"
+				}
 				fmt.Fprintf(&b, " %s |", c)
 			}
 			b.WriteString("\n")
@@ -157,9 +191,14 @@ func (m *Matrix) Markdown() string {
 	return b.String()
 }
 
+// passOfRun is a target's column head: the anchors that keep the spec (of
+// them, how many differ from the reference's decisions) over those run.
 func passOfRun(c Counts) string {
 	if c.Total == 0 {
 		return NotThisTarget
+	}
+	if c.Differs > 0 {
+		return fmt.Sprintf("%d / %d (%d differ on decisions)", c.Pass, c.Total, c.Differs)
 	}
 	return fmt.Sprintf("%d / %d", c.Pass, c.Total)
 }
@@ -189,11 +228,15 @@ func (m *Matrix) HTML(w io.Writer) error {
 		"drivers":   func(d map[string]string) string { return strings.ReplaceAll(driverList(d), "`", "") },
 		"counts":    func(t MatrixTarget, sys string) Counts { return t.Counts[sys] },
 		"cls": func(s string) string {
-			if s == NotThisTarget {
+			switch {
+			case s == NotThisTarget:
 				return "none"
+			case strings.HasPrefix(s, "keeps, differs"):
+				return "differs"
 			}
 			return s
 		},
+		"decisions": func(r MatrixRow, i int) string { return strings.Join(r.DiffersOn[i], " ") },
 	}).Parse(matrixHTML)
 	if err != nil {
 		return fmt.Errorf("matrix template: %w", err)
@@ -208,13 +251,15 @@ body{font:14px system-ui,sans-serif;margin:2em;color:#1f2933}
 table{border-collapse:collapse;margin:1em 0}
 th,td{border:1px solid #cbd2d9;padding:2px 8px;text-align:left}
 th{background:#f5f7fa}
-td.pass{background:#c6f6d5}td.fail{background:#fed7d7}td.pending{background:#feebc8}
+td.keeps{background:#c6f6d5}td.differs{background:#d9e2fb}td.fails{background:#fed7d7}td.pending{background:#feebc8}
 td.uncovered{background:#e4e7eb}td.none{color:#9aa5b1;text-align:center}
 code{font-size:13px}
 </style></head><body>
 <h1>Results matrix: anchors × targets</h1>
 <p>Each column is one run of the features (<code>make report TARGET=name</code> with the driver variables of
-<code>features/README.md</code>). <b>·</b> means the system ran embedded in that run, so it says nothing of the target.</p>
+<code>features/README.md</code>). <b>·</b> means the system ran embedded in that run, so it says nothing of the target.
+An anchor <b>fails</b> only when a normative assertion (what the spec states) did not hold; <b>keeps, differs on N</b>
+means it keeps the spec but differs from the reference on N decided assertions (the reference's own choices; hover for which).</p>
 <table><tr><th>target</th><th>drivers</th></tr>
 {{range .Targets}}<tr><td>{{.Name}}</td><td><code>{{drivers .Drivers}}</code></td></tr>{{end}}
 </table>
@@ -222,8 +267,8 @@ code{font-size:13px}
 {{range .Systems}}{{$sys := .System}}
 <h2>{{.System}}</h2>
 <table><tr><th>anchor</th>{{range $targets}}<th>{{.Name}}</th>{{end}}</tr>
-<tr><th>pass / anchors</th>{{range $targets}}<th>{{passOfRun (counts . $sys)}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td><code>§{{.ID}}</code></td>{{range .Cells}}<td class="{{cls .}}">{{.}}</td>{{end}}</tr>
+<tr><th>keep the spec / anchors</th>{{range $targets}}<th>{{passOfRun (counts . $sys)}}</th>{{end}}</tr>
+{{range $r := .Rows}}<tr><td><code>§{{.ID}}</code></td>{{range $i, $c := .Cells}}<td class="{{cls $c}}"{{with decisions $r $i}} title="differs on {{.}}"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}
 </body></html>

@@ -18,6 +18,7 @@ func TestBuildMatrixMarksSystemsNotRunAgainstTheTarget(t *testing.T) {
 	ref := &Report{Systems: []System{sys("deck", Pass, Pass, RetiredSt), sys("jace", Pass)}}
 	other := &Report{Target: "bridge", Drivers: map[string]string{"deck": "DECK_CMD=/x", "jace": "embedded"},
 		Systems: []System{sys("deck", Pass, Pend), sys("jace", Pass)}}
+	other.Systems[0].Anchors[0].Verdict, other.Systems[0].Anchors[0].DiffersOn = Differs, []string{"§deck-x"}
 	m := BuildMatrix([]*Report{ref, other})
 	got := [][]string{}
 	for _, s := range m.Systems {
@@ -25,7 +26,7 @@ func TestBuildMatrixMarksSystemsNotRunAgainstTheTarget(t *testing.T) {
 			got = append(got, append([]string{r.ID}, r.Cells...))
 		}
 	}
-	want := [][]string{{"deck-a", Pass, Pass}, {"deck-b", Pass, Pend}, {"jace-a", Pass, NotThisTarget}}
+	want := [][]string{{"deck-a", Keeps, "keeps, differs on 1"}, {"deck-b", Keeps, Pend}, {"jace-a", Keeps, NotThisTarget}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("cells (-want +got):\n%s", d)
 	}
@@ -36,7 +37,7 @@ func TestBuildMatrixMarksSystemsNotRunAgainstTheTarget(t *testing.T) {
 		t.Errorf("bridge ran jace embedded, yet counts %+v", c)
 	}
 	md := m.Markdown()
-	for _, s := range []string{"| reference |", "| bridge | deck: `DECK_CMD=/x` |", "| **pass / anchors** | 2 / 2 | 1 / 2 |"} {
+	for _, s := range []string{"| reference |", "| bridge | deck: `DECK_CMD=/x` |", "| **keep the spec / anchors** | 2 / 2 | 1 / 2 (1 differ on decisions) |", "| `§deck-a` | keeps | keeps, differs on 1 (§deck-x) |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}
@@ -44,6 +45,9 @@ func TestBuildMatrixMarksSystemsNotRunAgainstTheTarget(t *testing.T) {
 	var html strings.Builder
 	if err := m.HTML(&html); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `<td class="differs" title="differs on §deck-x">keeps, differs on 1</td>`) {
+		t.Errorf("html lacks the differing cell:\n%s", html.String())
 	}
 	if !strings.Contains(html.String(), `<td class="none">·</td>`) {
 		t.Errorf("html lacks the not-this-target cell")

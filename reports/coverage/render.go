@@ -33,14 +33,24 @@ func (r *Report) Markdown() string {
 	for _, s := range r.Systems {
 		mutation = mutation || s.Mutation != nil
 	}
-	if mutation {
-		b.WriteString("| system | anchors | pass | fail | pending | uncovered | retired | mutation strength |\n|---|---|---|---|---|---|---|---|\n")
-	} else {
-		b.WriteString("| system | anchors | pass | fail | pending | uncovered | retired |\n|---|---|---|---|---|---|---|\n")
+	differs := r.differs()
+	if differs {
+		b.WriteString("Judged as another target: a pass that *differs* keeps the spec but differs from the reference on decided assertions (steps ending \"per Decision (§id)\"); only a normative assertion fails an anchor.\n\n")
 	}
+	head, rule := "| system | anchors | pass | fail | pending | uncovered | retired |", "|---|---|---|---|---|---|---|"
+	if differs {
+		head, rule = head+" of the passes, differ |", rule+"---|"
+	}
+	if mutation {
+		head, rule = head+" mutation strength |", rule+"---|"
+	}
+	b.WriteString(head + "\n" + rule + "\n")
 	for _, s := range r.Systems {
 		c := s.Count()
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |", s.System, c.Total, c.Pass, c.Fail, c.Pending, c.Uncovered, c.Retired)
+		if differs {
+			fmt.Fprintf(&b, " %d |", c.Differs)
+		}
 		if mutation {
 			fmt.Fprintf(&b, " %s |", s.Mutation.Strength())
 		}
@@ -84,6 +94,7 @@ func (r *Report) Markdown() string {
 		if len(gaps) > 0 {
 			fmt.Fprintf(&b, "\nGaps (%d):\n\n%s\n", len(gaps), strings.Join(gaps, "\n"))
 		}
+		b.WriteString(s.differencesList())
 		var retired []string
 		for _, a := range s.Anchors {
 			if a.Status == RetiredSt {
@@ -110,6 +121,7 @@ func (r *Report) Markdown() string {
 			fmt.Fprintf(&b, "| %s | `§%s` | %s | %s |\n", a.System, a.Anchor, strings.ReplaceAll(a.Decision, "|", "\\|"), strings.Join(a.Scenarios, "<br>"))
 		}
 	}
+	b.WriteString(r.reviewList())
 	if len(r.Orphans) > 0 || len(r.Problems) > 0 {
 		b.WriteString("\n## Guard problems\n\n")
 		for _, o := range r.Orphans {
@@ -117,6 +129,88 @@ func (r *Report) Markdown() string {
 		}
 		for _, p := range r.Problems {
 			fmt.Fprintf(&b, "- %s\n", p)
+		}
+	}
+	return b.String()
+}
+
+// differs reports whether any anchor of the run differs from the
+// reference's decisions (a run against another target).
+func (r *Report) differs() bool {
+	for _, s := range r.Systems {
+		if s.Count().Differs > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// differencesList lists, per decision the run's target differs on, the
+// anchors and scenarios that showed it and the first message.
+func (s System) differencesList() string {
+	type seen struct {
+		scenarios []string
+		first     string
+	}
+	by := map[string]*seen{}
+	for _, a := range s.Anchors {
+		for _, sc := range a.Scenarios {
+			for _, d := range sc.Differences {
+				e := by[d.Decision]
+				if e == nil {
+					e = &seen{first: d.Message}
+					by[d.Decision] = e
+				}
+				if !containsString(e.scenarios, sc.Location) {
+					e.scenarios = append(e.scenarios, sc.Location)
+				}
+			}
+		}
+	}
+	if len(by) == 0 {
+		return ""
+	}
+	var decs []string
+	for d := range by {
+		decs = append(decs, d)
+	}
+	sort.Strings(decs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nDiffers from the reference's decisions (%d decisions; not failures):\n\n", len(decs))
+	for _, d := range decs {
+		first, _, _ := strings.Cut(by[d].first, "\n")
+		fmt.Fprintf(&b, "- Decision (`%s`): %d scenarios, e.g. `%s`: %s\n", d, len(by[d].scenarios), by[d].scenarios[0], strings.ReplaceAll(first, "|", "\\|"))
+	}
+	return b.String()
+}
+
+// reviewList is coverage.md's review section: normative steps quoting a
+// literal that their anchors' digest wording does not hold (the seed may
+// state it in other words, or the step pins a choice and should be decided),
+// and @decision scenarios without a decided step.
+func (r *Report) reviewList() string {
+	if len(r.Review) == 0 && len(r.UndecidedPins) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## For review\n\n")
+	if len(r.UndecidedPins) > 0 {
+		fmt.Fprintf(&b, "`@decision` scenarios none of whose steps is decided (%d): against another target they fail on the reference's choice.\n\n", len(r.UndecidedPins))
+		for _, loc := range r.UndecidedPins {
+			fmt.Fprintf(&b, "- `%s`\n", loc)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Review) > 0 {
+		fmt.Fprintf(&b, "Normative steps quoting a literal the digest's wording of their anchors does not contain (%d): the seed states it in other words, or the step pins a choice and should cite its Decision.\n\n", len(r.Review))
+		seen := map[string]bool{}
+		for _, rv := range r.Review {
+			key := rv.Step + "\x00" + rv.Literal
+			if seen[key] {
+				continue // outline rows and repeated steps once
+			}
+			seen[key] = true
+			fmt.Fprintf(&b, "- `%s`: `%s` in %s\n", rv.Location, mdCode(rv.Literal), strings.ReplaceAll(rv.Step, "|", "\\|"))
 		}
 	}
 	return b.String()
@@ -202,6 +296,11 @@ func (r *Report) Summary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  %-8s %7d %5d %5d %8d %10d %8d\n", "total", all.Total, all.Pass, all.Fail, all.Pending, all.Uncovered, all.Retired)
 	fmt.Fprintf(w, "  ambiguities decided: %d; orphans: %d; guard problems: %d\n", len(r.Ambiguities), len(r.Orphans), len(r.Problems))
+	for _, s := range r.Systems {
+		if c := s.Count(); c.Differs > 0 {
+			fmt.Fprintf(w, "  %s: %d passing anchors keep the spec but differ from the reference's decisions (not failures; coverage.md lists them)\n", s.System, c.Differs)
+		}
+	}
 	shown := 0
 	for _, s := range r.Systems {
 		for _, a := range s.Anchors {
@@ -242,11 +341,15 @@ func (r *Report) HTML(w io.Writer) error {
 		},
 		"open": func(sc Scenario) bool { return sc.Status == Failed },
 		"stepStatus": func(st Step) string {
-			if st.Status == "" {
+			switch {
+			case st.Status == "":
 				return "notrun"
+			case st.Differs != "":
+				return "differs"
 			}
 			return st.Status
 		},
+		"hasDiffers": r.differs,
 		"hasMutation": func() bool {
 			for _, s := range r.Systems {
 				if s.Mutation != nil {
@@ -304,11 +407,12 @@ table.sum th:first-child,table.sum td:first-child{text-align:left}
 .id{font-family:ui-monospace,monospace;font-weight:600;color:inherit;text-decoration:none}.meta{color:#5b6670;font-size:12px}
 .badge{display:inline-block;border-radius:3px;padding:0 6px;font-size:12px;color:#fff;margin-left:6px}
 .b-pass,.b-passed{background:#2e8540}.b-fail,.b-failed{background:#c62828}.b-pending,.b-undefined{background:#e0a800}
-.b-uncovered,.b-skipped,.b-notrun{background:#9aa5b1}.b-retired{background:#5c6bc0}.b-strength{background:#37474f}
+.b-uncovered,.b-skipped,.b-notrun{background:#9aa5b1}.b-retired{background:#5c6bc0}.b-strength{background:#37474f}.b-differs{background:#3949ab}
 .promise p{margin:4px 0 6px} details{margin:3px 0 3px 12px;scroll-margin-top:90px} summary{cursor:pointer}
 .label{font-family:ui-monospace,monospace;font-size:12px;background:#eef1f4;border-radius:3px;padding:0 4px}
 ol.steps{margin:2px 0 4px;padding-left:26px;font-family:ui-monospace,monospace;font-size:12px}
-ol.steps li{margin:1px 0} li.st-failed{background:#fdecea} li.st-skipped,li.st-notrun{color:#7b8794}
+ol.steps li{margin:1px 0} li.st-failed{background:#fdecea} li.st-differs{background:#eef0fb} li.st-skipped,li.st-notrun{color:#7b8794}
+.differs{color:#3949ab;white-space:pre-wrap;font-size:12px;margin:2px 0 2px 12px}
 .mark{display:inline-block;width:1.3em}
 pre.doc{margin:2px 0 4px 12px;padding:4px 8px;background:#f3f5f7;border-left:3px solid #c9d1d9;white-space:pre-wrap;font-size:12px}
 table.data{border-collapse:collapse;margin:2px 0 4px 12px;font-size:12px} table.data td{border:1px solid #d0d7de;padding:1px 6px}
@@ -321,22 +425,22 @@ table.data{border-collapse:collapse;margin:2px 0 4px 12px;font-size:12px} table.
 <header><h1>anchorage — spec coverage <span class="meta">master seed {{.Seed}}</span></h1>
 <div class="filters">
 <label>system <select id="fsys"><option value="">all</option>{{range .Systems}}<option>{{.System}}</option>{{end}}</select></label>
-<label>status <select id="fst"><option value="">all</option><option>pass</option><option>fail</option><option>pending</option><option>uncovered</option><option>retired</option></select></label>
+<label>status <select id="fst"><option value="">all</option><option>pass</option><option value="differs">pass, differs on decisions</option><option>fail</option><option>pending</option><option>uncovered</option><option>retired</option></select></label>
 <label>text <input type="search" id="ftext" placeholder="id, promise, scenario…"></label>
 <span class="meta" id="shown">{{anchors}} of {{anchors}} anchors shown</span></div></header>
-<table class="sum"><tr><th>system</th><th>anchors</th><th>pass</th><th>fail</th><th>pending</th><th>uncovered</th><th>retired</th>{{if hasMutation}}<th>mutation strength</th>{{end}}</tr>
-{{range .Systems}}{{$c := count .}}<tr><td><a href="?sys={{.System}}">{{.System}}</a></td><td>{{$c.Total}}</td><td>{{$c.Pass}}</td><td>{{if $c.Fail}}<a href="?sys={{.System}}&amp;status=fail">{{$c.Fail}}</a>{{else}}0{{end}}</td><td>{{$c.Pending}}</td><td>{{$c.Uncovered}}</td><td>{{$c.Retired}}</td>{{if hasMutation}}<td>{{if .Mutation}}{{.Mutation.Strength}} <span class="meta">({{.Mutation.Killed}} killed, {{.Mutation.Timeout}} timeout, {{.Mutation.Survived}} survived)</span>{{else}}–{{end}}</td>{{end}}</tr>
+<table class="sum"><tr><th>system</th><th>anchors</th><th>pass</th><th>fail</th><th>pending</th><th>uncovered</th><th>retired</th>{{if hasDiffers}}<th>of the passes, differ</th>{{end}}{{if hasMutation}}<th>mutation strength</th>{{end}}</tr>
+{{range .Systems}}{{$c := count .}}<tr><td><a href="?sys={{.System}}">{{.System}}</a></td><td>{{$c.Total}}</td><td>{{$c.Pass}}</td><td>{{if $c.Fail}}<a href="?sys={{.System}}&amp;status=fail">{{$c.Fail}}</a>{{else}}0{{end}}</td><td>{{$c.Pending}}</td><td>{{$c.Uncovered}}</td><td>{{$c.Retired}}</td>{{if hasDiffers}}<td>{{if $c.Differs}}<a href="?sys={{.System}}&amp;status=differs">{{$c.Differs}}</a>{{else}}0{{end}}</td>{{end}}{{if hasMutation}}<td>{{if .Mutation}}{{.Mutation.Strength}} <span class="meta">({{.Mutation.Killed}} killed, {{.Mutation.Timeout}} timeout, {{.Mutation.Survived}} survived)</span>{{else}}–{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{range $s := .Systems}}<h2 data-sys="{{$s.System}}" class="sysh" id="{{$s.System}}">{{$s.System}} <span class="meta">{{$s.Title}}</span></h2>
-{{range $a := $s.Anchors}}<div class="anchor {{.Status}}" id="§{{.ID}}" data-sys="{{$s.System}}" data-status="{{.Status}}">
-<a class="id" href="#§{{.ID}}">§{{.ID}}</a><span class="badge b-{{.Status}}">{{.Status}}</span>{{if .Mutation}}<span class="badge b-strength" title="share of the mutants on lines its scenarios execute that they reject">strength {{.Mutation.Strength}}</span>{{end}}
+{{range $a := $s.Anchors}}<div class="anchor {{.Status}}" id="§{{.ID}}" data-sys="{{$s.System}}" data-status="{{.Status}}" data-verdict="{{.Verdict}}">
+<a class="id" href="#§{{.ID}}">§{{.ID}}</a><span class="badge b-{{.Status}}">{{.Status}}</span>{{if .DiffersOn}}<span class="badge b-differs" title="keeps the spec; differs from the reference's decisions on {{range .DiffersOn}}{{.}} {{end}}">differs on {{len .DiffersOn}} decision(s)</span>{{end}}{{if .Mutation}}<span class="badge b-strength" title="share of the mutants on lines its scenarios execute that they reject">strength {{.Mutation.Strength}}</span>{{end}}
 <span class="meta"> {{.Strength}}{{if .Tier}} · tier {{.Tier}}{{end}} · {{.Section}}{{if .Aliases}} · aliases: {{range .Aliases}}§{{.}} {{end}}{{end}}</span>
 {{if .Promise}}<div class="promise">{{md .Promise}}</div>{{end}}
 {{if eq .Status "retired"}}<div class="promise">{{md .Reason}}{{if .Successor}}<p>successor <a href="#§{{.Successor}}">§{{.Successor}}</a></p>{{end}}</div>{{end}}
 {{range .Decisions}}<div class="decision"><span class="meta">Decision</span>{{md .}}</div>{{end}}
 {{with .Mutation}}{{if .Survivors}}<details class="survivors"><summary>{{len .Survivors}} surviving mutant(s): {{.Killed}} killed, {{.Timeout}} timeout, {{.Survived}} survived, {{.Equivalent}} equivalent</summary><ul>{{range .Survivors}}<li>{{.File}}:{{.Line}} <code>{{.Original}}</code> → <code>{{.Mutated}}</code> <span class="meta">{{.ID}}</span></li>{{end}}</ul></details>{{end}}{{end}}
-{{range .Scenarios}}<details class="scenario" id="§{{$a.ID}}/{{.Location}}"{{if open .}} open{{end}}><summary>{{.Name}}{{if .Label}} <span class="label">{{.Label}}</span>{{end}} <span class="badge b-{{.Status}}">{{.Status}}</span> <span class="meta">{{.Location}}</span></summary>
-{{if .Detail}}<ol class="steps">{{range .Detail}}{{$st := stepStatus .}}<li class="st-{{$st}}" title="{{$st}}"><span class="mark">{{if eq $st "passed"}}✓{{else if eq $st "failed"}}✗{{else if eq $st "notrun"}}·{{else}}–{{end}}</span><b>{{.Keyword}}</b> {{.Text}}{{if .DocString}}<pre class="doc">{{.DocString}}</pre>{{end}}{{if .Table}}<table class="data">{{range .Table}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</li>{{end}}</ol>
+{{range .Scenarios}}<details class="scenario" id="§{{$a.ID}}/{{.Location}}"{{if open .}} open{{end}}><summary>{{.Name}}{{if .Label}} <span class="label">{{.Label}}</span>{{end}} <span class="badge b-{{.Status}}">{{.Status}}</span>{{if .Differences}} <span class="badge b-differs">differs on {{len .Differences}}</span>{{end}} <span class="meta">{{.Location}}</span></summary>
+{{if .Detail}}<ol class="steps">{{range .Detail}}{{$st := stepStatus .}}<li class="st-{{$st}}" title="{{$st}}"><span class="mark">{{if eq $st "differs"}}≠{{else if eq $st "passed"}}✓{{else if eq $st "failed"}}✗{{else if eq $st "notrun"}}·{{else}}–{{end}}</span><b>{{.Keyword}}</b> {{.Text}}{{if .DocString}}<pre class="doc">{{.DocString}}</pre>{{end}}{{if .Table}}<table class="data">{{range .Table}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}{{if .Differs}}<div class="differs">differs from the reference's decision {{.Differs}}</div>{{end}}</li>{{end}}</ol>
 {{else}}<ol class="steps">{{range .Steps}}<li>{{.}}</li>{{end}}</ol>{{if .Error}}<div class="err">{{.Error}}</div>{{end}}{{end}}
 {{if .Replay}}<div class="replay" title="replays this scenario with the same seed">{{.Replay}}</div>{{end}}</details>
 {{end}}</div>
@@ -353,7 +457,7 @@ table.data{border-collapse:collapse;margin:2px 0 4px 12px;font-size:12px} table.
   function apply(save){
     var s=fs.value,t=st.value,q=tx.value.toLowerCase(),n=0,total=0,ret=0;
     document.querySelectorAll('.anchor').forEach(function(el){
-      var ok=(!s||el.dataset.sys===s)&&(!t||el.dataset.status===t)&&(!q||el.textContent.toLowerCase().indexOf(q)>=0);
+      var ok=(!s||el.dataset.sys===s)&&(!t||el.dataset.status===t||t==='differs'&&el.dataset.verdict==='differs')&&(!q||el.textContent.toLowerCase().indexOf(q)>=0);
       el.classList.toggle('hidden',!ok);
       if(el.dataset.status==='retired'){ if(ok)ret++; return; }
       total++; if(ok)n++;

@@ -103,6 +103,7 @@ func watch(args []string, stdin io.Reader, stdout, stderr io.Writer, now func() 
 	passed, verdict, started := false, false, false
 	seenRunLine := map[string]bool{}
 	var runLines []string // run-level lines worth showing (catalog problems)
+	var differs []string  // each system's decision differences, apart from its failures
 
 	fmt.Fprintln(stdout, "compiling the features…")
 	sc := bufio.NewScanner(stdin)
@@ -153,6 +154,10 @@ func watch(args []string, stdin io.Reader, stdout, stderr io.Writer, now func() 
 		}
 		if len(parts) == 2 {
 			switch ev.Action {
+			case "output":
+				if out := strings.TrimSpace(leader.ReplaceAllString(strings.TrimRight(ev.Output, "\n"), "")); strings.Contains(out, "differ from the reference's decisions") || strings.HasPrefix(out, "Decision (§") {
+					differs = append(differs, out)
+				}
 			case "run":
 				p.started = t
 			case "pass", "fail", "skip":
@@ -207,6 +212,12 @@ func watch(args []string, stdin io.Reader, stdout, stderr io.Writer, now func() 
 	}
 	for _, l := range runLines {
 		fmt.Fprintln(stdout, l)
+	}
+	if len(differs) > 0 {
+		fmt.Fprintln(stdout, "decision differences (the target keeps the spec there; not failures):")
+		for _, l := range differs {
+			fmt.Fprintf(stdout, "  %s\n", l)
+		}
 	}
 	if len(fails) > 0 {
 		fmt.Fprintf(stdout, "%d failing scenario(s):\n", len(fails))

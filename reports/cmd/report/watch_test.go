@@ -42,6 +42,8 @@ func TestWatch(t *testing.T) {
 	ev("output", "TestFeatures/demo/bad", "--- FAIL: TestFeatures/demo/bad (0.00s)\n")
 	ev("fail", "TestFeatures/demo/bad", "")
 	ev("output", "TestFeatures/demo", "--- Failed steps:\n  Given y # f.feature:8\n    Error: want 1 got 2\n")
+	ev("output", "TestFeatures/demo", "    runner_test.go:170: demo: 1 scenarios keep the spec but differ from the reference's decisions (1 differences, on 1 decisions); these are not failures:\n")
+	ev("output", "TestFeatures/demo", "          Decision (§d-a): 1 scenarios, e.g. features/demo/f.feature:4: want A, got B\n")
 	ev("run", "TestFeatures/demo/replay", "")
 	ev("pass", "TestFeatures/demo/replay", "")
 	ev("fail", "TestFeatures/demo", "")
@@ -54,7 +56,8 @@ func TestWatch(t *testing.T) {
 		t.Errorf("exit %d for a failed run, want 1", code)
 	}
 	got := out.String()
-	for _, want := range []string{"demo        2/2    scenarios  1 failed", "FAIL TestFeatures/demo/bad", "replay: ANCHORAGE_SEED=1", "\n  want 1 got 2\n", "features/demo/f.feature:7 failed with master seed 1"} {
+	for _, want := range []string{"demo        2/2    scenarios  1 failed", "FAIL TestFeatures/demo/bad", "replay: ANCHORAGE_SEED=1", "\n  want 1 got 2\n", "features/demo/f.feature:7 failed with master seed 1",
+		"decision differences (the target keeps the spec there; not failures):\n  demo: 1 scenarios keep the spec but differ", "\n  Decision (§d-a): 1 scenarios, e.g. features/demo/f.feature:4: want A, got B\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("watch output lacks %q:\n%s", want, got)
 		}
