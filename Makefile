@@ -10,7 +10,7 @@ TARGET    ?= reference
 FEATURES  ?= TestFeatures
 REPORTOUT := $(if $(filter reference,$(TARGET)),reports,reports/targets/$(TARGET))
 
-.PHONY: test report mutate fuzz fuzz-long bench golden lint e2e ci
+.PHONY: test report mutate vary fuzz fuzz-long bench golden lint e2e ci
 
 ## test: vet and run every Go test (features, guard, properties, units); @wip scenarios are skipped.
 ## It prints its wall time (goal: under 60 s on the 2-core machine; a printed figure, never a timed test).
@@ -39,6 +39,13 @@ MUTATE_FLAGS ?=
 mutate:
 	$(GO) run ./reports/cmd/mutate $(MUTATE_FLAGS)
 	@$(MAKE) --no-print-directory report
+
+## vary: specificity, the mirror of mutate: run each system's features against the reference with all its
+## spec-permitted variations on (impl/vary), judged as another target; a failing scenario is a false rejection,
+## printed with the variation behind it. VARY_FLAGS passes flags (e.g. VARY_FLAGS="-system jace").
+VARY_FLAGS ?=
+vary:
+	$(GO) run ./reports/cmd/vary $(VARY_FLAGS)
 
 ## fuzz: run every fuzz target under fuzz/ for FUZZTIME each (default 30s), from its directory so that the
 ## engine's output streams, and print each campaign's rate. FUZZMINIMIZE=0 keeps the engine fuzzing instead of

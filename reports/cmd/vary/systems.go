@@ -1,0 +1,13 @@
+package main
+
+import "anchorage/impl/vary"
+
+// variations lists a system's spec-permitted variations, from the
+// reference implementation that switches them.
+func variations(system string) []vary.Variation {
+	switch system {
+	case "chatlog", "plurnk", "jace", "deck":
+		return nil // filled in as each system's reference gains its variations
+	}
+	return nil
+}
