@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"anchorage/reports/catalog"
+	"anchorage/reports/mutate"
 )
 
 // MutationStats is how sharply an anchor's scenarios (or a system's features)
@@ -88,17 +89,7 @@ type strykerReport struct {
 
 // SystemOfFile names the system whose reference implementation holds a
 // module-relative Go file: impl/<system>/…, with the Fe VM counted as deck's.
-func SystemOfFile(file string) string {
-	rest, ok := strings.CutPrefix(file, "impl/")
-	if !ok {
-		return ""
-	}
-	first, _, _ := strings.Cut(rest, "/")
-	if first == "fe" {
-		return "deck"
-	}
-	return first
-}
+func SystemOfFile(file string) string { return mutate.SystemOfFile(file) }
 
 // ApplyMutation reads a mutation report (reports/mutation.json) and gives
 // every anchor the mutants on lines its scenarios execute, and every system
