@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -125,5 +126,66 @@ func TestShardsOfASampleArePartsOfIt(t *testing.T) {
 		if d := cmp.Diff(whole, parts); d != "" {
 			t.Errorf("all=%v: the shards' choices (+) are not the unsharded one (-):\n%s", o.all, d)
 		}
+	}
+}
+
+// TestLoadDiff: -diff reads the lines of impl/ that a git revision's
+// diff added or modified, new untracked files whole, and measures only the
+// systems that have any.
+func TestLoadDiff(t *testing.T) {
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(file, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(file)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, file), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const src = "package a\n\nfunc f(a, b int) bool {\n\treturn a < b\n}\n\nfunc g(a int) int {\n\treturn a + 1\n}\n"
+	git("init", "-q")
+	write("impl/jace/a.go", src)
+	write("impl/deck/b.go", src)
+	git("add", ".")
+	git("commit", "-qm", "base")
+	write("impl/jace/a.go", strings.Replace(src, "a + 1", "a + 2", 1))
+	write("impl/jace/a_test.go", "package a\n")
+	write("impl/chatlog/new.go", src)
+	var stdout bytes.Buffer
+	m := &mutator{o: options{diff: "HEAD", systems: []string{"chatlog", "plurnk", "jace", "deck"}}, root: root, stdout: &stdout}
+	systems, err := m.loadDiff()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"chatlog", "jace"}, systems); d != "" {
+		t.Errorf("systems (-want +got):\n%s\n%s", d, stdout.String())
+	}
+	ms, err := mutate.FileMutants("impl/jace/a.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var touched []string
+	for _, mu := range ms {
+		if m.changed.Touches(mu) {
+			touched = append(touched, mu.Original+" → "+mu.Replacement)
+		}
+	}
+	if d := cmp.Diff([]string{"+ → -"}, touched); d != "" {
+		t.Errorf("mutants on the changed line (-want +got):\n%s", d)
+	}
+	if !m.changed.Touches(mutate.Mutant{File: "impl/chatlog/new.go", Start: mutate.Pos{Line: 4, Col: 1}, End: mutate.Pos{Line: 4, Col: 2}}) {
+		t.Error("a new file's lines are not measured")
+	}
+	if _, err := (&mutator{o: options{diff: "no-such-rev"}, root: root, stdout: &stdout}).loadDiff(); err == nil || !strings.Contains(err.Error(), "no-such-rev") {
+		t.Errorf("an unknown revision: %v", err)
 	}
 }
