@@ -19,6 +19,12 @@ type candidate struct {
 	rank   string   // its place in the sample
 }
 
+// typeChecker finds a mutant that cannot compile without building it
+// (mutate.Checker).
+type typeChecker interface {
+	Check(file string, src []byte) error
+}
+
 // runnable is a chosen candidate with its mutated source.
 type runnable struct {
 	candidate
@@ -104,7 +110,7 @@ func (m *mutator) everyMutant() bool { return m.o.all || m.o.diff != "" }
 // this shard's part of it: whether a candidate counts toward -n never
 // depends on the shard, so the shards of one sample are disjoint parts of
 // the same set.
-func (m *mutator) choose(cands []candidate, srcs map[string][]byte, checker *mutate.Checker) ([]runnable, []mutate.Result) {
+func (m *mutator) choose(cands []candidate, srcs map[string][]byte, checker typeChecker) ([]runnable, []mutate.Result) {
 	var todo []runnable
 	var known []mutate.Result
 	counted := 0
@@ -132,7 +138,7 @@ func (m *mutator) choose(cands []candidate, srcs map[string][]byte, checker *mut
 }
 
 // classify tells whether a candidate needs a run; if not, its result.
-func (m *mutator) classify(c candidate, src []byte, checker *mutate.Checker) (mutate.Result, []byte, bool) {
+func (m *mutator) classify(c candidate, src []byte, checker typeChecker) (mutate.Result, []byte, bool) {
 	if i := m.equiv.Lookup(c.mutant); i >= 0 {
 		return mutate.Result{Mutant: c.mutant, Status: mutate.Ignored, Reason: "equivalent: " + m.equiv.Entries[i].Reason, CoveredBy: c.locs}, nil, false
 	}

@@ -892,14 +892,13 @@ func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs f
 		a = map[string]any{}
 	}
 	a["seed"] = m.o.seed.Master()
-	if m.o.all {
-		a["all"] = true
-	}
-	if m.o.diff != "" {
-		a["diff"] = m.o.diff
-	}
-	if !m.o.shard.Whole() {
-		a["shard"] = m.o.shard.String()
+	delete(a, "shards") // a run is not a merge
+	for k, v := range map[string]any{"all": m.o.all, "diff": m.o.diff, "shard": m.o.shard.String()} {
+		if v == false || v == "" {
+			delete(a, k)
+		} else {
+			a[k] = v
+		}
 	}
 	systems, _ := a["systems"].(map[string]any)
 	if systems == nil {
