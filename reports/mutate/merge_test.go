@@ -3,6 +3,8 @@ package mutate
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -61,6 +63,9 @@ func TestMergedShardsEqualTheUnshardedReport(t *testing.T) {
 	if p["mutants"] != 3 || p["seconds"] != 30 || p["netRate"] != wp["netRate"] || p["rawRate"] != wp["rawRate"] || p["normativeRate"] != wp["normativeRate"] {
 		t.Errorf("merged config of p: %v (unsharded rates %v)", p, wp)
 	}
+	if wp["netRate"] == nil || wp["normativeRate"] == nil || wp["equivalent"] == nil {
+		t.Errorf("the unsharded report's config lacks its rates: %v", wp)
+	}
 	if a["seed"] != 7 {
 		t.Errorf("merged seed %v", a["seed"])
 	}
@@ -112,4 +117,54 @@ func TestMergeRefusesConflicts(t *testing.T) {
 	if _, err := Merge([]string{"a.json", "b.json"}, []*Report{shards[0], seeded[0]}); err == nil || !strings.Contains(err.Error(), "seed") {
 		t.Errorf("two seeds: %v", err)
 	}
+}
+
+// TestMergedShardsMatchTheUnshardedRun compares two real runs when CI names
+// them: $MUTATION_UNSHARDED, a run of a sample, and $MUTATION_MERGED, the
+// merge of the same sample run as shards (.ci/run makes both). For every
+// system of the merged report, the two hold the same mutants with the same
+// statuses, killers and coverers.
+func TestMergedShardsMatchTheUnshardedRun(t *testing.T) {
+	wholePath, mergedPath := os.Getenv("MUTATION_UNSHARDED"), os.Getenv("MUTATION_MERGED")
+	if wholePath == "" || mergedPath == "" {
+		t.Skip("MUTATION_UNSHARDED and MUTATION_MERGED are not set (.ci/run sets them)")
+	}
+	read := func(p string) *Report {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := ReadReport(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	whole, merged := read(wholePath), read(mergedPath)
+	systems := map[string]bool{}
+	for s := range anchorageConfig(merged)["systems"].(map[string]any) {
+		systems[s] = true
+	}
+	verdicts := func(r *Report) []string {
+		var out []string
+		for f, fr := range r.Files {
+			if !systems[SystemOfFile(f)] {
+				continue
+			}
+			for _, m := range fr.Mutants {
+				out = append(out, fmt.Sprintf("%s %s/%s killed by %v covered by %v", m.ID, m.Status, m.NormativeStatus, m.KilledBy, m.CoveredBy))
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	want, got := verdicts(whole), verdicts(merged)
+	if len(want) == 0 {
+		t.Fatalf("%s has no mutant of %v", wholePath, systems)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the merged shards (+) differ from the unsharded run (-):\n%s", d)
+	}
+	t.Logf("%d mutants of %v: the merged shards match the unsharded run", len(want), systems)
 }
