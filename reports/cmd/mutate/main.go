@@ -401,6 +401,10 @@ func (m *mutator) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(systems) == 0 {
+		fmt.Fprintf(m.stdout, "nothing to measure; wrote an empty report to %s\n", m.o.out)
+		return m.writeReport(rep)
+	}
 	fmt.Fprintf(m.stdout, "master seed %d%s\n", m.o.seed.Master(), m.o.seedNote)
 	began := time.Now()
 	var summary []systemSummary
@@ -503,7 +507,7 @@ func (m *mutator) printSummary(summary []systemSummary, elapsed time.Duration) {
 		ran += l.ran
 	}
 	fmt.Fprintln(m.stdout, "  net: equivalent mutants left out; raw: counted as survivors; normative: only a spec assertion (not one of our Decisions) counts as a kill")
-	fmt.Fprintf(m.stdout, "  %d mutants run in %s: %.1f per minute; wrote %s (make report adds the strength columns)\n",
+	fmt.Fprintf(m.stdout, "  %d mutants run in %s, coverage runs included: %.1f per minute; wrote %s (make report adds the strength columns)\n",
 		ran, elapsed.Round(time.Second), float64(ran)/max(elapsed.Minutes(), 1e-9), m.o.out)
 }
 
