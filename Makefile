@@ -10,7 +10,7 @@ TARGET    ?= reference
 FEATURES  ?= TestFeatures
 REPORTOUT := $(if $(filter reference,$(TARGET)),reports,reports/targets/$(TARGET))
 
-.PHONY: test report mutate vary fuzz fuzz-long bench golden lint e2e ci
+.PHONY: test report mutate mutate-diff mutate-shard mutate-merge vary fuzz fuzz-long bench golden lint e2e ci
 
 ## test: vet and run every Go test (features, guard, properties, units); @wip scenarios are skipped.
 ## It prints its wall time (goal: under 60 s on the 2-core machine; a printed figure, never a timed test).
@@ -38,6 +38,22 @@ report:
 MUTATE_FLAGS ?=
 mutate:
 	$(GO) run ./reports/cmd/mutate $(MUTATE_FLAGS)
+	@$(MAKE) --no-print-directory report
+
+## mutate-diff: every mutant on the lines of impl/ added or modified since BASE (a git revision, default HEAD~1;
+## the working tree and new files count), no sampling; prints each survivor → reports/tmp/mutation-diff.json
+BASE ?= HEAD~1
+mutate-diff:
+	$(GO) run ./reports/cmd/mutate -diff $(BASE) $(MUTATE_FLAGS)
+
+## mutate-shard: one job of a full run, SHARD=i/n (every covered mutant, the i-th of n parts by code key)
+## → reports/tmp/mutation-shard-i-of-n.json; mutate-merge merges those files into reports/mutation.json and
+## refreshes the report (.github/workflows/anchorage.yml runs the shards as a job matrix)
+mutate-shard:
+	@test -n "$(SHARD)" || { echo "make mutate-shard: set SHARD=i/n, e.g. SHARD=3/32"; exit 2; }
+	$(GO) run ./reports/cmd/mutate -all -shard $(SHARD) $(MUTATE_FLAGS)
+mutate-merge:
+	$(GO) run ./reports/cmd/mutate -merge -out reports/mutation.json reports/tmp/mutation-shard-*.json
 	@$(MAKE) --no-print-directory report
 
 ## vary: specificity, the mirror of mutate: run each system's features against the reference with all its

@@ -56,6 +56,14 @@ func pathological() map[string][]byte {
 }
 
 // budget is a generous time bound for one input: linear in its size.
+// fatalf is what the checks need of a test: the standard library's T and B
+// have it, and so has the testing package of the libFuzzer build (see
+// .clusterfuzzlite), which has no TB or B. The benchmarks live in
+// bench_test.go for the same reason.
+type fatalf interface {
+	Fatalf(format string, args ...any)
+}
+
 func budget(n int) time.Duration { return 2*time.Second + time.Duration(n)*2*time.Microsecond }
 
 func FuzzParse(f *testing.F) {
@@ -67,7 +75,7 @@ func FuzzParse(f *testing.F) {
 
 // parseCheck is the body of FuzzParse: the parse of any input stays in
 // range and finishes within a time linear in the input.
-func parseCheck(t testing.TB, data []byte) {
+func parseCheck(t fatalf, data []byte) {
 	{
 		start := time.Now()
 		lg := logparse.Parse(data)
@@ -119,7 +127,7 @@ func FuzzTailParse(f *testing.F) {
 // tailCheck is the body of FuzzTailParse: the tail parse of any input stays
 // in range, resuming from its Resume point finds the same requests, and it
 // finishes within a time linear in the input.
-func tailCheck(t testing.TB, data []byte, cut uint16) {
+func tailCheck(t fatalf, data []byte, cut uint16) {
 	{
 		c := int(cut)
 		if c > len(data) {
@@ -155,32 +163,6 @@ func tailCheck(t testing.TB, data []byte, cut uint16) {
 	}
 }
 
-// BenchmarkTailParseExecs measures how many FuzzTailParse executions one core
-// runs per second on the seed inputs of ordinary size (under 8 KB), the
-// speed the fuzz target itself allows, without the fuzzing engine's own
-// coverage bookkeeping.
-func BenchmarkTailParseExecs(b *testing.B) {
-	small := seeds()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		s := small[i%len(small)]
-		tailCheck(b, s, uint16((i*7)%(len(s)+1)))
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
-}
-
 func equal(a, b []int64) bool {
 	return slices.Equal(a, b)
-}
-
-// BenchmarkParseExecs measures how many FuzzParse executions one core runs
-// per second on the seed inputs, the speed the fuzz target itself allows,
-// without the fuzzing engine's own coverage bookkeeping.
-func BenchmarkParseExecs(b *testing.B) {
-	small := seeds()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		parseCheck(b, small[i%len(small)])
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
 }

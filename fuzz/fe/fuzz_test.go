@@ -15,7 +15,7 @@ import (
 // maxInput bounds the input so that reading stays fast.
 const maxInput = 1 << 16
 
-func checkStats(t testing.TB, vm *fe.VM) {
+func checkStats(t *testing.T, vm *fe.VM) {
 	t.Helper()
 	st := vm.Stats()
 	if st.Free+st.Used != st.Cells || st.Free < 0 {

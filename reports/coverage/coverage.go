@@ -95,7 +95,11 @@ type System struct {
 	// Mutation and KillRate are present when reports/mutation.json measured
 	// this system (see ApplyMutation).
 	Mutation *MutationStats `json:"mutation,omitempty"`
-	KillRate *float64       `json:"killRate,omitempty"`
+	KillRate *float64       `json:"killRate,omitempty"` // the net rate
+	// RawKillRate counts the equivalent mutants as survivors;
+	// NormativeKillRate counts only a spec assertion's kill (see MutationStats).
+	RawKillRate       *float64 `json:"rawKillRate,omitempty"`
+	NormativeKillRate *float64 `json:"normativeKillRate,omitempty"`
 }
 
 // Anchor is one anchor's verdict.

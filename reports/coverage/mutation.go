@@ -7,19 +7,32 @@ import (
 	"strings"
 
 	"anchorage/reports/catalog"
+	"anchorage/reports/mutate"
 )
 
 // MutationStats is how sharply an anchor's scenarios (or a system's features)
 // reject wrong implementations: the mutants of the reference implementation
 // on lines those scenarios execute, by outcome. Timeouts count as detected (a
 // harness with time limits rejects a mutant that hangs); equivalent mutants
-// (reports/equivalent.txt) count neither way.
+// (reports/equivalent.txt) count neither way in the net rate and as
+// survivors in the raw one. DecidedOnly counts the killed mutants that only
+// a decided assertion (one of our Decisions, not the spec) rejected: the
+// normative rate counts them as survivors.
 type MutationStats struct {
-	Killed     int        `json:"killed"`
-	Survived   int        `json:"survived"`
-	Timeout    int        `json:"timeout"`
-	Equivalent int        `json:"equivalent"`
-	Survivors  []Survivor `json:"survivors,omitempty"`
+	Killed      int `json:"killed"`
+	Survived    int `json:"survived"`
+	Timeout     int `json:"timeout"`
+	Equivalent  int `json:"equivalent"`
+	DecidedOnly int `json:"decidedOnly"`
+	// The rates as fractions, absent when nothing was measured (see
+	// mutate.Tally): net leaves the equivalent mutants out, raw counts them
+	// as survivors, normative counts only a spec assertion's kill.
+	NetRate       *float64   `json:"netRate,omitempty"`
+	RawRate       *float64   `json:"rawRate,omitempty"`
+	NormativeRate *float64   `json:"normativeRate,omitempty"`
+	Survivors     []Survivor `json:"survivors,omitempty"`
+	// NormativeSurvivors are the mutants only a decided assertion rejected.
+	NormativeSurvivors []Survivor `json:"normativeSurvivors,omitempty"`
 }
 
 // Survivor is one mutant no scenario rejected: where it is, and what it
@@ -32,40 +45,63 @@ type Survivor struct {
 	Mutated  string `json:"mutated"`
 }
 
-// Rate returns the share of detected mutants, (killed+timeout) over
+func (m *MutationStats) tally() mutate.Tally {
+	return mutate.Tally{Killed: m.Killed, Survived: m.Survived, Timeout: m.Timeout, Equivalent: m.Equivalent, DecidedOnly: m.DecidedOnly}
+}
+
+// Rate returns the net share of detected mutants, (killed+timeout) over
 // (killed+timeout+survived), and false when none was measured.
 func (m *MutationStats) Rate() (float64, bool) {
 	if m == nil {
 		return 0, false
 	}
-	n := m.Killed + m.Timeout + m.Survived
-	if n == 0 {
-		return 0, false
-	}
-	return float64(m.Killed+m.Timeout) / float64(n), true
+	return m.tally().Net()
 }
 
 // Strength renders Rate as a percentage, or "–" when nothing was measured.
-func (m *MutationStats) Strength() string {
-	r, ok := m.Rate()
+func (m *MutationStats) Strength() string { return m.render(mutate.Tally.Net) }
+
+// RawStrength renders the raw rate: the equivalent mutants counted as survivors.
+func (m *MutationStats) RawStrength() string { return m.render(mutate.Tally.Raw) }
+
+// NormativeStrength renders the normative rate: a mutant only a decided
+// assertion rejected counted as a survivor.
+func (m *MutationStats) NormativeStrength() string { return m.render(mutate.Tally.Normative) }
+
+func (m *MutationStats) render(rate func(mutate.Tally) (float64, bool)) string {
+	if m == nil {
+		return "–"
+	}
+	r, ok := rate(m.tally())
 	if !ok {
 		return "–"
 	}
 	return fmt.Sprintf("%.0f%%", 100*r)
 }
 
-func (m *MutationStats) add(status string, s Survivor) {
-	switch status {
-	case "Killed":
-		m.Killed++
-	case "Timeout":
-		m.Timeout++
-	case "Survived":
-		m.Survived++
+func (m *MutationStats) add(status, normative string, s Survivor) {
+	t := m.tally()
+	t.Add(status, normative)
+	m.Killed, m.Survived, m.Timeout, m.Equivalent, m.DecidedOnly = t.Killed, t.Survived, t.Timeout, t.Equivalent, t.DecidedOnly
+	switch {
+	case status == mutate.Survived:
 		m.Survivors = append(m.Survivors, s)
-	case "Ignored":
-		m.Equivalent++
+	case status == mutate.Killed && normative == mutate.Survived:
+		m.NormativeSurvivors = append(m.NormativeSurvivors, s)
 	}
+}
+
+// setRates fills the rate fields from the counts.
+func (m *MutationStats) setRates() {
+	t := m.tally()
+	m.NetRate, m.RawRate, m.NormativeRate = ratePtr(t.Net), ratePtr(t.Raw), ratePtr(t.Normative)
+}
+
+func ratePtr(rate func() (float64, bool)) *float64 {
+	if r, ok := rate(); ok {
+		return &r
+	}
+	return nil
 }
 
 // strykerReport mirrors the parts of a mutation-testing-report-schema
@@ -77,6 +113,7 @@ type strykerReport struct {
 			ID          string `json:"id"`
 			Replacement string `json:"replacement"`
 			Status      string `json:"status"`
+			Normative   string `json:"normativeStatus"`
 			Location    struct {
 				Start struct{ Line, Column int } `json:"start"`
 				End   struct{ Line, Column int } `json:"end"`
@@ -88,17 +125,7 @@ type strykerReport struct {
 
 // SystemOfFile names the system whose reference implementation holds a
 // module-relative Go file: impl/<system>/…, with the Fe VM counted as deck's.
-func SystemOfFile(file string) string {
-	rest, ok := strings.CutPrefix(file, "impl/")
-	if !ok {
-		return ""
-	}
-	first, _, _ := strings.Cut(rest, "/")
-	if first == "fe" {
-		return "deck"
-	}
-	return first
-}
+func SystemOfFile(file string) string { return mutate.SystemOfFile(file) }
 
 // ApplyMutation reads a mutation report (reports/mutation.json) and gives
 // every anchor the mutants on lines its scenarios execute, and every system
@@ -137,7 +164,7 @@ func (r *Report) ApplyMutation(cat *catalog.Catalog, data []byte) error {
 			}
 			s := Survivor{ID: m.ID, File: f, Line: m.Location.Start.Line, Mutated: m.Replacement,
 				Original: sliceSource(lines, m.Location.Start.Line, m.Location.Start.Column, m.Location.End.Line, m.Location.End.Column)}
-			perSystem[sys].add(m.Status, s)
+			perSystem[sys].add(m.Status, m.Normative, s)
 			d := cat.Digests[sys]
 			seen := map[string]bool{}
 			for _, loc := range m.CoveredBy {
@@ -156,7 +183,7 @@ func (r *Report) ApplyMutation(cat *catalog.Catalog, data []byte) error {
 						st = &MutationStats{}
 						perAnchor[sys][a.ID] = st
 					}
-					st.add(m.Status, s)
+					st.add(m.Status, m.Normative, s)
 				}
 			}
 		}
@@ -167,9 +194,8 @@ func (r *Report) ApplyMutation(cat *catalog.Catalog, data []byte) error {
 			continue
 		}
 		sys.Mutation = perSystem[sys.System]
-		if rate, ok := sys.Mutation.Rate(); ok {
-			sys.KillRate = &rate
-		}
+		sys.Mutation.setRates()
+		sys.KillRate, sys.RawKillRate, sys.NormativeKillRate = sys.Mutation.NetRate, sys.Mutation.RawRate, sys.Mutation.NormativeRate
 		for j := range sys.Anchors {
 			a := &sys.Anchors[j]
 			if a.Status == RetiredSt {
@@ -180,6 +206,7 @@ func (r *Report) ApplyMutation(cat *catalog.Catalog, data []byte) error {
 			} else {
 				a.Mutation = &MutationStats{}
 			}
+			a.Mutation.setRates()
 		}
 	}
 	return nil

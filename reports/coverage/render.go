@@ -42,7 +42,7 @@ func (r *Report) Markdown() string {
 		head, rule = head+" of the passes, differ |", rule+"---|"
 	}
 	if mutation {
-		head, rule = head+" mutation strength |", rule+"---|"
+		head, rule = head+" mutation strength | raw | normative |", rule+"---|---|---|"
 	}
 	b.WriteString(head + "\n" + rule + "\n")
 	for _, s := range r.Systems {
@@ -52,7 +52,7 @@ func (r *Report) Markdown() string {
 			fmt.Fprintf(&b, " %d |", c.Differs)
 		}
 		if mutation {
-			fmt.Fprintf(&b, " %s |", s.Mutation.Strength())
+			fmt.Fprintf(&b, " %s | %s | %s |", s.Mutation.Strength(), s.Mutation.RawStrength(), s.Mutation.NormativeStrength())
 		}
 		b.WriteString("\n")
 	}
@@ -218,12 +218,15 @@ func (r *Report) reviewList() string {
 
 // strengthTable lists, for a system that make mutate measured, every
 // anchor's strength (the share of mutants on lines its scenarios execute that
-// a scenario rejected) with the surviving mutants a spec engineer acts on.
+// a scenario rejected) and normative strength (only a spec assertion's
+// rejection counted) with the surviving mutants a spec engineer acts on.
 func (s System) strengthTable() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nMutation strength (%s of the sampled mutants detected: %d killed, %d timed out, %d survived, %d equivalent):\n\n",
-		s.Mutation.Strength(), s.Mutation.Killed, s.Mutation.Timeout, s.Mutation.Survived, s.Mutation.Equivalent)
-	b.WriteString("| anchor | strength | killed | timeout | survived | equivalent | surviving mutants |\n|---|---|---|---|---|---|---|\n")
+	m := s.Mutation
+	fmt.Fprintf(&b, "\nMutation strength (%s of the sampled mutants detected: %d killed, %d timed out, %d survived, %d equivalent; "+
+		"raw %s with the equivalent counted as survived; normative %s, with the %d killed only by a decided assertion counted as survived):\n\n",
+		m.Strength(), m.Killed, m.Timeout, m.Survived, m.Equivalent, m.RawStrength(), m.NormativeStrength(), m.DecidedOnly)
+	b.WriteString("| anchor | strength | normative | killed | timeout | survived | equivalent | surviving mutants |\n|---|---|---|---|---|---|---|---|\n")
 	for _, a := range s.Anchors {
 		m := a.Mutation
 		if a.Status == RetiredSt || m == nil {
@@ -233,7 +236,10 @@ func (s System) strengthTable() string {
 		for _, sv := range m.Survivors {
 			surv = append(surv, fmt.Sprintf("%s:%d `%s` → `%s`", sv.File, sv.Line, mdCode(sv.Original), mdCode(sv.Mutated)))
 		}
-		fmt.Fprintf(&b, "| `§%s` | %s | %d | %d | %d | %d | %s |\n", a.ID, m.Strength(), m.Killed, m.Timeout, m.Survived, m.Equivalent, strings.Join(surv, "<br>"))
+		for _, sv := range m.NormativeSurvivors {
+			surv = append(surv, fmt.Sprintf("%s:%d `%s` → `%s` (only a decision rejects it)", sv.File, sv.Line, mdCode(sv.Original), mdCode(sv.Mutated)))
+		}
+		fmt.Fprintf(&b, "| `§%s` | %s | %s | %d | %d | %d | %d | %s |\n", a.ID, m.Strength(), m.NormativeStrength(), m.Killed, m.Timeout, m.Survived, m.Equivalent, strings.Join(surv, "<br>"))
 	}
 	return b.String()
 }
@@ -325,7 +331,8 @@ func (r *Report) Summary(w io.Writer) {
 // included), each step's status, the failing step's message and the replay
 // line. Outline rows are labelled by their example values. When
 // reports/mutation.json measured a system, its summary row has a mutation
-// strength column and each anchor its strength and surviving mutants. The filters
+// strength column (net, raw and normative) and each anchor its strength,
+// normative strength and surviving mutants. The filters
 // (system, status, text) live in the URL's query
 // (?sys=chatlog&status=fail&q=timeout), so a filtered view can be linked to.
 func (r *Report) HTML(w io.Writer) error {
@@ -429,16 +436,16 @@ table.data{border-collapse:collapse;margin:2px 0 4px 12px;font-size:12px} table.
 <label>text <input type="search" id="ftext" placeholder="id, promise, scenario…"></label>
 <span class="meta" id="shown">{{anchors}} of {{anchors}} anchors shown</span></div></header>
 <table class="sum"><tr><th>system</th><th>anchors</th><th>pass</th><th>fail</th><th>pending</th><th>uncovered</th><th>retired</th>{{if hasDiffers}}<th>of the passes, differ</th>{{end}}{{if hasMutation}}<th>mutation strength</th>{{end}}</tr>
-{{range .Systems}}{{$c := count .}}<tr><td><a href="?sys={{.System}}">{{.System}}</a></td><td>{{$c.Total}}</td><td>{{$c.Pass}}</td><td>{{if $c.Fail}}<a href="?sys={{.System}}&amp;status=fail">{{$c.Fail}}</a>{{else}}0{{end}}</td><td>{{$c.Pending}}</td><td>{{$c.Uncovered}}</td><td>{{$c.Retired}}</td>{{if hasDiffers}}<td>{{if $c.Differs}}<a href="?sys={{.System}}&amp;status=differs">{{$c.Differs}}</a>{{else}}0{{end}}</td>{{end}}{{if hasMutation}}<td>{{if .Mutation}}{{.Mutation.Strength}} <span class="meta">({{.Mutation.Killed}} killed, {{.Mutation.Timeout}} timeout, {{.Mutation.Survived}} survived)</span>{{else}}–{{end}}</td>{{end}}</tr>
+{{range .Systems}}{{$c := count .}}<tr><td><a href="?sys={{.System}}">{{.System}}</a></td><td>{{$c.Total}}</td><td>{{$c.Pass}}</td><td>{{if $c.Fail}}<a href="?sys={{.System}}&amp;status=fail">{{$c.Fail}}</a>{{else}}0{{end}}</td><td>{{$c.Pending}}</td><td>{{$c.Uncovered}}</td><td>{{$c.Retired}}</td>{{if hasDiffers}}<td>{{if $c.Differs}}<a href="?sys={{.System}}&amp;status=differs">{{$c.Differs}}</a>{{else}}0{{end}}</td>{{end}}{{if hasMutation}}<td>{{if .Mutation}}{{.Mutation.Strength}} <span class="meta">({{.Mutation.Killed}} killed, {{.Mutation.Timeout}} timeout, {{.Mutation.Survived}} survived; raw {{.Mutation.RawStrength}} with {{.Mutation.Equivalent}} equivalent; normative {{.Mutation.NormativeStrength}})</span>{{else}}–{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{range $s := .Systems}}<h2 data-sys="{{$s.System}}" class="sysh" id="{{$s.System}}">{{$s.System}} <span class="meta">{{$s.Title}}</span></h2>
 {{range $a := $s.Anchors}}<div class="anchor {{.Status}}" id="§{{.ID}}" data-sys="{{$s.System}}" data-status="{{.Status}}" data-verdict="{{.Verdict}}">
-<a class="id" href="#§{{.ID}}">§{{.ID}}</a><span class="badge b-{{.Status}}">{{.Status}}</span>{{if .DiffersOn}}<span class="badge b-differs" title="keeps the spec; differs from the reference's decisions on {{range .DiffersOn}}{{.}} {{end}}">differs on {{len .DiffersOn}} decision(s)</span>{{end}}{{if .Mutation}}<span class="badge b-strength" title="share of the mutants on lines its scenarios execute that they reject">strength {{.Mutation.Strength}}</span>{{end}}
+<a class="id" href="#§{{.ID}}">§{{.ID}}</a><span class="badge b-{{.Status}}">{{.Status}}</span>{{if .DiffersOn}}<span class="badge b-differs" title="keeps the spec; differs from the reference's decisions on {{range .DiffersOn}}{{.}} {{end}}">differs on {{len .DiffersOn}} decision(s)</span>{{end}}{{if .Mutation}}<span class="badge b-strength" title="share of the mutants on lines its scenarios execute that they reject">strength {{.Mutation.Strength}}</span><span class="badge b-strength" title="the same, counting only a rejection by a spec assertion (not by one of our Decisions): what another implementation gets">normative {{.Mutation.NormativeStrength}}</span>{{end}}
 <span class="meta"> {{.Strength}}{{if .Tier}} · tier {{.Tier}}{{end}} · {{.Section}}{{if .Aliases}} · aliases: {{range .Aliases}}§{{.}} {{end}}{{end}}</span>
 {{if .Promise}}<div class="promise">{{md .Promise}}</div>{{end}}
 {{if eq .Status "retired"}}<div class="promise">{{md .Reason}}{{if .Successor}}<p>successor <a href="#§{{.Successor}}">§{{.Successor}}</a></p>{{end}}</div>{{end}}
 {{range .Decisions}}<div class="decision"><span class="meta">Decision</span>{{md .}}</div>{{end}}
-{{with .Mutation}}{{if .Survivors}}<details class="survivors"><summary>{{len .Survivors}} surviving mutant(s): {{.Killed}} killed, {{.Timeout}} timeout, {{.Survived}} survived, {{.Equivalent}} equivalent</summary><ul>{{range .Survivors}}<li>{{.File}}:{{.Line}} <code>{{.Original}}</code> → <code>{{.Mutated}}</code> <span class="meta">{{.ID}}</span></li>{{end}}</ul></details>{{end}}{{end}}
+{{with .Mutation}}{{if or .Survivors .NormativeSurvivors}}<details class="survivors"><summary>{{len .Survivors}} surviving mutant(s), {{len .NormativeSurvivors}} rejected only by a decision: {{.Killed}} killed, {{.Timeout}} timeout, {{.Survived}} survived, {{.Equivalent}} equivalent</summary><ul>{{range .Survivors}}<li>{{.File}}:{{.Line}} <code>{{.Original}}</code> → <code>{{.Mutated}}</code> <span class="meta">{{.ID}}</span></li>{{end}}{{range .NormativeSurvivors}}<li>{{.File}}:{{.Line}} <code>{{.Original}}</code> → <code>{{.Mutated}}</code> <span class="meta">{{.ID}} · only a decided assertion rejects it</span></li>{{end}}</ul></details>{{end}}{{end}}
 {{range .Scenarios}}<details class="scenario" id="§{{$a.ID}}/{{.Location}}"{{if open .}} open{{end}}><summary>{{.Name}}{{if .Label}} <span class="label">{{.Label}}</span>{{end}} <span class="badge b-{{.Status}}">{{.Status}}</span>{{if .Differences}} <span class="badge b-differs">differs on {{len .Differences}}</span>{{end}} <span class="meta">{{.Location}}</span></summary>
 {{if .Detail}}<ol class="steps">{{range .Detail}}{{$st := stepStatus .}}<li class="st-{{$st}}" title="{{$st}}"><span class="mark">{{if eq $st "differs"}}≠{{else if eq $st "passed"}}✓{{else if eq $st "failed"}}✗{{else if eq $st "notrun"}}·{{else}}–{{end}}</span><b>{{.Keyword}}</b> {{.Text}}{{if .DocString}}<pre class="doc">{{.DocString}}</pre>{{end}}{{if .Table}}<table class="data">{{range .Table}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}{{if .Differs}}<div class="differs">differs from the reference's decision {{.Differs}}</div>{{end}}</li>{{end}}</ol>
 {{else}}<ol class="steps">{{range .Steps}}<li>{{.}}</li>{{end}}</ol>{{if .Error}}<div class="err">{{.Error}}</div>{{end}}{{end}}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"anchorage/reports/catalog"
@@ -30,6 +29,12 @@ type Result struct {
 	KilledBy  []string // the scenario that failed first
 	Ran       int      // scenarios completed
 	Millis    float64  // wall time of the run
+	// Normative is the status when only normative assertions count (see
+	// Verdict); empty where the mutant never ran (equivalent, compile error).
+	Normative string
+	// Differences are the decided assertions that did not hold, as
+	// Difference.String writes them.
+	Differences []string
 }
 
 // Report is a mutation-testing-report-schema document (schema version 2).
@@ -69,6 +74,12 @@ type MutantResult struct {
 	KilledBy       []string `json:"killedBy"`
 	TestsCompleted int      `json:"testsCompleted,omitempty"`
 	Duration       float64  `json:"duration"`
+	// NormativeStatus and DecisionsDiffered are anchorage's own fields (the
+	// schema allows more): the status when only normative assertions count,
+	// and the decided assertions that did not hold. Reports written before
+	// them have neither: the normative status is then the status.
+	NormativeStatus   string   `json:"normativeStatus,omitempty"`
+	DecisionsDiffered []string `json:"decisionsDiffered,omitempty"`
 }
 
 // Location is a range of 1-based positions (end exclusive).
@@ -118,7 +129,9 @@ func NewReport() *Report {
 // ReadReport parses a report written by Write.
 func ReadReport(r io.Reader) (*Report, error) {
 	rep := NewReport()
-	if err := json.NewDecoder(r).Decode(rep); err != nil {
+	dec := json.NewDecoder(r)
+	dec.UseNumber() // the config's seeds are 64-bit: a float64 would round them
+	if err := dec.Decode(rep); err != nil {
 		return nil, fmt.Errorf("mutation report: %w", err)
 	}
 	if rep.Files == nil {
@@ -157,19 +170,18 @@ func (r *Report) Add(res Result, source []byte) {
 	}
 	fr.Mutants = append(fr.Mutants, MutantResult{
 		ID: m.ID, MutatorName: m.Mutator, Replacement: m.Replacement,
-		Description:    fmt.Sprintf("%s → %s", quoteCode(m.Original), quoteCode(m.Replacement)),
-		Location:       Location{Start: SchemaPos{m.Start.Line, m.Start.Col}, End: SchemaPos{m.End.Line, m.End.Col}},
-		Status:         res.Status,
-		StatusReason:   res.Reason,
-		CoveredBy:      covered,
-		KilledBy:       killed,
-		TestsCompleted: res.Ran,
-		Duration:       res.Millis,
+		Description:       fmt.Sprintf("%s → %s", quoteCode(m.Original), quoteCode(m.Replacement)),
+		Location:          Location{Start: SchemaPos{m.Start.Line, m.Start.Col}, End: SchemaPos{m.End.Line, m.End.Col}},
+		Status:            res.Status,
+		StatusReason:      res.Reason,
+		CoveredBy:         covered,
+		KilledBy:          killed,
+		TestsCompleted:    res.Ran,
+		Duration:          res.Millis,
+		NormativeStatus:   res.Normative,
+		DecisionsDiffered: res.Differences,
 	})
-	sort.SliceStable(fr.Mutants, func(i, j int) bool {
-		a, b := fr.Mutants[i].Location.Start, fr.Mutants[j].Location.Start
-		return a.Line < b.Line || a.Line == b.Line && (a.Column < b.Column || a.Column == b.Column && fr.Mutants[i].ID < fr.Mutants[j].ID)
-	})
+	sortMutants(fr.Mutants)
 }
 
 // Remove drops one mutant's result, reporting whether it was there.

@@ -33,7 +33,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -47,28 +46,60 @@ import (
 )
 
 const usage = `usage: go run ./reports/cmd/mutate [flags]
+       go run ./reports/cmd/mutate -merge [-out FILE] SHARD.json...
 
 Puts small bugs (mutants) into the reference implementations under impl/ and
 checks that each system's features reject them. A mutant is one operator,
 condition or statement changed: < and <=, == and !=, + and -, * and /, && and
 ||, ++ and --, a condition negated, an error return disabled, a call or an
 assignment removed, true and false. Only mutants on lines that the system's
-scenarios execute are sampled; each is run against just those scenarios.
+scenarios execute are measured; each is run against just those scenarios.
 
-Outcomes: Killed (a scenario failed), Survived (all passed: the features
-cannot tell this wrong implementation from the right one), Timeout (counted
-as detected), CompileError (not counted), Ignored (listed as equivalent in
--equivalent, not counted). Kill rate = (killed+timeout)/(killed+timeout+survived).
+Which mutants:
+  (default)     a sample of -n per system: the lowest hash of the master seed
+                and the mutant's code key, so it stays put as the tree changes
+  -all          every covered mutant (9,901 in all: hours on one machine;
+                split it with -shard)
+  -diff BASE    every covered mutant on the lines of impl/ added or modified
+                since the git revision BASE (working tree and new files
+                included): a change's own mutants, no sampling
+  -shard i/n    of the chosen set, the i-th of n disjoint parts, by the
+                mutant's code key: n jobs measure the set once between them
+  -seed fresh   a master seed derived from the commit and the date (printed):
+                a sample no one has tuned the features to
+
+Outcomes: Killed (a scenario failed, or a decided assertion did not hold),
+Survived (all passed: the features cannot tell this wrong implementation
+from the right one), Timeout (counted as detected), CompileError (not
+counted), Ignored (listed as equivalent in -equivalent). Rates per system:
+  net        (killed+timeout) / (killed+timeout+survived)
+  raw        the same with the equivalent mutants counted as survived
+  normative  the net rate counting as killed only a failed scenario or a
+             timeout, not a decided assertion (a Decision of the digest,
+             recorded with ANCHORAGE_DECISIONS=record): the strength another
+             implementation gets from the features
+reports/mutation.json (mutation-testing-report-schema v2) keeps the status
+and, as added fields, normativeStatus and decisionsDiffered per mutant.
+
+Reports: a sample or -all run replaces its packages' entries in -out
+(default reports/mutation.json); a -shard or -diff run writes a report of
+its own (default reports/tmp/mutation-shard-I-of-N.json,
+reports/tmp/mutation-diff.json). -merge combines shard reports: every
+mutant once, an error when two shards measured one mutant differently.
 
 Examples:
   go run ./reports/cmd/mutate -system chatlog -n 50
+  go run ./reports/cmd/mutate -n 5 -seed fresh -out reports/tmp/fresh.json
   go run ./reports/cmd/mutate -system plurnk -pkg ops,scheme -n 20
   go run ./reports/cmd/mutate -mutant impl/chatlog/logparse/parse.go:207:9:ConditionalBoundary
   go run ./reports/cmd/mutate -system deck -list
+  go run ./reports/cmd/mutate -all -shard 3/32          # one job of a full run
+  go run ./reports/cmd/mutate -merge -out reports/mutation.json reports/tmp/mutation-shard-*.json
+  go run ./reports/cmd/mutate -diff HEAD~1              # make mutate-diff BASE=HEAD~1
 
 Exit status: 0 when it ran (whatever the kill rate), 1 when it could not
-(the features fail without any mutant, a build tool is missing), 2 on bad
-flags.
+(the features fail without any mutant, a build tool is missing, shard
+reports disagree), 2 on bad flags.
 
 Flags:
 `
@@ -77,6 +108,7 @@ type options struct {
 	systems    []string
 	n          int
 	seed       seed.Seeds
+	seedNote   string // how a fresh seed was derived, for the summary
 	timeout    time.Duration
 	mutant     string
 	pkgs       []string
@@ -87,6 +119,11 @@ type options struct {
 	list       bool
 	verbose    bool
 	fixEquiv   bool
+	all        bool
+	shard      mutate.Shard
+	diff       string   // git revision: measure the lines changed since it
+	merge      bool     // merge the reports named by inputs
+	inputs     []string // -merge's arguments
 }
 
 func main() {
@@ -94,60 +131,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("mutate", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		fmt.Fprint(fl.Output(), usage)
-		fl.PrintDefaults()
-	}
-	system := fl.String("system", strings.Join(catalog.Systems(), ","), "systems to measure, comma-separated")
-	n := fl.Int("n", 50, "mutants to run per system (compile errors and equivalent mutants do not count)")
-	seedFlag := fl.String("seed", "", "master seed for the sample and the scenarios (default: $ANCHORAGE_SEED, else the fixed default)")
-	timeout := fl.Duration("timeout", 15*time.Second, "least time a mutant's run may take before it is a Timeout (it gets at least 5× its scenarios' time plus 10 s)")
-	mutant := fl.String("mutant", "", "rerun one mutant by id (file:line:col:mutator), print what happened and update its entry")
-	pkg := fl.String("pkg", "", "only these packages of the system, comma-separated paths below impl/<system>/ (e.g. ops,scheme) or below the module (impl/fe)")
-	out := fl.String("out", "reports/mutation.json", "mutation report to update")
-	equivalent := fl.String("equivalent", "reports/equivalent.txt", "reviewed list of equivalent mutants (id and reason per line)")
-	work := fl.String("work", "reports/tmp/_mutate", "scratch directory (binaries, coverage, logs; a leading _ keeps its mutated sources out of ./...)")
-	jobs := fl.Int("j", 2, "mutants built and run at once")
-	list := fl.Bool("list", false, "print the sampled mutants and their scenarios, run nothing")
-	verbose := fl.Bool("v", false, "print every mutant's outcome, not just survivors")
-	fixEquiv := fl.Bool("fix-equivalent", false, "rewrite the -equivalent list against the tree: fingerprint its entries, move ids that followed their code, comment out entries no mutant matches; run nothing")
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "mutate: unexpected argument %q (see -h)\n", fl.Arg(0))
-		return 2
-	}
-	seeds, err := seed.Resolve(*seedFlag)
-	if err != nil {
-		fmt.Fprintln(stderr, "mutate:", err)
-		return 2
-	}
-	o := options{n: *n, seed: seeds, timeout: *timeout, mutant: *mutant, out: *out, equivalent: *equivalent,
-		work: *work, jobs: max(*jobs, 1), list: *list, verbose: *verbose, fixEquiv: *fixEquiv}
-	known := map[string]bool{}
-	for _, s := range catalog.Systems() {
-		known[s] = true
-	}
-	for _, s := range strings.Split(*system, ",") {
-		s = strings.TrimSpace(s)
-		if !known[s] {
-			fmt.Fprintf(stderr, "mutate: -system %q: want one or more of %s\n", s, strings.Join(catalog.Systems(), ","))
-			return 2
-		}
-		o.systems = append(o.systems, s)
-	}
-	if *pkg != "" {
-		o.pkgs = strings.Split(*pkg, ",")
-	}
-	if o.n < 1 {
-		fmt.Fprintln(stderr, "mutate: -n must be at least 1")
-		return 2
+	o, code := parseFlags(args, stderr)
+	if code >= 0 {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -163,6 +149,96 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// parseFlags reads the command line; a code ≥ 0 is the exit status to end with.
+func parseFlags(args []string, stderr io.Writer) (options, int) {
+	fl := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = func() {
+		fmt.Fprint(fl.Output(), usage)
+		fl.PrintDefaults()
+	}
+	system := fl.String("system", strings.Join(catalog.Systems(), ","), "systems to measure, comma-separated")
+	n := fl.Int("n", 50, "mutants to run per system (compile errors and equivalent mutants do not count)")
+	seedFlag := fl.String("seed", "", "master seed for the sample and the scenarios, or fresh: derived from the commit and the date (default: $ANCHORAGE_SEED, else the fixed default)")
+	timeout := fl.Duration("timeout", 15*time.Second, "least time a mutant's run may take before it is a Timeout (it gets at least 5× its scenarios' time plus 10 s)")
+	mutant := fl.String("mutant", "", "rerun one mutant by id (file:line:col:mutator), print what happened and update its entry")
+	pkg := fl.String("pkg", "", "only these packages of the system, comma-separated paths below impl/<system>/ (e.g. ops,scheme) or below the module (impl/fe)")
+	out := fl.String("out", "", "mutation report to write (default reports/mutation.json; for -shard reports/tmp/mutation-shard-I-of-N.json, for -diff reports/tmp/mutation-diff.json)")
+	equivalent := fl.String("equivalent", "reports/equivalent.txt", "reviewed list of equivalent mutants (id and reason per line)")
+	work := fl.String("work", "reports/tmp/_mutate", "scratch directory (binaries, coverage, logs; a leading _ keeps its mutated sources out of ./...)")
+	jobs := fl.Int("j", 2, "mutants built and run at once")
+	list := fl.Bool("list", false, "print the chosen mutants and their scenarios, run nothing")
+	verbose := fl.Bool("v", false, "print every mutant's outcome, not just survivors")
+	fixEquiv := fl.Bool("fix-equivalent", false, "rewrite the -equivalent list against the tree: fingerprint its entries, move ids that followed their code, comment out entries no mutant matches; run nothing")
+	all := fl.Bool("all", false, "every covered mutant instead of a sample of -n")
+	shard := fl.String("shard", "", "i/n: measure only the i-th of n disjoint parts of the chosen mutants (by code key)")
+	diff := fl.String("diff", "", "git revision: every covered mutant on the lines of impl/ added or modified since it, no sampling")
+	merge := fl.Bool("merge", false, "merge the shard reports given as arguments into -out (default reports/mutation.json); run nothing")
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return options{}, 0
+		}
+		return options{}, 2
+	}
+	o := options{n: *n, timeout: *timeout, mutant: *mutant, out: *out, equivalent: *equivalent,
+		work: *work, jobs: max(*jobs, 1), list: *list, verbose: *verbose, fixEquiv: *fixEquiv,
+		all: *all, diff: strings.TrimSpace(*diff), merge: *merge, inputs: fl.Args()}
+	if err := o.check(*system, *pkg, *seedFlag, *shard); err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return options{}, 2
+	}
+	return o, -1
+}
+
+// check validates and completes the options from the flags' values.
+func (o *options) check(system, pkg, seedFlag, shard string) error {
+	if len(o.inputs) > 0 && !o.merge {
+		return fmt.Errorf("unexpected argument %q (see -h)", o.inputs[0])
+	}
+	if o.merge && len(o.inputs) == 0 {
+		return errors.New("-merge needs the shard reports to merge as arguments")
+	}
+	if o.n < 1 {
+		return errors.New("-n must be at least 1")
+	}
+	var err error
+	if o.shard, err = mutate.ParseShard(shard); err != nil {
+		return fmt.Errorf("-shard: %w", err)
+	}
+	if o.seed, o.seedNote, err = resolveSeed(seedFlag, time.Now()); err != nil {
+		return err
+	}
+	if o.out == "" {
+		o.out = defaultOut(o.shard, o.diff)
+	}
+	known := map[string]bool{}
+	for _, s := range catalog.Systems() {
+		known[s] = true
+	}
+	for _, s := range strings.Split(system, ",") {
+		s = strings.TrimSpace(s)
+		if !known[s] {
+			return fmt.Errorf("-system %q: want one or more of %s", s, strings.Join(catalog.Systems(), ","))
+		}
+		o.systems = append(o.systems, s)
+	}
+	if pkg != "" {
+		o.pkgs = strings.Split(pkg, ",")
+	}
+	return nil
+}
+
+// defaultOut is the report a run writes when -out is not given.
+func defaultOut(shard mutate.Shard, diff string) string {
+	switch {
+	case diff != "":
+		return "reports/tmp/mutation-diff.json"
+	case !shard.Whole():
+		return fmt.Sprintf("reports/tmp/mutation-shard-%d-of-%d.json", shard.I, shard.N)
+	}
+	return "reports/mutation.json"
+}
+
 // mutator holds one invocation's state.
 type mutator struct {
 	o         options
@@ -173,6 +249,7 @@ type mutator struct {
 	equiv     *mutate.EquivalentList
 	stdout    io.Writer
 	stderr    io.Writer
+	changed   mutate.ChangedLines // -diff: the lines to measure
 	coverBin  string
 	coverOnce sync.Once
 	coverErr  error
@@ -305,233 +382,187 @@ func (m *mutator) selected(system, rel string) bool {
 }
 
 func (m *mutator) run(ctx context.Context) error {
-	if m.o.fixEquiv {
+	switch {
+	case m.o.fixEquiv:
 		return m.fixEquivalents()
-	}
-	if m.o.mutant != "" {
+	case m.o.mutant != "":
 		return m.runOne(ctx, m.o.mutant)
+	case m.o.merge:
+		return m.mergeReports(m.o.inputs)
 	}
-	rep, err := m.readReport()
+	systems := m.o.systems
+	if m.o.diff != "" {
+		var err error
+		if systems, err = m.loadDiff(); err != nil {
+			return err
+		}
+	}
+	rep, err := m.startReport()
 	if err != nil {
 		return err
 	}
-	began := time.Now()
-	total := 0
-	type line struct {
-		system string
-		counts map[string]int
-		secs   float64
+	if len(systems) == 0 {
+		fmt.Fprintf(m.stdout, "nothing to measure; wrote an empty report to %s\n", m.o.out)
+		return m.writeReport(rep)
 	}
-	var summary []line
-	for _, sys := range m.o.systems {
-		t0 := time.Now()
-		dirs, err := m.packageDirs(sys)
+	fmt.Fprintf(m.stdout, "master seed %d%s\n", m.o.seed.Master(), m.o.seedNote)
+	began := time.Now()
+	var summary []systemSummary
+	for _, sys := range systems {
+		l, err := m.measureSystem(ctx, rep, sys)
 		if err != nil {
 			return err
 		}
-		keyBefore, err := m.treeKey(sys)
-		if err != nil {
-			return err
-		}
-		results, err := m.measure(ctx, sys, dirs, keyBefore)
-		if err != nil {
-			return fmt.Errorf("%s: %w", sys, err)
-		}
-		changed := false
-		if keyAfter, err := m.treeKey(sys); err != nil || keyAfter != keyBefore {
-			fmt.Fprintf(m.stderr, "mutate: warning: %s's files changed while its mutants ran; the mutated files are as they were sampled, the rest is not — rerun on a quiet tree for figures to commit\n", sys)
-			changed = true
-		}
-		if m.o.list {
-			continue
-		}
-		in := map[string]bool{}
-		for _, d := range dirs {
-			in[d] = true
-		}
-		rep.DropFiles(func(f string) bool { return in[filepath.ToSlash(filepath.Dir(f))] })
-		counts := map[string]int{}
-		for _, r := range results {
-			src, err := os.ReadFile(filepath.Join(m.root, r.Mutant.File))
-			if err != nil {
-				return err
-			}
-			rep.Add(r, src)
-			counts[r.Status]++
-		}
-		secs := time.Since(t0).Seconds()
-		total += len(results)
-		summary = append(summary, line{sys, counts, secs})
-		m.recordConfig(rep, sys, len(results), secs, changed)
-		m.printSurvivors(sys, results)
+		summary = append(summary, l)
 	}
 	if m.o.list {
 		return nil
 	}
 	rep.SetTests(m.cat)
+	rep.NoteRates()
 	if err := m.writeReport(rep); err != nil {
 		return err
 	}
-	elapsed := time.Since(began)
-	fmt.Fprintf(m.stdout, "\nmutation testing, master seed %d\n", m.o.seed.Master())
-	for _, l := range summary {
-		c := l.counts
-		det, surv := c[mutate.Killed]+c[mutate.Timeout], c[mutate.Survived]
-		rate := "–"
-		if det+surv > 0 {
-			rate = fmt.Sprintf("%.1f%%", 100*float64(det)/float64(det+surv))
-		}
-		fmt.Fprintf(m.stdout, "  %-8s kill rate %-6s  killed %d, timeout %d, survived %d, compile errors %d, equivalent %d  (%.0f s)\n",
-			l.system, rate, c[mutate.Killed], c[mutate.Timeout], surv, c[mutate.CompileError], c[mutate.Ignored], l.secs)
-	}
-	fmt.Fprintf(m.stdout, "  %d mutants in %s: %.1f mutants per minute; wrote %s (make report adds the strength columns)\n",
-		total, elapsed.Round(time.Second), float64(total)/elapsed.Minutes(), m.o.out)
+	m.printSummary(summary, time.Since(began))
 	return nil
 }
 
-type candidate struct {
-	mutant mutate.Mutant
-	locs   []string
-	secs   float64
-	rank   string
+// startReport returns the report to add this run's results to: a new one
+// for a shard or a diff (its file holds just that part), else -out as it
+// is, whose packages this run measures are replaced.
+func (m *mutator) startReport() (*mutate.Report, error) {
+	if !m.o.shard.Whole() || m.o.diff != "" {
+		return mutate.NewReport(), nil
+	}
+	return m.readReport()
 }
 
-// measure samples and runs the system's mutants.
-func (m *mutator) measure(ctx context.Context, sys string, dirs []string, key string) ([]mutate.Result, error) {
-	cov, err := m.coverage(ctx, sys, key)
+// systemSummary is one system's line in the closing summary.
+type systemSummary struct {
+	system        string
+	tally         mutate.Tally
+	compileErrors int
+	ran           int // mutants built and run
+	secs          float64
+}
+
+// measureSystem measures one system's mutants into rep.
+func (m *mutator) measureSystem(ctx context.Context, rep *mutate.Report, sys string) (systemSummary, error) {
+	t0 := time.Now()
+	l := systemSummary{system: sys}
+	dirs, err := m.packageDirs(sys)
 	if err != nil {
-		return nil, err
+		return l, err
 	}
-	all, err := mutate.Enumerate(os.DirFS(m.root), dirs)
+	keyBefore, err := m.treeKey(sys)
 	if err != nil {
-		return nil, err
+		return l, err
 	}
-	var cands []candidate
-	srcs := map[string][]byte{} // the sources the mutants were made from: later edits of the tree do not leak in
-	for _, mu := range all {
-		if locs, secs := cov.Covering(mu); len(locs) > 0 {
-			cands = append(cands, candidate{mutant: mu, locs: locs, secs: secs})
-			if srcs[mu.File] == nil {
-				if srcs[mu.File], err = os.ReadFile(filepath.Join(m.root, mu.File)); err != nil {
-					return nil, err
-				}
-			}
-		}
+	results, err := m.measure(ctx, sys, dirs, keyBefore)
+	if err != nil {
+		return l, fmt.Errorf("%s: %w", sys, err)
 	}
-	// The sample is the mutants of lowest rank, a hash of the master seed and
-	// each mutant's code key: a uniform draw that a new scenario reaching new
-	// lines, or lines moving, changes only by the few mutants it adds or edits.
-	rank := func(mu mutate.Mutant) string {
-		h := sha256.Sum256([]byte(fmt.Sprintf("mutate:%s:%d:%s", sys, m.o.seed.Master(), mu.Key)))
-		return string(h[:])
+	changed := false
+	if keyAfter, err := m.treeKey(sys); err != nil || keyAfter != keyBefore {
+		fmt.Fprintf(m.stderr, "mutate: warning: %s's files changed while its mutants ran; the mutated files are as they were sampled, the rest is not — rerun on a quiet tree for figures to commit\n", sys)
+		changed = true
 	}
-	for i := range cands {
-		cands[i].rank = rank(cands[i].mutant)
-	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i].rank < cands[j].rank })
-	fmt.Fprintf(m.stdout, "%s: %d mutants in %d packages, %d on lines its %d scenarios execute; sampling %d\n",
-		sys, len(all), len(dirs), len(cands), len(cov.Scenarios), min(m.o.n, len(cands)))
 	if m.o.list {
-		for _, c := range cands[:min(m.o.n, len(cands))] {
-			fmt.Fprintf(m.stdout, "  %s  %s → %s  (%d scenarios)\n", c.mutant.ID, quote(c.mutant.Original), quote(c.mutant.Replacement), len(c.locs))
-		}
-		return nil, nil
+		return l, nil
 	}
-
-	checker, err := mutate.NewChecker(m.root, dirs)
-	if err != nil {
-		return nil, err
+	in := map[string]bool{}
+	for _, d := range dirs {
+		in[d] = true
 	}
-	var results []mutate.Result
-	valid, next, inflight := 0, 0, 0
-	free := make(chan int, m.o.jobs)
-	for w := 0; w < m.o.jobs; w++ {
-		free <- w
-	}
-	done := make(chan mutate.Result)
-	for {
-		for valid+inflight < m.o.n && next < len(cands) {
-			c := cands[next]
-			next++
-			if i := m.equiv.Lookup(c.mutant); i >= 0 {
-				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.Ignored, Reason: "equivalent: " + m.equiv.Entries[i].Reason, CoveredBy: c.locs})
-				continue
-			}
-			mutated, err := c.mutant.Apply(srcs[c.mutant.File])
-			if err == nil {
-				err = checker.Check(filepath.Join(m.root, c.mutant.File), mutated)
-			}
-			if err != nil { // known without building: it does not compile
-				results = append(results, mutate.Result{Mutant: c.mutant, Status: mutate.CompileError, Reason: err.Error(), CoveredBy: c.locs})
-				continue
-			}
-			w := <-free
-			inflight++
-			go func(c candidate, mutated []byte, w int) {
-				r := m.try(ctx, sys, c.mutant, mutated, c.locs, c.secs, w)
-				free <- w
-				done <- r
-			}(c, mutated, w)
+	rep.DropFiles(func(f string) bool { return in[filepath.ToSlash(filepath.Dir(f))] })
+	for _, r := range results {
+		src, err := os.ReadFile(filepath.Join(m.root, r.Mutant.File))
+		if err != nil {
+			return l, err
 		}
-		if inflight == 0 {
-			break
-		}
-		r := <-done
-		inflight--
-		if ctx.Err() != nil {
-			continue // drain the workers, then report the interruption
-		}
-		if r.Status != mutate.CompileError {
-			valid++
-		}
-		results = append(results, r)
-		if m.o.verbose || r.Status == mutate.Survived {
-			fmt.Fprintf(m.stdout, "  [%d/%d] %-12s %s  %s → %s\n", valid, m.o.n, r.Status, r.Mutant.ID, quote(r.Mutant.Original), quote(r.Mutant.Replacement))
-		} else if valid%10 == 0 && r.Status != mutate.CompileError {
-			fmt.Fprintf(m.stdout, "  [%d/%d] …\n", valid, m.o.n)
+		rep.Add(r, src)
+		l.tally.Add(r.Status, r.Normative)
+		switch r.Status {
+		case mutate.CompileError:
+			l.compileErrors++
+		case mutate.Ignored:
+		default:
+			l.ran++
 		}
 	}
-	for w := 0; w < m.o.jobs; w++ {
-		_ = os.RemoveAll(filepath.Join(m.work, fmt.Sprintf("worker%d", w)))
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("interrupted (the working tree was never written): %w", err)
-	}
-	sort.SliceStable(results, func(i, j int) bool { return results[i].Mutant.ID < results[j].Mutant.ID })
-	return results, nil
+	l.secs = time.Since(t0).Seconds()
+	m.recordConfig(rep, sys, len(results), l.secs, changed)
+	m.printSurvivors(sys, results)
+	return l, nil
 }
 
-var failedRe = regexp.MustCompile(`(features/\S+\.feature:\d+) failed with master seed`)
+// printSummary prints each system's rates and the run's pace.
+func (m *mutator) printSummary(summary []systemSummary, elapsed time.Duration) {
+	fmt.Fprintf(m.stdout, "\nmutation testing, master seed %d%s\n", m.o.seed.Master(), m.o.seedNote)
+	ran := 0
+	for _, l := range summary {
+		t := l.tally
+		fmt.Fprintf(m.stdout, "  %-8s net %-6s raw %-6s normative %-6s  killed %d (%d only by a decided assertion), timeout %d, survived %d, equivalent %d, compile errors %d  (%.0f s)\n",
+			l.system, percent(t.Net), percent(t.Raw), percent(t.Normative), t.Killed, t.DecidedOnly, t.Timeout, t.Survived, t.Equivalent, l.compileErrors, l.secs)
+		ran += l.ran
+	}
+	fmt.Fprintln(m.stdout, "  net: equivalent mutants left out; raw: counted as survivors; normative: only a spec assertion (not one of our Decisions) counts as a kill")
+	fmt.Fprintf(m.stdout, "  %d mutants run in %s, coverage runs included: %.1f per minute; wrote %s (make report adds the strength columns)\n",
+		ran, elapsed.Round(time.Second), float64(ran)/max(elapsed.Minutes(), 1e-9), m.o.out)
+}
 
-// try builds and runs one mutant in worker w's scratch directory.
-func (m *mutator) try(ctx context.Context, sys string, mu mutate.Mutant, mutated []byte, locs []string, secs float64, w int) mutate.Result {
+// percent renders a rate, or "–" when nothing was measured.
+func percent(rate func() (float64, bool)) string {
+	r, ok := rate()
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*r)
+}
+
+// try builds and runs one mutant in worker w's scratch directory. The
+// scenarios run with decided assertions recorded rather than failing, so
+// the one run gives the full verdict and the normative one (see
+// mutate.Verdict).
+func (m *mutator) try(ctx context.Context, mu mutate.Mutant, mutated []byte, locs []string, secs float64, w int) mutate.Result {
+	sys := mutate.SystemOfFile(mu.File)
 	res := mutate.Result{Mutant: mu, CoveredBy: locs}
 	dir := filepath.Join(m.work, fmt.Sprintf("worker%d", w))
 	bin := filepath.Join(dir, "features.test")
 	if err := m.buildMutant(ctx, sys, mu, mutated, dir, bin); err != nil {
 		res.Status = mutate.CompileError
-		res.Reason = firstLines(err.Error(), 3)
+		res.Reason = m.relative(firstLines(err.Error(), 3))
 		return res
 	}
 	limit := max(m.o.timeout, time.Duration(5*secs*float64(time.Second))+10*time.Second)
 	t0 := time.Now()
 	out, err, timedOut := m.runScenarios(ctx, bin, sys, locs, limit)
 	res.Millis = float64(time.Since(t0).Milliseconds())
+	run := mutate.ReadRun(out)
+	res.Status, res.Normative = mutate.Verdict(run, err != nil, timedOut)
+	for _, d := range run.Differences {
+		res.Differences = append(res.Differences, d.String())
+	}
 	switch {
-	case timedOut:
-		res.Status = mutate.Timeout
+	case res.Status == mutate.Timeout:
 		res.Reason = fmt.Sprintf("no verdict within %s", limit)
-	case err == nil:
-		res.Status = mutate.Survived
+	case res.Status == mutate.Survived:
 		res.Ran = len(locs)
+	case res.Normative == mutate.Survived:
+		res.Ran = len(locs)
+		res.KilledBy = run.Killers()
+		res.Reason = "only a decided assertion rejected it: " + run.Differences[0].String()
 	default:
-		res.Status = mutate.Killed
-		for _, mm := range failedRe.FindAllStringSubmatch(out, -1) {
-			res.KilledBy = append(res.KilledBy, mm[1])
-		}
+		res.KilledBy = run.Killers()
 		res.Reason = failureReason(out)
 	}
 	return res
+}
+
+// relative makes the module root's absolute paths in a message relative,
+// so reports from different checkouts read alike.
+func (m *mutator) relative(msg string) string {
+	return strings.ReplaceAll(msg, m.root+string(filepath.Separator), "")
 }
 
 // buildMutant builds the features test binary with the mutated file and a
@@ -578,7 +609,7 @@ func (m *mutator) runScenarios(ctx context.Context, bin, sys string, locs []stri
 		"-seed", fmt.Sprint(m.o.seed.Master()), "-stop", "-feature=" + strings.Join(locs, ",")}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = filepath.Join(m.root, "features")
-	cmd.Env = cleanEnv()
+	cmd.Env = append(cleanEnv(), mutate.DecisionsEnv+"="+mutate.DecisionsRecord)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -590,14 +621,15 @@ func (m *mutator) runScenarios(ctx context.Context, bin, sys string, locs []stri
 }
 
 // cleanEnv is the environment without anything that points the features at
-// another implementation, a report directory or another seed.
+// another implementation (or the reference's spec-permitted variations), a
+// report directory, another seed or a way of judging decided assertions.
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
 		case "JACE_URL", "FE_CMD", "FE_VARIANT", "FE_TIERS", "DECK_CMD", "CHATLOG_SERVER", "CHATLOG_PARSE", "PLURNK_CMD", "TARGET",
-			"ANCHORAGE_REPORT_DIR", "ANCHORAGE_SEED", "GOCOVERDIR":
+			"ANCHORAGE_REPORT_DIR", "ANCHORAGE_SEED", "ANCHORAGE_VARY", mutate.DecisionsEnv, "GOCOVERDIR":
 			continue
 		}
 		env = append(env, kv)
@@ -798,9 +830,9 @@ func (m *mutator) runOne(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	r := m.try(ctx, sys, *mu, mutated, locs, secs, 0)
+	r := m.try(ctx, *mu, mutated, locs, secs, 0)
 	_ = os.RemoveAll(filepath.Join(m.work, "worker0"))
-	fmt.Fprintf(m.stdout, "  %s", r.Status)
+	fmt.Fprintf(m.stdout, "  %s", label(r))
 	if len(r.KilledBy) > 0 {
 		fmt.Fprintf(m.stdout, " by %s", strings.Join(r.KilledBy, ", "))
 	}
@@ -808,12 +840,16 @@ func (m *mutator) runOne(ctx context.Context, id string) error {
 	if r.Reason != "" {
 		fmt.Fprintf(m.stdout, "  %s\n", strings.ReplaceAll(r.Reason, "\n", "\n  "))
 	}
+	for _, d := range r.Differences {
+		fmt.Fprintf(m.stdout, "  decision differs: %s\n", d)
+	}
 	rep, err := m.readReport()
 	if err != nil {
 		return err
 	}
 	if rep.Remove(mu.File, mu.ID) {
 		rep.Add(r, src)
+		rep.NoteRates()
 		fmt.Fprintf(m.stdout, "  updated its entry in %s\n", m.o.out)
 		return m.writeReport(rep)
 	}
@@ -821,19 +857,11 @@ func (m *mutator) runOne(ctx context.Context, id string) error {
 }
 
 func (m *mutator) readReport() (*mutate.Report, error) {
-	f, err := os.Open(m.o.out)
+	r, err := readReportFile(m.o.out)
 	if errors.Is(err, fs.ErrNotExist) {
 		return mutate.NewReport(), nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r, err := mutate.ReadReport(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.o.out, err)
-	}
-	return r, nil
+	return r, err
 }
 
 // writeReport writes the report next to its destination and renames it into
@@ -860,18 +888,30 @@ func (m *mutator) writeReport(r *mutate.Report) error {
 }
 
 // recordConfig notes in the report's free-form config how each system was
-// measured: the seed, the sample size, the packages and the time it took.
+// measured: the seed, the choice (sample size, -all, -diff, shard), the
+// packages and the time it took. Report.NoteRates adds the rates.
 func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs float64, changed bool) {
 	a, _ := r.Config["anchorage"].(map[string]any)
 	if a == nil {
 		a = map[string]any{}
 	}
 	a["seed"] = m.o.seed.Master()
+	delete(a, "shards") // a run is not a merge
+	for k, v := range map[string]any{"all": m.o.all, "diff": m.o.diff, "shard": m.o.shard.String()} {
+		if v == false || v == "" {
+			delete(a, k)
+		} else {
+			a[k] = v
+		}
+	}
 	systems, _ := a["systems"].(map[string]any)
 	if systems == nil {
 		systems = map[string]any{}
 	}
 	entry := map[string]any{"n": m.o.n, "mutants": mutants, "seconds": int(secs + 0.5)}
+	if m.everyMutant() {
+		entry = map[string]any{"all": true, "mutants": mutants, "seconds": int(secs + 0.5)}
+	}
 	if len(m.o.pkgs) > 0 {
 		entry["pkg"] = strings.Join(m.o.pkgs, ",")
 	}
@@ -883,40 +923,59 @@ func (m *mutator) recordConfig(r *mutate.Report, sys string, mutants int, secs f
 	r.Config["anchorage"] = a
 }
 
+// printSurvivors lists the mutants no scenario rejected, then those only a
+// decided assertion rejected (another implementation's run would not).
 func (m *mutator) printSurvivors(sys string, results []mutate.Result) {
 	byLoc := map[string]*catalog.Scenario{}
 	for _, sc := range m.cat.Scenarios {
 		byLoc[sc.Location()] = sc
 	}
-	first := true
+	var survived, decided []mutate.Result
 	for _, r := range results {
-		if r.Status != mutate.Survived {
-			continue
+		switch {
+		case r.Status == mutate.Survived:
+			survived = append(survived, r)
+		case r.Status == mutate.Killed && r.Normative == mutate.Survived:
+			decided = append(decided, r)
 		}
-		if first {
-			fmt.Fprintf(m.stdout, "%s: surviving mutants (no scenario rejects them):\n", sys)
-			first = false
+	}
+	if len(survived) > 0 {
+		fmt.Fprintf(m.stdout, "%s: surviving mutants (no scenario rejects them):\n", sys)
+		for _, r := range survived {
+			m.printMutant(r, byLoc)
 		}
-		anchors := map[string]bool{}
-		for _, loc := range r.CoveredBy {
-			if sc := byLoc[loc]; sc != nil {
-				for _, id := range sc.Cites() {
-					anchors["§"+id] = true
-				}
+	}
+	if len(decided) > 0 {
+		fmt.Fprintf(m.stdout, "%s: mutants only a decided assertion rejects (normative survivors):\n", sys)
+		for _, r := range decided {
+			m.printMutant(r, byLoc)
+			fmt.Fprintf(m.stdout, "    differs: %s\n", r.Differences[0])
+		}
+	}
+}
+
+// printMutant prints a mutant as the README shows a survivor: where, what,
+// the anchors of the scenarios that run it, and how to rerun it.
+func (m *mutator) printMutant(r mutate.Result, byLoc map[string]*catalog.Scenario) {
+	anchors := map[string]bool{}
+	for _, loc := range r.CoveredBy {
+		if sc := byLoc[loc]; sc != nil {
+			for _, id := range sc.Cites() {
+				anchors["§"+id] = true
 			}
 		}
-		ids := make([]string, 0, len(anchors))
-		for id := range anchors {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		if len(ids) > 6 {
-			ids = append(ids[:6], fmt.Sprintf("… %d more", len(anchors)-6))
-		}
-		fmt.Fprintf(m.stdout, "  %s:%d  %s → %s  [%s; %d scenarios: %s]\n    rerun: go run ./reports/cmd/mutate -mutant %s\n",
-			r.Mutant.File, r.Mutant.Start.Line, quote(r.Mutant.Original), quote(r.Mutant.Replacement), r.Mutant.Mutator,
-			len(r.CoveredBy), strings.Join(ids, " "), r.Mutant.ID)
 	}
+	ids := make([]string, 0, len(anchors))
+	for id := range anchors {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	if len(ids) > 6 {
+		ids = append(ids[:6], fmt.Sprintf("… %d more", len(anchors)-6))
+	}
+	fmt.Fprintf(m.stdout, "  %s:%d  %s → %s  [%s; %d scenarios: %s]\n    rerun: go run ./reports/cmd/mutate -mutant %s\n",
+		r.Mutant.File, r.Mutant.Start.Line, quote(r.Mutant.Original), quote(r.Mutant.Replacement), r.Mutant.Mutator,
+		len(r.CoveredBy), strings.Join(ids, " "), r.Mutant.ID)
 }
 
 func quote(s string) string {
