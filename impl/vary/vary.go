@@ -81,3 +81,24 @@ func Usage(vs []Variation) string {
 	}
 	return b.String()
 }
+
+// Choose returns alt when variation name is in force, else ref. A
+// reference switches its variations through Choose and Apply, never through
+// a condition of its own: the switch then lives here, outside the system's
+// packages, so that no mutant of the system's code can turn a variation on
+// (a mutant that did would be a spec-permitted implementation, which no
+// normative assertion may reject).
+func Choose[T any](s Set, name string, ref, alt T) T {
+	if s.on[name] {
+		return alt
+	}
+	return ref
+}
+
+// Apply returns f(v) when variation name is in force, else v unchanged.
+func Apply[T any](s Set, name string, v T, f func(T) T) T {
+	if s.on[name] {
+		return f(v)
+	}
+	return v
+}

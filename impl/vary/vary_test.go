@@ -23,3 +23,17 @@ func TestParse(t *testing.T) {
 		t.Fatal("the zero set has a variation")
 	}
 }
+
+func TestChooseAndApply(t *testing.T) {
+	s, _ := Parse("codes", []Variation{{Name: "messages"}, {Name: "codes"}})
+	if got := Choose(s, "codes", "BAD_JSON", "X_BAD_JSON"); got != "X_BAD_JSON" {
+		t.Errorf("Choose on: %q", got)
+	}
+	if got := Choose(s, "messages", "ref", "alt"); got != "ref" {
+		t.Errorf("Choose off: %q", got)
+	}
+	double := func(n int) int { return 2 * n }
+	if Apply(s, "codes", 3, double) != 6 || Apply(s, "messages", 3, double) != 3 {
+		t.Error("Apply")
+	}
+}
