@@ -19,6 +19,8 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
+
+	"anchorage/impl/vary"
 )
 
 // ---- recorded sequences (determinism) ----
@@ -100,7 +102,7 @@ func replaySecondServer(ctx context.Context, w *world) error {
 	if w.recorded == nil {
 		return errors.New("no sequence was recorded")
 	}
-	d2 := newDriver(w.d.cfg.Seed)
+	d2 := newDriver(w.d.cfg.Seed, w.d.cfg.Vary)
 	d2.cfg = w.d.cfg
 	d2.cfg.AuditLog = d2.audit
 	defer d2.close()
@@ -129,8 +131,8 @@ func listen(_ context.Context, w *world, path string) error {
 	if s.status != 200 {
 		return fmt.Errorf("GET %s: status %d", path, s.status)
 	}
-	if ct := s.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		return fmt.Errorf("GET %s: Content-Type %q, want text/event-stream", path, ct)
+	if mt := mediaType(s.header); mt != "text/event-stream" {
+		return fmt.Errorf("GET %s: Content-Type %q, want the media type text/event-stream", path, s.header.Get("Content-Type"))
 	}
 	return nil
 }
@@ -201,14 +203,14 @@ func receives(_ context.Context, w *world, path, jpath, want string) error {
 	if !json.Valid([]byte(ev)) {
 		return fmt.Errorf("event on %s is not JSON: %s", path, ev)
 	}
-	return matchJSON(ev, jpath, want)
+	return matchValue(ev, jpath, want)
 }
 
 func lastEventField(_ context.Context, w *world, jpath, want string) error {
 	if w.event == "" {
 		return errors.New("no event received yet")
 	}
-	return matchJSON(w.event, jpath, want)
+	return matchValue(w.event, jpath, want)
 }
 
 func lastEventKeys(_ context.Context, w *world, list string) error {
@@ -317,7 +319,7 @@ func startCommand(_ context.Context, w *world, args string) error {
 		}
 		w.cmdAddr = a
 		w.d.close()
-		w.d = newDriver(0)
+		w.d = newDriver(0, vary.Set{})
 		w.d.external = "http://" + a
 		return nil
 	case <-time.After(20 * time.Second):

@@ -83,6 +83,9 @@ type Limits struct {
 	// MaxOutput caps the JSON text an entry point may return, in bytes;
 	// 0 means DefaultMaxOutput.
 	MaxOutput int
+	// TicksPerUnit is how many interrupt polls (of 10,000 ticks each) make
+	// one unit of Fuel; 0 means 1.
+	TicksPerUnit int64
 }
 
 // Defaults.
@@ -259,6 +262,9 @@ func (v *VM) guard(f func() error) error {
 	atomic.StoreInt32(&v.m.reason, reasonNone)
 	atomic.StoreInt64(&v.m.used, 0)
 	v.m.fuel = v.cfg.Fuel
+	if v.cfg.TicksPerUnit > 1 {
+		v.m.fuel = v.cfg.Fuel * v.cfg.TicksPerUnit
+	}
 	v.m.timeFuel = v.cfg.TimeoutFuel
 
 	var t clock.Timer
