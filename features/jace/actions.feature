@@ -184,6 +184,7 @@ Feature: Action semantics
     And $.audit_preview is a string
     And the response status is 404 per Decision (§jace-errors)
     And its code is "NOT_FOUND" per Decision (§jace-errors)
+    And $.error has exactly the keys "code" and "message" per Decision (§jace-errors)
     And $.audit_preview is "calc.sqrt {}" per Decision (§jace-audit-preview)
     When the agent posts to /actions {"action":"calc.sqrt","params":{"x":1,"x":2}}
     Then the response is a JSON error with a 4xx status

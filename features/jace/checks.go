@@ -389,3 +389,15 @@ func postPadded(ctx context.Context, w *world, path, body, n string) error {
 	}
 	return postRaw(ctx, w, path, body+strings.Repeat(" ", size-len(body)), "")
 }
+
+// lastEventOneLine checks that the last event's data came on one data line
+// (several are joined with line feeds).
+func lastEventOneLine(_ context.Context, w *world) error {
+	if w.event == "" {
+		return errors.New("no event received yet")
+	}
+	if strings.Contains(w.event, "\n") {
+		return fmt.Errorf("the event came on %d data lines: %q", strings.Count(w.event, "\n")+1, w.event)
+	}
+	return nil
+}

@@ -17,6 +17,7 @@ Feature: Events
     And the last event's $.changes is {"display":"3.5"}
     And the last event's $.entity is "calculator"
     And the last event has exactly the keys "type", "id", "ts", "entity" and "changes" per Decision (§jace-events-sse)
+    And the last event came as one data line per Decision (§jace-events-sse)
 
   @§jace-events-sse
   Scenario: /events serves the same stream

@@ -11,6 +11,7 @@ Feature: HTTP API
     Then the response status is 200 and $ is {"ok":true}
     And the response is JSON
     And the response header "Content-Type" is "application/json" per Decision (§jace-json-only)
+    And the response body is "{\"ok\":true}\n" per Decision (§jace-json-only)
 
   @§jace-load
   Scenario: a module is loaded from source and serves its actions
@@ -208,6 +209,7 @@ Feature: HTTP API
     And the response is an HTML document
     And the response header "Vary" lists "Accept"
     And the HTML shows the text "Calculator"
+    And the response header "Content-Type" is "text/html; charset=utf-8" per Decision (§jace-view)
     And the response body contains "<!DOCTYPE html>" per Decision (§jace-view)
     And the response body contains "id=\"calculator\"" per Decision (§jace-view)
     And the response body contains "<body" per Decision (§jace-view)
@@ -262,6 +264,7 @@ Feature: HTTP API
     And $.audit_preview is "INPUT 3"
     And $.ok is true per Decision (§jace-actions)
     And $.dry_run is false per Decision (§jace-actions)
+    And the response body is "{\"ok\":true,\"dry_run\":false,\"state\":{\"display\":\"3\",\"acc\":null,\"op\":null,\"fresh\":false},\"result\":{\"display\":\"3\"},\"audit_preview\":\"INPUT 3\"}\n" per Decision (§jace-actions)
     When the session "agent-1" is viewed by an agent
     Then $.jace.children.#(type=="display").value is "3"
 

@@ -230,10 +230,15 @@ func auditLines(w *world) ([]string, error) {
 		return nil, err
 	}
 	var lines []string
-	for _, l := range strings.Split(w.d.audit.String(), "\n") {
-		if strings.TrimSpace(l) != "" {
-			lines = append(lines, l)
+	for i, l := range strings.Split(w.d.audit.String(), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
 		}
+		// A record the log cannot be read back from logs nothing.
+		if !gjson.Valid(l) || !gjson.Parse(l).IsObject() {
+			return nil, fmt.Errorf("audit log line %d is not a record: %s", i+1, l)
+		}
+		lines = append(lines, l)
 	}
 	return lines, nil
 }
@@ -245,6 +250,23 @@ func auditCount(_ context.Context, w *world, n string) error {
 	}
 	if strconv.Itoa(len(lines)) != n {
 		return fmt.Errorf("the audit log has %d records, want %s:\n%s", len(lines), n, strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+// auditFieldText checks a field's JSON text exactly, as a number's digits
+// must be when a float would round them.
+func auditFieldText(_ context.Context, w *world, n, path, want string) error {
+	lines, err := auditLines(w)
+	if err != nil {
+		return err
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || i < 1 || i > len(lines) {
+		return fmt.Errorf("audit record %s: the log has %d records", n, len(lines))
+	}
+	if got := lookup(lines[i-1], path); got.Raw != want {
+		return fmt.Errorf("audit record %s: %s is written %s, want %s", n, path, got.Raw, want)
 	}
 	return nil
 }

@@ -106,12 +106,13 @@ Feature: Security checklist
     And the agent posts to /actions {"action":"calc.input","params":{"digit":5},"session_id":"s1","dry_run":true}
     And the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"s1","intent":"type four"} with Idempotency-Key k1
     And the client posts to /press {"action":"calc.input","params":{"digit":"x"}}
-    Then the audit log has 4 records
+    And the agent posts to /actions {"action":"calc.clear","params":{"ticket":12345678901234567890}}
+    Then the audit log has 5 records
     And audit record 1 has $.action is "calc.input"
     And audit record 1 has $.params is {"digit":4}
     And audit record 1 has $.audit_preview is "INPUT 4"
     And audit record 1 has $.session_id is "s1"
-    And audit record 1 has $.idempotency_key is "k1" per Decision (§jace-audit-log)
+    And audit record 1 has $.idempotency_key is "k1"
     And audit record 1 has $.intent is "type four" per Decision (§jace-audit-log)
     And audit record 1 has $.outcome is "committed" per Decision (§jace-audit-log)
     And audit record 1 has $.status is 200 per Decision (§jace-audit-log)
@@ -123,6 +124,7 @@ Feature: Security checklist
     And audit record 4 has $.status is 400 per Decision (§jace-audit-log)
     And audit record 4 has $.audit_preview is "INPUT ?"
     And audit record 4 has $.session_id is "" per Decision (§jace-audit-log)
+    And audit record 5 has $.params.ticket written as 12345678901234567890
 
   @§jace-audit-log @§jace-action-result @decision
   Scenario: the audit log keeps strings that JSON must escape, and says which endpoint an action came through
@@ -213,7 +215,24 @@ Feature: Security checklist
       | 83 | 500    | 0      |
 
   @§jace-untrusted @decision
-  Scenario: an output over the limit is a BAD_RESULT naming the limit
+  Scenario: by default an entry point may return 4 MiB of JSON and no more
+    Given the module "grower.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "grower", version: "1.0.0" },
+        init() { return { s: "" }; },
+        view(state) { return { len: state.s.length }; },
+        actions: { grow(state, params) { return { state: { s: "x".repeat(params.n) } }; } },
+      };
+      """
+    # {"state":{"s":"…"}} is 18 bytes around the n x's: 4,194,286 of them make 4 MiB.
+    When the agent posts to /actions {"action":"grow","params":{"n":4194287}}
+    Then the response status is 500 per Decision (§jace-untrusted)
+    When the agent posts to /actions {"action":"grow","params":{"n":4194286}}
+    Then the response status is 200 per Decision (§jace-untrusted)
+
+  @§jace-untrusted @decision
+  Scenario: an output over the limit is an error naming the limit
     Given the embedded reference runtime with an output limit of 100 bytes
     And the module "grower.js" is loaded:
       """

@@ -159,6 +159,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the error message contains "((?:[^"\\]|\\.)*)"$`, step(errorMessageContains))
 	sc.Step(`^the response body contains "((?:[^"\\]|\\.)*)"$`, step(bodyContains))
 	sc.Step(`^the response body ends with "((?:[^"\\]|\\.)*)"$`, step(bodyEndsWith))
+	sc.Step(`^the response body is "((?:[^"\\]|\\.)*)"$`, step(bodyIs))
 	sc.Step(`^the response body does not contain "((?:[^"\\]|\\.)*)"$`, step(bodyLacks))
 	sc.Step(`^the response header "([^"]+)" (is|starts with) "([^"]*)"$`, step(headerIs))
 	sc.Step(`^the response header "([^"]+)" is absent$`, step(headerAbsent))
@@ -179,11 +180,13 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the stream on (/[\w./?=-]*) ends cleanly$`, step(streamEnds))
 	sc.Step(`^the last event has exactly the keys (.+?)$`, step(lastEventKeys))
 	sc.Step(`^the last event has at least the keys (.+?)$`, step(lastEventHasKeys))
+	sc.Step(`^the last event came as one data line$`, step(lastEventOneLine))
 	sc.Step(`^the listener on (/[\w./?=-]*) receives an event$`, step(receivesAny))
 	sc.Step(`^the last event's (\$\S*) is (.+?)$`, step(lastEventField))
 
 	// Audit log.
 	sc.Step(`^the audit log has (\d+) records?$`, step(auditCount))
+	sc.Step(`^audit record (\d+) has (\$\S*) written as (\S+)$`, step(auditFieldText))
 	sc.Step(`^audit record (\d+) has (\$\S*) (?:is|=) (.+?)$`, step(auditField))
 
 	// The command.
@@ -940,6 +943,17 @@ func bodyEndsWith(_ context.Context, w *world, suffix string) error {
 	}
 	if !strings.HasSuffix(r.body, unquote(suffix)) {
 		return fmt.Errorf("the body does not end with %q: %s", unquote(suffix), clip(r.body))
+	}
+	return nil
+}
+
+func bodyIs(_ context.Context, w *world, want string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if r.body != unquote(want) {
+		return fmt.Errorf("the body is %q, want %q", r.body, unquote(want))
 	}
 	return nil
 }

@@ -165,6 +165,15 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// fuelUnitTicks is how many interpreter ticks make a unit of Fuel: one
+// interrupt poll (Decision §jace-fuel), two with the fuel-unit variation.
+func (c Config) fuelUnitTicks() int64 {
+	if c.Vary.Has(VaryFuelUnit) {
+		return 2 * sandbox.PollTicks
+	}
+	return sandbox.PollTicks
+}
+
 // SeedState maps a configured seed to the xorshift32 starting state: the
 // two halves XORed, and a fixed non-zero constant in place of zero (the
 // generator is stuck at zero).
@@ -283,12 +292,7 @@ func (r *Runtime) vmConfig() sandbox.Config {
 			Timeout:     r.cfg.Timeout,
 			MemoryLimit: r.cfg.MemoryLimit,
 			MaxOutput:   r.cfg.MaxOutput,
-			TicksPerUnit: func() int64 {
-				if r.cfg.Vary.Has(VaryFuelUnit) {
-					return 2
-				}
-				return 1
-			}(),
+			UnitTicks:   r.cfg.fuelUnitTicks(),
 		},
 		Clock: r.cfg.Clock,
 	}

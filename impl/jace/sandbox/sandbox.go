@@ -83,10 +83,14 @@ type Limits struct {
 	// MaxOutput caps the JSON text an entry point may return, in bytes;
 	// 0 means DefaultMaxOutput.
 	MaxOutput int
-	// TicksPerUnit is how many interrupt polls (of 10,000 ticks each) make
-	// one unit of Fuel; 0 means 1.
-	TicksPerUnit int64
+	// UnitTicks is how many interpreter ticks make one unit of Fuel, a
+	// multiple of PollTicks; 0 means PollTicks (one interrupt poll).
+	UnitTicks int64
 }
+
+// PollTicks is how many interpreter ticks QuickJS runs between two calls
+// of the interrupt handler, the meter's step.
+const PollTicks = 10000
 
 // Defaults.
 const (
@@ -141,6 +145,9 @@ func New(cfg Config) (*VM, error) {
 	}
 	if cfg.MaxOutput <= 0 {
 		cfg.MaxOutput = DefaultMaxOutput
+	}
+	if cfg.UnitTicks <= 0 {
+		cfg.UnitTicks = PollTicks
 	}
 	q, err := quickjs.NewVM()
 	if err != nil {
@@ -261,10 +268,7 @@ func (v *VM) guard(f func() error) error {
 	atomic.StoreInt32(&v.m.stop, 0)
 	atomic.StoreInt32(&v.m.reason, reasonNone)
 	atomic.StoreInt64(&v.m.used, 0)
-	v.m.fuel = v.cfg.Fuel
-	if v.cfg.TicksPerUnit > 1 {
-		v.m.fuel = v.cfg.Fuel * v.cfg.TicksPerUnit
-	}
+	v.m.fuel = v.cfg.Fuel * v.cfg.UnitTicks / PollTicks // in polls
 	v.m.timeFuel = v.cfg.TimeoutFuel
 
 	var t clock.Timer
