@@ -20,8 +20,7 @@ Feature: Calculator example and the jace command
 
   @§jace-calc-demo @e2e @slow
   Scenario: the built command serves the demo when given no module
-    # Builds and starts the reference's jace command: pending against another runtime.
-    Given the runtime is the embedded reference
+    Given the scenario runs the reference's own jace command
     And the jace command is built
     When the jace command is started with -addr 127.0.0.1:0
     And the agent presses "calc.input" with params {"digit":7}
@@ -32,8 +31,7 @@ Feature: Calculator example and the jace command
 
   @§jace-external-module @e2e @slow
   Scenario: the command serves the module file named on its command line
-    # Builds and starts the reference's jace command: pending against another runtime.
-    Given the runtime is the embedded reference
+    Given the scenario runs the reference's own jace command
     And a module file "tally.js" containing:
       """
       globalThis.jace = {
@@ -51,8 +49,7 @@ Feature: Calculator example and the jace command
 
   @§jace-default-port @e2e @slow
   Scenario: without -addr the command listens on 127.0.0.1:3323
-    # Builds and starts the reference's jace command: pending against another runtime.
-    Given the runtime is the embedded reference
+    Given the scenario runs the reference's own jace command
     And the port 3323 on 127.0.0.1 is free
     And the jace command is built
     When the jace command is started with no arguments

@@ -107,6 +107,7 @@ func InitializeScenario(sc kit.Steps) {
 
 	// Runtime set-up.
 	sc.Step(`^the runtime is the embedded reference$`, step(func(_ context.Context, w *world) error { return embeddedOnly(w) }))
+	sc.Step(`^the scenario runs the reference's own jace command$`, step(ownCommand))
 	sc.Step(`^the embedded reference runtime with a fuel budget of (\d+) units?$`, step(withFuel))
 	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
@@ -284,6 +285,16 @@ func skipNote(ctx context.Context, err error) error {
 func embeddedOnly(w *world) error {
 	if !w.d.embedded() {
 		return fmt.Errorf("%w: needs the embedded reference runtime (%s=%s is set)", godog.ErrSkip, EnvURL, w.d.external)
+	}
+	return nil
+}
+
+// ownCommand skips a scenario that builds and starts this tree's jace
+// command when another runtime is under test: it would check the reference,
+// not that runtime.
+func ownCommand(_ context.Context, w *world) error {
+	if !w.d.embedded() {
+		return fmt.Errorf("%w: builds and starts the reference's own jace command, not the runtime at %s=%s", godog.ErrSkip, EnvURL, w.d.external)
 	}
 	return nil
 }
