@@ -13,7 +13,11 @@ Feature: Determinism and safety
         view(state) { return { type: "probe", rolls: state.rolls }; },
         actions: {
           clock(state) {
-            return { state, result: { now: Date.now(), iso: new Date().toISOString(), epoch: new Date(0).toISOString() } };
+            const before = Date.now();
+            let spent = 0;
+            for (let i = 0; i < 200000; i++) spent += i % 7;
+            const fixed = Date.now() === before && new Date().getTime() === before;
+            return { state, result: { now: Date.now(), iso: new Date().toISOString(), epoch: new Date(0).toISOString(), fixed } };
           },
           roll(state) {
             const r = [Math.random(), Math.random(), Math.random()];
@@ -49,20 +53,29 @@ Feature: Determinism and safety
   @§jace-fixed-clock @decision
   Scenario: Date gives the fixed instant, and new Date with arguments is untouched
     When the agent posts to /actions {"action":"clock"}
-    Then the response status is 200 and $.result is {"now":1767225600000,"iso":"2026-01-01T00:00:00.000Z","epoch":"1970-01-01T00:00:00.000Z"}
+    Then the response status is 200 and $.result.fixed is true
+    And $.result.epoch is "1970-01-01T00:00:00.000Z"
+    And $.result.now is 1767225600000 per Decision (§jace-fixed-clock)
+    And $.result.iso is "2026-01-01T00:00:00.000Z" per Decision (§jace-fixed-clock)
+    When the response is remembered as "first"
+    And the agent posts to /actions {"action":"clock","session_id":"later"}
+    Then $.result.now equals that of the remembered "first"
 
   @§jace-fixed-clock
   Scenario: env.now replaces the fixed instant
-    When the agent posts to /actions {"action":"clock","env":{"now":"2030-05-06T07:08:09Z"}}
+    When the client posts to /press {"action":"clock","env":{"now":"2030-05-06T07:08:09Z"}}
     Then the response status is 200 and $.result.now is 1904281689000
     And $.result.iso is "2030-05-06T07:08:09.000Z"
+    And $.result.fixed is true
 
-  @§jace-fixed-clock @§jace-schema
+  @§jace-fixed-clock @§jace-schema @decision
   Scenario: an env.now that is not a timestamp is refused
-    When the agent posts to /actions {"action":"clock","env":{"now":"yesterday"}}
-    Then the response is a JSON error "INVALID_REQUEST" with status 400
-    And the error message contains "/env/now"
-    And $.state is absent
+    When the client posts to /press {"action":"clock","env":{"now":"yesterday"}}
+    Then the response is a JSON error per Decision (§jace-fixed-clock)
+    And the response status is 400 per Decision (§jace-fixed-clock)
+    And its code is "INVALID_PARAMS" per Decision (§jace-fixed-clock)
+    And the error message contains "/env/now" per Decision (§jace-fixed-clock)
+    And $.state is absent per Decision (§jace-fixed-clock)
 
   @§jace-seeded-rng
   Scenario: Math.random is xorshift32 from the configured seed
@@ -77,18 +90,22 @@ Feature: Determinism and safety
       };
       """
     When the agent posts to /actions {"action":"roll"}
-    Then the response status is 200 and $.result is [0.00044065131805837154, 0.10952103300951421, 0.9038964069914073]
+    Then the response status is 200
+    And every number in $.result is at least 0 and below 1
+    And $.result is [0.00044065131805837154, 0.10952103300951421, 0.9038964069914073] per Decision (§jace-seeded-rng)
 
-  @§jace-seeded-rng
+  @§jace-seeded-rng @decision
   Scenario: every session starts the same sequence and a commit carries it forward
     When the agent posts to /actions {"action":"roll","session_id":"a"}
     And the response is remembered as "a1"
     And the agent posts to /actions {"action":"roll","session_id":"b"}
-    Then $.result equals that of the remembered "a1"
+    Then the response status is 200
+    And every number in $.result is at least 0 and below 1
+    And $.result equals that of the remembered "a1" per Decision (§jace-seeded-rng)
     When the agent posts to /actions {"action":"roll","session_id":"a"}
     Then $.result differs from that of the remembered "a1"
 
-  @§jace-deterministic
+  @§jace-deterministic @decision
   Scenario: the same requests from a freshly loaded module give the same bytes
     When the request sequence is recorded:
       """
@@ -100,7 +117,7 @@ Feature: Determinism and safety
       /press {"action":"roll"}
       /actions {"action":"nope"}
       """
-    Then the recorded sequence gives byte-identical responses on a second run from a freshly loaded module
+    Then the recorded sequence gives byte-identical responses on a second run from a freshly loaded module per Decision (§jace-deterministic)
 
   @§jace-deterministic
   Scenario: a second runtime with the same seed answers the same bytes
@@ -128,14 +145,14 @@ Feature: Determinism and safety
     When the agent posts to /actions {"action":"globals"}
     Then the response status is 200 and $.result is {"setTimeout":"undefined","setInterval":"undefined","setImmediate":"undefined","queueMicrotask":"undefined","fetch":"undefined","XMLHttpRequest":"undefined","WebSocket":"undefined","Worker":"undefined","SharedArrayBuffer":"undefined","Atomics":"undefined"}
     When the agent posts to /actions {"action":"timer"}
-    Then the response is a JSON error "MODULE_ERROR" with status 500
-    And the error message contains "'setTimeout' is not defined"
+    Then the response is a JSON error "INTERNAL" with status 500
+    And the error message contains "'setTimeout' is not defined" per Decision (§jace-errors)
 
   @§jace-no-eval
   Scenario Outline: code from strings is refused
     When the agent posts to /actions {"action":"<action>"}
-    Then the response is a JSON error "MODULE_ERROR" with status 500
-    And the error message contains "<message>"
+    Then the response is a JSON error "INTERNAL" with status 500
+    And the error message contains "<message>" per Decision (§jace-errors)
     When the agent posts to /actions {"action":"ok"}
     Then the response status is 200 and $.result is "still here"
 
@@ -147,14 +164,16 @@ Feature: Determinism and safety
 
   @§jace-json-marshal
   Scenario: params and env arrive as plain JSON values and results leave as JSON
-    When the agent posts to /actions {"action":"shapes","params":{"list":[1,2]},"env":{"tenant":"t1"}}
+    When the client posts to /press {"action":"shapes","params":{"list":[1,2]},"env":{"tenant":"t1"}}
     Then the response status is 200 and $.result is {"paramsPlain":true,"envPlain":true,"nestedArray":true,"marshalled":{"keep":1,"date":"1970-01-01T00:00:00.000Z","nan":null}}
 
-  @§jace-timeout @§jace-untrusted @slow
+  @§jace-timeout @§jace-untrusted @slow @decision
   Scenario: an endless action is halted with "Action timed out" and the runtime keeps serving
     When the agent posts to /actions {"action":"spin","session_id":"attacker"}
-    Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Action timed out"}
-    And $.audit_preview is "spin {}"
+    Then the response is a JSON error "INTERNAL" with status 500
+    And $.error.message is "Action timed out"
+    And $.audit_preview is a string
+    And $.audit_preview is "spin {}" per Decision (§jace-audit-preview)
     When the client sends GET /healthz
     Then the response status is 200 and $ is {"ok":true}
     When the agent posts to /actions {"action":"ok","session_id":"attacker"}
@@ -175,7 +194,8 @@ Feature: Determinism and safety
       };
       """
     When the agent posts to /actions {"action":"spin"} and is answered once 2000 ms have passed on the runtime's clock, not before
-    Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Action timed out"}
+    Then the response is a JSON error "INTERNAL" with status 500
+    And $.error.message is "Action timed out"
     When the agent posts to /actions {"action":"ok"}
     Then the response status is 200 and $.result is "fine"
 
@@ -192,11 +212,12 @@ Feature: Determinism and safety
       };
       """
     When the agent posts to /actions {"action":"spin"}
-    Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Action timed out"}
+    Then the response is a JSON error "INTERNAL" with status 500
+    And $.error.message is "Action timed out"
     When the agent posts to /actions {"action":"ok"}
     Then the response status is 200 and $.result is "fine"
 
-  @§jace-fuel
+  @§jace-fuel @decision
   Scenario: with a fuel budget an endless action stops with "Fuel exhausted" and its VM is discarded
     Given the embedded reference runtime with a fuel budget of 50 units
     And the module "spinner.js" is loaded:
@@ -212,18 +233,21 @@ Feature: Determinism and safety
     When the agent posts to /actions {"action":"ok"}
     Then the response status is 200 and $.result is 1
     When the agent posts to /actions {"action":"spin"}
-    Then the response status is 500 and $.error is {"code":"INTERNAL","message":"Fuel exhausted"}
+    Then the response is a JSON error "INTERNAL" with status 500
+    And $.error.message is "Fuel exhausted"
     When the agent posts to /actions {"action":"ok"}
-    Then the response status is 200 and $.result is 1
+    Then the response status is 200
+    And $.result is 1 per Decision (§jace-sessions)
 
-  @§jace-fuel
+  @§jace-fuel @decision
   Scenario: a module whose top level runs out of fuel is not loaded, and the module before it keeps serving
     Given the embedded reference runtime with a fuel budget of 50 units
-    When the client posts to /load {"name":"spin.js","source":"for (;;) {}"}
-    Then the response is a JSON error "INVALID_MODULE" with status 400
-    And the error message contains "module spin.js: top-level code: Fuel exhausted"
-    When the agent presses "calc.input" with params {"digit":4}
-    Then $.state.display is "4"
+    When the client posts to /load {"source":"for (;;) {}"}
+    Then the response is a JSON error
+    And its code is "INVALID_PARAMS" per Decision (§jace-module-shape)
+    And the error message contains "module module.js: top-level code: Fuel exhausted" per Decision (§jace-module-shape)
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":4}}
+    Then the response status is 200 and $.state.display is "4" per Decision (§jace-module-shape)
 
   @§jace-fuel @decision
   Scenario Outline: a fuel budget of N units lets an action spend N units and stops it at the first unit past them
@@ -241,11 +265,11 @@ Feature: Determinism and safety
       };
       """
     When the agent posts to /actions {"action":"count","params":{"n":<turns>}}
-    Then the response status is <status> and <outcome>
+    Then the response status is <status> and <outcome> per Decision (§jace-fuel)
 
     Examples:
       | budget | turns | status | outcome                                                         |
       | 3      | 17500 | 200    | $.result is 17500                                               |
-      | 2      | 17500 | 500    | $.error is {"code":"INTERNAL","message":"Fuel exhausted"}       |
-      | 3      | 22500 | 500    | $.error is {"code":"INTERNAL","message":"Fuel exhausted"}       |
+      | 2      | 17500 | 500    | $.error.message is "Fuel exhausted"                             |
+      | 3      | 22500 | 500    | $.error.message is "Fuel exhausted"                             |
       | 4      | 22500 | 200    | $.result is 22500                                               |

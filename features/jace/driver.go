@@ -14,6 +14,7 @@ import (
 	"anchorage/features/kit"
 	impl "anchorage/impl/jace"
 	"anchorage/impl/jace/sandbox"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 )
 
@@ -42,9 +43,14 @@ type driver struct {
 	client *http.Client
 }
 
+// EnvVary names the environment variable listing the spec-permitted
+// variations (impl/jace Variations, "all" or names) the embedded reference
+// runs with.
+const EnvVary = "ANCHORAGE_VARY"
+
 // newDriver prepares a driver; seed feeds Math.random of the embedded
-// server.
-func newDriver(seed int64) *driver {
+// server, variations are the embedded server's spec-permitted variations.
+func newDriver(seed int64, variations vary.Set) *driver {
 	d := &driver{
 		external: strings.TrimRight(os.Getenv(EnvURL), "/"),
 		audit:    &kit.SyncBuffer{},
@@ -57,6 +63,7 @@ func newDriver(seed int64) *driver {
 		// The deterministic form of the 2 s limit: a fuel budget standing
 		// for it instead of a wall-clock watchdog.
 		TimeoutFuel: sandbox.DefaultTimeoutFuel,
+		Vary:        variations,
 	}
 	return d
 }

@@ -4,70 +4,99 @@ Feature: Security checklist
   every action is audited, and a hostile module cannot take the runtime or
   other sessions down with it.
 
+  @§jace-max-body
+  Scenario: a body far over any sensible limit is refused, and the action in it does not run
+    Given the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":9}} padded with blanks to 67108864 bytes
+    Then the response is a JSON error with a 4xx status
+    When the session "" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "0"
+
   @§jace-max-body @decision
   Scenario: a body over the 1 MiB default limit is refused with 413
     Given the calculator module is loaded
-    When the client posts to /load a JSON body of 1048577 bytes
-    Then the response is a JSON error "PAYLOAD_TOO_LARGE" with status 413
-    When the client sends GET /manifest
-    Then $.name is "calculator"
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":9}} padded with blanks to 1048577 bytes
+    Then the response is a JSON error with a 4xx status per Decision (§jace-max-body)
+    And the response status is 413 per Decision (§jace-max-body)
+    And its code is "PAYLOAD_TOO_LARGE" per Decision (§jace-max-body)
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":8}} padded with blanks to 1048576 bytes
+    Then the response status is 200 per Decision (§jace-max-body)
+    And $.state.display is "8" per Decision (§jace-max-body)
 
-  @§jace-max-body
+  @§jace-max-body @decision
   Scenario: an oversized action is refused before the module runs
     Given the runtime is the embedded reference
     And the embedded reference runtime with a body limit of 256 bytes
     When the agent posts to /actions a JSON body of 257 bytes
-    Then the response is a JSON error "PAYLOAD_TOO_LARGE" with status 413
-    And the error message contains "256 bytes"
-    And the audit log has 0 records
+    Then the response is a JSON error with a 4xx status
+    And its code is "PAYLOAD_TOO_LARGE" per Decision (§jace-max-body)
+    And the error message contains "256 bytes" per Decision (§jace-max-body)
+    And the audit log has 0 records per Decision (§jace-max-body)
 
-  @§jace-max-body
+  @§jace-max-body @decision
   Scenario: a body of exactly the limit is read, and one byte more is refused even without a Content-Length
     Given the embedded reference runtime with a body limit of 256 bytes
     When the client posts to /load a JSON body of 256 bytes
-    Then the response is a JSON error "INVALID_MODULE" with status 400
+    Then the response is a JSON error
+    And its code is "INVALID_PARAMS" per Decision (§jace-max-body)
     When the client posts to /load a JSON body of 256 bytes sent in chunks
-    Then the response is a JSON error "INVALID_MODULE" with status 400
+    Then the response is a JSON error
+    And its code is "INVALID_PARAMS" per Decision (§jace-max-body)
     When the client posts to /load a JSON body of 257 bytes sent in chunks
-    Then the response is a JSON error "PAYLOAD_TOO_LARGE" with status 413
+    Then the response is a JSON error with a 4xx status
+    And the response status is 413 per Decision (§jace-max-body)
 
-  @§jace-schema
-  Scenario Outline: a payload that fails its schema is a 400 naming the field
+  @§jace-schema @decision
+  Scenario Outline: a payload that fails its schema is a 4xx naming the field
     Given the calculator module is loaded
     When the client posts to <path> <body>
-    Then the response is a JSON error "INVALID_REQUEST" with status 400
-    And the error message contains "<field>"
+    Then the response is a JSON error with a 4xx status
+    And the response status is 400 per Decision (§jace-schema)
+    And its code is "INVALID_PARAMS" per Decision (§jace-schema)
+    And the error message contains "<field>" per Decision (§jace-schema)
 
     Examples:
       | path       | body                                          | field     |
       | /actions   | {"params":{}}                                 | action    |
       | /actions   | {"action":"calc.clear","dry_run":"yes"}       | /dry_run  |
       | /actions   | {"action":"calc.clear","dryrun":true}         | dryrun    |
-      | /actions   | {"action":"calc.clear","session_id":""}       | /session_id |
+      | /actions   | {"action":"calc.clear","env":{}}              | env       |
+      | /actions   | {"action":"calc.clear","params":"digit"}      | /params   |
       | /press     | {"action":7}                                  | /action   |
       | /view      | {"audience":"robot"}                          | /audience |
-      | /load      | {"source":""}                                 | /source   |
       | /load-file | {}                                            | path      |
       | /init      | {"env":{"dry_run":1}}                         | /env/dry_run |
+
+  @§jace-schema @decision
+  Scenario Outline: an empty source or session_id fails the reference's schema
+    Given the calculator module is loaded
+    When the client posts to <path> <body>
+    Then the response is a JSON error with a 4xx status per Decision (§jace-schema)
+    And the error message contains "<field>" per Decision (§jace-schema)
+
+    Examples:
+      | path       | body                                          | field       |
+      | /actions   | {"action":"calc.clear","session_id":""}       | /session_id |
+      | /load      | {"source":""}                                 | /source     |
 
   @§jace-schema @decision
   Scenario: action and session_id may be 256 characters long, intent 4096, and one more is a 400
     Given the calculator module is loaded
     When the agent posts to /actions {"action":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}
-    Then the response is a JSON error "INVALID_REQUEST" with status 400
-    And the error message contains "/action"
+    Then the response is a JSON error "INVALID_PARAMS" with status 400 per Decision (§jace-schema)
+    And the error message contains "/action" per Decision (§jace-schema)
     When the agent posts to /actions {"action":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}
-    Then the response is a JSON error "UNKNOWN_ACTION" with status 404
+    Then the response is a JSON error "NOT_FOUND" with status 404 per Decision (§jace-schema)
     When the agent posts to /actions {"action":"calc.clear","session_id":"sssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss"}
-    Then the response is a JSON error "INVALID_REQUEST" with status 400
-    And the error message contains "/session_id"
+    Then the response is a JSON error "INVALID_PARAMS" with status 400 per Decision (§jace-schema)
+    And the error message contains "/session_id" per Decision (§jace-schema)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":1},"session_id":"ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss"}
-    Then the response status is 200 and $.session_id is "ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss"
+    Then the response status is 200 and $.state.display is "1" per Decision (§jace-schema)
     When the agent posts to /actions {"action":"calc.clear","intent":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii"}
-    Then the response is a JSON error "INVALID_REQUEST" with status 400
-    And the error message contains "/intent"
+    Then the response is a JSON error "INVALID_PARAMS" with status 400 per Decision (§jace-schema)
+    And the error message contains "/intent" per Decision (§jace-schema)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":2},"intent":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii"}
-    Then the response status is 200 and $.state.display is "2"
+    Then the response status is 200 and $.state.display is "2" per Decision (§jace-schema)
 
   @§jace-audit-log
   Scenario: each action is logged with its name, params, preview, session and key
@@ -77,23 +106,53 @@ Feature: Security checklist
     And the agent posts to /actions {"action":"calc.input","params":{"digit":5},"session_id":"s1","dry_run":true}
     And the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"s1","intent":"type four"} with Idempotency-Key k1
     And the client posts to /press {"action":"calc.input","params":{"digit":"x"}}
-    Then the audit log has 4 records
+    And the agent posts to /actions {"action":"calc.clear","params":{"ticket":12345678901234567890}}
+    Then the audit log has 5 records
     And audit record 1 has $.action is "calc.input"
     And audit record 1 has $.params is {"digit":4}
     And audit record 1 has $.audit_preview is "INPUT 4"
     And audit record 1 has $.session_id is "s1"
     And audit record 1 has $.idempotency_key is "k1"
-    And audit record 1 has $.intent is "type four"
-    And audit record 1 has $.outcome is "committed"
-    And audit record 1 has $.status is 200
-    And audit record 2 has $.outcome is "dry_run"
-    And audit record 2 has $.idempotency_key is ""
-    And audit record 3 has $.outcome is "replayed"
-    And audit record 4 has $.outcome is "error"
-    And audit record 4 has $.error_code is "INVALID_ARGUMENT"
-    And audit record 4 has $.status is 400
+    And audit record 1 has $.intent is "type four" per Decision (§jace-audit-log)
+    And audit record 1 has $.outcome is "committed" per Decision (§jace-audit-log)
+    And audit record 1 has $.status is 200 per Decision (§jace-audit-log)
+    And audit record 2 has $.outcome is "dry_run" per Decision (§jace-audit-log)
+    And audit record 2 has $.idempotency_key is "" per Decision (§jace-audit-log)
+    And audit record 3 has $.outcome is "replayed" per Decision (§jace-audit-log)
+    And audit record 4 has $.outcome is "error" per Decision (§jace-audit-log)
+    And audit record 4 has $.error_code is "INVALID_PARAMS" per Decision (§jace-audit-log)
+    And audit record 4 has $.status is 400 per Decision (§jace-audit-log)
     And audit record 4 has $.audit_preview is "INPUT ?"
-    And audit record 4 has $.session_id is ""
+    And audit record 4 has $.session_id is "" per Decision (§jace-audit-log)
+    And audit record 5 has $.params.ticket written as 12345678901234567890
+
+  @§jace-audit-log @§jace-action-result @decision
+  Scenario: the audit log keeps strings that JSON must escape, and says which endpoint an action came through
+    Given the runtime is the embedded reference
+    And the calculator module is loaded
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":3},"intent":"\"\\\n\t","session_id":"w1"}
+    Then the response status is 200 and $.state.display is "3"
+    And audit record 1 has $.intent is "\"\\\n\t" per Decision (§jace-audit-log)
+    And audit record 1 has $.via is "/actions" per Decision (§jace-audit-log)
+    And audit record 1 has $.dry_run is false per Decision (§jace-audit-log)
+    When the client posts to /press {"action":"calc.input","params":{"digit":4},"env":{"session_id":"w1"}}
+    Then audit record 2 has $.via is "/press" per Decision (§jace-audit-log)
+
+  @§jace-audit-log @§jace-audit-preview
+  Scenario: the audit log keeps the module's preview as it wrote it
+    Given the runtime is the embedded reference
+    And the module "names.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "names", version: "1.0.0" },
+        init() { return { name: "" }; },
+        view(state) { return { type: "name", value: state.name }; },
+        actions: { rename(state, params) { return { state: { name: params.to }, audit_preview: "rename \"" + state.name + "\" → " + params.to }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"rename","params":{"to":"Zoë"},"session_id":"n1"}
+    Then the response status is 200 and $.audit_preview is "rename \"\" → Zoë"
+    And audit record 1 has $.audit_preview is "rename \"\" → Zoë"
 
   @§jace-untrusted @§jace-sessions @slow @decision
   Scenario Outline: a hostile action fails alone and the runtime keeps serving everyone
@@ -115,22 +174,22 @@ Feature: Security checklist
     When the agent posts to /actions {"action":"ok","session_id":"bystander"}
     And the agent posts to /actions {"action":"ok","session_id":"attacker"}
     And the agent posts to /actions {"action":"<attack>","session_id":"attacker"}
-    Then the response is a JSON error "<code>" with status 500
-    And the error message contains "<message>"
+    Then the response is a JSON error "INTERNAL" with status 500
+    And the error message contains "<message>" per Decision (§jace-untrusted)
     When the client sends GET /healthz
     Then the response status is 200
     When the agent posts to /actions {"action":"ok","session_id":"bystander"}
     Then the response status is 200 and $.state.n is 2
-    And $.result is 2
+    And $.result is 2 per Decision (§jace-sessions)
     When the agent posts to /actions {"action":"ok","session_id":"attacker"}
     Then the response status is 200 and $.state.n is 2
-    And $.result is <calls>
+    And $.result is <calls> per Decision (§jace-sessions)
 
     Examples:
-      | attack  | code         | message                | calls |
-      | loop    | INTERNAL     | Action timed out       | 1     |
-      | recurse | MODULE_ERROR | stack overflow         | 2     |
-      | hog     | INTERNAL     | Memory limit exceeded  | 1     |
+      | attack  | message                | calls |
+      | loop    | Action timed out       | 1     |
+      | recurse | stack overflow         | 2     |
+      | hog     | Memory limit exceeded  | 1     |
 
   @§jace-untrusted @decision
   Scenario Outline: an ActionResult whose JSON is longer than the output limit is refused and not stored
@@ -146,9 +205,9 @@ Feature: Security checklist
       """
     # {"state":{"s":"…"}} is 18 bytes around the n x's.
     When the agent posts to /actions {"action":"grow","params":{"n":<n>}}
-    Then the response status is <status>
+    Then the response status is <status> per Decision (§jace-untrusted)
     When the session "" is viewed by an agent
-    Then $.jace.len is <stored>
+    Then $.jace.len is <stored> per Decision (§jace-untrusted)
 
     Examples:
       | n  | status | stored |
@@ -156,7 +215,24 @@ Feature: Security checklist
       | 83 | 500    | 0      |
 
   @§jace-untrusted @decision
-  Scenario: an output over the limit is a BAD_RESULT naming the limit
+  Scenario: by default an entry point may return 4 MiB of JSON and no more
+    Given the module "grower.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "grower", version: "1.0.0" },
+        init() { return { s: "" }; },
+        view(state) { return { len: state.s.length }; },
+        actions: { grow(state, params) { return { state: { s: "x".repeat(params.n) } }; } },
+      };
+      """
+    # {"state":{"s":"…"}} is 18 bytes around the n x's: 4,194,286 of them make 4 MiB.
+    When the agent posts to /actions {"action":"grow","params":{"n":4194287}}
+    Then the response status is 500 per Decision (§jace-untrusted)
+    When the agent posts to /actions {"action":"grow","params":{"n":4194286}}
+    Then the response status is 200 per Decision (§jace-untrusted)
+
+  @§jace-untrusted @decision
+  Scenario: an output over the limit is an error naming the limit
     Given the embedded reference runtime with an output limit of 100 bytes
     And the module "grower.js" is loaded:
       """
@@ -168,10 +244,12 @@ Feature: Security checklist
       };
       """
     When the agent posts to /actions {"action":"grow","params":{"n":83}}
-    Then the response is a JSON error "BAD_RESULT" with status 500
-    And the error message contains "100"
+    Then the response is a JSON error
+    And the response status is 500 per Decision (§jace-untrusted)
+    And its code is "INTERNAL" per Decision (§jace-untrusted)
+    And the error message contains "100" per Decision (§jace-untrusted)
 
-  @§jace-untrusted
+  @§jace-untrusted @decision
   Scenario: a module whose init throws fails its requests but not the runtime
     Given the module "bad-init.js" is loaded:
       """
@@ -183,18 +261,18 @@ Feature: Security checklist
       };
       """
     When the agent posts to /actions {"action":"ok"}
-    Then the response is a JSON error "MODULE_ERROR" with status 500
-    And the error message contains "init refuses"
-    And $.state is absent
+    Then the response is a JSON error "INTERNAL" with status 500
+    And the error message contains "init refuses" per Decision (§jace-errors)
+    And $.state is absent per Decision (§jace-errors)
     When the client posts to /init {}
-    Then the response is a JSON error "MODULE_ERROR" with status 500
+    Then the response is a JSON error "INTERNAL" with status 500
     When the client sends GET /healthz
     Then the response status is 200 and $ is {"ok":true}
     Given the calculator module is loaded
     When the agent presses "calc.input" with params {"digit":1}
     Then $.state.display is "1"
 
-  @§jace-untrusted
+  @§jace-untrusted @decision
   Scenario: a module whose view throws fails the view but not the runtime
     Given the module "bad-view.js" is loaded:
       """
@@ -206,18 +284,19 @@ Feature: Security checklist
       };
       """
     When the client posts to /view {"audience":"agent"}
-    Then the response is a JSON error "MODULE_ERROR" with status 500
-    And the error message contains "view refuses"
-    When the agent posts to /actions {"action":"ok"}
-    Then the response is a JSON error "MODULE_ERROR" with status 500
+    Then the response is a JSON error "INTERNAL" with status 500
+    And the error message contains "view refuses" per Decision (§jace-errors)
+    When the client posts to /press {"action":"ok"}
+    Then the response is a JSON error "INTERNAL" with status 500
     When the client sends GET /healthz
     Then the response status is 200 and $ is {"ok":true}
 
-  @§jace-untrusted @§jace-module-shape
+  @§jace-untrusted @§jace-module-shape @decision
   Scenario: a module that loops at load time is refused and the old one stays
     Given the calculator module is loaded
     When the client posts to /load {"source":"for (;;) {}"}
-    Then the response is a JSON error "INVALID_MODULE" with status 400
-    And the error message contains "Action timed out"
-    When the agent presses "calc.input" with params {"digit":2}
-    Then $.state.display is "2"
+    Then the response is a JSON error
+    And its code is "INVALID_PARAMS" per Decision (§jace-module-shape)
+    And the error message contains "Action timed out" per Decision (§jace-module-shape)
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":2}}
+    Then the response status is 200 and $.state.display is "2" per Decision (§jace-module-shape)

@@ -39,11 +39,12 @@ Feature: Sessions
     When the session "alice" is viewed by an agent
     Then $.jace.notes is ["kept"]
 
-  @§jace-session-isolation
+  @§jace-session-isolation @§jace-sessions @decision
   Scenario: one session can neither see nor change another's state
     When the agent posts to /actions {"action":"add","params":{"text":"alice's secret"},"session_id":"alice"}
     And the agent posts to /actions {"action":"peek","session_id":"bob"}
-    Then the response status is 200 and $.result is {"lastSecret":null,"seen":[]}
+    Then the response status is 200 and $.result.seen is []
+    And $.result.lastSecret is null per Decision (§jace-sessions)
     When the agent posts to /actions {"action":"wipe","session_id":"bob"}
     And the session "alice" is viewed by an agent
     Then $.jace.notes is ["alice's secret"]
@@ -64,7 +65,7 @@ Feature: Sessions
     And the client posts to /load {"source":"globalThis.jace = {manifest:{name:'notes',version:'1.0.1'}, init(){return {notes:['fresh']}}, view(s){return {type:'notes', notes:s.notes}}, actions:{}};"}
     Then the response status is 200
     When the session "alice" is viewed by an agent
-    Then $.jace.notes is ["fresh"]
+    Then $.jace.notes is ["fresh"] per Decision (§jace-load)
 
   @§jace-sessions @§jace-session-isolation @decision
   Scenario: a module's top-level variables last between one session's calls and are never shared
@@ -81,11 +82,11 @@ Feature: Sessions
     When the agent posts to /actions {"action":"tick","session_id":"a"}
     Then the response status is 200 and $.result is 1
     When the agent posts to /actions {"action":"tick","session_id":"a"}
-    Then the response status is 200 and $.result is 2
+    Then the response status is 200 and $.result is 2 per Decision (§jace-sessions)
     When the agent posts to /actions {"action":"tick","session_id":"b"}
-    Then the response status is 200 and $.result is 1
+    Then the response status is 200 and $.result is 1 per Decision (§jace-sessions)
     When the agent posts to /actions {"action":"tick","session_id":"a"}
-    Then the response status is 200 and $.result is 3
+    Then the response status is 200 and $.result is 3 per Decision (§jace-sessions)
 
   @§jace-sessions @§jace-deterministic @decision
   Scenario: over its VM limit the runtime closes the least recently used session's VM first
@@ -100,22 +101,46 @@ Feature: Sessions
         actions: { tick(state) { ticks++; return { state, result: ticks }; } },
       };
       """
-    When the action "tick" in session "a" gives the result 1
-    And the action "tick" in session "b" gives the result 1
+    Then the action "tick" in session "a" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "b" gives the result 1 per Decision (§jace-sessions)
     # loading a module closes every session's VM
-    And the client posts to /load {"source":"let ticks = 0; globalThis.jace = {manifest:{name:'ticker',version:'1.0.1'}, init(){return {}}, view(s){return {type:'ticker'}}, actions:{tick(s){ ticks++; return {state: s, result: ticks}; }}};"}
+    When the client posts to /load {"source":"let ticks = 0; globalThis.jace = {manifest:{name:'ticker',version:'1.0.1'}, init(){return {}}, view(s){return {type:'ticker'}}, actions:{tick(s){ ticks++; return {state: s, result: ticks}; }}};"}
     Then the response status is 200
-    When the action "tick" in session "a" gives the result 1
-    And the action "tick" in session "a" gives the result 2
-    And the action "tick" in session "b" gives the result 1
-    And the action "tick" in session "a" gives the result 3
+    And the action "tick" in session "a" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "a" gives the result 2 per Decision (§jace-sessions)
+    And the action "tick" in session "b" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "a" gives the result 3 per Decision (§jace-sessions)
     # c needs a VM: b's is the least recently used, a's is kept
-    And the action "tick" in session "c" gives the result 1
-    And the action "tick" in session "b" gives the result 1
-    And the action "tick" in session "a" gives the result 1
-    And the action "tick" in session "b" gives the result 2
-    And the action "tick" in session "c" gives the result 1
-    And the action "tick" in session "b" gives the result 3
-    And the action "tick" in session "a" gives the result 1
-    And the action "tick" in session "c" gives the result 1
-    And the action "tick" in session "b" gives the result 1
+    And the action "tick" in session "c" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "b" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "a" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "b" gives the result 2 per Decision (§jace-sessions)
+    And the action "tick" in session "c" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "b" gives the result 3 per Decision (§jace-sessions)
+    And the action "tick" in session "a" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "c" gives the result 1 per Decision (§jace-sessions)
+    And the action "tick" in session "b" gives the result 1 per Decision (§jace-sessions)
+
+  @§jace-sessions
+  Scenario: before an action or a view runs, the session's state is assigned to jace.___state
+    Given the module "mirror.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "mirror", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { type: "mirror", seen: globalThis.jace.___state }; },
+        actions: {
+          inc(state) { return { state: { n: state.n + 1 } }; },
+          mirror(state) { return { state, result: globalThis.jace.___state }; },
+        },
+      };
+      """
+    When the client posts to /press {"action":"inc","env":{"session_id":"a"}}
+    And the client posts to /press {"action":"inc","env":{"session_id":"a"}}
+    And the client posts to /press {"action":"inc","env":{"session_id":"b"}}
+    And the client posts to /press {"action":"mirror","env":{"session_id":"a"}}
+    Then the response status is 200 and $.result is {"n":2}
+    When the client posts to /press {"action":"mirror","env":{"session_id":"b"}}
+    Then the response status is 200 and $.result is {"n":1}
+    When the session "a" is viewed by an agent
+    Then $.jace.seen is {"n":2}

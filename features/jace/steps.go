@@ -27,6 +27,7 @@ import (
 
 	"anchorage/features/kit"
 	impl "anchorage/impl/jace"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 )
 
@@ -71,8 +72,12 @@ func InitializeScenario(sc kit.Steps) {
 			return ctx, err
 		}
 		seed := int64(s.Seeds.Derive("jace.runtime") >> 1)
+		variations, err := vary.Parse(os.Getenv(EnvVary), impl.Variations())
+		if err != nil {
+			return ctx, fmt.Errorf("%s: %w", EnvVary, err)
+		}
 		w := &world{
-			d:       newDriver(seed),
+			d:       newDriver(seed, variations),
 			saved:   map[string]response{},
 			streams: map[string]*stream{},
 			pending: map[string]chan result{},
@@ -102,6 +107,7 @@ func InitializeScenario(sc kit.Steps) {
 
 	// Runtime set-up.
 	sc.Step(`^the runtime is the embedded reference$`, step(func(_ context.Context, w *world) error { return embeddedOnly(w) }))
+	sc.Step(`^the scenario runs the reference's own jace command$`, step(ownCommand))
 	sc.Step(`^the embedded reference runtime with a fuel budget of (\d+) units?$`, step(withFuel))
 	sc.Step(`^the embedded reference runtime with seed (\d+)$`, step(withSeed))
 	sc.Step(`^the embedded reference runtime with a body limit of (\d+) bytes$`, step(withMaxBody))
@@ -116,31 +122,45 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^a module file "([^"]+)" containing:$`, step(writeModuleFile))
 
 	// Requests.
-	sc.Step(`^(?:the agent|the client|a client) (?:posts|post) to (/[\w./-]*) (\{.*\})(?: with Idempotency-Key (\S+))?$`, step(postInline))
-	sc.Step(`^(?:the agent|the client|a client) (?:posts|post) to (/[\w./-]*)(?: with Idempotency-Key (\S+))?:$`, step(postDoc))
-	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) (\{.*\}) accepting "([^"]*)"$`, step(postAccept))
-	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)'(?: as "([^"]+)")?$`, step(postRaw))
-	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' without a Content-Type$`, step(postUntyped))
-	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) a JSON body of (\d+) bytes( sent in chunks)?$`, step(postLarge))
-	sc.Step(`^(?:the agent|the client) posts to (/[\w./-]*) the raw body '([^']*)' with "([^"]+)" standing for a (tab|line break)$`, step(postWithMarks))
+	sc.Step(`^(?:the agent|the client|a client) (?:posts|post) to (/[\w./?=&-]*) (\{.*\})(?: with Idempotency-Key (\S+))?$`, step(postInline))
+	sc.Step(`^(?:the agent|the client|a client) (?:posts|post) to (/[\w./?=&-]*)(?: with Idempotency-Key (\S+))?:$`, step(postDoc))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./?=&-]*) (\{.*\}) accepting "([^"]*)"$`, step(postAccept))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./?=&-]*) the raw body '([^']*)'(?: as "([^"]+)")?$`, step(postRaw))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./?=&-]*) the raw body '([^']*)' without a Content-Type$`, step(postUntyped))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./?=&-]*) a JSON body of (\d+) bytes( sent in chunks)?$`, step(postLarge))
+	sc.Step(`^(?:the agent|the client) posts to (/[\w./?=&-]*) the raw body '([^']*)' with "([^"]+)" standing for a (tab|line break)$`, step(postWithMarks))
 	sc.Step(`^(?:the agent|the client) sends (GET|POST|PUT|DELETE|HEAD) (/[\w./?=-]*)$`, step(sendBare))
 	sc.Step(`^the agent presses "([^"]+)"(?: with params (\{.*\}))?(?: in session "([^"]+)")?$`, step(pressAction))
-	sc.Step(`^the agent starts (/[\w./-]*) (\{.*\}) with Idempotency-Key (\S+) in the background as "([^"]+)"$`, step(postBackground))
+	sc.Step(`^the agent starts (/[\w./?=&-]*) (\{.*\}) with Idempotency-Key (\S+) in the background as "([^"]+)"$`, step(postBackground))
 	sc.Step(`^the background request "([^"]+)" finishes$`, step(awaitBackground))
 	sc.Step(`^the response is remembered as "([^"]+)"$`, step(remember))
-	sc.Step(`^the action "([^"]+)" in session "([^"]*)" gives the result (.+)$`, step(actionGives))
+	sc.Step(`^the action "([^"]+)" in session "([^"]*)" gives the result ([^ ]+)$`, step(actionGives))
+	sc.Step(`^the agent posts to (/[\w./?=&-]*) (\{.*\}) padded with blanks to (\d+) bytes$`, step(postPadded))
 	sc.Step(`^the session "([^"]*)" is viewed by an agent$`, step(viewSession))
 
 	// Assertions on the last response.
 	sc.Step(`^the response status is (\d+)$`, step(statusIs))
-	sc.Step(`^the response status is (\d+) and (\$\S*) is (.+)$`, step(statusAndPath))
-	sc.Step(`^(\$\S*) is (.+)$`, step(pathIs))
+	sc.Step(`^the response status is (\d+) and (\$\S*) is (.+?)$`, step(statusAndPath))
+	sc.Step(`^(\$\S*) is (.+?)$`, step(pathIs))
 	sc.Step(`^(\$\S*) contains "((?:[^"\\]|\\.)*)"$`, step(pathContains))
-	sc.Step(`^(\$\S*) has exactly the keys (.+)$`, step(pathKeys))
+	sc.Step(`^(\$\S*) has exactly the keys (.+?)$`, step(pathKeys))
 	sc.Step(`^the response is a JSON error "([^"]+)" with status (\d+)$`, step(jsonError))
+	sc.Step(`^the response is a JSON error$`, step(anyError))
+	sc.Step(`^the response is a JSON error with a ([45])xx status$`, step(classError))
+	sc.Step(`^the response is a JSON error with status (\d+)$`, step(statusError))
+	sc.Step(`^its code is "([^"]+)"$`, step(codeIs))
+	sc.Step(`^the response is JSON$`, step(isJSON))
+	sc.Step(`^the response's media type is "([^"]+)"$`, step(mediaTypeIs))
+	sc.Step(`^the response header "([^"]+)" lists "([^"]+)"$`, step(headerLists))
+	sc.Step(`^the response is an HTML document$`, step(isHTML))
+	sc.Step(`^the HTML shows the text "((?:[^"\\]|\\.)*)"$`, step(htmlShows))
+	sc.Step(`^the response is a JACE Action Result$`, step(isActionResult))
+	sc.Step(`^the response status is that of the remembered "([^"]+)"$`, step(sameStatus))
+	sc.Step(`^every number in (\$\S*) is at least 0 and below 1$`, step(unitNumbers))
 	sc.Step(`^the error message contains "((?:[^"\\]|\\.)*)"$`, step(errorMessageContains))
 	sc.Step(`^the response body contains "((?:[^"\\]|\\.)*)"$`, step(bodyContains))
 	sc.Step(`^the response body ends with "((?:[^"\\]|\\.)*)"$`, step(bodyEndsWith))
+	sc.Step(`^the response body is "((?:[^"\\]|\\.)*)"$`, step(bodyIs))
 	sc.Step(`^the response body does not contain "((?:[^"\\]|\\.)*)"$`, step(bodyLacks))
 	sc.Step(`^the response header "([^"]+)" (is|starts with) "([^"]*)"$`, step(headerIs))
 	sc.Step(`^the response header "([^"]+)" is absent$`, step(headerAbsent))
@@ -155,16 +175,20 @@ func InitializeScenario(sc kit.Steps) {
 
 	// Events.
 	sc.Step(`^a client listens on (/[\w./?=-]*)$`, step(listen))
-	sc.Step(`^the listener on (/[\w./?=-]*) receives an event whose (\$\S*) is (.+)$`, step(receives))
+	sc.Step(`^the listener on (/[\w./?=-]*) receives an event whose (\$\S*) is (.+?)$`, step(receives))
 	sc.Step(`^the stream on (/[\w./?=-]*) is answered with the header "([^"]+)" set to "([^"]*)"$`, step(streamHeader))
 	sc.Step(`^the runtime shuts down$`, step(shutDown))
 	sc.Step(`^the stream on (/[\w./?=-]*) ends cleanly$`, step(streamEnds))
-	sc.Step(`^the last event has exactly the keys (.+)$`, step(lastEventKeys))
-	sc.Step(`^the last event's (\$\S*) is (.+)$`, step(lastEventField))
+	sc.Step(`^the last event has exactly the keys (.+?)$`, step(lastEventKeys))
+	sc.Step(`^the last event has at least the keys (.+?)$`, step(lastEventHasKeys))
+	sc.Step(`^the last event came as one data line$`, step(lastEventOneLine))
+	sc.Step(`^the listener on (/[\w./?=-]*) receives an event$`, step(receivesAny))
+	sc.Step(`^the last event's (\$\S*) is (.+?)$`, step(lastEventField))
 
 	// Audit log.
 	sc.Step(`^the audit log has (\d+) records?$`, step(auditCount))
-	sc.Step(`^audit record (\d+) has (\$\S*) (?:is|=) (.+)$`, step(auditField))
+	sc.Step(`^audit record (\d+) has (\$\S*) written as (\S+)$`, step(auditFieldText))
+	sc.Step(`^audit record (\d+) has (\$\S*) (?:is|=) (.+?)$`, step(auditField))
 
 	// The command.
 	sc.Step(`^the jace command is built$`, step(buildCommand))
@@ -261,6 +285,16 @@ func skipNote(ctx context.Context, err error) error {
 func embeddedOnly(w *world) error {
 	if !w.d.embedded() {
 		return fmt.Errorf("%w: needs the embedded reference runtime (%s=%s is set)", godog.ErrSkip, EnvURL, w.d.external)
+	}
+	return nil
+}
+
+// ownCommand skips a scenario that builds and starts this tree's jace
+// command when another runtime is under test: it would check the reference,
+// not that runtime.
+func ownCommand(_ context.Context, w *world) error {
+	if !w.d.embedded() {
+		return fmt.Errorf("%w: builds and starts the reference's own jace command, not the runtime at %s=%s", godog.ErrSkip, EnvURL, w.d.external)
 	}
 	return nil
 }
@@ -417,8 +451,10 @@ func withMaxKeys(_ context.Context, w *world, n string) error {
 	return configure(w, func(c *impl.Config, v int64) { c.MaxKeysPerSession = int(v) }, n)
 }
 
+// load loads a module through POST /load with the seed's member source
+// (and no other: a name member is the reference's extension).
 func load(ctx context.Context, w *world, name, source string) error {
-	body, err := json.Marshal(map[string]string{"source": source, "name": name})
+	body, err := json.Marshal(map[string]string{"source": source})
 	if err != nil {
 		return fmt.Errorf("encoding the /load body: %w", err)
 	}
@@ -778,7 +814,7 @@ func pathIs(_ context.Context, w *world, path, want string) error {
 	if want == "absent" {
 		return pathAbsent(w, path)
 	}
-	return matchJSON(r.body, path, want)
+	return matchValue(r.body, path, want)
 }
 
 func pathAbsent(w *world, path string) error {
@@ -887,29 +923,13 @@ func pathKeys(_ context.Context, w *world, path, list string) error {
 	return nil
 }
 
-// jsonError checks the error envelope {error:{code,message}}: status, JSON
-// content type, code and a non-empty message.
-func jsonError(_ context.Context, w *world, code, status string) error {
-	r, err := w.response()
-	if err != nil {
+// jsonError checks an error answer (checkError) with its exact status and
+// code.
+func jsonError(ctx context.Context, w *world, code, status string) error {
+	if err := statusError(ctx, w, status); err != nil {
 		return err
 	}
-	if strconv.Itoa(r.status) != status {
-		return fmt.Errorf("status %d, want %s; body %s", r.status, status, clip(r.body))
-	}
-	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		return fmt.Errorf("Content-Type %q, want application/json; body %s", ct, clip(r.body))
-	}
-	if !json.Valid([]byte(r.body)) {
-		return fmt.Errorf("the error body is not JSON: %s", clip(r.body))
-	}
-	if got := gjson.Get(r.body, "error.code").String(); got != code {
-		return fmt.Errorf("error.code %q, want %q; body %s", got, code, clip(r.body))
-	}
-	if gjson.Get(r.body, "error.message").String() == "" {
-		return fmt.Errorf("error.message is empty: %s", clip(r.body))
-	}
-	return nil
+	return codeIs(ctx, w, code)
 }
 
 func errorMessageContains(ctx context.Context, w *world, sub string) error {
@@ -934,6 +954,17 @@ func bodyEndsWith(_ context.Context, w *world, suffix string) error {
 	}
 	if !strings.HasSuffix(r.body, unquote(suffix)) {
 		return fmt.Errorf("the body does not end with %q: %s", unquote(suffix), clip(r.body))
+	}
+	return nil
+}
+
+func bodyIs(_ context.Context, w *world, want string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if r.body != unquote(want) {
+		return fmt.Errorf("the body is %q, want %q", r.body, unquote(want))
 	}
 	return nil
 }

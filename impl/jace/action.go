@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"anchorage/impl/jace/sandbox"
+	"anchorage/impl/vary"
 )
 
 // ActionRequest is one action call, from /press, /actions or in-process.
@@ -21,6 +22,9 @@ type ActionRequest struct {
 	Env            Env    // extra env keys (now, capabilities)
 	IdempotencyKey string // honoured on commits only
 	Via            string // endpoint, for the audit log
+	// View asks for the module's view of the new state in the Outcome
+	// (/press answers with it; an Action Result has no view).
+	View bool
 }
 
 // Outcome is the result of an action call. Error is set when it failed,
@@ -56,13 +60,42 @@ type actionResult struct {
 type moduleError struct {
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
+	Hints   json.RawMessage `json:"hints"`
+	Details json.RawMessage `json:"details"`
 	Status  json.RawMessage `json:"status"`
 }
 
+// moduleErr makes the Error a module's error member stands for: its code
+// and message, its hints and details when they have the family's shape
+// (an array of strings, an object), nothing else.
+func moduleErr(me moduleError) *Error {
+	msg := me.Message
+	if msg == "" {
+		msg = me.Code
+	}
+	status, known := statusFor(me.Code, me.Status)
+	e := &Error{Status: status, Code: me.Code, Message: msg, kind: kindModule}
+	if !known {
+		e.kind = kindModuleUnknown
+	}
+	var hints []string
+	if json.Unmarshal(me.Hints, &hints) == nil {
+		e.Hints = hints
+	}
+	if t := strings.TrimSpace(string(me.Details)); strings.HasPrefix(t, "{") {
+		e.Details = json.RawMessage(canonical(me.Details))
+	}
+	return e
+}
+
 // derivedPreview is the audit_preview the runtime writes when the module
-// gave none: the action name and its canonical params.
-func derivedPreview(action string, params json.RawMessage) string {
-	return action + " " + canonical(params)
+// gave none: the action name and its canonical params, "calc.sqrt {}"
+// (with the preview variation "calc.sqrt({})").
+func derivedPreview(action, canonParams string, v vary.Set) string {
+	if v.Has(VaryPreview) {
+		return action + "(" + canonParams + ")"
+	}
+	return action + " " + canonParams
 }
 
 // fingerprint identifies the payload an Idempotency-Key was first used with.
@@ -102,7 +135,7 @@ func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 		SessionID:    req.SessionID,
 		DryRun:       req.DryRun,
 		Intent:       req.Intent,
-		AuditPreview: req.Action + " " + canonParams, // derivedPreview
+		AuditPreview: derivedPreview(req.Action, canonParams, r.cfg.Vary),
 	}
 	nowMS, e := r.nowMS(req.Env)
 	if e != nil {
@@ -138,13 +171,15 @@ func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 		// The module was replaced between claiming the key and running;
 		// the claim belongs to a discarded session, so refuse.
 		ls.mu.Unlock()
-		return o.fail(errorf(409, "MODULE_REPLACED", "the module was replaced while the request waited; retry"))
+		return o.fail(newError(kindReplaced, "the module was replaced while the request waited; retry"))
 	}
 	s = ls
 	events := r.runLocked(s, req, o, nowMS)
 	s.mu.Unlock()
 
-	r.events.publish(req.SessionID, req.Action, events, r.cfg.Clock.Now()) // none: nothing is sent
+	r.events.publish(req.SessionID, events, eventDefaults{ // none: nothing is sent
+		action: req.Action, now: r.cfg.Clock.Now(), entity: s.mod.manifest.Name, vary: r.cfg.Vary,
+	})
 	return o
 }
 
@@ -173,13 +208,13 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 	}
 	var ar actionResult
 	if decodeObject(res.JSON, &ar) != nil {
-		o.fail(errorf(500, "BAD_RESULT", "action %q returned %s, want an ActionResult object", req.Action, clip(res.JSON)))
+		o.fail(newError(kindBadResult, "action %q returned %s, want an ActionResult object", req.Action, clip(res.JSON)))
 		return nil
 	}
 	if len(ar.AuditPreview) > 0 && string(ar.AuditPreview) != "null" {
 		var p string
 		if json.Unmarshal(ar.AuditPreview, &p) != nil {
-			o.fail(errorf(500, "BAD_RESULT", "action %q: audit_preview must be a string, got %s", req.Action, clip(string(ar.AuditPreview))))
+			o.fail(newError(kindBadResult, "action %q: audit_preview must be a string, got %s", req.Action, clip(string(ar.AuditPreview))))
 			return nil
 		}
 		if p != "" {
@@ -189,7 +224,7 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 	var events []json.RawMessage
 	if len(ar.Events) > 0 && string(ar.Events) != "null" {
 		if json.Unmarshal(ar.Events, &events) != nil {
-			o.fail(errorf(500, "BAD_RESULT", "action %q: events must be an array, got %s", req.Action, clip(string(ar.Events))))
+			o.fail(newError(kindBadResult, "action %q: events must be an array, got %s", req.Action, clip(string(ar.Events))))
 			return nil
 		}
 	}
@@ -199,30 +234,28 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 	if isSet(ar.Error) {
 		var me moduleError
 		if err := decodeObject(string(ar.Error), &me); err != nil || me.Code == "" {
-			o.fail(errorf(500, "BAD_RESULT", "action %q: error must be {code, message?}, got %s", req.Action, clip(string(ar.Error))))
+			o.fail(newError(kindBadResult, "action %q: error must be {code, message?}, got %s", req.Action, clip(string(ar.Error))))
 			return nil
-		}
-		msg := me.Message
-		if msg == "" {
-			msg = me.Code
 		}
 		o.ran = true
 		o.Events = events
-		o.fail(&Error{Status: statusFor(me.Code, me.Status), Code: me.Code, Message: msg})
+		o.fail(moduleErr(me))
 		return nil
 	}
 	if !isSet(ar.State) && string(ar.State) != "null" {
-		o.fail(errorf(500, "BAD_RESULT", "action %q returned no state", req.Action))
+		o.fail(newError(kindBadResult, "action %q returned no state", req.Action))
 		return nil
 	}
 	newState := ar.State
-	view, err := r.call(s, sandbox.Call{Kind: "view", State: string(newState), NowMS: nowMS, Seed: res.Seed})
-	if err != nil {
-		o.fail(failureError(err, "view"))
-		return nil
+	if req.View {
+		view, err := r.call(s, sandbox.Call{Kind: "view", State: string(newState), NowMS: nowMS, Seed: res.Seed})
+		if err != nil {
+			o.fail(failureError(err, "view"))
+			return nil
+		}
+		o.View = json.RawMessage(view.JSON)
 	}
 	o.State = newState
-	o.View = json.RawMessage(view.JSON)
 	o.Events = events
 	o.Status = 200
 	o.ran = true
@@ -258,39 +291,39 @@ func clip(s string) string {
 	return s
 }
 
-// statusFor maps a module's error code to an HTTP status. A module may
-// also give error.status (400-599) explicitly. Unknown codes are 422: the
-// request was understood but the module refused it.
-func statusFor(code string, explicit json.RawMessage) int {
+// statusFor maps a module's error code to an HTTP status, and reports
+// whether the code told it: one of the family's ten canonical codes always
+// gets its family status; for another code, an explicit error.status of
+// 400-599 is used, then a few common names; an unknown code is 400.
+func statusFor(code string, explicit json.RawMessage) (int, bool) {
+	if st, ok := FamilyStatus(code); ok {
+		return st, true
+	}
 	var n int
 	if json.Unmarshal(explicit, &n) == nil && n >= 400 && n <= 599 { // an absent status does not decode
-		return n
+		return n, true
 	}
 	switch strings.ToUpper(code) {
-	case "BAD_REQUEST", "INVALID_ARGUMENT", "INVALID_PARAMS", "INVALID", "VALIDATION", "VALIDATION_ERROR":
-		return 400
-	case "UNAUTHORIZED", "UNAUTHENTICATED":
-		return 401
-	case "FORBIDDEN", "PERMISSION_DENIED":
-		return 403
-	case "NOT_FOUND":
-		return 404
-	case "CONFLICT", "ALREADY_EXISTS", "ABORTED":
-		return 409
-	case "FAILED_PRECONDITION", "PRECONDITION_FAILED":
-		return 412
-	case "RATE_LIMITED", "RESOURCE_EXHAUSTED", "TOO_MANY_REQUESTS":
-		return 429
-	case "INTERNAL":
-		return 500
+	case "BAD_REQUEST", "INVALID_ARGUMENT", "INVALID", "VALIDATION", "VALIDATION_ERROR":
+		return 400, true
+	case "UNAUTHENTICATED":
+		return 401, true
+	case "PERMISSION_DENIED":
+		return 403, true
+	case "ALREADY_EXISTS", "ABORTED":
+		return 409, true
+	case "FAILED_PRECONDITION":
+		return 412, true
+	case "RESOURCE_EXHAUSTED", "TOO_MANY_REQUESTS":
+		return 429, true
 	case "NOT_IMPLEMENTED", "UNIMPLEMENTED":
-		return 501
+		return 501, true
 	case "UNAVAILABLE":
-		return 503
+		return 503, true
 	case "TIMEOUT", "DEADLINE_EXCEEDED":
-		return 504
+		return 504, true
 	}
-	return 422
+	return 400, false
 }
 
 // claimKey checks an Idempotency-Key. It returns the stored outcome for a
@@ -306,10 +339,10 @@ func (s *session) claimKey(key, fp string) (*Outcome, *Error) {
 		return nil, nil
 	}
 	if k.fingerprint != fp {
-		return nil, errorf(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key %q was already used in this session with a different payload", key)
+		return nil, newError(kindKeyReused, "Idempotency-Key %q was already used in this session with a different payload", key)
 	}
 	if !k.done {
-		return nil, errorf(409, "IDEMPOTENCY_KEY_IN_PROGRESS", "a request with Idempotency-Key %q is still running in this session", key)
+		return nil, newError(kindKeyBusy, "a request with Idempotency-Key %q is still running in this session", key)
 	}
 	return k.outcome, nil
 }

@@ -54,7 +54,7 @@ globalThis.jace = {
       const key = typeof d === "number" && Number.isInteger(d) && d >= 0 && d <= 9 ? String(d)
         : typeof d === "string" && /^[0-9.]$/.test(d) ? d : null;
       if (key === null) {
-        return { state, error: { code: "INVALID_ARGUMENT", message: "params.digit must be a digit 0-9 or \".\"" },
+        return { state, error: { code: "INVALID_PARAMS", message: "params.digit must be a digit 0-9 or \".\"" },
           audit_preview: "INPUT ?" };
       }
       let display = state.fresh ? (key === "." ? "0." : key) : state.display + key;
@@ -66,7 +66,7 @@ globalThis.jace = {
     "calc.op"(state, params) {
       const op = params && params.op;
       if (!["add", "subtract", "multiply", "divide"].includes(op)) {
-        return { state, error: { code: "INVALID_ARGUMENT", message: "params.op must be add, subtract, multiply or divide" },
+        return { state, error: { code: "INVALID_PARAMS", message: "params.op must be add, subtract, multiply or divide" },
           audit_preview: "OP ?" };
       }
       let acc = Number(state.display);
@@ -112,5 +112,5 @@ function apply(a, op, b) {
       if (b === 0) return { error: { code: "DIVIDE_BY_ZERO", message: "cannot divide by zero" } };
       return { value: a / b };
   }
-  return { error: { code: "INVALID_ARGUMENT", message: "unknown operator " + op } };
+  return { error: { code: "INVALID_PARAMS", message: "unknown operator " + op } };
 }

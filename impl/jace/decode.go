@@ -43,7 +43,6 @@ type (
 		DryRun    bool            `json:"dry_run,omitempty"`
 		Intent    string          `json:"intent,omitempty"`
 		SessionID string          `json:"session_id,omitempty"`
-		Env       Env             `json:"env,omitempty"`
 	}
 )
 
@@ -58,29 +57,40 @@ const (
 )
 
 // The schemas carry absolute urn: ids so that compiling them never touches
-// the file system and messages never depend on the working directory.
-const envSchema = `{
+// the file system and messages never depend on the working directory. The
+// /actions schema is the family's action request (jace-action.schema.json):
+// action, params (an object), dry_run, intent, session_id, nothing else.
+func envSchema(l schemaLimits) string {
+	return fmt.Sprintf(`{
   "$id": "urn:jace:schema:env",
   "type": "object",
   "properties": {
-    "session_id": {"type": "string", "minLength": 1, "maxLength": 256},
+    "session_id": {"type": "string", "minLength": 1, "maxLength": %d},
     "dry_run": {"type": "boolean"},
-    "intent": {"type": "string", "maxLength": 4096},
+    "intent": {"type": "string", "maxLength": %d},
     "now": {"type": "string", "format": "date-time"}
   }
-}`
+}`, l.name, l.intent)
+}
+
+// schemaLimits are the lengths the request schemas allow: action and
+// session_id (name), intent.
+type schemaLimits struct{ name, intent int }
+
+// defaultLimits are the reference's (Decision §jace-schema).
+func defaultLimits() schemaLimits { return schemaLimits{name: 256, intent: 4096} }
 
 type schemaDoc struct{ endpoint, id, doc string }
 
-func requestSchemas() []schemaDoc {
+func requestSchemas(l schemaLimits) []schemaDoc {
 	return []schemaDoc{
-		{EndpointLoad, "urn:jace:schema:load", `{
+		{EndpointLoad, "urn:jace:schema:load", fmt.Sprintf(`{
   "type": "object", "required": ["source"], "additionalProperties": false,
   "properties": {
     "source": {"type": "string", "minLength": 1},
-    "name": {"type": "string", "minLength": 1, "maxLength": 256},
+    "name": {"type": "string", "minLength": 1, "maxLength": %d},
     "env": {"$ref": "urn:jace:schema:env"}
-  }}`},
+  }}`, l.name)},
 		{EndpointLoadFile, "urn:jace:schema:load-file", `{
   "type": "object", "required": ["path"], "additionalProperties": false,
   "properties": {
@@ -90,42 +100,46 @@ func requestSchemas() []schemaDoc {
 		{EndpointInit, "urn:jace:schema:init", `{
   "type": "object", "additionalProperties": false,
   "properties": {"env": {"$ref": "urn:jace:schema:env"}}}`},
-		{EndpointView, "urn:jace:schema:view", `{
+		{EndpointView, "urn:jace:schema:view", fmt.Sprintf(`{
   "type": "object", "additionalProperties": false,
   "properties": {
     "state": true,
     "audience": {"enum": ["agent", "human"]},
-    "session_id": {"type": "string", "minLength": 1, "maxLength": 256}
-  }}`},
-		{EndpointPress, "urn:jace:schema:press", `{
+    "session_id": {"type": "string", "minLength": 1, "maxLength": %d}
+  }}`, l.name)},
+		{EndpointPress, "urn:jace:schema:press", fmt.Sprintf(`{
   "type": "object", "required": ["action"], "additionalProperties": false,
   "properties": {
-    "action": {"type": "string", "minLength": 1, "maxLength": 256},
+    "action": {"type": "string", "minLength": 1, "maxLength": %d},
     "params": true,
     "env": {"$ref": "urn:jace:schema:env"}
-  }}`},
-		{EndpointActions, "urn:jace:schema:actions", `{
+  }}`, l.name)},
+		{EndpointActions, "urn:jace:schema:actions", fmt.Sprintf(`{
   "type": "object", "required": ["action"], "additionalProperties": false,
   "properties": {
-    "action": {"type": "string", "minLength": 1, "maxLength": 256},
-    "params": true,
+    "action": {"type": "string", "minLength": 1, "maxLength": %d},
+    "params": {"type": "object"},
     "dry_run": {"type": "boolean"},
-    "intent": {"type": "string", "maxLength": 4096},
-    "session_id": {"type": "string", "minLength": 1, "maxLength": 256},
-    "env": {"$ref": "urn:jace:schema:env"}
-  }}`},
+    "intent": {"type": "string", "maxLength": %d},
+    "session_id": {"type": "string", "minLength": 1, "maxLength": %d}
+  }}`, l.name, l.intent, l.name)},
 	}
 }
 
 // Decoder turns request bodies into validated request structs.
 type Decoder struct {
 	maxBody int64
+	limits  schemaLimits
 	schemas map[string]*jsonschema.Schema
 }
 
-// NewDecoder compiles the request schemas. maxBody <= 0 means
-// DefaultMaxBody.
+// NewDecoder compiles the request schemas with the reference's lengths.
+// maxBody <= 0 means DefaultMaxBody.
 func NewDecoder(maxBody int64) (*Decoder, error) {
+	return newDecoder(maxBody, defaultLimits())
+}
+
+func newDecoder(maxBody int64, limits schemaLimits) (*Decoder, error) {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
 	}
@@ -141,11 +155,11 @@ func NewDecoder(maxBody int64) (*Decoder, error) {
 		}
 		return nil
 	}
-	if err := add("urn:jace:schema:env", envSchema); err != nil {
+	if err := add("urn:jace:schema:env", envSchema(limits)); err != nil {
 		return nil, err
 	}
-	d := &Decoder{maxBody: maxBody, schemas: map[string]*jsonschema.Schema{}}
-	for _, s := range requestSchemas() {
+	d := &Decoder{maxBody: maxBody, limits: limits, schemas: map[string]*jsonschema.Schema{}}
+	for _, s := range requestSchemas(limits) {
 		if err := add(s.id, s.doc); err != nil {
 			return nil, err
 		}
@@ -169,12 +183,12 @@ func CheckContentType(ct string) *Error {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return errorf(415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type %q does not parse: %v", ct, err)
+		return newError(kindMedia, "Content-Type %q does not parse: %v", ct, err)
 	}
 	if mt == "application/json" || strings.HasSuffix(mt, "+json") {
 		return nil
 	}
-	return errorf(415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type %q is not JSON; send application/json", mt)
+	return newError(kindMedia, "Content-Type %q is not JSON; send application/json", mt)
 }
 
 // ReadBody reads at most MaxBody bytes; a longer body is 413 and is not
@@ -185,7 +199,7 @@ func (d *Decoder) ReadBody(r io.Reader, contentLength int64) ([]byte, *Error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(r, d.maxBody+1))
 	if err != nil {
-		return nil, errorf(400, "BAD_BODY", "reading the request body: %v", err)
+		return nil, newError(kindBody, "reading the request body: %v", err)
 	}
 	if int64(len(b)) > d.maxBody {
 		return nil, d.tooLarge()
@@ -194,7 +208,7 @@ func (d *Decoder) ReadBody(r io.Reader, contentLength int64) ([]byte, *Error) {
 }
 
 func (d *Decoder) tooLarge() *Error {
-	return errorf(413, "PAYLOAD_TOO_LARGE", "request body exceeds the limit of %d bytes", d.maxBody)
+	return newError(kindTooLarge, "request body exceeds the limit of %d bytes", d.maxBody)
 }
 
 // Decode parses and validates a body for endpoint and returns a pointer to
@@ -202,13 +216,13 @@ func (d *Decoder) tooLarge() *Error {
 func (d *Decoder) Decode(endpoint string, body []byte) (any, *Error) {
 	sch := d.schemas[endpoint]
 	if sch == nil {
-		return nil, errorf(404, "NOT_FOUND", "no JSON endpoint %s", endpoint)
+		return nil, newError(kindRoute, "no JSON endpoint %s", endpoint)
 	}
 	if int64(len(body)) > d.maxBody {
 		return nil, d.tooLarge()
 	}
 	if endpoint == EndpointActions {
-		if q, ok := fastActionsRequest(body); ok {
+		if q, ok := fastActionsRequest(body, d.limits); ok {
 			return q, nil
 		}
 	}
@@ -225,7 +239,7 @@ func (d *Decoder) decodeGeneral(endpoint string, sch *jsonschema.Schema, body []
 		return nil, e
 	}
 	if err := sch.Validate(inst); err != nil {
-		return nil, errorf(400, "INVALID_REQUEST", "invalid %s request: %s", endpoint, describeValidation(err))
+		return nil, newError(kindSchema, "invalid %s request: %s", endpoint, describeValidation(err))
 	}
 	var out any
 	switch endpoint {
@@ -243,7 +257,7 @@ func (d *Decoder) decodeGeneral(endpoint string, sch *jsonschema.Schema, body []
 		out = &ActionsRequest{}
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return nil, errorf(400, "INVALID_REQUEST", "invalid %s request: %v", endpoint, err)
+		return nil, newError(kindSchema, "invalid %s request: %v", endpoint, err)
 	}
 	return out, nil
 }
@@ -259,7 +273,7 @@ func parseJSON(body []byte) (any, *Error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		line, col := position(body, dec.InputOffset())
-		return nil, errorf(400, "BAD_JSON", "request body is not one JSON value: extra data at line %d, column %d", line, col)
+		return nil, newError(kindBadJSON, "request body is not one JSON value: extra data at line %d, column %d", line, col)
 	}
 	return v, nil
 }
@@ -270,13 +284,13 @@ func syntaxError(body []byte, err error) *Error {
 		// Offset counts the bytes read, the offending one included: the
 		// position named is that byte's.
 		line, col := position(body, se.Offset-1)
-		return errorf(400, "BAD_JSON", "request body is not valid JSON at line %d, column %d: %v", line, col, se)
+		return newError(kindBadJSON, "request body is not valid JSON at line %d, column %d: %v", line, col, se)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		line, col := position(body, int64(len(body)))
-		return errorf(400, "BAD_JSON", "request body is not valid JSON: unexpected end at line %d, column %d", line, col)
+		return newError(kindBadJSON, "request body is not valid JSON: unexpected end at line %d, column %d", line, col)
 	}
-	return errorf(400, "BAD_JSON", "request body is not valid JSON: %v", err)
+	return newError(kindBadJSON, "request body is not valid JSON: %v", err)
 }
 
 // position turns a byte offset into a 1-based line and column.
@@ -324,13 +338,13 @@ func describeValidation(err error) string {
 
 // fastActionsRequest decodes an /actions body without the generic JSON
 // tree, the schema walk and reflection, for the common shape only: one
-// object, member names among the schema's properties (no env) each at most
-// once, action/intent/session_id plain ASCII strings within the schema's
-// lengths, dry_run a boolean, params any valid JSON value. Such a body
+// object, member names among the schema's properties each at most once,
+// action/intent/session_id plain ASCII strings within the schema's
+// lengths, dry_run a boolean, params a valid JSON object. Such a body
 // passes the schema and json.Unmarshal gives the same struct (params is
 // the value's raw text either way). Anything else returns false and goes
 // the general way, which also writes the error messages.
-func fastActionsRequest(body []byte) (*ActionsRequest, bool) {
+func fastActionsRequest(body []byte, l schemaLimits) (*ActionsRequest, bool) {
 	f := viewFilter{b: body}
 	i := f.ws(0)
 	if i >= len(body) || body[i] != '{' {
@@ -354,13 +368,13 @@ func fastActionsRequest(body []byte) (*ActionsRequest, bool) {
 		ok := true
 		switch string(k) {
 		case `"action"`: // slot 0
-			q.Action, end, ok = str(v, 1, 256)
+			q.Action, end, ok = str(v, 1, l.name)
 		case `"session_id"`:
 			slot = 1
-			q.SessionID, end, ok = str(v, 1, 256)
+			q.SessionID, end, ok = str(v, 1, l.name)
 		case `"intent"`:
 			slot = 2
-			q.Intent, end, ok = str(v, 0, 4096)
+			q.Intent, end, ok = str(v, 0, l.intent)
 		case `"dry_run"`:
 			slot = 3
 			switch {
@@ -373,6 +387,9 @@ func fastActionsRequest(body []byte) (*ActionsRequest, bool) {
 			}
 		case `"params"`:
 			slot = 4
+			if v >= len(body) || body[v] != '{' {
+				return nil, false
+			}
 			if end, err = f.skip(v); err != nil || !json.Valid(body[v:end]) {
 				return nil, false
 			}

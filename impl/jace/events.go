@@ -1,10 +1,13 @@
 package jace
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"sync"
 	"time"
+
+	"anchorage/impl/vary"
 )
 
 // broker fans committed events out to SSE subscribers.
@@ -48,58 +51,70 @@ func (b *broker) subscribe(session string, filter bool) (<-chan []byte, func()) 
 	}
 }
 
-// wireEvent is the SSE payload: exactly {type,id,ts,entity,changes}.
-type wireEvent struct {
-	Type    json.RawMessage `json:"type"`
-	ID      json.RawMessage `json:"id"`
-	TS      json.RawMessage `json:"ts"`
-	Entity  json.RawMessage `json:"entity"`
-	Changes json.RawMessage `json:"changes"`
+// eventDefaults are what a relayed event's missing members become.
+type eventDefaults struct {
+	action string    // type: the action that returned the event
+	seq    uint64    // id: evt-<seq>, the broker's counter
+	now    time.Time // ts: the runtime's clock
+	entity string    // entity: the module's name
+	vary   vary.Set
 }
 
-// normalise turns a module event into the wire shape. Missing fields get
-// defaults: type = the action name, id = the broker's sequence number,
-// ts = the clock's time, entity = null, changes = the event's other fields
-// (or the event itself when it is not an object).
-func normalise(raw json.RawMessage, action string, seq uint64, now time.Time) []byte {
-	ev := wireEvent{
-		Type:    mustJSON(action),
-		ID:      mustJSON("evt-" + strconv.FormatUint(seq, 10)),
-		TS:      mustJSON(now.UTC().Format("2006-01-02T15:04:05.000Z07:00")),
-		Entity:  json.RawMessage("null"),
-		Changes: json.RawMessage("null"),
+// normalise turns a module event into the relayed one: the family's
+// required members type, id, ts and entity first (the module's, or the
+// defaults), then changes (the module's; {} when it gave none), then the
+// module's other members in its order. An event that is not an object
+// becomes the changes of an event made of defaults.
+func normalise(raw json.RawMessage, d eventDefaults) []byte {
+	id := "evt-" + strconv.FormatUint(d.seq, 10)
+	ts := d.now.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	entity := d.entity
+	changes := json.RawMessage("{}")
+	if d.vary.Has(VaryEventDefault) {
+		id = d.action + "#" + strconv.FormatUint(d.seq, 10)
+		ts = d.now.UTC().Format(time.RFC3339)
+		entity = "jace"
+		changes = nil
 	}
-	var obj map[string]json.RawMessage
-	if decodeObject(string(raw), &obj) != nil {
-		ev.Changes = raw
-		return mustJSON(ev)
+	ev := &node{kind: 'o'}
+	set := func(k string, v *node) {
+		for i, have := range ev.keys {
+			if have == k {
+				ev.vals[i] = v
+				return
+			}
+		}
+		ev.keys = append(ev.keys, k)
+		ev.vals = append(ev.vals, v)
 	}
-	rest := map[string]json.RawMessage{}
-	for k, v := range obj {
-		switch k {
-		case "type":
-			ev.Type = v
-		case "id":
-			ev.ID = v
-		case "ts":
-			ev.TS = v
-		case "entity":
-			ev.Entity = v
-		case "changes":
-			ev.Changes = v
-		default:
-			rest[k] = v
+	scalar := func(v any) *node { return &node{kind: 'v', raw: mustJSON(v)} }
+	set("type", scalar(d.action))
+	set("id", scalar(id))
+	set("ts", scalar(ts))
+	set("entity", scalar(entity))
+	if changes != nil {
+		set("changes", &node{kind: 'v', raw: changes})
+	}
+	t, err := parseTree(raw)
+	switch {
+	case err != nil || t.kind != 'o':
+		set("changes", &node{kind: 'v', raw: raw})
+	default:
+		for i, k := range t.keys {
+			set(k, t.vals[i])
 		}
 	}
-	if _, has := obj["changes"]; !has && len(rest) > 0 {
-		ev.Changes = mustJSON(rest)
+	if d.vary.Has(VaryExtraMembers) {
+		set("source", scalar("jace-runtime"))
 	}
-	return mustJSON(ev)
+	var b bytes.Buffer
+	ev.encode(&b)
+	return b.Bytes()
 }
 
 // publish relays events of a committed action. A subscriber whose queue is
 // full is disconnected rather than silently skipped.
-func (b *broker) publish(session, action string, events []json.RawMessage, now time.Time) {
+func (b *broker) publish(session string, events []json.RawMessage, d eventDefaults) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -107,7 +122,8 @@ func (b *broker) publish(session, action string, events []json.RawMessage, now t
 	}
 	for _, raw := range events {
 		b.seq++
-		msg := normalise(raw, action, b.seq, now)
+		d.seq = b.seq
+		msg := normalise(raw, d)
 		for sub := range b.subs {
 			if sub.filter && sub.session != session {
 				continue

@@ -1,7 +1,6 @@
 package jace
 
 import (
-	"encoding/json"
 	"strconv"
 )
 
@@ -49,8 +48,12 @@ func appendRaw(dst []byte, raw []byte) []byte {
 	return append(dst, raw...)
 }
 
-// appendError appends an *Error as encoding/json would ({"code","message"}).
+// appendError appends an *Error as encoding/json would
+// ({"code","message","hints"?,"details"?}).
 func appendError(dst []byte, e *Error) []byte {
+	if len(e.Hints) > 0 || len(e.Details) > 0 {
+		return append(dst, mustJSON(e)...)
+	}
 	dst = append(dst, `{"code":`...)
 	dst = appendString(dst, e.Code)
 	dst = append(dst, `,"message":`...)
@@ -58,32 +61,19 @@ func appendError(dst []byte, e *Error) []byte {
 	return append(dst, '}')
 }
 
-// appendActionsBody appends the /actions Action Result for o (see
-// actionsResult for the field list and order), view being the
-// agent-filtered view.
-func appendActionsBody(dst []byte, o *Outcome, view json.RawMessage) []byte {
+// appendActionsBody appends the /actions Action Result for o, with e its
+// error as sent (nil on success): the members the family's action-result
+// schema allows, in the order ok, dry_run, state, result, audit_preview,
+// events, error.
+func appendActionsBody(dst []byte, o *Outcome, e *Error) []byte {
 	raw := func(r []byte) { dst = appendRaw(dst, r) }
 	dst = append(dst, `{"ok":`...)
-	dst = strconv.AppendBool(dst, o.Error == nil)
-	dst = append(dst, `,"action":`...)
-	dst = appendString(dst, o.Action)
-	if o.SessionID != "" {
-		dst = append(dst, `,"session_id":`...)
-		dst = appendString(dst, o.SessionID)
-	}
+	dst = strconv.AppendBool(dst, e == nil)
 	dst = append(dst, `,"dry_run":`...)
 	dst = strconv.AppendBool(dst, o.DryRun)
-	if o.Intent != "" {
-		dst = append(dst, `,"intent":`...)
-		dst = appendString(dst, o.Intent)
-	}
 	if len(o.State) > 0 {
 		dst = append(dst, `,"state":`...)
 		raw(o.State)
-	}
-	if len(view) > 0 {
-		dst = append(dst, `,"jace":`...)
-		raw(view)
 	}
 	if len(o.Result) > 0 {
 		dst = append(dst, `,"result":`...)
@@ -101,9 +91,9 @@ func appendActionsBody(dst []byte, o *Outcome, view json.RawMessage) []byte {
 		}
 		dst = append(dst, ']')
 	}
-	if o.Error != nil {
+	if e != nil {
 		dst = append(dst, `,"error":`...)
-		dst = appendError(dst, o.Error)
+		dst = appendError(dst, e)
 	}
 	return append(dst, '}')
 }

@@ -21,7 +21,7 @@ var awkwardStrings = []string{
 // Raw values as the runtime has them: compact JSON (from JSON.stringify or
 // canonical()), with whitespace only inside strings.
 var awkwardRaws = []string{
-	`null`, `0`, `-1.5e+10`, `"s"`, `"é"`, `{"a":1,"b":[true,false,null]}`, `{"a":" : "}`, `["\n",2]`,
+	`null`, `0`, `-1.5e+10`, `"s"`, `"é"`, `{"a":1,"b":[true,false,null]}`, `{"a":" : "}`, `["\n",2]`, "\"a\u2028b\u2029\"", "{\"\u2029\":[\"\u2028\"]}",
 	`{"display":"7","acc":null,"op":null,"fresh":false}`, `"a\"b"`, `{"k":"v w"}`, `{"k":"a\" b","l":"\\"}`, `["\\\\",1]`, `[]`, `{}`,
 }
 
@@ -48,23 +48,18 @@ func randRaw(r *rand.Rand) json.RawMessage {
 // actionsResult is the /actions body as a struct for encoding/json: the
 // oracle appendActionsBody is checked against (its field order and
 // omitempty rules).
-func actionsResult(o *Outcome, view json.RawMessage) any {
+func actionsResult(o *Outcome, e *Error) any {
 	type result struct {
 		OK           bool              `json:"ok"`
-		Action       string            `json:"action"`
-		SessionID    string            `json:"session_id,omitempty"`
 		DryRun       bool              `json:"dry_run"`
-		Intent       string            `json:"intent,omitempty"`
 		State        json.RawMessage   `json:"state,omitempty"`
-		JACE         json.RawMessage   `json:"jace,omitempty"`
 		Result       json.RawMessage   `json:"result,omitempty"`
 		AuditPreview string            `json:"audit_preview"`
 		Events       []json.RawMessage `json:"events,omitempty"`
 		Error        *Error            `json:"error,omitempty"`
 	}
 	return result{
-		OK: o.Error == nil, Action: o.Action, SessionID: o.SessionID, DryRun: o.DryRun, Intent: o.Intent,
-		State: o.State, JACE: view, Result: o.Result, AuditPreview: o.AuditPreview, Events: o.Events, Error: o.Error,
+		OK: e == nil, DryRun: o.DryRun, State: o.State, Result: o.Result, AuditPreview: o.AuditPreview, Events: o.Events, Error: e,
 	}
 }
 
@@ -78,12 +73,15 @@ func TestAppendActionsBodyMatchesEncodingJSON(t *testing.T) {
 		for range r.IntN(3) {
 			o.Events = append(o.Events, randRaw(r))
 		}
-		if r.IntN(3) == 0 {
-			o.Error = &Error{Status: 422, Code: randString(r), Message: randString(r)}
+		var e *Error
+		switch r.IntN(4) {
+		case 0:
+			e = &Error{Status: 422, Code: randString(r), Message: randString(r)}
+		case 1:
+			e = &Error{Status: 400, Code: randString(r), Message: randString(r), Hints: []string{randString(r)}, Details: json.RawMessage(`{"a":1}`)}
 		}
-		view := randRaw(r)
-		want := string(mustJSON(actionsResult(o, view)))
-		if got := appendActionsBody(nil, o, view); string(got) != want {
+		want := string(mustJSON(actionsResult(o, e)))
+		if got := appendActionsBody(nil, o, e); string(got) != want {
 			t.Fatalf("case %d:\n got %s\nwant %s", i, got, want)
 		}
 	}
@@ -116,7 +114,7 @@ func TestFastActionsRequestMatchesGeneralDecode(t *testing.T) {
 		`{"action":"calc.input","params":{"digit":7},"session_id":"bench"}`,
 		`{"action":"calc.clear","session_id":"bench"}`,
 		` { "action" : "a" , "params" : { "x" : [1, 2] } , "dry_run" : true } `,
-		`{"action":"a","dry_run":false,"intent":"","params":null}`,
+		`{"action":"a","dry_run":false,"intent":"","params":{}}`,
 		`{"action":"a","intent":"why not"}`,
 		`{"action":""}`, `{"action":"` + long + `"}`, `{"action":"a","session_id":""}`,
 		`{"action":"a","session_id":"` + long + `"}`, `{"action":"a","action":"b"}`, `{"action":"a",}`,
@@ -126,10 +124,11 @@ func TestFastActionsRequestMatchesGeneralDecode(t *testing.T) {
 		`{"action":"é"}`, `{"action":1}`, `{}`, ``, `  `, `[]`, `{"action":"a"`, `{"action":"a"}}`,
 		`{"params":{"a":"}"},"action":"b"}`, `{"action":"a","params":"x\"y"}`, `{"action":"a","params":1.5e3}`,
 		`{"action":"a","params":{"deep":[[[{"a":null}]]]}}`, `{"action":"a","dry_run":true,"dry_run":false}`,
+		`{"action":"a","params":null}`, `{"action":"a","params":[1]}`, `{"action":"a","params":`,
 		"{\"action\":\"a\"}\n", `{"action":"a", "intent":"` + strings.Repeat("y", 4097) + `"}`,
 	}
 	for i, c := range cases[:5] {
-		if _, ok := fastActionsRequest([]byte(c)); !ok {
+		if _, ok := fastActionsRequest([]byte(c), defaultLimits()); !ok {
 			t.Errorf("case %d %s: fast path not taken", i, c)
 		}
 	}

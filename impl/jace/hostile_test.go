@@ -33,43 +33,43 @@ func TestHostileModules(t *testing.T) {
 			{"spin", 500, "INTERNAL", "Fuel exhausted"},
 		}},
 		{"deep_recursion.js", 0, 20, []attack{
-			{"recurse", 500, "MODULE_ERROR", "InternalError: stack overflow"},
+			{"recurse", 500, "INTERNAL", "InternalError: stack overflow"},
 			{"recurseCatching", 500, "INTERNAL", "Action timed out"},
 		}},
 		{"memory_bomb.js", 0, 0, []attack{
 			{"bomb", 500, "INTERNAL", "Memory limit exceeded"},
-			{"doubling", 500, "MODULE_ERROR", "InternalError: string too long"},
+			{"doubling", 500, "INTERNAL", "InternalError: string too long"},
 		}},
 		{"huge_output.js", 0, 0, []attack{
-			{"huge", 500, "BAD_RESULT", "over the limit of 1048576"},
+			{"huge", 500, "INTERNAL", "over the limit of 1048576"},
 			{"wide", 500, "INTERNAL", "Memory limit exceeded"},
 		}},
 		{"non_json.js", 0, 0, []attack{
-			{"undef", 500, "BAD_RESULT", "action returned undefined"},
-			{"fn", 500, "BAD_RESULT", "action returned a function"},
-			{"big", 500, "BAD_RESULT", "not JSON"},
-			{"cyclic", 500, "BAD_RESULT", "not JSON"},
-			{"promise", 500, "BAD_RESULT", "returned a Promise"},
-			{"asyncAction", 500, "BAD_RESULT", "returned a Promise"},
-			{"number", 500, "BAD_RESULT", "want an ActionResult object"},
-			{"noState", 500, "BAD_RESULT", "returned no state"},
+			{"undef", 500, "INTERNAL", "action returned undefined"},
+			{"fn", 500, "INTERNAL", "action returned a function"},
+			{"big", 500, "INTERNAL", "not JSON"},
+			{"cyclic", 500, "INTERNAL", "not JSON"},
+			{"promise", 500, "INTERNAL", "returned a Promise"},
+			{"asyncAction", 500, "INTERNAL", "returned a Promise"},
+			{"number", 500, "INTERNAL", "want an ActionResult object"},
+			{"noState", 500, "INTERNAL", "returned no state"},
 			{"fnInside", 200, "", `"result":{}`},
-			{"badPreview", 500, "BAD_RESULT", "audit_preview must be a string"},
-			{"badEvents", 500, "BAD_RESULT", "events must be an array"},
-			{"badError", 500, "BAD_RESULT", "error must be {code, message?}"},
-			{"throwsString", 500, "MODULE_ERROR", "just a string"},
-			{"throwsError", 500, "MODULE_ERROR", "RangeError: out of range"},
+			{"badPreview", 500, "INTERNAL", "audit_preview must be a string"},
+			{"badEvents", 500, "INTERNAL", "events must be an array"},
+			{"badError", 500, "INTERNAL", "error must be {code, message?}"},
+			{"throwsString", 500, "INTERNAL", "just a string"},
+			{"throwsError", 500, "INTERNAL", "RangeError: out of range"},
 		}},
 		{"eval_attempts.js", 0, 0, []attack{
-			{"directEval", 500, "MODULE_ERROR", "ReferenceError: 'eval' is not defined"},
-			{"indirectEval", 500, "MODULE_ERROR", "TypeError"},
-			{"functionCtor", 500, "MODULE_ERROR", "EvalError: code generation from strings is disabled"},
-			{"ctorOfFunction", 500, "MODULE_ERROR", "EvalError: code generation from strings is disabled"},
-			{"asyncCtor", 500, "MODULE_ERROR", "EvalError: code generation from strings is disabled"},
-			{"timer", 500, "MODULE_ERROR", "ReferenceError: 'setTimeout' is not defined"},
-			{"interval", 500, "MODULE_ERROR", "ReferenceError: 'setInterval' is not defined"},
-			{"fetchIt", 500, "MODULE_ERROR", "ReferenceError: 'fetch' is not defined"},
-			{"xhr", 500, "MODULE_ERROR", "ReferenceError: 'XMLHttpRequest' is not defined"},
+			{"directEval", 500, "INTERNAL", "ReferenceError: 'eval' is not defined"},
+			{"indirectEval", 500, "INTERNAL", "TypeError"},
+			{"functionCtor", 500, "INTERNAL", "EvalError: code generation from strings is disabled"},
+			{"ctorOfFunction", 500, "INTERNAL", "EvalError: code generation from strings is disabled"},
+			{"asyncCtor", 500, "INTERNAL", "EvalError: code generation from strings is disabled"},
+			{"timer", 500, "INTERNAL", "ReferenceError: 'setTimeout' is not defined"},
+			{"interval", 500, "INTERNAL", "ReferenceError: 'setInterval' is not defined"},
+			{"fetchIt", 500, "INTERNAL", "ReferenceError: 'fetch' is not defined"},
+			{"xhr", 500, "INTERNAL", "ReferenceError: 'XMLHttpRequest' is not defined"},
 			{"dynImport", 200, "", `"result":"[object Promise]"`},
 			{"probe", 200, "", `"result":["undefined","function","undefined","undefined","undefined","undefined","undefined"]`},
 		}},
@@ -82,10 +82,10 @@ func TestHostileModules(t *testing.T) {
 			{"probe", 200, "", `"polluted":"yes","now":1}`},
 		}},
 		{"throwing_init.js", 0, 0, []attack{
-			{"ok", 500, "MODULE_ERROR", "init: Error: init refuses"},
+			{"ok", 500, "INTERNAL", "init: Error: init refuses"},
 		}},
 		{"throwing_view.js", 0, 0, []attack{
-			{"ok", 500, "MODULE_ERROR", "view: TypeError: view refuses"},
+			{"ok", 500, "INTERNAL", "view: TypeError: view refuses"},
 		}},
 	}
 	for i, c := range corpus {
@@ -98,7 +98,8 @@ func TestHostileModules(t *testing.T) {
 			h := newHarness(t, cfg)
 			h.load(filepath.Join("testdata", "hostile", c.file))
 			for _, a := range c.attacks {
-				r := h.post("/actions", fmt.Sprintf(`{"action":%q,"session_id":"attacker"}`, a.action))
+				// /press, which also renders the view of the new state.
+				r := h.post("/press", fmt.Sprintf(`{"action":%q,"env":{"session_id":"attacker"}}`, a.action))
 				h.expect(r, a.status, a.code)
 				text := r.get("error.message").String()
 				if a.status == 200 {
@@ -119,7 +120,7 @@ func TestHostileModules(t *testing.T) {
 				okStatus = 500
 			}
 			for _, sid := range []string{"bystander", "attacker"} {
-				r := h.post("/actions", fmt.Sprintf(`{"action":"ok","session_id":%q}`, sid))
+				r := h.post("/press", fmt.Sprintf(`{"action":"ok","env":{"session_id":%q}}`, sid))
 				h.expect(r, okStatus, "")
 			}
 			if c.file == "prototype_tamper.js" {
@@ -135,7 +136,7 @@ func TestHostileModules(t *testing.T) {
 func TestModuleThatLoopsAtLoadIsRefused(t *testing.T) {
 	h := newHarness(t, simConfig())
 	r := h.post("/load-file", `{"path":"testdata/hostile/loop_at_load.js"}`)
-	h.expect(r, 400, "INVALID_MODULE")
+	h.expect(r, 400, "INVALID_PARAMS")
 	if !strings.Contains(r.get("error.message").String(), "Action timed out") {
 		t.Fatalf("message %s", r.body)
 	}

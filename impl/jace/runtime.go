@@ -14,7 +14,7 @@
 // so closing a VM loses nothing the ABI promises.
 //
 // It may import the standard library, anchorage/impl/jace/sandbox,
-// anchorage/sim/clock, github.com/spf13/afero and
+// anchorage/impl/vary, anchorage/sim/clock, github.com/spf13/afero and
 // github.com/santhosh-tekuri/jsonschema/v6; never godog or features/.
 package jace
 
@@ -35,6 +35,7 @@ import (
 	"github.com/spf13/afero"
 
 	"anchorage/impl/jace/sandbox"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 )
 
@@ -106,6 +107,10 @@ type Config struct {
 	// EventBuffer is the per-subscriber SSE queue; a subscriber that falls
 	// this far behind is disconnected (default 256).
 	EventBuffer int
+	// Vary switches on spec-permitted variations (Variations): choices the
+	// seed leaves open made differently from the reference's decisions.
+	// The zero Set is the reference itself.
+	Vary vary.Set
 }
 
 func (c Config) withDefaults() Config {
@@ -117,6 +122,18 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Now.IsZero() {
 		c.Now = DefaultNow()
+		if c.Vary.Has(VaryClock) {
+			c.Now = time.Date(2025, time.August, 25, 12, 0, 0, 0, time.UTC)
+		}
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = DefaultMaxBody
+		if c.Vary.Has(VaryBodyLimit) {
+			c.MaxBody = 2 * DefaultMaxBody
+		}
+	}
+	if c.MaxOutput <= 0 && c.Vary.Has(VaryLimits) {
+		c.MaxOutput = 2 * sandbox.DefaultMaxOutput
 	}
 	if c.Module == "" {
 		c.Module = calculatorSource
@@ -148,6 +165,15 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// fuelUnitTicks is how many interpreter ticks make a unit of Fuel: one
+// interrupt poll (Decision §jace-fuel), two with the fuel-unit variation.
+func (c Config) fuelUnitTicks() int64 {
+	if c.Vary.Has(VaryFuelUnit) {
+		return 2 * sandbox.PollTicks
+	}
+	return sandbox.PollTicks
+}
+
 // SeedState maps a configured seed to the xorshift32 starting state: the
 // two halves XORed, and a fixed non-zero constant in place of zero (the
 // generator is stuck at zero).
@@ -157,19 +183,6 @@ func SeedState(seed int64) uint32 {
 		s = 0x6D2B79F5
 	}
 	return s
-}
-
-// Error is a runtime or module error with its HTTP status.
-type Error struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-func errorf(status int, code, format string, args ...any) *Error {
-	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // Env is an ActionEnv: known keys (session_id, dry_run, intent, now) and
@@ -279,6 +292,7 @@ func (r *Runtime) vmConfig() sandbox.Config {
 			Timeout:     r.cfg.Timeout,
 			MemoryLimit: r.cfg.MemoryLimit,
 			MaxOutput:   r.cfg.MaxOutput,
+			UnitTicks:   r.cfg.fuelUnitTicks(),
 		},
 		Clock: r.cfg.Clock,
 	}
@@ -291,7 +305,7 @@ func (r *Runtime) vmConfig() sandbox.Config {
 func (r *Runtime) Load(source, name string, env Env) (Manifest, error) {
 	vm, err := sandbox.New(r.vmConfig())
 	if err != nil {
-		return Manifest{}, errorf(500, "INTERNAL", "creating a VM: %v", err)
+		return Manifest{}, newError(kindInternal, "creating a VM: %v", err)
 	}
 	man, err := vm.Load(source, name)
 	vm.Close()
@@ -299,7 +313,7 @@ func (r *Runtime) Load(source, name string, env Env) (Manifest, error) {
 		var f *sandbox.Failure
 		if errors.As(err, &f) && f.Kind != sandbox.KindBadModule {
 			// A guard fired while the module's top level ran.
-			return Manifest{}, errorf(400, "INVALID_MODULE", "module %s: top-level code: %s", name, f.Message)
+			return Manifest{}, newError(kindBadModule, "module %s: top-level code: %s", name, f.Message)
 		}
 		return Manifest{}, failureError(err, "loading the module")
 	}
@@ -308,7 +322,7 @@ func (r *Runtime) Load(source, name string, env Env) (Manifest, error) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return Manifest{}, errorf(503, "SHUTTING_DOWN", "the runtime is closed")
+		return Manifest{}, newError(kindShutdown, "the runtime is closed")
 	}
 	old := r.sessions
 	r.mod = m
@@ -324,9 +338,9 @@ func (r *Runtime) LoadFile(path string, env Env) (Manifest, error) {
 	b, err := afero.ReadFile(r.cfg.FS, path)
 	if err != nil {
 		if errors.Is(err, afero.ErrFileNotFound) || strings.Contains(err.Error(), "no such file") {
-			return Manifest{}, errorf(404, "FILE_NOT_FOUND", "module file %s: %v", path, err)
+			return Manifest{}, newError(kindFileMissing, "module file %s: %v", path, err)
 		}
-		return Manifest{}, errorf(400, "FILE_UNREADABLE", "module file %s: %v", path, err)
+		return Manifest{}, newError(kindFileUnreadable, "module file %s: %v", path, err)
 	}
 	return r.Load(string(b), path, env)
 }
@@ -382,7 +396,7 @@ func (r *Runtime) lookup(id string) (*session, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, errorf(503, "SHUTTING_DOWN", "the runtime is closed")
+		return nil, newError(kindShutdown, "the runtime is closed")
 	}
 	s := r.sessions[id]
 	if s == nil {
@@ -403,7 +417,7 @@ func (r *Runtime) vmOf(s *session) (*sandbox.VM, error) {
 	r.makeRoom(s)
 	vm, err := sandbox.New(r.vmConfig())
 	if err != nil {
-		return nil, errorf(500, "INTERNAL", "creating a VM: %v", err)
+		return nil, newError(kindInternal, "creating a VM: %v", err)
 	}
 	if _, err := vm.Load(s.mod.source, s.mod.name); err != nil {
 		vm.Close()
@@ -484,19 +498,23 @@ func failureError(err error, doing string) *Error {
 		if errors.As(err, &e) {
 			return e
 		}
-		return errorf(500, "INTERNAL", "%s: %v", doing, err)
+		return newError(kindInternal, "%s: %v", doing, err)
 	}
 	switch f.Kind {
-	case sandbox.KindTimeout, sandbox.KindFuel, sandbox.KindMemory:
-		return &Error{Status: 500, Code: "INTERNAL", Message: f.Message}
+	case sandbox.KindTimeout:
+		return newError(kindTimeout, "%s", f.Message)
+	case sandbox.KindFuel:
+		return newError(kindFuel, "%s", f.Message)
+	case sandbox.KindMemory:
+		return newError(kindMemory, "%s", f.Message)
 	case sandbox.KindUnknownAction:
-		return &Error{Status: 404, Code: "UNKNOWN_ACTION", Message: f.Message}
+		return newError(kindUnknownAction, "%s", f.Message)
 	case sandbox.KindBadModule:
-		return &Error{Status: 400, Code: "INVALID_MODULE", Message: f.Message}
+		return newError(kindBadModule, "%s", f.Message)
 	case sandbox.KindBadResult:
-		return &Error{Status: 500, Code: "BAD_RESULT", Message: f.Message}
+		return newError(kindBadResult, "%s", f.Message)
 	default:
-		return &Error{Status: 500, Code: "MODULE_ERROR", Message: doing + ": " + f.Message}
+		return newError(kindThrown, "%s: %s", doing, f.Message)
 	}
 }
 
@@ -508,11 +526,11 @@ func (r *Runtime) nowMS(env Env) (int64, *Error) {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return 0, errorf(400, "INVALID_REQUEST", "env.now: want an ISO 8601 timestamp string, got %s", raw)
+		return 0, newError(kindSchema, "env.now: want an ISO 8601 timestamp string, got %s", raw)
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return 0, errorf(400, "INVALID_REQUEST", "env.now: %q is not an ISO 8601 (RFC 3339) timestamp", s)
+		return 0, newError(kindSchema, "env.now: %q is not an ISO 8601 (RFC 3339) timestamp", s)
 	}
 	return t.UnixMilli(), nil
 }

@@ -6,24 +6,27 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"anchorage/impl/vary"
 )
 
 // Server is the JACE HTTP API as an http.Handler.
 //
 //	GET  /healthz                    {"ok":true}
-//	GET  /manifest                   {"name","version","actions"}
+//	GET  /manifest                   {"name","version","actions"} (the reference's own)
 //	POST /load       {source,name?,env?}  {"ok":true}
 //	POST /load-file  {path,env?}          {"ok":true}
 //	POST /init       {env?}               {"state"}
-//	POST /view       {state?,audience?,session_id?}  {"jace"} or HTML
+//	POST /view[?format=jace|html]  {state?,audience?,session_id?}  {"jace"} or HTML
 //	POST /press      {action,params?,env?}            {state,jace,result?,audit_preview,events?} / {state,error,audit_preview}
-//	POST /actions    {action,params?,dry_run?,intent?,session_id?,env?}  Action Result
+//	POST /actions    {action,params?,dry_run?,intent?,session_id?}  Action Result
 //	GET  /agent/events, /events [?session_id=]   text/event-stream
 //
 // Every error is {"error":{"code","message"}} with a 4xx/5xx status.
 type Server struct {
 	rt  *Runtime
 	dec *Decoder
+	v   vary.Set
 }
 
 // NewServer makes a Runtime from cfg and wraps it.
@@ -32,12 +35,16 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec, err := NewDecoder(rt.cfg.MaxBody)
+	limits := defaultLimits()
+	if rt.cfg.Vary.Has(VaryLimits) {
+		limits = schemaLimits{name: 1024, intent: 16384}
+	}
+	dec, err := newDecoder(rt.cfg.MaxBody, limits)
 	if err != nil {
 		rt.Close()
 		return nil, fmt.Errorf("jace: %w", err)
 	}
-	return &Server{rt: rt, dec: dec}, nil
+	return &Server{rt: rt, dec: dec, v: rt.cfg.Vary}, nil
 }
 
 // Runtime returns the runtime behind the server.
@@ -57,11 +64,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/healthz":
 		if s.method(w, r, http.MethodGet) {
-			writeJSON(w, 200, map[string]bool{"ok": true})
+			s.writeJSON(w, 200, map[string]bool{"ok": true})
 		}
 	case "/manifest":
 		if s.method(w, r, http.MethodGet) {
-			writeJSON(w, 200, s.rt.Manifest())
+			s.writeJSON(w, 200, s.rt.Manifest())
 		}
 	case "/agent/events", "/events":
 		if s.method(w, r, http.MethodGet) {
@@ -73,12 +80,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		req, e := s.decode(r)
 		if e != nil {
-			writeError(w, e)
+			s.writeError(w, e)
 			return
 		}
 		s.dispatch(w, r, req)
 	default:
-		writeError(w, errorf(404, "NOT_FOUND", "no endpoint %s", r.URL.Path))
+		s.writeError(w, newError(kindRoute, "no endpoint %s", r.URL.Path))
 	}
 }
 
@@ -87,7 +94,7 @@ func (s *Server) method(w http.ResponseWriter, r *http.Request, want string) boo
 		return true
 	}
 	w.Header().Set("Allow", want)
-	writeError(w, errorf(405, "METHOD_NOT_ALLOWED", "%s %s: use %s", r.Method, r.URL.Path, want))
+	s.writeError(w, newError(kindMethod, "%s %s: use %s", r.Method, r.URL.Path, want))
 	return false
 }
 
@@ -112,23 +119,23 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req any) {
 			name = "module.js"
 		}
 		if _, err := s.rt.Load(q.Source, name, q.Env); err != nil {
-			writeError(w, failureError(err, "load"))
+			s.writeError(w, failureError(err, "load"))
 			return
 		}
-		writeJSON(w, 200, map[string]bool{"ok": true})
+		s.writeJSON(w, 200, map[string]bool{"ok": true})
 	case *LoadFileRequest:
 		if _, err := s.rt.LoadFile(q.Path, q.Env); err != nil {
-			writeError(w, failureError(err, "load-file"))
+			s.writeError(w, failureError(err, "load-file"))
 			return
 		}
-		writeJSON(w, 200, map[string]bool{"ok": true})
+		s.writeJSON(w, 200, map[string]bool{"ok": true})
 	case *InitRequest:
 		st, err := s.rt.Init(q.Env)
 		if err != nil {
-			writeError(w, failureError(err, "init"))
+			s.writeError(w, failureError(err, "init"))
 			return
 		}
-		writeJSON(w, 200, struct {
+		s.writeJSON(w, 200, struct {
 			State json.RawMessage `json:"state"`
 		}{st})
 	case *ViewRequest:
@@ -143,26 +150,17 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req any) {
 			Env:            q.Env,
 			IdempotencyKey: r.Header.Get(IdempotencyHeader),
 			Via:            EndpointPress,
+			View:           true,
 		})
-		writeOutcome(w, o, pressBody(o))
+		e := s.wire(o.Error)
+		s.writeOutcome(w, o, e, pressBody(o, e))
 	case *ActionsRequest:
-		env := q.Env
-		dry := q.DryRun || env.flag("dry_run")
-		sid := q.SessionID
-		if sid == "" {
-			sid = env.str("session_id")
-		}
-		intent := q.Intent
-		if intent == "" {
-			intent = env.str("intent")
-		}
 		o := s.rt.Do(ActionRequest{
 			Action:         q.Action,
 			Params:         q.Params,
-			SessionID:      sid,
-			DryRun:         dry,
-			Intent:         intent,
-			Env:            env,
+			SessionID:      q.SessionID,
+			DryRun:         q.DryRun,
+			Intent:         q.Intent,
 			IdempotencyKey: r.Header.Get(IdempotencyHeader),
 			Via:            EndpointActions,
 		})
@@ -170,64 +168,116 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req any) {
 	}
 }
 
+// wire is e as this server sends it (nil stays nil).
+func (s *Server) wire(e *Error) *Error {
+	if e == nil {
+		return nil
+	}
+	return wire(e, s.v)
+}
+
+// view answers /view in the form the family's precedence picks:
+// ?format=jace|html, then the audience, then the Accept header, and by
+// default HTML. The audience filters the view; without one the HTML form
+// is filtered for humans and the JSON form is the module's view as it is.
 func (s *Server) view(w http.ResponseWriter, r *http.Request, q *ViewRequest) {
-	mt, explicit, ok := Negotiate(r.Header.Get("Accept"))
-	audience := q.Audience
-	asHTML := false
-	switch audience {
-	case AudienceAgent:
-		if mt != TypeJACE {
-			mt = TypeJSON
-		}
-	case AudienceHuman:
-		asHTML = !(ok && explicit && mt != TypeHTML)
-	default:
-		if !ok {
-			writeError(w, errorf(406, "NOT_ACCEPTABLE", "Accept %q: the view is offered as %s, %s or %s", r.Header.Get("Accept"), TypeJACE, TypeJSON, TypeHTML))
-			return
-		}
-		if mt == TypeHTML {
-			asHTML = true
-			audience = AudienceHuman
-		}
+	asHTML, mt, e := s.viewForm(r, q.Audience)
+	if e != nil {
+		s.writeError(w, e)
+		return
 	}
 	view, err := s.rt.View(q.SessionID, q.State)
 	if err != nil {
-		writeError(w, failureError(err, "view"))
+		s.writeError(w, failureError(err, "view"))
 		return
+	}
+	audience := q.Audience
+	if audience == "" && asHTML {
+		audience = AudienceHuman
 	}
 	if audience != "" {
 		if view, err = FilterView(view, audience); err != nil {
-			writeError(w, errorf(500, "BAD_RESULT", "view: %v", err))
+			s.writeError(w, newError(kindBadResult, "view: %v", err))
 			return
 		}
 	}
+	w.Header().Set("Vary", s.headerValue("Accept"))
 	if asHTML {
 		var b bytes.Buffer
-		if err := RenderHTML(&b, s.rt.Manifest(), view); err != nil {
-			writeError(w, errorf(500, "BAD_RESULT", "view: %v", err))
+		render := RenderHTML
+		if s.v.Has(VaryHTML) {
+			render = renderHTMLPlain
+		}
+		if err := render(&b, s.rt.Manifest(), view); err != nil {
+			s.writeError(w, newError(kindBadResult, "view: %v", err))
 			return
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Vary", "Accept")
+		w.Header().Set("Content-Type", s.contentType(TypeHTML))
 		w.WriteHeader(200)
 		w.Write(b.Bytes())
 		return
 	}
-	w.Header().Set("Vary", "Accept")
-	writeTyped(w, 200, mt, struct {
+	s.writeTyped(w, 200, mt, struct {
 		JACE json.RawMessage `json:"jace"`
 	}{view})
 }
 
-// pressBody is /press's minimal shape.
-func pressBody(o *Outcome) any {
-	if o.Error != nil {
+// viewForm returns whether the view goes as HTML, the media type of the
+// JSON form, or the error of a ?format= the family does not name.
+func (s *Server) viewForm(r *http.Request, audience string) (bool, string, *Error) {
+	accept := r.Header.Get("Accept")
+	jsonType := s.jsonViewType(accept)
+	if f, ok := r.URL.Query()["format"]; ok {
+		switch v := strings.Join(f, ","); v {
+		case "jace":
+			return false, jsonType, nil
+		case "html":
+			return true, TypeHTML, nil
+		default:
+			return false, "", newError(kindFormat, "format %q: want jace or html", v)
+		}
+	}
+	switch audience {
+	case AudienceAgent:
+		return false, jsonType, nil
+	case AudienceHuman:
+		return true, TypeHTML, nil
+	}
+	prefer := []string{TypeHTML, TypeJACE, TypeJSON}
+	if s.v.Has(VaryNegotiation) {
+		prefer = []string{TypeJACE, TypeJSON, TypeHTML}
+	}
+	mt, ok := Negotiate(accept, prefer)
+	if !ok || mt == TypeHTML {
+		return true, TypeHTML, nil // the family's default
+	}
+	if mt == TypeJSON {
+		return false, jsonType, nil
+	}
+	return false, TypeJACE, nil
+}
+
+// jsonViewType is the media type of the view's JSON form:
+// application/jace+json, or application/json for a client whose Accept
+// header rates that above it.
+func (s *Server) jsonViewType(accept string) string {
+	if s.v.Has(VaryNegotiation) {
+		return TypeJACE
+	}
+	if mt, ok := Negotiate(accept, []string{TypeJACE, TypeJSON}); ok {
+		return mt
+	}
+	return TypeJACE
+}
+
+// pressBody is /press's minimal shape, e being o's error as sent.
+func pressBody(o *Outcome, e *Error) any {
+	if e != nil {
 		return struct {
 			State        json.RawMessage `json:"state,omitempty"`
 			Error        *Error          `json:"error"`
 			AuditPreview string          `json:"audit_preview"`
-		}{o.State, o.Error, o.AuditPreview}
+		}{o.State, e, o.AuditPreview}
 	}
 	return struct {
 		State        json.RawMessage   `json:"state"`
@@ -238,46 +288,41 @@ func pressBody(o *Outcome) any {
 	}{o.State, o.View, o.Result, o.AuditPreview, o.Events}
 }
 
-// writeActions writes the /actions response: writeOutcome(w, o,
-// actionsBody(o)), with the body written by appendActionsBody instead of
-// encoding/json (byte-identical; see fastjson.go).
+// writeActions writes the /actions response, the Action Result written by
+// appendActionsBody (see fastjson.go).
 func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
-	view := agentView(o)
-	body := append(appendActionsBody(make([]byte, 0, 2048), o, view), '\n')
-	if o.Replayed {
-		w.Header().Set(ReplayedHeader, "true")
+	e := s.wire(o.Error)
+	body := escapeSeparators(append(appendActionsBody(make([]byte, 0, 2048), o, e), '\n'))
+	if s.v.Has(VaryJSONLayout) {
+		body = relayout(body)
 	}
-	status := o.Status
-	if status == 0 {
-		status = 500
-	}
-	w.Header()["Content-Type"] = []string{"application/json"}
-	w.WriteHeader(status)
+	s.replayed(w, o)
+	w.Header()["Content-Type"] = []string{s.contentType(TypeJSON)}
+	w.WriteHeader(outcomeStatus(o, e))
 	w.Write(body)
 }
 
-// agentView is the view /actions returns: the outcome's view filtered for
-// agents (unfiltered if it does not filter), or nil on error.
-func agentView(o *Outcome) json.RawMessage {
-	if o.Error != nil || o.View == nil {
-		return nil
+// outcomeStatus is the status of an outcome whose error goes as e.
+func outcomeStatus(o *Outcome, e *Error) int {
+	switch {
+	case e != nil:
+		return e.Status
+	case o.Status == 0:
+		return 500
 	}
-	v, err := FilterView(o.View, AudienceAgent)
-	if err != nil {
-		return o.View
-	}
-	return v
+	return o.Status
 }
 
-func writeOutcome(w http.ResponseWriter, o *Outcome, body any) {
-	if o.Replayed {
+// replayed marks an answer replayed for its Idempotency-Key.
+func (s *Server) replayed(w http.ResponseWriter, o *Outcome) {
+	if o.Replayed && !s.v.Has(VaryReplayHeader) {
 		w.Header().Set(ReplayedHeader, "true")
 	}
-	status := o.Status
-	if status == 0 {
-		status = 500
-	}
-	writeJSON(w, status, body)
+}
+
+func (s *Server) writeOutcome(w http.ResponseWriter, o *Outcome, e *Error, body any) {
+	s.replayed(w, o)
+	s.writeJSON(w, outcomeStatus(o, e), body)
 }
 
 // events streams committed events as Server-Sent Events.
@@ -289,8 +334,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, cancel := s.rt.Subscribe(sid, filter)
 	defer cancel()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Content-Type", s.contentType("text/event-stream"))
+	w.Header().Set("Cache-Control", s.headerValue("no-cache"))
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(200)
 	if err := rc.Flush(); err != nil {
@@ -304,7 +349,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			if _, err := fmt.Fprintf(w, "data: %s\n\n", msg); err != nil {
+			if _, err := w.Write(s.sseMessage(msg)); err != nil {
 				return
 			}
 			if err := rc.Flush(); err != nil {
@@ -314,19 +359,86 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	writeTyped(w, status, "application/json", v)
+// sseMessage frames one event as an SSE message: a data line per line of
+// its JSON (one, unless the JSON is laid out over several).
+func (s *Server) sseMessage(msg []byte) []byte {
+	if s.v.Has(VaryJSONLayout) {
+		msg = bytes.TrimRight(relayout(msg), "\n")
+	}
+	var b bytes.Buffer
+	for _, line := range bytes.Split(msg, []byte("\n")) {
+		b.WriteString("data: ")
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
 }
 
-func writeTyped(w http.ResponseWriter, status int, mt string, v any) {
-	b := mustJSON(v)
-	w.Header().Set("Content-Type", mt)
+// contentType is the Content-Type of a media type under the variations:
+// text/html always with its charset; with media-params, a charset on JSON
+// and event streams and the family's profile on application/jace+json;
+// with header-case, the media type in capitals.
+func (s *Server) contentType(mt string) string {
+	params := ""
+	switch {
+	case mt == TypeHTML:
+		params = "; charset=utf-8"
+	case !s.v.Has(VaryMediaParams):
+	case mt == TypeJACE:
+		params = `; profile="JACE/0.1"`
+	default:
+		params = "; charset=utf-8"
+	}
+	if s.v.Has(VaryHeaderCase) {
+		mt = strings.ToUpper(mt)
+	}
+	return mt + params
+}
+
+// headerValue is a header value HTTP compares without case, in lower case
+// under header-case (capitalised when it is already lower case).
+func (s *Server) headerValue(v string) string {
+	if !s.v.Has(VaryHeaderCase) {
+		return v
+	}
+	if lower := strings.ToLower(v); lower != v {
+		return lower
+	}
+	return strings.ToUpper(v[:1]) + v[1:]
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	s.writeTyped(w, status, TypeJSON, v)
+}
+
+func (s *Server) writeTyped(w http.ResponseWriter, status int, mt string, v any) {
+	b := escapeSeparators(append(mustJSON(v), '\n'))
+	if s.v.Has(VaryJSONLayout) {
+		b = relayout(b)
+	}
+	w.Header().Set("Content-Type", s.contentType(mt))
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(b)
 }
 
-func writeError(w http.ResponseWriter, e *Error) {
-	writeJSON(w, e.Status, struct {
+func (s *Server) writeError(w http.ResponseWriter, e *Error) {
+	e = s.wire(e)
+	s.writeJSON(w, e.Status, struct {
 		Error *Error `json:"error"`
 	}{e})
+}
+
+// escapeSeparators writes the line and paragraph separators U+2028 and
+// U+2029 of a JSON text as \u2028 and \u2029, so that the text is also
+// valid JavaScript source (the values a module returned keep them as its
+// JSON.stringify wrote them). In valid JSON they can only stand inside a
+// string, where the escape means the same character.
+func escapeSeparators(b []byte) []byte {
+	const lineSep, paraSep = "\u2028", "\u2029"
+	if !bytes.Contains(b, []byte(lineSep)) && !bytes.Contains(b, []byte(paraSep)) {
+		return b
+	}
+	b = bytes.ReplaceAll(b, []byte(lineSep), []byte(`\u2028`))
+	return bytes.ReplaceAll(b, []byte(paraSep), []byte(`\u2029`))
 }

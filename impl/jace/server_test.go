@@ -49,7 +49,7 @@ func TestDryRunCommitAndEnvelope(t *testing.T) {
 	h := newHarness(t, simConfig())
 	dry := h.post("/actions", `{"action":"calc.input","params":{"digit":7},"dry_run":true,"intent":"enter digit","session_id":"s1"}`)
 	h.expect(dry, 200, "")
-	if !dry.get("ok").Bool() || !dry.get("dry_run").Bool() || dry.get("state.display").String() != "7" || dry.get("intent").String() != "enter digit" {
+	if !dry.get("ok").Bool() || !dry.get("dry_run").Bool() || dry.get("state.display").String() != "7" {
 		t.Fatalf("dry run result %s", dry.body)
 	}
 	if v := h.post("/view", `{"session_id":"s1","audience":"agent"}`); v.get(`jace.children.#(type=="display").value`).String() != "0" {
@@ -65,10 +65,15 @@ func TestDryRunCommitAndEnvelope(t *testing.T) {
 	if v := h.post("/view", `{"session_id":"s1","audience":"agent"}`); v.get(`jace.children.#(type=="display").value`).String() != "7" {
 		t.Fatalf("commit not persisted: %s", v.body)
 	}
-	// The envelope's view is filtered for agents.
-	if strings.Contains(commit.get("jace").Raw, "presentation") || strings.Contains(commit.get("jace").Raw, "keypad") {
-		t.Fatalf("/actions view not agent-filtered: %s", commit.get("jace").Raw)
-	}
+	// An Action Result has only the members the family's schema allows.
+	commit.get("@this").ForEach(func(k, _ gjson.Result) bool {
+		switch k.String() {
+		case "ok", "dry_run", "state", "result", "audit_preview", "events", "error":
+		default:
+			t.Errorf("/actions answer has member %q: %s", k.String(), commit.body)
+		}
+		return true
+	})
 }
 
 func TestIdempotency(t *testing.T) {
@@ -124,7 +129,7 @@ func TestViewAudiencesAndNegotiation(t *testing.T) {
 	if strings.Contains(agent.body, "presentation") || strings.Contains(agent.body, `"keypad"`) || !strings.Contains(agent.body, `"hint"`) {
 		t.Fatalf("agent view: %s", agent.body)
 	}
-	humanJSON := h.post("/view", `{"audience":"human"}`, "Accept", TypeJACE)
+	humanJSON := h.post("/view?format=jace", `{"audience":"human"}`)
 	h.expect(humanJSON, 200, "")
 	if humanJSON.header.Get("Content-Type") != TypeJACE || !strings.Contains(humanJSON.body, "presentation") ||
 		!strings.Contains(humanJSON.body, `"keypad"`) || strings.Contains(humanJSON.body, `"hint"`) {
@@ -142,7 +147,16 @@ func TestViewAudiencesAndNegotiation(t *testing.T) {
 	if full.header.Get("Content-Type") != TypeJACE || !strings.Contains(full.body, `"keypad"`) || !strings.Contains(full.body, `"hint"`) {
 		t.Fatalf("unfiltered JACE view: %s", full.body)
 	}
-	h.expect(h.post("/view", `{}`, "Accept", "image/png"), 406, "NOT_ACCEPTABLE")
+	if r := h.post("/view", `{}`, "Accept", "image/png"); !strings.HasPrefix(r.header.Get("Content-Type"), TypeHTML) || r.header.Get("Vary") != "Accept" {
+		t.Fatalf("an unsatisfiable Accept is not answered with the default HTML: %v %s", r.header, r.body)
+	}
+	if r := h.post("/view", `{}`); !strings.HasPrefix(r.header.Get("Content-Type"), TypeHTML) {
+		t.Fatalf("a view without Accept is not HTML: %v", r.header)
+	}
+	if r := h.post("/view?format=html", `{"audience":"agent"}`, "Accept", TypeJACE); !strings.HasPrefix(r.header.Get("Content-Type"), TypeHTML) || strings.Contains(r.body, "keypad") {
+		t.Fatalf("?format=html does not come first, or the agent view is not filtered: %v %s", r.header, r.body)
+	}
+	h.expect(h.post("/view?format=xml", `{}`), 400, "INVALID_PARAMS")
 	given := h.post("/view", `{"state":{"display":"42","acc":null,"op":null,"fresh":true},"audience":"agent"}`)
 	if given.get(`jace.children.#(type=="display").value`).String() != "42" {
 		t.Fatalf("view of a given state: %s", given.body)
@@ -150,24 +164,27 @@ func TestViewAudiencesAndNegotiation(t *testing.T) {
 }
 
 func TestNegotiate(t *testing.T) {
+	offers := []string{TypeHTML, TypeJACE, TypeJSON}
 	cases := []struct {
 		accept, mt string
-		explicit   bool
 		ok         bool
 	}{
-		{"", TypeJSON, false, true},
-		{"*/*", TypeJSON, false, true},
-		{"application/jace+json", TypeJACE, true, true},
-		{"text/html", TypeHTML, true, true},
-		{"text/html;q=0.5, application/jace+json", TypeJACE, true, true},
-		{"text/*", TypeHTML, false, true},
-		{"image/png", "", false, false},
-		{"application/json;q=0, */*;q=0.1", TypeJACE, false, true},
+		{"", "", false},
+		{"*/*", TypeHTML, true},
+		{"application/jace+json", TypeJACE, true},
+		{"text/html", TypeHTML, true},
+		{"text/html;q=0.5, application/jace+json", TypeJACE, true},
+		{"text/*", TypeHTML, true},
+		{"image/png", "", false},
+		{"application/json;q=0, */*;q=0.1", TypeHTML, true},
+		{"*/*;q=0.5, application/json", TypeJSON, true},
+		{"application/jace+json, application/jace+json;q=0", TypeJACE, true},
+		{"application/jace+json;q=0, application/jace+json", "", false},
 	}
 	for _, c := range cases {
-		mt, ex, ok := Negotiate(c.accept)
-		if mt != c.mt || ex != c.explicit || ok != c.ok {
-			t.Errorf("Negotiate(%q) = %q %v %v, want %q %v %v", c.accept, mt, ex, ok, c.mt, c.explicit, c.ok)
+		mt, ok := Negotiate(c.accept, offers)
+		if mt != c.mt || ok != c.ok {
+			t.Errorf("Negotiate(%q) = %q %v, want %q %v", c.accept, mt, ok, c.mt, c.ok)
 		}
 	}
 }
@@ -182,21 +199,23 @@ func TestRequestErrors(t *testing.T) {
 		status                   int
 		code, msg                string
 	}{
-		{"bad json", "POST", "/press", "{\"action\":\n  nope}", nil, 400, "BAD_JSON", "line 2, column 4"},
-		{"two values", "POST", "/press", `{"action":"a"} {}`, nil, 400, "BAD_JSON", "extra data"},
-		{"missing action", "POST", "/actions", `{"params":{}}`, nil, 400, "INVALID_REQUEST", "missing property 'action'"},
-		{"wrong type", "POST", "/actions", `{"action":"calc.clear","dry_run":"yes"}`, nil, 400, "INVALID_REQUEST", "at '/dry_run'"},
-		{"unknown field", "POST", "/actions", `{"action":"calc.clear","dryrun":true}`, nil, 400, "INVALID_REQUEST", "dryrun"},
-		{"bad env.now", "POST", "/press", `{"action":"calc.clear","env":{"now":"yesterday"}}`, nil, 400, "INVALID_REQUEST", "at '/env/now'"},
-		{"bad audience", "POST", "/view", `{"audience":"robot"}`, nil, 400, "INVALID_REQUEST", "at '/audience'"},
+		{"bad json", "POST", "/press", "{\"action\":\n  nope}", nil, 400, "INVALID_PARAMS", "line 2, column 4"},
+		{"two values", "POST", "/press", `{"action":"a"} {}`, nil, 400, "INVALID_PARAMS", "extra data"},
+		{"missing action", "POST", "/actions", `{"params":{}}`, nil, 400, "INVALID_PARAMS", "missing property 'action'"},
+		{"wrong type", "POST", "/actions", `{"action":"calc.clear","dry_run":"yes"}`, nil, 400, "INVALID_PARAMS", "at '/dry_run'"},
+		{"unknown field", "POST", "/actions", `{"action":"calc.clear","dryrun":true}`, nil, 400, "INVALID_PARAMS", "dryrun"},
+		{"bad env.now", "POST", "/press", `{"action":"calc.clear","env":{"now":"yesterday"}}`, nil, 400, "INVALID_PARAMS", "at '/env/now'"},
+		{"bad audience", "POST", "/view", `{"audience":"robot"}`, nil, 400, "INVALID_PARAMS", "at '/audience'"},
 		{"too large", "POST", "/load", `{"source":"` + strings.Repeat("x", 300) + `"}`, nil, 413, "PAYLOAD_TOO_LARGE", "256 bytes"},
 		{"not json", "POST", "/press", `{"action":"calc.clear"}`, []string{"Content-Type", "text/plain"}, 415, "UNSUPPORTED_MEDIA_TYPE", "text/plain"},
 		{"method", "GET", "/press", "", nil, 405, "METHOD_NOT_ALLOWED", "use POST"},
 		{"path", "GET", "/nope", "", nil, 404, "NOT_FOUND", "/nope"},
-		{"unknown action", "POST", "/press", `{"action":"calc.sqrt"}`, nil, 404, "UNKNOWN_ACTION", `"calc.sqrt"`},
-		{"module error", "POST", "/press", `{"action":"calc.input","params":{"digit":"x"}}`, nil, 400, "INVALID_ARGUMENT", "digit"},
-		{"load incomplete", "POST", "/load", `{"source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){}}"}`, nil, 400, "INVALID_MODULE", "view (a function), actions (an object of functions)"},
-		{"load-file missing", "POST", "/load-file", `{"path":"/nope.js"}`, nil, 404, "FILE_NOT_FOUND", "/nope.js"},
+		{"unknown action", "POST", "/press", `{"action":"calc.sqrt"}`, nil, 404, "NOT_FOUND", `"calc.sqrt"`},
+		{"env on /actions", "POST", "/actions", `{"action":"calc.clear","env":{}}`, nil, 400, "INVALID_PARAMS", "env"},
+		{"params not an object", "POST", "/actions", `{"action":"calc.clear","params":[1]}`, nil, 400, "INVALID_PARAMS", "/params"},
+		{"module error", "POST", "/press", `{"action":"calc.input","params":{"digit":"x"}}`, nil, 400, "INVALID_PARAMS", "digit"},
+		{"load incomplete", "POST", "/load", `{"source":"globalThis.jace = {manifest:{name:'x',version:'1'}, init(){}}"}`, nil, 400, "INVALID_PARAMS", "view (a function), actions (an object of functions)"},
+		{"load-file missing", "POST", "/load-file", `{"path":"/nope.js"}`, nil, 404, "NOT_FOUND", "/nope.js"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -219,7 +238,7 @@ func TestModuleErrorLeavesStateAndCarriesPreview(t *testing.T) {
 	}
 	before := h.srv.Runtime().State("")
 	r := h.post("/actions", `{"action":"calc.equals"}`)
-	h.expect(r, 422, "DIVIDE_BY_ZERO")
+	h.expect(r, 400, "DIVIDE_BY_ZERO")
 	if r.get("ok").Bool() || r.get("audit_preview").String() != "EQUALS 8 / 0" || r.get("error.message").String() != "cannot divide by zero" {
 		t.Fatalf("error result %s", r.body)
 	}
@@ -328,7 +347,7 @@ func TestAuditLog(t *testing.T) {
 			t.Errorf("audit %s = %q, want %q (%s)", k, s, v, lines[0])
 		}
 	}
-	if gjson.Get(lines[1], "outcome").String() != "replayed" || gjson.Get(lines[2], "error_code").String() != "UNKNOWN_ACTION" {
+	if gjson.Get(lines[1], "outcome").String() != "replayed" || gjson.Get(lines[2], "error_code").String() != "NOT_FOUND" {
 		t.Fatalf("audit lines %s", buf.String())
 	}
 }

@@ -252,13 +252,14 @@ const (
 	TypeHTML = "text/html"
 )
 
-// Negotiate picks the view representation from an Accept header. It
-// returns the media type, whether the client named it explicitly (not via
-// a wildcard), and false in ok when nothing offered is acceptable. No
-// Accept header means application/json.
-func Negotiate(accept string) (mt string, explicit, ok bool) {
+// Negotiate picks, among offers, the media type the Accept header rates
+// highest: q > 0, a type named exactly beats a wildcard at the same q, and
+// otherwise the earlier offer wins. A media range named twice counts with
+// its first q. ok is false when the header is empty or accepts none of the
+// offers.
+func Negotiate(accept string, offers []string) (mt string, ok bool) {
 	if strings.TrimSpace(accept) == "" {
-		return TypeJSON, false, true
+		return "", false
 	}
 	type rng struct {
 		typ, sub string
@@ -283,8 +284,6 @@ func Negotiate(accept string) (mt string, explicit, ok bool) {
 		}
 		ranges = append(ranges, rng{typ, sub, q})
 	}
-	// Server preference among equally acceptable types.
-	offers := []string{TypeJSON, TypeJACE, TypeHTML}
 	bestQ, bestSpec := 0.0, -1
 	for _, o := range offers {
 		ot, os, _ := strings.Cut(o, "/")
@@ -310,8 +309,5 @@ func Negotiate(accept string) (mt string, explicit, ok bool) {
 			mt, bestQ, bestSpec = o, q, spec
 		}
 	}
-	if mt == "" {
-		return "", false, false
-	}
-	return mt, bestSpec == 2, true
+	return mt, mt != ""
 }

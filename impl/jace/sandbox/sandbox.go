@@ -83,7 +83,14 @@ type Limits struct {
 	// MaxOutput caps the JSON text an entry point may return, in bytes;
 	// 0 means DefaultMaxOutput.
 	MaxOutput int
+	// UnitTicks is how many interpreter ticks make one unit of Fuel, a
+	// multiple of PollTicks; 0 means PollTicks (one interrupt poll).
+	UnitTicks int64
 }
+
+// PollTicks is how many interpreter ticks QuickJS runs between two calls
+// of the interrupt handler, the meter's step.
+const PollTicks = 10000
 
 // Defaults.
 const (
@@ -138,6 +145,9 @@ func New(cfg Config) (*VM, error) {
 	}
 	if cfg.MaxOutput <= 0 {
 		cfg.MaxOutput = DefaultMaxOutput
+	}
+	if cfg.UnitTicks <= 0 {
+		cfg.UnitTicks = PollTicks
 	}
 	q, err := quickjs.NewVM()
 	if err != nil {
@@ -258,7 +268,7 @@ func (v *VM) guard(f func() error) error {
 	atomic.StoreInt32(&v.m.stop, 0)
 	atomic.StoreInt32(&v.m.reason, reasonNone)
 	atomic.StoreInt64(&v.m.used, 0)
-	v.m.fuel = v.cfg.Fuel
+	v.m.fuel = v.cfg.Fuel * v.cfg.UnitTicks / PollTicks // in polls
 	v.m.timeFuel = v.cfg.TimeoutFuel
 
 	var t clock.Timer

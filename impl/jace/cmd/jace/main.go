@@ -2,18 +2,21 @@
 // 003_fd13fde4b5172d4e.txt) over HTTP: §jace-default-port,
 // §jace-calc-demo, §jace-external-module.
 //
-//	jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [MODULE.js]
+//	jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [-vary LIST] [MODULE.js]
 //
 // Without MODULE.js it serves the embedded calculator. A module that cannot
 // be read, is empty or does not load is refused as POST /load refuses it,
 // with a message and exit status 2 (as for a bad flag); -h prints the usage
-// on stdout and exits 0; an address it cannot listen on exits 1. It logs to stderr,
+// on stdout and exits 0; an address it cannot listen on exits 1. -vary
+// switches on spec-permitted variations (jace.Variations): choices the seed
+// leaves open made differently from the reference's, to check that a
+// harness accepts every runtime that keeps the spec. It logs to stderr,
 // writes the audit log as JSON lines to stderr too, and exits cleanly on
 // SIGINT or SIGTERM. TZ is set to UTC before the first VM exists, so dates
 // inside modules render in UTC.
 //
-// It may import the standard library, anchorage/impl/jace and
-// anchorage/sim/clock.
+// It may import the standard library, anchorage/impl/jace, anchorage/impl/vary
+// and anchorage/sim/clock.
 package main
 
 import (
@@ -32,6 +35,7 @@ import (
 	"time"
 
 	"anchorage/impl/jace"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 )
 
@@ -59,7 +63,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 }
 
-const usageLine = "usage: jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [MODULE.js]"
+const usageLine = "usage: jace [-addr 127.0.0.1:3323] [-seed N] [-fuel N] [-timeout 2s] [-max-body BYTES] [-vary LIST] [MODULE.js]"
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("jace", flag.ContinueOnError)
@@ -69,7 +73,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int64("seed", jace.DefaultSeed, "seed of Math.random inside the VM")
 	fuel := fs.Int64("fuel", 0, "fuel units per call (1 unit = 10,000 QuickJS ticks); 0 = no fuel guard")
 	timeout := fs.Duration("timeout", jace.DefaultTimeout, "wall-clock limit of one action")
-	maxBody := fs.Int64("max-body", jace.DefaultMaxBody, "maximum request body in bytes")
+	maxBody := fs.Int64("max-body", 0, "maximum request body in bytes (0: 1 MiB)")
+	varyList := fs.String("vary", "", vary.Usage(jace.Variations()))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), usageLine)
 		fs.PrintDefaults()
@@ -81,6 +86,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		stderr.Write(flagOut.Bytes())
 		return usageError{err}
+	}
+	variations, err := vary.Parse(*varyList, jace.Variations())
+	if err != nil {
+		return usageError{fmt.Errorf("-vary: %w", err)}
 	}
 	if fs.NArg() > 1 {
 		fmt.Fprintln(stderr, usageLine)
@@ -98,6 +107,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		MaxBody:  *maxBody,
 		AuditLog: stderr,
 		Logger:   logger,
+		Vary:     variations,
 	}
 	if fs.NArg() == 1 {
 		path := fs.Arg(0)

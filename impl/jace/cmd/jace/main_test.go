@@ -31,6 +31,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{empty}, 2, "", "jace: module " + empty + " is empty: refused"},
 		{[]string{broken}, 2, "", "jace: module " + broken + " refused"},
 		{[]string{"-timeout", "soon"}, 2, "", `invalid value "soon" for flag -timeout`},
+		{[]string{"-vary", "wording"}, 2, "", `jace: -vary: no variation "wording": want all or some of messages,codes,`},
 		{[]string{"-addr", "256.0.0.1:99999"}, 1, "", "jace: listening on 256.0.0.1:99999"},
 	}
 	for _, c := range cases {

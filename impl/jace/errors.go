@@ -1,0 +1,198 @@
+package jace
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"anchorage/impl/vary"
+)
+
+// Errors (§jace-errors, §jace-json-only). The spec family's errors page
+// fixes ten canonical codes and the status each maps to; the runtime uses
+// them for its own errors wherever one fits, and a code of its own (a
+// Decision of the digest) where none does. Every error goes on the wire as
+// {"error":{"code","message","hints"?,"details"?}}.
+
+// Error is a runtime or module error with its HTTP status.
+type Error struct {
+	Status  int             `json:"-"`
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Hints   []string        `json:"hints,omitempty"`
+	Details json.RawMessage `json:"details,omitempty"`
+	kind    errKind
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// errKind says what went wrong, so that the status, the code and the
+// wording of a runtime error are chosen in one place (choiceOf).
+type errKind int
+
+const (
+	kindModule        errKind = iota // the module's own error, with a code the family or the runtime knows
+	kindModuleUnknown                // the module's own error, with a code neither knows and no status
+	kindBadJSON
+	kindSchema
+	kindMedia
+	kindTooLarge
+	kindBody
+	kindMethod
+	kindRoute
+	kindFormat
+	kindUnknownAction
+	kindFileMissing
+	kindFileUnreadable
+	kindBadModule
+	kindThrown
+	kindTimeout
+	kindFuel
+	kindMemory
+	kindBadResult
+	kindKeyReused
+	kindKeyBusy
+	kindReplaced
+	kindShutdown
+	kindInternal
+)
+
+// errChoice is how the runtime answers one kind of error: the reference's
+// decision, and what the codes, statuses and messages variations make of it.
+type errChoice struct {
+	status    int
+	code      string
+	altStatus int    // under the statuses variation; 0 keeps status
+	altCode   string // under the codes variation; "" keeps code
+	reworded  string // under the messages variation; "" where the seed fixes the words
+}
+
+func choiceOf(k errKind) errChoice {
+	switch k {
+	case kindModuleUnknown:
+		return errChoice{status: 400, altStatus: 500}
+	case kindBadJSON:
+		return errChoice{400, "INVALID_PARAMS", 0, "BAD_JSON", "the request body could not be read as JSON"}
+	case kindSchema:
+		return errChoice{400, "INVALID_PARAMS", 422, "INVALID_REQUEST", "the request does not have the shape this endpoint takes"}
+	case kindMedia:
+		return errChoice{415, "UNSUPPORTED_MEDIA_TYPE", 400, "NOT_JSON", "only JSON request bodies are taken"}
+	case kindTooLarge:
+		return errChoice{413, "PAYLOAD_TOO_LARGE", 400, "BODY_TOO_LARGE", "the request body is too long"}
+	case kindBody:
+		return errChoice{400, "INVALID_PARAMS", 0, "BAD_BODY", "the request body could not be read"}
+	case kindMethod:
+		return errChoice{405, "METHOD_NOT_ALLOWED", 0, "WRONG_METHOD", "this endpoint does not take that method"}
+	case kindRoute:
+		return errChoice{404, "NOT_FOUND", 0, "NO_SUCH_ENDPOINT", "there is nothing at this path"}
+	case kindFormat:
+		return errChoice{400, "INVALID_PARAMS", 0, "BAD_FORMAT", "format must be jace or html"}
+	case kindUnknownAction:
+		return errChoice{404, "NOT_FOUND", 400, "UNKNOWN_ACTION", "the module has no such action"}
+	case kindFileMissing:
+		return errChoice{404, "NOT_FOUND", 400, "FILE_NOT_FOUND", "there is no module file at that path"}
+	case kindFileUnreadable:
+		return errChoice{400, "INVALID_PARAMS", 0, "FILE_UNREADABLE", "the module file could not be read"}
+	case kindBadModule:
+		return errChoice{400, "INVALID_PARAMS", 422, "INVALID_MODULE", "the module was refused"}
+	case kindThrown:
+		return errChoice{500, "INTERNAL", 0, "", "the module threw an exception"}
+	case kindTimeout, kindFuel:
+		return errChoice{status: 500, code: "INTERNAL"}
+	case kindMemory:
+		return errChoice{500, "INTERNAL", 0, "", "the module used too much memory"}
+	case kindBadResult:
+		return errChoice{500, "INTERNAL", 502, "BAD_RESULT", "the module answered something that is not an ActionResult"}
+	case kindKeyReused:
+		return errChoice{422, "IDEMPOTENCY_KEY_REUSED", 409, "KEY_REUSED", "that Idempotency-Key went with another request"}
+	case kindKeyBusy:
+		return errChoice{409, "IDEMPOTENCY_KEY_IN_PROGRESS", 0, "KEY_BUSY", "a request with that Idempotency-Key is still running"}
+	case kindReplaced:
+		return errChoice{409, "CONFLICT", 0, "MODULE_REPLACED", "the module changed while the request waited"}
+	case kindShutdown:
+		return errChoice{503, "SHUTTING_DOWN", 0, "UNAVAILABLE", "the runtime is shutting down"}
+	case kindInternal:
+		return errChoice{500, "INTERNAL", 0, "", "the runtime failed"}
+	}
+	return errChoice{} // kindModule: the module's status and code
+}
+
+// FamilyStatus returns the status the spec family maps one of its ten
+// canonical error codes to (its errors page: servers MUST map error.code to
+// HTTP this way).
+func FamilyStatus(code string) (int, bool) {
+	switch code {
+	case "INVALID_PARAMS":
+		return 400, true
+	case "UNAUTHORIZED":
+		return 401, true
+	case "FORBIDDEN":
+		return 403, true
+	case "NOT_FOUND":
+		return 404, true
+	case "CONFLICT":
+		return 409, true
+	case "PRECONDITION_FAILED":
+		return 412, true
+	case "RATE_LIMITED":
+		return 429, true
+	case "POLICY_DENIED":
+		return 451, true
+	case "INTERNAL":
+		return 500, true
+	case "DRY_RUN_UNSUPPORTED":
+		return 501, true
+	}
+	return 0, false
+}
+
+// familyCode is FamilyStatus backwards: the canonical code of a status.
+func familyCode(status int) (string, bool) {
+	for _, c := range []string{"INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT",
+		"PRECONDITION_FAILED", "RATE_LIMITED", "POLICY_DENIED", "INTERNAL", "DRY_RUN_UNSUPPORTED"} {
+		if s, _ := FamilyStatus(c); s == status {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// newError makes a runtime error of kind k with the reference's status and
+// code.
+func newError(k errKind, format string, args ...any) *Error {
+	c := choiceOf(k)
+	return &Error{Status: c.status, Code: c.code, Message: fmt.Sprintf(format, args...), kind: k}
+}
+
+// wire returns e as it is sent under the variations v: its status, code and
+// message moved where v says, a canonical code always with its family
+// status, and, with extra-members, hints and details on the runtime's own
+// errors. The zero Set gives e unchanged.
+func wire(e *Error, v vary.Set) *Error {
+	out := *e
+	if e.kind == kindModule {
+		return &out
+	}
+	c := choiceOf(e.kind)
+	if v.Has(VaryStatuses) && c.altStatus != 0 {
+		out.Status = c.altStatus
+	}
+	if v.Has(VaryCodes) && c.altCode != "" {
+		out.Code = c.altCode
+	}
+	if st, ok := FamilyStatus(out.Code); ok && st != out.Status {
+		// A status moved away from its canonical code's takes the
+		// canonical code of the new status, or the kind's own code.
+		out.Code = c.altCode
+		if code, ok := familyCode(out.Status); ok {
+			out.Code = code
+		}
+	}
+	if v.Has(VaryMessages) && c.reworded != "" {
+		out.Message = c.reworded
+	}
+	if v.Has(VaryExtraMembers) && e.kind != kindModuleUnknown {
+		out.Hints = []string{"see the runtime's log for the request"}
+		out.Details = mustJSON(map[string]int{"status": out.Status})
+	}
+	return &out
+}
