@@ -1,13 +1,16 @@
 package main
 
-import "anchorage/impl/vary"
+import (
+	"anchorage/impl/jace"
+	"anchorage/impl/vary"
+)
 
 // variations lists a system's spec-permitted variations, from the
 // reference implementation that switches them.
 func variations(system string) []vary.Variation {
 	switch system {
-	case "chatlog", "plurnk", "jace", "deck":
-		return nil // filled in as each system's reference gains its variations
+	case "jace":
+		return jace.Variations()
 	}
-	return nil
+	return nil // chatlog, plurnk and deck gain theirs as their references do
 }
