@@ -8,7 +8,7 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
   @§deck-tutorial-stage1 @§deck-tutorial-narration
   Scenario: Stage 1 runs car and then cdr on a toy list
     Then row 22 contains "Every list begins with a head and continues with a tail."
-    And row 23 reads "Press EVAL to see the first number."
+    And row 23 reads "█"
     When the player presses "EVAL"
     Then row 23 reads "►«car «quote «1 2 3»»»"
     When the player presses "EVAL"
@@ -53,12 +53,16 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     And row 1 does not contain "TUTORIAL"
 
   @§deck-tutorial-narration @decision
-  Scenario: The Cipher line gives way to the prompt after three seconds or a key
-    Then row 22 contains "Every list begins with a head"
+  Scenario: A Cipher line too long for row 22 shows there page by page, then gives way to the prompt
+    Then row 22 contains "Every list begins with a head and continues with a tail."
+    And row 23 does not contain "car"
+    When 3000 ms of simulated time pass
+    Then row 22 contains "Press EVAL to see the first number."
+    And row 22 does not contain "Every list begins"
     And row 23 does not contain "car"
     When 3000 ms of simulated time pass
     Then row 23 reads "►«car «quote «1 2 3»»»"
-    And row 22 does not contain "Every list begins"
+    And row 22 does not contain "Press EVAL"
 
   @§deck-tutorial-skip
   Scenario: BACK offers to exit the tutorial and yes graduates

@@ -64,8 +64,9 @@ type Config struct {
 	Seed      uint64     // seeds the Mission Board model
 }
 
-// NarrationTime is how long a tutorial stage's Cipher line shows before the
-// prompt appears, unless a key dismisses it first.
+// NarrationTime is how long each page of a tutorial stage's Cipher line
+// shows on row 22 before the next page or the prompt appears, unless a key
+// dismisses the narration first.
 const NarrationTime = 3 * time.Second
 
 // Cart is an inserted cartridge.
@@ -317,8 +318,8 @@ func (d *Deck) PressAll(keys ...Key) error {
 // Wait lets simulated time pass with no key pressed.
 func (d *Deck) Wait(dur time.Duration) {
 	d.clk.Advance(dur)
-	if s := d.repl; s != nil && s.narrating && d.clk.Now().Sub(s.narratedAt) >= NarrationTime {
-		s.revealPrompt()
+	if s := d.repl; s != nil && s.narrating {
+		s.narrate(d.clk.Now())
 	}
 	d.render()
 }

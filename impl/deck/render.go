@@ -145,15 +145,6 @@ func (d *Deck) renderREPL() {
 		readout = TextExitTutorial
 	}
 	prompt := s.comp.p.Render(Cols)
-	if s.narrating && len(readout) > Cols-6 {
-		// A Cipher line too long for the rule continues on the prompt
-		// row, which stays empty until the narration is over.
-		cut := strings.LastIndex(readout[:Cols-6], " ")
-		if dot := strings.LastIndex(readout[:Cols-6], ". "); dot > 0 {
-			cut = dot + 1 // prefer a sentence break
-		}
-		readout, prompt = readout[:cut], EncodeCP437(readout[cut+1:])
-	}
 	d.renderRule(readout)
 	sc.Put(RowPrompt, 0, prompt)
 	sc.PutText(RowAction, 0, TextActionREPL)

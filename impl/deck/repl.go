@@ -2,6 +2,7 @@ package deck
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"anchorage/impl/fe"
@@ -63,6 +64,7 @@ type Session struct {
 	step       int
 	narrating  bool
 	narratedAt time.Time
+	pages      []string // the stage's Cipher line as row 22 shows it, page by page
 
 	cell       *Node // the form under the cursor when EVAL was pressed
 	lfsr       uint16
@@ -134,7 +136,37 @@ func (d *Deck) startStage() {
 	}
 	s.narrating, s.narratedAt = true, d.clk.Now()
 	s.comp.p.SetForm(nil)
-	s.comp.readout = Stages()[s.stage-1].Narration
+	s.pages = narrationPages(Stages()[s.stage-1].Narration, RuleText)
+	s.comp.readout = s.pages[0]
+}
+
+// narrationPages cuts a Cipher line into the pages row 22 shows one after
+// the other, each at most width bytes: at the last sentence end that fits,
+// else at the last blank.
+func narrationPages(line string, width int) []string {
+	var pages []string
+	for len(line) > width {
+		cut := strings.LastIndex(line[:width+1], ". ")
+		if cut > 0 {
+			cut++ // the full stop stays on its page
+		} else if cut = strings.LastIndex(line[:width+1], " "); cut <= 0 {
+			cut = width
+		}
+		pages = append(pages, line[:cut])
+		line = strings.TrimLeft(line[cut:], " ")
+	}
+	return append(pages, line)
+}
+
+// narrate shows the page of the Cipher line the time since it began asks
+// for, and the stage's prompt once every page has had its time.
+func (s *Session) narrate(now time.Time) {
+	page := int(now.Sub(s.narratedAt) / NarrationTime)
+	if page >= len(s.pages) {
+		s.revealPrompt()
+		return
+	}
+	s.comp.readout = s.pages[page]
 }
 
 func (s *Session) revealPrompt() {
