@@ -6,6 +6,7 @@ package deck
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"anchorage/features/kit"
 	"anchorage/impl/deck"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 	"anchorage/sim/vfs"
 )
@@ -31,7 +33,13 @@ type world struct {
 	cpi   float64     // the deck's CPI; 0 is the default
 	flash *vfs.Faulty // the deck's flash (fs), where faults are injected
 	proc  *procDeck   // DECK_CMD's process, else nil: the simulator above (driver.go)
+	vary  vary.Set    // the spec-permitted variations the simulator runs with (ANCHORAGE_VARY)
 }
+
+// EnvVary names the environment variable that runs the embedded deck with
+// spec-permitted variations of the reference's decisions: "all" or names of
+// deck.Variations, comma-separated.
+const EnvVary = "ANCHORAGE_VARY"
 
 type key struct{}
 
@@ -46,7 +54,11 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		seed := s.Seeds.Rand("deck").Uint64()
 		flash := vfs.NewFaulty(afero.NewMemMapFs(), seed)
-		return context.WithValue(ctx, key{}, &world{fs: flash, flash: flash, seed: seed}), nil
+		set, err := vary.Parse(os.Getenv(EnvVary), deck.Variations())
+		if err != nil {
+			return ctx, fmt.Errorf("%s: %w", EnvVary, err)
+		}
+		return context.WithValue(ctx, key{}, &world{fs: flash, flash: flash, seed: seed, vary: set}), nil
 	})
 	registerDriver(sc)
 	step := func(expr string, f func(w *world, args ...string) error) {
@@ -98,7 +110,7 @@ func InitializeScenario(sc kit.Steps) {
 	step(`^the deck state is that of a new deck$`, func(w *world, _ ...string) error {
 		// The oracle is a second deck, powered on with nothing configured
 		// but the board: its own empty flash, its own clock.
-		fresh, err := deck.New(deck.Config{Seed: w.seed, Part: w.part})
+		fresh, err := deck.New(deck.Config{Seed: w.seed, Part: w.part, Vary: w.vary})
 		if err != nil {
 			return fmt.Errorf("power on a new deck: %w", err)
 		}
@@ -323,7 +335,7 @@ func InitializeScenario(sc kit.Steps) {
 }
 
 func (w *world) power() error {
-	d, err := deck.New(deck.Config{Fs: w.fs, Clock: clock.NewSim(clock.Epoch()), Seed: w.seed, Part: w.part, CPI: w.cpi})
+	d, err := deck.New(deck.Config{Fs: w.fs, Clock: clock.NewSim(clock.Epoch()), Seed: w.seed, Part: w.part, CPI: w.cpi, Vary: w.vary})
 	w.d = d
 	return err
 }
