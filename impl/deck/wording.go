@@ -232,10 +232,10 @@ func variations() []variation {
 					w.gatedMsg[name] = "Not available outside a mission: " + name + "."
 				}
 			}},
-		{vary.Variation{Name: "glyphs", What: "the prompt is drawn with [ ] brackets, → cursor, _ empty cursor, one column of indentation",
+		{vary.Variation{Name: "glyphs", What: "the prompt is drawn with [ ] brackets, → cursor, ▌ empty cursor, one column of indentation",
 			Permit: "seed 004, UI zones, Prompt line: \"indentation + bracket glyphs, never literal parens\" and \"a cursor\"; which glyphs and how much indentation is not given"},
 			func(w *wording) {
-				w.glyphs = Glyphs{Open: '[', Close: ']', Cursor: 0x1A, Left: 0x1B, Block: '_', Indent: 1}
+				w.glyphs = Glyphs{Open: '[', Close: ']', Cursor: 0x1A, Left: 0x1B, Block: 0xDD, Indent: 1}
 			}},
 		{vary.Variation{Name: "screens", What: "the home, browser, editor, cartridge and mission screens' banners and action bars are reworded",
 			Permit: "seed 004 gives the REPL's banner and action bar only; the other screens are not its subject"},
