@@ -99,7 +99,9 @@ Feature: Details — screen rows, primitives and error paths the other features 
     When the player presses "EVAL"
     And the player composes "(list 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 8888888888)"
     And the player presses "CAR CDR CDR CDR CDR CDR CDR CDR CDR"
-    Then row 23 reads "◄11 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 ►888888888" per Decision (§deck-prompt-structural)
+    # The cursor is on the last number: it stays in view.
+    Then row 23 contains "8888"
+    And row 23 reads "◄11 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 ►888888888" per Decision (§deck-prompt-structural)
 
   @§deck-watchdog
   Scenario: A watchdog that fired during a collection is not raised again by the next collection

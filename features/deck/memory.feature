@@ -247,6 +247,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player evaluates "(+ 1 2)"
     Then the evaluation reports its cycles and the clock moved on with them
     And the evaluation reports its cycles and the clock advanced by cycles / 150 MHz per Decision (§deck-cycle-count)
+    When the player evaluates "(do (= i 0) (while (< i 300) (= i (+ i 1))))"
+    Then the evaluation reports its cycles and the clock moved on with them
+    And the clock moved at one rate for every evaluation
 
   @§deck-cycle-count
   Scenario: Pairs, arguments, lookups and allocations cost what the table says

@@ -148,17 +148,65 @@ func seedSteps(sc kit.Steps) {
 		}
 		return nil
 	})
+	on(`^row 22 shows the Cipher line "([^"]*)" before the prompt appears$`, func(w *world, a ...string) error {
+		return cipherLine(w, a[0])
+	})
 	on(`^the evaluation reports its cycles and the clock moved on with them$`, func(w *world, _ ...string) error {
+		var reported, counted uint64
+		var advanced time.Duration
 		if w.proc != nil {
 			n, err := w.proc.readout()
 			if err != nil {
 				return err
 			}
-			return cyclesReported(n, w.proc.now.cycles-w.proc.prev.cycles, w.proc.now.clock-w.proc.prev.clock, w.row(rowRule))
+			reported, counted, advanced = n, w.proc.now.cycles-w.proc.prev.cycles, w.proc.now.clock-w.proc.prev.clock
+		} else {
+			reported, counted, advanced = w.d.Last().Cycles, w.d.CPU().Cycles()-w.cyc, w.d.Clock().Now().Sub(w.clock)
 		}
-		ev := w.d.Last()
-		return cyclesReported(ev.Cycles, w.d.CPU().Cycles()-w.cyc, w.d.Clock().Now().Sub(w.clock), w.row(rowRule))
+		if err := cyclesReported(reported, counted, advanced, w.row(rowRule)); err != nil {
+			return err
+		}
+		w.rates = append(w.rates, float64(advanced)/float64(counted))
+		return nil
 	})
+	on(`^the clock moved at one rate for every evaluation$`, func(w *world, _ ...string) error {
+		for _, r := range w.rates[1:] {
+			if d := r/w.rates[0] - 1; d > 0.01 || d < -0.01 {
+				return fmt.Errorf("the clock moved %v ns per cycle, then %v: not one clock rate", w.rates[0], r)
+			}
+		}
+		return nil
+	})
+}
+
+// cipherLine lets simulated time pass a second at a time until the stage's
+// prompt appears (30 s at most), and checks that row 22 showed the whole
+// Cipher line meanwhile, in one piece or page by page, while the prompt
+// line stayed empty.
+func cipherLine(w *world, line string) error {
+	var shown []string
+	for i := 0; i < 30 && len(rowAtoms(w.row(rowPrompt))) == 0; i++ {
+		if r := ruleReadout(w.row(rowRule)); r != "" && (len(shown) == 0 || shown[len(shown)-1] != r) {
+			shown = append(shown, r)
+		}
+		if err := w.wait(time.Second); err != nil {
+			return err
+		}
+	}
+	got := strings.Join(strings.Fields(strings.Join(shown, " ")), " ")
+	if !strings.Contains(got, strings.Join(strings.Fields(line), " ")) {
+		return fmt.Errorf("row 22 showed %q before the prompt appeared, not the Cipher line %q", shown, line)
+	}
+	return nil
+}
+
+// wait lets simulated time pass on the scenario's target.
+func (w *world) wait(d time.Duration) error {
+	if w.proc != nil {
+		return w.proc.send(fmt.Sprintf("WAIT:%d", d.Milliseconds()))
+	}
+	w.d.Wait(d)
+	return nil
 }
 
 // lispError checks that the last result is a Lisp error, `(error …)`, whose

@@ -35,7 +35,8 @@ type world struct {
 	proc  *procDeck   // DECK_CMD's process, else nil: the simulator above (driver.go)
 	vary  vary.Set    // the spec-permitted variations the simulator runs with (ANCHORAGE_VARY)
 
-	refusal string // the message of the last refusal a step expected
+	refusal string    // the message of the last refusal a step expected
+	rates   []float64 // the clock's nanoseconds per cycle over each evaluation a step judged
 }
 
 // EnvVary names the environment variable that runs the embedded deck with

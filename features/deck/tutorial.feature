@@ -74,14 +74,15 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
 
   @§deck-tutorial-narration
   Scenario: The whole Cipher line of a stage shows on row 22 before its prompt appears
-    When 20000 ms of simulated time pass
-    Then the prompt line shows "(car '(1 2 3))"
+    Then row 22 shows the Cipher line "Every list begins with a head and continues with a tail. Press EVAL to see the first number." before the prompt appears
+    And the prompt line shows "(car '(1 2 3))"
     When the player presses "EVAL EVAL"
-    Then row 22 contains "Quote preserves a form. Eval executes one. Observe."
-    And the prompt line is empty
-    When the player presses "EVAL EVAL EVAL"
-    Then row 22 contains "A lambda is an unnamed function. Apply it."
-    And the prompt line is empty
+    Then row 22 shows the Cipher line "Quote preserves a form. Eval executes one. Observe." before the prompt appears
+    And the prompt line shows "(quote (+ 1 2))"
+    When the player presses "EVAL EVAL"
+    Then row 22 shows the Cipher line "A lambda is an unnamed function. Apply it." before the prompt appears
+    When the player presses "EVAL"
+    Then row 22 shows the Cipher line "You have the grammar. The rest is yours. Try (get-credits)." before the prompt appears
 
   @§deck-tutorial-skip @decision
   Scenario: BACK offers to exit the tutorial and yes graduates
