@@ -168,14 +168,6 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 		`^a cartridge "([^"]*)" with a (\d+) KB arena is inserted$`: func(p *procDeck, a ...string) error {
 			return p.send("INSERT:" + a[0] + ":" + a[1])
 		},
-		`^the deck is wiped$`: func(p *procDeck, _ ...string) error {
-			// Through the menus, as a player wipes a deck: DECK STATE on the
-			// home screen, then WIPE DECK in the browser.
-			if err := p.choose("DECK STATE"); err != nil {
-				return err
-			}
-			return p.choose("WIPE DECK")
-		},
 		`^(\d+) ms of simulated time pass$`: func(p *procDeck, a ...string) error { return p.send("WAIT:" + a[0]) },
 		`^the result is "(.*)"$`: func(p *procDeck, a ...string) error {
 			i, err := p.newest()
@@ -668,21 +660,6 @@ func rowShows(row, text string) bool {
 	_, got := scrollEntry(row)
 	prefix := strings.TrimSuffix(row, got)
 	return row == shown(prefix+text)
-}
-
-// choose moves the menu marker to item with CDR and selects it with EVAL.
-func (p *procDeck) choose(item string) error {
-	for i := 0; i < 8; i++ {
-		for _, row := range p.now.rows {
-			if strings.TrimSpace(row) == "► "+item {
-				return p.send("EVAL")
-			}
-		}
-		if err := p.send("CDR"); err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("the screen offers no menu item %q to choose", item)
 }
 
 // newest finds the row of the newest result line in the scrollback (rows

@@ -506,3 +506,16 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Then the result is a Lisp error
     When the player evaluates "(car (list 7))"
     Then the result is "7"
+
+  @§deck-arena-24k @§deck-arena-oom
+  Scenario: A recursion Fe's 256-entry GC root stack cannot hold is Fe's gc stack overflow; one well within it is not
+    # Each level of sum-to keeps about seven roots on Fe's GC stack: a bare Fe context
+    # already stops before 37 levels, and a session's own roots only lower that.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= sum-to (fn (n) (if (is n 0) 0 (+ n (sum-to (- n 1)))))) (sum-to 30))"
+    Then the result is "465"
+    When the player evaluates "(sum-to 40)"
+    Then the result is a Lisp error naming "gc stack overflow"
+    When the player evaluates "(sum-to 20)"
+    Then the result is "210"

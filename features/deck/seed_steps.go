@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"anchorage/features/kit"
+	"anchorage/impl/deck"
 )
 
 // The steps of this file assert what seed 004 states at its own level of
@@ -75,6 +76,14 @@ func seedSteps(sc kit.Steps) {
 			sc.Step(expr, func(ctx context.Context, a, b, c string) error { return run(ctx, a, b, c) })
 		}
 	}
+	on(`^the deck is wiped$`, func(w *world, _ ...string) error {
+		// Through the menus, as a player wipes a deck: DECK STATE on the
+		// home screen, then WIPE DECK in the browser.
+		if err := w.choose("DECK STATE"); err != nil {
+			return err
+		}
+		return w.choose("WIPE DECK")
+	})
 	on(`^the result is a Lisp error$`, func(w *world, _ ...string) error { return lispError(w, "") })
 	on(`^the result is a Lisp error naming "(.*)"$`, func(w *world, a ...string) error { return lispError(w, a[0]) })
 	on(`^the status bar shows "([^"]*)", (\d+) credits and reputation (-?\d+)$`, func(w *world, a ...string) error {
@@ -198,6 +207,31 @@ func cipherLine(w *world, line string) error {
 		return fmt.Errorf("row 22 showed %q before the prompt appeared, not the Cipher line %q", shown, line)
 	}
 	return nil
+}
+
+// choose moves a menu's marker to item with CDR and selects it with EVAL
+// (the home menu of Decision (§deck-invoke), the browser's of Decision
+// (§deck-tutorial-latch)).
+func (w *world) choose(item string) error {
+	for i := 0; i < 8; i++ {
+		for r := 0; r < screenRows; r++ {
+			if strings.TrimSpace(w.row(r)) == "► "+item {
+				return w.press("EVAL")
+			}
+		}
+		if err := w.press("CDR"); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("the screen offers no menu item %q to choose", item)
+}
+
+// press presses keys on the scenario's target.
+func (w *world) press(keys string) error {
+	if w.proc != nil {
+		return w.proc.send(keys)
+	}
+	return deck.RunScript(w.d, keys)
 }
 
 // wait lets simulated time pass on the scenario's target.

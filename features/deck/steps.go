@@ -342,7 +342,6 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return checkCycles(w.d.Last(), t)
 	})
-	step(`^the deck is wiped$`, func(w *world, _ ...string) error { return w.d.Wipe() })
 	memorySteps(step)
 	faultSteps(step)
 	sharpMoreSteps(step)
