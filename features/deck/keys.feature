@@ -44,8 +44,10 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     Then row 2 contains "►> (list 7 8)" per Decision (§deck-scrollback)
     When the player presses "QUOTE"
     Then the prompt line shows "(list 7 8)"
+    # CAR descends into the result (7 8): its first element, 7, is under inspection.
     When the player presses "BACK CDR CAR"
     Then row 22 contains "7"
+    And row 22 does not contain "8"
     And row 22 contains "CELL number: 7" per Decision (§deck-separator)
 
   @§deck-key-cons @decision
