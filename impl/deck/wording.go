@@ -157,21 +157,21 @@ func wordingFor(set vary.Set) wording {
 func variations() []variation {
 	return []variation{
 		{vary.Variation{Name: "status", What: "row 0 labels and spacing: NEO · 1200 cr · rep 7",
-			Permit: "seed 004, UI zones: the status bar \"shows operator handle, credits, reputation, and the indicator REPL in the mode slot\"; no labels, order of the three or spacing"},
+			Permit: "seed 004, UI zones: row 0 carries the handle, the credits, the reputation and REPL in the mode slot; it gives no labels, order or spacing"},
 			func(w *wording) {
 				w.status = func(h string, cr uint32, rep int32) string { return fmt.Sprintf("%s · %d cr · rep %d", h, cr, rep) }
 			}},
 		{vary.Variation{Name: "banner", What: "row 1 reads KINOSHITA DEV REPL - Fe VM v1.4",
-			Permit: "seed 004, UI zones, Banner: \"KINOSHITA DEV REPL — Fe VM vX.Y\": the version is a placeholder, and CP437 has no em dash"},
+			Permit: "seed 004, UI zones, Banner: the banner names the Dev REPL and the Fe VM with a placeholder version vX.Y, joined by an em dash CP437 does not have"},
 			func(w *wording) { w.banner = "KINOSHITA DEV REPL - Fe VM v1.4" }},
 		{vary.Variation{Name: "stage", What: "the tutorial-stage indicator reads STAGE 1 OF 4",
-			Permit: "seed 004, UI zones, Banner: \"and tutorial-stage indicator when active\"; its form is not given"},
+			Permit: "seed 004, UI zones, Banner: the banner also shows the tutorial stage while it runs, in no given form"},
 			func(w *wording) { w.stage = func(n int) string { return fmt.Sprintf("STAGE %d OF 4", n) } }},
 		{vary.Variation{Name: "exit-prompt", What: "the question before leaving the REPL is reworded",
-			Permit: "seed 004, Input grammar, BACK: \"exits the REPL (with confirmation if history has unsaved entries)\"; the confirmation's words are not given"},
+			Permit: "seed 004, Input grammar (BACK) and Teardown: leaving asks for confirmation when history has unsaved entries, in no given words"},
 			func(w *wording) { w.exitREPL = "SAVE HISTORY AND LEAVE THE REPL? EVAL YES / BACK NO" }},
 		{vary.Variation{Name: "refusals", What: "the allocator's refusals and a refused deck-state image are reworded",
-			Permit: "seed 004, Memory orchestration: the budget table and \"at most one of the three is allocated at a time\"; how a refusal reads is not given"},
+			Permit: "seed 004, Memory orchestration: the budget table and the mutual exclusion rule say what is refused, not how a refusal reads"},
 			func(w *wording) {
 				w.refused = "DENIED - "
 				w.stateReset = "new deck: the saved state was refused (%v)"
@@ -191,12 +191,12 @@ func variations() []variation {
 				w.watchdogErr = `(error cycle-budget :message "evaluation stopped: it ran past its cycle budget")`
 			}},
 		{vary.Variation{Name: "history-entry", What: "a *history* entry is the list (expression \"result\")",
-			Permit: "seed 004, Owned surfaces: *history* is \"a cons-list of the last 32 evaluated expressions plus their printed results\"; an entry's shape is not given"},
+			Permit: "seed 004, Owned surfaces: *history* is a cons list of the last 32 expressions with their printed results; an entry's shape is not given"},
 			func(w *wording) {
 				w.historyEntry = func(vm *fe.VM, expr, result fe.Value) fe.Value { return vm.List(expr, result) }
 			}},
 		{vary.Variation{Name: "readouts", What: "row 22's readouts (cycles, type, cell, palette, literal entry, errors) are reworded",
-			Permit: "seed 004, UI zones and Input grammar: row 22 carries \"a transient readout\"; only ATOM's type names are given"},
+			Permit: "seed 004, UI zones and Input grammar: row 22 carries transient readouts; only the type names ATOM shows are given"},
 			func(w *wording) {
 				w.words = readouts{
 					noChild: "NO FIRST CHILD", endOfList: "NO NEXT SIBLING", nothingToDelete: "EMPTY PROMPT", deleted: "CUT TO CLIPBOARD",
@@ -217,10 +217,10 @@ func variations() []variation {
 				w.deckError = func(msg string) string { return fmt.Sprintf("(error runtime :message %s)", quoteString(msg)) }
 			}},
 		{vary.Variation{Name: "narration", What: "each page of a Cipher line shows 5 s and a long line is cut at a blank",
-			Permit: "seed 004, Tutorial mode: \"Cipher narrates each stage in Row 22 (transient) before the prompt appears\"; how long, and how a long line is cut, is not given"},
+			Permit: "seed 004, Tutorial mode: Cipher's line shows transiently on row 22 before the prompt; how long, and how a line too long for the row is cut, is not given"},
 			func(w *wording) { w.narration, w.pageCut = 5*time.Second, cutAtBlank }},
 		{vary.Variation{Name: "docs", What: "describe's documentation is reworded",
-			Permit: "seed 004, FFI surface: (describe 'credit-add) \"shows a signature and doc\"; the doc's words are not given"},
+			Permit: "seed 004, FFI surface: describe shows a primitive's signature and documentation, in no given words"},
 			func(w *wording) {
 				w.docs = func(sig, doc string) string { return sig + ": " + doc + " (gated: raises outside a mission)" }
 				w.coreDoc = func(doc string) string { return "doc: " + doc }
@@ -233,7 +233,7 @@ func variations() []variation {
 				}
 			}},
 		{vary.Variation{Name: "glyphs", What: "the prompt is drawn with [ ] brackets, → cursor, ▌ empty cursor, one column of indentation",
-			Permit: "seed 004, UI zones, Prompt line: \"indentation + bracket glyphs, never literal parens\" and \"a cursor\"; which glyphs and how much indentation is not given"},
+			Permit: "seed 004, UI zones, Prompt line: structure is drawn with indentation and bracket glyphs, never parentheses, plus a cursor; which glyphs and how much indentation is not given"},
 			func(w *wording) {
 				w.glyphs = Glyphs{Open: '[', Close: ']', Cursor: 0x1A, Left: 0x1B, Block: 0xDD, Indent: 1}
 			}},
@@ -251,7 +251,7 @@ func variations() []variation {
 				}
 			}},
 		{vary.Variation{Name: "first-run-row", What: "the first-run prompt shows on row 10",
-			Permit: "seed 004, Tutorial first-boot flow: the home screen \"displays a one-time prompt\"; its row is not given"},
+			Permit: "seed 004, Tutorial first-boot flow: the home screen shows the first-run prompt once; its row is not given"},
 			func(w *wording) { w.firstRunRow = 10 }},
 	}
 }
