@@ -200,3 +200,17 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | {n*63}   | nil                                                     |
       | {n*64}   | (error snippet-library-full :message \"snippets: name |
 
+
+  @§deck-clipboard @§deck-open-in-editor
+  Scenario: nEmacs edits with the same keys, and a form it cuts is the REPL's *clipboard*
+    When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
+    And the player presses "CAR ATOM"
+    Then row 22 shows the type symbol
+    When the player presses "CDR NIL"
+    Then the editor holds "(+ 2)"
+    And the clipboard holds "1"
+    When the player presses "BACK BACK"
+    Then the deck shows the HOME mode
+    When the player presses "EVAL"
+    And the player evaluates "*clipboard*"
+    Then the result is "1"
