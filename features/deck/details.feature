@@ -1,22 +1,23 @@
 @deck
 Feature: Details — screen rows, primitives and error paths the other features pass by
 
-  @§deck-open-in-editor
+  @§deck-open-in-editor @decision
   Scenario: The editor draws the form it holds on the first row under its banner
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
-    Then row 1 reads "nEMACS ─ STRUCTURAL EDITOR"
-    And row 2 reads "►«+ 1 2»"
+    Then the editor holds "(+ 1 2)"
+    And row 1 reads "nEMACS ─ STRUCTURAL EDITOR" per Decision (§deck-text-mode)
+    And row 2 reads "►«+ 1 2»" per Decision (§deck-prompt-structural)
 
-  @§deck-tutorial-latch
+  @§deck-tutorial-latch @decision
   Scenario: The Deck State browser shows the operator's handle, credits and reputation
     Given a graduated deck of "NEO" with 1200 credits and reputation 7
     When the player presses "CDR CDR EVAL"
     Then the deck shows the DECK mode
-    And row 3 contains "HANDLE NEO"
-    And row 4 contains "CREDITS 1200  REPUTATION 7"
-    And row 5 contains "TUTORIAL graduated"
+    And row 3 contains "HANDLE NEO" per Decision (§deck-tutorial-latch)
+    And row 4 contains "CREDITS 1200  REPUTATION 7" per Decision (§deck-tutorial-latch)
+    And row 5 contains "TUTORIAL graduated" per Decision (§deck-tutorial-latch)
 
   @§deck-arena-24k
   Scenario Outline: atom is true of everything but a pair
@@ -48,44 +49,49 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | 0x.fp0   | 0.9375 |
       | 0x1.p3   | 8      |
 
-  @§deck-arena-24k
+  @§deck-arena-24k @decision
   Scenario: Not-a-number prints as the deck's newlib prints it, without a sign
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(/ 0 0)"
-    Then the result is "nan"
+    Then the result is "nan" per Decision (§deck-key-eval)
     When the player evaluates "(- 0 (/ 0 0))"
-    Then the result is "nan"
+    Then the result is "nan" per Decision (§deck-key-eval)
 
-  @§deck-arena-24k
+  @§deck-arena-24k @decision
   Scenario: A function prints with an address inside the arena, past the VM's context
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "car"
-    Then the result starts with "[prim 0x1000"
+    Then the result starts with "[prim "
+    And the result starts with "[prim 0x1000" per Decision (§deck-arena-24k)
     When the player evaluates "(fn (x) x)"
-    Then the result starts with "[func 0x1000"
+    Then the result starts with "[func "
+    And the result starts with "[func 0x1000" per Decision (§deck-arena-24k)
 
-  @§deck-key-cdr
+  @§deck-key-cdr @decision
   Scenario: In the scrollback CDR turns back at the oldest and at the newest entry
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(list 7 8)"
     And the player evaluates "(+ 1 2)"
     And the player presses "BACK CDR"
-    Then row 2 contains "►> (list 7 8)"
+    Then row 2 contains "►> (list 7 8)" per Decision (§deck-key-cdr)
     When the player presses "CDR"
-    Then row 4 contains "►> (+ 1 2)"
+    Then row 4 contains "►> (+ 1 2)" per Decision (§deck-key-cdr)
     When the player presses "CDR"
-    Then row 2 contains "►> (list 7 8)"
+    Then row 2 contains "►> (list 7 8)" per Decision (§deck-key-cdr)
+    When the player presses "QUOTE"
+    Then the prompt line shows "(list 7 8)" per Decision (§deck-key-cdr)
 
-  @§deck-prompt-structural
+  @§deck-prompt-structural @decision
   Scenario: A string left open cannot be composed
     Given a graduated deck
     When the player presses "EVAL"
-    Then composing "(list \"abc)" is refused naming "unclosed string"
+    Then composing "(list \"abc)" is refused
+    And the refusal names "unclosed string" per Decision (§deck-focus)
 
-  @§deck-prompt-structural
+  @§deck-prompt-structural @decision
   Scenario: A prompt wider than the screen scrolls to keep the cursor ten columns from the right edge
     # Unscrolled the line would be 97 columns with the cursor in column 85: the first
     # 16 columns give way to ◄ so that the cursor sits in column 70, and the line is cut at 80.
@@ -93,14 +99,17 @@ Feature: Details — screen rows, primitives and error paths the other features 
     When the player presses "EVAL"
     And the player composes "(list 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 8888888888)"
     And the player presses "CAR CDR CDR CDR CDR CDR CDR CDR CDR"
-    Then row 23 reads "◄11 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 ►888888888"
+    # The cursor is on the last number: it stays in view.
+    Then row 23 contains "8888"
+    And row 23 reads "◄11 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 ►888888888" per Decision (§deck-prompt-structural)
 
   @§deck-watchdog
   Scenario: A watchdog that fired during a collection is not raised again by the next collection
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*165} (= i 0) (while t (= i (+ i 1))))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
     When the player evaluates "(do (= i 0) (while (< i 3000) (= i (+ i 1))))"
     Then the result is "nil"
     When the player evaluates "i"
@@ -113,8 +122,9 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*6} (= g (fn (x) x)) (= f (fn (n) (while t (g n)))) (f 1))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 53021  | 38           |
       | arg    | 159060 | 38.5         |
@@ -147,60 +157,61 @@ Feature: Details — screen rows, primitives and error paths the other features 
     When the player presses "EVAL"
     And the player composes "(+ 1 2)"
     And the player presses "CAR CDR QUOTE"
-    Then row 22 contains "GRABBED INTO *history*"
+    Then row 22 contains "GRABBED INTO *history*" per Decision (§deck-separator)
     When the player presses "CDR"
-    Then row 22 does not contain "GRABBED"
+    Then row 22 does not contain "GRABBED" per Decision (§deck-separator)
     And row 22 is a box-drawing rule apart from its readout
 
-  @§deck-eval-from-editor
+  @§deck-eval-from-editor @decision
   Scenario: The editor's result stays on the rule until the next key
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(open-in-nemacs (quote (get-credits)))"
     And the player presses "EVAL"
-    Then row 22 contains "=> 100"
+    Then row 22 contains "100"
+    And row 22 contains "=> 100" per Decision (§deck-eval-from-editor)
     When the player presses "CAR"
-    Then row 22 does not contain "=> 100"
+    Then row 22 does not contain "100" per Decision (§deck-eval-from-editor)
 
-  @§deck-sram-budget
+  @§deck-sram-budget @decision
   Scenario: The mission phase shows its form, its result and how to end it
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(open-in-nemacs (quote (mission-active?)))"
     And a cartridge "ghost" with a 16 KB arena and a 4096 byte mission is inserted
     And the player presses "BACK"
-    Then the deck shows the MISSION mode
-    And row 2 reads " > (mission-active?)"
-    And row 22 contains "=> t"
-    And row 24 reads "BACK end phase"
+    Then the deck shows the MISSION mode per Decision (§deck-sram-budget)
+    And row 2 reads " > (mission-active?)" per Decision (§deck-sram-budget)
+    And row 22 contains "=> t" per Decision (§deck-eval-from-editor)
+    And row 24 reads "BACK end phase" per Decision (§deck-text-mode)
 
-  @§deck-tutorial-latch
+  @§deck-tutorial-latch @decision
   Scenario: The Deck State browser marks the item under the cursor
     Given a graduated deck
     When the player presses "CDR CDR EVAL"
-    Then row 7 contains "► RESET TUTORIAL"
-    And row 8 does not contain "►"
+    Then row 7 contains "► RESET TUTORIAL" per Decision (§deck-tutorial-latch)
+    And row 8 does not contain "►" per Decision (§deck-tutorial-latch)
     When the player presses "CDR"
-    Then row 8 contains "► WIPE DECK"
-    And row 7 does not contain "►"
+    Then row 8 contains "► WIPE DECK" per Decision (§deck-tutorial-latch)
+    And row 7 does not contain "►" per Decision (§deck-tutorial-latch)
 
   @§deck-tutorial-skip
   Scenario: Answering the exit question takes it off the rule, yes or no
     Given a new deck
     When the player presses "EVAL EVAL BACK"
-    Then row 22 contains "EXIT TUTORIAL?"
+    Then the screen shows "EXIT TUTORIAL?"
     When the player presses "BACK"
-    Then row 22 does not contain "EXIT TUTORIAL?"
+    Then the screen does not show "EXIT TUTORIAL?"
     And the tutorial cursor is at first_boot_seen
     When the deck is powered off and on again
     And the player presses "EVAL EVAL BACK"
-    Then row 22 contains "EXIT TUTORIAL?"
+    Then the screen shows "EXIT TUTORIAL?"
     When the player presses "EVAL"
     Then the tutorial cursor is at graduated
-    And row 22 does not contain "EXIT TUTORIAL?"
+    And the screen does not show "EXIT TUTORIAL?"
     When the player presses "CDR"
     Then the tutorial cursor is at graduated
-    And row 22 does not contain "EXIT TUTORIAL?"
+    And the screen does not show "EXIT TUTORIAL?"
 
   @§deck-watchdog @§deck-cycle-count
   Scenario: A loop stopped by the watchdog at the allocation of a sum is charged up to that allocation
@@ -209,8 +220,9 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*23} (while t (+ 1 2)))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 96469  | 38           |
       | arg    | 289426 | 38.5         |
@@ -239,29 +251,30 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (= x 1) (= i 0) (while (< i 600) (= x (list (quote car) x)) (= i (+ i 1))) (eval x))"
-    Then the result is "(error fe-error :message \"expected pair, got number\")"
+    Then the result is a Lisp error naming "expected pair, got number"
+    And the result is "(error fe-error :message \"expected pair, got number\")" per Decision (§deck-key-eval)
     When the player evaluates "(car (list 7))"
     Then the result is "7"
 
-  @§deck-arena-24k
+  @§deck-arena-24k @decision
   Scenario: A do entered with one free GC root slot overflows the stack as Fe's does
     # At (f 34) the innermost do starts its list with 255 of the 256 entries in use: it
     # cannot hold both its list and its environment, and the evaluation ends in Fe's error.
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (car x))))) (f (- n 1))))) (f 34))"
-    Then the result is "(error fe-error :message \"gc stack overflow\")"
+    Then the result is "(error fe-error :message \"gc stack overflow\")" per Decision (§deck-arena-24k)
     When the player evaluates "(car x)"
     Then the result is "1"
 
-  @§deck-arena-24k
+  @§deck-arena-24k @decision
   Scenario: A function made with one free GC root slot overflows the stack as Fe's does
     # At (f 34) fn takes the last of the 256 entries for its (env . definition) pair:
     # the function object itself finds none left, and the evaluation ends in Fe's error.
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (= f (fn (n) (if (is n 0) (do (do (fn (a) a))) (f (- n 1))))) (f 34))"
-    Then the result is "(error fe-error :message \"gc stack overflow\")"
+    Then the result is "(error fe-error :message \"gc stack overflow\")" per Decision (§deck-arena-24k)
     When the player evaluates "((f 33) 7)"
     Then the result is "7"
 
@@ -272,8 +285,9 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*83} (= x 1) (= g (fn (y) y)) (while t (g x)))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 54502  | 38           |
       | arg    | 163582 | 38.5         |
@@ -293,8 +307,9 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*9} (= x 1) (while (< x 2) (= y 1)))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 141000 | 38           |
       | arg    | 352505 | 38.5         |
@@ -311,8 +326,9 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*14} (= x 1) (while t (+ x 1)))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 97318  | 38           |
       | arg    | 291963 | 38.5         |
@@ -332,8 +348,9 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*3} (= x 1) (while t (if x 1)))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 118533 | 38           |
       | arg    | 355597 | 38.5         |
@@ -350,8 +367,9 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*26} (while t (fn (a) a)))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 103335 | 38           |
       | arg    | 206694 | 38.5         |
@@ -363,13 +381,13 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | read   | 1      | 28740        |
       | print  | 1      | 4130         |
 
-  @§deck-ffi-readonly
+  @§deck-ffi-readonly @decision
   Scenario Outline: lfsr-seed sets the state the next step shifts (Galois, taps 0xB400)
     # 2 = 0b10 shifts to 1; 5 = 0b101 shifts to 0b10 and takes the taps: 0xB402.
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (lfsr-seed <seed>) (lfsr-next))"
-    Then the result is "<next>"
+    Then the result is "<next>" per Decision (§deck-ffi-readonly)
 
     Examples:
       | seed | next  |
@@ -384,7 +402,7 @@ Feature: Details — screen rows, primitives and error paths the other features 
     When the player presses "EVAL"
     And the player evaluates "(do (= b 2) (let a 1) (list a b))"
     Then the result is "(1 2)"
-    And the evaluation's events and cycles are
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count | instructions |
       | pair   | 4     | 38           |
       | arg    | 9     | 38.5         |
@@ -402,7 +420,7 @@ Feature: Details — screen rows, primitives and error paths the other features 
     When the player presses "EVAL"
     And the player evaluates "(do (let a 1) (+ a 2))"
     Then the result is "3"
-    And the evaluation's events and cycles are
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count | instructions |
       | pair   | 3     | 38           |
       | arg    | 6     | 38.5         |

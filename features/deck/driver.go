@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -58,7 +59,8 @@ type procDeck struct {
 	now   frame
 	prev  frame // the frame before the last EVAL of "the player evaluates"
 
-	skipLogged bool // the scenario's skip is logged (logSkip)
+	skipLogged bool   // the scenario's skip is logged (logSkip)
+	refusal    string // the message of the last refusal a step expected
 }
 
 // registerDriver picks the scenario's driver: with DECK_CMD set, the world
@@ -166,22 +168,14 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 		`^a cartridge "([^"]*)" with a (\d+) KB arena is inserted$`: func(p *procDeck, a ...string) error {
 			return p.send("INSERT:" + a[0] + ":" + a[1])
 		},
-		`^the deck is wiped$`: func(p *procDeck, _ ...string) error {
-			// Through the menus, as a player wipes a deck: DECK STATE on the
-			// home screen, then WIPE DECK in the browser.
-			if err := p.choose("DECK STATE"); err != nil {
-				return err
-			}
-			return p.choose("WIPE DECK")
-		},
 		`^(\d+) ms of simulated time pass$`: func(p *procDeck, a ...string) error { return p.send("WAIT:" + a[0]) },
 		`^the result is "(.*)"$`: func(p *procDeck, a ...string) error {
-			got, err := p.result()
+			i, err := p.newest()
 			if err != nil {
 				return err
 			}
-			if err := want("result row", got, shown(" => "+a[0])); err != nil {
-				return err
+			if !rowShows(p.now.rows[i], a[0]) {
+				return fmt.Errorf("the result row is %q, want => %s", p.now.rows[i], a[0])
 			}
 			full, err := p.fullResult()
 			if err != nil || full == nil {
@@ -190,12 +184,14 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 			return want("result", *full, a[0])
 		},
 		`^the result starts with "(.*)"$`: func(p *procDeck, a ...string) error {
-			got, err := p.result()
+			i, err := p.newest()
 			if err != nil {
 				return err
 			}
-			if prefix := shown(" => " + a[0]); !strings.HasPrefix(got, prefix) {
-				return fmt.Errorf("result row %q does not start with %q", got, prefix)
+			row := p.now.rows[i]
+			_, got := scrollEntry(row)
+			if !strings.HasPrefix(got, a[0]) && shown(strings.TrimSuffix(row, got)+a[0]) != row {
+				return fmt.Errorf("result row %q does not start with %q", row, a[0])
 			}
 			full, err := p.fullResult()
 			if err != nil || full == nil {
@@ -207,7 +203,7 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 			return nil
 		},
 		`^the result contains "(.*)"$`: func(p *procDeck, a ...string) error {
-			got, err := p.result()
+			got, _, err := p.result()
 			if err != nil {
 				return err
 			}
@@ -224,7 +220,7 @@ func processSteps() map[string]func(p *procDeck, a ...string) error {
 				}
 				return nil
 			}
-			if utf8.RuneCountInString(got) >= screenCols {
+			if i, _ := p.newest(); utf8.RuneCountInString(p.now.rows[i]) >= screenCols {
 				return fmt.Errorf("%w: the result row %q is cut at the screen's edge, so %q may lie beyond it", godog.ErrSkip, got, a[0])
 			}
 			return fmt.Errorf("result row %q does not contain %q", got, a[0])
@@ -323,6 +319,28 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 				return err
 			}
 			return want("newest entry", newest, a[1])
+		},
+		`^the persisted history fits 512 bytes$`: func(p *procDeck, _ ...string) error {
+			v, err := p.stateOf("persisted-history")
+			if err != nil {
+				return err
+			}
+			var size int
+			if _, err := fmt.Sscan(v, &size); err != nil {
+				return fmt.Errorf("persisted-history %q: %w", v, err)
+			}
+			if size > 512 { // the spec's budget
+				return fmt.Errorf("history region is %d bytes", size)
+			}
+			return nil
+		},
+		`^the newest history entry is "([^"]*)"$`: func(p *procDeck, a ...string) error {
+			v, err := p.stateOf("history")
+			if err != nil {
+				return err
+			}
+			_, newest, _ := strings.Cut(v, " ")
+			return want("newest entry", newest, a[0])
 		},
 		`^the persisted history fits 512 bytes and holds (\d+) entries$`: func(p *procDeck, a ...string) error {
 			v, err := p.stateOf("persisted-history")
@@ -537,17 +555,16 @@ func (p *procDeck) exchange(line string) error {
 	return nil
 }
 
-// refused types a line the deck must refuse with a message naming naming.
-func (p *procDeck) refused(line, naming string) error {
+// refused types a line the deck must refuse, and keeps the refusal's
+// message for "the refusal names".
+func (p *procDeck) refused(line string) error {
 	if err := p.exchange(line); err != nil {
 		return err
 	}
-	switch {
-	case p.now.err == "":
+	if p.now.err == "" {
 		return fmt.Errorf("the deck took %q without an error (row 0 %q)", line, p.now.rows[rowStatus])
-	case !strings.Contains(p.now.err, naming):
-		return fmt.Errorf("error %q does not name %q", p.now.err, naming)
 	}
+	p.refusal = p.now.err
 	return nil
 }
 
@@ -631,42 +648,43 @@ func (p *procDeck) evaluate(src string) error {
 	if err != nil {
 		return err
 	}
-	return want("evaluated line", p.now.rows[i-1], shown(" > "+src))
+	if kind, _ := scrollEntry(p.now.rows[i-1]); kind != "prompt" || !rowShows(p.now.rows[i-1], src) {
+		return fmt.Errorf("the newest prompt line is %q, want > %s", p.now.rows[i-1], src)
+	}
+	return nil
 }
 
-// choose moves the menu marker to item with CDR and selects it with EVAL.
-func (p *procDeck) choose(item string) error {
-	for i := 0; i < 8; i++ {
-		for _, row := range p.now.rows {
-			if strings.TrimSpace(row) == "► "+item {
-				return p.send("EVAL")
-			}
-		}
-		if err := p.send("CDR"); err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("the screen offers no menu item %q to choose", item)
+// rowShows reports whether a scrollback row shows text after its prefix,
+// as far as the screen's 80 columns show it.
+func rowShows(row, text string) bool {
+	_, got := scrollEntry(row)
+	prefix := strings.TrimSuffix(row, got)
+	return row == shown(prefix+text)
 }
 
 // newest finds the row of the newest result line in the scrollback (rows
-// 2 to 21, oldest leaving at the top).
+// 2 to 21, oldest leaving at the top): a => line under a > line.
 func (p *procDeck) newest() (int, error) {
 	for i := 21; i >= 3; i-- {
-		if strings.HasPrefix(p.now.rows[i], " => ") && strings.HasPrefix(p.now.rows[i-1], " > ") {
+		if k, _ := scrollEntry(p.now.rows[i]); k != "result" {
+			continue
+		}
+		if k, _ := scrollEntry(p.now.rows[i-1]); k == "prompt" {
 			return i, nil
 		}
 	}
 	return 0, errors.New("the scrollback (rows 2 to 21) shows no evaluation")
 }
 
-// result is the newest result row as the screen shows it.
-func (p *procDeck) result() (string, error) {
+// result is the newest result as its scrollback row shows it, after its
+// => prefix, and whether the row is cut at the screen's edge.
+func (p *procDeck) result() (string, bool, error) {
 	i, err := p.newest()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return p.now.rows[i], nil
+	_, text := scrollEntry(p.now.rows[i])
+	return text, utf8.RuneCountInString(p.now.rows[i]) >= screenCols, nil
 }
 
 // fullResult is the last evaluation's whole result from STATE, or nil
@@ -686,13 +704,14 @@ func (p *procDeck) fullResult() (*string, error) {
 	return &r, nil
 }
 
-// readout is the cycle count row 22 shows for the last evaluation.
+// readout is the cycle count row 22 shows for the last evaluation: the
+// number its readout holds, whatever its words.
 func (p *procDeck) readout() (uint64, error) {
-	var n uint64
-	if _, err := fmt.Sscanf(p.now.rows[rowRule], "── %d CYCLES", &n); err != nil {
-		return 0, fmt.Errorf("row 22 %q shows no cycle readout: %w", p.now.rows[rowRule], err)
+	m := regexp.MustCompile(`\d+`).FindString(ruleReadout(p.now.rows[rowRule]))
+	if m == "" {
+		return 0, fmt.Errorf("row 22 %q shows no cycle count", p.now.rows[rowRule])
 	}
-	return n, nil
+	return strconv.ParseUint(m, 10, 64)
 }
 
 func (p *procDeck) row(n string) string {

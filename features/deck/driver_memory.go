@@ -14,11 +14,11 @@ import (
 // 21 of the screen.
 func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 	return map[string]func(p *procDeck, a ...string) error{
-		`^inserting a cartridge "([^"]*)" with a (\d+) KB arena is refused naming "(.*)"$`: func(p *procDeck, a ...string) error {
-			return p.refused("INSERT:"+a[0]+":"+a[1], a[2])
+		`^inserting a cartridge "([^"]*)" with a (\d+) KB arena is refused$`: func(p *procDeck, a ...string) error {
+			return p.refused("INSERT:" + a[0] + ":" + a[1])
 		},
-		`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused naming "(.*)"$`: func(p *procDeck, a ...string) error {
-			return p.refused("INSERT:"+a[0]+":"+a[1]+"B", a[2])
+		`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused$`: func(p *procDeck, a ...string) error {
+			return p.refused("INSERT:" + a[0] + ":" + a[1] + "B")
 		},
 		`^a cartridge "([^"]*)" with a (\d+) byte arena is inserted$`: func(p *procDeck, a ...string) error {
 			return p.send("INSERT:" + a[0] + ":" + a[1] + "B")

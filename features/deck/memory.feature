@@ -7,45 +7,52 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
   its region's bytes (8-byte cells after a 1068-byte context on the deck's
   32-bit cell model).
 
-  @§deck-sram-budget
+  @§deck-sram-budget @decision
   Scenario: Every consumer is checked against the budget table
     Given a graduated deck
-    Then allocating the repl arena with 8 KB is refused naming "outside its budget (budget 24576 bytes"
-    And allocating the mission arena with 4 KB is refused naming "inside the cartridge region, which is not allocated"
-    And allocating the cartridge arena with 48 KB is refused naming "outside its budget (budget 16384 to 32768 bytes"
-    And allocating the gpu arena with 4 KB is refused naming "no such consumer"
-    And allocating the clipboard arena with 1 KB is refused naming "clipboard: 1024 bytes refused: already allocated"
+    Then allocating the repl arena with 8 KB is refused
+    And the refusal names "outside its budget (budget 24576 bytes" per Decision (§deck-sram-budget)
+    And allocating the mission arena with 4 KB is refused
+    And the refusal names "inside the cartridge region, which is not allocated" per Decision (§deck-sram-budget)
+    And allocating the cartridge arena with 48 KB is refused
+    And the refusal names "outside its budget (budget 16384 to 32768 bytes" per Decision (§deck-sram-budget)
+    And allocating the gpu arena with 4 KB is refused
+    And the refusal names "no such consumer" per Decision (§deck-sram-budget)
+    And allocating the clipboard arena with 1 KB is refused per Decision (§deck-sram-budget)
+    And the refusal names "clipboard: 1024 bytes refused: already allocated" per Decision (§deck-sram-budget)
 
   @§deck-sram-budget @decision
   Scenario: The resident consumers are allocated at power on
     Given a graduated deck
-    Then SRAM holds the core+vm region with 65536 bytes
-    And SRAM holds the clipboard region with 1024 bytes inside the core+vm region
-    And SRAM holds the deckstate region with 4672 bytes
-    And SRAM holds the history region with 512 bytes inside the deckstate region
-    And SRAM holds the snippets region with 4096 bytes inside the deckstate region
-    And SRAM has 462272 bytes free
+    Then SRAM holds the core+vm region with 65536 bytes per Decision (§deck-sram-budget)
+    And SRAM holds the clipboard region with 1024 bytes inside the core+vm region per Decision (§deck-sram-budget)
+    And SRAM holds the deckstate region with 4672 bytes per Decision (§deck-sram-budget)
+    And SRAM holds the history region with 512 bytes inside the deckstate region per Decision (§deck-sram-budget)
+    And SRAM holds the snippets region with 4096 bytes inside the deckstate region per Decision (§deck-sram-budget)
+    And SRAM has 462272 bytes free per Decision (§deck-sram-budget)
 
   @§deck-sram-budget @decision
   Scenario: On a 96 KB part the capacity rule refuses a 28 KB cartridge and takes a 27 KB one
     Given a graduated deck on the STM32F401RE board
-    Then SRAM has 28096 bytes free
-    And inserting a cartridge "null" with a 28 KB arena is refused naming "sram: cartridge: 28672 bytes refused: more than is free in the STM32F401RE SRAM (budget 16384 to 32768 bytes, 28096 bytes free)"
-    And the deck shows the refusal "cartridge: 28672 bytes refused"
+    Then SRAM has 28096 bytes free per Decision (§deck-sram-budget)
+    And inserting a cartridge "null" with a 28 KB arena is refused per Decision (§deck-sram-budget)
+    And the refusal names "sram: cartridge: 28672 bytes refused: more than is free in the STM32F401RE SRAM (budget 16384 to 32768 bytes, 28096 bytes free)" per Decision (§deck-sram-budget)
+    And the deck shows the refusal "cartridge: 28672 bytes refused" per Decision (§deck-sram-budget)
     When a cartridge "null" with a 27 KB arena is inserted
     Then SRAM holds the cartridge arena with 27 KB
-    And SRAM has 448 bytes free
+    And SRAM has 448 bytes free per Decision (§deck-sram-budget)
     When the player presses "BACK"
     Then the deck shows the HOME mode
-    And the deck shows no refusal
+    And the deck shows no refusal per Decision (§deck-sram-budget)
 
   @§deck-sram-budget @decision
   Scenario: On a 96 KB part a cartridge of exactly the free bytes fits and one byte more does not
     Given a graduated deck on the STM32F401RE board
-    Then inserting a cartridge "null" with a 28097 byte arena is refused naming "28097 bytes refused: more than is free in the STM32F401RE SRAM"
+    Then inserting a cartridge "null" with a 28097 byte arena is refused per Decision (§deck-sram-budget)
+    And the refusal names "28097 bytes refused: more than is free in the STM32F401RE SRAM" per Decision (§deck-sram-budget)
     When a cartridge "null" with a 28096 byte arena is inserted
-    Then SRAM holds the cartridge region with 28096 bytes
-    And SRAM has 0 bytes free
+    Then SRAM holds the cartridge region with 28096 bytes per Decision (§deck-sram-budget)
+    And SRAM has 0 bytes free per Decision (§deck-sram-budget)
 
   @§deck-sram-budget @decision
   Scenario: The same 32 KB cartridge fits the RP2350 but not the 96 KB part
@@ -53,38 +60,43 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When a cartridge "null" with a 32 KB arena is inserted
     Then SRAM holds the cartridge arena with 32 KB
     Given a graduated deck on the STM32F401RE board
-    Then inserting a cartridge "null" with a 32 KB arena is refused naming "cartridge: 32768 bytes refused"
+    Then inserting a cartridge "null" with a 32 KB arena is refused
+    And the refusal names "cartridge: 32768 bytes refused" per Decision (§deck-sram-budget)
 
   @§deck-sram-budget @decision
   Scenario: A 64 KB part cannot hold the resident consumers
-    Then powering on a deck on the nRF52832 board is refused naming "sram: deckstate: 4672 bytes refused: more than is free in the nRF52832 SRAM (budget 4096 to 5120 bytes, 0 bytes free)"
+    Then powering on a deck on the nRF52832 board is refused
+    And the refusal names "sram: deckstate: 4672 bytes refused: more than is free in the nRF52832 SRAM (budget 4096 to 5120 bytes, 0 bytes free)" per Decision (§deck-sram-budget)
 
-  @§deck-arena-24k @§deck-sram-budget
+  @§deck-arena-24k @§deck-sram-budget @decision
   Scenario: The REPL's Fe VM has the cells of the 24 KB the allocator granted
     Given a graduated deck
     When the player presses "EVAL"
-    Then the REPL's Fe VM has 2938 cells in its 24576-byte arena
-    And SRAM has 437696 bytes free
+    Then SRAM holds the repl arena with 24 KB
+    And the REPL's Fe VM has 2938 cells in its 24576-byte arena per Decision (§deck-arena-24k)
+    And SRAM has 437696 bytes free per Decision (§deck-sram-budget)
 
-  @§deck-arena-24k @§deck-arena-oom
+  @§deck-arena-24k @§deck-arena-oom @decision
   Scenario: The REPL arena runs out of memory after the conses a 24 KB arena holds
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (= n 0) (try (fn nil (let l nil) (while t (= l (cons 1 l)) (= n (+ n 1))))) n)"
-    Then the result is "2346"
+    Then the result is "2346" per Decision (§deck-arena-24k)
 
-  @§deck-mutual-exclusion
+  @§deck-mutual-exclusion @decision
   Scenario: REPL, editor and cartridge arenas never coexist
     Given a graduated deck
     When the player presses "EVAL"
-    Then allocating the editor arena with 16 KB is refused naming "mutually exclusive with repl"
-    And allocating the cartridge arena with 32 KB is refused naming "mutually exclusive with repl"
+    Then allocating the editor arena with 16 KB is refused
+    And the refusal names "mutually exclusive with repl" per Decision (§deck-sram-budget)
+    And allocating the cartridge arena with 32 KB is refused
+    And the refusal names "mutually exclusive with repl" per Decision (§deck-sram-budget)
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     Then SRAM holds no repl arena
     And SRAM holds the editor arena with 16 KB
     When the player presses "BACK"
     Then the deck shows the HOME mode
-    And row 24 reads "CDR next · EVAL select"
+    And row 24 reads "CDR next · EVAL select" per Decision (§deck-text-mode)
 
   @§deck-mutual-exclusion @decision
   Scenario: Going from the REPL to a cartridge tears the REPL down first
@@ -94,25 +106,25 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player presses "EVAL"
     Then SRAM holds no repl arena
     And SRAM holds the cartridge arena with 32 KB
-    And row 1 reads "CARTRIDGE null ─ 32 KB ARENA"
+    And row 1 reads "CARTRIDGE null ─ 32 KB ARENA" per Decision (§deck-text-mode)
 
   @§deck-eval-from-editor @decision
   Scenario: The editor's 16 KB is its 8 KB buffer and the 8 KB arena of its evaluator
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(open-in-nemacs (quote (do (= n 0) (try (fn nil (let l nil) (while t (= l (cons 1 l)) (= n (+ n 1))))) n)))"
-    Then SRAM holds the editor-buffer region with 8192 bytes inside the editor region
-    And SRAM holds the editor-eval region with 8192 bytes inside the editor region
+    Then SRAM holds the editor-buffer region with 8192 bytes inside the editor region per Decision (§deck-eval-from-editor)
+    And SRAM holds the editor-eval region with 8192 bytes inside the editor region per Decision (§deck-eval-from-editor)
     When the player presses "EVAL"
-    Then the editor evaluator's Fe VM has 890 cells in its 8192-byte arena
-    And row 22 contains "=> 335"
+    Then the editor evaluator's Fe VM has 890 cells in its 8192-byte arena per Decision (§deck-eval-from-editor)
+    And row 22 contains "=> 335" per Decision (§deck-eval-from-editor)
 
   @§deck-open-in-editor @decision
   Scenario Outline: The editor's buffer takes a form of at most 8 KB
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (let l nil) (let i 0) (while (< i <n>) (= l (cons (quote {s*63}) l)) (= i (+ i 1))) (open-in-nemacs l))"
-    Then the deck shows the <mode> mode
+    Then the deck shows the <mode> mode per Decision (§deck-open-in-editor)
 
     Examples:
       | n   | mode   |
@@ -127,22 +139,22 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (let l nil) (let i 0) (while (< i 127) (= l (cons (quote {s*63}) l)) (= i (+ i 1))) (open-in-nemacs l))"
-    Then the editor's buffer holds 8129 bytes
+    Then the editor's buffer holds 8129 bytes per Decision (§deck-open-in-editor)
     When the player presses "CAR PICK:get-reputation PICK:get-reputation PICK:get-reputation PICK:get-reputation"
-    Then the editor's buffer holds 8189 bytes
+    Then the editor's buffer holds 8189 bytes per Decision (§deck-open-in-editor)
     When the player presses "PICK:get-reputation"
-    Then the editor's buffer holds 8189 bytes
-    And row 22 contains "BUFFER FULL: editor-buffer 8204 bytes refused: budget 8192 bytes, 3 free"
+    Then the editor's buffer holds 8189 bytes per Decision (§deck-open-in-editor)
+    And row 22 contains "BUFFER FULL: editor-buffer 8204 bytes refused: budget 8192 bytes, 3 free" per Decision (§deck-open-in-editor)
 
   @§deck-open-in-editor @decision
   Scenario: A form over the buffer's budget is refused naming the buffer
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (let l nil) (let i 0) (while (< i 128) (= l (cons (quote {s*63}) l)) (= i (+ i 1))) (open-in-nemacs l))"
-    Then the deck shows the refusal "sram: editor-buffer: 8193 bytes refused: does not fit the region (budget 8192 bytes, 8192 bytes free)"
-    And SRAM holds no editor arena
+    Then the deck shows the refusal "sram: editor-buffer: 8193 bytes refused: does not fit the region (budget 8192 bytes, 8192 bytes free)" per Decision (§deck-open-in-editor)
+    And SRAM holds no editor arena per Decision (§deck-open-in-editor)
     When the player presses "CDR"
-    Then the deck shows no refusal
+    Then the deck shows no refusal per Decision (§deck-open-in-editor)
 
   @§deck-sram-budget @decision
   Scenario: A scripted mission runs in its sub-arena inside the cartridge arena
@@ -150,15 +162,15 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player presses "EVAL"
     And the player evaluates "(open-in-nemacs (quote (mission-active?)))"
     And a cartridge "ghost" with a 16 KB arena and a 4096 byte mission is inserted
-    Then the cartridge "ghost" is waiting
+    Then the cartridge "ghost" is waiting per Decision (§deck-sram-budget)
     When the player presses "BACK"
-    Then the deck shows the MISSION mode
-    And row 1 reads "CARTRIDGE ghost ─ MISSION PHASE ─ 4 KB SUB-ARENA"
+    Then the deck shows the MISSION mode per Decision (§deck-sram-budget)
+    And row 1 reads "CARTRIDGE ghost ─ MISSION PHASE ─ 4 KB SUB-ARENA" per Decision (§deck-sram-budget)
     And SRAM holds the mission region with 4096 bytes inside the cartridge region
-    And the mission's Fe VM has 378 cells in its 4096-byte arena
-    And the mission phase shows "t"
+    And the mission's Fe VM has 378 cells in its 4096-byte arena per Decision (§deck-sram-budget)
+    And the mission phase shows "t" per Decision (§deck-mission-board-read)
     When the player presses "BACK"
-    Then the deck shows the CART mode
+    Then the deck shows the CART mode per Decision (§deck-sram-budget)
     And SRAM holds no mission arena
     And SRAM holds the cartridge arena with 16 KB
 
@@ -169,8 +181,8 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player evaluates "(open-in-nemacs (quote (do (= n 0) (try (fn nil (let l nil) (while t (= l (cons 1 l)) (= n (+ n 1))))) n)))"
     And a cartridge "ghost" with a 32 KB arena and a <bytes> byte mission is inserted
     And the player presses "BACK"
-    Then the mission's Fe VM has <cells> cells in its <bytes>-byte arena
-    And the mission phase shows "<conses>"
+    Then the mission's Fe VM has <cells> cells in its <bytes>-byte arena per Decision (§deck-sram-budget)
+    And the mission phase shows "<conses>" per Decision (§deck-sram-budget)
 
     Examples:
       | bytes | cells | conses |
@@ -184,9 +196,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     And a cartridge "ghost" with a 16 KB arena and a 4095 byte mission is inserted
     And the player presses "BACK"
-    Then the deck shows the CART mode
-    And the deck shows the refusal "sram: mission: 4095 bytes refused: outside its budget (budget 4096 to 8192 bytes, 16384 bytes free)"
-    And SRAM holds no mission arena
+    Then the deck shows the CART mode per Decision (§deck-sram-budget)
+    And the deck shows the refusal "sram: mission: 4095 bytes refused: outside its budget (budget 4096 to 8192 bytes, 16384 bytes free)" per Decision (§deck-sram-budget)
+    And SRAM holds no mission arena per Decision (§deck-sram-budget)
 
   @§deck-clipboard @decision
   Scenario: The clipboard takes a cut of 1024 bytes and refuses one of 1025
@@ -197,43 +209,47 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Then the clipboard holds 1024 bytes
     When the player composes "\"{y*1023}\""
     And the player presses "NIL"
-    Then row 22 contains "DELETED; clipboard 1025 bytes refused: budget 1024 bytes, 0 free"
-    And the clipboard holds 1024 bytes
+    Then row 22 contains "DELETED; clipboard 1025 bytes refused: budget 1024 bytes, 0 free" per Decision (§deck-clipboard)
+    And the clipboard holds 1024 bytes per Decision (§deck-clipboard)
 
   @§deck-snippets @decision
   Scenario: The snippet library fills to exactly 4 KB and then refuses, naming its budget
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(snippet-save! (quote a) \"{x*4090}\")"
-    Then the result is "nil"
+    Then the result is "nil" per Decision (§deck-snippets)
     When the player evaluates "(snippet-save! (quote b) 1)"
-    Then the result is "(error snippet-library-full :message \"sram: snippets: 4101 bytes refused: does not fit the region (budget 4096 bytes, 0 bytes free)\")"
+    Then the result is "(error snippet-library-full :message \"sram: snippets: 4101 bytes refused: does not fit the region (budget 4096 bytes, 0 bytes free)\")" per Decision (§deck-snippets)
     When the player evaluates "(list-length (snippet-list))"
-    Then the result is "1"
+    Then the result is "1" per Decision (§deck-snippets)
 
   @§deck-snippets @decision
   Scenario: A snippet one byte over the library is refused
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(snippet-save! (quote a) \"{x*4091}\")"
-    Then the result starts with "(error snippet-library-full :message \"sram: snippets: 4097 bytes refused"
+    Then the result starts with "(error snippet-library-full :message \"sram: snippets: 4097 bytes refused" per Decision (§deck-snippets)
 
-  @§deck-cycle-count
+  @§deck-cycle-count @decision
   Scenario: Entering the REPL costs the opening of its VM and the cells its tier binds
     # 34,000 instructions to open the VM (47,600 cycles); the other 12,875 bind the REPL
     # tier, *tutorial-cursor* and *clipboard* (a regression pin: the same entry as the
     # golden screens, whose cycle counts never change).
     Given a graduated deck
-    Then the deck has counted 0 cycles since power on
+    Then the deck has counted 0 cycles since power on per Decision (§deck-cycle-count)
     When the player presses "EVAL"
-    Then the deck has counted 60475 cycles since power on
+    Then the deck has counted 60475 cycles since power on per Decision (§deck-cycle-count)
 
-  @§deck-cycle-count
+  @§deck-cycle-count @decision
   Scenario: An evaluation reports its cycles and moves the clock
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(+ 1 2)"
-    Then the evaluation reports its cycles and the clock advanced by cycles / 150 MHz
+    Then the evaluation reports its cycles and the clock moved on with them
+    And the evaluation reports its cycles and the clock advanced by cycles / 150 MHz per Decision (§deck-cycle-count)
+    When the player evaluates "(do (= i 0) (while (< i 300) (= i (+ i 1))))"
+    Then the evaluation reports its cycles and the clock moved on with them
+    And the clock moved at one rate for every evaluation
 
   @§deck-cycle-count
   Scenario: Pairs, arguments, lookups and allocations cost what the table says
@@ -241,7 +257,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player presses "EVAL"
     And the player evaluates "(car (quote (1 2 3)))"
     Then the result is "1"
-    And the evaluation's events and cycles are
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count | instructions |
       | pair   | 2     | 38           |
       | arg    | 2     | 38.5         |
@@ -256,7 +272,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player presses "EVAL"
     And the player evaluates "(cdr (quote (1 2 3)))"
     Then the result is "(2 3)"
-    And the evaluation's events and cycles are
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count | instructions |
       | pair   | 2     | 38           |
       | arg    | 2     | 38.5         |
@@ -270,7 +286,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(+ 1 2)"
-    Then the evaluation's events and cycles are
+    Then the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count | instructions |
       | pair   | 1     | 38           |
       | arg    | 2     | 38.5         |
@@ -286,7 +302,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player presses "EVAL"
     And the player evaluates "((fn (x) x) 7)"
     Then the result is "7"
-    And the evaluation's events and cycles are
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count | instructions |
       | pair   | 2     | 38           |
       | arg    | 3     | 38.5         |
@@ -302,7 +318,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (= i 0) (while (< i 3000) (= i (+ i 1))))"
-    Then the evaluation's events and cycles are
+    Then the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count | instructions |
       | pair   | 9004  | 38           |
       | arg    | 21007 | 38.5         |
@@ -319,8 +335,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(while t nil)"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation took between 30000000 and 30150000 cycles
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation took between 30000000 and 30150000 cycles per Decision (§deck-watchdog)
     When the player evaluates "(+ 1 2)"
     Then the result is "3"
 
@@ -331,8 +348,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (= i 0) (while t (= i (+ i 1))))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 125699 | 38           |
       | arg    | 314243 | 38.5         |
@@ -344,7 +362,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | read   | 1      | 7820         |
       | print  | 1      | 4130         |
     When the player evaluates "i"
-    Then the result is "62847"
+    Then the result is "62847" per Decision (§deck-watchdog)
 
   @§deck-watchdog @decision
   Scenario: A watchdog that fires during a collection stops the evaluation when the collection is done
@@ -354,8 +372,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*165} (= i 0) (while t (= i (+ i 1))))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 122707 | 38           |
       | arg    | 306930 | 38.5         |
@@ -369,7 +388,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     # The collection finished: the next evaluation finds free cells and collects nothing.
     When the player evaluates "(+ 1 2)"
     Then the result is "3"
-    And the evaluation's events and cycles are
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count | instructions |
       | pair   | 1     | 38           |
       | arg    | 2     | 38.5         |
@@ -386,8 +405,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*26} (while t (fn (x) x)))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation's events and cycles are
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation's events and cycles are per Decision (§deck-cycle-count)
       | event  | count  | instructions |
       | pair   | 103335 | 38           |
       | arg    | 206694 | 38.5         |
@@ -404,17 +424,19 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (try (fn nil (while t nil))) 5)"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
     When the player evaluates "(try (fn nil (car 1)))"
-    Then the result is "(error fe-error :message \"expected pair, got number\")"
+    Then the result is a Lisp error naming "expected pair, got number"
+    And the result is "(error fe-error :message \"expected pair, got number\")" per Decision (§deck-key-eval)
 
   @§deck-watchdog @decision
   Scenario Outline: The watchdog budget is 30,000,000 cycles: a loop just under it finishes, one just over is stopped
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do (= i 0) (while (< i <n>) (= i (+ i 1))))"
-    Then the result is "<result>"
-    And the evaluation took between <low> and <high> cycles
+    Then the result is "<result>" per Decision (§deck-watchdog)
+    And the evaluation took between <low> and <high> cycles per Decision (§deck-watchdog)
 
     Examples:
       | n     | result                                                        | low      | high     |
@@ -430,8 +452,8 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Given a graduated deck running at a CPI of 1.0
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*<pad>} (= i 0) (while (< i 100000) (= i (+ i 1))))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
-    And the evaluation took between 30004131 and 30004210 cycles
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
+    And the evaluation took between 30004131 and 30004210 cycles per Decision (§deck-watchdog)
 
     Examples:
       | pad |
@@ -439,17 +461,17 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | 95  |
       | 203 |
 
-  @§deck-arena-24k
+  @§deck-arena-24k @decision
   Scenario Outline: The Fe VM's 256-entry GC root stack bounds recursion and arguments as Fe's does
-    # fe-deck.md measures these limits on a bare fe_open (sum-to 35 levels, 251 literal
-    # arguments); the REPL session holds a few more roots, so sum-to stops a level sooner.
+    # A bare fe_open reaches sum-to 35 levels and 251 literal arguments; the REPL
+    # session holds a few more roots, so sum-to stops a level sooner.
     # The last two rows fill the stack to exactly its 256 entries before a call that
     # allocates nothing returns, and to one entry past it: rxi/fe ed4cda9 answers the
     # same two forms the same way.
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "<program>"
-    Then the result is "<result>"
+    Then the result is "<result>" per Decision (§deck-arena-24k)
 
     Examples:
       | program                                                                        | result                                        |
@@ -468,9 +490,32 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player presses "EVAL"
     And the player evaluates "(= l nil)"
     And the player evaluates "(while t (= l (cons 1 l)))"
-    Then the result is "(error fe-error :message \"out of memory\")"
-    And row 22 contains "HISTORY NOT UPDATED: ARENA FULL"
+    Then the result is a Lisp error naming "out of memory"
+    And the result is "(error fe-error :message \"out of memory\")" per Decision (§deck-key-eval)
+    And row 22 contains "HISTORY NOT UPDATED: ARENA FULL" per Decision (§deck-separator)
     When the player evaluates "(= l nil)"
     Then the result is "nil"
     When the player evaluates "(+ 1 2)"
     Then the result is "3"
+
+  @§deck-arena-24k @§deck-arena-oom
+  Scenario: A recursion that never ends is a Lisp error and the REPL goes on
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= d (fn (n) (d (+ n 1)))) (d 0))"
+    Then the result is a Lisp error
+    When the player evaluates "(car (list 7))"
+    Then the result is "7"
+
+  @§deck-arena-24k @§deck-arena-oom
+  Scenario: A recursion Fe's 256-entry GC root stack cannot hold is Fe's gc stack overflow; one well within it is not
+    # Each level of sum-to keeps about seven roots on Fe's GC stack: a bare Fe context
+    # already stops before 37 levels, and a session's own roots only lower that.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= sum-to (fn (n) (if (is n 0) 0 (+ n (sum-to (- n 1)))))) (sum-to 30))"
+    Then the result is "465"
+    When the player evaluates "(sum-to 40)"
+    Then the result is a Lisp error naming "gc stack overflow"
+    When the player evaluates "(sum-to 20)"
+    Then the result is "210"

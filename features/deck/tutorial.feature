@@ -5,15 +5,17 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     Given a new deck
     When the player presses "EVAL"
 
-  @§deck-tutorial-stage1 @§deck-tutorial-narration
+  @§deck-tutorial-stage1 @§deck-tutorial-narration @decision
   Scenario: Stage 1 runs car and then cdr on a toy list
     Then row 22 contains "Every list begins with a head and continues with a tail."
-    And row 23 reads "Press EVAL to see the first number."
+    And the prompt line is empty
     When the player presses "EVAL"
-    Then row 23 reads "►«car «quote «1 2 3»»»"
+    Then the prompt line shows "(car '(1 2 3))"
+    And row 23 reads "►«car «quote «1 2 3»»»" per Decision (§deck-prompt-structural)
     When the player presses "EVAL"
     Then the result is "1"
-    And row 23 reads "►«cdr «quote «1 2 3»»»"
+    And the prompt line shows "(cdr '(1 2 3))"
+    And row 23 reads "►«cdr «quote «1 2 3»»»" per Decision (§deck-prompt-structural)
     And the tutorial cursor is at first_boot_seen
     When the player presses "EVAL"
     Then the result is "(2 3)"
@@ -23,9 +25,13 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
   Scenario: Stage 2 quotes a form and then evaluates it
     When the player presses "EVAL EVAL EVAL"
     Then row 22 contains "Quote preserves a form. Eval executes one. Observe."
-    And row 1 contains "TUTORIAL 2/4"
-    When the player presses "EVAL EVAL"
+    And the banner shows tutorial stage 2
+    And row 1 contains "TUTORIAL 2/4" per Decision (§deck-banner)
+    When the player presses "EVAL"
+    Then the prompt line shows "(quote (+ 1 2))"
+    When the player presses "EVAL"
     Then the result is "(+ 1 2)"
+    And the prompt line shows "(eval (quote (+ 1 2)))"
     When the player presses "EVAL"
     Then the result is "3"
     And the tutorial cursor is at quote_eval_completed
@@ -35,7 +41,8 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL"
     Then row 22 contains "A lambda is an unnamed function. Apply it."
     When the player presses "EVAL"
-    Then row 23 reads "►««lambda «x» «* x x»» 5»"
+    Then the prompt line shows "((lambda (x) (* x x)) 5)"
+    And row 23 reads "►««lambda «x» «* x x»» 5»" per Decision (§deck-prompt-structural)
     When the player presses "EVAL"
     Then the result is "25"
     And the tutorial cursor is at lambda_completed
@@ -45,49 +52,68 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL"
     Then row 22 contains "You have the grammar. The rest is yours. Try (get-credits)."
     When the player presses "EVAL"
-    Then row 23 reads "█"
+    Then the prompt line is empty
     When the player evaluates "(get-credits)"
-    Then the result is "100"
+    Then the result is "100" per Decision (§deck-tutorial-latch)
     And the tutorial cursor is at graduated
     And row 22 contains "Tutorial complete. Mission Board awaits."
-    And row 1 does not contain "TUTORIAL"
+    And the banner shows no tutorial stage
 
   @§deck-tutorial-narration @decision
-  Scenario: The Cipher line gives way to the prompt after three seconds or a key
+  Scenario: A Cipher line too long for row 22 shows there page by page, then gives way to the prompt
     Then row 22 contains "Every list begins with a head"
-    And row 23 does not contain "car"
+    And row 22 contains "Every list begins with a head and continues with a tail." per Decision (§deck-tutorial-narration)
+    And the prompt line is empty
     When 3000 ms of simulated time pass
-    Then row 23 reads "►«car «quote «1 2 3»»»"
-    And row 22 does not contain "Every list begins"
+    Then row 22 contains "Press EVAL to see the first number." per Decision (§deck-tutorial-narration)
+    And row 22 does not contain "Every list begins" per Decision (§deck-tutorial-narration)
+    And the prompt line is empty per Decision (§deck-tutorial-narration)
+    When 3000 ms of simulated time pass
+    Then the prompt line shows "(car '(1 2 3))" per Decision (§deck-tutorial-narration)
+    And row 22 does not contain "Press EVAL" per Decision (§deck-tutorial-narration)
 
-  @§deck-tutorial-skip
+  @§deck-tutorial-narration
+  Scenario: The whole Cipher line of a stage shows on row 22 before its prompt appears
+    Then row 22 shows the Cipher line "Every list begins with a head and continues with a tail. Press EVAL to see the first number." before the prompt appears
+    And the prompt line shows "(car '(1 2 3))"
+    When the player presses "EVAL EVAL"
+    Then row 22 shows the Cipher line "Quote preserves a form. Eval executes one. Observe." before the prompt appears
+    And the prompt line shows "(quote (+ 1 2))"
+    When the player presses "EVAL EVAL"
+    Then row 22 shows the Cipher line "A lambda is an unnamed function. Apply it." before the prompt appears
+    When the player presses "EVAL"
+    Then row 22 shows the Cipher line "You have the grammar. The rest is yours. Try (get-credits)." before the prompt appears
+
+  @§deck-tutorial-skip @decision
   Scenario: BACK offers to exit the tutorial and yes graduates
     When the player presses "EVAL BACK"
-    Then row 22 contains "EXIT TUTORIAL? (EVAL=YES, BACK=CANCEL)"
+    Then the screen shows "EXIT TUTORIAL? (EVAL=YES, BACK=CANCEL)"
+    And row 22 contains "EXIT TUTORIAL? (EVAL=YES, BACK=CANCEL)" per Decision (§deck-tutorial-skip)
     When the player presses "EVAL"
     Then the tutorial cursor is at graduated
-    And row 1 does not contain "TUTORIAL"
+    And the banner shows no tutorial stage
 
   @§deck-tutorial-skip @decision
   Scenario: Cancelling the exit keeps the tutorial and BACK goes on to the scrollback
     When the player presses "EVAL BACK BACK"
     Then the tutorial cursor is at first_boot_seen
-    And the REPL focus is on the scrollback
-    And row 1 contains "TUTORIAL 1/4"
+    And the banner shows tutorial stage 1
+    And the REPL focus is on the scrollback per Decision (§deck-tutorial-skip)
 
   @§deck-tutorial-stage4
   Scenario: Stage 4 graduates whatever the result, even an error
     When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL"
-    Then row 1 contains "TUTORIAL 4/4"
+    Then the banner shows tutorial stage 4
     When the player evaluates "(car 1)"
-    Then the result is "(error fe-error :message \"expected pair, got number\")"
+    Then the result is a Lisp error naming "expected pair, got number"
+    And the result is "(error fe-error :message \"expected pair, got number\")" per Decision (§deck-key-eval)
     And the tutorial cursor is at graduated
-    And row 1 does not contain "TUTORIAL"
+    And the banner shows no tutorial stage
 
   @§deck-tutorial-stage4 @§deck-open-in-editor
   Scenario: Stage 4 graduates on open-in-nemacs too, and the editor opens on the form
     When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL"
-    Then row 1 contains "TUTORIAL 4/4"
+    Then the banner shows tutorial stage 4
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     Then the tutorial cursor is at graduated
     And the deck shows the NEMACS mode

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/afero"
 
 	"anchorage/impl/fe"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 )
 
@@ -42,14 +43,13 @@ const (
 	ModalExitTutorial
 )
 
-// Screen texts.
+// Screen texts seed 004 gives word for word. The texts it leaves open are
+// the deck's wording (wording.go).
 const (
 	TextFirstRun     = "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN."
 	TextCartPrompt   = "CARTRIDGE INSERTED. SAVE REPL SESSION? (EVAL=YES, BACK=NO)"
 	TextExitTutorial = "EXIT TUTORIAL? (EVAL=YES, BACK=CANCEL)"
-	TextExitREPL     = "EXIT REPL? HISTORY WILL BE SAVED. (EVAL=YES, BACK=CANCEL)"
 	TextActionREPL   = "CAR descend · CDR sibling · CONS palette · QUOTE history · EVAL run · BACK exit"
-	TextBanner       = "KINOSHITA DEV REPL ─ Fe VM v1.0"
 	TextClosing      = "Tutorial complete. Mission Board awaits."
 )
 
@@ -62,10 +62,12 @@ type Config struct {
 	Watchdog  uint64     // cycles per evaluation; default DefaultWatchdog
 	Part      Part       // the board model; default RP2350()
 	Seed      uint64     // seeds the Mission Board model
+	Vary      vary.Set   // spec-permitted variations (Variations); none by default
 }
 
-// NarrationTime is how long a tutorial stage's Cipher line shows before the
-// prompt appears, unless a key dismisses it first.
+// NarrationTime is how long each page of a tutorial stage's Cipher line
+// shows on row 22 before the next page or the prompt appears, unless a key
+// dismisses the narration first.
 const NarrationTime = 3 * time.Second
 
 // Cart is an inserted cartridge.
@@ -86,6 +88,7 @@ type Deck struct {
 	screen Screen
 	stale  bool // the screen no longer shows the state (see render)
 	board  Board
+	words  wording // the choices the seed leaves open
 
 	state      State
 	stateReset error // why the image was reset at power on, if it was
@@ -135,13 +138,15 @@ func New(cfg Config) (*Deck, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.NewSim(clock.Epoch())
 	}
+	words := wordingFor(cfg.Vary)
 	if cfg.Watchdog == 0 {
-		cfg.Watchdog = DefaultWatchdog
+		cfg.Watchdog = words.watchdog
 	}
 	if cfg.Part.SRAM == 0 {
 		cfg.Part = RP2350()
 	}
-	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: NewSRAM(cfg.Part), board: NewBoard(cfg.Seed), boot: cfg.Clock.Now()}
+	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: NewSRAM(cfg.Part), board: NewBoard(cfg.Seed), words: words, boot: cfg.Clock.Now()}
+	d.sram.words = words
 	// The resident consumers: the core with the clipboard in its data, and
 	// the deck-state mirror (the flash image, rounded up to 8 bytes so that
 	// an arena after it is aligned for Fe's cells) with its history and
@@ -159,7 +164,7 @@ func New(cfg Config) (*Deck, error) {
 	}
 	if d.stateReset != nil {
 		// Shown on the home screen (rows 19–21) until the next key.
-		d.refused = fmt.Sprintf("%v; the deck starts as a new deck", d.stateReset)
+		d.refused = fmt.Sprintf(d.words.stateReset, d.stateReset)
 	}
 	if d.state.Tutorial&TutFirstBoot == 0 {
 		d.modal = ModalFirstRun
@@ -317,8 +322,8 @@ func (d *Deck) PressAll(keys ...Key) error {
 // Wait lets simulated time pass with no key pressed.
 func (d *Deck) Wait(dur time.Duration) {
 	d.clk.Advance(dur)
-	if s := d.repl; s != nil && s.narrating && d.clk.Now().Sub(s.narratedAt) >= NarrationTime {
-		s.revealPrompt()
+	if s := d.repl; s != nil && s.narrating {
+		s.narrate(d.clk.Now())
 	}
 	d.render()
 }
@@ -495,7 +500,7 @@ func (d *Deck) evaluate(vm *fe.VM, n *Node) Eval {
 	out, err := vm.Eval(src)
 	ev.Result = out
 	if err != nil {
-		ev.Result, ev.Err = errorText(err), true
+		ev.Result, ev.Err = d.errorText(err), true
 	}
 	after := vm.Counts()
 	for i := range after {

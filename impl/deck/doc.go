@@ -18,6 +18,11 @@
 //
 // Nothing here is global: a Deck owns its clock, file system and seed.
 //
+// The choices seed 004 leaves open (texts, layouts, glyphs, the watchdog's
+// budget) are the deck's wording (wording.go); Config.Vary runs the deck
+// with spec-permitted variations of them (Variations).
+//
 // Imports: the standard library, anchorage/impl/fe (the VM),
-// anchorage/sim/clock (time) and afero (the flash file system).
+// anchorage/impl/vary (the variations), anchorage/sim/clock (time) and
+// afero (the flash file system).
 package deck

@@ -44,7 +44,7 @@ func (d *Deck) openEditor(n *Node) error {
 	if d.mode == ModeHome {
 		d.saved = d.homeSel
 	}
-	e.comp.clip = d.clip
+	e.comp.clip, e.comp.w = d.clip, &d.words
 	e.comp.p.SetForm(n)
 	d.editor, d.mode = e, ModeEditor
 	return nil
@@ -63,7 +63,7 @@ func (d *Deck) editorKey(k Key) error {
 			}
 			if err := d.fits(EditBuffer, held, len(root.String())); err != nil {
 				e.comp.p.SetForm(before)
-				e.comp.readout = "BUFFER FULL: " + short(err)
+				e.comp.readout = d.words.words.bufferFull + short(err)
 			}
 		}
 		return nil
@@ -101,18 +101,18 @@ func (d *Deck) EvalFromEditor() error {
 		return fmt.Errorf("deck: eval from editor: the editor is not open")
 	}
 	if e.comp.p.Root == nil {
-		e.comp.readout = "NOTHING TO EVAL"
+		e.comp.readout = d.words.words.nothingToEval
 		return nil
 	}
 	vm, err := d.newVM(e.eval, nil)
 	if err != nil {
-		e.result = fmt.Sprintf("(error deck :message %s)", quoteString(err.Error()))
+		e.result = d.words.deckError(err.Error())
 		return nil
 	}
 	d.evalVM = vm
 	ev := d.evaluate(vm, e.comp.p.Root)
 	e.result = ev.Result
-	e.comp.readout = "=> " + ev.Result
+	e.comp.readout = d.words.words.result(ev.Result)
 	return nil
 }
 

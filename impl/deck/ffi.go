@@ -69,7 +69,7 @@ func coreDocs() map[string]string {
 // load-file or intern.
 func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
 	for name, doc := range coreDocs() {
-		vm.SetDoc(name, doc)
+		vm.SetDoc(name, d.words.coreDoc(doc))
 	}
 	type prim struct {
 		name, doc string
@@ -266,8 +266,11 @@ func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
 		}
 	}
 	for _, g := range gatedPrimitives() {
-		doc := g.sig + " → error outside a mission. " + g.doc
-		if err := vm.Restrict(g.name, gateTags(), g.message, doc); err != nil {
+		msg, reworded := d.words.gatedMsg[g.name]
+		if !reworded {
+			msg = g.message
+		}
+		if err := vm.Restrict(g.name, gateTags(), msg, d.words.docs(g.sig, g.doc)); err != nil {
 			return fmt.Errorf("deck: bind %s: %w", g.name, err)
 		}
 	}
@@ -339,19 +342,19 @@ func (d *Deck) saveSnippet(name, form string) error {
 }
 
 // errorText renders an evaluation error as the REPL shows it after "=> ".
-func errorText(err error) string {
+func (d *Deck) errorText(err error) string {
 	var fer *fe.Error
 	if !errors.As(err, &fer) {
-		return fmt.Sprintf("(error deck :message %s)", quoteString(err.Error()))
+		return d.words.deckError(err.Error())
 	}
 	var raised *fe.Raised
 	switch {
 	case errors.As(fer.Cause, &raised):
 		return fer.Msg
 	case errors.Is(fer.Cause, ErrWatchdog):
-		return fmt.Sprintf("(error watchdog :message %s)", quoteString(fer.Msg))
+		return d.words.watchdogErr
 	case strings.HasPrefix(fer.Msg, "(error "):
 		return fer.Msg
 	}
-	return fmt.Sprintf("(error fe-error :message %s)", quoteString(fer.Msg))
+	return d.words.feError(fer.Msg)
 }

@@ -404,44 +404,48 @@ func (p *Prompt) Delete() *Node {
 	return c
 }
 
-// Render draws the prompt structurally as CP437 bytes: two spaces of
-// indentation per level of the cursor's depth (at most five levels), lists
-// between « and », the form under the cursor preceded by ►, and █ for an
-// empty prompt. A line wider than width is scrolled to keep the cursor in
-// view, with ◄ marking the cut.
-func (p *Prompt) Render(width int) []byte {
+// Render draws the prompt structurally as CP437 bytes with the reference's
+// glyphs: two spaces of indentation per level of the cursor's depth (at
+// most five levels), lists between « and », the form under the cursor
+// preceded by ►, and █ for an empty prompt. A line wider than width is
+// scrolled to keep the cursor in view, with ◄ marking the cut.
+func (p *Prompt) Render(width int) []byte { return p.RenderWith(width, ReferenceGlyphs()) }
+
+// RenderWith draws the prompt as Render does, with the glyphs and
+// indentation of g.
+func (p *Prompt) RenderWith(width int, g Glyphs) []byte {
 	depth := len(p.Path)
 	if depth > 5 {
 		depth = 5
 	}
-	out := []byte(strings.Repeat("  ", depth))
+	out := []byte(strings.Repeat(" ", g.Indent*depth))
 	if p.Root == nil {
-		return append(out, GlyphBlock)
+		return append(out, g.Block)
 	}
 	mark := -1
 	var walk func(n *Node, path []int)
 	walk = func(n *Node, path []int) {
 		if len(path) == len(p.Path) && equalPath(path, p.Path) {
 			mark = len(out)
-			out = append(out, GlyphCursor)
+			out = append(out, g.Cursor)
 		}
 		if !n.IsList {
 			out = append(out, EncodeCP437(n.Atom)...)
 			return
 		}
-		out = append(out, GlyphOpen)
+		out = append(out, g.Open)
 		for i, k := range n.List {
 			if i > 0 {
 				out = append(out, ' ')
 			}
 			walk(k, append(path, i))
 		}
-		out = append(out, GlyphClose)
+		out = append(out, g.Close)
 	}
 	walk(p.Root, nil)
 	if len(out) > width && mark > width-10 {
 		cut := mark - (width - 10)
-		out = append([]byte{GlyphLeft}, out[cut+1:]...)
+		out = append([]byte{g.Left}, out[cut+1:]...)
 	}
 	if len(out) > width {
 		out = out[:width]

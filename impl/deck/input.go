@@ -124,6 +124,7 @@ type composer struct {
 	lit     *literal
 	predict func() []string
 	clip    func(*Node) error // stores a cut form; an error when it does not fit (set by every owner)
+	w       *wording          // the deck's readouts and glyphs (set by every owner)
 	readout string
 }
 
@@ -142,11 +143,11 @@ func (c *composer) key(k Key) bool {
 	switch k {
 	case KeyCar:
 		if !c.p.Descend() {
-			c.readout = "NO CHILD"
+			c.readout = c.w.words.noChild
 		}
 	case KeyCdr:
 		if !c.p.Next() {
-			c.readout = "END OF LIST"
+			c.readout = c.w.words.endOfList
 		}
 	case KeyBack:
 		return c.p.Ascend()
@@ -156,19 +157,19 @@ func (c *composer) key(k Key) bool {
 		c.lit = &literal{pending: -1}
 	case KeyAtom:
 		if n := c.p.Cur(); n != nil {
-			c.readout = n.Kind()
+			c.readout = c.w.words.atom(n.Kind())
 		} else {
-			c.readout = "nil"
+			c.readout = c.w.words.atom("nil")
 		}
 	case KeyNil:
 		n := c.p.Delete()
 		if n == nil {
-			c.readout = "NOTHING TO DELETE"
+			c.readout = c.w.words.nothingToDelete
 			break
 		}
-		c.readout = "DELETED"
+		c.readout = c.w.words.deleted
 		if err := c.clip(n); err != nil {
-			c.readout = "DELETED; " + short(err)
+			c.readout = c.w.words.deleted + "; " + short(err)
 		}
 	default:
 		return false
@@ -210,7 +211,7 @@ func (c *composer) paletteKey(k Key) {
 			n = NewList()
 		}
 		if err := c.p.Insert(n); err != nil {
-			c.readout = "CANNOT INSERT HERE"
+			c.readout = c.w.words.cannotInsert
 		}
 	case KeyBack:
 		c.pal = nil
@@ -248,11 +249,11 @@ func (c *composer) literalKey(k Key) {
 		if strings.HasPrefix(tok, "\"") && (len(tok) == 1 || !strings.HasSuffix(tok, "\"")) {
 			tok += "\""
 		} else if strings.ContainsAny(tok, " \"'") && !strings.HasPrefix(tok, "\"") {
-			c.readout = "NOT A TOKEN"
+			c.readout = c.w.words.notAToken
 			return
 		}
 		if err := c.p.Insert(Sym(tok)); err != nil {
-			c.readout = "CANNOT INSERT HERE"
+			c.readout = c.w.words.cannotInsert
 		}
 	}
 }
@@ -261,14 +262,14 @@ func (c *composer) literalKey(k Key) {
 func (c *composer) overlay() (string, bool) {
 	switch {
 	case c.lit != nil:
-		return "LITERAL " + c.lit.text() + "█", true
+		return c.w.words.literal + c.lit.text() + string(DecodeCP437([]byte{c.w.glyphs.Block})), true
 	case c.pal != nil:
 		var b strings.Builder
-		b.WriteString("CONS")
+		b.WriteString(c.w.words.palette)
 		for i := c.pal.i; i < len(c.pal.items) && b.Len() < 70; i++ {
 			b.WriteByte(' ')
 			if i == c.pal.i {
-				b.WriteString("►")
+				b.WriteString(DecodeCP437([]byte{c.w.glyphs.Cursor}))
 			}
 			b.WriteString(c.pal.items[i])
 		}

@@ -33,22 +33,22 @@ func (d *Deck) draw() {
 	case ModeEditor:
 		d.renderEditor()
 	case ModeCart:
-		sc.PutText(RowBanner, 0, fmt.Sprintf("CARTRIDGE %s ─ %d KB ARENA", d.cart.Name, d.cart.Arena/KB))
-		sc.PutText(RowAction, 0, "BACK eject")
+		sc.PutText(RowBanner, 0, d.words.screens.cartBanner(d.cart.Name, d.cart.Arena/KB))
+		sc.PutText(RowAction, 0, d.words.screens.cartAction)
 	case ModeBrowser:
 		d.renderBrowser()
 	case ModeMission:
 		m := d.mission
-		sc.PutText(RowBanner, 0, fmt.Sprintf("CARTRIDGE %s ─ MISSION PHASE ─ %d KB SUB-ARENA", d.cart.Name, m.Region.Bytes()/KB))
+		sc.PutText(RowBanner, 0, d.words.screens.missionBanner(d.cart.Name, m.Region.Bytes()/KB))
 		if m.Form != nil {
 			sc.PutText(RowScrollTop, 0, " > "+m.Form.String())
 		}
-		d.renderRule("=> " + m.Result)
-		sc.PutText(RowAction, 0, "BACK end phase")
+		d.renderRule(d.words.words.result(m.Result))
+		sc.PutText(RowAction, 0, d.words.screens.missionAction)
 	}
 	if d.refused != "" && (d.mode == ModeHome || d.mode == ModeCart) {
 		// A refused allocation, wrapped over rows 19–21.
-		text := "REFUSED: " + d.refused
+		text := d.words.refused + d.refused
 		for row := 19; row <= 21 && text != ""; row++ {
 			n := min(len(text), Cols)
 			sc.PutText(row, 0, text[:n])
@@ -63,8 +63,7 @@ func (d *Deck) draw() {
 
 // renderStatus draws row 0: handle, credits, reputation, mode indicator.
 func (d *Deck) renderStatus() {
-	left := fmt.Sprintf(" %s  CR %d  REP %d", d.state.Handle, d.state.Credits, d.state.Reputation)
-	d.screen.PutText(RowStatus, 0, left)
+	d.screen.PutText(RowStatus, 0, d.words.status(d.state.Handle, d.state.Credits, d.state.Reputation))
 	m := d.mode.String()
 	d.screen.PutText(RowStatus, Cols-1-len(m), m)
 }
@@ -82,7 +81,7 @@ func (d *Deck) renderRule(text string) {
 
 func (d *Deck) renderHome() {
 	sc := &d.screen
-	sc.PutText(RowBanner, 0, "KINOSHITA DECK ─ nOSh FIRMWARE")
+	sc.PutText(RowBanner, 0, d.words.screens.homeBanner)
 	for i, item := range HomeItems() {
 		mark := "  "
 		if i == d.homeSel {
@@ -91,9 +90,9 @@ func (d *Deck) renderHome() {
 		sc.PutText(3+i, 2, mark+item)
 	}
 	if d.modal == ModalFirstRun {
-		sc.PutText(12, (Cols-len(TextFirstRun))/2, TextFirstRun)
+		sc.PutText(d.words.firstRunRow, (Cols-len(TextFirstRun))/2, TextFirstRun)
 	}
-	sc.PutText(RowAction, 0, "CDR next · EVAL select")
+	sc.PutText(RowAction, 0, d.words.screens.homeAction)
 }
 
 func (d *Deck) renderBrowser() {
@@ -116,23 +115,23 @@ func (d *Deck) renderBrowser() {
 		}
 		sc.PutText(7+i, 2, mark+item)
 	}
-	sc.PutText(RowAction, 0, "CDR next · EVAL apply · BACK home")
+	sc.PutText(RowAction, 0, d.words.screens.browserAction)
 }
 
 func (d *Deck) renderREPL() {
 	sc := &d.screen
 	s := d.repl
-	sc.PutText(RowBanner, 0, TextBanner)
+	sc.PutText(RowBanner, 0, d.words.banner)
 	if s.stage > 0 {
-		tag := fmt.Sprintf("TUTORIAL %d/4", s.stage)
+		tag := d.words.stage(s.stage)
 		sc.PutText(RowBanner, Cols-1-len(tag), tag)
 	}
 	for i, l := range s.lines {
-		gutter := " "
+		gutter := byte(' ')
 		if s.focus == FocusScroll && l.entry >= 0 && l.entry == s.sel {
-			gutter = "►"
+			gutter = d.words.glyphs.Cursor
 		}
-		sc.PutText(RowScrollTop+i, 0, gutter+l.text)
+		sc.Put(RowScrollTop+i, 0, append([]byte{gutter}, EncodeCP437(l.text)...))
 	}
 	readout := s.comp.readout
 	if o, ok := s.comp.overlay(); ok {
@@ -140,20 +139,11 @@ func (d *Deck) renderREPL() {
 	}
 	switch d.modal {
 	case ModalExitREPL:
-		readout = TextExitREPL
+		readout = d.words.exitREPL
 	case ModalExitTutorial:
 		readout = TextExitTutorial
 	}
-	prompt := s.comp.p.Render(Cols)
-	if s.narrating && len(readout) > Cols-6 {
-		// A Cipher line too long for the rule continues on the prompt
-		// row, which stays empty until the narration is over.
-		cut := strings.LastIndex(readout[:Cols-6], " ")
-		if dot := strings.LastIndex(readout[:Cols-6], ". "); dot > 0 {
-			cut = dot + 1 // prefer a sentence break
-		}
-		readout, prompt = readout[:cut], EncodeCP437(readout[cut+1:])
-	}
+	prompt := s.comp.p.RenderWith(Cols, d.words.glyphs)
 	d.renderRule(readout)
 	sc.Put(RowPrompt, 0, prompt)
 	sc.PutText(RowAction, 0, TextActionREPL)
@@ -162,12 +152,12 @@ func (d *Deck) renderREPL() {
 func (d *Deck) renderEditor() {
 	sc := &d.screen
 	e := d.editor
-	sc.PutText(RowBanner, 0, "nEMACS ─ STRUCTURAL EDITOR")
-	sc.Put(RowScrollTop, 0, e.comp.p.Render(Cols))
+	sc.PutText(RowBanner, 0, d.words.screens.editorBanner)
+	sc.Put(RowScrollTop, 0, e.comp.p.RenderWith(Cols, d.words.glyphs))
 	readout := e.comp.readout
 	if o, ok := e.comp.overlay(); ok {
 		readout = o
 	}
 	d.renderRule(readout)
-	sc.PutText(RowAction, 0, "CAR descend · CDR sibling · CONS palette · EVAL run form · BACK exit")
+	sc.PutText(RowAction, 0, d.words.screens.editorAction)
 }

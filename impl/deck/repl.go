@@ -2,6 +2,7 @@ package deck
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"anchorage/impl/fe"
@@ -63,8 +64,10 @@ type Session struct {
 	step       int
 	narrating  bool
 	narratedAt time.Time
+	pages      []string // the stage's Cipher line as row 22 shows it, page by page
 
-	cell       *Node // the form under the cursor when EVAL was pressed
+	w          *wording // the deck's readouts and choices
+	cell       *Node    // the form under the cursor when EVAL was pressed
 	lfsr       uint16
 	openEditor *Node // set by open-in-nemacs, acted on after the evaluation
 }
@@ -94,7 +97,7 @@ func (d *Deck) enterREPL() error {
 		return fmt.Errorf("deck: enter repl: %w", err)
 	}
 	d.saved = d.homeSel
-	s := &Session{lfsr: 1}
+	s := &Session{lfsr: 1, w: &d.words}
 	vm, err := d.newVM(r, s)
 	if err != nil {
 		_ = d.sram.Free(REPLArena)
@@ -102,7 +105,7 @@ func (d *Deck) enterREPL() error {
 	}
 	s.vm = vm
 	s.comp.predict = s.predict
-	s.comp.clip = d.clip
+	s.comp.clip, s.comp.w = d.clip, &d.words
 	hist, err := DecodeHistory(d.state.History)
 	if err != nil {
 		hist = nil // Decode already validated it; a bad region restores nothing
@@ -134,7 +137,49 @@ func (d *Deck) startStage() {
 	}
 	s.narrating, s.narratedAt = true, d.clk.Now()
 	s.comp.p.SetForm(nil)
-	s.comp.readout = Stages()[s.stage-1].Narration
+	s.pages = narrationPages(Stages()[s.stage-1].Narration, RuleText, d.words.pageCut)
+	s.comp.readout = s.pages[0]
+}
+
+// narrationPages cuts a Cipher line into the pages row 22 shows one after
+// the other, each at most width bytes, where cut says.
+func narrationPages(line string, width int, cut func(line string, width int) int) []string {
+	var pages []string
+	for len(line) > width {
+		n := cut(line, width)
+		pages = append(pages, line[:n])
+		line = strings.TrimLeft(line[n:], " ")
+	}
+	return append(pages, line)
+}
+
+// cutAtSentence is where a page of a Cipher line longer than width ends:
+// after the last sentence that fits, else at the last blank.
+func cutAtSentence(line string, width int) int {
+	if i := strings.LastIndex(line[:width+1], ". "); i > 0 {
+		return i + 1 // the full stop stays on its page
+	}
+	return cutAtBlank(line, width)
+}
+
+// cutAtBlank is where a page of a Cipher line longer than width ends: at
+// the last blank that fits, else at width.
+func cutAtBlank(line string, width int) int {
+	if i := strings.LastIndex(line[:width+1], " "); i > 0 {
+		return i
+	}
+	return width
+}
+
+// narrate shows the page of the Cipher line the time since it began asks
+// for, and the stage's prompt once every page has had its time.
+func (s *Session) narrate(now time.Time) {
+	page := int(now.Sub(s.narratedAt) / s.w.narration)
+	if page >= len(s.pages) {
+		s.revealPrompt()
+		return
+	}
+	s.comp.readout = s.pages[page]
 }
 
 func (s *Session) revealPrompt() {
@@ -172,8 +217,8 @@ func (s *Session) syncHistory() error {
 			if !e.Grabbed {
 				res = s.vm.String(e.Result)
 			}
-			pair := s.vm.Cons(n.ToValue(s.vm), res)
-			s.vm.SetGlobal("*history*", s.vm.Cons(pair, s.vm.Global("*history*")))
+			entry := s.w.historyEntry(s.vm, n.ToValue(s.vm), res)
+			s.vm.SetGlobal("*history*", s.vm.Cons(entry, s.vm.Global("*history*")))
 			return nil
 		})
 		if err != nil && first == nil {
@@ -214,10 +259,10 @@ func (d *Deck) clip(n *Node) error {
 func (d *Deck) fits(c Consumer, held, size int) error {
 	r := d.sram.Region(c)
 	if r == nil {
-		return &BudgetError{c, size, Budgets()[c], 0, "region not allocated"}
+		return d.sram.refusal(c, size, Budgets()[c], 0, "region not allocated")
 	}
 	if size > r.Bytes() {
-		return &BudgetError{c, size, Budgets()[c], r.Bytes() - held, "does not fit the region"}
+		return d.sram.refusal(c, size, Budgets()[c], r.Bytes()-held, "does not fit the region")
 	}
 	return nil
 }
@@ -230,7 +275,7 @@ func (s *Session) pushHistory(e Entry) {
 	}
 	s.unsaved++
 	if err := s.syncHistory(); err != nil {
-		s.comp.readout = "HISTORY NOT UPDATED: ARENA FULL"
+		s.comp.readout = s.w.words.historyFull
 	}
 }
 
@@ -319,11 +364,11 @@ func (d *Deck) replKey(k Key) error {
 	case KeyQuote:
 		n := s.comp.p.Cur()
 		if n == nil {
-			s.comp.readout = "NOTHING TO GRAB"
+			s.comp.readout = s.w.words.nothingToGrab
 			return nil
 		}
 		s.pushHistory(Entry{Expr: n.String(), Grabbed: true})
-		s.comp.readout = "GRABBED INTO *history*"
+		s.comp.readout = s.w.words.grabbed
 	case KeyEval:
 		return d.evalPrompt()
 	}
@@ -334,7 +379,7 @@ func (d *Deck) evalPrompt() error {
 	s := d.repl
 	root := s.comp.p.Root
 	if root == nil {
-		s.comp.readout = "NOTHING TO EVAL"
+		s.comp.readout = s.w.words.nothingToEval
 		return nil
 	}
 	s.cell = s.comp.p.Cur().Clone()
@@ -346,7 +391,7 @@ func (d *Deck) evalPrompt() error {
 	s.pushHistory(Entry{Expr: ev.Expr, Result: ev.Result})
 	s.comp.p.SetForm(nil)
 	if s.comp.readout == "" {
-		s.comp.readout = fmt.Sprintf("%d CYCLES", ev.Cycles)
+		s.comp.readout = s.w.words.cycles(ev.Cycles)
 	}
 	if s.stage > 0 {
 		if err := d.tutorialProgress(ev); err != nil {
@@ -399,11 +444,11 @@ func (d *Deck) scrollKey(k Key) error {
 		switch k {
 		case KeyCar:
 			if !s.inspect.Descend() {
-				s.comp.readout = "NO CHILD"
+				s.comp.readout = s.w.words.noChild
 			}
 		case KeyCdr:
 			if !s.inspect.Next() {
-				s.comp.readout = "END OF LIST"
+				s.comp.readout = s.w.words.endOfList
 			}
 		case KeyBack:
 			if !s.inspect.Ascend() {
@@ -413,7 +458,7 @@ func (d *Deck) scrollKey(k Key) error {
 		}
 		if s.inspect != nil && s.comp.readout == "" {
 			c := s.inspect.Cur()
-			s.comp.readout = fmt.Sprintf("CELL %s: %s", c.Kind(), c.String())
+			s.comp.readout = s.w.words.cell(c.Kind(), c.String())
 		}
 		return nil
 	}
@@ -443,7 +488,7 @@ func (d *Deck) scrollKey(k Key) error {
 		}
 		n, err := Parse(s.shown[s.sel].Result)
 		if err != nil || !n.IsList {
-			s.comp.readout = "RESULT IS AN ATOM"
+			s.comp.readout = s.w.words.resultIsAtom
 			return nil
 		}
 		s.inspect = &Prompt{Root: n}
@@ -451,10 +496,10 @@ func (d *Deck) scrollKey(k Key) error {
 		c := s.inspect.Cur()
 		if c == nil {
 			s.inspect = nil
-			s.comp.readout = "nil"
+			s.comp.readout = s.w.words.atom("nil")
 			return nil
 		}
-		s.comp.readout = fmt.Sprintf("CELL %s: %s", c.Kind(), c.String())
+		s.comp.readout = s.w.words.cell(c.Kind(), c.String())
 	case KeyQuote, KeyEval:
 		if !has {
 			s.focus = FocusPrompt
@@ -485,7 +530,7 @@ func (d *Deck) leaveREPL() error {
 	d.state.History = enc
 	if err := d.save(); err != nil {
 		// The REPL stays open, so the history is not lost with its arena.
-		s.comp.readout = "FLASH WRITE FAILED: HISTORY NOT SAVED"
+		s.comp.readout = s.w.words.flashFailed
 		return err
 	}
 	if err := d.sram.Free(REPLArena); err != nil {

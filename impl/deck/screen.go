@@ -14,6 +14,10 @@ const (
 	RowRule      = 22
 	RowPrompt    = 23
 	RowAction    = 24
+
+	// RuleText is the widest readout row 22 shows: the rule keeps two
+	// glyphs before it and a blank on either side.
+	RuleText = Cols - 6
 )
 
 // CP437 bytes used by the deck's screens.

@@ -113,16 +113,14 @@ type BudgetError struct {
 	Budget   Budget
 	Free     int
 	Rule     string // why it was refused
+
+	text, short func(*BudgetError) string // the deck's wording of a refusal
 }
 
-func (e *BudgetError) Error() string {
-	return fmt.Sprintf("sram: %s: %d bytes refused: %s (budget %s, %d bytes free)", e.Consumer, e.Size, e.Rule, e.Budget, e.Free)
-}
+func (e *BudgetError) Error() string { return e.text(e) }
 
 // Short is the refusal as a screen readout.
-func (e *BudgetError) Short() string {
-	return fmt.Sprintf("%s %d bytes refused: budget %s, %d free", e.Consumer, e.Size, e.Budget, e.Free)
-}
+func (e *BudgetError) Short() string { return e.short(e) }
 
 // Region is an allocated block of SRAM: the only source of the deck's
 // arenas and buffers. Its size is the size the allocator granted.
@@ -145,11 +143,18 @@ type SRAM struct {
 	part    Part
 	budgets map[Consumer]Budget
 	live    map[Consumer]*Region
+	words   wording // how a refusal reads
 }
 
-// NewSRAM returns the SRAM of part with nothing allocated.
+// NewSRAM returns the SRAM of part with nothing allocated, its refusals
+// worded as the reference words them.
 func NewSRAM(part Part) *SRAM {
-	return &SRAM{part: part, budgets: Budgets(), live: make(map[Consumer]*Region)}
+	return &SRAM{part: part, budgets: Budgets(), live: make(map[Consumer]*Region), words: referenceWording()}
+}
+
+// refusal is a refused allocation or write of size bytes to c.
+func (s *SRAM) refusal(c Consumer, size int, b Budget, free int, rule string) *BudgetError {
+	return &BudgetError{Consumer: c, Size: size, Budget: b, Free: free, Rule: rule, text: s.words.budgetError, short: s.words.budgetShort}
 }
 
 // Part returns the board model.
@@ -215,9 +220,9 @@ func (s *SRAM) Live() []Consumer {
 func (s *SRAM) Alloc(c Consumer, size int) (*Region, error) {
 	b, ok := s.budgets[c]
 	if !ok {
-		return nil, &BudgetError{c, size, Budget{}, s.FreeIn(""), "no such consumer in the budget table"}
+		return nil, s.refusal(c, size, Budget{}, s.FreeIn(""), "no such consumer in the budget table")
 	}
-	refuse := func(rule string) error { return &BudgetError{c, size, b, s.FreeIn(b.Parent), rule} }
+	refuse := func(rule string) error { return s.refusal(c, size, b, s.FreeIn(b.Parent), rule) }
 	if size < b.Min || size > b.Max {
 		return nil, refuse("outside its budget")
 	}
@@ -281,7 +286,7 @@ func (s *SRAM) place(parent Consumer, size int) (int, error) {
 func (s *SRAM) Free(c Consumer) error {
 	r, ok := s.live[c]
 	if !ok {
-		return &BudgetError{c, 0, s.budgets[c], s.FreeIn(s.budgets[c].Parent), "free of an unallocated consumer"}
+		return s.refusal(c, 0, s.budgets[c], s.FreeIn(s.budgets[c].Parent), "free of an unallocated consumer")
 	}
 	for other := range s.live {
 		if s.budgets[other].Parent == c {

@@ -31,7 +31,9 @@
 // flash. -dir keeps the deck's flash in a real directory (so a later run on
 // the same directory powers the same deck on again); -part, -cpi and -seed
 // configure the board; -handle, -credits, -reputation, -graduated and
-// -cipher-seed write the deck state at power on. A deck that cannot power
+// -cipher-seed write the deck state at power on; -vary runs the deck with
+// spec-permitted variations of the reference's decisions (all, or names:
+// -h lists them). A deck that cannot power
 // on (a board too small for its resident consumers) prints `-- error:
 // message` and exits 1. This is the protocol DECK_CMD speaks in
 // features/README.md. A line longer than 64 KiB ends the run with a message
@@ -39,7 +41,8 @@
 // bad flag or a stray argument exits 2.
 //
 // Imports: the standard library, afero, anchorage/impl/deck, anchorage/impl/fe
-// (the event names) and anchorage/sim/vfs (the flash faults).
+// (the event names), anchorage/impl/vary (the -vary list) and
+// anchorage/sim/vfs (the flash faults).
 package main
 
 import (
@@ -59,6 +62,7 @@ import (
 
 	"anchorage/impl/deck"
 	"anchorage/impl/fe"
+	"anchorage/impl/vary"
 	"anchorage/sim/vfs"
 )
 
@@ -83,8 +87,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	reputation := fl.Int("reputation", 0, "at power on, set the reputation (with -handle or -credits)")
 	graduated := fl.Bool("graduated", false, "at power on, mark the tutorial done")
 	cipherSeed := fl.Int64("cipher-seed", -1, "at power on, set the Cipher seed (24 bits)")
+	varyList := fl.String("vary", "", vary.Usage(deck.Variations()))
 	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), "usage: deck [-script KEYS] [-dump] [-cpi N] [-part NAME] [-seed N] [-dir DIR] [-handle NAME] [-credits N] [-reputation N] [-graduated] [-cipher-seed N]\n\nwithout -script/-dump: type key names on standard input, one or more a line")
+		fmt.Fprintln(fl.Output(), "usage: deck [-script KEYS] [-dump] [-cpi N] [-part NAME] [-seed N] [-dir DIR] [-handle NAME] [-credits N] [-reputation N] [-graduated] [-cipher-seed N] [-vary LIST]\n\nwithout -script/-dump: type key names on standard input, one or more a line")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -109,12 +114,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deck:", err)
 		return 1
 	}
+	variations, err := vary.Parse(*varyList, deck.Variations())
+	if err != nil {
+		fmt.Fprintln(stderr, "deck: -vary:", err)
+		return 2
+	}
 	var base afero.Fs = afero.NewMemMapFs()
 	if *dir != "" {
 		base = afero.NewBasePathFs(afero.NewOsFs(), *dir)
 	}
 	flash := vfs.NewFaulty(base, *seed) // FLASH FAIL arms its failpoints
-	cfg := deck.Config{CPI: *cpi, Fs: flash, StatePath: statePath, Seed: *seed}
+	cfg := deck.Config{CPI: *cpi, Fs: flash, StatePath: statePath, Seed: *seed, Vary: variations}
 	if *part != "" {
 		p, err := deck.PartNamed(*part)
 		if err != nil {
