@@ -1,6 +1,7 @@
 package main
 
 import (
+	"anchorage/impl/deck"
 	"anchorage/impl/jace"
 	"anchorage/impl/vary"
 )
@@ -11,6 +12,8 @@ func variations(system string) []vary.Variation {
 	switch system {
 	case "jace":
 		return jace.Variations()
+	case "deck":
+		return deck.Variations()
 	}
-	return nil // chatlog, plurnk and deck gain theirs as their references do
+	return nil // chatlog and plurnk gain theirs as their references do
 }
