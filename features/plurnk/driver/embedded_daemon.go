@@ -34,6 +34,7 @@ type daemon struct {
 	DaemonClock *clock.Sim
 	fs          afero.Fs // the workspace and the operator's files
 	Backend     *rpc.Orchestrator
+	serving     func() // stops the backend's Serve loop and waits for it
 	srv         *httptest.Server
 	url         string
 	llmSrv      *llm.Server      // the loopback model server, when the model is served over HTTP
@@ -52,6 +53,7 @@ func newDaemon(script *Script, conns Conns) *daemon {
 }
 
 func (d *daemon) close() {
+	d.stopServing()
 	d.conns.closeAll()
 	if d.srv != nil {
 		d.srv.Close()
@@ -91,6 +93,12 @@ func (d *daemon) Boot() error {
 		return err
 	}
 	d.Backend, d.sh = b, sh
+	// The backend's own loop applies what its processes post, on the
+	// simulated clock: Settle only waits for it.
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { defer close(served); b.Serve(ctx) }()
+	d.serving = func() { cancel(); <-served }
 	timeout := time.Duration(0)
 	if v := d.setup.Env["PLURNK_RPC_TIMEOUT"]; v != "" {
 		ms, err := strconv.Atoi(v)
@@ -154,6 +162,15 @@ func (r router) CountTokens(text string) int    { return r.s.Model.CountTokens(t
 func (r router) CostFor(u provider.Usage) int64 { return r.s.Model.CostFor(u) }
 func (r router) ContextSize() (int, bool)       { return r.s.Model.ContextSize() }
 
+// stopServing stops the backend's Serve loop, before the backend shuts
+// down: nothing is applied while it does.
+func (d *daemon) stopServing() {
+	if d.serving != nil {
+		d.serving()
+		d.serving = nil
+	}
+}
+
 func (d *daemon) Started() bool         { return d.srv != nil }
 func (d *daemon) BootErr() error        { return d.bootErr }
 func (d *daemon) URL() string           { return d.url }
@@ -171,7 +188,7 @@ func (d *daemon) PassDaemonCommands(ms int) error {
 	step := 50 * time.Millisecond
 	for left := time.Duration(ms) * time.Millisecond; left > 0; left -= step {
 		d.DaemonClock.Advance(min(step, left))
-		d.Backend.Settle()
+		d.Settle()
 	}
 	return nil
 }
@@ -182,8 +199,9 @@ func (d *daemon) PassClock(ms int) error {
 	return nil
 }
 
+// Settle waits until the backend, while it serves, is quiescent.
 func (d *daemon) Settle() {
-	if d.Backend != nil {
+	if d.serving != nil {
 		d.Backend.Settle()
 	}
 }
@@ -213,6 +231,7 @@ func (d *daemon) StateFS() *vfs.Faulty { return d.stateFS }
 // Stop stops the daemon as plurnkd does on SIGINT or SIGTERM: its
 // connections and server close, then the backend shuts down.
 func (d *daemon) Stop() {
+	d.stopServing()
 	d.conns.closeAll()
 	d.srv.Close()
 	d.srv = nil
@@ -227,6 +246,7 @@ func (d *daemon) Restart(onPurpose bool) error {
 		d.Stop()
 		return d.Boot()
 	}
+	d.stopServing()
 	d.Backend.Shutdown()
 	d.conns.closeAll()
 	d.srv.Close()
