@@ -5,8 +5,9 @@
 // and Process (a daemon started by $PLURNK_CMD and reached over its public
 // JSON-RPC surface, features/README.md). New chooses one per scenario.
 //
-// It may import godog, features/kit, impl/plurnk/... and sim/. The world
-// and the step packages import it; it imports neither.
+// It may import godog, features/kit, reports/catalog (a decided step's
+// pattern), impl/plurnk/... and sim/; the world and the step packages
+// import it, it imports neither.
 package driver
 
 import (
