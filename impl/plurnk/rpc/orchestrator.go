@@ -239,17 +239,14 @@ func (o *Orchestrator) Subscribe(n Notifier) {
 	})
 }
 
-// Serve applies stream output as it arrives until ctx ends (the daemon
-// runs it in a goroutine; tests that step a simulated clock call Settle).
+// Serve applies stream output as it arrives and proposals as they expire
+// until ctx ends; the daemon runs it in a goroutine.
 func (o *Orchestrator) Serve(ctx context.Context) { o.svc.Serve(ctx) }
 
-// Settle waits for every drain, applies the stream output posted so far
-// (which may resume parked loops) and waits for the drains again.
-func (o *Orchestrator) Settle() {
-	o.svc.Wait()
-	o.svc.Pump()
-	o.svc.Wait()
-}
+// Settle waits, while Serve runs, until the daemon is quiescent: its
+// loops have ended or park, and Serve has applied everything posted (a
+// caller stepping a simulated clock lets the daemon catch up with it).
+func (o *Orchestrator) Settle() { o.svc.Quiesce() }
 
 // serialProvider lets one Generate run at a time: the runs of a session
 // generate side by side, and a provider need not be safe for that.

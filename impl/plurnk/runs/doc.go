@@ -24,7 +24,8 @@
 // while the provider generates, so runs proceed side by side. No run ever
 // waits for another run's op, and no op is refused because a run is busy.
 // Timers (poll cadence, proposal timeouts, simulated processes) come from
-// the configured clock; Pump applies what the processes posted.
+// the configured clock; Serve applies what the processes post as it
+// arrives (Pump, once, for a caller that drives the service itself).
 //
 // It may import the standard library, gobwas/glob and anchorage/impl/
 // plurnk/{dsl,store,scheme,ops,engine,exec,provider} and anchorage/sim/clock.

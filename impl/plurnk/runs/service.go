@@ -148,7 +148,8 @@ type Service struct {
 	sessions map[int64]*Session
 	pending  map[int64]*pendingExec // host EXECs awaiting their proposal, by row id
 	subs     map[int]func(Event)
-	expired  chan struct{} // a proposal timed out
+	expired  chan struct{}   // a proposal timed out
+	quiesce  chan quiesceAsk // Quiesce asks Serve
 	nextSub  int
 	log      []Event
 }
@@ -239,6 +240,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s.streams = exec.NewStreams(exec.Config{Store: cfg.Store, Registry: reg, Clock: cfg.Clock, Grace: cfg.Grace, Notify: cfg.StreamEvents})
 	s.expired = make(chan struct{}, 1)
+	s.quiesce = make(chan quiesceAsk)
 	s.proposals = exec.NewProposals(cfg.Clock, cfg.ProposalTimeout, func(p exec.Proposal) {
 		if p.Outcome == "timeout" {
 			// Settled by its timer, outside the service lock: Pump
@@ -557,7 +559,9 @@ func (s *Service) Wait() {
 	}
 }
 
-// Serve applies what the processes post (Pump) until ctx ends.
+// Serve applies what the processes post (Pump) until ctx ends: a
+// stream's output and exit when it arrives, a proposal's expiry when its
+// timer fires.
 func (s *Service) Serve(ctx context.Context) {
 	for {
 		select {
@@ -567,6 +571,39 @@ func (s *Service) Serve(ctx context.Context) {
 			s.Pump()
 		case <-s.expired:
 			s.Pump()
+		case q := <-s.quiesce:
+			// Once the drains are done: idle when no wake-up is
+			// pending, else busy with what it brought.
+			s.Wait()
+			select {
+			case <-s.streams.Ready():
+				s.Pump()
+				close(q.busy)
+			case <-s.expired:
+				s.Pump()
+				close(q.busy)
+			default:
+				close(q.idle)
+			}
+		}
+	}
+}
+
+// quiesceAsk is a Quiesce's question to Serve, which closes idle or busy.
+type quiesceAsk struct{ idle, busy chan struct{} }
+
+// Quiesce waits, while Serve runs, until the service has nothing left to
+// do on its own: no drain running (each has exited or waits on its
+// proposal) and no wake-up of Serve pending. It applies nothing itself: a
+// caller stepping a simulated clock lets the service catch up with it.
+func (s *Service) Quiesce() {
+	for {
+		q := quiesceAsk{idle: make(chan struct{}), busy: make(chan struct{})}
+		s.quiesce <- q
+		select {
+		case <-q.idle:
+			return
+		case <-q.busy:
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package plurnk
+package runs
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"anchorage/features/kit"
+	"anchorage/features/plurnk/driver"
+	"anchorage/features/plurnk/world"
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/engine"
 	"anchorage/impl/plurnk/exec"
@@ -111,16 +113,19 @@ func (schedModel) CountTokens(s string) int     { return (len(s) + 3) / 4 }
 func (schedModel) CostFor(provider.Usage) int64 { return 0 }
 func (schedModel) ContextSize() (int, bool)     { return 0, false }
 
+// pickName draws one of names.
+func pickName(rng *rand.Rand, names []string) string { return names[rng.IntN(len(names))] }
+
 func newSchedRig(seed uint64) (*schedRig, error) {
 	g := &schedRig{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), clock: clock.NewSim(time.Time{}),
 		calls: map[string]int{}, cover: map[string]int{}, fails: map[string]string{}}
 	fs := afero.NewMemMapFs()
-	reg, err := scheme.Defaults(fs, workspace, "db")
+	reg, err := scheme.Defaults(fs, driver.Workspace, "db")
 	if err != nil {
 		return nil, err
 	}
 	st := store.New(g.clock)
-	cfg, err := config.Load(map[string]string{"HOME": operatorHome}, workspace)
+	cfg, err := config.Load(map[string]string{"HOME": driver.OperatorHome}, driver.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +325,7 @@ func (g *schedRig) count() {
 			case r.Op == "SEND" && r.Status == 202 && r.Origin == string(scheme.WriterModel):
 				g.cover["park"]++
 			case r.Op == "EXEC" && r.Status == 102:
-				k, err := runEntryKey(r.Target)
+				k, err := driver.RunEntryKey(r.Target)
 				if err != nil {
 					continue
 				}
@@ -340,7 +345,7 @@ func getSchedule(ctx context.Context) (*scheduleReport, error) {
 	return r, nil
 }
 
-func registerScheduleSteps(sc kit.Steps) {
+func registerSchedules(sc world.Steps) {
 	sc.Step(`^(\d+) seeded schedules of spawn, irc, fork, kill, park, stream-conclude, cancel and clock steps run, with loops queued during drain teardown$`, func(ctx context.Context, n int) (context.Context, error) {
 		s, err := kit.From(ctx)
 		if err != nil {
