@@ -216,6 +216,20 @@ func reSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
+// markOf reads a mark, in the reference's words or in the other words a
+// server may write for it (the reference's variation "reply-marks").
+func markOf(p string) string {
+	switch p {
+	case "timed out":
+		return "timeout"
+	case "late result":
+		return "late"
+	case "not run again":
+		return "interrupted"
+	}
+	return p
+}
+
 // readParen reads "17ms", "**ERROR** after 16ms", "**ERROR**" and the marks
 // "timeout", "late", "interrupted" after them, comma separated.
 func (h *header) readParen(s string) bool {
@@ -239,7 +253,7 @@ func (h *header) readParen(s string) bool {
 		}
 	}
 	for _, p := range parts {
-		switch p {
+		switch p = markOf(p); p {
 		case "timeout", "late", "interrupted":
 			if h.marks == nil {
 				h.marks = map[string]bool{}
