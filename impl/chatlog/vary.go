@@ -43,6 +43,8 @@ func Variations() []vary.Variation {
 			Permit: "Error capture and formatting: errors go in a comment block separated by `---` or in a fenced `Error` block"},
 		{Name: "short-ids", What: "short ids of 6 hex digits",
 			Permit: "File naming and sanitization: the short id is 4–8 hex characters"},
+		{Name: "registry-stem", What: "an instance line names the page with its short id (\"index-7-zen-1a2b\")",
+			Permit: "Examples: the agent addresses the page as `index-7-zen-1a2b`, while the registry example names it without the id"},
 	}
 }
 

@@ -107,7 +107,11 @@ func (s *Server) renderRegistryLocked() string {
 		if in.Note != "" {
 			state += " " + in.Note
 		}
-		fmt.Fprintf(&b, "* %s (%s) last %s state: %s\n", in.Stem, in.URL, Clock(in.LastBeat), state)
+		name := in.Base
+		if s.cfg.Vary.Has("registry-stem") || name == "" {
+			name = in.Stem
+		}
+		fmt.Fprintf(&b, "* %s (%s) last %s state: %s\n", name, in.URL, Clock(in.LastBeat), state)
 	}
 	switch {
 	case len(s.recent) == 0 || s.cfg.Vary.Has("no-recent-jobs"):
