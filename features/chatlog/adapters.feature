@@ -114,6 +114,7 @@ Feature: Adapters
       42
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-adapter-contract)
     When agent "agent" asks "Index - 7 Zen" to run "let s = 'a;b'; await null; s.split(';').length"
     And 1 s passes
     Then the log of "Index - 7 Zen" ends with per Decision (§chatlog-adapter-contract)
@@ -122,6 +123,7 @@ Feature: Adapters
       2
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-adapter-contract)
     When agent "agent" asks "Index - 7 Zen" to run "await null; const x = 1;"
     And 1 s passes
     Then the log of "Index - 7 Zen" ends with per Decision (§chatlog-adapter-contract)
@@ -130,6 +132,7 @@ Feature: Adapters
       undefined
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-adapter-contract)
 
   @§chatlog-adapter-contract @decision
   Scenario: a waiting long poll gets a new job as soon as its request is noticed

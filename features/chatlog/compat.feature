@@ -43,3 +43,4 @@ Feature: Compatibility
       25
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-single-file-compat)

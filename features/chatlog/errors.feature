@@ -35,6 +35,15 @@ Feature: Errors
       ```
       """
     And that holds byte for byte per Decision (§chatlog-error-buffer)
+    When agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (17ms)
+      ```JSON
+      42
+      ```
+      """
 
   @§chatlog-failure-stack @§chatlog-error-buffer
   Scenario: a failure writes the raw stack, then the buffered errors

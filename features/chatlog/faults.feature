@@ -30,6 +30,7 @@ Feature: A failing disk
       25
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-append-only)
     And the job running "12+13" went through requested, dispatched, completed
     And no server write changed a byte that was already in a log
 
@@ -64,6 +65,7 @@ Feature: A failing disk
       42
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-append-only)
     And the job running "6*7" went through requested, dispatched, completed
     And the console does not say "<nil>" per Decision (§chatlog-append-only)
     And the console does not say "healing the torn entry failed" per Decision (§chatlog-append-only)

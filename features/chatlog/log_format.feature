@@ -210,6 +210,7 @@ Feature: Per-instance log format
       42
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-adapter-language)
 
     Examples:
       | tag        |

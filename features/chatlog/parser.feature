@@ -158,6 +158,7 @@ Feature: Parser and watcher
       ```JSON
       2
       ```
+        
       """
     Then the reply on line 13 pairs with the request on line 9
     And the reply on line 17 pairs with the request on line 1
@@ -240,6 +241,7 @@ Feature: Parser and watcher
     And 1 s passes
     Then the console does not say "ambiguous pairing" per Decision (§chatlog-same-second)
     And "Quiet" has 1 job
+    And the job running "1" went through requested
     When the log of "Quiet" is parsed
     Then the request on line 1 is stamped "10:00:00"
     And the request on line 5 is stamped "10:00:05"
@@ -827,6 +829,7 @@ Feature: Parser and watcher
       42
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-instance-dir)
     And no server write changed a byte that was already in a log
 
   @§chatlog-tail-only @§chatlog-rewrite-orphan @§chatlog-request-job

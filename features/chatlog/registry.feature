@@ -100,6 +100,7 @@ Feature: Master registry
       42
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-instance-dir)
     And the log of "Index - 7 Zen" contains:
       """
       ```JSON
@@ -160,6 +161,7 @@ Feature: Master registry
       1
       ```
       """
+    And that holds byte for byte per Decision (§chatlog-executing-placeholder)
 
   @§chatlog-instance-dir @decision
   Scenario: a page may take back a log no connected page holds, never the log of a connected page

@@ -26,6 +26,7 @@ Feature: Security
     And the job running "globalThis.ran = true" went through requested, timeout per Decision (§chatlog-timeout)
     And a poll for "Quiet" with a forged token answers 403
     And a poll for "Quiet" with a forged token answers 403
+    And a heartbeat for "Quiet" with a forged token answers 403
     And a heartbeat for "Quiet" with a forged token answers 403 in JSON per Decision (§chatlog-verified-realm)
     And POST "/api/result" with the body "{\"id\": " answers 400 per Decision (§chatlog-verified-realm)
     And POST "/api/heartbeat" with the body "not json" answers 400 per Decision (§chatlog-verified-realm)

@@ -964,6 +964,18 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^a heartbeat for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
+		w := get(ctx)
+		body, _ := json.Marshal(map[string]string{"id": w.stem(page), "token": "forged"})
+		got, err := statusOf(http.Post(w.base+"/api/heartbeat", "application/json", bytes.NewReader(body)))
+		if err != nil {
+			return err
+		}
+		if got != code {
+			return fmt.Errorf("heartbeat with forged token: %d, want %d", got, code)
+		}
+		return nil
+	})
 	sc.Step(`^a heartbeat for "([^"]*)" with a forged token answers (\d+) in JSON$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
 		body, _ := json.Marshal(map[string]string{"id": w.stem(page), "token": "forged"})

@@ -746,8 +746,10 @@ func (s *Server) parseLocked(in *Instance) {
 			s.logf("%v", err)
 			return
 		}
+		// What was appended since the last parse pairs as the seed says,
+		// by agent and timestamp (§chatlog-reply-pairing): a reply an agent
+		// wrote answers the closest earlier request of its agent.
 		lg := ParseAt(data, w.cp)
-		lg.Repair(true)
 		s.reportAmbiguity(in, lg)
 		answered := lg.Answered()
 		for i, r := range lg.Requests {
