@@ -58,15 +58,29 @@ Feature: A failing disk
       6\*7
       ```
       """
-    And the log of "Index - 7 Zen" ends with per Decision (§chatlog-append-only)
+    And the log of "Index - 7 Zen" contains, byte for byte per Decision (§chatlog-append-only)
       """
       **<page>** to agent at 09:00:01 (17ms)
       ```JSON
       42
       ```
       """
-    And that holds byte for byte per Decision (§chatlog-append-only)
     And the job running "6*7" went through requested, dispatched, completed
+    # Whichever entry the disk tore, the log is outside any fence after it:
+    # the next request runs and is answered.
+    When agent "agent" asks "Index - 7 Zen" to run "1+2"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **agent** to <page> at 09:00:02
+      ```JS
+      1+2
+      ```
+      **<page>** to agent at 09:00:02 (17ms)
+      ```JSON
+      3
+      ```
+      """
     And the console does not say "<nil>" per Decision (§chatlog-append-only)
     And the console does not say "healing the torn entry failed" per Decision (§chatlog-append-only)
     And no server write changed a byte that was already in a log

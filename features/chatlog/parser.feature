@@ -402,8 +402,9 @@ Feature: Parser and watcher
       3
       ```
       """
-    Then the log has 1 request and 2 replies per Decision (§chatlog-request-header)
-    And the request on line 10 is closed per Decision (§chatlog-request-header)
+    Then the request on line 10 is closed
+    And the log has no request on line 1
+    And the log has 1 request and 2 replies per Decision (§chatlog-request-header)
 
   @§chatlog-request-header @decision
   Scenario: an untagged fence after a request header is a request that names no language, refused with a reason
@@ -469,10 +470,18 @@ Feature: Parser and watcher
       | **a** to t at 23:59:59           | 1        | 0       |
       | **a** to t at 00:00:00           | 1        | 0       |
       | **a** to t                       | 1        | 0       |
+      | **a** to t at 24:00:00           | 0        | 0       |
+      | **a** to t at 10:60:00           | 0        | 0       |
+      | **a** to t at 10:00:60           | 0        | 0       |
+      | ** ** to t at 10:00:00           | 0        | 0       |
       | **a**to t at 10:00:00            | 0        | 0       |
       | *a* to t at 10:00:00             | 0        | 0       |
       | **a** to t at 10:00:00 (5ms)     | 0        | 1       |
+      | **a** to\u0020                    | 0        | 0       |
+      | **a** to                         | 0        | 0       |
       | a*b** to t at 10:00:00           | 0        | 0       |
+      | *a** to t at 10:00:00            | 0        | 0       |
+      | a**b** to t at 10:00:00          | 0        | 0       |
 
   @§chatlog-request-header @§chatlog-timestamp @decision
   Scenario Outline: what is a header where the seed gives no rule
@@ -482,18 +491,10 @@ Feature: Parser and watcher
     Examples:
       | header                           | requests | replies |
       | **a** to t at 10:00:00 \t        | 1        | 0       |
-      | **a** to t at 24:00:00           | 0        | 0       |
-      | **a** to t at 10:60:00           | 0        | 0       |
-      | **a** to t at 10:00:60           | 0        | 0       |
-      | ** ** to t at 10:00:00           | 0        | 0       |
       | **a** to t at 10:00:00 (5 ms)    | 0        | 0       |
       | **a** to t at 10:00:00 (late)    | 0        | 1       |
       | **a** to t at 10:00:00 (soon)    | 0        | 0       |
       | **a** to t at 10:00:00 (soon     | 1        | 0       |
-      | **a** to\u0020                    | 0        | 0       |
-      | **a** to                         | 0        | 0       |
-      | *a** to t at 10:00:00            | 0        | 0       |
-      | a**b** to t at 10:00:00          | 0        | 0       |
       | **a** to\u0020\u0020t at 10:00:00 | 0        | 0       |
       | **a** to t)                      | 1        | 0       |
       | **a** to t at 10:00:00 (**ERROR**) | 0      | 1       |
@@ -528,6 +529,21 @@ Feature: Parser and watcher
       | 999999999999s          | 999999999999000 | is not |
       | **ERROR** after 60s, timeout | 60000     | is     |
 
+  @§chatlog-duration-format @§chatlog-reply-header
+  Scenario Outline: what is not a duration of the seed's forms makes the line no reply
+    Given the log "**a** to t at 10:00:00\n```JS\n1\n```\n**t** to a at 10:00:01 (<paren>)\n```JSON\n1\n```"
+    Then the log has 1 request and 0 replies
+
+    Examples:
+      | paren            |
+      | -5ms             |
+      | +5ms             |
+      | 5s5ms            |
+      | s                |
+      | ms               |
+      | **ERROR** after  |
+      | **ERROR** after x |
+
   @§chatlog-duration-format @§chatlog-reply-header @decision
   Scenario Outline: what is not a duration makes the line plain text
     Given the log "**a** to t at 10:00:00\n```JS\n1\n```\n**t** to a at 10:00:01 (<paren>)\n```JSON\n1\n```"
@@ -536,18 +552,11 @@ Feature: Parser and watcher
     Examples:
       | paren            |
       | 17 ms            |
-      | -5ms             |
-      | +5ms             |
-      | 5s5ms            |
       | 2.s              |
       | .5s              |
-      | s                |
-      | ms               |
       | 1.5ms            |
       | 9999999999999s   |
       | 2.5s, soon       |
-      | **ERROR** after  |
-      | **ERROR** after x |
       | 17ms,late        |
 
   @§chatlog-rewrite-orphan @§chatlog-job-states

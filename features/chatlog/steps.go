@@ -673,6 +673,15 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return fmt.Errorf("no request on line %d: %s", l, w.parsed.JSON())
 	})
+	sc.Step(`^the log has no request on line (\d+)$`, func(ctx context.Context, l int) error {
+		w := get(ctx)
+		for _, r := range w.parsed.Requests {
+			if r.Line == l {
+				return fmt.Errorf("a request on line %d: %s", l, w.parsed.JSON())
+			}
+		}
+		return nil
+	})
 	sc.Step(`^the log has (\d+) requests? and (\d+) repl(?:y|ies)$`, func(ctx context.Context, q, r int) error {
 		w := get(ctx)
 		if len(w.parsed.Requests) != q || len(w.parsed.Replies) != r {
