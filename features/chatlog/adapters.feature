@@ -39,20 +39,22 @@ Feature: Adapters
     And the body of GET "/adapter.js" contains "/api/register" per Decision (§chatlog-adapter-contract)
     And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, max age 600, private network true per Decision (§chatlog-adapter-contract)
     And a preflight from "https://evil.example" for POST "/api/register" is refused per Decision (§chatlog-adapter-contract)
-    When a page served from "http://localhost:5173" titled "My App" registers over HTTP: 200
-    And a page served from "http://127.0.0.1:8080" titled "Other App" registers over HTTP: 200
-    And a page served from "https://evil.example" titled "Evil" registers over HTTP: 403
-    And a page served from "http://localhost.evil.example" titled "Sly" registers over HTTP: 403
-    And a page served from "null" titled "Sandboxed" registers over HTTP: 403
-    And a page served from "ftp://localhost" titled "Ftp" registers over HTTP: 403
-    And a page served from "http://[::1]:3000" titled "Six" registers over HTTP: 200
-    And a page served from "http://203.0.113.7:8080" titled "Far" registers over HTTP: 403
-    And a page served from "http://[2001:db8::1]:3000" titled "Far Six" registers over HTTP: 403
-    And a page served from "" titled "No Origin" registers over HTTP: 200
-    And a page served by the REPL server itself titled "Own" registers over HTTP: 200
-    Then the registry contains "(http://localhost:5173/app.html) last" per Decision (§chatlog-adapter-contract)
-    And the registry contains "(http://127.0.0.1:8080/app.html) last" per Decision (§chatlog-adapter-contract)
-    And the registry contains "(http://[::1]:3000/app.html) last" per Decision (§chatlog-adapter-contract)
+    When a page served from "http://localhost:5173" titled "My App" registers over HTTP
+    And a page served from "http://127.0.0.1:8080" titled "Other App" registers over HTTP
+    And a page served from "http://[::1]:3000" titled "Six" registers over HTTP
+    And a page served from "" titled "No Origin" registers over HTTP
+    And a page served by the REPL server itself titled "Own" registers over HTTP
+    Then each of these registrations was answered 200, the pages of other origins with their origin allowed
+    And the registry contains "(http://localhost:5173/app.html) last"
+    And the registry contains "(http://127.0.0.1:8080/app.html) last"
+    And the registry contains "(http://[::1]:3000/app.html) last"
+    When a page served from "https://evil.example" titled "Evil" registers over HTTP
+    And a page served from "http://localhost.evil.example" titled "Sly" registers over HTTP
+    And a page served from "null" titled "Sandboxed" registers over HTTP
+    And a page served from "ftp://localhost" titled "Ftp" registers over HTTP
+    And a page served from "http://203.0.113.7:8080" titled "Far" registers over HTTP
+    And a page served from "http://[2001:db8::1]:3000" titled "Far Six" registers over HTTP
+    Then each of these registrations was answered 403 per Decision (§chatlog-adapter-contract)
     And the registry does not contain "evil" per Decision (§chatlog-adapter-contract)
     And the registry does not contain "203.0.113.7" per Decision (§chatlog-adapter-contract)
     And the registry does not contain "2001:db8" per Decision (§chatlog-adapter-contract)

@@ -186,19 +186,26 @@ type paren struct {
 
 var clockRE = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$`)
 
-var durationRE = regexp.MustCompile(`^(\d+)ms\b|^(\d+)(?:\.(\d+))?s\b`)
+var durationRE = regexp.MustCompile(`^(\d+)ms|^(\d+)(?:\.(\d+))?s`)
 
 // readParen reads "17ms", "**ERROR** after 16ms", "**ERROR**" and what
 // follows; the duration must keep the seed's rule: whole milliseconds up to
 // 2000 ms, seconds above.
 func readParen(s string) (paren, error) {
 	var p paren
+	after := false
 	if r, ok := strings.CutPrefix(s, "**ERROR**"); ok {
 		p.err = true
-		s = strings.TrimPrefix(r, " after ")
+		s, after = strings.CutPrefix(r, " after ")
 	}
 	m := durationRE.FindStringSubmatch(s)
+	if m != nil && len(s) > len(m[0]) && wordByte(s[len(m[0])]) {
+		m = nil // "5s5ms", "60.s": no duration of the seed's forms
+	}
 	if m == nil {
+		if after {
+			return p, fmt.Errorf("`**ERROR** after` is followed by %q, not a duration of the seed's forms", s)
+		}
 		p.rest = s
 		return p, nil
 	}
@@ -226,6 +233,11 @@ func readParen(s string) (paren, error) {
 		return p, fmt.Errorf("the duration %s is not over 2000 ms: the seed writes it in milliseconds", m[0])
 	}
 	return p, nil
+}
+
+// wordByte reports whether c can go on a duration's token.
+func wordByte(c byte) bool {
+	return c == '.' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // match compares the log got with the entries of want: "suffix" (the log

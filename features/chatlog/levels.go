@@ -229,6 +229,9 @@ func registerLevels(sc kit.Steps) {
 		}
 		for i := len(es) - 1; i > req; i-- {
 			if e := es[i]; !e.request() && e.to == es[req].from && timeoutEntry(e) {
+				if _, err := readParen(e.paren); e.hasParen && err != nil {
+					return fmt.Errorf("the timeout entry %s: %w", e.describe(), err)
+				}
 				if where == "ends with" && i != len(es)-1 {
 					return fmt.Errorf("the timeout entry %s is not the last entry:\n%s", e.describe(), describeAll(es))
 				}
@@ -385,13 +388,17 @@ func registerLevels(sc kit.Steps) {
 		}
 		return nil
 	})
-	sc.Step(`^the console notes (an ambiguity|a job orphaned or cancelled|no job orphaned or cancelled)$`, func(ctx context.Context, what string) error {
+	sc.Step(`^the console notes (an ambiguity|no ambiguity|a job orphaned or cancelled|no job orphaned or cancelled)$`, func(ctx context.Context, what string) error {
 		con := strings.ToLower(get(ctx).d.console())
 		var err error
 		switch what {
 		case "an ambiguity":
 			if !strings.Contains(con, "ambigu") {
 				err = fmt.Errorf("the console does not mention an ambiguity")
+			}
+		case "no ambiguity":
+			if strings.Contains(con, "ambigu") {
+				err = fmt.Errorf("the console mentions an ambiguity, but the requests' seconds differ")
 			}
 		case "a job orphaned or cancelled":
 			if !strings.Contains(con, "orphan") && !strings.Contains(con, "cancel") {

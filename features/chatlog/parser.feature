@@ -219,7 +219,7 @@ Feature: Parser and watcher
     And the reply on line 25 pairs with the request on line 13 per Decision (§chatlog-reply-pairing)
     And the reply on line 25 took 5 ms per Decision (§chatlog-reply-pairing)
 
-  @§chatlog-reply-pairing @§chatlog-same-second @§chatlog-timestamp @decision
+  @§chatlog-reply-pairing @§chatlog-same-second @§chatlog-timestamp
   Scenario: requests of different seconds pair by time, and the console notes no ambiguity
     Given a running server
     And a log for "Quiet" that no realm polls
@@ -239,7 +239,7 @@ Feature: Parser and watcher
       ```
       """
     And 1 s passes
-    Then the console does not say "ambiguous pairing" per Decision (§chatlog-same-second)
+    Then the console notes no ambiguity
     And "Quiet" has 1 job
     And the job running "1" went through requested
     When the log of "Quiet" is parsed
@@ -459,6 +459,7 @@ Feature: Parser and watcher
       | ~~~JS       | ~~~~        | 2        | 0       | 1    | closed  | 1                                             |
       | ```JS`x     | ``          | 1        | 1       | 5    | closed  | 2                                             |
       | ```JS       | \u0020\u0020\u0020\u0020``` | 1 | 0 | 1 | closed | 1\n    ```\n**a** to t at 10:00:01\n```JS\n2 |
+      | ````JS      | \u0020```  | 1        | 0       | 1    | a draft | 1\n ```\n**a** to t at 10:00:01\n```JS\n2\n``` |
 
   @§chatlog-request-header @§chatlog-timestamp
   Scenario Outline: a header needs bold agent, "to", a page and at most a valid HH:MM:SS

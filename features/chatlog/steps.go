@@ -31,35 +31,42 @@ import (
 
 // world is one scenario's state.
 type world struct {
-	seed       uint64
-	clk        *clock.Sim
-	fs         afero.Fs
-	cfg        chatlog.Config
-	srv        *chatlog.Server
-	con        bytes.Buffer
-	pages      map[string]*realm.Page
-	regs       map[string]chatlog.Registration
-	stems      map[string]string // page → the stem of its log, where the driver found it
-	names      map[string]string // page → the name its registry line gives it
-	seen       map[string]string // page → the last-seen time its registry line showed last
-	check      lastCheck         // what the last step that quoted text compared
-	prefilled  map[string]bool   // logs the scenario put in debug/ itself
-	work       map[string]time.Duration
-	agents     map[string]*realm.Agent
-	snaps      map[string]string // log contents after the last step, for the append-only check
-	broken     []string          // append-only violations seen
-	parsed     chatlog.ParseReport
-	parsedText string        // the log the server wrote, as it was parsed
-	lastW      time.Time     // time of the last agent write
-	faulty     *vfs.Faulty   // the server's disk, which can fail its writes
-	count      *vfs.Counting // the server's filesystem, counting what it reads
-	mark       int64         // bytes the server had read when noted
-	http       *httptest.Server
-	refusal    int
-	polls      map[string]chan polled  // background HTTP polls by page
-	taken      map[string]chatlog.Task // the last job each HTTP page was given
-	d          driver                  // the implementation under test (driver.go)
-	base       string                  // the adapter transport's base URL
+	seed          uint64
+	clk           *clock.Sim
+	fs            afero.Fs
+	cfg           chatlog.Config
+	srv           *chatlog.Server
+	con           bytes.Buffer
+	pages         map[string]*realm.Page
+	regs          map[string]chatlog.Registration
+	stems         map[string]string // page → the stem of its log, where the driver found it
+	names         map[string]string // page → the name its registry line gives it
+	seen          map[string]string // page → the last-seen time its registry line showed last
+	check         lastCheck         // what the last step that quoted text compared
+	prefilled     map[string]bool   // logs the scenario put in debug/ itself
+	registrations []registration    // registrations over HTTP not yet judged
+	work          map[string]time.Duration
+	agents        map[string]*realm.Agent
+	snaps         map[string]string // log contents after the last step, for the append-only check
+	broken        []string          // append-only violations seen
+	parsed        chatlog.ParseReport
+	parsedText    string        // the log the server wrote, as it was parsed
+	lastW         time.Time     // time of the last agent write
+	faulty        *vfs.Faulty   // the server's disk, which can fail its writes
+	count         *vfs.Counting // the server's filesystem, counting what it reads
+	mark          int64         // bytes the server had read when noted
+	http          *httptest.Server
+	refusal       int
+	polls         map[string]chan polled  // background HTTP polls by page
+	taken         map[string]chatlog.Task // the last job each HTTP page was given
+	d             driver                  // the implementation under test (driver.go)
+	base          string                  // the adapter transport's base URL
+}
+
+// registration is how the server answered a registration over HTTP.
+type registration struct {
+	origin, allow, body string
+	status              int
 }
 
 // polled is the answer to a background HTTP poll.
@@ -880,7 +887,7 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
-	sc.Step(`^a page (served from "[^"]*"|served by the REPL server itself) titled "([^"]*)" registers over HTTP: (\d+)$`, func(ctx context.Context, from, title string, code int) error {
+	sc.Step(`^a page (served from "[^"]*"|served by the REPL server itself) titled "([^"]*)" registers over HTTP$`, func(ctx context.Context, from, title string) error {
 		w := get(ctx)
 		origin, foreign := w.base, false
 		if o, ok := strings.CutPrefix(from, "served from "); ok {
@@ -904,15 +911,29 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != code {
-			return fmt.Errorf("register from %s: %d, want %d: %s", origin, resp.StatusCode, code, body)
-		}
-		acao := resp.Header.Get("Access-Control-Allow-Origin")
-		if code == http.StatusOK && acao != origin {
-			return fmt.Errorf("register from %s: Access-Control-Allow-Origin %q", origin, acao)
-		}
-		if code != http.StatusOK && acao != "" {
-			return fmt.Errorf("refused register from %s still allows the origin: %q", origin, acao)
+		w.registrations = append(w.registrations, registration{origin: origin, status: resp.StatusCode,
+			allow: resp.Header.Get("Access-Control-Allow-Origin"), body: string(body)})
+		return nil
+	})
+	sc.Step(`^each of these registrations was answered (200, the pages of other origins with their origin allowed|403)$`, func(ctx context.Context, what string) error {
+		w := get(ctx)
+		regs := w.registrations
+		w.registrations = nil
+		for _, r := range regs {
+			var reg chatlog.Registration
+			switch {
+			case what == "403" && r.status != http.StatusForbidden:
+				return fmt.Errorf("register from %q: %d, want 403: %s", r.origin, r.status, r.body)
+			case what == "403" && r.allow != "":
+				return fmt.Errorf("refused register from %q still allows the origin: %q", r.origin, r.allow)
+			case what == "403":
+			case r.status != http.StatusOK:
+				return fmt.Errorf("register from %q: %d, want 200: %s", r.origin, r.status, r.body)
+			case r.allow != r.origin:
+				return fmt.Errorf("register from %q: Access-Control-Allow-Origin %q", r.origin, r.allow)
+			case json.Unmarshal([]byte(r.body), &reg) != nil || reg.ID == "" || reg.Token == "":
+				return fmt.Errorf("register from %q: the answer %q has no id and token", r.origin, r.body)
+			}
 		}
 		return nil
 	})
