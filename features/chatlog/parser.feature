@@ -217,7 +217,7 @@ Feature: Parser and watcher
       """
     Then the reply on line 21 pairs with the request on line 9
     And the reply on line 25 pairs with the request on line 13 per Decision (§chatlog-reply-pairing)
-    And the reply on line 25 took 5 ms per Decision (§chatlog-reply-pairing)
+    And the reply on line 25 took 5 ms
 
   @§chatlog-reply-pairing @§chatlog-same-second @§chatlog-timestamp
   Scenario: requests of different seconds pair by time, and the console notes no ambiguity

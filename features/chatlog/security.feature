@@ -28,6 +28,9 @@ Feature: Security
     And a poll for "Quiet" with a forged token answers 403
     And a heartbeat for "Quiet" with a forged token answers 403
     And a heartbeat for "Quiet" with a forged token answers 403 in JSON per Decision (§chatlog-verified-realm)
+    And POST "/api/result" with the body "{\"id\": " is refused
+    And POST "/api/heartbeat" with the body "not json" is refused
+    And POST "/api/register" with the body "[1, 2]" is refused
     And POST "/api/result" with the body "{\"id\": " answers 400 per Decision (§chatlog-verified-realm)
     And POST "/api/heartbeat" with the body "not json" answers 400 per Decision (§chatlog-verified-realm)
     And POST "/api/register" with the body "[1, 2]" answers 400 per Decision (§chatlog-verified-realm)

@@ -1026,6 +1026,39 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^POST "(/api/[a-z]+)" with the body "((?:[^"\\]|\\.)*)" is refused$`, func(ctx context.Context, p, body string) error {
+		w := get(ctx)
+		got, err := statusOf(http.Post(w.base+p, "application/json", strings.NewReader(unquote(body))))
+		if err != nil {
+			return err
+		}
+		if got/100 != 4 {
+			return fmt.Errorf("POST %s %q: %d, want it refused (4xx)", p, body, got)
+		}
+		return nil
+	})
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" with a JSON body is allowed$`, func(ctx context.Context, origin, p string) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		h := resp.Header
+		methods, headers := strings.ToLower(h.Get("Access-Control-Allow-Methods")), strings.ToLower(h.Get("Access-Control-Allow-Headers"))
+		if resp.StatusCode/100 != 2 || h.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(methods, "post") ||
+			!(strings.Contains(headers, "content-type") || headers == "*") {
+			return fmt.Errorf("preflight from %s: %d, allow origin %q, methods %q, headers %q: a page of that origin cannot post JSON", origin, resp.StatusCode, h.Get("Access-Control-Allow-Origin"), methods, headers)
+		}
+		return nil
+	})
 	sc.Step(`^POST "(/api/[a-z]+)" with the body "((?:[^"\\]|\\.)*)" answers (\d+)$`, func(ctx context.Context, p, body string, code int) error {
 		w := get(ctx)
 		got, err := statusOf(http.Post(w.base+p, "application/json", strings.NewReader(unquote(body))))
