@@ -818,8 +818,9 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time) {
 			lg.Resume = from
 		}
 	} else {
+		// Replies pair as the seed says, by agent and timestamp, as
+		// they do in what is appended (§chatlog-reply-pairing).
 		lg = ParseAt(chunk[start:], Pos{Offset: from + int64(start), Line: 1})
-		lg.Repair(true) // the server's own replies follow file order
 	}
 	s.reportAmbiguity(in, lg)
 
