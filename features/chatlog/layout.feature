@@ -58,6 +58,8 @@ Feature: Layout and naming
     Then the log of "Full" is "debug/full-[0-9a-f]{4,8}\.md"
     And the log of "Full" is new
     And the log of "Full" is "debug/full-[0-9a-f]{8}\.md" per Decision (§chatlog-short-id)
+    And the registry line of "Full" reads "* full (http://localhost:8302/) last 09:00:00 state: idle"
+    And that holds byte for byte per Decision (§chatlog-registry-header)
 
   @§chatlog-short-id
   Scenario: two pages with the same name get different logs
