@@ -49,6 +49,9 @@ Feature: Concurrency
       """
     And the job running "trace.push(\"b\"); 2" went through requested, dispatched, completed
     When the log of "Index - 7 Zen" is parsed
-    Then the reply on line 15 pairs with the request on line 1
-    And the reply on line 21 pairs with the request on line 5
-    And the reply on line 27 pairs with the request on line 9
+    Then the reply carrying 1 pairs with the request running "globalThis.trace = [\"a\"]; 1"
+    And the reply carrying 2 pairs with the request running "trace.push(\"b\"); 2"
+    And the reply carrying "abc" pairs with the request running "trace.push(\"c\"); trace.join(\"\")"
+    And the reply on line 15 pairs with the request on line 1 per Decision (§chatlog-result-fences)
+    And the reply on line 21 pairs with the request on line 5 per Decision (§chatlog-result-fences)
+    And the reply on line 27 pairs with the request on line 9 per Decision (§chatlog-result-fences)

@@ -22,6 +22,9 @@ import (
 const (
 	EnvServer = "CHATLOG_SERVER" // a command line with {dir} and {port} (and optionally {timeout})
 	EnvParse  = "CHATLOG_PARSE"  // a command line with {file} printing the parse report as JSON
+	// EnvVary runs the embedded reference with spec-permitted variations
+	// (chatlog.Variations: a comma-separated list, or all).
+	EnvVary = "ANCHORAGE_VARY"
 )
 
 // driver is how the steps reach the chatlog implementation under test. It
@@ -36,9 +39,14 @@ type driver interface {
 	start() error
 	restart() error
 	// connect opens a page titled title as a realm; name is how the steps
-	// call it. register registers a realm that never polls.
+	// call it. quiet makes a page named name whose log no realm polls.
 	connect(name, title string) error
+	quiet(name string) error
+	// register registers a realm that never polls (the embedded server's
+	// call, or the realm protocol of the contract); located notes where
+	// the log of a realm registered so is.
 	register(name, url string) (chatlog.Registration, error)
+	located(name, url string, reg chatlog.Registration) error
 	// connectLisp connects the harness's tiny Lisp realm (world.go) as an
 	// adapter of another language.
 	connectLisp(name string) error
@@ -62,6 +70,8 @@ type driver interface {
 	// transport serves the adapter transport over HTTP and returns its base
 	// URL; longPoll 0 means the server's own.
 	transport(longPoll time.Duration) (string, error)
+	// serverURL is where the server answers HTTP, whatever its transport.
+	serverURL() (string, error)
 	// parse reads a log as the server's parser does.
 	parse(text string) (chatlog.ParseReport, error)
 	// jobs is the server's job table, oldest first: the jobs of the page
@@ -74,6 +84,8 @@ type driver interface {
 	// pattern turns an expected text into the regular expression a target
 	// on the wall clock must match, or "" when the text is exact.
 	pattern(want string) string
+	// level is how the driver compares text at the seed's level.
+	level() seedLevel
 	// regexp turns a regular expression the steps expect into the one the
 	// target must match (the same for the embedded server).
 	regexp(re string) string
@@ -89,11 +101,7 @@ func registerDriver(sc kit.Steps) {
 			w.d = &embedded{w: w}
 			return ctx, nil
 		}
-		logf := func(string, ...any) {}
-		if t := godog.T(ctx); t != nil {
-			logf = t.Logf
-		}
-		p, err := newProcess(w, server, parse, logf)
+		p, err := newProcess(w, server, parse, stepLog(ctx))
 		if err != nil {
 			return ctx, err
 		}
@@ -129,6 +137,14 @@ func (w *world) holds(got, want, how string) bool {
 	return mustMatch(pat, got)
 }
 
+// stepLog is where a step logs: the scenario's test log.
+func stepLog(ctx context.Context) func(string, ...any) {
+	if t := godog.T(ctx); t != nil {
+		return t.Logf
+	}
+	return func(string, ...any) {}
+}
+
 // skip is the error of a step the driver cannot express, logged as the
 // runner's report expects.
 func skip(logf func(string, ...any), format string, args ...any) error {
@@ -154,6 +170,17 @@ func (e *embedded) register(name, url string) (chatlog.Registration, error) {
 		return chatlog.Registration{}, fmt.Errorf("no server")
 	}
 	return e.w.srv.Register(name, url, "JS")
+}
+func (e *embedded) quiet(name string) error {
+	reg, err := e.register(name, "http://localhost:8302/")
+	if err != nil {
+		return err
+	}
+	return e.located(name, "http://localhost:8302/", reg)
+}
+func (e *embedded) located(name, _ string, reg chatlog.Registration) error {
+	e.w.regs[name] = reg
+	return nil
 }
 func (e *embedded) connectLisp(name string) error { return e.w.connectLisp(name) }
 func (e *embedded) registration(name string) (chatlog.Registration, error) {
@@ -212,6 +239,12 @@ func (e *embedded) transport(longPoll time.Duration) (string, error) {
 	e.w.http = httptest.NewServer(tr.Handler())
 	return e.w.http.URL, nil
 }
+func (e *embedded) serverURL() (string, error) {
+	if e.w.http == nil {
+		return e.transport(0)
+	}
+	return e.w.http.URL, nil
+}
 func (e *embedded) parse(text string) (chatlog.ParseReport, error) {
 	return chatlog.Report(chatlog.Parse([]byte(text)), time.Time{}), nil
 }
@@ -223,6 +256,7 @@ func (e *embedded) jobs(stem string) ([]chatlog.Job, error) {
 }
 func (e *embedded) internal(string) error   { return nil }
 func (e *embedded) pattern(string) string   { return "" }
+func (e *embedded) level() seedLevel        { return seedLevel{} }
 func (e *embedded) regexp(re string) string { return re }
 func (e *embedded) close() {
 	w := e.w

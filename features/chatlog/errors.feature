@@ -15,25 +15,34 @@ Feature: Errors
     And the page "Index - 7 Zen" leaves "Promise.reject(new RangeError('nope'))" unhandled in the background
     And agent "agent" asks "Index - 7 Zen" to run "({message: 'ok'})"
     And 1 s passes
-    Then the log of "Index - 7 Zen" matches:
+    Then the log of "Index - 7 Zen" ends with:
       """
-      \(17ms\)
+      **<page>** to agent at 09:00:00 (17ms)
       ```JSON
-      \{"message":"ok"\}
+      {"message":"ok"}
       ```
 
       ```
-      /\*
+      /*
       TypeError: cannot read property 'x' of null
-          at [^\n]*
-      (    at [^\n]*
-      )*---
+          at …
+      …
+      ---
       Unhandled rejection: RangeError: nope
-          at [^\n]*
-      (    at [^\n]*
-      )*\*/
+          at …
+      …
+      */
       ```
-      $
+      """
+    And that holds byte for byte per Decision (§chatlog-error-buffer)
+    When agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:01 (17ms)
+      ```JSON
+      42
+      ```
       """
 
   @§chatlog-failure-stack @§chatlog-error-buffer
@@ -41,21 +50,21 @@ Feature: Errors
     When the page "Index - 7 Zen" throws "undefinedVar" in the background
     And agent "agent" asks "Index - 7 Zen" to run "function boom() { throw new TypeError('bad') }\nboom()"
     And 1 s passes
-    Then the log of "Index - 7 Zen" matches:
+    Then the log of "Index - 7 Zen" ends with:
       """
-      \(\*\*ERROR\*\* after 17ms\)
+      **<page>** to agent at 09:00:00 (**ERROR** after 17ms)
       ```Error
       TypeError: bad
-          at boom [^\n]*
-      (    at [^\n]*
-      )*```
+          at boom …
+      …
+      ```
 
       ```
-      /\*
+      /*
       ReferenceError: 'undefinedVar' is not defined
-      (    at [^\n]*
-      )*\*/
+      …
+      */
       ```
-      $
       """
+    And that holds byte for byte per Decision (§chatlog-background-errors)
     And the log of "Index - 7 Zen" does not contain "undefinedVar' is not defined\n    at boom"

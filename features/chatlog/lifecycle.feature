@@ -34,18 +34,22 @@ Feature: Job lifecycle and timing
     When agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 61 s pass
     Then the job running "12+13" went through requested, dispatched, timeout
-    And the log of "Index - 7 Zen" ends with:
+    And the log of "Index - 7 Zen" ends with a timeout entry for the request running "12+13"
+    And the log of "Index - 7 Zen" ends with, byte for byte per Decision (§chatlog-timeout)
       """
       **<page>** to agent at 09:01:00 (**ERROR** after 60s, timeout)
       ```Error
       timeout: no result after 60s
       ```
       """
-    And the registry line of "Index - 7 Zen" reads "* <page> (http://localhost:8302/) last 09:01:00 state: failed after 60000ms (timeout)"
-    And the registry contains "* <page>#1 JS from agent at 09:00:00: timeout failed after 60000ms (timeout)"
-    And the registry has fewer than 200 lines and lists at most 1 recent jobs
-    And the console says "job <page>#1 timed out after 60s"
-    And the console does not say "without being dispatched"
+    And the registry reports a timeout as failed after 60000 ms
+    And the registry line of "Index - 7 Zen" reads "* <name> (http://localhost:8302/) last 09:01:00 state: failed after 60000ms (timeout)"
+    And that holds byte for byte per Decision (§chatlog-registry-header)
+    And the registry contains "* <page>#1 JS from agent at 09:00:00: timeout failed after 60000ms (timeout)" per Decision (§chatlog-registry-pointers)
+    And the registry has fewer than 200 lines
+    And the registry lists at most 1 recent jobs per Decision (§chatlog-registry-pointers)
+    And the console says "job <page>#1 timed out after 60s" per Decision (§chatlog-timeout)
+    And the console does not say "without being dispatched" per Decision (§chatlog-timeout)
 
   @§chatlog-timeout
   Scenario: the timeout can be configured
@@ -54,11 +58,9 @@ Feature: Job lifecycle and timing
     And the page "Index - 7 Zen" hangs
     When agent "agent" asks "Index - 7 Zen" to run "1"
     And 6 s pass
-    Then the log of "Index - 7 Zen" contains:
-      """
-      (**ERROR** after 5s, timeout)
-      """
-    And the registry contains "state: failed after 5000ms (timeout)"
+    Then the log of "Index - 7 Zen" has a timeout entry for the request running "1"
+    And the log of "Index - 7 Zen" contains "(**ERROR** after 5s, timeout)" per Decision (§chatlog-reply-header)
+    And the registry reports a timeout as failed after 5000 ms
 
   @§chatlog-timeout @§chatlog-job-states @decision
   Scenario: a job no page ever takes times out too, counted from its request
@@ -68,17 +70,18 @@ Feature: Job lifecycle and timing
     And 60.1 s pass
     Then the job running "12+13" went through requested
     When 0.2 s pass
-    Then the job running "12+13" went through requested, timeout
-    And the log of "Quiet" ends with:
+    Then the job running "12+13" was never dispatched
+    And the log of "Quiet" does not contain "executing ..."
+    And the job running "12+13" went through requested, timeout per Decision (§chatlog-timeout)
+    And the log of "Quiet" ends with, byte for byte per Decision (§chatlog-timeout)
       """
       **<page>** to agent at 09:01:00 (**ERROR** after 60s, timeout)
       ```Error
       timeout: no realm took this job within 60s
       ```
       """
-    And the log of "Quiet" does not contain "executing ..."
-    And the registry line of "Quiet" reads "* <page> (http://localhost:8302/) last 09:00:00 state: failed after 60000ms (timeout)"
-    And the console says "job <page>#1 timed out after 60s without being dispatched: no realm took it"
+    And the registry line of "Quiet" reads "* <name> (http://localhost:8302/) last 09:00:00 state: failed after 60000ms (timeout)" per Decision (§chatlog-timeout)
+    And the console says "job <page>#1 timed out after 60s without being dispatched: no realm took it" per Decision (§chatlog-timeout)
 
   @§chatlog-timeout @decision
   Scenario: a job taken late by its page still times out 60 s after its request
@@ -90,8 +93,8 @@ Feature: Job lifecycle and timing
     And 60.1 s pass
     Then the job running "2" went through requested, dispatched
     When 0.2 s pass
-    Then the job running "2" went through requested, dispatched, timeout
-    And the log of "Index - 7 Zen" contains:
+    Then the job running "2" went through requested, dispatched, timeout per Decision (§chatlog-timeout)
+    And the log of "Index - 7 Zen" contains, byte for byte per Decision (§chatlog-timeout)
       """
       **<page>** to agent at 09:01:00 (**ERROR** after 60s, timeout)
       ```Error
@@ -110,27 +113,29 @@ Feature: Job lifecycle and timing
     And 2 s pass
     And agent "agent" asks "Index - 7 Zen" to run "3"
     And 10 s pass
-    Then the log of "Index - 7 Zen" contains:
+    Then the log of "Index - 7 Zen" has a timeout entry for the request running "1"
+    And the log of "Index - 7 Zen" contains, byte for byte per Decision (§chatlog-timeout)
       """
       **<page>** to agent at 09:00:05 (**ERROR** after 5s, timeout)
       ```Error
       timeout: no result after 5s
       ```
       """
-    And the log of "Index - 7 Zen" contains:
+    And the log of "Index - 7 Zen" contains, byte for byte per Decision (§chatlog-timeout)
       """
       **<page>** to agent at 09:00:06 (**ERROR** after 5s, timeout)
       ```Error
       timeout: no realm took this job within 5s
       ```
       """
-    And the log of "Index - 7 Zen" contains:
+    And the log of "Index - 7 Zen" contains, byte for byte per Decision (§chatlog-timeout)
       """
       **<page>** to agent at 09:00:08 (**ERROR** after 5s, timeout)
       ```Error
       timeout: no result after 5s
       ```
       """
+    And the job running "3" went through requested, dispatched, timeout per Decision (§chatlog-timeout)
 
   @§chatlog-job-times @§chatlog-duration-definition @§chatlog-late-result @decision
   Scenario: a job that times out while its code is on the way still measures from the page's receipt
@@ -143,21 +148,34 @@ Feature: Job lifecycle and timing
     And 1 s passes
     And agent "agent" asks "Index - 7 Zen" to run "2"
     And 13 s pass
-    Then the log of "Index - 7 Zen" contains:
+    Then the log of "Index - 7 Zen" has a timeout entry for the request running "1"
+    And the log of "Index - 7 Zen" contains:
       """
-      **<page>** to agent at 09:00:06 (5.988s, late)
       ```JSON
       1
       ```
       """
     And the log of "Index - 7 Zen" contains:
       """
+      ```JSON
+      2
+      ```
+      """
+    And the log of "Index - 7 Zen" contains, byte for byte per Decision (§chatlog-job-times)
+      """
+      **<page>** to agent at 09:00:06 (5.988s, late)
+      ```JSON
+      1
+      ```
+      """
+    And the log of "Index - 7 Zen" contains, byte for byte per Decision (§chatlog-job-times)
+      """
       **<page>** to agent at 09:00:06 (**ERROR** after 5s, timeout)
       ```Error
       timeout: no result after 5s
       ```
       """
-    And the log of "Index - 7 Zen" contains:
+    And the log of "Index - 7 Zen" contains, byte for byte per Decision (§chatlog-job-times)
       """
       **<page>** to agent at 09:00:12 (5.988s, late)
       ```JSON

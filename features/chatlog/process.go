@@ -42,13 +42,16 @@ type process struct {
 	port     int
 	base     string // http://127.0.0.1:PORT
 
-	cmd     *exec.Cmd
-	done    chan struct{}
-	con     kit.SyncBuffer
-	br      *browser
-	urls    map[string]string     // page name → the URL its tab registered with
-	proxies map[string]*pageProxy // page name → what its tab calls the server through
-	quit    chan struct{}         // closed when the scenario ends: the Lisp realm stops
+	cmd      *exec.Cmd
+	done     chan struct{}
+	con      kit.SyncBuffer
+	br       *browser
+	urls     map[string]string     // page name → the URL its tab registered with
+	proxies  map[string]*pageProxy // page name → what its tab calls the server through
+	claimed  map[string]string     // log path → the page whose log it is
+	protocol error                 // why the server does not speak the realm protocol; nil when it does (after a probe)
+	probed   bool
+	quit     chan struct{} // closed when the scenario ends: the Lisp realm stops
 }
 
 func newProcess(w *world, server, parse string, logf func(string, ...any)) (*process, error) {
@@ -56,7 +59,8 @@ func newProcess(w *world, server, parse string, logf func(string, ...any)) (*pro
 	if err != nil {
 		return nil, fmt.Errorf("chatlog workspace: %w", err)
 	}
-	p := &process{w: w, server: server, parseCmd: parse, logf: logf, dir: dir, urls: map[string]string{}, proxies: map[string]*pageProxy{}}
+	p := &process{w: w, server: server, parseCmd: parse, logf: logf, dir: dir, urls: map[string]string{}, proxies: map[string]*pageProxy{},
+		claimed: map[string]string{}}
 	// The steps read and write the server's real workspace.
 	w.fs = afero.NewBasePathFs(afero.NewOsFs(), dir)
 	return p, nil
@@ -86,6 +90,7 @@ func (p *process) start() error {
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
+	p.probed = false
 	line := strings.NewReplacer("{dir}", p.dir, "{port}", strconv.Itoa(p.port), "{timeout}", timeout.String()).Replace(p.server)
 	argv := strings.Fields(line)
 	p.cmd = exec.Command(argv[0], argv[1:]...)
@@ -143,26 +148,142 @@ func (p *process) registry() string {
 	return string(b)
 }
 
-// find reads the registration of the realm that registered from pageURL
-// out of the registry: its instance line names the URL, its pointer line
-// the log.
-func (p *process) find(pageURL string) (chatlog.Registration, bool) {
+// instanceLine is an instance line of the registry as the seed gives it:
+// `* NAME (URL) last HH:MM:SS state: STATE`.
+var instanceLine = regexp.MustCompile(`^\* (.+?) \((\S+)\) last \d\d:\d\d:\d\d state: `)
+
+// logPointer is a path of a log under debug/, as a registry may point to it
+// in any form.
+var logPointer = regexp.MustCompile(`debug/[A-Za-z0-9._-]+\.md`)
+
+// logFiles names the logs under debug/ now.
+func (p *process) logFiles() map[string]bool {
+	out := map[string]bool{}
+	ents, _ := os.ReadDir(filepath.Join(p.dir, chatlog.InstanceDir))
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".md") && !e.IsDir() {
+			out[chatlog.InstanceDir+"/"+e.Name()] = true
+		}
+	}
+	return out
+}
+
+// find reads where the realm that registered from pageURL is: the
+// registry's instance line that names the URL gives the instance's name,
+// and its log is the one under debug/ named after it (the name, then a
+// short id) or one the registry points to on a line naming the instance or
+// its URL. A log another page holds is not it; of several, the one the page
+// already holds (mine), else one that appeared since before, else the one
+// pointed to. It returns the log's path and the instance's name.
+func (p *process) find(pageURL, mine string, before map[string]bool) (path, name string, ok bool) {
 	reg := p.registry()
-	var stem string
+	var lines []string
 	for _, l := range strings.Split(reg, "\n") {
-		if rest, ok := strings.CutPrefix(l, "* "); ok && strings.Contains(rest, " ("+pageURL+") ") {
-			stem, _, _ = strings.Cut(rest, " ")
+		if m := instanceLine.FindStringSubmatch(l); m != nil && m[2] == pageURL {
+			name = m[1]
 		}
 	}
-	if stem == "" {
-		return chatlog.Registration{}, false
+	if name == "" {
+		return "", "", false
 	}
 	for _, l := range strings.Split(reg, "\n") {
-		if path, ok := strings.CutPrefix(l, "* "+stem+": "); ok {
-			return chatlog.Registration{ID: stem, Path: strings.TrimSpace(path)}, true
+		if strings.Contains(l, name) || strings.Contains(l, pageURL) {
+			lines = append(lines, l)
 		}
 	}
-	return chatlog.Registration{}, false
+	files := p.logFiles()
+	cands, pointed := map[string]bool{}, map[string]bool{}
+	for f := range files {
+		stem := strings.TrimSuffix(strings.TrimPrefix(f, chatlog.InstanceDir+"/"), ".md")
+		if id, ok := strings.CutPrefix(stem, name+"-"); stem == name || ok && shortID(id) {
+			cands[f] = true
+		}
+	}
+	for _, l := range lines {
+		for _, f := range logPointer.FindAllString(l, -1) {
+			if files[f] {
+				cands[f], pointed[f] = true, true
+			}
+		}
+	}
+	for f := range cands {
+		if owner, held := p.claimed[f]; held && owner != mine {
+			delete(cands, f)
+		}
+	}
+	if mine != "" {
+		if held := p.w.path(mine); cands[held] {
+			return held, name, true
+		}
+	}
+	narrow := func(keep func(string) bool) {
+		n := map[string]bool{}
+		for f := range cands {
+			if keep(f) {
+				n[f] = true
+			}
+		}
+		if len(n) > 0 {
+			cands = n
+		}
+	}
+	if before != nil {
+		narrow(func(f string) bool { return !before[f] })
+	}
+	narrow(func(f string) bool { return pointed[f] })
+	if len(cands) != 1 {
+		return "", "", false
+	}
+	for f := range cands {
+		path = f
+	}
+	return path, name, true
+}
+
+// shortID reports whether s is 4 to 8 lowercase hex digits.
+func shortID(s string) bool {
+	if len(s) < 4 || len(s) > 8 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// await waits until the realm that registered from pageURL is in the
+// registry with its log, and notes where: name is how the steps call it.
+func (p *process) await(name, pageURL string, before map[string]bool) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if path, regName, ok := p.find(pageURL, name, before); ok {
+			p.hold(name, path, regName)
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	chromium := ""
+	if p.br != nil {
+		chromium = p.br.console()
+	}
+	return fmt.Errorf("no instance line of the registry names %s with a log under debug/ after 30 s\nregistry:\n%s\nlogs: %v\nserver console:\n%s\nchromium:\n%s",
+		pageURL, p.registry(), p.logFiles(), p.con.String(), chromium)
+}
+
+// hold notes that the page name's log is path and its instance is called
+// regName in the registry.
+func (p *process) hold(name, path, regName string) {
+	reg := p.w.regs[name]
+	reg.Path = path
+	if reg.ID == "" {
+		reg.ID = strings.TrimSuffix(strings.TrimPrefix(path, chatlog.InstanceDir+"/"), ".md")
+	}
+	p.w.regs[name] = reg
+	p.w.stems[name] = strings.TrimSuffix(strings.TrimPrefix(path, chatlog.InstanceDir+"/"), ".md")
+	p.w.names[name] = regName
+	p.claimed[path] = name
 }
 
 func (p *process) connect(name, title string) error {
@@ -181,56 +302,95 @@ func (p *process) connect(name, title string) error {
 		return err
 	}
 	p.proxies[name] = px
+	before := p.logFiles()
 	u, err := p.br.open(title, px.srv.URL)
 	if err != nil {
 		return err
 	}
 	p.urls[name] = u
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if reg, ok := p.find(u); ok {
-			p.w.regs[name] = reg
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("the tab on %s (%q) is not in the registry after 30 s\nregistry:\n%s\nserver console:\n%s\nchromium:\n%s",
-		u, title, p.registry(), p.con.String(), p.br.console())
+	return p.await(name, u, before)
 }
 
-func (p *process) register(name, url string) (chatlog.Registration, error) {
-	if p.cmd == nil {
-		return chatlog.Registration{}, fmt.Errorf("no server")
+// quiet opens a tab titled name, waits until it is registered with its
+// log, then freezes it: every call of its adapter from then on is held
+// and never reaches the server, and the calls under way are cut. So no
+// realm polls that log, as a page whose tab stopped would not.
+func (p *process) quiet(name string) error {
+	if err := p.connect(name, name); err != nil {
+		return err
 	}
-	body, _ := json.Marshal(map[string]string{"name": name, "url": url, "lang": "JS"})
+	p.proxies[name].freeze()
+	time.Sleep(300 * time.Millisecond) // the server sees the cut calls end
+	return nil
+}
+
+// realmProtocol makes sure the server speaks the contract's optional realm
+// protocol (features/README.md), the transport the harness's own realms
+// use besides the tabs: a poll for an instance the server does not know
+// answers 403. A server that does not gets the step skipped.
+func (p *process) realmProtocol() error {
+	if p.cmd == nil {
+		return fmt.Errorf("no server")
+	}
+	if !p.probed {
+		p.probed, p.protocol = true, nil
+		resp, err := http.Get(p.base + "/api/poll?id=anchorage-probe&token=none")
+		switch {
+		case err != nil:
+			p.protocol = err
+		case resp.StatusCode != http.StatusForbidden:
+			p.protocol = fmt.Errorf("GET /api/poll for an unknown instance answers %d, not 403", resp.StatusCode)
+		}
+		if err == nil {
+			resp.Body.Close()
+		}
+	}
+	if p.protocol != nil {
+		return p.skip("the server does not speak the contract's optional realm protocol (%v)", p.protocol)
+	}
+	return nil
+}
+
+// registerOver registers a realm through the realm protocol: POST
+// /api/register answers its id and token.
+func (p *process) registerOver(name, pageURL, lang string) (chatlog.Registration, error) {
+	if err := p.realmProtocol(); err != nil {
+		return chatlog.Registration{}, err
+	}
+	body, _ := json.Marshal(map[string]string{"name": name, "url": pageURL, "lang": lang})
 	resp, err := http.Post(p.base+"/api/register", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return chatlog.Registration{}, err
 	}
 	defer resp.Body.Close()
 	var reg chatlog.Registration
-	if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusOK {
-		return reg, fmt.Errorf("register %q: %d %v", name, resp.StatusCode, err)
+	if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusOK || reg.ID == "" || reg.Token == "" {
+		return reg, fmt.Errorf("register %q through the realm protocol: %d, an id %q and a token: %v", name, resp.StatusCode, reg.ID, err)
 	}
 	return reg, nil
 }
 
-// connectLisp plays the harness's Lisp realm as an adapter over the
-// server's HTTP transport: it registers in "Lisp", long-polls for jobs and
-// posts each result 4 ms after taking the job, until the scenario ends.
+func (p *process) register(name, pageURL string) (chatlog.Registration, error) {
+	return p.registerOver(name, pageURL, "JS")
+}
+
+// located finds the log of a realm registered through the realm protocol.
+func (p *process) located(name, pageURL string, reg chatlog.Registration) error {
+	p.w.regs[name] = reg
+	return p.await(name, pageURL, nil)
+}
+
+// connectLisp plays the harness's Lisp realm through the realm protocol:
+// it registers in "Lisp", long-polls for jobs and posts each result 4 ms
+// after taking the job, until the scenario ends.
 func (p *process) connectLisp(name string) error {
-	body, _ := json.Marshal(map[string]string{"name": name, "url": "lisp://repl", "lang": lisp{}.Language()})
-	resp, err := http.Post(p.base+"/api/register", "application/json", bytes.NewReader(body))
+	reg, err := p.registerOver(name, "lisp://repl", lisp{}.Language())
 	if err != nil {
 		return err
 	}
-	var reg chatlog.Registration
-	err = json.NewDecoder(resp.Body).Decode(&reg)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("register the Lisp realm: %d %v", resp.StatusCode, err)
+	if err := p.located(name, "lisp://repl", reg); err != nil {
+		return err
 	}
-	p.w.regs[name] = reg
 	if p.quit == nil {
 		p.quit = make(chan struct{})
 	}
@@ -270,11 +430,11 @@ func (p *process) registration(name string) (chatlog.Registration, error) {
 	if !ok {
 		return chatlog.Registration{}, fmt.Errorf("no page %q", name)
 	}
-	reg, ok := p.find(u)
+	path, _, ok := p.find(u, name, nil)
 	if !ok {
-		return reg, fmt.Errorf("the page %q (%s) is not in the registry:\n%s", name, u, p.registry())
+		return chatlog.Registration{}, fmt.Errorf("the page %q (%s) is not in the registry with one log:\n%s", name, u, p.registry())
 	}
-	return reg, nil
+	return chatlog.Registration{ID: strings.TrimSuffix(strings.TrimPrefix(path, chatlog.InstanceDir+"/"), ".md"), Path: path}, nil
 }
 
 // pace makes the tab's results reach the server d after the tab posts
@@ -363,6 +523,16 @@ func (p *process) transport(longPoll time.Duration) (string, error) {
 	if longPoll != 0 {
 		return "", p.skip("a %v long poll is a setting of the embedded transport", longPoll)
 	}
+	if err := p.realmProtocol(); err != nil {
+		return "", err
+	}
+	return p.base, nil
+}
+
+func (p *process) serverURL() (string, error) {
+	if p.cmd == nil {
+		return "", fmt.Errorf("no server")
+	}
 	return p.base, nil
 }
 
@@ -436,6 +606,8 @@ func (p *process) jobs(stem string) ([]chatlog.Job, error) {
 	}
 	return out, nil
 }
+
+func (p *process) level() seedLevel { return seedLevel{wall: true} }
 
 func (p *process) internal(what string) error {
 	return p.skip("%s is the embedded server's internal state, which a server process does not show", what)

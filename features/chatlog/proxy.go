@@ -2,12 +2,14 @@ package chatlog
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -18,20 +20,26 @@ import (
 // tab slow or hung without touching the page: a result reaches the server d
 // late (the page takes d to run each job), or is kept until the page
 // recovers, while the tab goes on polling as a page whose job is still
-// running does.
+// running does. A result is what the tab posts to a path ending in
+// /result (the contract says so). A frozen tab reaches the server no more:
+// every call is held and the calls under way are cut.
 type pageProxy struct {
 	srv    *httptest.Server
 	server string // the server's base URL
 
-	mu    sync.Mutex
-	delay time.Duration
-	hung  bool
-	held  []heldCall    // results kept while hung, in order
-	quit  chan struct{} // closed when the scenario ends
+	mu     sync.Mutex
+	delay  time.Duration
+	hung   bool
+	held   []heldCall // results kept while hung, in order
+	frozen bool
+	calls  map[int]context.CancelFunc // the calls under way
+	next   int
+	quit   chan struct{} // closed when the scenario ends
 }
 
 // heldCall is a result call kept while the page hangs.
 type heldCall struct {
+	path   string
 	header http.Header
 	body   []byte
 }
@@ -43,9 +51,15 @@ func newPageProxy(server string) (*pageProxy, error) {
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.ErrorLog = log.New(io.Discard, "", 0) // a long poll cut by the scenario's end is no news
-	p := &pageProxy{server: server, quit: make(chan struct{})}
+	p := &pageProxy{server: server, quit: make(chan struct{}), calls: map[int]context.CancelFunc{}}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/api/result" {
+		ctx, done, ok := p.enter(r)
+		if !ok {
+			return
+		}
+		defer done()
+		r = r.WithContext(ctx)
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/result") {
 			body, err := io.ReadAll(r.Body)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
@@ -68,6 +82,41 @@ func newPageProxy(server string) (*pageProxy, error) {
 	return p, nil
 }
 
+// enter lets a call through, one that freeze can cut; a call of a frozen
+// tab is held until it gives up or the scenario ends, and never forwarded.
+func (p *pageProxy) enter(r *http.Request) (context.Context, func(), bool) {
+	p.mu.Lock()
+	if p.frozen {
+		p.mu.Unlock()
+		select {
+		case <-r.Context().Done():
+		case <-p.quit:
+		}
+		return nil, nil, false
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	id := p.next
+	p.next++
+	p.calls[id] = cancel
+	p.mu.Unlock()
+	return ctx, func() {
+		p.mu.Lock()
+		delete(p.calls, id)
+		p.mu.Unlock()
+		cancel()
+	}, true
+}
+
+// freeze cuts the calls under way and holds every later one.
+func (p *pageProxy) freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.frozen = true
+	for _, cancel := range p.calls {
+		cancel()
+	}
+}
+
 // keep keeps a result while the page hangs.
 func (p *pageProxy) keep(r *http.Request, body []byte) bool {
 	p.mu.Lock()
@@ -75,7 +124,7 @@ func (p *pageProxy) keep(r *http.Request, body []byte) bool {
 	if !p.hung {
 		return false
 	}
-	p.held = append(p.held, heldCall{header: r.Header.Clone(), body: body})
+	p.held = append(p.held, heldCall{path: r.URL.RequestURI(), header: r.Header.Clone(), body: body})
 	return true
 }
 
@@ -115,7 +164,7 @@ func (p *pageProxy) release() error {
 	p.held, p.hung = nil, false
 	p.mu.Unlock()
 	for _, h := range held {
-		req, err := http.NewRequest(http.MethodPost, p.server+"/api/result", bytes.NewReader(h.body))
+		req, err := http.NewRequest(http.MethodPost, p.server+h.path, bytes.NewReader(h.body))
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,29 +31,42 @@ import (
 
 // world is one scenario's state.
 type world struct {
-	seed    uint64
-	clk     *clock.Sim
-	fs      afero.Fs
-	cfg     chatlog.Config
-	srv     *chatlog.Server
-	con     bytes.Buffer
-	pages   map[string]*realm.Page
-	regs    map[string]chatlog.Registration
-	work    map[string]time.Duration
-	agents  map[string]*realm.Agent
-	snaps   map[string]string // log contents after the last step, for the append-only check
-	broken  []string          // append-only violations seen
-	parsed  chatlog.ParseReport
-	lastW   time.Time     // time of the last agent write
-	faulty  *vfs.Faulty   // the server's disk, which can fail its writes
-	count   *vfs.Counting // the server's filesystem, counting what it reads
-	mark    int64         // bytes the server had read when noted
-	http    *httptest.Server
-	refusal int
-	polls   map[string]chan polled  // background HTTP polls by page
-	taken   map[string]chatlog.Task // the last job each HTTP page was given
-	d       driver                  // the implementation under test (driver.go)
-	base    string                  // the adapter transport's base URL
+	seed          uint64
+	clk           *clock.Sim
+	fs            afero.Fs
+	cfg           chatlog.Config
+	srv           *chatlog.Server
+	con           bytes.Buffer
+	pages         map[string]*realm.Page
+	regs          map[string]chatlog.Registration
+	stems         map[string]string // page → the stem of its log, where the driver found it
+	names         map[string]string // page → the name its registry line gives it
+	seen          map[string]string // page → the last-seen time its registry line showed last
+	check         lastCheck         // what the last step that quoted text compared
+	prefilled     map[string]bool   // logs the scenario put in debug/ itself
+	registrations []registration    // registrations over HTTP not yet judged
+	work          map[string]time.Duration
+	agents        map[string]*realm.Agent
+	snaps         map[string]string // log contents after the last step, for the append-only check
+	broken        []string          // append-only violations seen
+	parsed        chatlog.ParseReport
+	parsedText    string        // the log the server wrote, as it was parsed
+	lastW         time.Time     // time of the last agent write
+	faulty        *vfs.Faulty   // the server's disk, which can fail its writes
+	count         *vfs.Counting // the server's filesystem, counting what it reads
+	mark          int64         // bytes the server had read when noted
+	http          *httptest.Server
+	refusal       int
+	polls         map[string]chan polled  // background HTTP polls by page
+	taken         map[string]chatlog.Task // the last job each HTTP page was given
+	d             driver                  // the implementation under test (driver.go)
+	base          string                  // the adapter transport's base URL
+}
+
+// registration is how the server answered a registration over HTTP.
+type registration struct {
+	origin, allow, body string
+	status              int
 }
 
 // polled is the answer to a background HTTP poll.
@@ -73,13 +87,18 @@ func InitializeScenario(sc kit.Steps) {
 		if err != nil {
 			return ctx, err
 		}
+		variations, err := chatlog.ParseVary(os.Getenv(EnvVary))
+		if err != nil {
+			return ctx, fmt.Errorf("%s: %w", EnvVary, err)
+		}
 		w := &world{seed: s.Seeds.Derive("chatlog"), pages: map[string]*realm.Page{}, regs: map[string]chatlog.Registration{},
+			stems: map[string]string{}, names: map[string]string{}, seen: map[string]string{},
 			work: map[string]time.Duration{}, agents: map[string]*realm.Agent{}, snaps: map[string]string{}}
 		w.clk = clock.NewSim(time.Time{})
 		w.fs = vfs.NewMem(w.clk)
 		w.faulty = vfs.NewFaulty(w.fs, w.seed)
 		w.count = vfs.NewCounting(w.faulty)
-		w.cfg = chatlog.Config{Fs: w.count, Clock: w.clk, Console: &w.con, Seed: w.seed}
+		w.cfg = chatlog.Config{Fs: w.count, Clock: w.clk, Console: &w.con, Seed: w.seed, Vary: variations}
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	registerDriver(sc)
@@ -135,8 +154,11 @@ func InitializeScenario(sc kit.Steps) {
 		if err := w.fs.MkdirAll("debug", 0o755); err != nil {
 			return err
 		}
+		w.prefilled = map[string]bool{}
 		for i := 0; i < 1<<16; i++ {
-			if err := afero.WriteFile(w.fs, fmt.Sprintf("debug/%s-%04x.md", base, i), nil, 0o644); err != nil {
+			p := fmt.Sprintf("debug/%s-%04x.md", base, i)
+			w.prefilled[p] = true
+			if err := afero.WriteFile(w.fs, p, nil, 0o644); err != nil {
 				return err
 			}
 		}
@@ -167,10 +189,7 @@ func InitializeScenario(sc kit.Steps) {
 		return get(ctx).d.release(name)
 	})
 	sc.Step(`^a log for "([^"]*)" that no realm polls$`, func(ctx context.Context, name string) error {
-		w := get(ctx)
-		reg, err := w.d.register(name, "http://localhost:8302/")
-		w.regs[name] = reg
-		return err
+		return get(ctx).d.quiet(name)
 	})
 	sc.Step(`^a Lisp realm "([^"]*)" is connected$`, func(ctx context.Context, name string) error {
 		return get(ctx).d.connectLisp(name)
@@ -179,16 +198,16 @@ func InitializeScenario(sc kit.Steps) {
 	// Agents and editors.
 	sc.Step(`^agent "([^"]*)" asks "([^"]*)" to run "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, agent, page, code string) error {
 		w := get(ctx)
-		return w.appendTo(page, w.agent(agent).RequestText(w.stem(page), "JS", unquote(code)))
+		return w.appendTo(page, w.request(agent, page, "JS", unquote(code)))
 	})
 	sc.Step(`^agent "([^"]*)" asks "([^"]*)" in "([^"]*)" to run "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, agent, page, lang, code string) error {
 		w := get(ctx)
-		return w.appendTo(page, w.agent(agent).RequestText(w.stem(page), lang, unquote(code)))
+		return w.appendTo(page, w.request(agent, page, lang, unquote(code)))
 	})
 	sc.Step(`^agent "([^"]*)" asks "([^"]*)" to run (\d+) jobs one second apart$`, func(ctx context.Context, agent, page string, n int) error {
 		w := get(ctx)
 		for i := 0; i < n; i++ {
-			if err := w.appendTo(page, w.agent(agent).RequestText(w.stem(page), "JS", fmt.Sprintf("%d*%d", i, i))); err != nil {
+			if err := w.appendTo(page, w.request(agent, page, "JS", fmt.Sprintf("%d*%d", i, i))); err != nil {
 				return err
 			}
 			if err := w.d.pass(time.Second); err != nil {
@@ -284,6 +303,15 @@ func InitializeScenario(sc kit.Steps) {
 			return fmt.Errorf("removed %d of the 3 requests from the log of %q", removed, page)
 		}
 		return err
+	})
+	sc.Step(`^the log of "([^"]*)" holds an executing placeholder$`, func(ctx context.Context, page string) error {
+		w := get(ctx)
+		for _, e := range readEntries(w.read(w.path(page))) {
+			if e.placeholder() {
+				return nil
+			}
+		}
+		return skip(stepLog(ctx), "the server wrote no executing placeholder (the seed's MAY) for the scenario to edit")
 	})
 	sc.Step(`^someone types "([^"]*)" into the registry$`, func(ctx context.Context, text string) error {
 		w := get(ctx)
@@ -385,12 +413,25 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return expectExists(w.fs, p) // the server must have created it, not only named it
 	})
-	sc.Step(`^the log of "([^"]*)" lies inside "debug/" and its name is at most (\d+) characters$`, func(ctx context.Context, page string, n int) error {
+	sc.Step(`^the log of "([^"]*)" lies inside "debug/"$`, func(ctx context.Context, page string) error {
 		p := get(ctx).path(page)
-		if !strings.HasPrefix(p, "debug/") || strings.Contains(p[len("debug/"):], "/") || strings.Contains(p, "..") || len(p)-len("debug/") > n {
+		if !strings.HasPrefix(p, "debug/") || strings.Contains(p[len("debug/"):], "/") || strings.Contains(p, "..") {
 			return fmt.Errorf("unsafe log path %q", p)
 		}
 		return expectExists(get(ctx).fs, p)
+	})
+	sc.Step(`^the name of the log of "([^"]*)" is at most (\d+) characters$`, func(ctx context.Context, page string, n int) error {
+		if p := get(ctx).path(page); len(p)-len("debug/") > n {
+			return fmt.Errorf("the log's name %q is longer than %d characters", p, n)
+		}
+		return nil
+	})
+	sc.Step(`^the log of "([^"]*)" is new$`, func(ctx context.Context, page string) error {
+		w := get(ctx)
+		if w.prefilled[w.path(page)] {
+			return fmt.Errorf("the log %s is one that was in debug/ before the page came", w.path(page))
+		}
+		return nil
 	})
 	sc.Step(`^the logs of "([^"]*)" and "([^"]*)" differ$`, func(ctx context.Context, a, b string) error {
 		w := get(ctx)
@@ -401,41 +442,6 @@ func InitializeScenario(sc kit.Steps) {
 			return err
 		}
 		return expectExists(w.fs, w.path(b))
-	})
-	sc.Step(`^the log of "([^"]*)" ends with:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
-		w := get(ctx)
-		got, want := w.read(w.path(page)), w.expand(page, doc.Content)+"\n"
-		if !w.holds(got, want, "suffix") {
-			return fmt.Errorf("log does not end with:\n%s\n--- log:\n%s", want, got)
-		}
-		return nil
-	})
-	sc.Step(`^the log of "([^"]*)" contains:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
-		w := get(ctx)
-		got, want := w.read(w.path(page)), w.expand(page, doc.Content)
-		if !w.holds(got, want, "contains") {
-			return fmt.Errorf("log does not contain:\n%s\n--- log:\n%s", want, got)
-		}
-		return nil
-	})
-	sc.Step(`^the log of "([^"]*)" matches:$`, func(ctx context.Context, page string, doc *godog.DocString) error {
-		w := get(ctx)
-		got := w.read(w.path(page))
-		re, err := regexp.Compile(w.d.regexp(w.expand(page, doc.Content)))
-		if err != nil {
-			return err
-		}
-		if !re.MatchString(got) {
-			return fmt.Errorf("log does not match:\n%s\n--- log:\n%s", doc.Content, got)
-		}
-		return nil
-	})
-	sc.Step(`^the log of "([^"]*)" does not contain "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, s string) error {
-		w := get(ctx)
-		if got := w.read(w.path(page)); strings.Contains(got, unquote(s)) {
-			return fmt.Errorf("log contains %q:\n%s", s, got)
-		}
-		return nil
 	})
 	sc.Step(`^no server write changed a byte that was already in a log$`, func(ctx context.Context) error {
 		w := get(ctx)
@@ -448,92 +454,7 @@ func InitializeScenario(sc kit.Steps) {
 		return nil
 	})
 
-	// Outcomes: registry and console.
-	sc.Step(`^the registry starts with:$`, func(ctx context.Context, doc *godog.DocString) error {
-		w := get(ctx)
-		got, want := w.read(chatlog.RegistryFile), w.expandAll(doc.Content)+"\n"
-		if !w.holds(got, want, "prefix") {
-			return fmt.Errorf("registry does not start with:\n%s\n--- registry:\n%s", want, got)
-		}
-		return nil
-	})
-	sc.Step(`^the registry contains "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
-		w := get(ctx)
-		if got := w.read(chatlog.RegistryFile); !w.holds(got, w.expandAll(unquote(s)), "contains") {
-			return fmt.Errorf("registry lacks %q:\n%s", w.expandAll(s), got)
-		}
-		return nil
-	})
-	sc.Step(`^the registry does not contain "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
-		w := get(ctx)
-		if got := w.read(chatlog.RegistryFile); strings.Contains(got, unquote(s)) {
-			return fmt.Errorf("registry still has %q:\n%s", s, got)
-		}
-		return nil
-	})
-	sc.Step(`^the registry line of "([^"]*)" reads "([^"]*)"$`, func(ctx context.Context, page, want string) error {
-		w := get(ctx)
-		want = w.expand(page, want)
-		for _, l := range strings.Split(w.read(chatlog.RegistryFile), "\n") {
-			if strings.HasPrefix(l, "* "+w.stem(page)+" (") {
-				if !w.holds(l, want, "equal") {
-					return fmt.Errorf("registry line %q, want %q", l, want)
-				}
-				return nil
-			}
-		}
-		return fmt.Errorf("no registry line for %s:\n%s", w.stem(page), w.read(chatlog.RegistryFile))
-	})
-	sc.Step(`^every instance line of the registry has a state among idle, executing, completed, failed$`, func(ctx context.Context) error {
-		w := get(ctx)
-		re := regexp.MustCompile(`^\* \S+ \(\S+\) last \d\d:\d\d:\d\d state: (idle|executing|completed|failed)( |$)`)
-		n := 0
-		for _, l := range strings.Split(w.read(chatlog.RegistryFile), "\n") {
-			if strings.HasPrefix(l, "* ") && strings.Contains(l, " last ") {
-				n++
-				if !re.MatchString(l) {
-					return fmt.Errorf("bad instance line %q", l)
-				}
-			}
-		}
-		if n == 0 {
-			return fmt.Errorf("no instance line")
-		}
-		return nil
-	})
-	sc.Step(`^the registry has fewer than (\d+) lines and lists at most (\d+) recent jobs$`, func(ctx context.Context, lines, jobs int) error {
-		reg := get(ctx).read(chatlog.RegistryFile)
-		n := strings.Count(reg, "\n")
-		_, recent, _ := strings.Cut(reg, "## Recent jobs\n")
-		recent, _, _ = strings.Cut(recent, "\n\n")
-		j := strings.Count(recent, "\n") + 1
-		if n >= lines || j > jobs || recent == "" {
-			return fmt.Errorf("registry has %d lines and %d recent jobs:\n%s", n, j, reg)
-		}
-		return nil
-	})
-	sc.Step(`^the console does not say "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
-		w := get(ctx)
-		if w.holds(w.d.console(), w.expandAll(unquote(s)), "contains") {
-			return fmt.Errorf("console says %q:\n%s", w.expandAll(s), w.d.console())
-		}
-		return nil
-	})
-	sc.Step(`^the console says "((?:[^"\\]|\\.)*)" once$`, func(ctx context.Context, s string) error {
-		w := get(ctx)
-		want := w.expandAll(unquote(s))
-		if n := strings.Count(w.d.console(), want); n != 1 {
-			return fmt.Errorf("console says %q %d times, want once:\n%s", want, n, w.d.console())
-		}
-		return nil
-	})
-	sc.Step(`^the console says "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, s string) error {
-		w := get(ctx)
-		if !w.holds(w.d.console(), w.expandAll(unquote(s)), "contains") {
-			return fmt.Errorf("console lacks %q:\n%s", w.expandAll(s), w.d.console())
-		}
-		return nil
-	})
+	registerLevels(sc)
 
 	// Outcomes: jobs.
 	sc.Step(`^"([^"]*)" has (\d+) jobs?$`, func(ctx context.Context, page string, n int) error {
@@ -547,16 +468,38 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
-	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" went through (.+)$`, func(ctx context.Context, code, states string) error {
+	sc.Step(`^job (\d+) of "([^"]*)" went through ([a-z]+(?:, [a-z]+)*)$`, func(ctx context.Context, n int, page, states string) error {
+		w := get(ctx)
+		jobs, err := w.d.jobs(w.stem(page))
+		if err != nil {
+			return err
+		}
+		if n < 1 || n > len(jobs) {
+			return fmt.Errorf("%q has %d jobs, no job %d", page, len(jobs), n)
+		}
+		if g := historyOf(jobs[n-1]); g != states {
+			return fmt.Errorf("job %d went through %s, want %s", n, g, states)
+		}
+		return nil
+	})
+	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" was never dispatched$`, func(ctx context.Context, code string) error {
 		j, err := get(ctx).job(unquote(code))
 		if err != nil {
 			return err
 		}
-		var got []string
-		for _, s := range j.History {
-			got = append(got, string(s))
+		for _, st := range j.History {
+			if st == chatlog.Dispatched {
+				return fmt.Errorf("the job went through %v", j.History)
+			}
 		}
-		if g := strings.Join(got, ", "); g != states {
+		return nil
+	})
+	sc.Step(`^the job running "((?:[^"\\]|\\.)*)" went through ([a-z]+(?:, [a-z]+)*)$`, func(ctx context.Context, code, states string) error {
+		j, err := get(ctx).job(unquote(code))
+		if err != nil {
+			return err
+		}
+		if g := historyOf(j); g != states {
 			return fmt.Errorf("job went through %s, want %s", g, states)
 		}
 		return nil
@@ -685,7 +628,8 @@ func InitializeScenario(sc kit.Steps) {
 		if err != nil {
 			return err
 		}
-		w.parsed, err = w.d.parse(string(b))
+		w.parsedText = string(b)
+		w.parsed, err = w.d.parse(w.parsedText)
 		return err
 	})
 	sc.Step(`^the reply on line (\d+) pairs with the request on line (\d+)$`, func(ctx context.Context, rl, ql int) error {
@@ -736,6 +680,15 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return fmt.Errorf("no request on line %d: %s", l, w.parsed.JSON())
 	})
+	sc.Step(`^the log has no request on line (\d+)$`, func(ctx context.Context, l int) error {
+		w := get(ctx)
+		for _, r := range w.parsed.Requests {
+			if r.Line == l {
+				return fmt.Errorf("a request on line %d: %s", l, w.parsed.JSON())
+			}
+		}
+		return nil
+	})
 	sc.Step(`^the log has (\d+) requests? and (\d+) repl(?:y|ies)$`, func(ctx context.Context, q, r int) error {
 		w := get(ctx)
 		if len(w.parsed.Requests) != q || len(w.parsed.Replies) != r {
@@ -759,33 +712,11 @@ func InitializeScenario(sc kit.Steps) {
 	})
 	sc.Step(`^a page titled "([^"]*)" registers over HTTP$`, func(ctx context.Context, title string) error {
 		w := get(ctx)
-		resp, err := http.Post(w.base+"/api/register", "application/json",
-			strings.NewReader(fmt.Sprintf(`{"name":%q,"url":"http://localhost:8302/","lang":"JS"}`, title)))
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		var reg chatlog.Registration
-		if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("register %q over HTTP: %d %v", title, resp.StatusCode, err)
-		}
-		w.regs[title] = reg
-		return nil
+		return w.registerHTTP(title, map[string]string{"name": title, "lang": "JS"})
 	})
 	sc.Step(`^a page titled "([^"]*)" registers over HTTP as "([^"]*)" without a language$`, func(ctx context.Context, title, id string) error {
 		w := get(ctx)
-		body, _ := json.Marshal(map[string]string{"name": title, "url": "http://localhost:8302/", "id": w.expandAll(id)})
-		resp, err := http.Post(w.base+"/api/register", "application/json", bytes.NewReader(body))
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		var reg chatlog.Registration
-		if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("register %q as %s over HTTP: %d %v", title, id, resp.StatusCode, err)
-		}
-		w.regs[title] = reg
-		return nil
+		return w.registerHTTP(title, map[string]string{"name": title, "id": w.expandAll(id)})
 	})
 	sc.Step(`^the workspace holds an empty log "(debug/[a-z0-9-]+\.md)"$`, func(ctx context.Context, p string) error {
 		return afero.WriteFile(get(ctx).fs, p, nil, 0o644)
@@ -870,7 +801,7 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
-	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job "([^"]*)" was given over HTTP: (\d+)$`, func(ctx context.Context, poster, value, owner string, code int) error {
+	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job "([^"]*)" was given over HTTP: (refused|accepted)$`, func(ctx context.Context, poster, value, owner, verdict string) error {
 		w := get(ctx)
 		reg, ok := w.regs[poster]
 		task, given := w.taken[owner]
@@ -882,8 +813,8 @@ func InitializeScenario(sc kit.Steps) {
 		if err != nil {
 			return err
 		}
-		if got != code {
-			return fmt.Errorf("result from %q for the job of %q: %d, want %d", poster, owner, got, code)
+		if (got/100 == 2) != (verdict == "accepted") || got/100 == 5 {
+			return fmt.Errorf("result from %q for the job of %q: %d, want it %s", poster, owner, got, verdict)
 		}
 		return nil
 	})
@@ -893,7 +824,11 @@ func InitializeScenario(sc kit.Steps) {
 		if err != nil {
 			return err
 		}
-		resp, err := http.Get(w.base + url)
+		base, err := w.d.serverURL()
+		if err != nil {
+			return err
+		}
+		resp, err := http.Get(base + url)
 		if err != nil {
 			return err
 		}
@@ -907,13 +842,38 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^GET "([^"]*)" serves no log$`, func(ctx context.Context, p string) error {
+		w := get(ctx)
+		url, err := w.expandPath(p)
+		if err != nil {
+			return err
+		}
+		base, err := w.d.serverURL()
+		if err != nil {
+			return err
+		}
+		resp, err := http.Get(base + url)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if bytes.Contains(body, []byte("```")) || bytes.Contains(body, []byte("# Connected pages:")) || bytes.Contains(body, []byte("**agent** to")) {
+			return fmt.Errorf("GET %s: %d, served a log or the registry:\n%s", p, resp.StatusCode, body)
+		}
+		return nil
+	})
 	sc.Step(`^the body of GET "([^"]*)" contains "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, p, want string) error {
 		w := get(ctx)
 		url, err := w.expandPath(p)
 		if err != nil {
 			return err
 		}
-		resp, err := http.Get(w.base + url)
+		base, err := w.d.serverURL()
+		if err != nil {
+			return err
+		}
+		resp, err := http.Get(base + url)
 		if err != nil {
 			return err
 		}
@@ -927,7 +887,7 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
-	sc.Step(`^a page (served from "[^"]*"|served by the REPL server itself) titled "([^"]*)" registers over HTTP: (\d+)$`, func(ctx context.Context, from, title string, code int) error {
+	sc.Step(`^a page (served from "[^"]*"|served by the REPL server itself) titled "([^"]*)" registers over HTTP$`, func(ctx context.Context, from, title string) error {
 		w := get(ctx)
 		origin, foreign := w.base, false
 		if o, ok := strings.CutPrefix(from, "served from "); ok {
@@ -951,19 +911,33 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != code {
-			return fmt.Errorf("register from %s: %d, want %d: %s", origin, resp.StatusCode, code, body)
-		}
-		acao := resp.Header.Get("Access-Control-Allow-Origin")
-		if code == http.StatusOK && acao != origin {
-			return fmt.Errorf("register from %s: Access-Control-Allow-Origin %q", origin, acao)
-		}
-		if code != http.StatusOK && acao != "" {
-			return fmt.Errorf("refused register from %s still allows the origin: %q", origin, acao)
+		w.registrations = append(w.registrations, registration{origin: origin, status: resp.StatusCode,
+			allow: resp.Header.Get("Access-Control-Allow-Origin"), body: string(body)})
+		return nil
+	})
+	sc.Step(`^each of these registrations was answered (200, the pages of other origins with their origin allowed|403)$`, func(ctx context.Context, what string) error {
+		w := get(ctx)
+		regs := w.registrations
+		w.registrations = nil
+		for _, r := range regs {
+			var reg chatlog.Registration
+			switch {
+			case what == "403" && r.status != http.StatusForbidden:
+				return fmt.Errorf("register from %q: %d, want 403: %s", r.origin, r.status, r.body)
+			case what == "403" && r.allow != "":
+				return fmt.Errorf("refused register from %q still allows the origin: %q", r.origin, r.allow)
+			case what == "403":
+			case r.status != http.StatusOK:
+				return fmt.Errorf("register from %q: %d, want 200: %s", r.origin, r.status, r.body)
+			case r.allow != r.origin:
+				return fmt.Errorf("register from %q: Access-Control-Allow-Origin %q", r.origin, r.allow)
+			case json.Unmarshal([]byte(r.body), &reg) != nil || reg.ID == "" || reg.Token == "":
+				return fmt.Errorf("register from %q: the answer %q has no id and token", r.origin, r.body)
+			}
 		}
 		return nil
 	})
-	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" allows (.+)$`, func(ctx context.Context, origin, p, what string) error {
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" allows (origin \S+, methods [A-Z, ]+, headers \S+, max age \d+, private network \w+)$`, func(ctx context.Context, origin, p, what string) error {
 		w := get(ctx)
 		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
 		if err != nil {
@@ -1006,14 +980,29 @@ func InitializeScenario(sc kit.Steps) {
 		return nil
 	})
 	sc.Step(`^GET "([^"]*)" is served as "([^"]*)"$`, func(ctx context.Context, p, ctype string) error {
-		w := get(ctx)
-		resp, err := http.Get(w.base + p)
+		base, err := get(ctx).d.serverURL()
+		if err != nil {
+			return err
+		}
+		resp, err := http.Get(base + p)
 		if err != nil {
 			return err
 		}
 		resp.Body.Close()
 		if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, ctype) {
 			return fmt.Errorf("GET %s: Content-Type %q, want %s", p, got, ctype)
+		}
+		return nil
+	})
+	sc.Step(`^a heartbeat for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
+		w := get(ctx)
+		body, _ := json.Marshal(map[string]string{"id": w.stem(page), "token": "forged"})
+		got, err := statusOf(http.Post(w.base+"/api/heartbeat", "application/json", bytes.NewReader(body)))
+		if err != nil {
+			return err
+		}
+		if got != code {
+			return fmt.Errorf("heartbeat with forged token: %d, want %d", got, code)
 		}
 		return nil
 	})
@@ -1034,6 +1023,39 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil || answer.Error == "" {
 			return fmt.Errorf("heartbeat refusal is not a JSON error: %v", err)
+		}
+		return nil
+	})
+	sc.Step(`^POST "(/api/[a-z]+)" with the body "((?:[^"\\]|\\.)*)" is refused$`, func(ctx context.Context, p, body string) error {
+		w := get(ctx)
+		got, err := statusOf(http.Post(w.base+p, "application/json", strings.NewReader(unquote(body))))
+		if err != nil {
+			return err
+		}
+		if got/100 != 4 {
+			return fmt.Errorf("POST %s %q: %d, want it refused (4xx)", p, body, got)
+		}
+		return nil
+	})
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" with a JSON body is allowed$`, func(ctx context.Context, origin, p string) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		h := resp.Header
+		methods, headers := strings.ToLower(h.Get("Access-Control-Allow-Methods")), strings.ToLower(h.Get("Access-Control-Allow-Headers"))
+		if resp.StatusCode/100 != 2 || h.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(methods, "post") ||
+			!(strings.Contains(headers, "content-type") || headers == "*") {
+			return fmt.Errorf("preflight from %s: %d, allow origin %q, methods %q, headers %q: a page of that origin cannot post JSON", origin, resp.StatusCode, h.Get("Access-Control-Allow-Origin"), methods, headers)
 		}
 		return nil
 	})
@@ -1059,6 +1081,15 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+}
+
+// historyOf lists the states a job went through, comma-separated.
+func historyOf(j chatlog.Job) string {
+	var got []string
+	for _, s := range j.History {
+		got = append(got, string(s))
+	}
+	return strings.Join(got, ", ")
 }
 
 func unquote(s string) string {

@@ -2,7 +2,9 @@ package chatlog
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -58,7 +60,8 @@ func (w *world) connect(name, title string) error {
 	if w.srv == nil {
 		return fmt.Errorf("no server")
 	}
-	p, err := realm.New(hub{w}, w.clk, realm.Config{Name: title, Latency: 5 * time.Millisecond, Seed: w.seed + uint64(len(w.pages))})
+	p, err := realm.New(hub{w}, w.clk, realm.Config{Name: title, Latency: 5 * time.Millisecond, Seed: w.seed + uint64(len(w.pages)),
+		Core: chatlog.CoreScriptFor(w.cfg.Vary)})
 	if err != nil {
 		return err
 	}
@@ -88,7 +91,12 @@ func (w *world) agent(name string) *realm.Agent {
 	return a
 }
 
+// stem is the stem of the page's log, what agents address the page as:
+// where the driver found the log, else the id the server registered it as.
 func (w *world) stem(page string) string {
+	if s := w.stems[page]; s != "" {
+		return s
+	}
 	if r, ok := w.regs[page]; ok {
 		return r.ID
 	}
@@ -102,6 +110,31 @@ func (w *world) path(page string) string {
 	return chatlog.InstancePath(page)
 }
 
+// request is a request as the seed writes one: the header, then the code
+// in a fence of three backticks tagged with the language.
+func (w *world) request(agent, page, lang, code string) string {
+	return fmt.Sprintf("**%s** to %s at %s\n```%s\n%s\n```\n", agent, w.stem(page), chatlog.Clock(w.d.clock().Now()), lang, code)
+}
+
+// registerHTTP registers a page through the realm protocol (the adapter
+// transport over HTTP) with body, its own URL added, and notes where its
+// log is.
+func (w *world) registerHTTP(title string, body map[string]string) error {
+	url := fmt.Sprintf("http://localhost:8302/http/%d", len(w.regs)+1)
+	body["url"] = url
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(w.base+"/api/register", "application/json", bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var reg chatlog.Registration
+	if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("register %q over HTTP: %d %v", title, resp.StatusCode, err)
+	}
+	return w.d.located(title, url, reg)
+}
+
 func (w *world) appendTo(page, text string) error {
 	p := w.path(page)
 	if err := w.agent("writer").AppendRaw(p, text); err != nil {
@@ -113,19 +146,24 @@ func (w *world) appendTo(page, text string) error {
 	return nil
 }
 
-// expand replaces <page> with the page's stem and <time> with the clock.
+// expand replaces <page> with the page's stem, <name> with the name its
+// registry line gives it, and the placeholders of expandAll.
 func (w *world) expand(page, s string) string {
 	s = strings.ReplaceAll(s, "<page>", w.stem(page))
+	s = strings.ReplaceAll(s, "<name>", w.regName(page))
 	return w.expandAll(s)
 }
 
-// expandAll replaces <stem:Name> with that page's stem, <page> with the
-// stem when one page is connected, and <now> with the clock's HH:MM:SS.
+// expandAll replaces <stem:Name> with that page's stem, <name:Name> with
+// its registry name, <page> and <name> likewise when one page is connected,
+// and <now> with the clock's HH:MM:SS.
 func (w *world) expandAll(s string) string {
-	for name, r := range w.regs {
-		s = strings.ReplaceAll(s, "<stem:"+name+">", r.ID)
+	for name := range w.regs {
+		s = strings.ReplaceAll(s, "<stem:"+name+">", w.stem(name))
+		s = strings.ReplaceAll(s, "<name:"+name+">", w.regName(name))
 		if len(w.regs) == 1 {
-			s = strings.ReplaceAll(s, "<page>", r.ID)
+			s = strings.ReplaceAll(s, "<page>", w.stem(name))
+			s = strings.ReplaceAll(s, "<name>", w.regName(name))
 		}
 	}
 	return strings.ReplaceAll(s, "<now>", chatlog.Clock(w.d.clock().Now()))
@@ -189,8 +227,8 @@ func (w *world) bulk(page string, size int) error {
 	var b bytes.Buffer
 	stem := w.stem(page)
 	for i := 0; b.Len() < size; i++ {
-		b.WriteString(chatlog.RenderRequest("agent", stem, "08:00:00", "JS", fmt.Sprintf("%d*2", i)))
-		b.WriteString(chatlog.RenderReply(stem, "agent", "08:00:00", 3, chatlog.Outcome{OK: true, IsJSON: true, JSON: strconv.Itoa(2 * i)}))
+		fmt.Fprintf(&b, "**agent** to %s at 08:00:00\n```JS\n%d*2\n```\n", stem, i)
+		fmt.Fprintf(&b, "**%s** to agent at 08:00:00 (3ms)\n```JSON\n%d\n```\n", stem, 2*i)
 	}
 	f, err := w.fs.OpenFile(w.path(page), os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

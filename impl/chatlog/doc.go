@@ -11,7 +11,7 @@
 // anchorage/sim/clock, so the same code runs on a real directory with the
 // wall clock and inside a deterministic simulation.
 //
-// It may import the standard library, anchorage/sim/clock and
-// github.com/spf13/afero, nothing else (in particular nothing under
+// It may import the standard library, anchorage/sim/clock,
+// anchorage/impl/vary and github.com/spf13/afero, nothing else (in particular nothing under
 // features/ and not godog).
 package chatlog

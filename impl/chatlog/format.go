@@ -1,13 +1,23 @@
 package chatlog
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"anchorage/impl/chatlog/logparse"
+	"anchorage/impl/vary"
 )
+
+// Format renders what the server writes into a log, with the variations in
+// force (Variations); the zero Format is the reference's own choices. The
+// package functions below render with the zero Format.
+type Format struct {
+	Vary vary.Set
+}
 
 // FormatDuration renders a duration as the spec's reply headers show it
 // (§chatlog-duration-format): whole milliseconds up to and including
@@ -22,11 +32,18 @@ func FormatDuration(d time.Duration) string {
 }
 
 // FormatMillis is FormatDuration for a count of milliseconds.
-func FormatMillis(ms int64) string {
+func FormatMillis(ms int64) string { return Format{}.Millis(ms) }
+
+// Millis renders a count of milliseconds as FormatMillis does; with the
+// variation "durations" seconds always have three decimals.
+func (f Format) Millis(ms int64) string {
 	if ms <= 2000 {
 		return strconv.FormatInt(ms, 10) + "ms"
 	}
 	s := fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
+	if f.Vary.Has("durations") {
+		return s + "s"
+	}
 	s = strings.TrimRight(s, "0")
 	s = strings.TrimSuffix(s, ".")
 	return s + "s"
@@ -64,17 +81,41 @@ func RenderRequest(agent, page, at, lang, code string) string {
 // duration. marks are appended after the duration: "timeout", "late",
 // "interrupted".
 func ReplyHeader(page, agent, at string, ms int64, isErr bool, marks ...string) string {
+	return Format{}.ReplyHeader(page, agent, at, ms, isErr, marks...)
+}
+
+// markWord is a mark's word with the variation "reply-marks"; the parser
+// reads both (logparse).
+func markWord(mark string) string {
+	switch mark {
+	case "timeout":
+		return "timed out"
+	case "late":
+		return "late result"
+	case "interrupted":
+		return "not run again"
+	}
+	return mark
+}
+
+// ReplyHeader renders a reply header line as the package's ReplyHeader does.
+func (f Format) ReplyHeader(page, agent, at string, ms int64, isErr bool, marks ...string) string {
 	h := fmt.Sprintf("**%s** to %s at %s", page, agent, at)
 	var parts []string
 	switch {
 	case isErr && ms >= 0:
-		parts = append(parts, "**ERROR** after "+FormatMillis(ms))
+		parts = append(parts, "**ERROR** after "+f.Millis(ms))
 	case isErr:
 		parts = append(parts, "**ERROR**")
 	case ms >= 0:
-		parts = append(parts, FormatMillis(ms))
+		parts = append(parts, f.Millis(ms))
 	}
-	parts = append(parts, marks...)
+	for _, m := range marks {
+		if f.Vary.Has("reply-marks") {
+			m = markWord(m)
+		}
+		parts = append(parts, m)
+	}
 	if len(parts) > 0 {
 		h += " (" + strings.Join(parts, ", ") + ")"
 	}
@@ -86,8 +127,11 @@ func ReplyHeader(page, agent, at string, ms int64, isErr bool, marks ...string) 
 const Placeholder = logparse.Placeholder
 
 // RenderPlaceholder renders the executing placeholder reply.
-func RenderPlaceholder(page, agent, at string) string {
-	return ReplyHeader(page, agent, at, -1, false) + "\n" + Placeholder + "\n"
+func RenderPlaceholder(page, agent, at string) string { return Format{}.Placeholder(page, agent, at) }
+
+// Placeholder renders the executing placeholder reply.
+func (f Format) Placeholder(page, agent, at string) string {
+	return f.ReplyHeader(page, agent, at, -1, false) + "\n" + Placeholder + "\n"
 }
 
 // Outcome is what an adapter reports for one job (§chatlog-adapter-contract).
@@ -111,22 +155,54 @@ type Outcome struct {
 // §chatlog-background-errors, §chatlog-failure-stack). ms is the duration
 // (finishedAt − startedAt); marks as for ReplyHeader.
 func RenderReply(page, agent, at string, ms int64, o Outcome, marks ...string) string {
+	return Format{}.Reply(page, agent, at, ms, o, marks...)
+}
+
+// Reply renders the final reply for an outcome as RenderReply does; with
+// "json-indent" a JSON result is indented, with "errors-fence" the errors
+// collected beside the result follow it in an Error fence.
+func (f Format) Reply(page, agent, at string, ms int64, o Outcome, marks ...string) string {
 	var b strings.Builder
-	b.WriteString(ReplyHeader(page, agent, at, ms, !o.OK, marks...))
+	b.WriteString(f.ReplyHeader(page, agent, at, ms, !o.OK, marks...))
 	b.WriteByte('\n')
 	switch {
 	case !o.OK:
 		b.WriteString(fenced("Error", strings.TrimRight(o.Stack, "\n")))
 	case o.IsJSON:
-		b.WriteString(fenced("JSON", o.JSON))
+		b.WriteString(fenced("JSON", f.json(o.JSON)))
 	default:
 		b.WriteString(fenced("Text", o.Text))
 	}
-	if len(o.Errors) > 0 {
+	switch {
+	case len(o.Errors) == 0:
+	case f.Vary.Has("errors-fence"):
+		b.WriteString(fenced("Error", strings.Join(trimmed(o.Errors), "\n---\n")))
+	default:
 		b.WriteString("\n")
 		b.WriteString(fenced("", ErrorComment(o.Errors)))
 	}
 	return b.String()
+}
+
+// json lays a JSON result out: as the page sent it, or indented with
+// "json-indent".
+func (f Format) json(text string) string {
+	if !f.Vary.Has("json-indent") {
+		return text
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(text), "", "  "); err != nil {
+		return text
+	}
+	return b.String()
+}
+
+func trimmed(errs []string) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = strings.TrimRight(e, "\n")
+	}
+	return out
 }
 
 // ErrorComment joins buffered errors into the /* … --- … */ comment block.

@@ -37,7 +37,7 @@ func (t *HTTPTransport) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /adapter.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		_, _ = w.Write([]byte(PageScript))
+		_, _ = w.Write([]byte(PageScriptFor(t.Server.cfg.Vary)))
 	})
 	mux.HandleFunc("POST /api/register", t.cors(t.register))
 	mux.HandleFunc("POST /api/heartbeat", t.cors(t.heartbeat))
@@ -170,6 +170,9 @@ func (t *HTTPTransport) poll(w http.ResponseWriter, r *http.Request) {
 	wait := t.LongPoll
 	if wait <= 0 {
 		wait = 25 * time.Second
+		if t.Server.cfg.Vary.Has("limits") {
+			wait = 20 * time.Second
+		}
 	}
 	timer := t.Server.cfg.Clock.NewTimer(wait)
 	defer timer.Stop()

@@ -25,38 +25,70 @@ const fallbackName = "page"
 // joined by single hyphens (§chatlog-sanitize). Every other character is a
 // separator; the result is never empty and can never contain a path
 // separator or a dot, so it cannot leave debug/.
-func Sanitize(name string) string {
+func Sanitize(name string) string { return SanitizeWith(name, false, maxNameLen) }
+
+// SanitizeWith is Sanitize with the choices the seed leaves open: non-ASCII
+// letters are removed, or replaced by ASCII ones when translit is set
+// (é → e, ß → ss), and the name is cut to maxLen characters.
+func SanitizeWith(name string, translit bool, maxLen int) string {
 	var b strings.Builder
 	pendingHyphen := false
+	word := func(s string) {
+		if pendingHyphen && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		pendingHyphen = false
+		b.WriteString(s)
+	}
 	for _, r := range name {
 		switch {
 		case r >= 'A' && r <= 'Z':
-			r += 'a' - 'A'
-			fallthrough
+			word(string(r + 'a' - 'A'))
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			if pendingHyphen && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			pendingHyphen = false
-			b.WriteRune(r)
+			word(string(r))
 		case r < 0x80:
 			pendingHyphen = true
+		case translit && transliterate(r) != "":
+			word(transliterate(r))
 		default:
 			// Non-ASCII characters are removed (é in "Café" does not
 			// split the word); they do not act as separators.
 		}
-		if b.Len() >= maxNameLen {
+		if b.Len() >= maxLen {
 			break
 		}
 	}
 	s := strings.Trim(b.String(), "-")
-	if len(s) > maxNameLen {
-		s = strings.Trim(s[:maxNameLen], "-")
+	if len(s) > maxLen {
+		s = strings.Trim(s[:maxLen], "-")
 	}
 	if s == "" {
 		return fallbackName
 	}
 	return s
+}
+
+// transliterate spells a letter of Latin-1 in ASCII; "" for any other rune.
+func transliterate(r rune) string {
+	switch r {
+	case 'ß':
+		return "ss"
+	case 'æ', 'Æ':
+		return "ae"
+	case 'œ', 'Œ':
+		return "oe"
+	case 'ø', 'Ø':
+		return "o"
+	}
+	for _, g := range [...][2]string{
+		{"a", "àáâãäåÀÁÂÃÄÅ"}, {"c", "çÇ"}, {"e", "èéêëÈÉÊË"}, {"i", "ìíîïÌÍÎÏ"},
+		{"n", "ñÑ"}, {"o", "òóôõöÒÓÔÕÖ"}, {"u", "ùúûüÙÚÛÜ"}, {"y", "ýÿÝ"},
+	} {
+		if strings.ContainsRune(g[1], r) {
+			return g[0]
+		}
+	}
+	return ""
 }
 
 // IDSource produces short ids from an explicit seed (§chatlog-short-id).
@@ -79,3 +111,27 @@ func (s *IDSource) Next(n int) string {
 // the workspace root: debug/<sanitized-name>-<short-id>.md
 // (§chatlog-filename-pattern).
 func InstancePath(stem string) string { return path.Join(InstanceDir, stem+".md") }
+
+// BaseName is the sanitized name of a stem: the stem without its short id
+// (index-7-zen for index-7-zen-1a2b), the name its registry line shows
+// (§chatlog-registry-header).
+func BaseName(stem string) string {
+	i := strings.LastIndexByte(stem, '-')
+	if i <= 0 || !isShortID(stem[i+1:]) {
+		return stem
+	}
+	return stem[:i]
+}
+
+// isShortID reports whether s is 4 to 8 lowercase hex digits (§chatlog-short-id).
+func isShortID(s string) bool {
+	if len(s) < 4 || len(s) > 8 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

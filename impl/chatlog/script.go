@@ -1,5 +1,11 @@
 package chatlog
 
+import (
+	"strings"
+
+	"anchorage/impl/vary"
+)
+
 // CoreScript is the evaluation core shared by the page script served to
 // browsers and by the simulated realms (sim/realm), so that both evaluate
 // code, encode results and keep the error buffer the same way.
@@ -109,7 +115,23 @@ const ListenerScript = `(function () {
 // talks to the server it was loaded from, so any page can load it with an
 // absolute URL (see HTTPTransport for CORS), and after a server restart it
 // rejoins under its old id and keeps its log.
-const PageScript = CoreScript + ListenerScript + `(function () {
+const PageScript = CoreScript + ListenerScript + pageLoop
+
+// CoreScriptFor is CoreScript with the variations in force: with
+// "adapter-words" an unhandled rejection is marked "(in promise) ".
+func CoreScriptFor(v vary.Set) string {
+	if v.Has("adapter-words") {
+		return strings.Replace(CoreScript, `"Unhandled rejection: "`, `"(in promise) "`, 1)
+	}
+	return CoreScript
+}
+
+// PageScriptFor is PageScript with the variations in force.
+func PageScriptFor(v vary.Set) string { return CoreScriptFor(v) + ListenerScript + pageLoop }
+
+// pageLoop is the part of the browser adapter after the evaluation core and
+// the error capture: registering, polling, posting results, heartbeats.
+const pageLoop = `(function () {
   "use strict";
   if (globalThis.__chatlogAdapter) return; // loaded twice (a bookmarklet clicked again)
   globalThis.__chatlogAdapter = true;

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"anchorage/impl/chatlog/logparse"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 
 	"github.com/spf13/afero"
@@ -32,7 +33,11 @@ type Config struct {
 	MaxInFlight   int           // dispatched jobs per instance at once, 1 (§chatlog-instance-order)
 	RecentJobs    int           // jobs listed in the registry, 30 (§chatlog-registry-bounded)
 	MaxListed     int           // instances listed in the registry, 60
+	MaxName       int           // characters of a sanitized name, 48 (§chatlog-sanitize)
 	NoPlaceholder bool          // do not append "executing ..." on dispatch
+	// Vary makes, where the seed leaves a choice open, another choice than
+	// the reference's (Variations); the zero Set is the reference.
+	Vary vary.Set
 	// SingleFile makes debug.md the log of the only instance
 	// (§chatlog-single-file-compat); no registry is written then.
 	SingleFile bool
@@ -57,12 +62,27 @@ func (c *Config) defaults() {
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = 1
 	}
+	limits := c.Vary.Has("limits")
 	if c.RecentJobs <= 0 {
-		c.RecentJobs = 30
+		c.RecentJobs = pick(limits, 10, 30)
 	}
 	if c.MaxListed <= 0 {
-		c.MaxListed = 60
+		c.MaxListed = pick(limits, 80, 60)
 	}
+	if c.MaxName <= 0 {
+		c.MaxName = pick(limits, 32, maxNameLen)
+	}
+	if c.Vary.Has("no-placeholder") {
+		c.NoPlaceholder = true
+	}
+}
+
+// pick is varied when the variation is in force, else the reference's.
+func pick(on bool, varied, reference int) int {
+	if on {
+		return varied
+	}
+	return reference
 }
 
 // Instance states shown in the registry (§chatlog-registry-states).
@@ -82,6 +102,7 @@ var (
 // Instance is one connected realm instance (a browser tab, a simulated page).
 type Instance struct {
 	Name     string // display name given at registration
+	Base     string // <sanitized-name>, the name its registry line shows
 	Stem     string // <sanitized-name>-<short-id>
 	URL      string
 	Lang     string
@@ -154,8 +175,16 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Config() Config { return s.cfg }
 
 func (s *Server) logf(format string, args ...any) {
-	fmt.Fprintf(s.cfg.Console, "%s chatlog: %s\n", Clock(s.cfg.Clock.Now()), fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	if s.cfg.Vary.Has("console") {
+		fmt.Fprintf(s.cfg.Console, "[CHATLOG %s] %s\n", Clock(s.cfg.Clock.Now()), strings.ToUpper(msg))
+		return
+	}
+	fmt.Fprintf(s.cfg.Console, "%s chatlog: %s\n", Clock(s.cfg.Clock.Now()), msg)
 }
+
+// format renders log entries with the variations in force.
+func (s *Server) format() Format { return Format{Vary: s.cfg.Vary} }
 
 // Start writes the registry and starts polling the logs on the clock.
 func (s *Server) Start() error {
@@ -223,10 +252,10 @@ func (s *Server) Register(name, url, lang string) (Registration, error) {
 	if lang == "" {
 		lang = "JS"
 	}
-	base := Sanitize(name)
+	base := SanitizeWith(name, s.cfg.Vary.Has("transliterate"), s.cfg.MaxName)
 	var stem string
 	for try := 0; ; try++ {
-		n := 4
+		n := pick(s.cfg.Vary.Has("short-ids"), 6, 4)
 		if try >= 8 {
 			n = 8
 		}
@@ -254,7 +283,7 @@ func (s *Server) Register(name, url, lang string) (Registration, error) {
 	}
 	f.Close()
 	s.order++
-	in := &Instance{Name: name, Stem: stem, URL: url, Lang: lang, Path: p,
+	in := &Instance{Name: name, Base: base, Stem: stem, URL: url, Lang: lang, Path: p,
 		token:    s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8),
 		LastBeat: s.cfg.Clock.Now(), State: StateIdle, inFlight: map[string]*Job{},
 		byOffset: map[int64]*Job{}, wake: make(chan struct{}), order: s.order}
@@ -271,7 +300,7 @@ func (s *Server) Register(name, url, lang string) (Registration, error) {
 func (s *Server) Adopt(stem, name, url, lang string) (Registration, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.instances[stem]; dup || Sanitize(stem) != stem {
+	if _, dup := s.instances[stem]; dup || SanitizeWith(stem, false, len(stem)) != stem {
 		return Registration{}, fmt.Errorf("chatlog: cannot adopt %q", stem)
 	}
 	if lang == "" {
@@ -285,7 +314,7 @@ func (s *Server) Adopt(stem, name, url, lang string) (Registration, error) {
 		return Registration{}, fmt.Errorf("chatlog: adopt %s: no log at %s", stem, p)
 	}
 	s.order++
-	in := &Instance{Name: name, Stem: stem, URL: url, Lang: lang, Path: p,
+	in := &Instance{Name: name, Base: BaseName(stem), Stem: stem, URL: url, Lang: lang, Path: p,
 		token:    s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8),
 		LastBeat: s.cfg.Clock.Now(), State: StateIdle, inFlight: map[string]*Job{},
 		byOffset: map[int64]*Job{}, wake: make(chan struct{}), order: s.order}
@@ -382,7 +411,7 @@ func (s *Server) Poll(id, token string) (*Task, error) {
 	}
 	j := in.queue[0]
 	if !s.cfg.NoPlaceholder {
-		if err := s.appendLocked(in, RenderPlaceholder(j.Page, j.Agent, Clock(s.cfg.Clock.Now()))); err != nil {
+		if err := s.appendLocked(in, s.format().Placeholder(j.Page, j.Agent, Clock(s.cfg.Clock.Now()))); err != nil {
 			s.logf("job %s not dispatched: %v", j.ID, err)
 			return nil, nil
 		}
@@ -392,6 +421,9 @@ func (s *Server) Poll(id, token string) (*Task, error) {
 		return nil, err
 	}
 	j.StartedAt = s.cfg.Clock.Now()
+	if s.cfg.Vary.Has("timeout-from-dispatch") {
+		s.armTimeout(in, j)
+	}
 	in.inFlight[j.ID] = j
 	in.State, in.Note = StateExecuting, ""
 	s.noteRecent(j)
@@ -456,7 +488,7 @@ func (s *Server) Result(id, token, jobID string, o Outcome) error {
 		if !o.OK {
 			in.State = StateFailed
 		}
-		if err := s.appendLocked(in, RenderReply(j.Page, j.Agent, Clock(now), j.Duration().Milliseconds(), o)); err != nil {
+		if err := s.appendLocked(in, s.format().Reply(j.Page, j.Agent, Clock(now), j.Duration().Milliseconds(), o)); err != nil {
 			s.logf("job %s: reply not written: %v", j.ID, err)
 		}
 	case TimedOut:
@@ -468,7 +500,7 @@ func (s *Server) Result(id, token, jobID string, o Outcome) error {
 		j.Late = true
 		in.Note = "late"
 		s.logf("job %s: late result after %s", j.ID, FormatDuration(j.Duration()))
-		if err := s.appendLocked(in, RenderReply(j.Page, j.Agent, Clock(now), j.Duration().Milliseconds(), o, "late")); err != nil {
+		if err := s.appendLocked(in, s.format().Reply(j.Page, j.Agent, Clock(now), j.Duration().Milliseconds(), o, "late")); err != nil {
 			s.logf("job %s: late reply not written: %v", j.ID, err)
 		}
 	case Orphaned:
@@ -500,7 +532,8 @@ func (s *Server) timeout(stem, jobID string) {
 	}
 	ms := s.cfg.Timeout.Milliseconds()
 	in.State, in.Note = StateFailed, fmt.Sprintf("after %dms (timeout)", ms)
-	o := Outcome{Stack: fmt.Sprintf("timeout: no result after %s", FormatMillis(ms))}
+	o := Outcome{Stack: s.words(fmt.Sprintf("timeout: no result after %s", FormatMillis(ms)),
+		fmt.Sprintf("Timed out: the page sent nothing back within %s (timeout)", FormatMillis(ms)))}
 	if taken {
 		delete(in.inFlight, j.ID)
 		s.logf("job %s timed out after %s", j.ID, FormatMillis(ms))
@@ -512,9 +545,10 @@ func (s *Server) timeout(stem, jobID string) {
 			}
 		}
 		s.logf("job %s timed out after %s without being dispatched: no realm took it", j.ID, FormatMillis(ms))
-		o.Stack = fmt.Sprintf("timeout: no realm took this job within %s", FormatMillis(ms))
+		o.Stack = s.words(fmt.Sprintf("timeout: no realm took this job within %s", FormatMillis(ms)),
+			fmt.Sprintf("Timed out: no page asked for this job within %s (timeout)", FormatMillis(ms)))
 	}
-	if err := s.appendLocked(in, RenderReply(j.Page, j.Agent, Clock(s.cfg.Clock.Now()), ms, o, "timeout")); err != nil {
+	if err := s.appendLocked(in, s.format().Reply(j.Page, j.Agent, Clock(s.cfg.Clock.Now()), ms, o, "timeout")); err != nil {
 		s.logf("job %s: timeout entry not written: %v", j.ID, err)
 	}
 	s.noteRecent(j)
@@ -712,8 +746,10 @@ func (s *Server) parseLocked(in *Instance) {
 			s.logf("%v", err)
 			return
 		}
+		// What was appended since the last parse pairs as the seed says,
+		// by agent and timestamp (§chatlog-reply-pairing): a reply an agent
+		// wrote answers the closest earlier request of its agent.
 		lg := ParseAt(data, w.cp)
-		lg.Repair(true)
 		s.reportAmbiguity(in, lg)
 		answered := lg.Answered()
 		for i, r := range lg.Requests {
@@ -782,8 +818,9 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time) {
 			lg.Resume = from
 		}
 	} else {
+		// Replies pair as the seed says, by agent and timestamp, as
+		// they do in what is appended (§chatlog-reply-pairing).
 		lg = ParseAt(chunk[start:], Pos{Offset: from + int64(start), Line: 1})
-		lg.Repair(true) // the server's own replies follow file order
 	}
 	s.reportAmbiguity(in, lg)
 
@@ -821,8 +858,9 @@ func (s *Server) coldParseLocked(in *Instance, mtime time.Time) {
 			// Dispatched before a restart and never answered: running it
 			// again could repeat its effects, so it is closed instead.
 			s.logf("%s line %d: request was executing when the server stopped; not run again", in.Path, r.Line)
-			o := Outcome{Stack: "interrupted: the server restarted while this request was executing; it was not run again"}
-			if err := s.appendLocked(in, RenderReply(replyName(r.Page, r.Agent, in.Stem), r.Agent, Clock(s.cfg.Clock.Now()), -1, o, "interrupted")); err != nil {
+			o := Outcome{Stack: s.words("interrupted: the server restarted while this request was executing; it was not run again",
+				"Not run again: this request was running when the server stopped.")}
+			if err := s.appendLocked(in, s.format().Reply(replyName(r.Page, r.Agent, in.Stem), r.Agent, Clock(s.cfg.Clock.Now()), -1, o, "interrupted")); err != nil {
 				s.logf("%v", err)
 			}
 			continue
@@ -885,15 +923,17 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 		// Not this realm's language (§chatlog-adapter-language), or no
 		// language at all (§chatlog-request-header): refused, never
 		// dispatched, and the agent is told why.
-		why := fmt.Sprintf("refused: this realm evaluates %s, not %s", in.Lang, r.Lang)
+		why := s.words(fmt.Sprintf("refused: this realm evaluates %s, not %s", in.Lang, r.Lang),
+			fmt.Sprintf("Not run: %s code cannot run in a %s realm.", r.Lang, in.Lang))
 		if r.Lang == "" {
-			why = fmt.Sprintf("refused: the request's fence names no language; this realm evaluates %s (open the fence with ```%s)", in.Lang, in.Lang)
+			why = s.words(fmt.Sprintf("refused: the request's fence names no language; this realm evaluates %s (open the fence with ```%s)", in.Lang, in.Lang),
+				fmt.Sprintf("Not run: tag the fence with the realm's language, %s.", in.Lang))
 		}
 		s.logf("%s line %d: request refused: %s", in.Path, r.Line, why)
 		_ = j.to(Orphaned)
 		s.jobs[j.ID] = j
 		o := Outcome{Stack: why}
-		if err := s.appendLocked(in, RenderReply(r.Page, r.Agent, Clock(s.cfg.Clock.Now()), -1, o)); err != nil {
+		if err := s.appendLocked(in, s.format().Reply(r.Page, r.Agent, Clock(s.cfg.Clock.Now()), -1, o)); err != nil {
 			s.logf("%v", err)
 		}
 		return
@@ -902,12 +942,28 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 	in.queue = append(in.queue, j)
 	// The job's timeout runs from its request, dispatched or not
 	// (§chatlog-timeout): a job no page ever takes times out too.
-	stem, jid := in.Stem, j.ID
-	s.cfg.Clock.AfterFunc(s.cfg.Timeout, func() { s.timeout(stem, jid) })
+	if !s.cfg.Vary.Has("timeout-from-dispatch") {
+		s.armTimeout(in, j)
+	}
 	s.logf("job %s requested by %s (%s line %d)", j.ID, j.Agent, in.Path, r.Line)
 	s.noteRecent(j)
 	s.writeRegistry()
 	s.wakeLocked(in)
+}
+
+// armTimeout times the job out after the timeout, unless it is over by then.
+func (s *Server) armTimeout(in *Instance, j *Job) {
+	stem, jid := in.Stem, j.ID
+	s.cfg.Clock.AfterFunc(s.cfg.Timeout, func() { s.timeout(stem, jid) })
+}
+
+// words is the reference's text, or the other when the variation
+// "refusals" rewords the server's own Error texts.
+func (s *Server) words(reference, varied string) string {
+	if s.cfg.Vary.Has("refusals") {
+		return varied
+	}
+	return reference
 }
 
 // SameLanguage compares fence tags loosely: case-insensitive, with js,

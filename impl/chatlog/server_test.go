@@ -86,7 +86,7 @@ func TestServerRoundTrip(t *testing.T) {
 		t.Fatalf("%d jobs", got)
 	}
 	reg2 := h.read(RegistryFile)
-	if !strings.HasPrefix(reg2, "# Connected pages:\n* "+reg.ID+" (http://localhost:8302/) last ") || !strings.Contains(reg2, "state: completed") {
+	if !strings.HasPrefix(reg2, "# Connected pages:\n* index-7-zen (http://localhost:8302/) last ") || !strings.Contains(reg2, "state: completed") {
 		t.Fatalf("registry:\n%s", reg2)
 	}
 	if testing.Verbose() {

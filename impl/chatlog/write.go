@@ -17,6 +17,9 @@ import (
 // write is healed as far as possible: a fence left open by it is closed, so
 // that the next entry is not swallowed by it.
 func (s *Server) appendLocked(in *Instance, text string) error {
+	if s.cfg.Vary.Has("blank-lines") {
+		text = "\n" + text
+	}
 	return appendLog(s.cfg.Fs, in.Path, text, s)
 }
 
@@ -104,14 +107,32 @@ func (s *Server) renderRegistryLocked() string {
 		if in.Note != "" {
 			state += " " + in.Note
 		}
-		fmt.Fprintf(&b, "* %s (%s) last %s state: %s\n", in.Stem, in.URL, Clock(in.LastBeat), state)
+		name := in.Base
+		if s.cfg.Vary.Has("registry-stem") || name == "" {
+			name = in.Stem
+		}
+		fmt.Fprintf(&b, "* %s (%s) last %s state: %s\n", name, in.URL, Clock(in.LastBeat), state)
 	}
-	if len(s.recent) > 0 {
+	switch {
+	case len(s.recent) == 0 || s.cfg.Vary.Has("no-recent-jobs"):
+	case s.cfg.Vary.Has("recent-jobs"):
+		b.WriteString("\n### Jobs, newest last\n")
+		for _, j := range s.recent {
+			fmt.Fprintf(&b, "- %s [%s] %s@%s (%s)", j.ID, j.State, j.Agent, j.At, j.Lang)
+			if d := j.Duration(); d >= 0 {
+				fmt.Fprintf(&b, " took %s", s.format().Millis(d.Milliseconds()))
+			}
+			if j.Late {
+				b.WriteString(" late")
+			}
+			b.WriteByte('\n')
+		}
+	default:
 		b.WriteString("\n## Recent jobs\n")
 		for _, j := range s.recent {
 			fmt.Fprintf(&b, "* %s %s from %s at %s: %s", j.ID, j.Lang, j.Agent, j.At, j.State)
 			if d := j.Duration(); d >= 0 {
-				fmt.Fprintf(&b, " (%s)", FormatDuration(d))
+				fmt.Fprintf(&b, " (%s)", s.format().Millis(d.Milliseconds()))
 			}
 			if j.State == TimedOut {
 				fmt.Fprintf(&b, " failed after %dms (timeout)", s.cfg.Timeout.Milliseconds())
@@ -122,7 +143,14 @@ func (s *Server) renderRegistryLocked() string {
 			b.WriteByte('\n')
 		}
 	}
-	if len(ins) > 0 {
+	switch {
+	case len(ins) == 0:
+	case s.cfg.Vary.Has("pointers"):
+		b.WriteString("\n## Per-instance logs\n")
+		for _, in := range ins {
+			fmt.Fprintf(&b, "- [%s](%s)\n", in.Stem, in.Path)
+		}
+	default:
 		b.WriteString("\n## Logs\n")
 		for _, in := range ins {
 			fmt.Fprintf(&b, "* %s: %s\n", in.Stem, in.Path)

@@ -66,6 +66,9 @@ type Config struct {
 	PollEvery      time.Duration // idle poll period, default 100 ms
 	HeartbeatEvery time.Duration // default 5 s
 	Seed           uint64
+	// Core is the adapter's evaluation core the page runs, default
+	// chatlog.CoreScript (chatlog.CoreScriptFor gives a varied one).
+	Core string
 }
 
 // Page is a simulated realm instance running QuickJS.
@@ -114,7 +117,10 @@ func New(hub Hub, clk clock.Clock, cfg Config) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("realm %q: new QuickJS VM: %w", cfg.Name, err)
 	}
-	for _, src := range []string{windowScript, chatlog.CoreScript, chatlog.ListenerScript} {
+	if cfg.Core == "" {
+		cfg.Core = chatlog.CoreScript
+	}
+	for _, src := range []string{windowScript, cfg.Core, chatlog.ListenerScript} {
 		if _, err := vm.Eval(src, quickjs.EvalGlobal); err != nil {
 			vm.Close()
 			return nil, fmt.Errorf("realm %q: load the adapter: %w", cfg.Name, err)

@@ -216,6 +216,20 @@ func reSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
+// markOf reads a mark, in the reference's words or in the other words a
+// server may write for it (the reference's variation "reply-marks").
+func markOf(p string) string {
+	switch p {
+	case "timed out":
+		return "timeout"
+	case "late result":
+		return "late"
+	case "not run again":
+		return "interrupted"
+	}
+	return p
+}
+
 // readParen reads "17ms", "**ERROR** after 16ms", "**ERROR**" and the marks
 // "timeout", "late", "interrupted" after them, comma separated.
 func (h *header) readParen(s string) bool {
@@ -239,7 +253,7 @@ func (h *header) readParen(s string) bool {
 		}
 	}
 	for _, p := range parts {
-		switch p {
+		switch p = markOf(p); p {
 		case "timeout", "late", "interrupted":
 			if h.marks == nil {
 				h.marks = map[string]bool{}
@@ -513,7 +527,7 @@ func ParseAt(data []byte, base Pos) Log {
 		}
 	}
 	lg.Fences = s.fences
-	pair(&lg, false)
+	pair(&lg)
 	return lg
 }
 
@@ -533,15 +547,11 @@ func (h header) reply(l line, lang, body string) Reply {
 // none is, as across midnight, the last appended). Candidates sharing that
 // second are taken in append order, and the ambiguity is recorded.
 //
-// With fifo set (the server's own reading when it restarts, see Repair) the
-// oldest waiting request is chosen instead, since the server answers the
-// requests of one log in file order.
-//
 // An "executing ..." placeholder pairs the same way but leaves the request
 // waiting; the next final reply of that page to that agent takes the
 // placeholder's request. A late reply takes the oldest request of its agent
 // that was closed by a timeout entry and has no late reply yet.
-func pair(lg *Log, fifo bool) {
+func pair(lg *Log) {
 	lg.Ambiguous = nil
 	waiting := map[string][]int{}      // agent → closed requests without a final reply, append order
 	timedOut := map[string][]int{}     // agent → requests closed by a timeout entry, no late reply yet
@@ -565,13 +575,7 @@ func pair(lg *Log, fifo bool) {
 		}
 		choose := func(c []int, skip []int) int {
 			pick := -1
-			better := func(i int) bool {
-				at, pat := lg.Requests[i].At, lg.Requests[pick].At
-				if fifo {
-					return at < pat
-				}
-				return at > pat
-			}
+			better := func(i int) bool { return lg.Requests[i].At > lg.Requests[pick].At }
 			fits := func(i int) bool {
 				at := lg.Requests[i].At
 				return at == "" || rp.At == "" || at <= rp.At
@@ -588,9 +592,6 @@ func pair(lg *Log, fifo bool) {
 				for _, i := range c {
 					if !inList(skip, i) {
 						pick = i
-						if fifo {
-							break
-						}
 					}
 				}
 			}
@@ -654,10 +655,6 @@ func inList(l []int, i int) bool {
 	}
 	return false
 }
-
-// Repair pairs the replies again, oldest waiting request first when fifo is
-// set (see pair).
-func (lg *Log) Repair(fifo bool) { pair(lg, fifo) }
 
 // Answered reports, for each request of lg, whether a final reply (not a
 // placeholder) pairs with it.

@@ -2,7 +2,7 @@
 // 000_8e263a46ca5a55fb (package anchorage/impl/chatlog) on a real directory
 // with the wall clock, serving the browser adapter over HTTP.
 //
-//	replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s] [-seed N] [-debug-jobs]
+//	replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s] [-seed N] [-debug-jobs] [-vary LIST]
 //	replserve parse FILE
 //
 // "parse" prints what the parser reads in a chat log as one JSON object and
@@ -12,10 +12,12 @@
 // (with -addr 127.0.0.1:0, the port the system chose); an address it cannot
 // listen on (a port already taken) is an error, exit 1. -h prints the usage
 // on stdout and exits 0; a bad flag, a stray argument or a -dir that is not
-// a directory exits 2. It stops cleanly on SIGINT or SIGTERM.
+// a directory exits 2. It stops cleanly on SIGINT or SIGTERM. -vary runs the
+// server with spec-permitted variations (chatlog.Variations, or all): other
+// choices where the seed leaves one open.
 //
 // It may import the standard library, anchorage/impl/chatlog,
-// anchorage/sim/clock and afero.
+// anchorage/impl/vary, anchorage/sim/clock and afero.
 package main
 
 import (
@@ -34,6 +36,7 @@ import (
 	"time"
 
 	"anchorage/impl/chatlog"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 
 	"github.com/spf13/afero"
@@ -52,7 +55,7 @@ const (
 	maxLine       = 4 << 20
 )
 
-const usage = `usage: replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s] [-seed N] [-debug-jobs]
+const usage = `usage: replserve [-dir DIR] [-addr 127.0.0.1:8302] [-timeout 60s] [-seed N] [-debug-jobs] [-vary LIST]
        replserve parse FILE`
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -129,6 +132,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	timeout := fl.Duration("timeout", 60*time.Second, "job timeout")
 	seed := fl.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the short-id generator")
 	debugJobs := fl.Bool("debug-jobs", false, "serve the job table at GET /conformance/jobs (a debug port for conformance runs: it shows the code of every job)")
+	varyList := fl.String("vary", "", vary.Usage(chatlog.Variations()))
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), usage)
 		fl.PrintDefaults()
@@ -145,6 +149,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replserve: unexpected argument %q\n%s\n", fl.Arg(0), usage)
 		return 2
 	}
+	variations, err := chatlog.ParseVary(*varyList)
+	if err != nil {
+		fmt.Fprintf(stderr, "replserve: -vary: %v\n", err)
+		return 2
+	}
 	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
 		fmt.Fprintf(stderr, "replserve: -dir %s: not a directory\n", *dir)
 		return 2
@@ -156,7 +165,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer ln.Close()
 	srv, err := chatlog.New(chatlog.Config{Fs: afero.NewBasePathFs(afero.NewOsFs(), *dir), Clock: clock.Real(),
-		Console: stderr, Seed: *seed, Timeout: *timeout})
+		Console: stderr, Seed: *seed, Timeout: *timeout, Vary: variations})
 	if err != nil {
 		fmt.Fprintln(stderr, "replserve:", err)
 		return 1

@@ -62,3 +62,17 @@ func TestParseCommandRejectsBadInput(t *testing.T) {
 		t.Errorf("missing file: exit %d", code)
 	}
 }
+
+// TestVaryFlag: -vary takes the variations' names or all, and its help
+// lists them; an unknown name is a usage error.
+func TestVaryFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "-vary") || !strings.Contains(out.String(), "blank-lines") {
+		t.Errorf("-h: exit %d, help without the variations:\n%s", code, out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"-vary", "wording", "-dir", t.TempDir()}, &out, &errb); code != 2 || !strings.Contains(errb.String(), `no variation "wording"`) {
+		t.Errorf("-vary wording: exit %d, stderr %q", code, errb.String())
+	}
+}
