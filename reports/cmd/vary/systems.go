@@ -1,6 +1,7 @@
 package main
 
 import (
+	"anchorage/impl/chatlog"
 	"anchorage/impl/deck"
 	"anchorage/impl/jace"
 	"anchorage/impl/vary"
@@ -14,6 +15,8 @@ func variations(system string) []vary.Variation {
 		return jace.Variations()
 	case "deck":
 		return deck.Variations()
+	case "chatlog":
+		return chatlog.Variations()
 	}
-	return nil // chatlog and plurnk gain theirs as their references do
+	return nil // plurnk gains its own as its reference does
 }
