@@ -61,25 +61,6 @@ func (vm *VM) toNumber(v Value) float32 {
 	return vm.mem.at(vm.checkType(v, TNumber)).num
 }
 
-// getBound returns the env binding pair of sym, or its global pair.
-func (vm *VM) getBound(sym, env Value) Value {
-	cells := vm.mem
-	if env != Nil && !cells.at(sym).local {
-		// Bound in no environment: the walk ends at the global pair.
-		vm.stepN(EvLookup, uint64(cells.at(env).envLen))
-		return cells.at(sym).cdr
-	}
-	for env != Nil {
-		vm.step(EvLookup)
-		x := cells.at(env).car
-		if cells.at(x).car == sym {
-			return x
-		}
-		env = cells.at(env).cdr
-	}
-	return cells.at(sym).cdr
-}
-
 func (vm *VM) equal(a, b Value) bool {
 	if a == b {
 		return true
@@ -112,7 +93,7 @@ func (vm *VM) equal(a, b Value) bool {
 // a free cell is at hand. It makes no Go call and nothing in it can raise,
 // so its state stays in registers: the free list's head, the GC stack's
 // index and the event counts are stored once, when it ends. Anything else,
-// and every element with a hook or a meter, goes through the second loop,
+// and every element with a meter, goes through the second loop,
 // which is evalArg and cons written out.
 func (vm *VM) evalList(lst, env Value) Value {
 	cells := vm.mem
@@ -384,10 +365,10 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 	return obj
 }
 
-// lookup is cdr(getBound(sym, env)), the value of a symbol, including the
+// lookup is C's cdr(getbound(sym, env)), the value of a symbol, including the
 // EvLookup event of the symbol evaluation itself. The walk has no effect
 // but its events, so they are tallied in a register and added at once
-// (see replayLookups, which replays them one by one when a hook or meter
+// (see replayLookups, which replays them one by one when a meter
 // must see them).
 func (vm *VM) lookup(sym, env Value) Value {
 	cells := vm.mem
@@ -550,7 +531,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			if cells.at(va).typ != TSymbol {
 				vm.typeError(va, TSymbol)
 			}
-			// b := vm.getBound(va, env), written out.
+			// b := the binding pair of va (C's getbound), written out.
 			b := refNone
 			if env != Nil && !cells.at(va).local {
 				vm.stepN(EvLookup, uint64(cells.at(env).envLen))

@@ -14,25 +14,6 @@ func (vm *VM) nextArgQuiet(arg *Value) Value {
 	return c.car
 }
 
-// getBound returns the env binding pair of sym, or its global pair.
-func (vm *VM) getBoundQuiet(sym, env Value) Value {
-	cells := vm.mem
-	if env != Nil && !cells.at(sym).local {
-		// Bound in no environment: the walk ends at the global pair.
-		vm.counts[EvLookup] += uint64(cells.at(env).envLen)
-		return cells.at(sym).cdr
-	}
-	for env != Nil {
-		vm.tally(EvLookup)
-		x := cells.at(env).car
-		if cells.at(x).car == sym {
-			return x
-		}
-		env = cells.at(env).cdr
-	}
-	return cells.at(sym).cdr
-}
-
 // evalList evaluates each element of lst and returns the list of the
 // values.
 //
@@ -41,7 +22,7 @@ func (vm *VM) getBoundQuiet(sym, env Value) Value {
 // a free cell is at hand. It makes no Go call and nothing in it can raise,
 // so its state stays in registers: the free list's head, the GC stack's
 // index and the event counts are stored once, when it ends. Anything else,
-// and every element with a hook or a meter, goes through the second loop,
+// and every element with a meter, goes through the second loop,
 // which is evalArg and cons written out.
 func (vm *VM) evalListQuiet(lst, env Value) Value {
 	cells := vm.mem
@@ -282,10 +263,10 @@ func (vm *VM) evalQuiet(obj, env Value, newenv *Value) Value {
 	return obj
 }
 
-// lookup is cdr(getBound(sym, env)), the value of a symbol, including the
+// lookup is C's cdr(getbound(sym, env)), the value of a symbol, including the
 // EvLookup event of the symbol evaluation itself. The walk has no effect
 // but its events, so they are tallied in a register and added at once
-// (see replayLookups, which replays them one by one when a hook or meter
+// (see replayLookups, which replays them one by one when a meter
 // must see them).
 func (vm *VM) lookupQuiet(sym, env Value) Value {
 	cells := vm.mem
@@ -434,7 +415,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			if cells.at(va).typ != TSymbol {
 				vm.typeError(va, TSymbol)
 			}
-			// b := vm.getBoundQuiet(va, env), written out.
+			// b := the binding pair of va (C's getbound), written out.
 			b := refNone
 			if env != Nil && !cells.at(va).local {
 				vm.counts[EvLookup] += uint64(cells.at(env).envLen)

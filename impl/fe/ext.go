@@ -81,12 +81,6 @@ func (vm *VM) registerPrim(name string, fn Primitive, doc string) {
 // SetDoc records documentation text for name, returned by describe.
 func (vm *VM) SetDoc(name, doc string) { vm.docs[name] = doc }
 
-// Unbind sets the global value of name to nil, so calling it fails with
-// "tried to call non-callable value". The symbol itself stays interned.
-func (vm *VM) Unbind(name string) error {
-	return vm.guard(func() { vm.setGlobal(vm.symbol(name), Nil) })
-}
-
 // Restrict binds name to a cfunc that always raises the structured error
 // (error TAGS... :fn NAME :message MESSAGE). The name stays discoverable
 // through describe when doc is given.
@@ -207,7 +201,7 @@ func primTypeOf(vm *VM, args Value) (Value, error) {
 }
 
 // primTry calls its argument with no arguments. A raised error (other than
-// a step-hook abort) is caught: the GC stack and call list are restored and
+// a meter abort) is caught: the GC stack and call list are restored and
 // the error object is returned; built-in errors become
 // (error fe-error :message "MSG").
 func primTry(vm *VM, args Value) (Value, error) {

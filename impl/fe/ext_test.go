@@ -151,37 +151,19 @@ func TestStructuredErrors(t *testing.T) {
 	}
 }
 
-func TestUnbind(t *testing.T) {
-	vm := newVM(t, 24576)
-	if err := vm.Unbind("car"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := vm.Eval("(car '(1))"); err == nil || err.Error() != "tried to call non-callable value" {
-		t.Errorf("after Unbind: %v", err)
-	}
-}
-
-// TestStepHookWatchdog aborts a runaway loop and checks the VM recovers.
-func TestStepHookWatchdog(t *testing.T) {
-	budget := 1 << 30
+// TestMeterWatchdog aborts a runaway loop and checks the VM recovers.
+func TestMeterWatchdog(t *testing.T) {
+	// Every event costs one unit: (while t nil) evaluates no pair after
+	// the first, only lookups of t.
 	errBudget := errors.New("interrupted")
-	vm := newVM(t, 24576, WithStepHook(func(ev Event) error {
-		// Every event costs one unit: (while t nil) evaluates no pair
-		// after the first, only lookups of t.
-		budget--
-		if budget < 0 {
-			return errBudget
-		}
-		return nil
-	}))
-	budget = 1 << 30
+	m := unitMeter(^uint64(0), errBudget)
+	vm := newVM(t, 24576, WithMeter(m))
 	mustEval(t, vm, "(= x 0)")
-	budget = 1000
+	m.Limit = m.Total + 1000
 	_, err := vm.Eval("(while t nil)")
 	if !errors.Is(err, errBudget) {
 		t.Fatalf("runaway loop: err = %v, want interrupted", err)
 	}
-	budget = 1 << 30
 	if got := mustEval(t, vm, "(+ 1 2)"); got != "3" {
 		t.Errorf("after abort: %q", got)
 	}
@@ -191,25 +173,19 @@ func TestStepHookWatchdog(t *testing.T) {
 	}
 }
 
-// TestStepHookAbortDuringGC aborts from the sweep: the collection must still
+// TestMeterAbortDuringGC aborts from the sweep: the collection must still
 // finish, leaving a consistent heap.
-func TestStepHookAbortDuringGC(t *testing.T) {
-	armed := false
+func TestMeterAbortDuringGC(t *testing.T) {
 	stop := errors.New("stop")
-	vm := newVM(t, 4096, WithExtensions(), WithStepHook(func(ev Event) error {
-		if armed && ev == EvSweep {
-			return stop
-		}
-		return nil
-	}))
+	m := &Meter{Limit: ^uint64(0), Err: stop}
+	m.Costs[EvSweep] = 1
+	vm := newVM(t, 4096, WithExtensions(), WithMeter(m))
 	mustEval(t, vm, "(= l nil)")
-	armed = true
+	m.Limit = m.Total // the first sweep event passes it
 	_, err := vm.Eval("(while t (= l (cons 1 l)))")
 	if !errors.Is(err, stop) {
 		t.Fatalf("err = %v, want stop", err)
 	}
-	armed = false
-	// try cannot catch a watchdog abort either.
 	st := vm.Stats()
 	if st.Free+st.Used != st.Cells {
 		t.Errorf("stats after abort: %+v", st)
@@ -224,15 +200,11 @@ func TestStepHookAbortDuringGC(t *testing.T) {
 }
 
 func TestTryDoesNotCatchWatchdog(t *testing.T) {
-	on := false
-	vm := newVM(t, 24576, WithExtensions(), WithStepHook(func(ev Event) error {
-		if on && ev == EvCall {
-			return errors.New("watchdog")
-		}
-		return nil
-	}))
+	m := &Meter{Limit: ^uint64(0), Err: errors.New("watchdog")}
+	m.Costs[EvCall] = 1
+	vm := newVM(t, 24576, WithExtensions(), WithMeter(m))
 	mustEval(t, vm, "(= f (fn () 1))")
-	on = true
+	m.Limit = m.Total // the next call passes it
 	if _, err := vm.Eval("(try (fn () (f)))"); err == nil || err.Error() != "watchdog" {
 		t.Errorf("try with watchdog: %v", err)
 	}
@@ -333,10 +305,10 @@ func TestForeignValueRejected(t *testing.T) {
 
 // TestDeepTraceback raises an error 1,500 calls deep, past the part of the
 // call list the VM keeps in place, twice (the second time after the list
-// was reset by the first error), quiet and with a hook: the traceback has
+// was reset by the first error), quiet and with a meter: the traceback has
 // every call, innermost first.
 func TestDeepTraceback(t *testing.T) {
-	for _, opts := range [][]Option{nil, {WithStepHook(func(Event) error { return nil })}} {
+	for _, opts := range [][]Option{nil, {WithMeter(unitMeter(^uint64(0), nil))}} {
 		vm := newVM(t, 1<<22, append(opts, WithModel(Model{PtrSize: 4, GCStackSize: 20000}))...)
 		mustEval(t, vm, "(= f (fn (n) (if (< n 1) (car n) (+ 1 (f (- n 1))))))")
 		for range 2 {

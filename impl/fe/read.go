@@ -41,7 +41,7 @@ func (vm *VM) read(src *source) Value {
 func (vm *VM) readItem(src *source) Value {
 	vm.readDeep++
 	defer func() { vm.readDeep-- }()
-	if vm.readDeep > vm.maxReadDepth {
+	if vm.readDeep > maxReadDepth {
 		vm.fail("nesting too deep")
 	}
 	chr := vm.nextchr

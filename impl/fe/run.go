@@ -123,34 +123,3 @@ func (vm *VM) Eval(src string) (string, error) {
 		}
 	}
 }
-
-// Read parses every datum in src without evaluating it and returns their
-// printed forms (strings inside lists quoted, top-level strings raw). Parsed
-// data are garbage once Read returns. It stops at the first reader error.
-func (vm *VM) Read(src string) ([]string, error) {
-	saved := vm.nextchr
-	vm.nextchr = 0
-	defer func() { vm.nextchr = saved }()
-	s := &source{r: strings.NewReader(src)}
-	gc := vm.gcIdx
-	defer func() { vm.gcIdx = gc }()
-	var out []string
-	for {
-		vm.gcIdx = gc
-		done := false
-		err := vm.protect(func() {
-			obj := vm.read(s)
-			if obj == refNone {
-				done = true
-				return
-			}
-			out = append(out, vm.toString(obj, -1))
-		})
-		if err != nil {
-			return out, err
-		}
-		if done {
-			return out, nil
-		}
-	}
-}

@@ -137,19 +137,15 @@ func (e Event) String() string {
 	return fmt.Sprintf("event(%d)", uint8(e))
 }
 
-// StepHook is called once per interpreter event. A non-nil error aborts the
-// evaluation in progress with a Lisp error carrying that message; the VM
-// stays usable. An error returned during a collection takes effect as soon
-// as the collection has finished, so the heap is never left half-swept.
-type StepHook func(ev Event) error
-
-// Meter is a cheap special case of a step hook for the common use of
-// pricing events: after each event the VM adds Costs[ev] to Total, and the
-// first time Total exceeds Limit it sets Limit to the maximum (so the abort
-// is not repeated) and aborts the evaluation with Err exactly as a step
-// hook returning Err would (after the collection, if one is running). The
-// meter is read and written by the VM directly, with no function call per
-// event; its owner may change Total and Limit between evaluations.
+// Meter prices the interpreter's events: after each event the VM adds
+// Costs[ev] to Total, and the first time Total exceeds Limit it sets Limit
+// to the maximum (so the abort is not repeated) and aborts the evaluation
+// in progress with a Lisp error carrying Err's message, which try cannot
+// catch; the VM stays usable. An abort that falls inside a collection takes
+// effect as soon as the collection has finished, so the heap is never left
+// half-swept. The meter is read and written by the VM directly, with no
+// function call per event; its owner may change Total and Limit between
+// evaluations.
 type Meter struct {
 	Costs [NumEvents]uint64
 	Total uint64
@@ -204,21 +200,17 @@ func WithModel(m Model) Option { return func(vm *VM) { vm.model = m } }
 // WithNaNStyle selects NaN printing (default NaNGlibc).
 func WithNaNStyle(s NaNStyle) Option { return func(vm *VM) { vm.nanStyle = s } }
 
-// WithStepHook installs a step hook.
-func WithStepHook(h StepHook) Option { return func(vm *VM) { vm.hook = h } }
-
-// WithMeter installs a meter (see Meter). With a step hook as well, the
-// meter sees each event first.
+// WithMeter installs a meter (see Meter).
 func WithMeter(m *Meter) Option { return func(vm *VM) { vm.meter = m } }
 
 // WithExtensions enables the deck extension layer (see ext.go).
 func WithExtensions() Option { return func(vm *VM) { vm.ext = true } }
 
-// WithMaxReadDepth bounds reader recursion (nested quotes and lists) as a
+// maxReadDepth bounds reader recursion (nested quotes and lists) as a
 // guard against exhausting the Go stack on hostile input. The C interpreter
-// has no such bound and would crash instead; the default of 100000 is far
-// beyond anything the gc stack lets a list reach.
-func WithMaxReadDepth(n int) Option { return func(vm *VM) { vm.maxReadDepth = n } }
+// has no such bound and would crash instead; 100000 is far beyond anything
+// the gc stack lets a list reach.
+const maxReadDepth = 100000
 
 // VM is one Fe context with its arena.
 type VM struct {
@@ -249,34 +241,30 @@ type VM struct {
 	gcCount  int
 	counts   [NumEvents]uint64
 	inGC     bool
-	pending  error // hook or meter abort raised during a collection
+	pending  error // meter abort raised during a collection
 	readDeep int
 
 	out      io.Writer
 	nanStyle NaNStyle
-	hook     StepHook
 	meter    *Meter
 
-	// Event observation. Without hook and meter the thresholds are the
-	// maximum, which no count reaches, and step only counts. Otherwise step
-	// takes its slow path (observe) when counts[ev] passes thresh[ev]. With
-	// a hook the thresholds are 0, so the hook sees every event. With a
-	// meter alone, Total is brought
-	// up to date lazily: base holds the counts already priced into Total,
+	// Event observation. Without a meter the thresholds are the maximum,
+	// which no count reaches, and step only counts. Otherwise step takes
+	// its slow path (observe) when counts[ev] passes thresh[ev], and Total
+	// is brought up to date lazily: base holds the counts already priced into Total,
 	// and the thresholds allow each event type slack more events, where
 	// slack times the sum of the costs cannot pass the limit. So the first
 	// event that could cross the limit takes the slow path, which prices
 	// everything and checks exactly as a per-event meter would. meterSync
 	// also runs at the API boundary (protect) and around primitives, so
 	// Total is exact whenever its owner can see it.
-	thresh       [NumEvents]uint64
-	base         [NumEvents]uint64
-	ext          bool
-	quiet        bool // neither hook nor meter: evaluate with evalQuiet
-	maxReadDepth int
-	prims        []primEntry
-	docs         map[string]string
-	scratch      []byte
+	thresh  [NumEvents]uint64
+	base    [NumEvents]uint64
+	ext     bool
+	quiet   bool // no meter: evaluate with evalQuiet
+	prims   []primEntry
+	docs    map[string]string
+	scratch []byte
 }
 
 // Arena is memory a host lends a VM, such as a region of the deck's
@@ -304,11 +292,10 @@ func (vm *VM) ArenaBytes() int { return vm.arenaBytes }
 // message "out of memory".
 func New(arenaBytes int, opts ...Option) (*VM, error) {
 	vm := &VM{
-		model:        Model32(),
-		out:          io.Discard,
-		maxReadDepth: 100000,
-		syms:         make(map[string]Value),
-		docs:         make(map[string]string),
+		model: Model32(),
+		out:   io.Discard,
+		syms:  make(map[string]Value),
+		docs:  make(map[string]string),
 	}
 	for _, o := range opts {
 		o(vm)
@@ -319,16 +306,13 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if vm.model.GCStackSize < 1 {
 		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
 	}
-	vm.quiet = vm.hook == nil && vm.meter == nil
-	switch {
-	case vm.hook != nil:
-		// thresh stays 0: every event is observed.
-	case vm.meter != nil:
-		vm.meterSync()
-	default:
+	vm.quiet = vm.meter == nil
+	if vm.quiet {
 		for i := range vm.thresh {
 			vm.thresh[i] = math.MaxUint64
 		}
+	} else {
+		vm.meterSync()
 	}
 	vm.strBytes = vm.model.StrBytes()
 	n := 0
@@ -382,8 +366,8 @@ func (vm *VM) open() {
 type Error struct {
 	Msg   string   // the message fe prints after "error: "
 	Trace []string // traceback forms, innermost first, each cut to 63 bytes
-	Cause error    // the step hook's or primitive's error, if any
-	abort bool     // raised by the step hook: not catchable by try
+	Cause error    // the meter's or primitive's error, if any
+	abort bool     // raised by the meter: not catchable by try
 
 	obj    Value // structured error object (valid until the next allocation)
 	hasObj bool
@@ -447,21 +431,20 @@ func (vm *VM) traceback() []string {
 	return tr
 }
 
-// step records an event and runs the meter and the hook.
+// step records an event and runs the meter.
 //
-// Without a hook or meter the thresholds are the maximum, which no count
+// Without a meter the thresholds are the maximum, which no count
 // reaches, so step needs no test of whether anything observes.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
 	if vm.counts[ev] > vm.thresh[ev] {
-		vm.observe(ev)
+		vm.observe()
 	}
 }
 
 // tally records an event in the quiet evaluator (eval_quiet.go, generated
-// from eval.go), which runs only when neither a hook nor a meter is
-// installed: then no count ever passes its threshold, so step's test is
-// dead and left out.
+// from eval.go), which runs only when no meter is installed: then no
+// count ever passes its threshold, so step's test is dead and left out.
 func (vm *VM) tally(ev Event) { vm.counts[ev]++ }
 
 // replayLookups is the slow path of counting n consecutive step(EvLookup)
@@ -471,7 +454,7 @@ func (vm *VM) tally(ev Event) { vm.counts[ev]++ }
 //		vm.replayLookups(n)
 //	}
 //
-// (always the fast path without a hook or meter). Past a threshold the n
+// (always the fast path without a meter). Past a threshold the n
 // events are taken back and replayed one by one.
 func (vm *VM) replayLookups(n uint64) {
 	vm.counts[EvLookup] -= n
@@ -490,33 +473,19 @@ func (vm *VM) stepN(ev Event, n uint64) {
 
 // observe is step's slow path: the event has been counted and passed its
 // threshold.
-func (vm *VM) observe(ev Event) {
-	m := vm.meter
-	if vm.hook == nil {
-		// A meter alone (see thresh): price everything so far.
-		vm.meterSync()
-		if m.Total > m.Limit {
-			vm.meterAbort()
-		}
-		return
-	}
-	if m != nil {
-		m.Total += m.Costs[ev]
-		if m.Total > m.Limit {
-			vm.meterAbort()
-		}
-	}
-	if err := vm.hook(ev); err != nil {
-		vm.abort(err)
+func (vm *VM) observe() {
+	// Price everything so far (see thresh).
+	vm.meterSync()
+	if vm.meter.Total > vm.meter.Limit {
+		vm.meterAbort()
 	}
 }
 
 // meterSync prices the events counted since the last sync into the meter
-// and resets the thresholds from the meter's room left (meter alone only;
-// with a hook the meter is priced event by event).
+// and resets the thresholds from the meter's room left.
 func (vm *VM) meterSync() {
 	m := vm.meter
-	if m == nil || vm.hook != nil {
+	if m == nil {
 		return
 	}
 	var sum uint64
@@ -549,13 +518,12 @@ func (vm *VM) meterAbort() {
 	vm.abort(err)
 }
 
-// abort raises a hook or meter error, or during a collection records it to
-// be raised when the collection has finished.
+// abort raises a meter error, or during a collection records it to be
+// raised when the collection has finished (the meter aborts once: see
+// meterAbort).
 func (vm *VM) abort(err error) {
 	if vm.inGC {
-		if vm.pending == nil {
-			vm.pending = err
-		}
+		vm.pending = err
 		return
 	}
 	vm.raise(&Error{Msg: err.Error(), Cause: err, abort: true})
@@ -622,55 +590,28 @@ func (vm *VM) collect() {
 		vm.mark(vm.gcstack[i])
 	}
 	vm.mark(vm.symlist)
-	// Every cell of the arena is one sweep event. Without a hook they are
-	// counted (and metered) in one addition; with one, the hook sees each
-	// in turn. Batching the meter is exact because inside a collection a
-	// meter abort is only recorded, and the total is the same.
-	hook := vm.hook != nil
-	if !hook {
-		vm.counts[EvSweep] += uint64(vm.count)
-		if vm.counts[EvSweep] > vm.thresh[EvSweep] {
-			vm.observe(EvSweep)
-		}
+	// Every cell of the arena is one sweep event, counted (and metered)
+	// in one addition. Batching the meter is exact because inside a
+	// collection a meter abort is only recorded, and the total is the same.
+	if vm.counts[EvSweep] += uint64(vm.count); vm.counts[EvSweep] > vm.thresh[EvSweep] {
+		vm.observe()
 	}
-	// The free list head and length live in locals during the loop (a
-	// hook cannot raise here: inside a collection its error is deferred).
+	// The free list head and length live in locals during the loop.
 	freelist, free := vm.freelist, vm.freeCells()
-	cells := vm.cells[1 : vm.count+1]
-	if hook {
-		for i := range cells {
-			vm.step(EvSweep)
-			c := &cells[i]
-			if c.typ == TFree {
-				continue
-			}
-			if !c.mark {
-				c.typ = TFree
-				c.cdr = freelist
-				free++
-				c.envLen = uint32(free)
-				freelist = valueOf(i + 1)
-			} else {
-				c.mark = false
-			}
+	mem, last := vm.mem, valueOf(vm.count)
+	for v := cellSize; v <= last; v += cellSize {
+		c := mem.at(v)
+		if c.typ == TFree {
+			continue
 		}
-	} else {
-		// The same loop without the hook, stepping through the values.
-		mem, last := vm.mem, valueOf(len(cells))
-		for v := cellSize; v <= last; v += cellSize {
-			c := mem.at(v)
-			if c.typ == TFree {
-				continue
-			}
-			if !c.mark {
-				c.typ = TFree
-				c.cdr = freelist
-				free++
-				c.envLen = uint32(free)
-				freelist = v
-			} else {
-				c.mark = false
-			}
+		if !c.mark {
+			c.typ = TFree
+			c.cdr = freelist
+			free++
+			c.envLen = uint32(free)
+			freelist = v
+		} else {
+			c.mark = false
 		}
 	}
 	vm.freelist = freelist
@@ -707,7 +648,7 @@ func (vm *VM) objectSlow() Value {
 			vm.fail("out of memory")
 		}
 	}
-	// The event comes first so that a hook abort cannot strand a cell
+	// The event comes first so that a meter abort cannot strand a cell
 	// that has left the free list.
 	vm.step(EvAlloc)
 	v := vm.freelist
@@ -895,15 +836,3 @@ func (vm *VM) Stats() Stats {
 
 // Counts returns how many times each event has occurred.
 func (vm *VM) Counts() [NumEvents]uint64 { return vm.counts }
-
-// Collect runs a full collection now. Only the GC stack (as left by the last
-// top-level evaluation) and the symbol list are roots.
-func (vm *VM) Collect() error {
-	if err := vm.protect(vm.collect); err != nil {
-		return err
-	}
-	return nil
-}
-
-// SetOutput changes where print writes.
-func (vm *VM) SetOutput(w io.Writer) { vm.out = w }

@@ -26,7 +26,7 @@ import (
 // quietFuncs are the functions of eval.go that get a quiet copy: those that
 // record events, directly or through another one of them.
 func quietFuncs() []string {
-	return []string{"nextArg", "getBound", "evalList", "doList", "argsToEnv", "eval", "lookup", "evalArg", "evalPair", "evalPrim", "evalOperator", "print", "expandMacro"}
+	return []string{"nextArg", "evalList", "doList", "argsToEnv", "eval", "lookup", "evalArg", "evalPair", "evalPrim", "evalOperator", "print", "expandMacro"}
 }
 
 // rewrites turn exact event recording into quiet recording.
