@@ -123,7 +123,7 @@ func (vm *VM) evalList(lst, env Value) Value {
 				goto done
 			case TSymbol:
 				// v = vm.lookup(obj, env), written out.
-				if env == Nil || !oc.local {
+				if !oc.local {
 					lookups += global
 					v = cells.at(oc.cdr).cdr
 					break
@@ -185,7 +185,7 @@ func (vm *VM) evalList(lst, env Value) Value {
 		case TSymbol:
 			// v = vm.lookup(obj, env), written out.
 			n := uint64(1)
-			if oc := cells.at(obj); env == Nil || !oc.local {
+			if oc := cells.at(obj); !oc.local {
 				// Bound in no environment (see cell): the global value, and
 				// the walk's events without the walk.
 				n += uint64(cells.at(env).envLen) // the static nil's is 0
@@ -205,9 +205,7 @@ func (vm *VM) evalList(lst, env Value) Value {
 					v = cells.at(cells.at(obj).cdr).cdr
 				}
 			}
-			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-				vm.replayLookups(n)
-			}
+			vm.stepN(EvLookup, n)
 		case TPair:
 			v = vm.evalPair(obj, env, nil)
 		default:
@@ -368,18 +366,16 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 // lookup is C's cdr(getbound(sym, env)), the value of a symbol, including the
 // EvLookup event of the symbol evaluation itself. The walk has no effect
 // but its events, so they are tallied in a register and added at once
-// (see replayLookups, which replays them one by one when a meter
-// must see them).
+// (see stepN, which replays them one by one when the meter must see
+// them).
 func (vm *VM) lookup(sym, env Value) Value {
 	cells := vm.mem
 	sc := cells.at(sym)
-	if env == Nil || !sc.local {
+	if !sc.local {
 		// Bound in no environment (see cell): the walk's events without
 		// the walk, and the global value.
 		n := 1 + uint64(cells.at(env).envLen) // the static nil's is 0
-		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-			vm.replayLookups(n)
-		}
+		vm.stepN(EvLookup, n)
 		return cells.at(sc.cdr).cdr
 	}
 	n := uint64(1)
@@ -387,16 +383,12 @@ func (vm *VM) lookup(sym, env Value) Value {
 		n++
 		ec := cells.at(e)
 		if x := ec.car; cells.at(x).car == sym {
-			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-				vm.replayLookups(n)
-			}
+			vm.stepN(EvLookup, n)
 			return cells.at(x).cdr
 		}
 		e = ec.cdr
 	}
-	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-		vm.replayLookups(n)
-	}
+	vm.stepN(EvLookup, n)
 	return cells.at(sc.cdr).cdr
 }
 
@@ -418,11 +410,9 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 	case TSymbol:
 		// lookup, written out.
 		oc := cells.at(obj)
-		if env == Nil || !oc.local {
+		if !oc.local {
 			n := 1 + uint64(cells.at(env).envLen)
-			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-				vm.replayLookups(n)
-			}
+			vm.stepN(EvLookup, n)
 			return cells.at(oc.cdr).cdr
 		}
 		n := uint64(1)
@@ -430,16 +420,12 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 			n++
 			ec := cells.at(e)
 			if x := ec.car; cells.at(x).car == obj {
-				if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-					vm.replayLookups(n)
-				}
+				vm.stepN(EvLookup, n)
 				return cells.at(x).cdr
 			}
 			e = ec.cdr
 		}
-		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-			vm.replayLookups(n)
-		}
+		vm.stepN(EvLookup, n)
 		return cells.at(oc.cdr).cdr
 	case TPair:
 		return vm.evalPair(obj, env, nil)
@@ -476,7 +462,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	} else {
 		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
-		if sc := cells.at(sym); env == Nil || !sc.local {
+		if sc := cells.at(sym); !sc.local {
 			n += uint64(cells.at(env).envLen) // the static nil's is 0
 			fn = cells.at(sc.cdr).cdr
 		} else {
@@ -494,9 +480,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				fn = cells.at(sc.cdr).cdr
 			}
 		}
-		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-			vm.replayLookups(n)
-		}
+		vm.stepN(EvLookup, n)
 	}
 	res := Nil
 
@@ -533,7 +517,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			}
 			// b := the binding pair of va (C's getbound), written out.
 			b := refNone
-			if env != Nil && !cells.at(va).local {
+			if !cells.at(va).local {
 				vm.stepN(EvLookup, uint64(cells.at(env).envLen))
 			} else {
 				for e := env; e != Nil; e = cells.at(e).cdr {
@@ -698,7 +682,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// va = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -715,9 +699,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					if va == refNone {
 						va = cells.at(cells.at(obj).cdr).cdr
 					}
-					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-						vm.replayLookups(n)
-					}
+					vm.stepN(EvLookup, n)
 				case TPair:
 					va = vm.evalPair(obj, env, nil)
 				default:
@@ -741,7 +723,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// vb = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -758,9 +740,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					if vb == refNone {
 						vb = cells.at(cells.at(obj).cdr).cdr
 					}
-					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-						vm.replayLookups(n)
-					}
+					vm.stepN(EvLookup, n)
 				case TPair:
 					vb = vm.evalPair(obj, env, nil)
 				default:
@@ -792,7 +772,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// xv = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -809,9 +789,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					if xv == refNone {
 						xv = cells.at(cells.at(obj).cdr).cdr
 					}
-					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-						vm.replayLookups(n)
-					}
+					vm.stepN(EvLookup, n)
 				case TPair:
 					xv = vm.evalPair(obj, env, nil)
 				default:
@@ -839,7 +817,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					case TSymbol:
 						// yv = vm.lookup(obj, env), written out.
 						n, e := uint64(1), env
-						if e != Nil && !cells.at(obj).local {
+						if !cells.at(obj).local {
 							n += uint64(cells.at(env).envLen)
 							e = Nil
 						}
@@ -856,9 +834,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 						if yv == refNone {
 							yv = cells.at(cells.at(obj).cdr).cdr
 						}
-						if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-							vm.replayLookups(n)
-						}
+						vm.stepN(EvLookup, n)
 					case TPair:
 						yv = vm.evalPair(obj, env, nil)
 					default:
@@ -922,7 +898,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// v = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -939,9 +915,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					if v == refNone {
 						v = cells.at(cells.at(obj).cdr).cdr
 					}
-					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-						vm.replayLookups(n)
-					}
+					vm.stepN(EvLookup, n)
 				case TPair:
 					v = vm.evalPair(obj, env, nil)
 				default:

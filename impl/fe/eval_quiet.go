@@ -52,7 +52,7 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 				goto done
 			case TSymbol:
 				// v = vm.lookupQuiet(obj, env), written out.
-				if env == Nil || !oc.local {
+				if !oc.local {
 					lookups += global
 					v = cells.at(oc.cdr).cdr
 					break
@@ -114,7 +114,7 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 		case TSymbol:
 			// v = vm.lookupQuiet(obj, env), written out.
 			n := uint64(1)
-			if oc := cells.at(obj); env == Nil || !oc.local {
+			if oc := cells.at(obj); !oc.local {
 				// Bound in no environment (see cell): the global value, and
 				// the walk's events without the walk.
 				n += uint64(cells.at(env).envLen) // the static nil's is 0
@@ -266,12 +266,12 @@ func (vm *VM) evalQuiet(obj, env Value, newenv *Value) Value {
 // lookup is C's cdr(getbound(sym, env)), the value of a symbol, including the
 // EvLookup event of the symbol evaluation itself. The walk has no effect
 // but its events, so they are tallied in a register and added at once
-// (see replayLookups, which replays them one by one when a meter
-// must see them).
+// (see stepN, which replays them one by one when the meter must see
+// them).
 func (vm *VM) lookupQuiet(sym, env Value) Value {
 	cells := vm.mem
 	sc := cells.at(sym)
-	if env == Nil || !sc.local {
+	if !sc.local {
 		// Bound in no environment (see cell): the walk's events without
 		// the walk, and the global value.
 		n := 1 + uint64(cells.at(env).envLen) // the static nil's is 0
@@ -310,7 +310,7 @@ func (vm *VM) evalArgQuiet(arg *Value, env Value) Value {
 	case TSymbol:
 		// lookup, written out.
 		oc := cells.at(obj)
-		if env == Nil || !oc.local {
+		if !oc.local {
 			n := 1 + uint64(cells.at(env).envLen)
 			vm.counts[EvLookup] += n
 			return cells.at(oc.cdr).cdr
@@ -362,7 +362,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	} else {
 		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
-		if sc := cells.at(sym); env == Nil || !sc.local {
+		if sc := cells.at(sym); !sc.local {
 			n += uint64(cells.at(env).envLen) // the static nil's is 0
 			fn = cells.at(sc.cdr).cdr
 		} else {
@@ -417,7 +417,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			}
 			// b := the binding pair of va (C's getbound), written out.
 			b := refNone
-			if env != Nil && !cells.at(va).local {
+			if !cells.at(va).local {
 				vm.counts[EvLookup] += uint64(cells.at(env).envLen)
 			} else {
 				for e := env; e != Nil; e = cells.at(e).cdr {
@@ -582,7 +582,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// va = vm.lookupQuiet(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -623,7 +623,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// vb = vm.lookupQuiet(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -672,7 +672,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// xv = vm.lookupQuiet(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -717,7 +717,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 					case TSymbol:
 						// yv = vm.lookupQuiet(obj, env), written out.
 						n, e := uint64(1), env
-						if e != Nil && !cells.at(obj).local {
+						if !cells.at(obj).local {
 							n += uint64(cells.at(env).envLen)
 							e = Nil
 						}
@@ -798,7 +798,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// v = vm.lookupQuiet(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}

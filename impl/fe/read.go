@@ -14,9 +14,6 @@ type source struct {
 }
 
 func (s *source) next() byte {
-	if s == nil || s.r == nil {
-		return 0
-	}
 	b, err := s.r.ReadByte()
 	if err != nil {
 		return 0
@@ -260,16 +257,10 @@ func isDecimal(s string) bool {
 	return i == len(s)
 }
 
-func hexVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
+// isHex reports whether c is a hex digit (parseHex hands the digits
+// themselves to strconv).
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // parseHex parses the part after "0x" of a C hex float: hex digits with an
@@ -277,13 +268,13 @@ func hexVal(c byte) int {
 // float64 by handing a normalised literal to strconv.
 func parseHex(s string) (float64, bool) {
 	i, digits := 0, 0
-	for i < len(s) && hexVal(s[i]) >= 0 {
+	for i < len(s) && isHex(s[i]) {
 		i++
 		digits++
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
-		for i < len(s) && hexVal(s[i]) >= 0 {
+		for i < len(s) && isHex(s[i]) {
 			i++
 			digits++
 		}

@@ -63,7 +63,9 @@ const (
 // strings keep their bytes in s and the next chunk in cdr, symbols keep their
 // (name . value) pair in cdr, numbers keep the float in num, primitives and
 // cfuncs keep an index in aux. A free cell links to the next free cell
-// through cdr, and that stale link survives allocation exactly as in C.
+// through cdr, and that stale link survives allocation exactly as in C. A
+// cell is typed TFree only until it is first allocated: nothing reads the
+// type of a free cell, so the sweep leaves a freed cell's type stale.
 //
 // Two fields have no counterpart in C; they let a lookup skip walking an
 // environment it cannot find the symbol in, while counting the same
@@ -329,12 +331,10 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	vm.mem = arena{base: unsafe.Pointer(&vm.cells[0])}
 	vm.cells[0] = cell{typ: TNil}
 	vm.gcstack = make([]Value, vm.model.GCStackSize)
-	vm.freelist = Nil
-	vm.symlist = Nil
+	// The free list runs from the last cell down to the first; freelist
+	// and symlist start as Nil, the zero Value.
 	for i := 1; i <= n; i++ {
-		vm.cells[i].typ = TFree
-		vm.cells[i].cdr = vm.freelist
-		vm.cells[i].envLen = uint32(i)
+		vm.cells[i] = cell{typ: TFree, cdr: vm.freelist, envLen: uint32(i)}
 		vm.freelist = valueOf(i)
 	}
 	if err := vm.protect(vm.open); err != nil {
@@ -447,25 +447,19 @@ func (vm *VM) step(ev Event) {
 // count ever passes its threshold, so step's test is dead and left out.
 func (vm *VM) tally(ev Event) { vm.counts[ev]++ }
 
-// replayLookups is the slow path of counting n consecutive step(EvLookup)
-// with nothing in between, which the lookups write out in place as
-//
-//	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-//		vm.replayLookups(n)
-//	}
-//
-// (always the fast path without a meter). Past a threshold the n
-// events are taken back and replayed one by one.
-func (vm *VM) replayLookups(n uint64) {
-	vm.counts[EvLookup] -= n
-	vm.stepN(EvLookup, n)
+// stepN records n consecutive events of one kind with nothing in between,
+// as n calls of step would. The lookups, which tally a symbol's
+// environment walk in a register, add it at once here. Without a meter
+// no count passes its threshold; past one, replay takes the n events back
+// and steps them one by one.
+func (vm *VM) stepN(ev Event, n uint64) {
+	if vm.counts[ev] += n; vm.counts[ev] > vm.thresh[ev] {
+		vm.replay(ev, n)
+	}
 }
 
-func (vm *VM) stepN(ev Event, n uint64) {
-	if vm.counts[ev]+n <= vm.thresh[ev] {
-		vm.counts[ev] += n
-		return
-	}
+func (vm *VM) replay(ev Event, n uint64) {
+	vm.counts[ev] -= n
 	for ; n > 0; n-- {
 		vm.step(ev)
 	}
@@ -596,16 +590,15 @@ func (vm *VM) collect() {
 	if vm.counts[EvSweep] += uint64(vm.count); vm.counts[EvSweep] > vm.thresh[EvSweep] {
 		vm.observe()
 	}
-	// The free list head and length live in locals during the loop.
+	// The VM collects only when an allocation finds the free list empty,
+	// so every cell is in use (and typed by its allocation): an unmarked
+	// one is garbage. The free list head and length live in locals during
+	// the loop.
 	freelist, free := vm.freelist, vm.freeCells()
 	mem, last := vm.mem, valueOf(vm.count)
 	for v := cellSize; v <= last; v += cellSize {
 		c := mem.at(v)
-		if c.typ == TFree {
-			continue
-		}
 		if !c.mark {
-			c.typ = TFree
 			c.cdr = freelist
 			free++
 			c.envLen = uint32(free)
@@ -706,7 +699,6 @@ func (vm *VM) buildString(tail Value, chr byte) Value {
 		v := vm.object()
 		c := vm.mem.at(v)
 		c.typ = TString
-		c.car = 0
 		c.s = [7]byte{}
 		c.cdr = Nil
 		if tail != refNone {

@@ -33,7 +33,6 @@ func quietFuncs() []string {
 func rewrites() []struct{ re, to string } {
 	return []struct{ re, to string }{
 		{`\bvm\.step\(`, "vm.tally("},
-		{`if (vm\.counts\[EvLookup\] \+= n); vm\.counts\[EvLookup\] > vm\.thresh\[EvLookup\] \{\s*vm\.replayLookups\(n\)\s*\}`, "$1"},
 		{`vm\.stepN\((Ev\w+), (.+)\)\n`, "vm.counts[$1] += $2\n"},
 		{`vm\.counts\[EvAlloc\] >= vm\.thresh\[EvAlloc\] \|\| `, ""},
 		{` && vm\.counts\[EvAlloc\]\+1 < vm\.thresh\[EvAlloc\]`, ""},
@@ -79,7 +78,7 @@ func Source(src []byte) ([]byte, error) {
 	for _, r := range rewrites() {
 		s = regexp.MustCompile(r.re).ReplaceAllString(s, r.to)
 	}
-	for _, left := range []string{"vm.thresh", "vm.step(", "vm.stepN(", "vm.replayLookups(", "vm.observe("} {
+	for _, left := range []string{"vm.thresh", "vm.step(", "vm.stepN(", "vm.observe("} {
 		if strings.Contains(s, left) {
 			return nil, errors.New("quietgen: the quiet copy still has " + left + ": extend the rewrites")
 		}
