@@ -441,14 +441,16 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 	// Nested calls always leave the call list and the GC stack as they
 	// found them (or unwind with a panic), so both are restored below from
-	// the depths saved here.
-	depth := vm.ncall
-	if uint(depth) < uint(len(vm.calls)) {
-		vm.calls[depth] = obj
-	} else {
-		vm.callsDeep = append(vm.callsDeep[:depth-len(vm.calls)], obj)
-	}
-	vm.ncall = depth + 1
+	// the depths saved here. The call list only feeds the traceback, which
+	// only `fe FILE` prints, and that runs without a meter: the lines
+	// marked "trace:" are code in the quiet copy alone (see quietgen).
+	// trace: depth := vm.ncall
+	// trace: if uint(depth) < uint(len(vm.calls)) {
+	// trace: 	vm.calls[depth] = obj
+	// trace: } else {
+	// trace: 	vm.callsDeep = append(vm.callsDeep[:depth-len(vm.calls)], obj)
+	// trace: }
+	// trace: vm.ncall = depth + 1
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
@@ -982,7 +984,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	case fc.typ == TMacro:
 		vm.expandMacro(obj, fn, arg)
 		vm.gcIdx = gc
-		vm.ncall--
+		// trace: vm.ncall--
 		return vm.eval(obj, env, nil)
 
 	default:
@@ -997,7 +999,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		vm.gcIdx = gc
 		vm.pushgc(res)
 	}
-	vm.ncall-- // back to depth: the nested calls restored it
+	// trace: vm.ncall-- // back to depth: the nested calls restored it
 	return res
 }
 

@@ -341,7 +341,9 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 
 	// Nested calls always leave the call list and the GC stack as they
 	// found them (or unwind with a panic), so both are restored below from
-	// the depths saved here.
+	// the depths saved here. The call list only feeds the traceback, which
+	// only `fe FILE` prints, and that runs without a meter: the lines
+	// marked "trace:" are code in the quiet copy alone (see quietgen).
 	depth := vm.ncall
 	if uint(depth) < uint(len(vm.calls)) {
 		vm.calls[depth] = obj

@@ -229,7 +229,8 @@ type VM struct {
 	gcIdx   int
 	// The call list (the pairs being evaluated, outermost first) has
 	// ncall entries: the first ones in calls, which a call reaches at a
-	// fixed place in the VM, any deeper ones in callsDeep.
+	// fixed place in the VM, any deeper ones in callsDeep. Only the quiet
+	// evaluator keeps it (see evalPair): with a meter it stays empty.
 	calls     [callsInline]Value
 	callsDeep []Value
 	ncall     int
@@ -364,10 +365,9 @@ func (vm *VM) open() {
 
 // Error is an evaluation or read error.
 type Error struct {
-	Msg   string   // the message fe prints after "error: "
-	Trace []string // traceback forms, innermost first, each cut to 63 bytes
-	Cause error    // the meter's or primitive's error, if any
-	abort bool     // raised by the meter: not catchable by try
+	Msg   string // the message fe prints after "error: "
+	Cause error  // the meter's or primitive's error, if any
+	abort bool   // raised by the meter: not catchable by try
 
 	obj    Value // structured error object (valid until the next allocation)
 	hasObj bool
@@ -398,17 +398,13 @@ func (vm *VM) protect(f func()) (err *Error) {
 	return nil
 }
 
-// fail raises a Lisp error, as fe_error does: the call list is captured for
-// the traceback and reset.
+// fail raises a Lisp error, as fe_error does. The call list is left as
+// it was for the traceback (see RunFile); the next evaluation resets it.
 func (vm *VM) fail(msg string) {
 	vm.raise(&Error{Msg: msg})
 }
 
 func (vm *VM) raise(e *Error) {
-	if e.Trace == nil {
-		e.Trace = vm.traceback()
-	}
-	vm.ncall = 0
 	panic(vmPanic{e})
 }
 
@@ -423,6 +419,8 @@ func (vm *VM) call(i int) Value {
 	return vm.callsDeep[i-len(vm.calls)]
 }
 
+// traceback returns the forms of the call list, innermost first, each cut
+// to 63 bytes.
 func (vm *VM) traceback() []string {
 	tr := make([]string, 0, vm.ncall)
 	for i := vm.ncall - 1; i >= 0; i-- {

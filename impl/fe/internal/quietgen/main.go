@@ -1,12 +1,13 @@
 // Command quietgen writes eval_quiet.go, the Fe evaluator's quiet copy,
 // from eval.go (run by go generate in impl/fe).
 //
-// The quiet evaluator runs when a VM has neither a step hook nor a meter.
-// Then every event threshold is the maximum, which no count reaches, so
-// each test of a count against its threshold is false and its branch dead:
-// the copy drops those tests (about a tenth of the evaluator's
-// instructions) and keeps every count, in the same order, so the counts
-// stay exact.
+// The quiet evaluator runs when a VM has no meter. Then every event
+// threshold is the maximum, which no count reaches, so each test of a
+// count against its threshold is false and its branch dead: the copy drops
+// those tests (about a tenth of the evaluator's instructions) and keeps
+// every count, in the same order, so the counts stay exact. It alone keeps
+// the call list for the traceback: eval.go writes that code as comments
+// starting "// trace: ", which the copy turns into code.
 package main
 
 import (
@@ -33,6 +34,7 @@ func quietFuncs() []string {
 func rewrites() []struct{ re, to string } {
 	return []struct{ re, to string }{
 		{`\bvm\.step\(`, "vm.tally("},
+		{`// trace: ?`, ""},
 		{`vm\.stepN\((Ev\w+), (.+)\)\n`, "vm.counts[$1] += $2\n"},
 		{`vm\.counts\[EvAlloc\] >= vm\.thresh\[EvAlloc\] \|\| `, ""},
 		{` && vm\.counts\[EvAlloc\]\+1 < vm\.thresh\[EvAlloc\]`, ""},
