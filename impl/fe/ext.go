@@ -10,7 +10,9 @@ import (
 // *Raised error raises its structured error object, any other error raises
 // its message. Inside a Primitive the VM's value methods (Car, Cons, ...)
 // may be used; they raise Lisp errors themselves on bad input or when the
-// arena is exhausted.
+// arena is exhausted. A Primitive must leave the VM's Meter alone: the VM
+// prices events lazily, and its owner may read or change the meter only
+// between evaluations.
 type Primitive func(vm *VM, args Value) (Value, error)
 
 type primEntry struct {
@@ -121,10 +123,7 @@ func (vm *VM) callPrimitive(i int, args Value) Value {
 	if i < 0 || i >= len(vm.prims) {
 		vm.fail("tried to call non-callable value")
 	}
-	// The primitive may look at or change the meter.
-	vm.meterSync()
 	res, err := vm.prims[i].fn(vm, args)
-	vm.meterSync()
 	if err == nil {
 		return vm.own(res)
 	}

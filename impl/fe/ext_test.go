@@ -164,7 +164,7 @@ func TestMeterWatchdog(t *testing.T) {
 	if got := mustEval(t, vm, "(+ 1 2)"); got != "3" {
 		t.Errorf("after abort: %q", got)
 	}
-	before := vm.Stats()
+	before := vm.pinStats()
 	if before.GCStack != 4 {
 		t.Errorf("gc stack after abort = %d, want 4", before.GCStack)
 	}
@@ -183,7 +183,7 @@ func TestMeterAbortDuringGC(t *testing.T) {
 	if !errors.Is(err, stop) {
 		t.Fatalf("err = %v, want stop", err)
 	}
-	st := vm.Stats()
+	st := vm.pinStats()
 	if st.Free+st.Used != st.Cells {
 		t.Errorf("stats after abort: %+v", st)
 	}
@@ -209,7 +209,7 @@ func TestTryDoesNotCatchWatchdog(t *testing.T) {
 
 func TestCountsAndStats(t *testing.T) {
 	vm := newVM(t, 24576)
-	st := vm.Stats()
+	st := vm.pinStats()
 	if st.Cells != 2938 || st.Used != 142 || st.Free != 2796 {
 		t.Fatalf("fresh 24 KB arena stats %+v, want 2938 cells, 142 used, 2796 free", st)
 	}
@@ -236,8 +236,8 @@ func TestCountsAndStats(t *testing.T) {
 	if d := c2[EvSweep] - c1[EvSweep]; d != 2938 {
 		t.Errorf("sweep events %d, want 2938", d)
 	}
-	if vm.Stats().GCCount != 1 {
-		t.Errorf("gc count %d, want 1", vm.Stats().GCCount)
+	if vm.pinStats().GCCount != 1 {
+		t.Errorf("gc count %d, want 1", vm.pinStats().GCCount)
 	}
 }
 
@@ -271,7 +271,7 @@ func TestNewTooSmall(t *testing.T) {
 // that points inside a cell, while the last cell itself is accepted.
 func TestForeignValueRejected(t *testing.T) {
 	vm := newVM(t, 4096)
-	last := valueOf(vm.Stats().Cells)
+	last := valueOf(vm.pinStats().Cells)
 	for _, v := range []Value{last + cellSize, last + 1, 1 << 30} {
 		func() {
 			defer func() {
@@ -308,7 +308,7 @@ func TestForeignValueRejected(t *testing.T) {
 func TestDeepTraceback(t *testing.T) {
 	src := "(= f (fn (n) (if (< n 1) (car n) (+ 1 (f (- n 1))))))\n(f 500)\n"
 	for _, metered := range []bool{false, true} {
-		opts := []Option{WithModel(Model{PtrSize: 4, GCStackSize: 20000})}
+		opts := []Option{WithModel(Model{ptrSize: 4, gcStackSize: 20000})}
 		if metered {
 			opts = append(opts, WithMeter(unitMeter(^uint64(0), nil)))
 		}

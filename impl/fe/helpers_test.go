@@ -15,3 +15,30 @@ func (vm *VM) Collect() error {
 		vm.collect()
 	})
 }
+
+// pinStats is what the tests pin about the arena: what Stats gives, and
+// what only the tests look at.
+type pinStats struct {
+	Cells      int // cells in the arena
+	Used       int // cells not on the free list (live or awaiting collection)
+	Free       int // cells on the free list
+	GCCount    int // collections so far
+	GCStack    int // GC root stack entries in use
+	GCStackCap int // GC root stack size
+}
+
+func (vm *VM) pinStats() pinStats {
+	st := vm.Stats()
+	gcs := 0
+	if st.Cells > 0 {
+		gcs = int(vm.counts[EvSweep]) / st.Cells // each collection sweeps every cell
+	}
+	return pinStats{
+		Cells:      st.Cells,
+		Used:       st.Cells - st.Free,
+		Free:       st.Free,
+		GCCount:    gcs,
+		GCStack:    vm.gcIdx,
+		GCStackCap: len(vm.gcstack),
+	}
+}

@@ -42,7 +42,7 @@ func pinRunCounts(src []byte, mode string, arena int, opts ...Option) (string, [
 	} else {
 		status = vm.RunFile(bytes.NewReader(src), &out, &out)
 	}
-	return fmt.Sprintf("%s|%d|%v|%+v", maskPointers(out.String()), status, vm.Counts(), vm.Stats()), vm.Counts()
+	return fmt.Sprintf("%s|%d|%v|%+v", maskPointers(out.String()), status, vm.Counts(), vm.pinStats()), vm.Counts()
 }
 
 // unitMeter prices every event at 1 and stops at event limit+1.

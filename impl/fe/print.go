@@ -121,7 +121,7 @@ func (vm *VM) write(w *writer, v Value, qt bool) {
 // context in memory.
 func (vm *VM) address(v Value) uint64 {
 	const base = 0x10000000
-	return base + uint64(vm.model.ContextBytes()) + uint64(v.index()-1)*uint64(vm.model.CellBytes())
+	return base + uint64(vm.model.contextBytes()) + uint64(v.index()-1)*uint64(vm.model.cellBytes())
 }
 
 // writeTo appends the printed form of v to buf (fe_write).

@@ -167,28 +167,29 @@ const (
 	NaNNewlib                 // "nan" always (Cortex-M33 newlib, the .out-m33 reference)
 )
 
-// Model describes the C build whose memory layout the VM reproduces.
+// Model describes the C build whose memory layout the VM reproduces: one
+// of Model32 and Model64.
 type Model struct {
-	PtrSize     int // bytes per pointer: 4 or 8
-	GCStackSize int // entries in the GC root stack
+	ptrSize     int // bytes per pointer: 4 or 8
+	gcStackSize int // entries in the GC root stack
 }
 
-// CellBytes is the size of one cell: two pointer-sized words.
-func (m Model) CellBytes() int { return 2 * m.PtrSize }
+// cellBytes is the size of one cell: two pointer-sized words.
+func (m Model) cellBytes() int { return 2 * m.ptrSize }
 
-// StrBytes is the number of string bytes one string cell holds.
-func (m Model) StrBytes() int { return m.PtrSize - 1 }
+// strBytes is the number of string bytes one string cell holds.
+func (m Model) strBytes() int { return m.ptrSize - 1 }
 
-// ContextBytes is the size of the context struct stored at the start of the
-// arena: three handler pointers, the GC stack and eight more word-sized
+// contextBytes is the size of the context struct stored at the start of
+// the arena: three handler pointers, the GC stack and eight more word-sized
 // fields (padded to pointer size).
-func (m Model) ContextBytes() int { return (m.GCStackSize + 11) * m.PtrSize }
+func (m Model) contextBytes() int { return (m.gcStackSize + 11) * m.ptrSize }
 
 // Model32 is the reference layout (x86-32 and Cortex-M33).
-func Model32() Model { return Model{PtrSize: 4, GCStackSize: 256} }
+func Model32() Model { return Model{ptrSize: 4, gcStackSize: 256} }
 
 // Model64 is the 64-bit host layout (the .out64 reference).
-func Model64() Model { return Model{PtrSize: 8, GCStackSize: 256} }
+func Model64() Model { return Model{ptrSize: 8, gcStackSize: 256} }
 
 // Option configures a VM.
 type Option func(*VM)
@@ -241,7 +242,6 @@ type VM struct {
 	fnPrim    Value // the PRIM object bound to fn (lambda aliases it)
 
 	syms     map[string]Value // intern table; mirrors symlist, which is never pruned
-	gcCount  int
 	counts   [NumEvents]uint64
 	inGC     bool
 	pending  error // meter abort raised during a collection
@@ -303,12 +303,6 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	for _, o := range opts {
 		o(vm)
 	}
-	if vm.model.PtrSize != 4 && vm.model.PtrSize != 8 {
-		return nil, fmt.Errorf("fe: new: pointer size %d: want 4 or 8", vm.model.PtrSize)
-	}
-	if vm.model.GCStackSize < 1 {
-		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
-	}
 	vm.quiet = vm.meter == nil
 	if vm.quiet {
 		for i := range vm.thresh {
@@ -317,10 +311,10 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	} else {
 		vm.meterSync()
 	}
-	vm.strBytes = vm.model.StrBytes()
+	vm.strBytes = vm.model.strBytes()
 	n := 0
-	if arenaBytes > vm.model.ContextBytes() {
-		n = (arenaBytes - vm.model.ContextBytes()) / vm.model.CellBytes()
+	if arenaBytes > vm.model.contextBytes() {
+		n = (arenaBytes - vm.model.contextBytes()) / vm.model.cellBytes()
 	}
 	// Every Value, the reader's sentinels excepted, must fit in 32 bits.
 	if uint64(n+1)*uint64(cellSize) > uint64(refRParen-1) {
@@ -331,7 +325,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	vm.cells = make([]cell, n+1)
 	vm.mem = arena{base: unsafe.Pointer(&vm.cells[0])}
 	vm.cells[0] = cell{typ: TNil}
-	vm.gcstack = make([]Value, vm.model.GCStackSize)
+	vm.gcstack = make([]Value, vm.model.gcStackSize)
 	// The free list runs from the last cell down to the first; freelist
 	// and symlist start as Nil, the zero Value.
 	for i := 1; i <= n; i++ {
@@ -486,23 +480,22 @@ func (vm *VM) meterSync() {
 		sum += m.Costs[ev]
 	}
 	vm.base = vm.counts
-	slack := uint64(0)
-	if m.Total <= m.Limit {
-		slack = uint64(1) << 62
-		if sum > 0 {
-			slack = min((m.Limit-m.Total)/sum, slack)
-		}
-	}
+	// The room left under the limit (none past it), and the events of each
+	// kind it surely holds; without any cost, all of them (capped so that
+	// a threshold cannot wrap).
+	room := m.Limit - min(m.Total, m.Limit)
+	slack := min(room/max(sum, 1), 1<<62)
 	for ev := range vm.thresh {
 		vm.thresh[ev] = vm.counts[ev] + slack
 	}
 }
 
-// meterAbort disarms the meter and aborts with its error.
+// meterAbort disarms the meter and aborts with its error. The thresholds
+// still say the limit is passed: the next event (in a collection running
+// now) or the abort's unwinding (protect) syncs them with the new limit.
 func (vm *VM) meterAbort() {
 	m := vm.meter
 	m.Limit = math.MaxUint64
-	vm.meterSync()
 	err := m.Err
 	if err == nil {
 		err = ErrMeterLimit
@@ -577,7 +570,6 @@ func (vm *VM) mark(v Value) {
 
 func (vm *VM) collect() {
 	vm.inGC = true
-	vm.gcCount++
 	for i := 0; i < vm.gcIdx; i++ {
 		vm.mark(vm.gcstack[i])
 	}
@@ -804,24 +796,13 @@ func (vm *VM) freeCells() int { return int(vm.mem.at(vm.freelist).envLen) }
 
 // Stats describes the arena.
 type Stats struct {
-	Cells      int // cells in the arena
-	Used       int // cells not on the free list (live or awaiting collection)
-	Free       int // cells on the free list
-	GCCount    int // collections so far
-	GCStack    int // GC root stack entries in use
-	GCStackCap int // GC root stack size
+	Cells int // cells in the arena
+	Free  int // cells on the free list
 }
 
 // Stats returns arena statistics.
 func (vm *VM) Stats() Stats {
-	return Stats{
-		Cells:      vm.count,
-		Used:       vm.count - vm.freeCells(),
-		Free:       vm.freeCells(),
-		GCCount:    vm.gcCount,
-		GCStack:    vm.gcIdx,
-		GCStackCap: len(vm.gcstack),
-	}
+	return Stats{Cells: vm.count, Free: vm.freeCells()}
 }
 
 // Counts returns how many times each event has occurred.
