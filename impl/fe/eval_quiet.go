@@ -534,14 +534,15 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		case pCons:
 			va := vm.evalArgQuiet(&arg, env)
 			vb := vm.evalArgQuiet(&arg, env)
-			// res = vm.cons(va, vb), written out.
-			if c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; c == Nil || uint(gi) >= uint(len(gs)) {
+			// res = vm.cons(va, vb), written out. Nothing allocates
+			// before evalPair roots res below, so the fast path leaves
+			// the GC stack alone (its room is still checked, so that a
+			// full stack overflows here, as in C).
+			if c, gi := vm.freelist, vm.gcIdx; c == Nil || uint(gi) >= uint(len(vm.gcstack)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(c).cdr
-				gs[gi] = c
-				vm.gcIdx = gi + 1
 				res = c
 			}
 			rc := cells.at(res)
@@ -765,14 +766,13 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				}
 				x = r
 			}
-			// res = vm.number(x), written out.
-			if v, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; v == Nil || uint(gi) >= uint(len(gs)) {
+			// res = vm.number(x), written out, leaving the GC stack to
+			// evalPair as cons does above.
+			if v, gi := vm.freelist, vm.gcIdx; v == Nil || uint(gi) >= uint(len(vm.gcstack)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(v).cdr
-				gs[gi] = v
-				vm.gcIdx = gi + 1
 				res = v
 			}
 			rc := cells.at(res)
