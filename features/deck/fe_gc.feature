@@ -16,9 +16,10 @@ Feature: Fe on the deck — what a function keeps while the collector runs
 
   @§deck-arena-oom @§deck-sram-budget
   Scenario: A loop that calls a function to grow a list runs out of memory after the conses the arena holds
-    # Each round makes a three-element list it drops, then calls g, which conses onto l: the
-    # 2,938 cells hold the session, what the running round still roots and 2,313 pairs of l.
+    # Each round makes a three-element list it drops, then calls g with two arguments, which
+    # conses onto l: the 2,938 cells hold the session, what the running round still roots and
+    # 2,303 pairs of l.
     Given a graduated deck
     When the player presses "EVAL"
-    And the player evaluates "(do (= n 0) (try (fn nil (let l nil) (let g (fn (x) (= l (cons x l)) (= n (+ n 1)))) (while t (list 1 2 3) (g 1)))) n)"
-    Then the result is "2313" per Decision (§deck-sram-budget)
+    And the player evaluates "(do (= n 0) (try (fn nil (let l nil) (let g (fn (x y) (= l (cons x l)) (= n (+ n 1)))) (while t (list 1 2 3) (g 1 2)))) n)"
+    Then the result is "2303" per Decision (§deck-sram-budget)
