@@ -23,3 +23,18 @@ Feature: Fe on the deck — what a function keeps while the collector runs
     When the player presses "EVAL"
     And the player evaluates "(do (= n 0) (try (fn nil (let l nil) (let g (fn (x y) (= l (cons x l)) (= n (+ n 1)))) (while t (list 1 2 3) (g 1 2)))) n)"
     Then the result is "2303" per Decision (§deck-sram-budget)
+
+  @§deck-arena-oom @§deck-sram-budget
+  Scenario Outline: A loop that calls a deck primitive each round runs out of memory after the conses the arena holds
+    # Each round calls <primitive>, whose answer is garbage by the next round, then conses onto
+    # l: what the primitive made is reclaimed, so the arena fills with l.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= n 0) (try (fn nil (let l nil) (while t <call> (= l (cons 1 l)) (= n (+ n 1))))) n)"
+    Then the result is "<pairs>" per Decision (§deck-sram-budget)
+
+    Examples:
+      | primitive                | call                                                  | pairs |
+      | deck-state               | (= s (deck-state))                                    | 2235  |
+      | describe                 | (describe (quote car))                                | 2327  |
+      | get-credits, list-length | (get-credits) (list-length (quote (1 2)))             | 2335  |
