@@ -234,23 +234,16 @@ func (vm *VM) doList(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	save := vm.gcIdx
-	// frame is gcstack[save:save+2] when the stack has room for it.
-	var frame *[2]Value
-	if gs := vm.gcstack; save+1 < len(gs) {
-		frame = (*[2]Value)(gs[save : save+2])
+	if lst == Nil {
+		return res
 	}
+	// Each form is evaluated with lst and env pushed at save (C's gcIdx =
+	// save; pushgc(lst); pushgc(env)): the room for the two is checked
+	// once, and without it the first push already overflows.
+	frame := vm.frame(save)
 	for lst != Nil {
-		// Equivalent to gcIdx = save; pushgc(lst); pushgc(env), the room
-		// checked once; near the limit the pushes run as written so that
-		// an overflow leaves the same state.
-		if frame != nil {
-			frame[0], frame[1] = lst, env
-			vm.gcIdx = save + 2
-		} else {
-			vm.gcIdx = save
-			vm.pushgc(lst)
-			vm.pushgc(env)
-		}
+		frame[0], frame[1] = lst, env
+		vm.gcIdx = save + 2
 		// x := vm.nextArg(&lst), written out.
 		vm.step(EvArg)
 		lc := cells.at(lst)
@@ -953,16 +946,13 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		// body here), with the body forms that are calls sent straight to
 		// evalPair rather than through eval.
 		save := vm.gcIdx
+		var frame *[2]Value
+		if body != Nil {
+			frame = vm.frame(save)
+		}
 		for body != Nil {
-			if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
-				gs[save] = body
-				gs[save+1] = fenv
-				vm.gcIdx = save + 2
-			} else {
-				vm.gcIdx = save
-				vm.pushgc(body)
-				vm.pushgc(fenv)
-			}
+			frame[0], frame[1] = body, fenv
+			vm.gcIdx = save + 2
 			// x := vm.nextArg(&body), written out.
 			vm.step(EvArg)
 			bc := cells.at(body)

@@ -94,6 +94,12 @@ type cell struct {
 // of two neighbouring cells.
 const cellSize = Value(unsafe.Sizeof(cell{}))
 
+// maxCells bounds the arena: the cell array (the static nil and the
+// arena's cells) may span at most refNone bytes, so that every Value stays
+// below the reader's sentinels; an arena of maxCells cells or more is
+// refused.
+const maxCells = int(refNone / cellSize)
+
 // valueOf returns the Value of cells[i].
 func valueOf(i int) Value { return Value(i) * cellSize }
 
@@ -316,8 +322,7 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	if arenaBytes > vm.model.contextBytes() {
 		n = (arenaBytes - vm.model.contextBytes()) / vm.model.cellBytes()
 	}
-	// Every Value, the reader's sentinels excepted, must fit in 32 bits.
-	if uint64(n+1)*uint64(cellSize) > uint64(refRParen-1) {
+	if n >= maxCells {
 		return nil, fmt.Errorf("fe: new: arena of %d bytes: more cells than values can address", arenaBytes)
 	}
 	vm.count = n
@@ -525,6 +530,17 @@ var (
 func (e *Error) Is(target error) bool {
 	return (target == ErrOutOfMemory && e.Msg == "out of memory") ||
 		(target == ErrGCStackOverflow && e.Msg == "gc stack overflow")
+}
+
+// frame returns the two GC stack slots from save on, where a list of
+// forms being evaluated keeps the rest of the list and its environment;
+// without room for both, pushing the first overflows the stack (C pushes
+// the two with pushgc).
+func (vm *VM) frame(save int) *[2]Value {
+	if save+2 > len(vm.gcstack) {
+		vm.fail("gc stack overflow")
+	}
+	return (*[2]Value)(vm.gcstack[save : save+2])
 }
 
 func (vm *VM) pushgc(v Value) {
