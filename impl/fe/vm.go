@@ -732,18 +732,8 @@ func (vm *VM) str(s string) Value {
 	return v
 }
 
-// goString returns the bytes of a string object.
-func (vm *VM) goString(v Value) string {
-	var b []byte
-	for v != Nil {
-		c := &vm.cells[v.index()]
-		for i := 0; i < vm.strBytes && c.s[i] != 0; i++ {
-			b = append(b, c.s[i])
-		}
-		v = c.cdr
-	}
-	return string(b)
-}
+// goString returns the bytes of a string object: its raw printed form.
+func (vm *VM) goString(v Value) string { return vm.toString(v, -1) }
 
 func (vm *VM) symbolName(sym Value) string {
 	return vm.goString(vm.mem.at(vm.mem.at(sym).cdr).car)

@@ -105,7 +105,7 @@ func TestRunLimits(t *testing.T) {
 		{"quotes nested too deep", []string{"prog.fe"}, strings.Repeat("'", 100001) + "x", "", 1, "error: nesting too deep\n"},
 		// The 64-bit layout keeps 7 string bytes a cell: a string of 8
 		// fills one cell and starts the next.
-		{"64-bit string cells", []string{"-64"}, "", "\"abcdefgh\"\n(print \"1234567\" \"12345678901234\")\n", 0, "> abcdefgh\n> 1234567 12345678901234\nnil\n> "},
+		{"64-bit string cells", []string{"-64"}, "", "\"abcdefgh\"\n(print \"1234567\" \"12345678901234\")\n(quote (abcdefgh))\n", 0, "> abcdefgh\n> 1234567 12345678901234\nnil\n> (abcdefgh)\n> "},
 	}
 	for _, c := range cases {
 		fs := afero.NewMemMapFs()
