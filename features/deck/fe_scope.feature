@@ -38,3 +38,27 @@ Feature: Fe on the deck — a function's parameters hide the globals of the same
     When the player presses "EVAL"
     And the player evaluates "(do (= x 100) ((fn (x) (= x 7)) 5) x)"
     Then the result is "100"
+
+  @§deck-key-eval
+  Scenario Outline: A name that was a parameter of another function still reads its global as <place>
+    # k has a parameter y and the function given to it a parameter h: once they have run, y and
+    # h are names a binding has used, yet inside (fn (x) …) only x is bound, so both must read
+    # their global values there.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= y 5) (= k (fn (y) y)) (k 0) (= h (fn (a) (list a))) ((fn (h) h) 0))"
+    And the player evaluates "<program>"
+    Then the result is "<result>"
+
+    Examples:
+      | place                      | program                      | result |
+      | the body's value           | ((fn (x) y) 0)               | 5      |
+      | an argument of list        | ((fn (x) (list y y)) 0)      | (5 5)  |
+      | a user function's argument | ((fn (x) (k y)) 0)           | 5      |
+      | an argument of cons        | ((fn (x) (cons y nil)) 0)    | (5)    |
+      | if's condition             | ((fn (x) (if y 1 2)) 0)      | 1      |
+      | a comparison's operand     | ((fn (x) (< y 9)) 0)         | t      |
+      | a comparison's second one  | ((fn (x) (< 1 y)) 0)         | t      |
+      | a sum's first operand      | ((fn (x) (+ y 1)) 0)         | 6      |
+      | a sum's second operand     | ((fn (x) (+ 1 y)) 0)         | 6      |
+      | the operator               | ((fn (x) (h x)) 7)           | (7)    |
