@@ -129,7 +129,7 @@ func (vm *VM) callPrimitive(i int, args Value) Value {
 	var r *Raised
 	if errors.As(err, &r) {
 		vm.pushgc(vm.own(r.Obj))
-		vm.raise(&Error{Msg: vm.toString(r.Obj, -1), Cause: err, obj: r.Obj, hasObj: true})
+		vm.raise(&Error{Msg: vm.toString(r.Obj), Cause: err, obj: r.Obj, hasObj: true})
 	}
 	var e *Error
 	if errors.As(err, &e) {
@@ -289,7 +289,7 @@ func (vm *VM) GoString(v Value) string {
 }
 
 // Print returns the printed form of v (strings raw at top level).
-func (vm *VM) Print(v Value) string { return vm.toString(vm.own(v), -1) }
+func (vm *VM) Print(v Value) string { return vm.toString(vm.own(v)) }
 
 // Global returns the global value of name.
 func (vm *VM) Global(name string) Value {

@@ -21,9 +21,11 @@ func (s *source) next() byte {
 	return b
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+// isSpace and isDelim are C's strchr(" \n\t\r", c) and strchr(" \n\t\r();",
+// c) for a c that is not NUL.
+func isSpace(c byte) bool { return strings.IndexByte(" \n\t\r", c) >= 0 }
 
-func isDelim(c byte) bool { return isSpace(c) || c == '(' || c == ')' || c == ';' }
+func isDelim(c byte) bool { return strings.IndexByte(" \n\t\r();", c) >= 0 }
 
 // read is fe_read: one datum, refNone at end of input, error on a stray ')'.
 func (vm *VM) read(src *source) Value {

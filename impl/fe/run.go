@@ -113,7 +113,7 @@ func (vm *VM) Eval(src string) (string, error) {
 	defer func() { vm.gcIdx = gc }()
 	out := "nil"
 	for {
-		done, err := vm.readEval(s, gc, func(res Value) { out = vm.toString(res, -1) })
+		done, err := vm.readEval(s, gc, func(res Value) { out = vm.toString(res) })
 		if err != nil {
 			return "", err
 		}

@@ -419,11 +419,12 @@ func (vm *VM) call(i int) Value {
 }
 
 // traceback returns the forms of the call list, innermost first, each cut
-// to 63 bytes.
+// to the 63 bytes fe_tostring keeps in the C traceback's 64-byte buffer.
 func (vm *VM) traceback() []string {
 	tr := make([]string, 0, vm.ncall)
 	for i := vm.ncall - 1; i >= 0; i-- {
-		tr = append(tr, vm.toString(vm.call(i), 63))
+		s := vm.toString(vm.call(i))
+		tr = append(tr, s[:min(len(s), 63)])
 	}
 	return tr
 }
@@ -656,18 +657,11 @@ func (vm *VM) objectSlow() Value {
 	return v
 }
 
-// cons and number are the allocations of the hot path; each has object's
-// fast path written out, which saves a Go call per cell.
+// cons and number take their cell from object; the evaluator's hot paths
+// (argument lists, bindings, cons and arithmetic results) have object's
+// fast path written out instead.
 func (vm *VM) cons(car, cdr Value) Value {
-	v := vm.freelist
-	if gs, gi := vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
-		v = vm.objectSlow()
-	} else {
-		vm.counts[EvAlloc]++
-		vm.freelist = vm.mem.at(v).cdr
-		gs[gi] = v
-		vm.gcIdx = gi + 1
-	}
+	v := vm.object()
 	c := vm.mem.at(v)
 	c.typ = TPair
 	c.car = car
@@ -676,15 +670,7 @@ func (vm *VM) cons(car, cdr Value) Value {
 }
 
 func (vm *VM) number(n float32) Value {
-	v := vm.freelist
-	if gs, gi := vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
-		v = vm.objectSlow()
-	} else {
-		vm.counts[EvAlloc]++
-		vm.freelist = vm.mem.at(v).cdr
-		gs[gi] = v
-		vm.gcIdx = gi + 1
-	}
+	v := vm.object()
 	c := vm.mem.at(v)
 	c.typ = TNumber
 	c.num = n
@@ -733,7 +719,7 @@ func (vm *VM) str(s string) Value {
 }
 
 // goString returns the bytes of a string object: its raw printed form.
-func (vm *VM) goString(v Value) string { return vm.toString(v, -1) }
+func (vm *VM) goString(v Value) string { return vm.toString(v) }
 
 func (vm *VM) symbolName(sym Value) string {
 	return vm.goString(vm.mem.at(vm.mem.at(sym).cdr).car)
