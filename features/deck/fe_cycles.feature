@@ -38,3 +38,14 @@ Feature: Fe on the deck — the events a function's body is charged for, counted
       | alloc  | 61    | 17           |
       | read   | 1     | 17710        |
       | print  | 1     | 17330        |
+
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop building lists is stopped at the first event past the budget, not at the end of the list
+    # No collection runs when the 30,000,000th cycle passes (the 7 leading 1s place it between
+    # two), so the evaluation stops within one event of the budget — the dearest, a call, is
+    # 80 × 1.4 = 112 cycles — and printing the 59-character error adds 59 × 70 × 1.4 = 5,782.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*7} (while t (list 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20)))"
+    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    And the evaluation took between 30005782 and 30005894 cycles per Decision (§deck-watchdog)

@@ -38,3 +38,12 @@ Feature: Fe on the deck — what a function keeps while the collector runs
       | deck-state               | (= s (deck-state))                                    | 2235  |
       | describe                 | (describe (quote car))                                | 2327  |
       | get-credits, list-length | (get-credits) (list-length (quote (1 2)))             | 2335  |
+
+  @§deck-arena-oom
+  Scenario: Calls whose argument lists the collector interrupts still get their arguments
+    # 3,000 calls of g allocate far more than the arena holds, so collections fall while the
+    # calls' argument lists are being built; the sum of i+1 for i below 3,000 is 3000×3001/2.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= g (fn (a b) (+ a b))) (= i 0) (= s 0) (while (< i 3000) (= s (+ s (g i 1))) (= i (+ i 1))) s)"
+    Then the result is "4501500"
