@@ -714,7 +714,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
-				arg = ac.cdr
+				// (no more arguments are read: the rest is ignored)
 				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// vb = vm.lookup(obj, env), written out.

@@ -614,7 +614,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
-				arg = ac.cdr
+				// (no more arguments are read: the rest is ignored)
 				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// vb = vm.lookupQuiet(obj, env), written out.

@@ -223,47 +223,37 @@ func isRangeErr(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// isDecimal accepts digits [. digits] [e|E [sign] digits] with at least one
-// mantissa digit and, if an exponent marker is present, at least one
-// exponent digit (otherwise strtod would stop before the marker).
+// isDecimal reports whether s has the shape digits [. digits] [e|E [sign]
+// digits] and nothing else. ParseFloat, which reads s next, refuses the
+// shapes strtod would not take whole: no mantissa digit, or an exponent
+// marker with no digit after it.
 func isDecimal(s string) bool {
-	i, digits := 0, 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
-	}
+	i := skipDigits(s, 0)
 	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return false
+		i = skipDigits(s, i+1)
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		exp := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			exp++
-		}
-		if exp == 0 {
-			return false
-		}
+		i = skipDigits(s, i)
 	}
 	return i == len(s)
 }
 
+// skipDigits returns the index of the first byte from i on that is not a
+// decimal digit.
+func skipDigits(s string, i int) int {
+	for i < len(s) && strings.IndexByte("0123456789", s[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
 // isHex reports whether c is a hex digit (parseHex hands the digits
 // themselves to strconv).
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
+func isHex(c byte) bool { return strings.IndexByte("0123456789abcdefABCDEF", c) >= 0 }
 
 // parseHex parses the part after "0x" of a C hex float: hex digits with an
 // optional point and an optional binary exponent. It rounds correctly to
