@@ -28,8 +28,9 @@ func isSpace(c byte) bool { return strings.IndexByte(" \n\t\r", c) >= 0 }
 func isDelim(c byte) bool { return strings.IndexByte(" \n\t\r();", c) >= 0 }
 
 // read is fe_read: one datum, refNone at end of input, error on a stray ')'.
-func (vm *VM) read(src *source) Value {
-	v := vm.readItem(src)
+// depth is how many lists and quotes enclose it.
+func (vm *VM) read(src *source, depth int) Value {
+	v := vm.readItem(src, depth)
 	if v == refRParen {
 		vm.fail("stray ')'")
 	}
@@ -37,10 +38,8 @@ func (vm *VM) read(src *source) Value {
 }
 
 // readItem is read_: it may also return refRParen.
-func (vm *VM) readItem(src *source) Value {
-	vm.readDeep++
-	defer func() { vm.readDeep-- }()
-	if vm.readDeep > maxReadDepth {
+func (vm *VM) readItem(src *source, depth int) Value {
+	if depth >= maxReadDepth {
 		vm.fail("nesting too deep")
 	}
 	chr := vm.nextchr
@@ -81,7 +80,7 @@ func (vm *VM) readItem(src *source) Value {
 		gc := vm.gcIdx
 		vm.pushgc(res) // makes too-deep nesting overflow the gc stack
 		for {
-			v := vm.readItem(src)
+			v := vm.readItem(src, depth+1)
 			if v == refRParen {
 				break
 			}
@@ -89,7 +88,7 @@ func (vm *VM) readItem(src *source) Value {
 				vm.fail("unclosed list")
 			}
 			if vm.typ(v) == TSymbol && vm.symbolName(v) == "." {
-				d := vm.read(src)
+				d := vm.read(src, depth+1)
 				if d == refNone {
 					// C stores a NULL pointer here when a NUL byte
 					// follows the dot and later crashes on it; report
@@ -108,7 +107,7 @@ func (vm *VM) readItem(src *source) Value {
 		return res
 
 	case '\'':
-		v := vm.read(src)
+		v := vm.read(src, depth+1)
 		if v == refNone {
 			vm.fail("stray '''")
 		}

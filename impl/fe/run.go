@@ -59,7 +59,7 @@ func (vm *VM) readEval(src *source, gc int, each func(res Value)) (done bool, er
 	vm.gcIdx = gc
 	vm.ncall = 0
 	err = vm.protect(func() {
-		obj := vm.read(src)
+		obj := vm.read(src, 0)
 		if obj == refNone {
 			done = true
 			return

@@ -216,9 +216,10 @@ func WithMeter(m *Meter) Option { return func(vm *VM) { vm.meter = m } }
 func WithExtensions() Option { return func(vm *VM) { vm.ext = true } }
 
 // maxReadDepth bounds reader recursion (nested quotes and lists) as a
-// guard against exhausting the Go stack on hostile input. The C interpreter
-// has no such bound and would crash instead; 100000 is far beyond anything
-// the gc stack lets a list reach.
+// guard against exhausting the Go stack on hostile input: a datum inside
+// that many is refused. The C interpreter has no such bound and would
+// crash instead; 100000 is far beyond anything the gc stack lets a list
+// reach.
 const maxReadDepth = 100000
 
 // VM is one Fe context with its arena.
@@ -247,11 +248,10 @@ type VM struct {
 	nextchr   byte
 	fnPrim    Value // the PRIM object bound to fn (lambda aliases it)
 
-	syms     map[string]Value // intern table; mirrors symlist, which is never pruned
-	counts   [NumEvents]uint64
-	inGC     bool
-	pending  error // meter abort raised during a collection
-	readDeep int
+	syms    map[string]Value // intern table; mirrors symlist, which is never pruned
+	counts  [NumEvents]uint64
+	inGC    bool
+	pending error // meter abort raised during a collection
 
 	out      io.Writer
 	nanStyle NaNStyle
@@ -310,13 +310,6 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 		o(vm)
 	}
 	vm.quiet = vm.meter == nil
-	if vm.quiet {
-		for i := range vm.thresh {
-			vm.thresh[i] = math.MaxUint64
-		}
-	} else {
-		vm.meterSync()
-	}
 	vm.strBytes = vm.model.strBytes()
 	n := 0
 	if arenaBytes > vm.model.contextBytes() {
@@ -474,10 +467,15 @@ func (vm *VM) observe() {
 }
 
 // meterSync prices the events counted since the last sync into the meter
-// and resets the thresholds from the meter's room left.
+// and resets the thresholds from the meter's room left. Without a meter
+// the thresholds are the maximum, which no count reaches. protect syncs
+// before anything runs, New's setup included.
 func (vm *VM) meterSync() {
 	m := vm.meter
 	if m == nil {
+		for ev := range vm.thresh {
+			vm.thresh[ev] = math.MaxUint64
+		}
 		return
 	}
 	var sum uint64

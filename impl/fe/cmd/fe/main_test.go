@@ -100,9 +100,12 @@ func TestRunLimits(t *testing.T) {
 		{"arena past 32-bit values", []string{"-arena", "1073742884", "prog.fe"}, "", "", 1, "error: fe: new: arena of 1073742884 bytes: more cells than values can address\n"},
 		// Tab and carriage return separate tokens, as space and newline do.
 		{"tab and carriage return", []string{"prog.fe"}, "(print\t1\r2\r\n3)", "", 0, "1 2 3\n"},
-		// Quotes nested past the reader's bound of 100,000 (the C reader
-		// would exhaust its stack) are an error, not a crash.
-		{"quotes nested too deep", []string{"prog.fe"}, strings.Repeat("'", 100001) + "x", "", 1, "error: nesting too deep\n"},
+		// Quotes nested to the reader's bound of 100,000 (the C reader
+		// would exhaust its stack) are an error, not a crash; one fewer
+		// are read, and building their quote forms overflows the GC stack
+		// (each cons of the reader is rooted there, as in C).
+		{"quotes nested too deep", []string{"prog.fe"}, strings.Repeat("'", 100000) + "x", "", 1, "error: nesting too deep\n"},
+		{"quotes nested just within", []string{"prog.fe"}, strings.Repeat("'", 99999) + "x", "", 1, "error: gc stack overflow\n"},
 		// The 64-bit layout keeps 7 string bytes a cell: a string of 8
 		// fills one cell and starts the next.
 		{"64-bit string cells", []string{"-64"}, "", "\"abcdefgh\"\n(print \"1234567\" \"12345678901234\")\n(quote (abcdefgh))\n", 0, "> abcdefgh\n> 1234567 12345678901234\nnil\n> (abcdefgh)\n> "},
