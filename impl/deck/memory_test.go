@@ -136,8 +136,8 @@ func checkMemory(d *Deck) error {
 	for c, vm := range vms {
 		n := s.Size(c)
 		st := vm.Stats()
-		if vm.ArenaBytes() != n || st.Cells != (n-1068)/8 || st.Used > st.Cells || (st.Cells*8+1068) > n {
-			return fmt.Errorf("%s VM: arena %d bytes, %d cells (%d used); region %d bytes", c, vm.ArenaBytes(), st.Cells, st.Used, n)
+		if vm.ArenaBytes() != n || st.Cells != (n-1068)/8 || st.Free > st.Cells || (st.Cells*8+1068) > n {
+			return fmt.Errorf("%s VM: arena %d bytes, %d cells (%d free); region %d bytes", c, vm.ArenaBytes(), st.Cells, st.Free, n)
 		}
 	}
 	// The owned data fits its regions.

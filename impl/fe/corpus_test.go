@@ -67,7 +67,7 @@ func runProgram(t *testing.T, src []byte, mode string, arena int, opts ...Option
 		if !ok {
 			t.Fatalf("new: %v", err)
 		}
-		writeError(&out, e, true)
+		writeError(&out, e, nil)
 		return maskPointers(out.String()), 1
 	}
 	status := 0

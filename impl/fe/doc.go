@@ -15,10 +15,9 @@
 // An optional extension layer for the handheld deck's Dev REPL (eval,
 // lambda, self-evaluating keywords, structured error values, describe,
 // type-of, try) is enabled with WithExtensions; stock mode never sees it.
-// A step hook (WithStepHook) observes the interpreter events used by the
-// deck's cycle model and may abort an evaluation; a Meter (WithMeter) is
-// its cheap special case for pricing events against a limit, which the VM
-// applies itself without a call per event.
+// A Meter (WithMeter) prices the interpreter events used by the deck's
+// cycle model against a limit and aborts an evaluation that passes it; the
+// VM applies it itself, without a call per event.
 //
 // Imports: the standard library only.
 package fe

@@ -61,25 +61,6 @@ func (vm *VM) toNumber(v Value) float32 {
 	return vm.mem.at(vm.checkType(v, TNumber)).num
 }
 
-// getBound returns the env binding pair of sym, or its global pair.
-func (vm *VM) getBound(sym, env Value) Value {
-	cells := vm.mem
-	if env != Nil && !cells.at(sym).local {
-		// Bound in no environment: the walk ends at the global pair.
-		vm.stepN(EvLookup, uint64(cells.at(env).envLen))
-		return cells.at(sym).cdr
-	}
-	for env != Nil {
-		vm.step(EvLookup)
-		x := cells.at(env).car
-		if cells.at(x).car == sym {
-			return x
-		}
-		env = cells.at(env).cdr
-	}
-	return cells.at(sym).cdr
-}
-
 func (vm *VM) equal(a, b Value) bool {
 	if a == b {
 		return true
@@ -112,7 +93,7 @@ func (vm *VM) equal(a, b Value) bool {
 // a free cell is at hand. It makes no Go call and nothing in it can raise,
 // so its state stays in registers: the free list's head, the GC stack's
 // index and the event counts are stored once, when it ends. Anything else,
-// and every element with a hook or a meter, goes through the second loop,
+// and every element with a meter, goes through the second loop,
 // which is evalArg and cons written out.
 func (vm *VM) evalList(lst, env Value) Value {
 	cells := vm.mem
@@ -142,7 +123,7 @@ func (vm *VM) evalList(lst, env Value) Value {
 				goto done
 			case TSymbol:
 				// v = vm.lookup(obj, env), written out.
-				if env == Nil || !oc.local {
+				if !oc.local {
 					lookups += global
 					v = cells.at(oc.cdr).cdr
 					break
@@ -204,7 +185,7 @@ func (vm *VM) evalList(lst, env Value) Value {
 		case TSymbol:
 			// v = vm.lookup(obj, env), written out.
 			n := uint64(1)
-			if oc := cells.at(obj); env == Nil || !oc.local {
+			if oc := cells.at(obj); !oc.local {
 				// Bound in no environment (see cell): the global value, and
 				// the walk's events without the walk.
 				n += uint64(cells.at(env).envLen) // the static nil's is 0
@@ -224,9 +205,7 @@ func (vm *VM) evalList(lst, env Value) Value {
 					v = cells.at(cells.at(obj).cdr).cdr
 				}
 			}
-			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-				vm.replayLookups(n)
-			}
+			vm.stepN(EvLookup, n)
 		case TPair:
 			v = vm.evalPair(obj, env, nil)
 		default:
@@ -255,23 +234,16 @@ func (vm *VM) doList(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	save := vm.gcIdx
-	// frame is gcstack[save:save+2] when the stack has room for it.
-	var frame *[2]Value
-	if gs := vm.gcstack; save+1 < len(gs) {
-		frame = (*[2]Value)(gs[save : save+2])
+	if lst == Nil {
+		return res
 	}
+	// Each form is evaluated with lst and env pushed at save (C's gcIdx =
+	// save; pushgc(lst); pushgc(env)): the room for the two is checked
+	// once, and without it the first push already overflows.
+	frame := vm.frame(save)
 	for lst != Nil {
-		// Equivalent to gcIdx = save; pushgc(lst); pushgc(env), the room
-		// checked once; near the limit the pushes run as written so that
-		// an overflow leaves the same state.
-		if frame != nil {
-			frame[0], frame[1] = lst, env
-			vm.gcIdx = save + 2
-		} else {
-			vm.gcIdx = save
-			vm.pushgc(lst)
-			vm.pushgc(env)
-		}
+		frame[0], frame[1] = lst, env
+		vm.gcIdx = save + 2
 		// x := vm.nextArg(&lst), written out.
 		vm.step(EvArg)
 		lc := cells.at(lst)
@@ -384,21 +356,19 @@ func (vm *VM) eval(obj, env Value, newenv *Value) Value {
 	return obj
 }
 
-// lookup is cdr(getBound(sym, env)), the value of a symbol, including the
+// lookup is C's cdr(getbound(sym, env)), the value of a symbol, including the
 // EvLookup event of the symbol evaluation itself. The walk has no effect
 // but its events, so they are tallied in a register and added at once
-// (see replayLookups, which replays them one by one when a hook or meter
-// must see them).
+// (see stepN, which replays them one by one when the meter must see
+// them).
 func (vm *VM) lookup(sym, env Value) Value {
 	cells := vm.mem
 	sc := cells.at(sym)
-	if env == Nil || !sc.local {
+	if !sc.local {
 		// Bound in no environment (see cell): the walk's events without
 		// the walk, and the global value.
 		n := 1 + uint64(cells.at(env).envLen) // the static nil's is 0
-		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-			vm.replayLookups(n)
-		}
+		vm.stepN(EvLookup, n)
 		return cells.at(sc.cdr).cdr
 	}
 	n := uint64(1)
@@ -406,16 +376,12 @@ func (vm *VM) lookup(sym, env Value) Value {
 		n++
 		ec := cells.at(e)
 		if x := ec.car; cells.at(x).car == sym {
-			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-				vm.replayLookups(n)
-			}
+			vm.stepN(EvLookup, n)
 			return cells.at(x).cdr
 		}
 		e = ec.cdr
 	}
-	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-		vm.replayLookups(n)
-	}
+	vm.stepN(EvLookup, n)
 	return cells.at(sc.cdr).cdr
 }
 
@@ -437,11 +403,9 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 	case TSymbol:
 		// lookup, written out.
 		oc := cells.at(obj)
-		if env == Nil || !oc.local {
+		if !oc.local {
 			n := 1 + uint64(cells.at(env).envLen)
-			if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-				vm.replayLookups(n)
-			}
+			vm.stepN(EvLookup, n)
 			return cells.at(oc.cdr).cdr
 		}
 		n := uint64(1)
@@ -449,16 +413,12 @@ func (vm *VM) evalArg(arg *Value, env Value) Value {
 			n++
 			ec := cells.at(e)
 			if x := ec.car; cells.at(x).car == obj {
-				if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-					vm.replayLookups(n)
-				}
+				vm.stepN(EvLookup, n)
 				return cells.at(x).cdr
 			}
 			e = ec.cdr
 		}
-		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-			vm.replayLookups(n)
-		}
+		vm.stepN(EvLookup, n)
 		return cells.at(oc.cdr).cdr
 	case TPair:
 		return vm.evalPair(obj, env, nil)
@@ -474,14 +434,16 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 
 	// Nested calls always leave the call list and the GC stack as they
 	// found them (or unwind with a panic), so both are restored below from
-	// the depths saved here.
-	depth := vm.ncall
-	if uint(depth) < uint(len(vm.calls)) {
-		vm.calls[depth] = obj
-	} else {
-		vm.callsDeep = append(vm.callsDeep[:depth-len(vm.calls)], obj)
-	}
-	vm.ncall = depth + 1
+	// the depths saved here. The call list only feeds the traceback, which
+	// only `fe FILE` prints, and that runs without a meter: the lines
+	// marked "trace:" are code in the quiet copy alone (see quietgen).
+	// trace: depth := vm.ncall
+	// trace: if uint(depth) < uint(len(vm.calls)) {
+	// trace: 	vm.calls[depth] = obj
+	// trace: } else {
+	// trace: 	vm.callsDeep = append(vm.callsDeep[:depth-len(vm.calls)], obj)
+	// trace: }
+	// trace: vm.ncall = depth + 1
 	gc := vm.gcIdx
 	// The operator is nearly always a symbol: look it up here rather than
 	// through eval (same events, one Go call fewer).
@@ -495,7 +457,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	} else {
 		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
-		if sc := cells.at(sym); env == Nil || !sc.local {
+		if sc := cells.at(sym); !sc.local {
 			n += uint64(cells.at(env).envLen) // the static nil's is 0
 			fn = cells.at(sc.cdr).cdr
 		} else {
@@ -513,9 +475,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				fn = cells.at(sc.cdr).cdr
 			}
 		}
-		if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-			vm.replayLookups(n)
-		}
+		vm.stepN(EvLookup, n)
 	}
 	res := Nil
 
@@ -550,9 +510,9 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 			if cells.at(va).typ != TSymbol {
 				vm.typeError(va, TSymbol)
 			}
-			// b := vm.getBound(va, env), written out.
+			// b := the binding pair of va (C's getbound), written out.
 			b := refNone
-			if env != Nil && !cells.at(va).local {
+			if !cells.at(va).local {
 				vm.stepN(EvLookup, uint64(cells.at(env).envLen))
 			} else {
 				for e := env; e != Nil; e = cells.at(e).cdr {
@@ -667,14 +627,15 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		case pCons:
 			va := vm.evalArg(&arg, env)
 			vb := vm.evalArg(&arg, env)
-			// res = vm.cons(va, vb), written out.
-			if c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
+			// res = vm.cons(va, vb), written out. Nothing allocates
+			// before evalPair roots res below, so the fast path leaves
+			// the GC stack alone (its room is still checked, so that a
+			// full stack overflows here, as in C).
+			if c, gi := vm.freelist, vm.gcIdx; c == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(vm.gcstack)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(c).cdr
-				gs[gi] = c
-				vm.gcIdx = gi + 1
 				res = c
 			}
 			rc := cells.at(res)
@@ -717,7 +678,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// va = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -734,9 +695,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					if va == refNone {
 						va = cells.at(cells.at(obj).cdr).cdr
 					}
-					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-						vm.replayLookups(n)
-					}
+					vm.stepN(EvLookup, n)
 				case TPair:
 					va = vm.evalPair(obj, env, nil)
 				default:
@@ -755,12 +714,12 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
-				arg = ac.cdr
+				// (no more arguments are read: the rest is ignored)
 				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// vb = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -777,9 +736,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					if vb == refNone {
 						vb = cells.at(cells.at(obj).cdr).cdr
 					}
-					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-						vm.replayLookups(n)
-					}
+					vm.stepN(EvLookup, n)
 				case TPair:
 					vb = vm.evalPair(obj, env, nil)
 				default:
@@ -811,7 +768,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// xv = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -828,9 +785,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					if xv == refNone {
 						xv = cells.at(cells.at(obj).cdr).cdr
 					}
-					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-						vm.replayLookups(n)
-					}
+					vm.stepN(EvLookup, n)
 				case TPair:
 					xv = vm.evalPair(obj, env, nil)
 				default:
@@ -858,7 +813,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					case TSymbol:
 						// yv = vm.lookup(obj, env), written out.
 						n, e := uint64(1), env
-						if e != Nil && !cells.at(obj).local {
+						if !cells.at(obj).local {
 							n += uint64(cells.at(env).envLen)
 							e = Nil
 						}
@@ -875,9 +830,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 						if yv == refNone {
 							yv = cells.at(cells.at(obj).cdr).cdr
 						}
-						if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-							vm.replayLookups(n)
-						}
+						vm.stepN(EvLookup, n)
 					case TPair:
 						yv = vm.evalPair(obj, env, nil)
 					default:
@@ -906,14 +859,13 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				}
 				x = r
 			}
-			// res = vm.number(x), written out.
-			if v, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
+			// res = vm.number(x), written out, leaving the GC stack to
+			// evalPair as cons does above.
+			if v, gi := vm.freelist, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(vm.gcstack)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(v).cdr
-				gs[gi] = v
-				vm.gcIdx = gi + 1
 				res = v
 			}
 			rc := cells.at(res)
@@ -941,7 +893,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// v = vm.lookup(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -958,9 +910,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 					if v == refNone {
 						v = cells.at(cells.at(obj).cdr).cdr
 					}
-					if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-						vm.replayLookups(n)
-					}
+					vm.stepN(EvLookup, n)
 				case TPair:
 					v = vm.evalPair(obj, env, nil)
 				default:
@@ -996,16 +946,13 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		// body here), with the body forms that are calls sent straight to
 		// evalPair rather than through eval.
 		save := vm.gcIdx
+		var frame *[2]Value
+		if body != Nil {
+			frame = vm.frame(save)
+		}
 		for body != Nil {
-			if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
-				gs[save] = body
-				gs[save+1] = fenv
-				vm.gcIdx = save + 2
-			} else {
-				vm.gcIdx = save
-				vm.pushgc(body)
-				vm.pushgc(fenv)
-			}
+			frame[0], frame[1] = body, fenv
+			vm.gcIdx = save + 2
 			// x := vm.nextArg(&body), written out.
 			vm.step(EvArg)
 			bc := cells.at(body)
@@ -1027,7 +974,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 	case fc.typ == TMacro:
 		vm.expandMacro(obj, fn, arg)
 		vm.gcIdx = gc
-		vm.ncall--
+		// trace: vm.ncall--
 		return vm.eval(obj, env, nil)
 
 	default:
@@ -1042,7 +989,7 @@ func (vm *VM) evalPair(obj, env Value, newenv *Value) Value {
 		vm.gcIdx = gc
 		vm.pushgc(res)
 	}
-	vm.ncall-- // back to depth: the nested calls restored it
+	// trace: vm.ncall-- // back to depth: the nested calls restored it
 	return res
 }
 

@@ -14,25 +14,6 @@ func (vm *VM) nextArgQuiet(arg *Value) Value {
 	return c.car
 }
 
-// getBound returns the env binding pair of sym, or its global pair.
-func (vm *VM) getBoundQuiet(sym, env Value) Value {
-	cells := vm.mem
-	if env != Nil && !cells.at(sym).local {
-		// Bound in no environment: the walk ends at the global pair.
-		vm.counts[EvLookup] += uint64(cells.at(env).envLen)
-		return cells.at(sym).cdr
-	}
-	for env != Nil {
-		vm.tally(EvLookup)
-		x := cells.at(env).car
-		if cells.at(x).car == sym {
-			return x
-		}
-		env = cells.at(env).cdr
-	}
-	return cells.at(sym).cdr
-}
-
 // evalList evaluates each element of lst and returns the list of the
 // values.
 //
@@ -41,7 +22,7 @@ func (vm *VM) getBoundQuiet(sym, env Value) Value {
 // a free cell is at hand. It makes no Go call and nothing in it can raise,
 // so its state stays in registers: the free list's head, the GC stack's
 // index and the event counts are stored once, when it ends. Anything else,
-// and every element with a hook or a meter, goes through the second loop,
+// and every element with a meter, goes through the second loop,
 // which is evalArg and cons written out.
 func (vm *VM) evalListQuiet(lst, env Value) Value {
 	cells := vm.mem
@@ -71,7 +52,7 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 				goto done
 			case TSymbol:
 				// v = vm.lookupQuiet(obj, env), written out.
-				if env == Nil || !oc.local {
+				if !oc.local {
 					lookups += global
 					v = cells.at(oc.cdr).cdr
 					break
@@ -133,7 +114,7 @@ func (vm *VM) evalListQuiet(lst, env Value) Value {
 		case TSymbol:
 			// v = vm.lookupQuiet(obj, env), written out.
 			n := uint64(1)
-			if oc := cells.at(obj); env == Nil || !oc.local {
+			if oc := cells.at(obj); !oc.local {
 				// Bound in no environment (see cell): the global value, and
 				// the walk's events without the walk.
 				n += uint64(cells.at(env).envLen) // the static nil's is 0
@@ -182,23 +163,16 @@ func (vm *VM) doListQuiet(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	save := vm.gcIdx
-	// frame is gcstack[save:save+2] when the stack has room for it.
-	var frame *[2]Value
-	if gs := vm.gcstack; save+1 < len(gs) {
-		frame = (*[2]Value)(gs[save : save+2])
+	if lst == Nil {
+		return res
 	}
+	// Each form is evaluated with lst and env pushed at save (C's gcIdx =
+	// save; pushgc(lst); pushgc(env)): the room for the two is checked
+	// once, and without it the first push already overflows.
+	frame := vm.frame(save)
 	for lst != Nil {
-		// Equivalent to gcIdx = save; pushgc(lst); pushgc(env), the room
-		// checked once; near the limit the pushes run as written so that
-		// an overflow leaves the same state.
-		if frame != nil {
-			frame[0], frame[1] = lst, env
-			vm.gcIdx = save + 2
-		} else {
-			vm.gcIdx = save
-			vm.pushgc(lst)
-			vm.pushgc(env)
-		}
+		frame[0], frame[1] = lst, env
+		vm.gcIdx = save + 2
 		// x := vm.nextArgQuiet(&lst), written out.
 		vm.tally(EvArg)
 		lc := cells.at(lst)
@@ -282,15 +256,15 @@ func (vm *VM) evalQuiet(obj, env Value, newenv *Value) Value {
 	return obj
 }
 
-// lookup is cdr(getBound(sym, env)), the value of a symbol, including the
+// lookup is C's cdr(getbound(sym, env)), the value of a symbol, including the
 // EvLookup event of the symbol evaluation itself. The walk has no effect
 // but its events, so they are tallied in a register and added at once
-// (see replayLookups, which replays them one by one when a hook or meter
-// must see them).
+// (see stepN, which replays them one by one when the meter must see
+// them).
 func (vm *VM) lookupQuiet(sym, env Value) Value {
 	cells := vm.mem
 	sc := cells.at(sym)
-	if env == Nil || !sc.local {
+	if !sc.local {
 		// Bound in no environment (see cell): the walk's events without
 		// the walk, and the global value.
 		n := 1 + uint64(cells.at(env).envLen) // the static nil's is 0
@@ -329,7 +303,7 @@ func (vm *VM) evalArgQuiet(arg *Value, env Value) Value {
 	case TSymbol:
 		// lookup, written out.
 		oc := cells.at(obj)
-		if env == Nil || !oc.local {
+		if !oc.local {
 			n := 1 + uint64(cells.at(env).envLen)
 			vm.counts[EvLookup] += n
 			return cells.at(oc.cdr).cdr
@@ -360,7 +334,9 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 
 	// Nested calls always leave the call list and the GC stack as they
 	// found them (or unwind with a panic), so both are restored below from
-	// the depths saved here.
+	// the depths saved here. The call list only feeds the traceback, which
+	// only `fe FILE` prints, and that runs without a meter: the lines
+	// marked "trace:" are code in the quiet copy alone (see quietgen).
 	depth := vm.ncall
 	if uint(depth) < uint(len(vm.calls)) {
 		vm.calls[depth] = obj
@@ -381,7 +357,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 	} else {
 		// lookup, written out, with the global case first.
 		sym, n := fn, uint64(1)
-		if sc := cells.at(sym); env == Nil || !sc.local {
+		if sc := cells.at(sym); !sc.local {
 			n += uint64(cells.at(env).envLen) // the static nil's is 0
 			fn = cells.at(sc.cdr).cdr
 		} else {
@@ -434,9 +410,9 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 			if cells.at(va).typ != TSymbol {
 				vm.typeError(va, TSymbol)
 			}
-			// b := vm.getBoundQuiet(va, env), written out.
+			// b := the binding pair of va (C's getbound), written out.
 			b := refNone
-			if env != Nil && !cells.at(va).local {
+			if !cells.at(va).local {
 				vm.counts[EvLookup] += uint64(cells.at(env).envLen)
 			} else {
 				for e := env; e != Nil; e = cells.at(e).cdr {
@@ -551,14 +527,15 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		case pCons:
 			va := vm.evalArgQuiet(&arg, env)
 			vb := vm.evalArgQuiet(&arg, env)
-			// res = vm.cons(va, vb), written out.
-			if c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; c == Nil || uint(gi) >= uint(len(gs)) {
+			// res = vm.cons(va, vb), written out. Nothing allocates
+			// before evalPair roots res below, so the fast path leaves
+			// the GC stack alone (its room is still checked, so that a
+			// full stack overflows here, as in C).
+			if c, gi := vm.freelist, vm.gcIdx; c == Nil || uint(gi) >= uint(len(vm.gcstack)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(c).cdr
-				gs[gi] = c
-				vm.gcIdx = gi + 1
 				res = c
 			}
 			rc := cells.at(res)
@@ -601,7 +578,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// va = vm.lookupQuiet(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -637,12 +614,12 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				if ac.typ != TPair {
 					vm.argError(a)
 				}
-				arg = ac.cdr
+				// (no more arguments are read: the rest is ignored)
 				switch obj := ac.car; cells.at(obj).typ {
 				case TSymbol:
 					// vb = vm.lookupQuiet(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -691,7 +668,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// xv = vm.lookupQuiet(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -736,7 +713,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 					case TSymbol:
 						// yv = vm.lookupQuiet(obj, env), written out.
 						n, e := uint64(1), env
-						if e != Nil && !cells.at(obj).local {
+						if !cells.at(obj).local {
 							n += uint64(cells.at(env).envLen)
 							e = Nil
 						}
@@ -782,14 +759,13 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				}
 				x = r
 			}
-			// res = vm.number(x), written out.
-			if v, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx; v == Nil || uint(gi) >= uint(len(gs)) {
+			// res = vm.number(x), written out, leaving the GC stack to
+			// evalPair as cons does above.
+			if v, gi := vm.freelist, vm.gcIdx; v == Nil || uint(gi) >= uint(len(vm.gcstack)) {
 				res = vm.objectSlow()
 			} else {
 				vm.counts[EvAlloc]++
 				vm.freelist = cells.at(v).cdr
-				gs[gi] = v
-				vm.gcIdx = gi + 1
 				res = v
 			}
 			rc := cells.at(res)
@@ -817,7 +793,7 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 				case TSymbol:
 					// v = vm.lookupQuiet(obj, env), written out.
 					n, e := uint64(1), env
-					if e != Nil && !cells.at(obj).local {
+					if !cells.at(obj).local {
 						n += uint64(cells.at(env).envLen)
 						e = Nil
 					}
@@ -870,16 +846,13 @@ func (vm *VM) evalPairQuiet(obj, env Value, newenv *Value) Value {
 		// body here), with the body forms that are calls sent straight to
 		// evalPair rather than through eval.
 		save := vm.gcIdx
+		var frame *[2]Value
+		if body != Nil {
+			frame = vm.frame(save)
+		}
 		for body != Nil {
-			if gs := vm.gcstack; uint(save) < uint(len(gs)) && uint(save+1) < uint(len(gs)) {
-				gs[save] = body
-				gs[save+1] = fenv
-				vm.gcIdx = save + 2
-			} else {
-				vm.gcIdx = save
-				vm.pushgc(body)
-				vm.pushgc(fenv)
-			}
+			frame[0], frame[1] = body, fenv
+			vm.gcIdx = save + 2
 			// x := vm.nextArgQuiet(&body), written out.
 			vm.tally(EvArg)
 			bc := cells.at(body)

@@ -10,7 +10,9 @@ import (
 // *Raised error raises its structured error object, any other error raises
 // its message. Inside a Primitive the VM's value methods (Car, Cons, ...)
 // may be used; they raise Lisp errors themselves on bad input or when the
-// arena is exhausted.
+// arena is exhausted. A Primitive must leave the VM's Meter alone: the VM
+// prices events lazily, and its owner may read or change the meter only
+// between evaluations.
 type Primitive func(vm *VM, args Value) (Value, error)
 
 type primEntry struct {
@@ -81,12 +83,6 @@ func (vm *VM) registerPrim(name string, fn Primitive, doc string) {
 // SetDoc records documentation text for name, returned by describe.
 func (vm *VM) SetDoc(name, doc string) { vm.docs[name] = doc }
 
-// Unbind sets the global value of name to nil, so calling it fails with
-// "tried to call non-callable value". The symbol itself stays interned.
-func (vm *VM) Unbind(name string) error {
-	return vm.guard(func() { vm.setGlobal(vm.symbol(name), Nil) })
-}
-
 // Restrict binds name to a cfunc that always raises the structured error
 // (error TAGS... :fn NAME :message MESSAGE). The name stays discoverable
 // through describe when doc is given.
@@ -123,21 +119,17 @@ func (vm *VM) keyword(name string) Value {
 	return sym
 }
 
+// callPrimitive calls cfunc i, an index registerPrim gave (only it types a
+// cell TCFunc; a macro's whole-cell copy keeps the index).
 func (vm *VM) callPrimitive(i int, args Value) Value {
-	if i < 0 || i >= len(vm.prims) {
-		vm.fail("tried to call non-callable value")
-	}
-	// The primitive may look at or change the meter.
-	vm.meterSync()
 	res, err := vm.prims[i].fn(vm, args)
-	vm.meterSync()
 	if err == nil {
 		return vm.own(res)
 	}
 	var r *Raised
 	if errors.As(err, &r) {
 		vm.pushgc(vm.own(r.Obj))
-		vm.raise(&Error{Msg: vm.toString(r.Obj, -1), Cause: err, obj: r.Obj, hasObj: true})
+		vm.raise(&Error{Msg: vm.toString(r.Obj), Cause: err, obj: r.Obj, hasObj: true})
 	}
 	var e *Error
 	if errors.As(err, &e) {
@@ -207,7 +199,7 @@ func primTypeOf(vm *VM, args Value) (Value, error) {
 }
 
 // primTry calls its argument with no arguments. A raised error (other than
-// a step-hook abort) is caught: the GC stack and call list are restored and
+// a meter abort) is caught: the GC stack and call list are restored and
 // the error object is returned; built-in errors become
 // (error fe-error :message "MSG").
 func primTry(vm *VM, args Value) (Value, error) {
@@ -297,7 +289,7 @@ func (vm *VM) GoString(v Value) string {
 }
 
 // Print returns the printed form of v (strings raw at top level).
-func (vm *VM) Print(v Value) string { return vm.toString(vm.own(v), -1) }
+func (vm *VM) Print(v Value) string { return vm.toString(vm.own(v)) }
 
 // Global returns the global value of name.
 func (vm *VM) Global(name string) Value {

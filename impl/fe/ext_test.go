@@ -53,9 +53,6 @@ func TestEvalAPI(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Msg != "expected pair, got number" {
 		t.Fatalf("Eval(car 5) error = %v, want expected pair, got number", err)
 	}
-	if diff := cmp.Diff([]string{"(car 5)"}, fe.Trace); diff != "" {
-		t.Errorf("trace (-want +got):\n%s", diff)
-	}
 	// The VM stays usable and keeps earlier bindings.
 	if got := mustEval(t, vm, "(sq 3)"); got != "9" {
 		t.Errorf("after error: %q", got)
@@ -151,66 +148,42 @@ func TestStructuredErrors(t *testing.T) {
 	}
 }
 
-func TestUnbind(t *testing.T) {
-	vm := newVM(t, 24576)
-	if err := vm.Unbind("car"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := vm.Eval("(car '(1))"); err == nil || err.Error() != "tried to call non-callable value" {
-		t.Errorf("after Unbind: %v", err)
-	}
-}
-
-// TestStepHookWatchdog aborts a runaway loop and checks the VM recovers.
-func TestStepHookWatchdog(t *testing.T) {
-	budget := 1 << 30
+// TestMeterWatchdog aborts a runaway loop and checks the VM recovers.
+func TestMeterWatchdog(t *testing.T) {
+	// Every event costs one unit: (while t nil) evaluates no pair after
+	// the first, only lookups of t.
 	errBudget := errors.New("interrupted")
-	vm := newVM(t, 24576, WithStepHook(func(ev Event) error {
-		// Every event costs one unit: (while t nil) evaluates no pair
-		// after the first, only lookups of t.
-		budget--
-		if budget < 0 {
-			return errBudget
-		}
-		return nil
-	}))
-	budget = 1 << 30
+	m := unitMeter(^uint64(0), errBudget)
+	vm := newVM(t, 24576, WithMeter(m))
 	mustEval(t, vm, "(= x 0)")
-	budget = 1000
+	m.Limit = m.Total + 1000
 	_, err := vm.Eval("(while t nil)")
 	if !errors.Is(err, errBudget) {
 		t.Fatalf("runaway loop: err = %v, want interrupted", err)
 	}
-	budget = 1 << 30
 	if got := mustEval(t, vm, "(+ 1 2)"); got != "3" {
 		t.Errorf("after abort: %q", got)
 	}
-	before := vm.Stats()
+	before := vm.pinStats()
 	if before.GCStack != 4 {
 		t.Errorf("gc stack after abort = %d, want 4", before.GCStack)
 	}
 }
 
-// TestStepHookAbortDuringGC aborts from the sweep: the collection must still
+// TestMeterAbortDuringGC aborts from the sweep: the collection must still
 // finish, leaving a consistent heap.
-func TestStepHookAbortDuringGC(t *testing.T) {
-	armed := false
+func TestMeterAbortDuringGC(t *testing.T) {
 	stop := errors.New("stop")
-	vm := newVM(t, 4096, WithExtensions(), WithStepHook(func(ev Event) error {
-		if armed && ev == EvSweep {
-			return stop
-		}
-		return nil
-	}))
+	m := &Meter{Limit: ^uint64(0), Err: stop}
+	m.Costs[EvSweep] = 1
+	vm := newVM(t, 4096, WithExtensions(), WithMeter(m))
 	mustEval(t, vm, "(= l nil)")
-	armed = true
+	m.Limit = m.Total // the first sweep event passes it
 	_, err := vm.Eval("(while t (= l (cons 1 l)))")
 	if !errors.Is(err, stop) {
 		t.Fatalf("err = %v, want stop", err)
 	}
-	armed = false
-	// try cannot catch a watchdog abort either.
-	st := vm.Stats()
+	st := vm.pinStats()
 	if st.Free+st.Used != st.Cells {
 		t.Errorf("stats after abort: %+v", st)
 	}
@@ -224,15 +197,11 @@ func TestStepHookAbortDuringGC(t *testing.T) {
 }
 
 func TestTryDoesNotCatchWatchdog(t *testing.T) {
-	on := false
-	vm := newVM(t, 24576, WithExtensions(), WithStepHook(func(ev Event) error {
-		if on && ev == EvCall {
-			return errors.New("watchdog")
-		}
-		return nil
-	}))
+	m := &Meter{Limit: ^uint64(0), Err: errors.New("watchdog")}
+	m.Costs[EvCall] = 1
+	vm := newVM(t, 24576, WithExtensions(), WithMeter(m))
 	mustEval(t, vm, "(= f (fn () 1))")
-	on = true
+	m.Limit = m.Total // the next call passes it
 	if _, err := vm.Eval("(try (fn () (f)))"); err == nil || err.Error() != "watchdog" {
 		t.Errorf("try with watchdog: %v", err)
 	}
@@ -240,7 +209,7 @@ func TestTryDoesNotCatchWatchdog(t *testing.T) {
 
 func TestCountsAndStats(t *testing.T) {
 	vm := newVM(t, 24576)
-	st := vm.Stats()
+	st := vm.pinStats()
 	if st.Cells != 2938 || st.Used != 142 || st.Free != 2796 {
 		t.Fatalf("fresh 24 KB arena stats %+v, want 2938 cells, 142 used, 2796 free", st)
 	}
@@ -267,8 +236,8 @@ func TestCountsAndStats(t *testing.T) {
 	if d := c2[EvSweep] - c1[EvSweep]; d != 2938 {
 		t.Errorf("sweep events %d, want 2938", d)
 	}
-	if vm.Stats().GCCount != 1 {
-		t.Errorf("gc count %d, want 1", vm.Stats().GCCount)
+	if vm.pinStats().GCCount != 1 {
+		t.Errorf("gc count %d, want 1", vm.pinStats().GCCount)
 	}
 }
 
@@ -302,7 +271,7 @@ func TestNewTooSmall(t *testing.T) {
 // that points inside a cell, while the last cell itself is accepted.
 func TestForeignValueRejected(t *testing.T) {
 	vm := newVM(t, 4096)
-	last := valueOf(vm.Stats().Cells)
+	last := valueOf(vm.pinStats().Cells)
 	for _, v := range []Value{last + cellSize, last + 1, 1 << 30} {
 		func() {
 			defer func() {
@@ -333,30 +302,45 @@ func TestForeignValueRejected(t *testing.T) {
 
 // TestDeepTraceback raises an error 1,500 calls deep, past the part of the
 // call list the VM keeps in place, twice (the second time after the list
-// was reset by the first error), quiet and with a hook: the traceback has
-// every call, innermost first.
+// was reset by the first error): the traceback `fe FILE` prints has every
+// call, innermost first. With a meter it has none (the call list is kept
+// only without one).
 func TestDeepTraceback(t *testing.T) {
-	for _, opts := range [][]Option{nil, {WithStepHook(func(Event) error { return nil })}} {
-		vm := newVM(t, 1<<22, append(opts, WithModel(Model{PtrSize: 4, GCStackSize: 20000}))...)
-		mustEval(t, vm, "(= f (fn (n) (if (< n 1) (car n) (+ 1 (f (- n 1))))))")
+	src := "(= f (fn (n) (if (< n 1) (car n) (+ 1 (f (- n 1))))))\n(f 500)\n"
+	for _, metered := range []bool{false, true} {
+		opts := []Option{WithModel(Model{ptrSize: 4, gcStackSize: 20000})}
+		if metered {
+			opts = append(opts, WithMeter(unitMeter(^uint64(0), nil)))
+		}
+		vm := newVM(t, 1<<22, opts...)
 		for range 2 {
-			_, err := vm.Eval("(f 500)")
-			var fe *Error
-			if !errors.As(err, &fe) || fe.Msg != "expected pair, got number" {
-				t.Fatalf("Eval(f 500) error = %v, want expected pair, got number", err)
+			var out, errOut bytes.Buffer
+			if status := vm.RunFile(strings.NewReader(src), &out, &errOut); status != 1 {
+				t.Fatalf("status %d, want 1", status)
+			}
+			lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+			if lines[0] != "error: expected pair, got number" {
+				t.Fatalf("error line %q", lines[0])
+			}
+			trace := lines[1:]
+			if metered {
+				if len(trace) != 0 {
+					t.Errorf("metered traceback %q, want none", trace)
+				}
+				continue
 			}
 			// The outermost (f 500); for n from 500 down to 1 its body
 			// (if …), (+ 1 …) and (f (- n 1)); for n = 0 (if …) and the
 			// innermost (car n).
-			if len(fe.Trace) != 1+3*500+2 {
-				t.Fatalf("trace has %d entries, want %d", len(fe.Trace), 1+3*500+2)
+			if len(trace) != 1+3*500+2 {
+				t.Fatalf("trace has %d entries, want %d", len(trace), 1+3*500+2)
 			}
-			want := []string{"(car n)", "(if (< n 1) (car n) (+ 1 (f (- n 1))))", "(f (- n 1))", "(+ 1 (f (- n 1)))"}
-			if diff := cmp.Diff(want, fe.Trace[:4]); diff != "" {
+			want := []string{"=> (car n)", "=> (if (< n 1) (car n) (+ 1 (f (- n 1))))", "=> (f (- n 1))", "=> (+ 1 (f (- n 1)))"}
+			if diff := cmp.Diff(want, trace[:4]); diff != "" {
 				t.Errorf("innermost trace (-want +got):\n%s", diff)
 			}
-			if last := fe.Trace[len(fe.Trace)-1]; last != "(f 500)" {
-				t.Errorf("outermost trace entry %q, want (f 500)", last)
+			if last := trace[len(trace)-1]; last != "=> (f 500)" {
+				t.Errorf("outermost trace entry %q, want => (f 500)", last)
 			}
 		}
 	}

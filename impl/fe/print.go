@@ -22,25 +22,14 @@ func (vm *VM) formatNumber(buf []byte, f float32) []byte {
 	return strconv.AppendFloat(buf, float64(f), 'g', 7, 64)
 }
 
-// writer accumulates printer output. With limit >= 0 it keeps at most
-// limit bytes but, like fe_tostring, still walks the whole object.
+// writer accumulates printer output.
 type writer struct {
-	buf   []byte
-	limit int
+	buf []byte
 }
 
-func (w *writer) byte(c byte) {
-	if w.limit >= 0 && len(w.buf) >= w.limit {
-		return
-	}
-	w.buf = append(w.buf, c)
-}
+func (w *writer) byte(c byte) { w.buf = append(w.buf, c) }
 
-func (w *writer) str(s string) {
-	for i := 0; i < len(s); i++ {
-		w.byte(s[i])
-	}
-}
+func (w *writer) str(s string) { w.buf = append(w.buf, s...) }
 
 // write is write_: quoted strings when qt, and a cycle guard that fe_write
 // lacks. The pairs of the lists being written (from the outermost down to
@@ -121,20 +110,20 @@ func (vm *VM) write(w *writer, v Value, qt bool) {
 // context in memory.
 func (vm *VM) address(v Value) uint64 {
 	const base = 0x10000000
-	return base + uint64(vm.model.ContextBytes()) + uint64(v.index()-1)*uint64(vm.model.CellBytes())
+	return base + uint64(vm.model.contextBytes()) + uint64(v.index()-1)*uint64(vm.model.cellBytes())
 }
 
 // writeTo appends the printed form of v to buf (fe_write).
 func (vm *VM) writeTo(buf []byte, v Value, qt bool) []byte {
-	w := writer{buf: buf, limit: -1}
+	w := writer{buf: buf}
 	vm.write(&w, v, qt)
 	return w.buf
 }
 
-// toString is fe_tostring with a size-byte buffer: at most size bytes
-// (no limit when size is negative).
-func (vm *VM) toString(v Value, size int) string {
-	w := writer{limit: size}
+// toString returns the printed form of v (fe_tostring with room for all
+// of it).
+func (vm *VM) toString(v Value) string {
+	w := writer{}
 	vm.write(&w, v, false)
 	return string(w.buf)
 }

@@ -142,15 +142,15 @@ func TestPropLiveDataSurvivesGC(t *testing.T) {
 		if err := vm.Collect(); err != nil {
 			t.Fatal(err)
 		}
-		if vm.Stats().GCCount < 2 {
-			t.Fatalf("expected collections, got %d", vm.Stats().GCCount)
+		if vm.pinStats().GCCount < 2 {
+			t.Fatalf("expected collections, got %d", vm.pinStats().GCCount)
 		}
 		for i, want := range before {
 			if got := mustEvalRapid(t, vm, fmt.Sprintf("k%d", i)); got != want {
 				t.Fatalf("k%d changed across GC:\nbefore %q\nafter  %q", i, want, got)
 			}
 		}
-		st := vm.Stats()
+		st := vm.pinStats()
 		if st.Free+st.Used != st.Cells {
 			t.Fatalf("free %d + used %d != cells %d", st.Free, st.Used, st.Cells)
 		}
@@ -172,7 +172,7 @@ func TestPropNoLeakAfterBindingsDrop(t *testing.T) {
 			if err := vm.Collect(); err != nil {
 				t.Fatal(err)
 			}
-			st := vm.Stats()
+			st := vm.pinStats()
 			if st.Free+st.Used != st.Cells {
 				t.Fatalf("free %d + used %d != cells %d", st.Free, st.Used, st.Cells)
 			}
@@ -205,7 +205,7 @@ func TestPropOOMRecovers(t *testing.T) {
 		if !errors.Is(err, ErrOutOfMemory) {
 			t.Fatalf("filling the arena: err = %v, want out of memory", err)
 		}
-		st := vm.Stats()
+		st := vm.pinStats()
 		if st.Free+st.Used != st.Cells {
 			t.Fatalf("free %d + used %d != cells %d", st.Free, st.Used, st.Cells)
 		}

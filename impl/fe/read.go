@@ -14,9 +14,6 @@ type source struct {
 }
 
 func (s *source) next() byte {
-	if s == nil || s.r == nil {
-		return 0
-	}
 	b, err := s.r.ReadByte()
 	if err != nil {
 		return 0
@@ -24,13 +21,16 @@ func (s *source) next() byte {
 	return b
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+// isSpace and isDelim are C's strchr(" \n\t\r", c) and strchr(" \n\t\r();",
+// c) for a c that is not NUL.
+func isSpace(c byte) bool { return strings.IndexByte(" \n\t\r", c) >= 0 }
 
-func isDelim(c byte) bool { return isSpace(c) || c == '(' || c == ')' || c == ';' }
+func isDelim(c byte) bool { return strings.IndexByte(" \n\t\r();", c) >= 0 }
 
 // read is fe_read: one datum, refNone at end of input, error on a stray ')'.
-func (vm *VM) read(src *source) Value {
-	v := vm.readItem(src)
+// depth is how many lists and quotes enclose it.
+func (vm *VM) read(src *source, depth int) Value {
+	v := vm.readItem(src, depth)
 	if v == refRParen {
 		vm.fail("stray ')'")
 	}
@@ -38,10 +38,8 @@ func (vm *VM) read(src *source) Value {
 }
 
 // readItem is read_: it may also return refRParen.
-func (vm *VM) readItem(src *source) Value {
-	vm.readDeep++
-	defer func() { vm.readDeep-- }()
-	if vm.readDeep > vm.maxReadDepth {
+func (vm *VM) readItem(src *source, depth int) Value {
+	if depth >= maxReadDepth {
 		vm.fail("nesting too deep")
 	}
 	chr := vm.nextchr
@@ -82,7 +80,7 @@ func (vm *VM) readItem(src *source) Value {
 		gc := vm.gcIdx
 		vm.pushgc(res) // makes too-deep nesting overflow the gc stack
 		for {
-			v := vm.readItem(src)
+			v := vm.readItem(src, depth+1)
 			if v == refRParen {
 				break
 			}
@@ -90,7 +88,7 @@ func (vm *VM) readItem(src *source) Value {
 				vm.fail("unclosed list")
 			}
 			if vm.typ(v) == TSymbol && vm.symbolName(v) == "." {
-				d := vm.read(src)
+				d := vm.read(src, depth+1)
 				if d == refNone {
 					// C stores a NULL pointer here when a NUL byte
 					// follows the dot and later crashes on it; report
@@ -109,7 +107,7 @@ func (vm *VM) readItem(src *source) Value {
 		return res
 
 	case '\'':
-		v := vm.read(src)
+		v := vm.read(src, depth+1)
 		if v == refNone {
 			vm.fail("stray '''")
 		}
@@ -224,66 +222,50 @@ func isRangeErr(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// isDecimal accepts digits [. digits] [e|E [sign] digits] with at least one
-// mantissa digit and, if an exponent marker is present, at least one
-// exponent digit (otherwise strtod would stop before the marker).
+// isDecimal reports whether s has the shape digits [. digits] [e|E [sign]
+// digits] and nothing else. ParseFloat, which reads s next, refuses the
+// shapes strtod would not take whole: no mantissa digit, or an exponent
+// marker with no digit after it.
 func isDecimal(s string) bool {
-	i, digits := 0, 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
-	}
+	i := skipDigits(s, 0)
 	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return false
+		i = skipDigits(s, i+1)
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		exp := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			exp++
-		}
-		if exp == 0 {
-			return false
-		}
+		i = skipDigits(s, i)
 	}
 	return i == len(s)
 }
 
-func hexVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
+// skipDigits returns the index of the first byte from i on that is not a
+// decimal digit.
+func skipDigits(s string, i int) int {
+	for i < len(s) && strings.IndexByte("0123456789", s[i]) >= 0 {
+		i++
 	}
-	return -1
+	return i
 }
+
+// isHex reports whether c is a hex digit (parseHex hands the digits
+// themselves to strconv).
+func isHex(c byte) bool { return strings.IndexByte("0123456789abcdefABCDEF", c) >= 0 }
 
 // parseHex parses the part after "0x" of a C hex float: hex digits with an
 // optional point and an optional binary exponent. It rounds correctly to
 // float64 by handing a normalised literal to strconv.
 func parseHex(s string) (float64, bool) {
 	i, digits := 0, 0
-	for i < len(s) && hexVal(s[i]) >= 0 {
+	for i < len(s) && isHex(s[i]) {
 		i++
 		digits++
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
-		for i < len(s) && hexVal(s[i]) >= 0 {
+		for i < len(s) && isHex(s[i]) {
 			i++
 			digits++
 		}

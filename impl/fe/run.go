@@ -15,17 +15,15 @@ func byteReader(r io.Reader) io.ByteReader {
 
 // writeError prints an error the way fe_error does without a handler:
 // the message, then one "=> FORM" line per traceback frame.
-func writeError(w io.Writer, e *Error, trace bool) {
+func writeError(w io.Writer, e *Error, trace []string) {
 	var b strings.Builder
 	b.WriteString("error: ")
 	b.WriteString(e.Msg)
 	b.WriteByte('\n')
-	if trace {
-		for _, f := range e.Trace {
-			b.WriteString("=> ")
-			b.WriteString(f)
-			b.WriteByte('\n')
-		}
+	for _, f := range trace {
+		b.WriteString("=> ")
+		b.WriteString(f)
+		b.WriteByte('\n')
 	}
 	_, _ = io.WriteString(w, b.String())
 }
@@ -34,7 +32,7 @@ func writeError(w io.Writer, e *Error, trace bool) {
 // datum is read and evaluated in turn and nothing is printed for results.
 // On the first error it writes the message and traceback to stderr and
 // returns exit status 1; otherwise it returns 0. print output goes to
-// stdout.
+// stdout. A VM with a meter keeps no call list, so its traceback is empty.
 func (vm *VM) RunFile(in io.Reader, stdout, stderr io.Writer) int {
 	vm.out = stdout
 	src := &source{r: byteReader(in)}
@@ -43,7 +41,7 @@ func (vm *VM) RunFile(in io.Reader, stdout, stderr io.Writer) int {
 		done, err := vm.readEval(src, gc, nil)
 		if err != nil {
 			vm.gcIdx = gc
-			writeError(stderr, err, true)
+			writeError(stderr, err, vm.traceback())
 			return 1
 		}
 		if done {
@@ -59,8 +57,9 @@ func (vm *VM) RunFile(in io.Reader, stdout, stderr io.Writer) int {
 // had no datum left.
 func (vm *VM) readEval(src *source, gc int, each func(res Value)) (done bool, err *Error) {
 	vm.gcIdx = gc
+	vm.ncall = 0
 	err = vm.protect(func() {
-		obj := vm.read(src)
+		obj := vm.read(src, 0)
 		if obj == refNone {
 			done = true
 			return
@@ -91,7 +90,7 @@ func (vm *VM) RunREPL(in io.Reader, stdout, stderr io.Writer) {
 		vm.emit([]byte("> "))
 		done, err := vm.readEval(src, gc, printResult)
 		if err != nil {
-			writeError(stderr, err, false)
+			writeError(stderr, err, nil)
 			continue
 		}
 		if done {
@@ -114,40 +113,9 @@ func (vm *VM) Eval(src string) (string, error) {
 	defer func() { vm.gcIdx = gc }()
 	out := "nil"
 	for {
-		done, err := vm.readEval(s, gc, func(res Value) { out = vm.toString(res, -1) })
+		done, err := vm.readEval(s, gc, func(res Value) { out = vm.toString(res) })
 		if err != nil {
 			return "", err
-		}
-		if done {
-			return out, nil
-		}
-	}
-}
-
-// Read parses every datum in src without evaluating it and returns their
-// printed forms (strings inside lists quoted, top-level strings raw). Parsed
-// data are garbage once Read returns. It stops at the first reader error.
-func (vm *VM) Read(src string) ([]string, error) {
-	saved := vm.nextchr
-	vm.nextchr = 0
-	defer func() { vm.nextchr = saved }()
-	s := &source{r: strings.NewReader(src)}
-	gc := vm.gcIdx
-	defer func() { vm.gcIdx = gc }()
-	var out []string
-	for {
-		vm.gcIdx = gc
-		done := false
-		err := vm.protect(func() {
-			obj := vm.read(s)
-			if obj == refNone {
-				done = true
-				return
-			}
-			out = append(out, vm.toString(obj, -1))
-		})
-		if err != nil {
-			return out, err
 		}
 		if done {
 			return out, nil

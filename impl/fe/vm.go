@@ -63,7 +63,9 @@ const (
 // strings keep their bytes in s and the next chunk in cdr, symbols keep their
 // (name . value) pair in cdr, numbers keep the float in num, primitives and
 // cfuncs keep an index in aux. A free cell links to the next free cell
-// through cdr, and that stale link survives allocation exactly as in C.
+// through cdr, and that stale link survives allocation exactly as in C. A
+// cell is typed TFree only until it is first allocated: nothing reads the
+// type of a free cell, so the sweep leaves a freed cell's type stale.
 //
 // Two fields have no counterpart in C; they let a lookup skip walking an
 // environment it cannot find the symbol in, while counting the same
@@ -91,6 +93,12 @@ type cell struct {
 // cellSize is the size of a cell in bytes: the distance between the Values
 // of two neighbouring cells.
 const cellSize = Value(unsafe.Sizeof(cell{}))
+
+// maxCells bounds the arena: the cell array (the static nil and the
+// arena's cells) may span at most refNone bytes, so that every Value stays
+// below the reader's sentinels; an arena of maxCells cells or more is
+// refused.
+const maxCells = int(refNone / cellSize)
 
 // valueOf returns the Value of cells[i].
 func valueOf(i int) Value { return Value(i) * cellSize }
@@ -137,19 +145,15 @@ func (e Event) String() string {
 	return fmt.Sprintf("event(%d)", uint8(e))
 }
 
-// StepHook is called once per interpreter event. A non-nil error aborts the
-// evaluation in progress with a Lisp error carrying that message; the VM
-// stays usable. An error returned during a collection takes effect as soon
-// as the collection has finished, so the heap is never left half-swept.
-type StepHook func(ev Event) error
-
-// Meter is a cheap special case of a step hook for the common use of
-// pricing events: after each event the VM adds Costs[ev] to Total, and the
-// first time Total exceeds Limit it sets Limit to the maximum (so the abort
-// is not repeated) and aborts the evaluation with Err exactly as a step
-// hook returning Err would (after the collection, if one is running). The
-// meter is read and written by the VM directly, with no function call per
-// event; its owner may change Total and Limit between evaluations.
+// Meter prices the interpreter's events: after each event the VM adds
+// Costs[ev] to Total, and the first time Total exceeds Limit it sets Limit
+// to the maximum (so the abort is not repeated) and aborts the evaluation
+// in progress with a Lisp error carrying Err's message, which try cannot
+// catch; the VM stays usable. An abort that falls inside a collection takes
+// effect as soon as the collection has finished, so the heap is never left
+// half-swept. The meter is read and written by the VM directly, with no
+// function call per event; its owner may change Total and Limit between
+// evaluations.
 type Meter struct {
 	Costs [NumEvents]uint64
 	Total uint64
@@ -169,28 +173,29 @@ const (
 	NaNNewlib                 // "nan" always (Cortex-M33 newlib, the .out-m33 reference)
 )
 
-// Model describes the C build whose memory layout the VM reproduces.
+// Model describes the C build whose memory layout the VM reproduces: one
+// of Model32 and Model64.
 type Model struct {
-	PtrSize     int // bytes per pointer: 4 or 8
-	GCStackSize int // entries in the GC root stack
+	ptrSize     int // bytes per pointer: 4 or 8
+	gcStackSize int // entries in the GC root stack
 }
 
-// CellBytes is the size of one cell: two pointer-sized words.
-func (m Model) CellBytes() int { return 2 * m.PtrSize }
+// cellBytes is the size of one cell: two pointer-sized words.
+func (m Model) cellBytes() int { return 2 * m.ptrSize }
 
-// StrBytes is the number of string bytes one string cell holds.
-func (m Model) StrBytes() int { return m.PtrSize - 1 }
+// strBytes is the number of string bytes one string cell holds.
+func (m Model) strBytes() int { return m.ptrSize - 1 }
 
-// ContextBytes is the size of the context struct stored at the start of the
-// arena: three handler pointers, the GC stack and eight more word-sized
+// contextBytes is the size of the context struct stored at the start of
+// the arena: three handler pointers, the GC stack and eight more word-sized
 // fields (padded to pointer size).
-func (m Model) ContextBytes() int { return (m.GCStackSize + 11) * m.PtrSize }
+func (m Model) contextBytes() int { return (m.gcStackSize + 11) * m.ptrSize }
 
 // Model32 is the reference layout (x86-32 and Cortex-M33).
-func Model32() Model { return Model{PtrSize: 4, GCStackSize: 256} }
+func Model32() Model { return Model{ptrSize: 4, gcStackSize: 256} }
 
 // Model64 is the 64-bit host layout (the .out64 reference).
-func Model64() Model { return Model{PtrSize: 8, GCStackSize: 256} }
+func Model64() Model { return Model{ptrSize: 8, gcStackSize: 256} }
 
 // Option configures a VM.
 type Option func(*VM)
@@ -204,21 +209,18 @@ func WithModel(m Model) Option { return func(vm *VM) { vm.model = m } }
 // WithNaNStyle selects NaN printing (default NaNGlibc).
 func WithNaNStyle(s NaNStyle) Option { return func(vm *VM) { vm.nanStyle = s } }
 
-// WithStepHook installs a step hook.
-func WithStepHook(h StepHook) Option { return func(vm *VM) { vm.hook = h } }
-
-// WithMeter installs a meter (see Meter). With a step hook as well, the
-// meter sees each event first.
+// WithMeter installs a meter (see Meter).
 func WithMeter(m *Meter) Option { return func(vm *VM) { vm.meter = m } }
 
 // WithExtensions enables the deck extension layer (see ext.go).
 func WithExtensions() Option { return func(vm *VM) { vm.ext = true } }
 
-// WithMaxReadDepth bounds reader recursion (nested quotes and lists) as a
-// guard against exhausting the Go stack on hostile input. The C interpreter
-// has no such bound and would crash instead; the default of 100000 is far
-// beyond anything the gc stack lets a list reach.
-func WithMaxReadDepth(n int) Option { return func(vm *VM) { vm.maxReadDepth = n } }
+// maxReadDepth bounds reader recursion (nested quotes and lists) as a
+// guard against exhausting the Go stack on hostile input: a datum inside
+// that many is refused. The C interpreter has no such bound and would
+// crash instead; 100000 is far beyond anything the gc stack lets a list
+// reach.
+const maxReadDepth = 100000
 
 // VM is one Fe context with its arena.
 type VM struct {
@@ -235,7 +237,8 @@ type VM struct {
 	gcIdx   int
 	// The call list (the pairs being evaluated, outermost first) has
 	// ncall entries: the first ones in calls, which a call reaches at a
-	// fixed place in the VM, any deeper ones in callsDeep.
+	// fixed place in the VM, any deeper ones in callsDeep. Only the quiet
+	// evaluator keeps it (see evalPair): with a meter it stays empty.
 	calls     [callsInline]Value
 	callsDeep []Value
 	ncall     int
@@ -245,38 +248,32 @@ type VM struct {
 	nextchr   byte
 	fnPrim    Value // the PRIM object bound to fn (lambda aliases it)
 
-	syms     map[string]Value // intern table; mirrors symlist, which is never pruned
-	gcCount  int
-	counts   [NumEvents]uint64
-	inGC     bool
-	pending  error // hook or meter abort raised during a collection
-	readDeep int
+	syms    map[string]Value // intern table; mirrors symlist, which is never pruned
+	counts  [NumEvents]uint64
+	inGC    bool
+	pending error // meter abort raised during a collection
 
 	out      io.Writer
 	nanStyle NaNStyle
-	hook     StepHook
 	meter    *Meter
 
-	// Event observation. Without hook and meter the thresholds are the
-	// maximum, which no count reaches, and step only counts. Otherwise step
-	// takes its slow path (observe) when counts[ev] passes thresh[ev]. With
-	// a hook the thresholds are 0, so the hook sees every event. With a
-	// meter alone, Total is brought
-	// up to date lazily: base holds the counts already priced into Total,
+	// Event observation. Without a meter the thresholds are the maximum,
+	// which no count reaches, and step only counts. Otherwise step takes
+	// its slow path (observe) when counts[ev] passes thresh[ev], and Total
+	// is brought up to date lazily: base holds the counts already priced into Total,
 	// and the thresholds allow each event type slack more events, where
 	// slack times the sum of the costs cannot pass the limit. So the first
 	// event that could cross the limit takes the slow path, which prices
 	// everything and checks exactly as a per-event meter would. meterSync
 	// also runs at the API boundary (protect) and around primitives, so
 	// Total is exact whenever its owner can see it.
-	thresh       [NumEvents]uint64
-	base         [NumEvents]uint64
-	ext          bool
-	quiet        bool // neither hook nor meter: evaluate with evalQuiet
-	maxReadDepth int
-	prims        []primEntry
-	docs         map[string]string
-	scratch      []byte
+	thresh  [NumEvents]uint64
+	base    [NumEvents]uint64
+	ext     bool
+	quiet   bool // no meter: evaluate with evalQuiet
+	prims   []primEntry
+	docs    map[string]string
+	scratch []byte
 }
 
 // Arena is memory a host lends a VM, such as a region of the deck's
@@ -304,39 +301,21 @@ func (vm *VM) ArenaBytes() int { return vm.arenaBytes }
 // message "out of memory".
 func New(arenaBytes int, opts ...Option) (*VM, error) {
 	vm := &VM{
-		model:        Model32(),
-		out:          io.Discard,
-		maxReadDepth: 100000,
-		syms:         make(map[string]Value),
-		docs:         make(map[string]string),
+		model: Model32(),
+		out:   io.Discard,
+		syms:  make(map[string]Value),
+		docs:  make(map[string]string),
 	}
 	for _, o := range opts {
 		o(vm)
 	}
-	if vm.model.PtrSize != 4 && vm.model.PtrSize != 8 {
-		return nil, fmt.Errorf("fe: new: pointer size %d: want 4 or 8", vm.model.PtrSize)
-	}
-	if vm.model.GCStackSize < 1 {
-		return nil, fmt.Errorf("fe: new: gc stack size %d: want at least 1", vm.model.GCStackSize)
-	}
-	vm.quiet = vm.hook == nil && vm.meter == nil
-	switch {
-	case vm.hook != nil:
-		// thresh stays 0: every event is observed.
-	case vm.meter != nil:
-		vm.meterSync()
-	default:
-		for i := range vm.thresh {
-			vm.thresh[i] = math.MaxUint64
-		}
-	}
-	vm.strBytes = vm.model.StrBytes()
+	vm.quiet = vm.meter == nil
+	vm.strBytes = vm.model.strBytes()
 	n := 0
-	if arenaBytes > vm.model.ContextBytes() {
-		n = (arenaBytes - vm.model.ContextBytes()) / vm.model.CellBytes()
+	if arenaBytes > vm.model.contextBytes() {
+		n = (arenaBytes - vm.model.contextBytes()) / vm.model.cellBytes()
 	}
-	// Every Value, the reader's sentinels excepted, must fit in 32 bits.
-	if uint64(n+1)*uint64(cellSize) > uint64(refRParen-1) {
+	if n >= maxCells {
 		return nil, fmt.Errorf("fe: new: arena of %d bytes: more cells than values can address", arenaBytes)
 	}
 	vm.count = n
@@ -344,13 +323,11 @@ func New(arenaBytes int, opts ...Option) (*VM, error) {
 	vm.cells = make([]cell, n+1)
 	vm.mem = arena{base: unsafe.Pointer(&vm.cells[0])}
 	vm.cells[0] = cell{typ: TNil}
-	vm.gcstack = make([]Value, vm.model.GCStackSize)
-	vm.freelist = Nil
-	vm.symlist = Nil
+	vm.gcstack = make([]Value, vm.model.gcStackSize)
+	// The free list runs from the last cell down to the first; freelist
+	// and symlist start as Nil, the zero Value.
 	for i := 1; i <= n; i++ {
-		vm.cells[i].typ = TFree
-		vm.cells[i].cdr = vm.freelist
-		vm.cells[i].envLen = uint32(i)
+		vm.cells[i] = cell{typ: TFree, cdr: vm.freelist, envLen: uint32(i)}
 		vm.freelist = valueOf(i)
 	}
 	if err := vm.protect(vm.open); err != nil {
@@ -380,10 +357,9 @@ func (vm *VM) open() {
 
 // Error is an evaluation or read error.
 type Error struct {
-	Msg   string   // the message fe prints after "error: "
-	Trace []string // traceback forms, innermost first, each cut to 63 bytes
-	Cause error    // the step hook's or primitive's error, if any
-	abort bool     // raised by the step hook: not catchable by try
+	Msg   string // the message fe prints after "error: "
+	Cause error  // the meter's or primitive's error, if any
+	abort bool   // raised by the meter: not catchable by try
 
 	obj    Value // structured error object (valid until the next allocation)
 	hasObj bool
@@ -414,17 +390,13 @@ func (vm *VM) protect(f func()) (err *Error) {
 	return nil
 }
 
-// fail raises a Lisp error, as fe_error does: the call list is captured for
-// the traceback and reset.
+// fail raises a Lisp error, as fe_error does. The call list is left as
+// it was for the traceback (see RunFile); the next evaluation resets it.
 func (vm *VM) fail(msg string) {
 	vm.raise(&Error{Msg: msg})
 }
 
 func (vm *VM) raise(e *Error) {
-	if e.Trace == nil {
-		e.Trace = vm.traceback()
-	}
-	vm.ncall = 0
 	panic(vmPanic{e})
 }
 
@@ -439,50 +411,46 @@ func (vm *VM) call(i int) Value {
 	return vm.callsDeep[i-len(vm.calls)]
 }
 
+// traceback returns the forms of the call list, innermost first, each cut
+// to the 63 bytes fe_tostring keeps in the C traceback's 64-byte buffer.
 func (vm *VM) traceback() []string {
 	tr := make([]string, 0, vm.ncall)
 	for i := vm.ncall - 1; i >= 0; i-- {
-		tr = append(tr, vm.toString(vm.call(i), 63))
+		s := vm.toString(vm.call(i))
+		tr = append(tr, s[:min(len(s), 63)])
 	}
 	return tr
 }
 
-// step records an event and runs the meter and the hook.
+// step records an event and runs the meter.
 //
-// Without a hook or meter the thresholds are the maximum, which no count
+// Without a meter the thresholds are the maximum, which no count
 // reaches, so step needs no test of whether anything observes.
 func (vm *VM) step(ev Event) {
 	vm.counts[ev]++
 	if vm.counts[ev] > vm.thresh[ev] {
-		vm.observe(ev)
+		vm.observe()
 	}
 }
 
 // tally records an event in the quiet evaluator (eval_quiet.go, generated
-// from eval.go), which runs only when neither a hook nor a meter is
-// installed: then no count ever passes its threshold, so step's test is
-// dead and left out.
+// from eval.go), which runs only when no meter is installed: then no
+// count ever passes its threshold, so step's test is dead and left out.
 func (vm *VM) tally(ev Event) { vm.counts[ev]++ }
 
-// replayLookups is the slow path of counting n consecutive step(EvLookup)
-// with nothing in between, which the lookups write out in place as
-//
-//	if vm.counts[EvLookup] += n; vm.counts[EvLookup] > vm.thresh[EvLookup] {
-//		vm.replayLookups(n)
-//	}
-//
-// (always the fast path without a hook or meter). Past a threshold the n
-// events are taken back and replayed one by one.
-func (vm *VM) replayLookups(n uint64) {
-	vm.counts[EvLookup] -= n
-	vm.stepN(EvLookup, n)
+// stepN records n consecutive events of one kind with nothing in between,
+// as n calls of step would. The lookups, which tally a symbol's
+// environment walk in a register, add it at once here. Without a meter
+// no count passes its threshold; past one, replay takes the n events back
+// and steps them one by one.
+func (vm *VM) stepN(ev Event, n uint64) {
+	if vm.counts[ev] += n; vm.counts[ev] > vm.thresh[ev] {
+		vm.replay(ev, n)
+	}
 }
 
-func (vm *VM) stepN(ev Event, n uint64) {
-	if vm.counts[ev]+n <= vm.thresh[ev] {
-		vm.counts[ev] += n
-		return
-	}
+func (vm *VM) replay(ev Event, n uint64) {
+	vm.counts[ev] -= n
 	for ; n > 0; n-- {
 		vm.step(ev)
 	}
@@ -490,33 +458,24 @@ func (vm *VM) stepN(ev Event, n uint64) {
 
 // observe is step's slow path: the event has been counted and passed its
 // threshold.
-func (vm *VM) observe(ev Event) {
-	m := vm.meter
-	if vm.hook == nil {
-		// A meter alone (see thresh): price everything so far.
-		vm.meterSync()
-		if m.Total > m.Limit {
-			vm.meterAbort()
-		}
-		return
-	}
-	if m != nil {
-		m.Total += m.Costs[ev]
-		if m.Total > m.Limit {
-			vm.meterAbort()
-		}
-	}
-	if err := vm.hook(ev); err != nil {
-		vm.abort(err)
+func (vm *VM) observe() {
+	// Price everything so far (see thresh).
+	vm.meterSync()
+	if vm.meter.Total > vm.meter.Limit {
+		vm.meterAbort()
 	}
 }
 
 // meterSync prices the events counted since the last sync into the meter
-// and resets the thresholds from the meter's room left (meter alone only;
-// with a hook the meter is priced event by event).
+// and resets the thresholds from the meter's room left. Without a meter
+// the thresholds are the maximum, which no count reaches. protect syncs
+// before anything runs, New's setup included.
 func (vm *VM) meterSync() {
 	m := vm.meter
-	if m == nil || vm.hook != nil {
+	if m == nil {
+		for ev := range vm.thresh {
+			vm.thresh[ev] = math.MaxUint64
+		}
 		return
 	}
 	var sum uint64
@@ -525,23 +484,22 @@ func (vm *VM) meterSync() {
 		sum += m.Costs[ev]
 	}
 	vm.base = vm.counts
-	slack := uint64(0)
-	if m.Total <= m.Limit {
-		slack = uint64(1) << 62
-		if sum > 0 {
-			slack = min((m.Limit-m.Total)/sum, slack)
-		}
-	}
+	// The room left under the limit (none past it), and the events of each
+	// kind it surely holds; without any cost, all of them (capped so that
+	// a threshold cannot wrap).
+	room := m.Limit - min(m.Total, m.Limit)
+	slack := min(room/max(sum, 1), 1<<62)
 	for ev := range vm.thresh {
 		vm.thresh[ev] = vm.counts[ev] + slack
 	}
 }
 
-// meterAbort disarms the meter and aborts with its error.
+// meterAbort disarms the meter and aborts with its error. The thresholds
+// still say the limit is passed: the next event (in a collection running
+// now) or the abort's unwinding (protect) syncs them with the new limit.
 func (vm *VM) meterAbort() {
 	m := vm.meter
 	m.Limit = math.MaxUint64
-	vm.meterSync()
 	err := m.Err
 	if err == nil {
 		err = ErrMeterLimit
@@ -549,13 +507,12 @@ func (vm *VM) meterAbort() {
 	vm.abort(err)
 }
 
-// abort raises a hook or meter error, or during a collection records it to
-// be raised when the collection has finished.
+// abort raises a meter error, or during a collection records it to be
+// raised when the collection has finished (the meter aborts once: see
+// meterAbort).
 func (vm *VM) abort(err error) {
 	if vm.inGC {
-		if vm.pending == nil {
-			vm.pending = err
-		}
+		vm.pending = err
 		return
 	}
 	vm.raise(&Error{Msg: err.Error(), Cause: err, abort: true})
@@ -572,6 +529,17 @@ var (
 func (e *Error) Is(target error) bool {
 	return (target == ErrOutOfMemory && e.Msg == "out of memory") ||
 		(target == ErrGCStackOverflow && e.Msg == "gc stack overflow")
+}
+
+// frame returns the two GC stack slots from save on, where a list of
+// forms being evaluated keeps the rest of the list and its environment;
+// without room for both, pushing the first overflows the stack (C pushes
+// the two with pushgc).
+func (vm *VM) frame(save int) *[2]Value {
+	if save+2 > len(vm.gcstack) {
+		vm.fail("gc stack overflow")
+	}
+	return (*[2]Value)(vm.gcstack[save : save+2])
 }
 
 func (vm *VM) pushgc(v Value) {
@@ -617,60 +585,31 @@ func (vm *VM) mark(v Value) {
 
 func (vm *VM) collect() {
 	vm.inGC = true
-	vm.gcCount++
 	for i := 0; i < vm.gcIdx; i++ {
 		vm.mark(vm.gcstack[i])
 	}
 	vm.mark(vm.symlist)
-	// Every cell of the arena is one sweep event. Without a hook they are
-	// counted (and metered) in one addition; with one, the hook sees each
-	// in turn. Batching the meter is exact because inside a collection a
-	// meter abort is only recorded, and the total is the same.
-	hook := vm.hook != nil
-	if !hook {
-		vm.counts[EvSweep] += uint64(vm.count)
-		if vm.counts[EvSweep] > vm.thresh[EvSweep] {
-			vm.observe(EvSweep)
-		}
+	// Every cell of the arena is one sweep event, counted (and metered)
+	// in one addition. Batching the meter is exact because inside a
+	// collection a meter abort is only recorded, and the total is the same.
+	if vm.counts[EvSweep] += uint64(vm.count); vm.counts[EvSweep] > vm.thresh[EvSweep] {
+		vm.observe()
 	}
-	// The free list head and length live in locals during the loop (a
-	// hook cannot raise here: inside a collection its error is deferred).
+	// The VM collects only when an allocation finds the free list empty,
+	// so every cell is in use (and typed by its allocation): an unmarked
+	// one is garbage. The free list head and length live in locals during
+	// the loop.
 	freelist, free := vm.freelist, vm.freeCells()
-	cells := vm.cells[1 : vm.count+1]
-	if hook {
-		for i := range cells {
-			vm.step(EvSweep)
-			c := &cells[i]
-			if c.typ == TFree {
-				continue
-			}
-			if !c.mark {
-				c.typ = TFree
-				c.cdr = freelist
-				free++
-				c.envLen = uint32(free)
-				freelist = valueOf(i + 1)
-			} else {
-				c.mark = false
-			}
-		}
-	} else {
-		// The same loop without the hook, stepping through the values.
-		mem, last := vm.mem, valueOf(len(cells))
-		for v := cellSize; v <= last; v += cellSize {
-			c := mem.at(v)
-			if c.typ == TFree {
-				continue
-			}
-			if !c.mark {
-				c.typ = TFree
-				c.cdr = freelist
-				free++
-				c.envLen = uint32(free)
-				freelist = v
-			} else {
-				c.mark = false
-			}
+	mem, last := vm.mem, valueOf(vm.count)
+	for v := cellSize; v <= last; v += cellSize {
+		c := mem.at(v)
+		if !c.mark {
+			c.cdr = freelist
+			free++
+			c.envLen = uint32(free)
+			freelist = v
+		} else {
+			c.mark = false
 		}
 	}
 	vm.freelist = freelist
@@ -707,7 +646,7 @@ func (vm *VM) objectSlow() Value {
 			vm.fail("out of memory")
 		}
 	}
-	// The event comes first so that a hook abort cannot strand a cell
+	// The event comes first so that a meter abort cannot strand a cell
 	// that has left the free list.
 	vm.step(EvAlloc)
 	v := vm.freelist
@@ -716,18 +655,11 @@ func (vm *VM) objectSlow() Value {
 	return v
 }
 
-// cons and number are the allocations of the hot path; each has object's
-// fast path written out, which saves a Go call per cell.
+// cons and number take their cell from object; the evaluator's hot paths
+// (argument lists, bindings, cons and arithmetic results) have object's
+// fast path written out instead.
 func (vm *VM) cons(car, cdr Value) Value {
-	v := vm.freelist
-	if gs, gi := vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
-		v = vm.objectSlow()
-	} else {
-		vm.counts[EvAlloc]++
-		vm.freelist = vm.mem.at(v).cdr
-		gs[gi] = v
-		vm.gcIdx = gi + 1
-	}
+	v := vm.object()
 	c := vm.mem.at(v)
 	c.typ = TPair
 	c.car = car
@@ -736,15 +668,7 @@ func (vm *VM) cons(car, cdr Value) Value {
 }
 
 func (vm *VM) number(n float32) Value {
-	v := vm.freelist
-	if gs, gi := vm.gcstack, vm.gcIdx; v == Nil || vm.counts[EvAlloc] >= vm.thresh[EvAlloc] || uint(gi) >= uint(len(gs)) {
-		v = vm.objectSlow()
-	} else {
-		vm.counts[EvAlloc]++
-		vm.freelist = vm.mem.at(v).cdr
-		gs[gi] = v
-		vm.gcIdx = gi + 1
-	}
+	v := vm.object()
 	c := vm.mem.at(v)
 	c.typ = TNumber
 	c.num = n
@@ -765,7 +689,6 @@ func (vm *VM) buildString(tail Value, chr byte) Value {
 		v := vm.object()
 		c := vm.mem.at(v)
 		c.typ = TString
-		c.car = 0
 		c.s = [7]byte{}
 		c.cdr = Nil
 		if tail != refNone {
@@ -793,18 +716,8 @@ func (vm *VM) str(s string) Value {
 	return v
 }
 
-// goString returns the bytes of a string object.
-func (vm *VM) goString(v Value) string {
-	var b []byte
-	for v != Nil {
-		c := &vm.cells[v.index()]
-		for i := 0; i < vm.strBytes && c.s[i] != 0; i++ {
-			b = append(b, c.s[i])
-		}
-		v = c.cdr
-	}
-	return string(b)
-}
+// goString returns the bytes of a string object: its raw printed form.
+func (vm *VM) goString(v Value) string { return vm.toString(v) }
 
 func (vm *VM) symbolName(sym Value) string {
 	return vm.goString(vm.mem.at(vm.mem.at(sym).cdr).car)
@@ -873,37 +786,14 @@ func (vm *VM) freeCells() int { return int(vm.mem.at(vm.freelist).envLen) }
 
 // Stats describes the arena.
 type Stats struct {
-	Cells      int // cells in the arena
-	Used       int // cells not on the free list (live or awaiting collection)
-	Free       int // cells on the free list
-	GCCount    int // collections so far
-	GCStack    int // GC root stack entries in use
-	GCStackCap int // GC root stack size
+	Cells int // cells in the arena
+	Free  int // cells on the free list
 }
 
 // Stats returns arena statistics.
 func (vm *VM) Stats() Stats {
-	return Stats{
-		Cells:      vm.count,
-		Used:       vm.count - vm.freeCells(),
-		Free:       vm.freeCells(),
-		GCCount:    vm.gcCount,
-		GCStack:    vm.gcIdx,
-		GCStackCap: len(vm.gcstack),
-	}
+	return Stats{Cells: vm.count, Free: vm.freeCells()}
 }
 
 // Counts returns how many times each event has occurred.
 func (vm *VM) Counts() [NumEvents]uint64 { return vm.counts }
-
-// Collect runs a full collection now. Only the GC stack (as left by the last
-// top-level evaluation) and the symbol list are roots.
-func (vm *VM) Collect() error {
-	if err := vm.protect(vm.collect); err != nil {
-		return err
-	}
-	return nil
-}
-
-// SetOutput changes where print writes.
-func (vm *VM) SetOutput(w io.Writer) { vm.out = w }

@@ -78,3 +78,47 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLimits pins what fe does at the edges of its input and its arena,
+// where the deck never goes: each case is the command's output and exit
+// status for a program given on standard input or in a file.
+func TestRunLimits(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		file string // written to prog.fe and run when args end with it
+		in   string
+		code int
+		out  string
+	}{
+		// An arena too small for fe_open's setup (t and the 26
+		// primitives): the VM never opens, as stock fe fails in fe_open.
+		{"arena too small", []string{"-arena", "2000", "prog.fe"}, "", "", 1, "error: out of memory\n"},
+		// The largest arena whose cells 32-bit values can address is one
+		// cell short of 134,217,727: more is refused before any memory is
+		// taken.
+		{"arena past 32-bit values", []string{"-arena", "1073742884", "prog.fe"}, "", "", 1, "error: fe: new: arena of 1073742884 bytes: more cells than values can address\n"},
+		// Tab and carriage return separate tokens, as space and newline do.
+		{"tab and carriage return", []string{"prog.fe"}, "(print\t1\r2\r\n3)", "", 0, "1 2 3\n"},
+		// Quotes nested to the reader's bound of 100,000 (the C reader
+		// would exhaust its stack) are an error, not a crash; one fewer
+		// are read, and building their quote forms overflows the GC stack
+		// (each cons of the reader is rooted there, as in C).
+		{"quotes nested too deep", []string{"prog.fe"}, strings.Repeat("'", 100000) + "x", "", 1, "error: nesting too deep\n"},
+		{"quotes nested just within", []string{"prog.fe"}, strings.Repeat("'", 99999) + "x", "", 1, "error: gc stack overflow\n"},
+		// The 64-bit layout keeps 7 string bytes a cell: a string of 8
+		// fills one cell and starts the next.
+		{"64-bit string cells", []string{"-64"}, "", "\"abcdefgh\"\n(print \"1234567\" \"12345678901234\")\n(quote (abcdefgh))\n", 0, "> abcdefgh\n> 1234567 12345678901234\nnil\n> (abcdefgh)\n> "},
+	}
+	for _, c := range cases {
+		fs := afero.NewMemMapFs()
+		if err := afero.WriteFile(fs, "prog.fe", []byte(c.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		code := run(c.args, fs, strings.NewReader(c.in), &out, &out)
+		if code != c.code || out.String() != c.out {
+			t.Errorf("%s: fe %q: exit %d (want %d), output %q (want %q)", c.name, c.args, code, c.code, out.String(), c.out)
+		}
+	}
+}

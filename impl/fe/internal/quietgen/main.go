@@ -1,12 +1,13 @@
 // Command quietgen writes eval_quiet.go, the Fe evaluator's quiet copy,
 // from eval.go (run by go generate in impl/fe).
 //
-// The quiet evaluator runs when a VM has neither a step hook nor a meter.
-// Then every event threshold is the maximum, which no count reaches, so
-// each test of a count against its threshold is false and its branch dead:
-// the copy drops those tests (about a tenth of the evaluator's
-// instructions) and keeps every count, in the same order, so the counts
-// stay exact.
+// The quiet evaluator runs when a VM has no meter. Then every event
+// threshold is the maximum, which no count reaches, so each test of a
+// count against its threshold is false and its branch dead: the copy drops
+// those tests (about a tenth of the evaluator's instructions) and keeps
+// every count, in the same order, so the counts stay exact. It alone keeps
+// the call list for the traceback: eval.go writes that code as comments
+// starting "// trace: ", which the copy turns into code.
 package main
 
 import (
@@ -26,14 +27,14 @@ import (
 // quietFuncs are the functions of eval.go that get a quiet copy: those that
 // record events, directly or through another one of them.
 func quietFuncs() []string {
-	return []string{"nextArg", "getBound", "evalList", "doList", "argsToEnv", "eval", "lookup", "evalArg", "evalPair", "evalPrim", "evalOperator", "print", "expandMacro"}
+	return []string{"nextArg", "evalList", "doList", "argsToEnv", "eval", "lookup", "evalArg", "evalPair", "evalPrim", "evalOperator", "print", "expandMacro"}
 }
 
 // rewrites turn exact event recording into quiet recording.
 func rewrites() []struct{ re, to string } {
 	return []struct{ re, to string }{
 		{`\bvm\.step\(`, "vm.tally("},
-		{`if (vm\.counts\[EvLookup\] \+= n); vm\.counts\[EvLookup\] > vm\.thresh\[EvLookup\] \{\s*vm\.replayLookups\(n\)\s*\}`, "$1"},
+		{`// trace: ?`, ""},
 		{`vm\.stepN\((Ev\w+), (.+)\)\n`, "vm.counts[$1] += $2\n"},
 		{`vm\.counts\[EvAlloc\] >= vm\.thresh\[EvAlloc\] \|\| `, ""},
 		{` && vm\.counts\[EvAlloc\]\+1 < vm\.thresh\[EvAlloc\]`, ""},
@@ -79,7 +80,7 @@ func Source(src []byte) ([]byte, error) {
 	for _, r := range rewrites() {
 		s = regexp.MustCompile(r.re).ReplaceAllString(s, r.to)
 	}
-	for _, left := range []string{"vm.thresh", "vm.step(", "vm.stepN(", "vm.replayLookups(", "vm.observe("} {
+	for _, left := range []string{"vm.thresh", "vm.step(", "vm.stepN(", "vm.observe("} {
 		if strings.Contains(s, left) {
 			return nil, errors.New("quietgen: the quiet copy still has " + left + ": extend the rewrites")
 		}
