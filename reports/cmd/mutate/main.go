@@ -556,7 +556,49 @@ func (m *mutator) try(ctx context.Context, mu mutate.Mutant, mutated []byte, loc
 		res.KilledBy = run.Killers()
 		res.Reason = failureReason(out)
 	}
+	if res.Normative == mutate.Survived && judgedByCorpus(mu.File) {
+		m.tryCorpus(ctx, &res, dir, limit)
+	}
 	return res
+}
+
+// judgedByCorpus reports whether a file is the Fe VM's own, which the
+// harness judges twice: through the deck's features and, as any Fe
+// executable (FE_CMD), by the differential corpus of rxi/fe's recorded
+// outputs (go test ./impl/fe -run TestCorpus; features/README.md).
+func judgedByCorpus(file string) bool {
+	return strings.HasPrefix(file, "impl/fe/") && !strings.HasPrefix(file, "impl/fe/cmd/")
+}
+
+// corpusKiller names the differential corpus where a scenario would stand.
+const corpusKiller = "impl/fe differential corpus (TestCorpus)"
+
+// tryCorpus runs the differential corpus against an Fe VM mutant the
+// features did not reject at the normative level: rxi/fe's own outputs are a
+// normative oracle, so a mismatch kills it (both verdicts).
+func (m *mutator) tryCorpus(ctx context.Context, res *mutate.Result, dir string, limit time.Duration) {
+	bin := filepath.Join(dir, "fe.test")
+	build := exec.CommandContext(ctx, "go", "test", "-c", "-overlay", filepath.Join(dir, "overlay.json"), "-ldflags=-s -w", "-o", bin, "./impl/fe")
+	build.Dir = m.root
+	if out, err := build.CombinedOutput(); err != nil {
+		res.Reason = m.relative(firstLines("the corpus test does not build: "+string(out), 3))
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^TestCorpus$", "-test.count=1")
+	cmd.Dir = filepath.Join(m.root, "impl", "fe")
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return
+	}
+	res.Status, res.Normative = mutate.Killed, mutate.Killed
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.Status, res.Normative = mutate.Timeout, mutate.Timeout
+	}
+	res.KilledBy = append(res.KilledBy, corpusKiller)
+	res.Reason = failureReason(string(out))
 }
 
 // relative makes the module root's absolute paths in a message relative,
