@@ -92,11 +92,10 @@ func moduleErr(me moduleError) *Error {
 // gave none: the action name and its canonical params, "calc.sqrt {}"
 // (with the preview variation "calc.sqrt({})").
 func derivedPreview(action, canonParams string, v vary.Set) string {
-	if v.Has(VaryPreview) {
-		return action + "(" + canonParams + ")"
-	}
-	return action + " " + canonParams
+	return vary.Choose(v, VaryPreview, spacedPreview, calledPreview)(action, canonParams)
 }
+
+func spacedPreview(action, canonParams string) string { return action + " " + canonParams }
 
 // fingerprint identifies the payload an Idempotency-Key was first used with.
 func fingerprint(req ActionRequest) string {

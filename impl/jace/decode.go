@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"anchorage/impl/vary"
 )
 
 // Request bodies, one per endpoint, after validation.
@@ -133,16 +135,11 @@ type Decoder struct {
 	schemas map[string]*jsonschema.Schema
 }
 
-// NewDecoder compiles the request schemas with the reference's lengths.
-// maxBody <= 0 means DefaultMaxBody.
-func NewDecoder(maxBody int64) (*Decoder, error) {
-	return newDecoder(maxBody, defaultLimits())
-}
-
-func newDecoder(maxBody int64, limits schemaLimits) (*Decoder, error) {
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
+// NewDecoder compiles the request schemas, with the reference's lengths
+// or, under the limits variation, longer ones; maxBody is the body limit
+// in bytes.
+func NewDecoder(maxBody int64, v vary.Set) (*Decoder, error) {
+	limits := vary.Choose(v, VaryLimits, defaultLimits(), schemaLimits{name: variedNameLimit, intent: variedIntentLimit})
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	add := func(id, doc string) error {

@@ -164,35 +164,57 @@ func newError(k errKind, format string, args ...any) *Error {
 }
 
 // wire returns e as it is sent under the variations v: its status, code and
-// message moved where v says, a canonical code always with its family
-// status, and, with extra-members, hints and details on the runtime's own
-// errors. The zero Set gives e unchanged.
+// message moved where v says (a canonical code always with its family
+// status), and, with extra-members, hints and details on the runtime's own
+// errors. The zero Set gives e unchanged, and a module's own error is
+// never changed.
 func wire(e *Error, v vary.Set) *Error {
-	out := *e
-	if e.kind == kindModule {
-		return &out
-	}
+	out := vary.Apply(v, VaryExtraMembers, vary.Apply(v, VaryMessages, vary.Apply(v, VaryCodes, vary.Apply(v, VaryStatuses, *e, movedStatus), renamedCode), reworded), withExtraMembers)
+	return &out
+}
+
+// movedStatus is the statuses variation: a runtime error takes its kind's
+// other status, and a code that the family maps to another status the
+// canonical code of the new one, or the kind's own code.
+func movedStatus(e Error) Error {
 	c := choiceOf(e.kind)
-	if v.Has(VaryStatuses) && c.altStatus != 0 {
-		out.Status = c.altStatus
+	if e.kind == kindModule || c.altStatus == 0 {
+		return e
 	}
-	if v.Has(VaryCodes) && c.altCode != "" {
-		out.Code = c.altCode
-	}
-	if st, ok := FamilyStatus(out.Code); ok && st != out.Status {
-		// A status moved away from its canonical code's takes the
-		// canonical code of the new status, or the kind's own code.
-		out.Code = c.altCode
-		if code, ok := familyCode(out.Status); ok {
-			out.Code = code
+	e.Status = c.altStatus
+	if st, ok := FamilyStatus(e.Code); ok && st != e.Status {
+		e.Code = c.altCode
+		if code, ok := familyCode(e.Status); ok {
+			e.Code = code
 		}
 	}
-	if v.Has(VaryMessages) && c.reworded != "" {
-		out.Message = c.reworded
+	return e
+}
+
+// renamedCode is the codes variation: a runtime error takes its kind's
+// other code (none of them is one of the family's ten).
+func renamedCode(e Error) Error {
+	if c := choiceOf(e.kind); e.kind != kindModule && c.altCode != "" {
+		e.Code = c.altCode
 	}
-	if v.Has(VaryExtraMembers) && e.kind != kindModuleUnknown {
-		out.Hints = []string{"see the runtime's log for the request"}
-		out.Details = mustJSON(map[string]int{"status": out.Status})
+	return e
+}
+
+// reworded is the messages variation: a runtime error takes its kind's
+// other wording, where the seed does not fix the words.
+func reworded(e Error) Error {
+	if c := choiceOf(e.kind); e.kind != kindModule && c.reworded != "" {
+		e.Message = c.reworded
 	}
-	return &out
+	return e
+}
+
+// withExtraMembers is the extra-members variation: hints and details on the
+// runtime's own errors.
+func withExtraMembers(e Error) Error {
+	if e.kind != kindModule && e.kind != kindModuleUnknown {
+		e.Hints = []string{"see the runtime's log for the request"}
+		e.Details = mustJSON(map[string]int{"status": e.Status})
+	}
+	return e
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"anchorage/impl/vary"
 )
 
 // The hand-written encoders and scanners of fastjson.go (and the fast
@@ -104,7 +106,7 @@ func TestAppendAuditRecordMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestFastActionsRequestMatchesGeneralDecode(t *testing.T) {
-	d, err := NewDecoder(0)
+	d, err := NewDecoder(DefaultMaxBody, vary.Set{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 )
 
-// The json-layout and html variations: the same answers written another
-// way the protocol allows.
+// What the variations do, in functions the reference never calls: the same
+// answers written another way the protocol allows.
 
 // relayout writes a JSON text again with every object's members in reverse
 // order, indented by two spaces, ending with a newline (json-layout). Text
@@ -22,6 +24,46 @@ func relayout(b []byte) []byte {
 	t.encodeIndented(&out, "")
 	out.WriteByte('\n')
 	return out.Bytes()
+}
+
+// relayoutEvent is relayout for an event's data, without the final newline.
+func relayoutEvent(b []byte) []byte { return bytes.TrimRight(relayout(b), "\n") }
+
+// variedMediaParams are the Content-Type parameters under media-params.
+func variedMediaParams() map[string]string {
+	return map[string]string{
+		TypeHTML: "; charset=utf-8", TypeJACE: `; profile="JACE/0.1"`, TypeJSON: "; charset=utf-8",
+		"text/event-stream": "; charset=utf-8",
+	}
+}
+
+// recase writes a header value HTTP compares without case in another case
+// (header-case): in lower case, or capitalised when it is lower case.
+func recase(v string) string {
+	if lower := strings.ToLower(v); lower != v {
+		return lower
+	}
+	return strings.ToUpper(v[:1]) + v[1:]
+}
+
+// variedEventDefaults are the defaults of an event's members under
+// event-defaults: id <action>#<n>, entity "jace", ts without
+// milliseconds, no changes.
+func variedEventDefaults(d eventDefaults) *node {
+	return &node{kind: 'o', keys: []string{"type", "id", "ts", "entity"}, vals: []*node{
+		scalarNode(d.action), scalarNode(d.action + "#" + strconv.FormatUint(d.seq, 10)),
+		scalarNode(d.now.UTC().Format(time.RFC3339)), scalarNode("jace"),
+	}}
+}
+
+// calledPreview is the derived audit_preview under preview: action(params).
+func calledPreview(action, canonParams string) string { return action + "(" + canonParams + ")" }
+
+// withSource adds a member to a relayed event (extra-members).
+func withSource(ev *node) *node {
+	ev.keys = append(ev.keys, "source")
+	ev.vals = append(ev.vals, scalarNode("jace-runtime"))
+	return ev
 }
 
 func (n *node) encodeIndented(w *bytes.Buffer, indent string) {

@@ -56,8 +56,8 @@ const (
 	DefaultSeed              = 42
 )
 
-// DefaultNow is the instant Date reports inside the VM unless Config.Now or
-// env.now says otherwise: 2026-01-01T00:00:00Z.
+// DefaultNow is the instant Date reports inside the VM unless env.now says
+// otherwise: 2026-01-01T00:00:00Z (the clock variation moves it).
 func DefaultNow() time.Time { return time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC) }
 
 // Config builds a Runtime (and a Server).
@@ -70,8 +70,8 @@ type Config struct {
 	// Fuel caps each call into a VM at this many fuel units (1 unit =
 	// 10,000 QuickJS ticks); 0 disables the fuel guard.
 	Fuel int64
-	// Timeout is the wall-clock limit of one call (default 2 s). It is used
-	// only when TimeoutFuel is 0.
+	// Timeout is the wall-clock limit of one call (0 or less: 2 s). It is
+	// used only when TimeoutFuel is 0.
 	Timeout time.Duration
 	// TimeoutFuel > 0 turns on the deterministic (simulation) mode of the
 	// action timeout: a call burning more than this many fuel units is
@@ -86,8 +86,6 @@ type Config struct {
 	// MaxBody caps request bodies in bytes (0 or less: 1 MiB, which the
 	// Decoder applies).
 	MaxBody int64
-	// Now is what Date reports in the VM (default DefaultNow()).
-	Now time.Time
 	// Module is the module source loaded at start; "" means the embedded
 	// calculator. ModuleName names it in messages.
 	Module     string
@@ -117,23 +115,14 @@ func (c Config) withDefaults() Config {
 	if c.Clock == nil {
 		c.Clock = clock.Real()
 	}
-	if c.Timeout == 0 {
+	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
-	if c.Now.IsZero() {
-		c.Now = DefaultNow()
-		if c.Vary.Has(VaryClock) {
-			c.Now = time.Date(2025, time.August, 25, 12, 0, 0, 0, time.UTC)
-		}
-	}
 	if c.MaxBody <= 0 {
-		c.MaxBody = DefaultMaxBody
-		if c.Vary.Has(VaryBodyLimit) {
-			c.MaxBody = 2 * DefaultMaxBody
-		}
+		c.MaxBody = vary.Choose[int64](c.Vary, VaryBodyLimit, DefaultMaxBody, variedMaxBody)
 	}
-	if c.MaxOutput <= 0 && c.Vary.Has(VaryLimits) {
-		c.MaxOutput = 2 * sandbox.DefaultMaxOutput
+	if c.MaxOutput <= 0 {
+		c.MaxOutput = vary.Choose(c.Vary, VaryLimits, sandbox.DefaultMaxOutput, variedMaxOutput)
 	}
 	if c.Module == "" {
 		c.Module = calculatorSource
@@ -168,10 +157,7 @@ func (c Config) withDefaults() Config {
 // fuelUnitTicks is how many interpreter ticks make a unit of Fuel: one
 // interrupt poll (Decision §jace-fuel), two with the fuel-unit variation.
 func (c Config) fuelUnitTicks() int64 {
-	if c.Vary.Has(VaryFuelUnit) {
-		return 2 * sandbox.PollTicks
-	}
-	return sandbox.PollTicks
+	return vary.Choose[int64](c.Vary, VaryFuelUnit, sandbox.PollTicks, variedUnitTicks)
 }
 
 // SeedState maps a configured seed to the xorshift32 starting state: the
@@ -225,6 +211,7 @@ type Runtime struct {
 	events *broker
 	audit  *auditLog
 	seed0  uint32
+	now    time.Time // what Date reports in the VM unless env.now says otherwise
 
 	mu       sync.Mutex
 	mod      *module
@@ -266,6 +253,7 @@ func New(cfg Config) (*Runtime, error) {
 		events:   newBroker(cfg.EventBuffer),
 		audit:    &auditLog{w: cfg.AuditLog},
 		seed0:    SeedState(cfg.Seed),
+		now:      vary.Choose(cfg.Vary, VaryClock, DefaultNow(), variedNow()),
 		sessions: map[string]*session{},
 	}
 	if _, err := r.Load(cfg.Module, cfg.ModuleName, nil); err != nil {
@@ -522,7 +510,7 @@ func failureError(err error, doing string) *Error {
 func (r *Runtime) nowMS(env Env) (int64, *Error) {
 	raw, ok := env["now"]
 	if !ok {
-		return r.cfg.Now.UnixMilli(), nil
+		return r.now.UnixMilli(), nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -632,7 +620,7 @@ func (r *Runtime) ensureState(s *session) (json.RawMessage, uint32, error) {
 	res, err := r.call(s, sandbox.Call{
 		Kind:  "init",
 		Env:   r.envJSON(s.mod, nil, s.id, false, ""),
-		NowMS: r.cfg.Now.UnixMilli(),
+		NowMS: r.now.UnixMilli(),
 		Seed:  s.seed,
 	})
 	if err != nil {
@@ -687,7 +675,7 @@ func (r *Runtime) View(sessionID string, state json.RawMessage) (json.RawMessage
 		}
 		state, seed = st, sd
 	}
-	res, err := r.call(s, sandbox.Call{Kind: "view", State: string(state), NowMS: r.cfg.Now.UnixMilli(), Seed: seed})
+	res, err := r.call(s, sandbox.Call{Kind: "view", State: string(state), NowMS: r.now.UnixMilli(), Seed: seed})
 	if err != nil {
 		return nil, failureError(err, "view")
 	}

@@ -76,15 +76,15 @@ type Limits struct {
 	// wall-clock watchdog runs. This is the simulation mode.
 	TimeoutFuel int64
 	// Timeout is the wall-clock limit per call, measured on Clock, used when
-	// TimeoutFuel is 0 (real mode); 0 disables it.
+	// TimeoutFuel is 0 (real mode); it must then be positive.
 	Timeout time.Duration
 	// MemoryLimit caps the VM's heap in bytes; 0 means DefaultMemoryLimit.
 	MemoryLimit int
-	// MaxOutput caps the JSON text an entry point may return, in bytes;
-	// 0 means DefaultMaxOutput.
+	// MaxOutput caps the JSON text an entry point may return, in bytes
+	// (the runtime's default is DefaultMaxOutput).
 	MaxOutput int
-	// UnitTicks is how many interpreter ticks make one unit of Fuel, a
-	// multiple of PollTicks; 0 means PollTicks (one interrupt poll).
+	// UnitTicks is how many interpreter ticks make one unit of Fuel: a
+	// positive multiple of PollTicks (PollTicks is one interrupt poll).
 	UnitTicks int64
 }
 
@@ -142,12 +142,6 @@ func New(cfg Config) (*VM, error) {
 	}
 	if cfg.MemoryLimit <= 0 {
 		cfg.MemoryLimit = DefaultMemoryLimit
-	}
-	if cfg.MaxOutput <= 0 {
-		cfg.MaxOutput = DefaultMaxOutput
-	}
-	if cfg.UnitTicks <= 0 {
-		cfg.UnitTicks = PollTicks
 	}
 	q, err := quickjs.NewVM()
 	if err != nil {
@@ -272,7 +266,7 @@ func (v *VM) guard(f func() error) error {
 	v.m.timeFuel = v.cfg.TimeoutFuel
 
 	var t clock.Timer
-	if v.cfg.TimeoutFuel <= 0 && v.cfg.Timeout > 0 {
+	if v.cfg.TimeoutFuel == 0 {
 		v.wmu.Lock()
 		v.gen++
 		gen := v.gen

@@ -28,12 +28,28 @@ globalThis.jace = {
 
 func newVM(t *testing.T, lim Limits) *VM {
 	t.Helper()
-	v, err := New(Config{Limits: lim, Clock: clock.NewSim(time.Time{})})
+	v, err := New(Config{Limits: withTestDefaults(lim), Clock: clock.NewSim(time.Time{})})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { v.Close() })
 	return v
+}
+
+// withTestDefaults fills in what the runtime always sets: the output cap,
+// the fuel unit and, without a fuel budget standing for it, a timeout on
+// the simulated clock (which nothing moves).
+func withTestDefaults(lim Limits) Limits {
+	if lim.MaxOutput == 0 {
+		lim.MaxOutput = DefaultMaxOutput
+	}
+	if lim.UnitTicks == 0 {
+		lim.UnitTicks = PollTicks
+	}
+	if lim.TimeoutFuel == 0 && lim.Timeout == 0 {
+		lim.Timeout = time.Hour
+	}
+	return lim
 }
 
 func evalIn(t *testing.T, v *VM, expr string) string {
@@ -120,7 +136,7 @@ func TestGuards(t *testing.T) {
 }
 
 func TestWallWatchdog(t *testing.T) {
-	v, err := New(Config{Limits: Limits{Timeout: 100 * time.Millisecond}, Clock: clock.Real()})
+	v, err := New(Config{Limits: withTestDefaults(Limits{Timeout: 100 * time.Millisecond}), Clock: clock.Real()})
 	if err != nil {
 		t.Fatal(err)
 	}
