@@ -64,6 +64,10 @@ func newDriver(seed int64, variations vary.Set) *driver {
 		// for it instead of a wall-clock watchdog.
 		TimeoutFuel: sandbox.DefaultTimeoutFuel,
 		Vary:        variations,
+		// The reference serves the seed's demo until a module is loaded,
+		// as the jace command started without a module file does.
+		Module:     impl.CalculatorModule(),
+		ModuleName: "calculator.js (embedded)",
 	}
 	return d
 }

@@ -42,7 +42,8 @@ import (
 //go:embed calc.js
 var calculatorSource string
 
-// CalculatorModule returns the source of the embedded calculator demo.
+// CalculatorModule returns the source of the embedded calculator demo, the
+// module the jace command serves when it is given none (seed §7).
 func CalculatorModule() string { return calculatorSource }
 
 // Defaults.
@@ -86,8 +87,8 @@ type Config struct {
 	// MaxBody caps request bodies in bytes (0 or less: 1 MiB, which the
 	// Decoder applies).
 	MaxBody int64
-	// Module is the module source loaded at start; "" means the embedded
-	// calculator. ModuleName names it in messages.
+	// Module is the module source loaded at start (CalculatorModule() is
+	// the seed's demo); ModuleName names it in messages (default module.js).
 	Module     string
 	ModuleName string
 	// FS is where /load-file reads (default the OS file system). Wrap it in
@@ -123,12 +124,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxOutput <= 0 {
 		c.MaxOutput = vary.Choose(c.Vary, VaryLimits, sandbox.DefaultMaxOutput, variedMaxOutput)
-	}
-	if c.Module == "" {
-		c.Module = calculatorSource
-		if c.ModuleName == "" {
-			c.ModuleName = "calculator.js (embedded)"
-		}
 	}
 	if c.ModuleName == "" {
 		c.ModuleName = "module.js"

@@ -108,6 +108,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		AuditLog: stderr,
 		Logger:   logger,
 		Vary:     variations,
+		// Without a module file, the seed's embedded demo.
+		Module:     jace.CalculatorModule(),
+		ModuleName: "calculator.js (embedded)",
 	}
 	if fs.NArg() == 1 {
 		path := fs.Arg(0)
