@@ -122,9 +122,9 @@ func (r *Runtime) Do(req ActionRequest) *Outcome {
 	}
 	// The canonical params serve both the derived audit_preview and the
 	// audit record; compute them once.
-	canon, canonOK := canonicalOK(req.Params)
+	canon := canonical(req.Params)
 	o := r.do(req, canon)
-	r.audit.write(r.cfg.Clock.Now(), req, o, canon, canonOK)
+	r.audit.write(r.cfg.Clock.Now(), req, o, canon)
 	return o
 }
 
@@ -196,7 +196,7 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 		Action: req.Action,
 		State:  string(state),
 		Params: string(req.Params),
-		Env:    r.envJSON(s.mod, req.Env, req.SessionID, req.DryRun, req.Intent),
+		Env:    envJSON(s.mod, req.Env, req.SessionID, req.DryRun, req.Intent),
 		NowMS:  nowMS,
 		Seed:   seed,
 	})

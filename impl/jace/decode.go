@@ -9,6 +9,7 @@ import (
 	"mime"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -219,9 +220,7 @@ func (d *Decoder) Decode(endpoint string, body []byte) (any, *Error) {
 		return nil, d.tooLarge()
 	}
 	if endpoint == EndpointActions {
-		if q, ok := fastActionsRequest(body, d.limits); ok {
-			return q, nil
-		}
+		return d.decodeActions(body)
 	}
 	return d.decodeGeneral(endpoint, sch, body)
 }
@@ -333,81 +332,56 @@ func describeValidation(err error) string {
 	return strings.Join(leaves, "; ")
 }
 
-// fastActionsRequest decodes an /actions body without the generic JSON
-// tree, the schema walk and reflection, for the common shape only: one
-// object, member names among the schema's properties each at most once,
-// action/intent/session_id plain ASCII strings within the schema's
-// lengths, dry_run a boolean, params a valid JSON object. Such a body
-// passes the schema and json.Unmarshal gives the same struct (params is
-// the value's raw text either way). Anything else returns false and goes
-// the general way, which also writes the error messages.
-func fastActionsRequest(body []byte, l schemaLimits) (*ActionsRequest, bool) {
-	f := viewFilter{b: body}
-	i := f.ws(0)
-	if i >= len(body) || body[i] != '{' {
-		return nil, false
+// decodeActions reads an /actions body, the family's action request: one
+// object whose members are among action (required), params, dry_run, intent
+// and session_id, action and session_id strings of 1 to the limit's
+// characters, intent a string up to its limit, dry_run a boolean and params
+// an object. It is the only judge of an /actions body; a refused one is
+// described by the endpoint's schema (describe).
+func (d *Decoder) decodeActions(body []byte) (any, *Error) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil || members["action"] == nil {
+		return nil, d.describe(EndpointActions, body)
 	}
 	q := &ActionsRequest{}
-	var seen [5]bool
-	str := func(v int, min, max int) (string, int, bool) {
-		s, end, ok := simpleString(body, v)
-		if !ok || len(s) < min || len(s) > max {
-			return "", 0, false
+	for name, raw := range members {
+		var ok bool
+		switch name {
+		case "action":
+			q.Action, ok = jsonString(raw, 1, d.limits.name)
+		case "session_id":
+			q.SessionID, ok = jsonString(raw, 1, d.limits.name)
+		case "intent":
+			q.Intent, ok = jsonString(raw, 0, d.limits.intent)
+		case "dry_run":
+			q.DryRun, ok = string(raw) == "true", string(raw) == "true" || string(raw) == "false"
+		case "params":
+			q.Params, ok = raw, raw[0] == '{'
 		}
-		return string(s), end, true
-	}
-	for i = f.ws(i + 1); i < len(body) && body[i] != '}'; {
-		k, v, err := f.key(i)
-		if err != nil {
-			return nil, false
-		}
-		var end, slot int
-		ok := true
-		switch string(k) {
-		case `"action"`: // slot 0
-			q.Action, end, ok = str(v, 1, l.name)
-		case `"session_id"`:
-			slot = 1
-			q.SessionID, end, ok = str(v, 1, l.name)
-		case `"intent"`:
-			slot = 2
-			q.Intent, end, ok = str(v, 0, l.intent)
-		case `"dry_run"`:
-			slot = 3
-			switch {
-			case bytes.HasPrefix(body[v:], []byte("true")):
-				q.DryRun, end = true, v+4
-			case bytes.HasPrefix(body[v:], []byte("false")):
-				q.DryRun, end = false, v+5
-			default:
-				ok = false
-			}
-		case `"params"`:
-			slot = 4
-			if v >= len(body) || body[v] != '{' {
-				return nil, false
-			}
-			if end, err = f.skip(v); err != nil || !json.Valid(body[v:end]) {
-				return nil, false
-			}
-			q.Params = json.RawMessage(body[v:end])
-		default:
-			return nil, false
-		}
-		if !ok || seen[slot] {
-			return nil, false
-		}
-		seen[slot] = true
-		if i = f.ws(end); i < len(body) && body[i] == ',' {
-			if i = f.ws(i + 1); i < len(body) && body[i] == '}' {
-				return nil, false // trailing comma
-			}
-		} else if i >= len(body) || body[i] != '}' {
-			return nil, false
+		if !ok {
+			return nil, d.describe(EndpointActions, body)
 		}
 	}
-	if i >= len(body) || !seen[0] || f.ws(i+1) != len(body) {
-		return nil, false
+	return q, nil
+}
+
+// jsonString reads a member's JSON text as a string of min to max
+// characters; ok is false for any other value.
+func jsonString(raw json.RawMessage, min, max int) (string, bool) {
+	if raw[0] != '"' {
+		return "", false
 	}
-	return q, true
+	var s string
+	json.Unmarshal(raw, &s) // a JSON string inside a valid body always reads
+	n := utf8.RuneCountInString(s)
+	return s, n >= min && n <= max
+}
+
+// describe is the error of a body the endpoint refuses, as its schema
+// words it.
+func (d *Decoder) describe(endpoint string, body []byte) *Error {
+	if _, e := d.decodeGeneral(endpoint, d.schemas[endpoint], body); e != nil {
+		return e
+	}
+	return newError(kindSchema, "invalid %s request", endpoint)
 }

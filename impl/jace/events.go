@@ -66,7 +66,7 @@ type eventDefaults struct {
 // module's other members in its order. An event that is not an object
 // becomes the changes of an event made of defaults.
 func normalise(raw json.RawMessage, d eventDefaults) []byte {
-	ev := &node{kind: 'o'}
+	ev := &node{kind: '{'}
 	set := func(k string, v *node) {
 		for i, have := range ev.keys {
 			if have == k {
@@ -81,14 +81,12 @@ func normalise(raw json.RawMessage, d eventDefaults) []byte {
 	for i, k := range defaults.keys {
 		set(k, defaults.vals[i])
 	}
-	t, err := parseTree(raw)
-	switch {
-	case err != nil || t.kind != 'o':
-		set("changes", &node{kind: 'v', raw: raw})
-	default:
-		for i, k := range t.keys {
-			set(k, t.vals[i])
-		}
+	t := parseTree(raw)
+	if t.kind != '{' {
+		t = &node{kind: '{', keys: []string{"changes"}, vals: []*node{{kind: 'v', raw: raw}}}
+	}
+	for i, k := range t.keys {
+		set(k, t.vals[i])
 	}
 	var b bytes.Buffer
 	vary.Apply(d.vary, VaryExtraMembers, ev, withSource).encode(&b)
@@ -99,7 +97,7 @@ func normalise(raw json.RawMessage, d eventDefaults) []byte {
 // order a relayed event has them: type the action, id evt-<n>, ts the
 // runtime clock with milliseconds, entity the module's name, changes {}.
 func eventDefaultMembers(d eventDefaults) *node {
-	return &node{kind: 'o', keys: []string{"type", "id", "ts", "entity", "changes"}, vals: []*node{
+	return &node{kind: '{', keys: []string{"type", "id", "ts", "entity", "changes"}, vals: []*node{
 		scalarNode(d.action), scalarNode("evt-" + strconv.FormatUint(d.seq, 10)),
 		scalarNode(d.now.UTC().Format("2006-01-02T15:04:05.000Z07:00")), scalarNode(d.entity),
 		{kind: 'v', raw: json.RawMessage("{}")},

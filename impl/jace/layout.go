@@ -3,7 +3,6 @@ package jace
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -16,12 +15,8 @@ import (
 // order, indented by two spaces, ending with a newline (json-layout). Text
 // that does not parse comes back as it was.
 func relayout(b []byte) []byte {
-	t, err := parseTree(b)
-	if err != nil {
-		return b
-	}
 	var out bytes.Buffer
-	t.encodeIndented(&out, "")
+	parseTree(b).encodeIndented(&out, "")
 	out.WriteByte('\n')
 	return out.Bytes()
 }
@@ -50,7 +45,7 @@ func recase(v string) string {
 // event-defaults: id <action>#<n>, entity "jace", ts without
 // milliseconds, no changes.
 func variedEventDefaults(d eventDefaults) *node {
-	return &node{kind: 'o', keys: []string{"type", "id", "ts", "entity"}, vals: []*node{
+	return &node{kind: '{', keys: []string{"type", "id", "ts", "entity"}, vals: []*node{
 		scalarNode(d.action), scalarNode(d.action + "#" + strconv.FormatUint(d.seq, 10)),
 		scalarNode(d.now.UTC().Format(time.RFC3339)), scalarNode("jace"),
 	}}
@@ -69,7 +64,7 @@ func withSource(ev *node) *node {
 func (n *node) encodeIndented(w *bytes.Buffer, indent string) {
 	inner := indent + "  "
 	switch n.kind {
-	case 'o':
+	case '{':
 		if len(n.keys) == 0 {
 			w.WriteString("{}")
 			return
@@ -86,16 +81,16 @@ func (n *node) encodeIndented(w *bytes.Buffer, indent string) {
 			w.WriteByte('\n')
 		}
 		w.WriteString(indent + "}")
-	case 'a':
-		if len(n.items) == 0 {
+	case '[':
+		if len(n.vals) == 0 {
 			w.WriteString("[]")
 			return
 		}
 		w.WriteString("[\n")
-		for i, it := range n.items {
+		for i, v := range n.vals {
 			w.WriteString(inner)
-			it.encodeIndented(w, inner)
-			if i < len(n.items)-1 {
+			v.encodeIndented(w, inner)
+			if i < len(n.vals)-1 {
 				w.WriteByte(',')
 			}
 			w.WriteByte('\n')
@@ -109,24 +104,19 @@ func (n *node) encodeIndented(w *bytes.Buffer, indent string) {
 // renderHTMLPlain is RenderHTML in other markup (the html variation): a
 // lower-case doctype, sections and unordered lists, text escaped with
 // numeric character references.
-func renderHTMLPlain(w io.Writer, man Manifest, view json.RawMessage) error {
-	t, err := parseTree(view)
-	if err != nil {
-		return err
-	}
+func renderHTMLPlain(man Manifest, view json.RawMessage) []byte {
 	var b bytes.Buffer
 	b.WriteString("<!doctype html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>")
 	b.WriteString(escapeNumeric(man.Name))
 	b.WriteString("</title>\n</head>\n<body>\n<section class=\"view\">\n")
-	renderPlain(&b, t)
+	renderPlain(&b, parseTree(view))
 	b.WriteString("\n</section>\n</body>\n</html>\n")
-	_, err = w.Write(b.Bytes())
-	return err
+	return b.Bytes()
 }
 
 func renderPlain(b *bytes.Buffer, n *node) {
 	switch n.kind {
-	case 'o':
+	case '{':
 		b.WriteString("<ul>")
 		for i, k := range n.keys {
 			b.WriteString("<li><b>")
@@ -136,20 +126,16 @@ func renderPlain(b *bytes.Buffer, n *node) {
 			b.WriteString("</li>")
 		}
 		b.WriteString("</ul>")
-	case 'a':
+	case '[':
 		b.WriteString("<ul>")
-		for _, it := range n.items {
+		for _, v := range n.vals {
 			b.WriteString("<li>")
-			renderPlain(b, it)
+			renderPlain(b, v)
 			b.WriteString("</li>")
 		}
 		b.WriteString("</ul>")
 	default:
-		var s string
-		if json.Unmarshal(n.raw, &s) != nil {
-			s = string(n.raw)
-		}
-		b.WriteString(escapeNumeric(s))
+		b.WriteString(escapeNumeric(scalarText(n.raw)))
 	}
 }
 

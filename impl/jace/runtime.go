@@ -27,7 +27,6 @@ import (
 	"io"
 	"log/slog"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -84,8 +83,7 @@ type Config struct {
 	// MaxOutput caps the JSON an entry point returns (default
 	// sandbox.DefaultMaxOutput).
 	MaxOutput int
-	// MaxBody caps request bodies in bytes (0 or less: 1 MiB, which the
-	// Decoder applies).
+	// MaxBody caps request bodies in bytes (0 or less: 1 MiB).
 	MaxBody int64
 	// Module is the module source loaded at start (CalculatorModule() is
 	// the seed's demo); ModuleName names it in messages (default module.js).
@@ -518,31 +516,9 @@ func (r *Runtime) nowMS(env Env) (int64, *Error) {
 	return t.UnixMilli(), nil
 }
 
-// envJSON merges the module's load env, the request env and the known keys.
-func (r *Runtime) envJSON(mod *module, env Env, sessionID string, dryRun bool, intent string) string {
-	if onlyKnownKeys(mod.env) && onlyKnownKeys(env) {
-		// Fast path: every other key would be replaced below, so the result
-		// is the three known keys, in the sorted order mustJSON writes a
-		// map in.
-		b := make([]byte, 0, 64+len(intent)+len(sessionID))
-		b = append(b, `{"dry_run":`...)
-		b = strconv.AppendBool(b, dryRun)
-		if intent != "" {
-			b = append(b, `,"intent":`...)
-			b = appendString(b, intent)
-		}
-		if sessionID != "" {
-			b = append(b, `,"session_id":`...)
-			b = appendString(b, sessionID)
-		}
-		return string(append(b, '}'))
-	}
-	return envJSONMerged(mod, env, sessionID, dryRun, intent)
-}
-
-// envJSONMerged is envJSON's general path: it merges the two envs as maps
-// and writes the known keys over them. The fast path must agree with it.
-func envJSONMerged(mod *module, env Env, sessionID string, dryRun bool, intent string) string {
+// envJSON merges the module's load env and the request env, the request's
+// members winning, and writes the known keys over them.
+func envJSON(mod *module, env Env, sessionID string, dryRun bool, intent string) string {
 	m := map[string]json.RawMessage{}
 	for k, v := range mod.env {
 		m[k] = v
@@ -562,17 +538,6 @@ func envJSONMerged(mod *module, env Env, sessionID string, dryRun bool, intent s
 	return string(mustJSON(m))
 }
 
-// onlyKnownKeys reports whether env has no key besides the ones envJSON
-// sets itself.
-func onlyKnownKeys(env Env) bool {
-	for k := range env {
-		if k != "session_id" && k != "dry_run" && k != "intent" {
-			return false
-		}
-	}
-	return true
-}
-
 func mustJSON(v any) json.RawMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -587,23 +552,11 @@ func mustJSON(v any) json.RawMessage {
 // canonical re-encodes JSON with object keys sorted (numbers kept as
 // written), so that equal payloads compare equal.
 func canonical(raw json.RawMessage) string {
-	s, _ := canonicalOK(raw)
-	return s
-}
-
-// canonicalOK is canonical; ok is false when raw did not decode and is
-// returned as it was.
-func canonicalOK(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 {
-		return "null", true
-	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		return string(raw), false
-	}
-	return string(mustJSON(v)), true
+	dec.Decode(&v) // raw is JSON the runtime has read already; nothing reads as null
+	return string(mustJSON(v))
 }
 
 // ensureState returns the session's state, computing init's (without
@@ -614,7 +567,7 @@ func (r *Runtime) ensureState(s *session) (json.RawMessage, uint32, error) {
 	}
 	res, err := r.call(s, sandbox.Call{
 		Kind:  "init",
-		Env:   r.envJSON(s.mod, nil, s.id, false, ""),
+		Env:   envJSON(s.mod, nil, s.id, false, ""),
 		NowMS: r.now.UnixMilli(),
 		Seed:  s.seed,
 	})
@@ -640,7 +593,7 @@ func (r *Runtime) Init(env Env) (json.RawMessage, error) {
 	defer s.mu.Unlock()
 	res, err := r.call(s, sandbox.Call{
 		Kind:  "init",
-		Env:   r.envJSON(s.mod, env, id, dry, env.str("intent")),
+		Env:   envJSON(s.mod, env, id, dry, env.str("intent")),
 		NowMS: nowMS,
 		Seed:  r.seed0,
 	})

@@ -192,22 +192,14 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request, q *ViewRequest) {
 		audience = AudienceHuman
 	}
 	if audience != "" {
-		if view, err = FilterView(view, audience); err != nil {
-			s.writeError(w, newError(kindBadResult, "view: %v", err))
-			return
-		}
+		view = FilterView(view, audience)
 	}
 	w.Header().Set("Vary", s.headerValue("Accept"))
 	if asHTML {
-		var b bytes.Buffer
-		render := vary.Choose(s.v, VaryHTML, RenderHTML, renderHTMLPlain)
-		if err := render(&b, s.rt.Manifest(), view); err != nil {
-			s.writeError(w, newError(kindBadResult, "view: %v", err))
-			return
-		}
+		page := vary.Choose(s.v, VaryHTML, RenderHTML, renderHTMLPlain)(s.rt.Manifest(), view)
 		w.Header().Set("Content-Type", s.contentType(TypeHTML))
 		w.WriteHeader(200)
-		w.Write(b.Bytes())
+		w.Write(page)
 		return
 	}
 	s.writeTyped(w, 200, mt, struct {
