@@ -138,40 +138,33 @@ type Decoder struct {
 
 // NewDecoder compiles the request schemas, with the reference's lengths
 // or, under the limits variation, longer ones; maxBody is the body limit
-// in bytes.
-func NewDecoder(maxBody int64, v vary.Set) (*Decoder, error) {
+// in bytes. The schemas are the program's own constant text: one that does
+// not compile is a bug, and panics.
+func NewDecoder(maxBody int64, v vary.Set) *Decoder {
 	limits := vary.Choose(v, VaryLimits, defaultLimits(), schemaLimits{name: variedNameLimit, intent: variedIntentLimit})
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	add := func(id, doc string) error {
-		v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
-		if err != nil {
-			return fmt.Errorf("schema %s: %w", id, err)
-		}
-		if err := c.AddResource(id, v); err != nil {
-			return fmt.Errorf("schema %s: %w", id, err)
-		}
-		return nil
-	}
-	if err := add("urn:jace:schema:env", envSchema(limits)); err != nil {
-		return nil, err
+	addSchema(c, "urn:jace:schema:env", envSchema(limits))
+	for _, s := range requestSchemas(limits) {
+		addSchema(c, s.id, s.doc)
 	}
 	d := &Decoder{maxBody: maxBody, limits: limits, schemas: map[string]*jsonschema.Schema{}}
 	for _, s := range requestSchemas(limits) {
-		if err := add(s.id, s.doc); err != nil {
-			return nil, err
-		}
-		sch, err := c.Compile(s.id)
-		if err != nil {
-			return nil, fmt.Errorf("compiling schema %s: %w", s.id, err)
-		}
-		d.schemas[s.endpoint] = sch
+		d.schemas[s.endpoint] = c.MustCompile(s.id)
 	}
-	return d, nil
+	return d
 }
 
-// MaxBody is the body limit in bytes.
-func (d *Decoder) MaxBody() int64 { return d.maxBody }
+// addSchema adds a constant schema document to c.
+func addSchema(c *jsonschema.Compiler, id, text string) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err == nil {
+		err = c.AddResource(id, doc)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("jace: request schema %s: %v", id, err))
+	}
+}
 
 // CheckContentType accepts an absent Content-Type, application/json and any
 // +json type; anything else is 415.
@@ -289,14 +282,9 @@ func syntaxError(body []byte, err error) *Error {
 	return newError(kindBadJSON, "request body is not valid JSON: %v", err)
 }
 
-// position turns a byte offset into a 1-based line and column.
+// position turns a byte offset of b (0 to len(b)) into a 1-based line and
+// column.
 func position(b []byte, off int64) (int, int) {
-	if off > int64(len(b)) {
-		off = int64(len(b))
-	}
-	if off < 0 {
-		off = 0
-	}
 	line, col := 1, 1
 	for _, c := range b[:off] {
 		if c == '\n' {

@@ -26,6 +26,7 @@ func simConfig() Config {
 		MemoryLimit: 16 << 20,
 		MaxOutput:   1 << 20,
 		Module:      CalculatorModule(),
+		ModuleName:  "calculator.js",
 	}
 }
 

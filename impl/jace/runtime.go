@@ -20,13 +20,14 @@ package jace
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -86,7 +87,7 @@ type Config struct {
 	// MaxBody caps request bodies in bytes (0 or less: 1 MiB).
 	MaxBody int64
 	// Module is the module source loaded at start (CalculatorModule() is
-	// the seed's demo); ModuleName names it in messages (default module.js).
+	// the seed's demo); ModuleName names it in messages.
 	Module     string
 	ModuleName string
 	// FS is where /load-file reads (default the OS file system). Wrap it in
@@ -122,9 +123,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxOutput <= 0 {
 		c.MaxOutput = vary.Choose(c.Vary, VaryLimits, sandbox.DefaultMaxOutput, variedMaxOutput)
-	}
-	if c.ModuleName == "" {
-		c.ModuleName = "module.js"
 	}
 	if c.FS == nil {
 		c.FS = afero.NewOsFs()
@@ -284,10 +282,7 @@ func (r *Runtime) vmConfig() sandbox.Config {
 // state belongs to the module that made it. env is merged into the env of
 // every later call (host-injected capabilities).
 func (r *Runtime) Load(source, name string, env Env) (Manifest, error) {
-	vm, err := sandbox.New(r.vmConfig())
-	if err != nil {
-		return Manifest{}, newError(kindInternal, "creating a VM: %v", err)
-	}
+	vm := sandbox.New(r.vmConfig())
 	man, err := vm.Load(source, name)
 	vm.Close()
 	if err != nil {
@@ -396,10 +391,7 @@ func (r *Runtime) vmOf(s *session) (*sandbox.VM, error) {
 	}
 	r.dropVM(s)
 	r.makeRoom(s)
-	vm, err := sandbox.New(r.vmConfig())
-	if err != nil {
-		return nil, newError(kindInternal, "creating a VM: %v", err)
-	}
+	vm := sandbox.New(r.vmConfig())
 	if _, err := vm.Load(s.mod.source, s.mod.name); err != nil {
 		vm.Close()
 		return nil, failureError(err, "loading the module into a session VM")
@@ -439,7 +431,7 @@ func (r *Runtime) makeRoom(self *session) {
 		}
 	}
 	need := r.liveVMs - r.cfg.MaxVMs + 1
-	sort.Slice(cands, func(i, j int) bool { return cands[i].lastUse < cands[j].lastUse })
+	slices.SortFunc(cands, func(a, b *session) int { return cmp.Compare(a.lastUse, b.lastUse) })
 	r.mu.Unlock()
 	for _, s := range cands {
 		if need <= 0 {

@@ -3,7 +3,6 @@ package jace
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -35,12 +34,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec, err := NewDecoder(rt.cfg.MaxBody, rt.cfg.Vary)
-	if err != nil {
-		rt.Close()
-		return nil, fmt.Errorf("jace: %w", err)
-	}
-	return &Server{rt: rt, dec: dec, v: rt.cfg.Vary}, nil
+	return &Server{rt: rt, dec: NewDecoder(rt.cfg.MaxBody, rt.cfg.Vary), v: rt.cfg.Vary}, nil
 }
 
 // Runtime returns the runtime behind the server.
@@ -196,10 +190,7 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request, q *ViewRequest) {
 	}
 	w.Header().Set("Vary", s.headerValue("Accept"))
 	if asHTML {
-		page := vary.Choose(s.v, VaryHTML, RenderHTML, renderHTMLPlain)(s.rt.Manifest(), view)
-		w.Header().Set("Content-Type", s.contentType(TypeHTML))
-		w.WriteHeader(200)
-		w.Write(page)
+		s.writeBody(w, 200, TypeHTML, vary.Choose(s.v, VaryHTML, RenderHTML, renderHTMLPlain)(s.rt.Manifest(), view))
 		return
 	}
 	s.writeTyped(w, 200, mt, struct {
@@ -280,9 +271,7 @@ func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
 	e := s.wire(o.Error)
 	body := vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(appendActionsBody(make([]byte, 0, 2048), o, e), '\n')), relayout)
 	s.replayed(w, o)
-	w.Header()["Content-Type"] = []string{s.contentType(TypeJSON)}
-	w.WriteHeader(outcomeStatus(o, e))
-	w.Write(body)
+	s.writeBody(w, outcomeStatus(o, e), TypeJSON, body)
 }
 
 // outcomeStatus is the status of an outcome whose error goes as e.
@@ -325,8 +314,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", s.contentType("text/event-stream"))
 	w.Header().Set("Cache-Control", s.headerValue("no-cache"))
 	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(200)
-	if err := rc.Flush(); err != nil {
+	if err := rc.Flush(); err != nil { // sends the headers, with status 200
 		return
 	}
 	for {
@@ -382,10 +370,14 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) writeTyped(w http.ResponseWriter, status int, mt string, v any) {
-	b := vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(mustJSON(v), '\n')), relayout)
+	s.writeBody(w, status, mt, vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(mustJSON(v), '\n')), relayout))
+}
+
+// writeBody answers with status and a body of media type mt.
+func (s *Server) writeBody(w http.ResponseWriter, status int, mt string, body []byte) {
 	w.Header().Set("Content-Type", s.contentType(mt))
 	w.WriteHeader(status)
-	w.Write(b)
+	w.Write(body)
 }
 
 func (s *Server) writeError(w http.ResponseWriter, e *Error) {
