@@ -191,6 +191,28 @@ Feature: Security checklist
       | recurse | stack overflow         | 2     |
       | hog     | Memory limit exceeded  | 1     |
 
+  @§jace-untrusted @§jace-sessions @slow
+  Scenario: module loads and closed session VMs give their memory back
+    # Each round loads the module again (which checks it in a VM of its own
+    # and retires every session's VM) and acts in three sessions, one more
+    # than the VMs the runtime keeps: 150 rounds open and close 600 VMs. A
+    # QuickJS VM holds a few hundred kB; one left behind each time would
+    # starve the runtime in the end.
+    Given the embedded reference runtime keeping at most 2 session VMs
+    And the module "counter.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counter", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { bump(state) { return { state: { n: state.n + 1 }, result: state.n + 1 }; } },
+      };
+      """
+    And the module is loaded again and "bump" run in the sessions "a", "b" and "c", 10 times over
+    And the runtime's memory is measured
+    When the module is loaded again and "bump" run in the sessions "a", "b" and "c", 150 times over
+    Then the runtime's memory has grown by less than 16 MB
+
   @§jace-untrusted @decision
   Scenario Outline: an ActionResult whose JSON is longer than the output limit is refused and not stored
     Given the embedded reference runtime with an output limit of 100 bytes
