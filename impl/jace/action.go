@@ -2,6 +2,7 @@ package jace
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -30,10 +31,7 @@ type ActionRequest struct {
 // Outcome is the result of an action call. Error is set when it failed,
 // and Status is the HTTP status either way.
 type Outcome struct {
-	Action       string
-	SessionID    string
 	DryRun       bool
-	Intent       string
 	State        json.RawMessage   // the new state; the unchanged one on error
 	View         json.RawMessage   // the module's view of State (success only)
 	Result       json.RawMessage   // ActionResult.result, if any
@@ -42,7 +40,6 @@ type Outcome struct {
 	Error        *Error
 	Status       int
 	Replayed     bool // an Idempotency-Key replay of an earlier outcome
-	Fuel         int64
 	// ran is true when the module ran to completion (success or a domain
 	// error); only such outcomes are kept for Idempotency-Key replays.
 	ran bool
@@ -73,11 +70,7 @@ func moduleErr(me moduleError) *Error {
 	if msg == "" {
 		msg = me.Code
 	}
-	status, known := statusFor(me.Code, me.Status)
-	e := &Error{Status: status, Code: me.Code, Message: msg, kind: kindModule}
-	if !known {
-		e.kind = kindModuleUnknown
-	}
+	e := &Error{Status: cmp.Or(moduleStatus(me.Code, me.Status), 400), Code: me.Code, Message: msg, kind: kindModule, declared: me.Status}
 	var hints []string
 	if json.Unmarshal(me.Hints, &hints) == nil {
 		e.Hints = hints
@@ -130,10 +123,7 @@ func (r *Runtime) Do(req ActionRequest) *Outcome {
 
 func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 	o := &Outcome{
-		Action:       req.Action,
-		SessionID:    req.SessionID,
 		DryRun:       req.DryRun,
-		Intent:       req.Intent,
 		AuditPreview: derivedPreview(req.Action, canonParams, r.cfg.Vary),
 	}
 	nowMS, e := r.nowMS(req.Env)
@@ -200,7 +190,6 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 		NowMS:  nowMS,
 		Seed:   seed,
 	})
-	o.Fuel = res.Fuel
 	if err != nil {
 		o.fail(failureError(err, fmt.Sprintf("action %q", req.Action)))
 		return nil
@@ -290,39 +279,24 @@ func clip(s string) string {
 	return s
 }
 
-// statusFor maps a module's error code to an HTTP status, and reports
-// whether the code told it: one of the family's ten canonical codes always
-// gets its family status; for another code, an explicit error.status of
-// 400-599 is used, then a few common names; an unknown code is 400.
-func statusFor(code string, explicit json.RawMessage) (int, bool) {
+// moduleStatus is the status a module's error code names: one of the
+// family's ten canonical codes always its family status; another code its
+// explicit error.status of 400-599, else a common name's status (in any
+// letter case); 0 when it names none (the runtime then answers 400).
+func moduleStatus(code string, explicit json.RawMessage) int {
 	if st, ok := FamilyStatus(code); ok {
-		return st, true
+		return st
 	}
 	var n int
 	if json.Unmarshal(explicit, &n) == nil && n >= 400 && n <= 599 { // an absent status does not decode
-		return n, true
+		return n
 	}
-	switch strings.ToUpper(code) {
-	case "BAD_REQUEST", "INVALID_ARGUMENT", "INVALID", "VALIDATION", "VALIDATION_ERROR":
-		return 400, true
-	case "UNAUTHENTICATED":
-		return 401, true
-	case "PERMISSION_DENIED":
-		return 403, true
-	case "ALREADY_EXISTS", "ABORTED":
-		return 409, true
-	case "FAILED_PRECONDITION":
-		return 412, true
-	case "RESOURCE_EXHAUSTED", "TOO_MANY_REQUESTS":
-		return 429, true
-	case "NOT_IMPLEMENTED", "UNIMPLEMENTED":
-		return 501, true
-	case "UNAVAILABLE":
-		return 503, true
-	case "TIMEOUT", "DEADLINE_EXCEEDED":
-		return 504, true
-	}
-	return 400, false
+	return map[string]int{
+		"BAD_REQUEST": 400, "INVALID_ARGUMENT": 400, "INVALID": 400, "VALIDATION": 400, "VALIDATION_ERROR": 400,
+		"UNAUTHENTICATED": 401, "PERMISSION_DENIED": 403, "ALREADY_EXISTS": 409, "ABORTED": 409,
+		"FAILED_PRECONDITION": 412, "RESOURCE_EXHAUSTED": 429, "TOO_MANY_REQUESTS": 429,
+		"NOT_IMPLEMENTED": 501, "UNIMPLEMENTED": 501, "UNAVAILABLE": 503, "TIMEOUT": 504, "DEADLINE_EXCEEDED": 504,
+	}[strings.ToUpper(code)]
 }
 
 // claimKey checks an Idempotency-Key. It returns the stored outcome for a

@@ -69,8 +69,8 @@ func TestAppendActionsBodyMatchesEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 3000 {
 		o := &Outcome{
-			Action: randString(r), SessionID: randString(r), DryRun: r.IntN(2) == 0, Intent: randString(r),
-			State: randRaw(r), Result: randRaw(r), AuditPreview: randString(r), Status: 200,
+			DryRun: r.IntN(2) == 0,
+			State:  randRaw(r), Result: randRaw(r), AuditPreview: randString(r), Status: 200,
 		}
 		for range r.IntN(3) {
 			o.Events = append(o.Events, randRaw(r))

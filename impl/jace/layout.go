@@ -144,3 +144,15 @@ func renderPlain(b *bytes.Buffer, n *node) {
 func escapeNumeric(s string) string {
 	return strings.NewReplacer("&", "&#38;", "<", "&#60;", ">", "&#62;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
+
+// familyCode is FamilyStatus backwards: the canonical code of a status
+// (for the statuses variation).
+func familyCode(status int) (string, bool) {
+	for _, c := range []string{"INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT",
+		"PRECONDITION_FAILED", "RATE_LIMITED", "POLICY_DENIED", "INTERNAL", "DRY_RUN_UNSUPPORTED"} {
+		if s, _ := FamilyStatus(c); s == status {
+			return c, true
+		}
+	}
+	return "", false
+}

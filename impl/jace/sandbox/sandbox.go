@@ -178,9 +178,6 @@ func setCEnvUTC(tls *libc.TLS) {
 // further calls and must be closed.
 func (v *VM) Broken() bool { return v.broken }
 
-// FuelUsed is the fuel the last call burnt.
-func (v *VM) FuelUsed() int64 { return atomic.LoadInt64(&v.m.used) }
-
 // Close releases the VM: the prelude's functions, then the engine, whose
 // memory stays taken until both are freed. It is called once, when the VM
 // is no longer used.
@@ -339,7 +336,6 @@ type Call struct {
 type Result struct {
 	JSON string // the returned value as JSON text
 	Seed uint32 // xorshift32 state after the call
-	Fuel int64  // fuel units burnt
 }
 
 // Do runs one entry point.
@@ -366,25 +362,24 @@ func (v *VM) Do(c Call) (Result, error) {
 		out, err = v.callFn.Call(quickjs.UndefinedValue, c.Kind, action, state, params, env, c.NowMS, c.Seed)
 		return err
 	})
-	fuel := v.FuelUsed()
 	if err != nil {
-		return Result{Fuel: fuel}, err
+		return Result{}, err
 	}
 	// call() answers a string: "U", "X<message>" or "R<seed>\n<json>" (see
 	// the prelude).
 	answer, _ := out.(string)
 	switch answer[:1] {
 	case "U":
-		return Result{Fuel: fuel}, &Failure{Kind: KindUnknownAction, Message: fmt.Sprintf("unknown action %q", c.Action)}
+		return Result{}, &Failure{Kind: KindUnknownAction, Message: fmt.Sprintf("unknown action %q", c.Action)}
 	case "X":
-		return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: answer[1:]}
+		return Result{}, &Failure{Kind: KindBadResult, Message: answer[1:]}
 	}
 	head, js, _ := strings.Cut(answer[1:], "\n")
 	if len(js) > v.cfg.MaxOutput {
-		return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: fmt.Sprintf("%s returned %d bytes of JSON, over the limit of %d", c.Kind, len(js), v.cfg.MaxOutput)}
+		return Result{}, &Failure{Kind: KindBadResult, Message: fmt.Sprintf("%s returned %d bytes of JSON, over the limit of %d", c.Kind, len(js), v.cfg.MaxOutput)}
 	}
 	seed, _ := strconv.ParseUint(head, 10, 32)
-	return Result{JSON: js, Seed: uint32(seed), Fuel: fuel}, nil
+	return Result{JSON: js, Seed: uint32(seed)}, nil
 }
 
 func orNull(s string) string {

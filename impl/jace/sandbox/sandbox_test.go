@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,10 +97,11 @@ func TestFuelIsDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.JSON == "" || r.Fuel == 0 {
-			t.Fatalf("loop: %+v", r)
+		used := atomic.LoadInt64(&v.m.used)
+		if r.JSON == "" || used == 0 {
+			t.Fatalf("loop: %+v, %d polls", r, used)
 		}
-		got = append(got, r.Fuel)
+		got = append(got, used)
 	}
 	if got[0] != got[1] {
 		t.Fatalf("fuel differs between identical runs: %v", got)
