@@ -62,18 +62,57 @@ func reloadRounds(ctx context.Context, w *world, action, sessions, n string) err
 			return err
 		}
 		for _, sid := range keyList(sessions) {
-			b, err := json.Marshal(map[string]string{"action": action, "session_id": sid})
-			if err != nil {
-				return fmt.Errorf("encoding the envelope: %w", err)
-			}
-			r, err := w.d.do(ctx, http.MethodPost, "/actions", b, nil)
-			if err != nil {
+			if err := w.act(ctx, action, sid, nil); err != nil {
 				return err
 			}
-			if r.status != 200 {
-				return fmt.Errorf("%s in session %s: status %d: %s", action, sid, r.status, clip(r.body))
-			}
 		}
+	}
+	return nil
+}
+
+// actionsIn runs an action without params once in each of n sessions no
+// request has named before.
+func actionsIn(ctx context.Context, w *world, action, n string) error {
+	count, err := strconv.Atoi(n)
+	if err != nil {
+		return fmt.Errorf("sessions %q: %w", n, err)
+	}
+	for i := range count {
+		if err := w.act(ctx, action, fmt.Sprintf("new-%d", i), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitsWithKeys commits an action without params n times in one session,
+// each time with an Idempotency-Key not used before.
+func commitsWithKeys(ctx context.Context, w *world, action, n, session string) error {
+	count, err := strconv.Atoi(n)
+	if err != nil {
+		return fmt.Errorf("commits %q: %w", n, err)
+	}
+	for i := range count {
+		if err := w.act(ctx, action, session, keyHeader(fmt.Sprintf("key-%d", i))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// act runs an action without params in a session through /actions and
+// wants it to succeed.
+func (w *world) act(ctx context.Context, action, session string, headers map[string]string) error {
+	b, err := json.Marshal(map[string]string{"action": action, "session_id": session})
+	if err != nil {
+		return fmt.Errorf("encoding the envelope: %w", err)
+	}
+	r, err := w.d.do(ctx, http.MethodPost, "/actions", b, headers)
+	if err != nil {
+		return err
+	}
+	if r.status != 200 {
+		return fmt.Errorf("%s in session %s: status %d: %s", action, session, r.status, clip(r.body))
 	}
 	return nil
 }

@@ -213,6 +213,44 @@ Feature: Security checklist
     When the module is loaded again and "bump" run in the sessions "a", "b" and "c", 150 times over
     Then the runtime's memory has grown by less than 16 MB
 
+  @§jace-untrusted @§jace-sessions @slow
+  Scenario: many sessions do not take a VM each for good
+    # A session's VM is kept only while the runtime is within its VM limit;
+    # 300 sessions, each acting once, would hold 300 QuickJS VMs otherwise.
+    Given the embedded reference runtime keeping at most 2 session VMs
+    And the module "counter.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counter", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { bump(state) { return { state: { n: state.n + 1 }, result: state.n + 1 }; } },
+      };
+      """
+    And "bump" is run once in each of 10 new sessions
+    And the runtime's memory is measured
+    When "bump" is run once in each of 300 new sessions
+    Then the runtime's memory has grown by less than 16 MB
+
+  @§jace-untrusted @§jace-idempotency @slow
+  Scenario: a session's remembered Idempotency-Keys do not pile up
+    # Each commit's answer is kept for its key's replays; with a state of
+    # 20 kB, 1,500 keys all kept would hold 30 MB.
+    Given the embedded reference runtime remembering at most 5 Idempotency-Keys per session
+    And the module "ballast.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "ballast", version: "1.0.0" },
+        init() { return { n: 0, pad: "x".repeat(20000) }; },
+        view(state) { return { n: state.n }; },
+        actions: { bump(state) { return { state: { n: state.n + 1, pad: state.pad } }; } },
+      };
+      """
+    And "bump" is committed 20 times in session "heavy", each time with a new Idempotency-Key
+    And the runtime's memory is measured
+    When "bump" is committed 1500 times in session "heavy", each time with a new Idempotency-Key
+    Then the runtime's memory has grown by less than 16 MB
+
   @§jace-untrusted @decision
   Scenario Outline: an ActionResult whose JSON is longer than the output limit is refused and not stored
     Given the embedded reference runtime with an output limit of 100 bytes
