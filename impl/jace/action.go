@@ -131,45 +131,42 @@ func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 		return o.fail(e)
 	}
 
-	useKey := !req.DryRun && req.IdempotencyKey != ""
-	var s *session
-	if useKey {
-		var err error
-		s, err = r.lookup(req.SessionID)
-		if err != nil {
-			return o.fail(failureError(err, "session"))
-		}
-		fp := fingerprint(req)
-		prior, e := s.claimKey(req.IdempotencyKey, fp)
-		if e != nil {
-			return o.fail(e)
-		}
-		if prior != nil {
-			replay := *prior
-			replay.Replayed = true
-			return &replay
-		}
-		defer func() { s.settleKey(req.IdempotencyKey, o, r.cfg.MaxKeysPerSession) }()
-	}
-
-	ls, err := r.lock(req.SessionID)
+	s, err := r.lock(req.SessionID)
 	if err != nil {
 		return o.fail(failureError(err, "session"))
 	}
-	if s != nil && ls != s {
-		// The module was replaced between claiming the key and running;
-		// the claim belongs to a discarded session, so refuse.
-		ls.mu.Unlock()
-		return o.fail(newError(kindReplaced, "the module was replaced while the request waited; retry"))
-	}
-	s = ls
-	events := r.runLocked(s, req, o, nowMS)
+	events, out := r.runKeyed(s, req, o, nowMS)
 	s.mu.Unlock()
 
 	r.events.publish(req.SessionID, events, eventDefaults{ // none: nothing is sent
 		action: req.Action, now: r.cfg.Clock.Now(), entity: s.mod.manifest.Name, vary: r.cfg.Vary,
 	})
-	return o
+	return out
+}
+
+// runKeyed answers a commit whose Idempotency-Key the session remembers
+// with the outcome it had, and otherwise runs the action, remembering a
+// commit's outcome under its key when the module answered (a request the
+// runtime stopped leaves its key free). Called with s.mu held, so a second
+// request with a key waits for the first to be over.
+func (r *Runtime) runKeyed(s *session, req ActionRequest, o *Outcome, nowMS int64) ([]json.RawMessage, *Outcome) {
+	if req.DryRun || req.IdempotencyKey == "" {
+		return r.runLocked(s, req, o, nowMS), o
+	}
+	fp := fingerprint(req)
+	if k, ok := s.keys[req.IdempotencyKey]; ok {
+		if k.fingerprint != fp {
+			return nil, o.fail(newError(kindKeyReused, "Idempotency-Key %q was already used in this session with a different payload", req.IdempotencyKey))
+		}
+		replay := *k.outcome
+		replay.Replayed = true
+		return nil, &replay
+	}
+	events := r.runLocked(s, req, o, nowMS)
+	if o.ran {
+		s.remember(req.IdempotencyKey, fp, o, r.cfg.MaxKeysPerSession)
+	}
+	return events, o
 }
 
 // runLocked does the work under the session lock and returns the events to
@@ -299,53 +296,14 @@ func moduleStatus(code string, explicit json.RawMessage) int {
 	}[strings.ToUpper(code)]
 }
 
-// claimKey checks an Idempotency-Key. It returns the stored outcome for a
-// replay, an error for a conflict, or (nil, nil) after marking the key as
-// in flight.
-func (s *session) claimKey(key, fp string) (*Outcome, *Error) {
-	s.kmu.Lock()
-	defer s.kmu.Unlock()
-	k := s.keys[key]
-	if k == nil {
-		s.keys[key] = &keyEntry{fingerprint: fp}
-		s.keyOrder = append(s.keyOrder, key)
-		return nil, nil
-	}
-	if k.fingerprint != fp {
-		return nil, newError(kindKeyReused, "Idempotency-Key %q was already used in this session with a different payload", key)
-	}
-	if !k.done {
-		return nil, newError(kindKeyBusy, "a request with Idempotency-Key %q is still running in this session", key)
-	}
-	return k.outcome, nil
-}
-
-// settleKey stores o for replays if the module ran, or releases the key.
-func (s *session) settleKey(key string, o *Outcome, max int) {
-	s.kmu.Lock()
-	defer s.kmu.Unlock()
-	k := s.keys[key]
-	if k == nil {
-		return
-	}
-	if !o.ran {
-		delete(s.keys, key)
-		for i, kk := range s.keyOrder {
-			if kk == key {
-				s.keyOrder = append(s.keyOrder[:i], s.keyOrder[i+1:]...)
-				break
-			}
-		}
-		return
-	}
+// remember keeps o for the replays of key, forgetting the oldest keys
+// beyond max. Called with s.mu held.
+func (s *session) remember(key, fp string, o *Outcome, max int) {
 	stored := *o
-	k.done = true
-	k.outcome = &stored
+	s.keys[key] = &keyEntry{fingerprint: fp, outcome: &stored}
+	s.keyOrder = append(s.keyOrder, key)
 	for len(s.keyOrder) > max {
-		oldest := s.keyOrder[0]
+		delete(s.keys, s.keyOrder[0])
 		s.keyOrder = s.keyOrder[1:]
-		if e := s.keys[oldest]; e != nil && e.done {
-			delete(s.keys, oldest)
-		}
 	}
 }

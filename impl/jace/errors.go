@@ -52,8 +52,6 @@ const (
 	kindMemory
 	kindBadResult
 	kindKeyReused
-	kindKeyBusy
-	kindReplaced
 	kindShutdown
 	kindInternal
 )
@@ -104,10 +102,6 @@ func choiceOf(k errKind) errChoice {
 		return errChoice{500, "INTERNAL", 502, "BAD_RESULT", "the module answered something that is not an ActionResult"}
 	case kindKeyReused:
 		return errChoice{422, "IDEMPOTENCY_KEY_REUSED", 409, "KEY_REUSED", "that Idempotency-Key went with another request"}
-	case kindKeyBusy:
-		return errChoice{409, "IDEMPOTENCY_KEY_IN_PROGRESS", 0, "KEY_BUSY", "a request with that Idempotency-Key is still running"}
-	case kindReplaced:
-		return errChoice{409, "CONFLICT", 0, "MODULE_REPLACED", "the module changed while the request waited"}
 	case kindShutdown:
 		return errChoice{503, "SHUTTING_DOWN", 0, "UNAVAILABLE", "the runtime is shutting down"}
 	case kindInternal:

@@ -223,16 +223,14 @@ type session struct {
 	seed  uint32
 	vm    *sandbox.VM
 
-	lastUse uint64 // guarded by Runtime.mu
+	keys     map[string]*keyEntry // the remembered Idempotency-Keys
+	keyOrder []string             // the same, oldest first
 
-	kmu      sync.Mutex // guards keys and keyOrder
-	keys     map[string]*keyEntry
-	keyOrder []string
+	lastUse uint64 // guarded by Runtime.mu
 }
 
 type keyEntry struct {
 	fingerprint string
-	done        bool
 	outcome     *Outcome
 }
 
