@@ -167,6 +167,9 @@ Feature: Security checklist
           loop(state) { for (;;) {} },
           recurse(state) { const f = (n) => f(n + 1) + 1; return { state: { n: f(0) } }; },
           hog(state) { const a = []; for (;;) a.push(new Array(100000).fill(7)); },
+          // QuickJS throws null when it runs out of memory while making its
+          // own error, so a thrown null is taken for an exhausted VM.
+          vanish(state) { throw null; },
           ok(state) { calls++; return { state: { n: state.n + 1 }, result: calls }; },
         },
       };
@@ -190,6 +193,7 @@ Feature: Security checklist
       | loop    | Action timed out       | 1     |
       | recurse | stack overflow         | 2     |
       | hog     | Memory limit exceeded  | 1     |
+      | vanish  | Memory limit exceeded  | 1     |
 
   @§jace-untrusted @§jace-sessions @slow
   Scenario: module loads and closed session VMs give their memory back
