@@ -231,56 +231,30 @@ func (v *VM) guard(f func() error) error {
 	if err == nil {
 		return nil
 	}
+	// The engine runs out of memory with an "out of memory" InternalError,
+	// an "OOM" error of the Go side, or, when it cannot even make its error,
+	// by throwing null (a module that throws null gets the same answer).
+	if text := err.Error(); strings.HasPrefix(text, "InternalError: out of memory") || text == "OOM" || text == "null" {
+		v.broken = true
+		return &Failure{Kind: KindMemory, Message: MsgMemory}
+	}
 	var je *quickjs.Error
-	if errors.As(err, &je) && je.Name == "InternalError" && strings.Contains(je.Message, "out of memory") {
-		v.broken = true
-		return &Failure{Kind: KindMemory, Message: MsgMemory}
-	}
-	if errors.As(err, &je) && je.Name == "" && je.Error() == "null" {
-		// QuickJS throws null when it runs out of memory while building
-		// the "out of memory" error itself. (A module that throws null on
-		// purpose gets the same answer.)
-		v.broken = true
-		return &Failure{Kind: KindMemory, Message: MsgMemory}
-	}
 	if errors.As(err, &je) {
 		return &Failure{Kind: KindThrow, Message: describe(je)}
-	}
-	if strings.Contains(err.Error(), "out of memory") || err.Error() == "OOM" {
-		v.broken = true
-		return &Failure{Kind: KindMemory, Message: MsgMemory}
 	}
 	return &Failure{Kind: KindThrow, Message: err.Error()}
 }
 
-// describe renders a JS exception as "Name: message (at frame)".
+// describe renders a JS exception as the engine writes it ("Name: message"
+// for an Error, the text of any other thrown value) followed by its
+// innermost frame, "(at boom (<eval>:7:3))" or, for a syntax error,
+// "(at <eval>:2:13)".
 func describe(e *quickjs.Error) string {
-	var b strings.Builder
-	if e.Name != "" {
-		b.WriteString(e.Name)
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	} else {
-		b.WriteString(e.Error())
+	frame, _, _ := strings.Cut(strings.TrimSpace(e.Stack), "\n")
+	if frame == "" {
+		return e.Error()
 	}
-	if e.FileName != "" && e.LineNumber > 0 {
-		fmt.Fprintf(&b, " (%s:%d:%d)", e.FileName, e.LineNumber, e.ColumnNumber)
-	} else if frame := firstFrame(e.Stack); frame != "" {
-		b.WriteString(" (")
-		b.WriteString(frame)
-		b.WriteString(")")
-	}
-	return b.String()
-}
-
-func firstFrame(stack string) string {
-	for _, line := range strings.Split(stack, "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "at ") {
-			return line
-		}
-	}
-	return ""
+	return e.Error() + " (" + frame + ")"
 }
 
 // Load evaluates module source (name is only used in messages) and checks
