@@ -255,6 +255,26 @@ Feature: Security checklist
     When "bump" is committed 1500 times in session "heavy", each time with a new Idempotency-Key
     Then the runtime's memory has grown by less than 16 MB
 
+  @§jace-untrusted @§jace-load @decision
+  Scenario: the reference's own log names the modules it loads and the session VMs it discards
+    Given the runtime is the embedded reference
+    And the embedded reference runtime with a fuel budget of 5 units
+    And the module "spinner.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "spinner", version: "2.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { spin(state) { for (;;) {} } },
+      };
+      """
+    When the agent posts to /actions {"action":"spin","session_id":"s1"}
+    Then the response is a JSON error "INTERNAL" with status 500
+    And the runtime's log has an INFO line saying "module loaded" per Decision (§jace-load)
+    And the runtime's log has an INFO line saying "name=spinner version=2.0.0" per Decision (§jace-load)
+    And the runtime's log has a WARN line saying "session VM discarded after a guard breach" per Decision (§jace-untrusted)
+    And the runtime's log has a WARN line saying "session_id=s1" per Decision (§jace-untrusted)
+
   @§jace-untrusted @decision
   Scenario Outline: an ActionResult whose JSON is longer than the output limit is refused and not stored
     Given the embedded reference runtime with an output limit of 100 bytes

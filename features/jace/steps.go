@@ -193,6 +193,9 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^"([^"]+)" is committed (\d+) times in session "([^"]*)", each time with a new Idempotency-Key$`, step(commitsWithKeys))
 	sc.Step(`^the runtime's memory has grown by less than (\d+) MB$`, step(memoryGrewLessThan))
 
+	// Operational log.
+	sc.Step(`^the runtime's log has an? (INFO|WARN) line saying "([^"]*)"$`, step(logSays))
+
 	// Audit log.
 	sc.Step(`^the audit log has (\d+) records?$`, step(auditCount))
 	sc.Step(`^audit record (\d+) has (\$\S*) written as (\S+)$`, step(auditFieldText))
