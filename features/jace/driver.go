@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -37,6 +38,7 @@ type driver struct {
 
 	cfg   impl.Config
 	audit *kit.SyncBuffer
+	log   *kit.SyncBuffer // the embedded reference's operational log
 	srv   *impl.Server
 	ts    *httptest.Server
 
@@ -54,16 +56,22 @@ func newDriver(seed int64, variations vary.Set) *driver {
 	d := &driver{
 		external: strings.TrimRight(os.Getenv(EnvURL), "/"),
 		audit:    &kit.SyncBuffer{},
+		log:      &kit.SyncBuffer{},
 		client:   &http.Client{Timeout: 30 * time.Second},
 	}
 	d.cfg = impl.Config{
 		Clock:    clock.NewSim(clock.Epoch()),
 		Seed:     seed,
 		AuditLog: d.audit,
+		Logger:   slog.New(slog.NewTextHandler(d.log, nil)),
 		// The deterministic form of the 2 s limit: a fuel budget standing
 		// for it instead of a wall-clock watchdog.
 		TimeoutFuel: sandbox.DefaultTimeoutFuel,
 		Vary:        variations,
+		// The reference serves the seed's demo until a module is loaded,
+		// as the jace command started without a module file does.
+		Module:     impl.CalculatorModule(),
+		ModuleName: "calculator.js (embedded)",
 	}
 	return d
 }

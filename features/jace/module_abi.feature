@@ -83,7 +83,7 @@ Feature: Module ABI
     When the client posts to /load {"source":"globalThis.jace = {\n  manifest: ;\n};"}
     Then the response is a JSON error
     And the error message contains "module module.js: SyntaxError" per Decision (§jace-module-shape)
-    And the error message contains "(<eval>:2:13)" per Decision (§jace-module-shape)
+    And the error message contains "(at <eval>:2:13)" per Decision (§jace-module-shape)
     And the response body does not contain "top-level" per Decision (§jace-module-shape)
 
   @§jace-action-result @decision

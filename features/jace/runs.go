@@ -225,6 +225,20 @@ func lastEventKeys(_ context.Context, w *world, list string) error {
 
 // ---- audit log ----
 
+// logSays checks that the embedded reference's operational log has a line
+// with a text.
+func logSays(_ context.Context, w *world, level, text string) error {
+	if err := embeddedOnly(w); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(w.d.log.String(), "\n") {
+		if strings.Contains(line, "level="+level) && strings.Contains(line, text) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the runtime's log has no %s line with %q:\n%s", level, text, w.d.log.String())
+}
+
 func auditLines(w *world) ([]string, error) {
 	if err := embeddedOnly(w); err != nil {
 		return nil, err

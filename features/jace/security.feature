@@ -167,6 +167,9 @@ Feature: Security checklist
           loop(state) { for (;;) {} },
           recurse(state) { const f = (n) => f(n + 1) + 1; return { state: { n: f(0) } }; },
           hog(state) { const a = []; for (;;) a.push(new Array(100000).fill(7)); },
+          // QuickJS throws null when it runs out of memory while making its
+          // own error, so a thrown null is taken for an exhausted VM.
+          vanish(state) { throw null; },
           ok(state) { calls++; return { state: { n: state.n + 1 }, result: calls }; },
         },
       };
@@ -190,6 +193,87 @@ Feature: Security checklist
       | loop    | Action timed out       | 1     |
       | recurse | stack overflow         | 2     |
       | hog     | Memory limit exceeded  | 1     |
+      | vanish  | Memory limit exceeded  | 1     |
+
+  @§jace-untrusted @§jace-sessions @slow
+  Scenario: module loads and closed session VMs give their memory back
+    # Each round loads the module again (which checks it in a VM of its own
+    # and retires every session's VM) and acts in three sessions, one more
+    # than the VMs the runtime keeps: 150 rounds open and close 600 VMs. A
+    # QuickJS VM holds a few hundred kB; one left behind each time would
+    # starve the runtime in the end.
+    Given the embedded reference runtime keeping at most 2 session VMs
+    And the module "counter.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counter", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { bump(state) { return { state: { n: state.n + 1 }, result: state.n + 1 }; } },
+      };
+      """
+    And the module is loaded again and "bump" run in the sessions "a", "b" and "c", 10 times over
+    And the runtime's memory is measured
+    When the module is loaded again and "bump" run in the sessions "a", "b" and "c", 150 times over
+    Then the runtime's memory has grown by less than 16 MB
+
+  @§jace-untrusted @§jace-sessions @slow
+  Scenario: many sessions do not take a VM each for good
+    # A session's VM is kept only while the runtime is within its VM limit;
+    # 300 sessions, each acting once, would hold 300 QuickJS VMs otherwise.
+    Given the embedded reference runtime keeping at most 2 session VMs
+    And the module "counter.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counter", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: { bump(state) { return { state: { n: state.n + 1 }, result: state.n + 1 }; } },
+      };
+      """
+    And "bump" is run once in each of 10 new sessions
+    And the runtime's memory is measured
+    When "bump" is run once in each of 300 new sessions
+    Then the runtime's memory has grown by less than 16 MB
+
+  @§jace-untrusted @§jace-idempotency @slow
+  Scenario: a session's remembered Idempotency-Keys do not pile up
+    # Each commit's answer is kept for its key's replays; with a state of
+    # 20 kB, 1,500 keys all kept would hold 30 MB.
+    Given the embedded reference runtime remembering at most 5 Idempotency-Keys per session
+    And the module "ballast.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "ballast", version: "1.0.0" },
+        init() { return { n: 0, pad: "x".repeat(20000) }; },
+        view(state) { return { n: state.n }; },
+        actions: { bump(state) { return { state: { n: state.n + 1, pad: state.pad } }; } },
+      };
+      """
+    And "bump" is committed 20 times in session "heavy", each time with a new Idempotency-Key
+    And the runtime's memory is measured
+    When "bump" is committed 1500 times in session "heavy", each time with a new Idempotency-Key
+    Then the runtime's memory has grown by less than 16 MB
+
+  @§jace-untrusted @§jace-load @decision
+  Scenario: the reference's own log names the modules it loads and the session VMs it discards
+    Given the runtime is the embedded reference
+    And the embedded reference runtime with a fuel budget of 5 units
+    And the module "spinner.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "spinner", version: "2.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { spin(state) { for (;;) {} } },
+      };
+      """
+    When the agent posts to /actions {"action":"spin","session_id":"s1"}
+    Then the response is a JSON error "INTERNAL" with status 500
+    And the runtime's log has an INFO line saying "module loaded" per Decision (§jace-load)
+    And the runtime's log has an INFO line saying "name=spinner version=2.0.0" per Decision (§jace-load)
+    And the runtime's log has a WARN line saying "session VM discarded after a guard breach" per Decision (§jace-untrusted)
+    And the runtime's log has a WARN line saying "session_id=s1" per Decision (§jace-untrusted)
 
   @§jace-untrusted @decision
   Scenario Outline: an ActionResult whose JSON is longer than the output limit is refused and not stored

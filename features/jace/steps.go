@@ -45,6 +45,7 @@ type world struct {
 	recorded []string   // its answers
 	event    string     // the last event received
 	bin      string     // the built jace command
+	memoryKB int        // the embedded runtime's memory when last measured
 	cmdAddr  string     // where the started command listens
 }
 
@@ -184,6 +185,16 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the last event came as one data line$`, step(lastEventOneLine))
 	sc.Step(`^the listener on (/[\w./?=-]*) receives an event$`, step(receivesAny))
 	sc.Step(`^the last event's (\$\S*) is (.+?)$`, step(lastEventField))
+
+	// Memory.
+	sc.Step(`^the runtime's memory is measured$`, step(memoryMeasured))
+	sc.Step(`^the module is loaded again and "([^"]+)" run in the sessions (.+), (\d+) times over$`, step(reloadRounds))
+	sc.Step(`^"([^"]+)" is run once in each of (\d+) new sessions$`, step(actionsIn))
+	sc.Step(`^"([^"]+)" is committed (\d+) times in session "([^"]*)", each time with a new Idempotency-Key$`, step(commitsWithKeys))
+	sc.Step(`^the runtime's memory has grown by less than (\d+) MB$`, step(memoryGrewLessThan))
+
+	// Operational log.
+	sc.Step(`^the runtime's log has an? (INFO|WARN) line saying "([^"]*)"$`, step(logSays))
 
 	// Audit log.
 	sc.Step(`^the audit log has (\d+) records?$`, step(auditCount))

@@ -7,5 +7,6 @@
 // with a code and a message, and that an accepted body re-encodes to JSON
 // that is accepted again and decodes to the same request.
 //
-// It imports anchorage/impl/jace, go-cmp and the standard library.
+// It imports anchorage/impl/jace, anchorage/impl/vary, go-cmp and the
+// standard library.
 package jace

@@ -2,6 +2,7 @@ package jace
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -30,10 +31,7 @@ type ActionRequest struct {
 // Outcome is the result of an action call. Error is set when it failed,
 // and Status is the HTTP status either way.
 type Outcome struct {
-	Action       string
-	SessionID    string
 	DryRun       bool
-	Intent       string
 	State        json.RawMessage   // the new state; the unchanged one on error
 	View         json.RawMessage   // the module's view of State (success only)
 	Result       json.RawMessage   // ActionResult.result, if any
@@ -42,7 +40,6 @@ type Outcome struct {
 	Error        *Error
 	Status       int
 	Replayed     bool // an Idempotency-Key replay of an earlier outcome
-	Fuel         int64
 	// ran is true when the module ran to completion (success or a domain
 	// error); only such outcomes are kept for Idempotency-Key replays.
 	ran bool
@@ -73,11 +70,7 @@ func moduleErr(me moduleError) *Error {
 	if msg == "" {
 		msg = me.Code
 	}
-	status, known := statusFor(me.Code, me.Status)
-	e := &Error{Status: status, Code: me.Code, Message: msg, kind: kindModule}
-	if !known {
-		e.kind = kindModuleUnknown
-	}
+	e := &Error{Status: cmp.Or(moduleStatus(me.Code, me.Status), 400), Code: me.Code, Message: msg, kind: kindModule, declared: me.Status}
 	var hints []string
 	if json.Unmarshal(me.Hints, &hints) == nil {
 		e.Hints = hints
@@ -92,11 +85,10 @@ func moduleErr(me moduleError) *Error {
 // gave none: the action name and its canonical params, "calc.sqrt {}"
 // (with the preview variation "calc.sqrt({})").
 func derivedPreview(action, canonParams string, v vary.Set) string {
-	if v.Has(VaryPreview) {
-		return action + "(" + canonParams + ")"
-	}
-	return action + " " + canonParams
+	return vary.Choose(v, VaryPreview, spacedPreview, calledPreview)(action, canonParams)
 }
+
+func spacedPreview(action, canonParams string) string { return action + " " + canonParams }
 
 // fingerprint identifies the payload an Idempotency-Key was first used with.
 func fingerprint(req ActionRequest) string {
@@ -123,18 +115,15 @@ func (r *Runtime) Do(req ActionRequest) *Outcome {
 	}
 	// The canonical params serve both the derived audit_preview and the
 	// audit record; compute them once.
-	canon, canonOK := canonicalOK(req.Params)
+	canon := canonical(req.Params)
 	o := r.do(req, canon)
-	r.audit.write(r.cfg.Clock.Now(), req, o, canon, canonOK)
+	r.audit.write(r.cfg.Clock.Now(), req, o, canon)
 	return o
 }
 
 func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 	o := &Outcome{
-		Action:       req.Action,
-		SessionID:    req.SessionID,
 		DryRun:       req.DryRun,
-		Intent:       req.Intent,
 		AuditPreview: derivedPreview(req.Action, canonParams, r.cfg.Vary),
 	}
 	nowMS, e := r.nowMS(req.Env)
@@ -142,45 +131,42 @@ func (r *Runtime) do(req ActionRequest, canonParams string) *Outcome {
 		return o.fail(e)
 	}
 
-	useKey := !req.DryRun && req.IdempotencyKey != ""
-	var s *session
-	if useKey {
-		var err error
-		s, err = r.lookup(req.SessionID)
-		if err != nil {
-			return o.fail(failureError(err, "session"))
-		}
-		fp := fingerprint(req)
-		prior, e := s.claimKey(req.IdempotencyKey, fp)
-		if e != nil {
-			return o.fail(e)
-		}
-		if prior != nil {
-			replay := *prior
-			replay.Replayed = true
-			return &replay
-		}
-		defer func() { s.settleKey(req.IdempotencyKey, o, r.cfg.MaxKeysPerSession) }()
-	}
-
-	ls, err := r.lock(req.SessionID)
+	s, err := r.lock(req.SessionID)
 	if err != nil {
 		return o.fail(failureError(err, "session"))
 	}
-	if s != nil && ls != s {
-		// The module was replaced between claiming the key and running;
-		// the claim belongs to a discarded session, so refuse.
-		ls.mu.Unlock()
-		return o.fail(newError(kindReplaced, "the module was replaced while the request waited; retry"))
-	}
-	s = ls
-	events := r.runLocked(s, req, o, nowMS)
+	events, out := r.runKeyed(s, req, o, nowMS)
 	s.mu.Unlock()
 
 	r.events.publish(req.SessionID, events, eventDefaults{ // none: nothing is sent
 		action: req.Action, now: r.cfg.Clock.Now(), entity: s.mod.manifest.Name, vary: r.cfg.Vary,
 	})
-	return o
+	return out
+}
+
+// runKeyed answers a commit whose Idempotency-Key the session remembers
+// with the outcome it had, and otherwise runs the action, remembering a
+// commit's outcome under its key when the module answered (a request the
+// runtime stopped leaves its key free). Called with s.mu held, so a second
+// request with a key waits for the first to be over.
+func (r *Runtime) runKeyed(s *session, req ActionRequest, o *Outcome, nowMS int64) ([]json.RawMessage, *Outcome) {
+	if req.DryRun || req.IdempotencyKey == "" {
+		return r.runLocked(s, req, o, nowMS), o
+	}
+	fp := fingerprint(req)
+	if k, ok := s.keys[req.IdempotencyKey]; ok {
+		if k.fingerprint != fp {
+			return nil, o.fail(newError(kindKeyReused, "Idempotency-Key %q was already used in this session with a different payload", req.IdempotencyKey))
+		}
+		replay := *k.outcome
+		replay.Replayed = true
+		return nil, &replay
+	}
+	events := r.runLocked(s, req, o, nowMS)
+	if o.ran {
+		s.remember(req.IdempotencyKey, fp, o, r.cfg.MaxKeysPerSession)
+	}
+	return events, o
 }
 
 // runLocked does the work under the session lock and returns the events to
@@ -197,11 +183,10 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 		Action: req.Action,
 		State:  string(state),
 		Params: string(req.Params),
-		Env:    r.envJSON(s.mod, req.Env, req.SessionID, req.DryRun, req.Intent),
+		Env:    envJSON(s.mod, req.Env, req.SessionID, req.DryRun, req.Intent),
 		NowMS:  nowMS,
 		Seed:   seed,
 	})
-	o.Fuel = res.Fuel
 	if err != nil {
 		o.fail(failureError(err, fmt.Sprintf("action %q", req.Action)))
 		return nil
@@ -291,88 +276,34 @@ func clip(s string) string {
 	return s
 }
 
-// statusFor maps a module's error code to an HTTP status, and reports
-// whether the code told it: one of the family's ten canonical codes always
-// gets its family status; for another code, an explicit error.status of
-// 400-599 is used, then a few common names; an unknown code is 400.
-func statusFor(code string, explicit json.RawMessage) (int, bool) {
+// moduleStatus is the status a module's error code names: one of the
+// family's ten canonical codes always its family status; another code its
+// explicit error.status of 400-599, else a common name's status (in any
+// letter case); 0 when it names none (the runtime then answers 400).
+func moduleStatus(code string, explicit json.RawMessage) int {
 	if st, ok := FamilyStatus(code); ok {
-		return st, true
+		return st
 	}
 	var n int
 	if json.Unmarshal(explicit, &n) == nil && n >= 400 && n <= 599 { // an absent status does not decode
-		return n, true
+		return n
 	}
-	switch strings.ToUpper(code) {
-	case "BAD_REQUEST", "INVALID_ARGUMENT", "INVALID", "VALIDATION", "VALIDATION_ERROR":
-		return 400, true
-	case "UNAUTHENTICATED":
-		return 401, true
-	case "PERMISSION_DENIED":
-		return 403, true
-	case "ALREADY_EXISTS", "ABORTED":
-		return 409, true
-	case "FAILED_PRECONDITION":
-		return 412, true
-	case "RESOURCE_EXHAUSTED", "TOO_MANY_REQUESTS":
-		return 429, true
-	case "NOT_IMPLEMENTED", "UNIMPLEMENTED":
-		return 501, true
-	case "UNAVAILABLE":
-		return 503, true
-	case "TIMEOUT", "DEADLINE_EXCEEDED":
-		return 504, true
-	}
-	return 400, false
+	return map[string]int{
+		"BAD_REQUEST": 400, "INVALID_ARGUMENT": 400, "INVALID": 400, "VALIDATION": 400, "VALIDATION_ERROR": 400,
+		"UNAUTHENTICATED": 401, "PERMISSION_DENIED": 403, "ALREADY_EXISTS": 409, "ABORTED": 409,
+		"FAILED_PRECONDITION": 412, "RESOURCE_EXHAUSTED": 429, "TOO_MANY_REQUESTS": 429,
+		"NOT_IMPLEMENTED": 501, "UNIMPLEMENTED": 501, "UNAVAILABLE": 503, "TIMEOUT": 504, "DEADLINE_EXCEEDED": 504,
+	}[strings.ToUpper(code)]
 }
 
-// claimKey checks an Idempotency-Key. It returns the stored outcome for a
-// replay, an error for a conflict, or (nil, nil) after marking the key as
-// in flight.
-func (s *session) claimKey(key, fp string) (*Outcome, *Error) {
-	s.kmu.Lock()
-	defer s.kmu.Unlock()
-	k := s.keys[key]
-	if k == nil {
-		s.keys[key] = &keyEntry{fingerprint: fp}
-		s.keyOrder = append(s.keyOrder, key)
-		return nil, nil
-	}
-	if k.fingerprint != fp {
-		return nil, newError(kindKeyReused, "Idempotency-Key %q was already used in this session with a different payload", key)
-	}
-	if !k.done {
-		return nil, newError(kindKeyBusy, "a request with Idempotency-Key %q is still running in this session", key)
-	}
-	return k.outcome, nil
-}
-
-// settleKey stores o for replays if the module ran, or releases the key.
-func (s *session) settleKey(key string, o *Outcome, max int) {
-	s.kmu.Lock()
-	defer s.kmu.Unlock()
-	k := s.keys[key]
-	if k == nil {
-		return
-	}
-	if !o.ran {
-		delete(s.keys, key)
-		for i, kk := range s.keyOrder {
-			if kk == key {
-				s.keyOrder = append(s.keyOrder[:i], s.keyOrder[i+1:]...)
-				break
-			}
-		}
-		return
-	}
+// remember keeps o for the replays of key, forgetting the oldest keys
+// beyond max. Called with s.mu held.
+func (s *session) remember(key, fp string, o *Outcome, max int) {
 	stored := *o
-	k.done = true
-	k.outcome = &stored
+	s.keys[key] = &keyEntry{fingerprint: fp, outcome: &stored}
+	s.keyOrder = append(s.keyOrder, key)
 	for len(s.keyOrder) > max {
-		oldest := s.keyOrder[0]
+		delete(s.keys, s.keyOrder[0])
 		s.keyOrder = s.keyOrder[1:]
-		if e := s.keys[oldest]; e != nil && e.done {
-			delete(s.keys, oldest)
-		}
 	}
 }

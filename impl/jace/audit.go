@@ -29,9 +29,8 @@ type AuditRecord struct {
 	ErrorCode      string          `json:"error_code,omitempty"`
 }
 
-// write logs one action. canon is canonical(req.Params) and canonOK
-// whether it decoded.
-func (a *auditLog) write(now time.Time, req ActionRequest, o *Outcome, canon string, canonOK bool) {
+// write logs one action; canon is canonical(req.Params).
+func (a *auditLog) write(now time.Time, req ActionRequest, o *Outcome, canon string) {
 	if a.w == io.Discard {
 		// Nothing would be kept: skip building the line.
 		return
@@ -59,13 +58,7 @@ func (a *auditLog) write(now time.Time, req ActionRequest, o *Outcome, canon str
 	default:
 		rec.Outcome = "committed"
 	}
-	line := appendAuditRecord(make([]byte, 0, 256), &rec)
-	if !canonOK {
-		// Params that did not decode (an in-process caller's): let
-		// encoding/json decide, as before.
-		line = mustJSON(rec)
-	}
-	line = append(line, '\n')
+	line := append(mustJSON(rec), '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.w.Write(line) // an audit sink that fails cannot fail the action

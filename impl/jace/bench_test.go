@@ -17,7 +17,7 @@ import (
 
 // BenchmarkActionsHTTP: committed /actions round trips over loopback.
 func BenchmarkActionsHTTP(b *testing.B) {
-	srv, err := NewServer(Config{Clock: simConfig().Clock, TimeoutFuel: sandbox.DefaultTimeoutFuel})
+	srv, err := NewServer(Config{Clock: simConfig().Clock, TimeoutFuel: sandbox.DefaultTimeoutFuel, Module: CalculatorModule()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func BenchmarkActionsHTTP(b *testing.B) {
 
 // BenchmarkActionDirect: the same commits through Runtime.Do, no HTTP.
 func BenchmarkActionDirect(b *testing.B) {
-	rt, err := New(Config{Clock: simConfig().Clock, TimeoutFuel: sandbox.DefaultTimeoutFuel})
+	rt, err := New(Config{Clock: simConfig().Clock, TimeoutFuel: sandbox.DefaultTimeoutFuel, Module: CalculatorModule()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,8 +9,11 @@ import (
 	"mime"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"anchorage/impl/vary"
 )
 
 // Request bodies, one per endpoint, after validation.
@@ -133,52 +136,40 @@ type Decoder struct {
 	schemas map[string]*jsonschema.Schema
 }
 
-// NewDecoder compiles the request schemas with the reference's lengths.
-// maxBody <= 0 means DefaultMaxBody.
-func NewDecoder(maxBody int64) (*Decoder, error) {
-	return newDecoder(maxBody, defaultLimits())
-}
-
-func newDecoder(maxBody int64, limits schemaLimits) (*Decoder, error) {
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
+// NewDecoder compiles the request schemas, with the reference's lengths
+// or, under the limits variation, longer ones; maxBody is the body limit
+// in bytes. The schemas are the program's own constant text: one that does
+// not compile is a bug, and panics.
+func NewDecoder(maxBody int64, v vary.Set) *Decoder {
+	limits := vary.Choose(v, VaryLimits, defaultLimits(), schemaLimits{name: variedNameLimit, intent: variedIntentLimit})
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	add := func(id, doc string) error {
-		v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
-		if err != nil {
-			return fmt.Errorf("schema %s: %w", id, err)
-		}
-		if err := c.AddResource(id, v); err != nil {
-			return fmt.Errorf("schema %s: %w", id, err)
-		}
-		return nil
-	}
-	if err := add("urn:jace:schema:env", envSchema(limits)); err != nil {
-		return nil, err
+	addSchema(c, "urn:jace:schema:env", envSchema(limits))
+	for _, s := range requestSchemas(limits) {
+		addSchema(c, s.id, s.doc)
 	}
 	d := &Decoder{maxBody: maxBody, limits: limits, schemas: map[string]*jsonschema.Schema{}}
 	for _, s := range requestSchemas(limits) {
-		if err := add(s.id, s.doc); err != nil {
-			return nil, err
-		}
-		sch, err := c.Compile(s.id)
-		if err != nil {
-			return nil, fmt.Errorf("compiling schema %s: %w", s.id, err)
-		}
-		d.schemas[s.endpoint] = sch
+		d.schemas[s.endpoint] = c.MustCompile(s.id)
 	}
-	return d, nil
+	return d
 }
 
-// MaxBody is the body limit in bytes.
-func (d *Decoder) MaxBody() int64 { return d.maxBody }
+// addSchema adds a constant schema document to c.
+func addSchema(c *jsonschema.Compiler, id, text string) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err == nil {
+		err = c.AddResource(id, doc)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("jace: request schema %s: %v", id, err))
+	}
+}
 
 // CheckContentType accepts an absent Content-Type, application/json and any
 // +json type; anything else is 415.
 func CheckContentType(ct string) *Error {
-	if ct == "" || ct == "application/json" {
+	if ct == "" {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
@@ -211,22 +202,14 @@ func (d *Decoder) tooLarge() *Error {
 	return newError(kindTooLarge, "request body exceeds the limit of %d bytes", d.maxBody)
 }
 
-// Decode parses and validates a body for endpoint and returns a pointer to
-// the endpoint's request struct. An empty body counts as {}.
+// Decode parses and validates a body (ReadBody has held it to the body
+// limit) for one of the JSON endpoints and returns a pointer to the
+// endpoint's request struct. An empty body counts as {}.
 func (d *Decoder) Decode(endpoint string, body []byte) (any, *Error) {
-	sch := d.schemas[endpoint]
-	if sch == nil {
-		return nil, newError(kindRoute, "no JSON endpoint %s", endpoint)
-	}
-	if int64(len(body)) > d.maxBody {
-		return nil, d.tooLarge()
-	}
 	if endpoint == EndpointActions {
-		if q, ok := fastActionsRequest(body, d.limits); ok {
-			return q, nil
-		}
+		return d.decodeActions(body)
 	}
-	return d.decodeGeneral(endpoint, sch, body)
+	return d.decodeGeneral(endpoint, d.schemas[endpoint], body)
 }
 
 // decodeGeneral is Decode without the /actions fast path.
@@ -256,9 +239,7 @@ func (d *Decoder) decodeGeneral(endpoint string, sch *jsonschema.Schema, body []
 	case EndpointActions:
 		out = &ActionsRequest{}
 	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return nil, newError(kindSchema, "invalid %s request: %v", endpoint, err)
-	}
+	json.Unmarshal(body, out) // the schema has checked every member's type
 	return out, nil
 }
 
@@ -293,14 +274,9 @@ func syntaxError(body []byte, err error) *Error {
 	return newError(kindBadJSON, "request body is not valid JSON: %v", err)
 }
 
-// position turns a byte offset into a 1-based line and column.
+// position turns a byte offset of b (0 to len(b)) into a 1-based line and
+// column.
 func position(b []byte, off int64) (int, int) {
-	if off > int64(len(b)) {
-		off = int64(len(b))
-	}
-	if off < 0 {
-		off = 0
-	}
 	line, col := 1, 1
 	for _, c := range b[:off] {
 		if c == '\n' {
@@ -336,81 +312,56 @@ func describeValidation(err error) string {
 	return strings.Join(leaves, "; ")
 }
 
-// fastActionsRequest decodes an /actions body without the generic JSON
-// tree, the schema walk and reflection, for the common shape only: one
-// object, member names among the schema's properties each at most once,
-// action/intent/session_id plain ASCII strings within the schema's
-// lengths, dry_run a boolean, params a valid JSON object. Such a body
-// passes the schema and json.Unmarshal gives the same struct (params is
-// the value's raw text either way). Anything else returns false and goes
-// the general way, which also writes the error messages.
-func fastActionsRequest(body []byte, l schemaLimits) (*ActionsRequest, bool) {
-	f := viewFilter{b: body}
-	i := f.ws(0)
-	if i >= len(body) || body[i] != '{' {
-		return nil, false
+// decodeActions reads an /actions body, the family's action request: one
+// object whose members are among action (required), params, dry_run, intent
+// and session_id, action and session_id strings of 1 to the limit's
+// characters, intent a string up to its limit, dry_run a boolean and params
+// an object. It is the only judge of an /actions body; a refused one is
+// described by the endpoint's schema (describe).
+func (d *Decoder) decodeActions(body []byte) (any, *Error) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil || members["action"] == nil {
+		return nil, d.describe(EndpointActions, body)
 	}
 	q := &ActionsRequest{}
-	var seen [5]bool
-	str := func(v int, min, max int) (string, int, bool) {
-		s, end, ok := simpleString(body, v)
-		if !ok || len(s) < min || len(s) > max {
-			return "", 0, false
+	for name, raw := range members {
+		var ok bool
+		switch name {
+		case "action":
+			q.Action, ok = jsonString(raw, 1, d.limits.name)
+		case "session_id":
+			q.SessionID, ok = jsonString(raw, 1, d.limits.name)
+		case "intent":
+			q.Intent, ok = jsonString(raw, 0, d.limits.intent)
+		case "dry_run":
+			q.DryRun, ok = string(raw) == "true", string(raw) == "true" || string(raw) == "false"
+		case "params":
+			q.Params, ok = raw, raw[0] == '{'
 		}
-		return string(s), end, true
-	}
-	for i = f.ws(i + 1); i < len(body) && body[i] != '}'; {
-		k, v, err := f.key(i)
-		if err != nil {
-			return nil, false
-		}
-		var end, slot int
-		ok := true
-		switch string(k) {
-		case `"action"`: // slot 0
-			q.Action, end, ok = str(v, 1, l.name)
-		case `"session_id"`:
-			slot = 1
-			q.SessionID, end, ok = str(v, 1, l.name)
-		case `"intent"`:
-			slot = 2
-			q.Intent, end, ok = str(v, 0, l.intent)
-		case `"dry_run"`:
-			slot = 3
-			switch {
-			case bytes.HasPrefix(body[v:], []byte("true")):
-				q.DryRun, end = true, v+4
-			case bytes.HasPrefix(body[v:], []byte("false")):
-				q.DryRun, end = false, v+5
-			default:
-				ok = false
-			}
-		case `"params"`:
-			slot = 4
-			if v >= len(body) || body[v] != '{' {
-				return nil, false
-			}
-			if end, err = f.skip(v); err != nil || !json.Valid(body[v:end]) {
-				return nil, false
-			}
-			q.Params = json.RawMessage(body[v:end])
-		default:
-			return nil, false
-		}
-		if !ok || seen[slot] {
-			return nil, false
-		}
-		seen[slot] = true
-		if i = f.ws(end); i < len(body) && body[i] == ',' {
-			if i = f.ws(i + 1); i < len(body) && body[i] == '}' {
-				return nil, false // trailing comma
-			}
-		} else if i >= len(body) || body[i] != '}' {
-			return nil, false
+		if !ok {
+			return nil, d.describe(EndpointActions, body)
 		}
 	}
-	if i >= len(body) || !seen[0] || f.ws(i+1) != len(body) {
-		return nil, false
+	return q, nil
+}
+
+// jsonString reads a member's JSON text as a string of min to max
+// characters; ok is false for any other value.
+func jsonString(raw json.RawMessage, min, max int) (string, bool) {
+	if raw[0] != '"' {
+		return "", false
 	}
-	return q, true
+	var s string
+	json.Unmarshal(raw, &s) // a JSON string inside a valid body always reads
+	n := utf8.RuneCountInString(s)
+	return s, n >= min && n <= max
+}
+
+// describe is the error of a body the endpoint refuses, as its schema
+// words it.
+func (d *Decoder) describe(endpoint string, body []byte) *Error {
+	if _, e := d.decodeGeneral(endpoint, d.schemas[endpoint], body); e != nil {
+		return e
+	}
+	return newError(kindSchema, "invalid %s request", endpoint)
 }

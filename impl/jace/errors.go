@@ -21,6 +21,9 @@ type Error struct {
 	Hints   []string        `json:"hints,omitempty"`
 	Details json.RawMessage `json:"details,omitempty"`
 	kind    errKind
+	// declared is a module error's own error.status, which only the
+	// statuses variation reads (to tell a code that names no status).
+	declared json.RawMessage
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -30,8 +33,7 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 type errKind int
 
 const (
-	kindModule        errKind = iota // the module's own error, with a code the family or the runtime knows
-	kindModuleUnknown                // the module's own error, with a code neither knows and no status
+	kindModule errKind = iota // the module's own error
 	kindBadJSON
 	kindSchema
 	kindMedia
@@ -50,8 +52,6 @@ const (
 	kindMemory
 	kindBadResult
 	kindKeyReused
-	kindKeyBusy
-	kindReplaced
 	kindShutdown
 	kindInternal
 )
@@ -68,8 +68,6 @@ type errChoice struct {
 
 func choiceOf(k errKind) errChoice {
 	switch k {
-	case kindModuleUnknown:
-		return errChoice{status: 400, altStatus: 500}
 	case kindBadJSON:
 		return errChoice{400, "INVALID_PARAMS", 0, "BAD_JSON", "the request body could not be read as JSON"}
 	case kindSchema:
@@ -104,10 +102,6 @@ func choiceOf(k errKind) errChoice {
 		return errChoice{500, "INTERNAL", 502, "BAD_RESULT", "the module answered something that is not an ActionResult"}
 	case kindKeyReused:
 		return errChoice{422, "IDEMPOTENCY_KEY_REUSED", 409, "KEY_REUSED", "that Idempotency-Key went with another request"}
-	case kindKeyBusy:
-		return errChoice{409, "IDEMPOTENCY_KEY_IN_PROGRESS", 0, "KEY_BUSY", "a request with that Idempotency-Key is still running"}
-	case kindReplaced:
-		return errChoice{409, "CONFLICT", 0, "MODULE_REPLACED", "the module changed while the request waited"}
 	case kindShutdown:
 		return errChoice{503, "SHUTTING_DOWN", 0, "UNAVAILABLE", "the runtime is shutting down"}
 	case kindInternal:
@@ -120,40 +114,11 @@ func choiceOf(k errKind) errChoice {
 // canonical error codes to (its errors page: servers MUST map error.code to
 // HTTP this way).
 func FamilyStatus(code string) (int, bool) {
-	switch code {
-	case "INVALID_PARAMS":
-		return 400, true
-	case "UNAUTHORIZED":
-		return 401, true
-	case "FORBIDDEN":
-		return 403, true
-	case "NOT_FOUND":
-		return 404, true
-	case "CONFLICT":
-		return 409, true
-	case "PRECONDITION_FAILED":
-		return 412, true
-	case "RATE_LIMITED":
-		return 429, true
-	case "POLICY_DENIED":
-		return 451, true
-	case "INTERNAL":
-		return 500, true
-	case "DRY_RUN_UNSUPPORTED":
-		return 501, true
-	}
-	return 0, false
-}
-
-// familyCode is FamilyStatus backwards: the canonical code of a status.
-func familyCode(status int) (string, bool) {
-	for _, c := range []string{"INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT",
-		"PRECONDITION_FAILED", "RATE_LIMITED", "POLICY_DENIED", "INTERNAL", "DRY_RUN_UNSUPPORTED"} {
-		if s, _ := FamilyStatus(c); s == status {
-			return c, true
-		}
-	}
-	return "", false
+	st, ok := map[string]int{
+		"INVALID_PARAMS": 400, "UNAUTHORIZED": 401, "FORBIDDEN": 403, "NOT_FOUND": 404, "CONFLICT": 409,
+		"PRECONDITION_FAILED": 412, "RATE_LIMITED": 429, "POLICY_DENIED": 451, "INTERNAL": 500, "DRY_RUN_UNSUPPORTED": 501,
+	}[code]
+	return st, ok
 }
 
 // newError makes a runtime error of kind k with the reference's status and
@@ -164,35 +129,61 @@ func newError(k errKind, format string, args ...any) *Error {
 }
 
 // wire returns e as it is sent under the variations v: its status, code and
-// message moved where v says, a canonical code always with its family
-// status, and, with extra-members, hints and details on the runtime's own
-// errors. The zero Set gives e unchanged.
+// message moved where v says (a canonical code always with its family
+// status), and, with extra-members, hints and details on the runtime's own
+// errors. The zero Set gives e unchanged, and a module's own error is
+// never changed.
 func wire(e *Error, v vary.Set) *Error {
-	out := *e
-	if e.kind == kindModule {
-		return &out
+	out := vary.Apply(v, VaryExtraMembers, vary.Apply(v, VaryMessages, vary.Apply(v, VaryCodes, vary.Apply(v, VaryStatuses, *e, movedStatus), renamedCode), reworded), withExtraMembers)
+	return &out
+}
+
+// movedStatus is the statuses variation: a module's code that names no
+// status gets 500, a runtime error its kind's other status, and a code that the family maps to another status the
+// canonical code of the new one, or the kind's own code.
+func movedStatus(e Error) Error {
+	if e.kind == kindModule && moduleStatus(e.Code, e.declared) == 0 {
+		e.Status = 500 // a module code that names no status: 500, not 400
+		return e
 	}
 	c := choiceOf(e.kind)
-	if v.Has(VaryStatuses) && c.altStatus != 0 {
-		out.Status = c.altStatus
+	if e.kind == kindModule || c.altStatus == 0 {
+		return e
 	}
-	if v.Has(VaryCodes) && c.altCode != "" {
-		out.Code = c.altCode
-	}
-	if st, ok := FamilyStatus(out.Code); ok && st != out.Status {
-		// A status moved away from its canonical code's takes the
-		// canonical code of the new status, or the kind's own code.
-		out.Code = c.altCode
-		if code, ok := familyCode(out.Status); ok {
-			out.Code = code
+	e.Status = c.altStatus
+	if st, ok := FamilyStatus(e.Code); ok && st != e.Status {
+		e.Code = c.altCode
+		if code, ok := familyCode(e.Status); ok {
+			e.Code = code
 		}
 	}
-	if v.Has(VaryMessages) && c.reworded != "" {
-		out.Message = c.reworded
+	return e
+}
+
+// renamedCode is the codes variation: a runtime error takes its kind's
+// other code (none of them is one of the family's ten).
+func renamedCode(e Error) Error {
+	if c := choiceOf(e.kind); e.kind != kindModule && c.altCode != "" {
+		e.Code = c.altCode
 	}
-	if v.Has(VaryExtraMembers) && e.kind != kindModuleUnknown {
-		out.Hints = []string{"see the runtime's log for the request"}
-		out.Details = mustJSON(map[string]int{"status": out.Status})
+	return e
+}
+
+// reworded is the messages variation: a runtime error takes its kind's
+// other wording, where the seed does not fix the words.
+func reworded(e Error) Error {
+	if c := choiceOf(e.kind); e.kind != kindModule && c.reworded != "" {
+		e.Message = c.reworded
 	}
-	return &out
+	return e
+}
+
+// withExtraMembers is the extra-members variation: hints and details on the
+// runtime's own errors.
+func withExtraMembers(e Error) Error {
+	if e.kind != kindModule {
+		e.Hints = []string{"see the runtime's log for the request"}
+		e.Details = mustJSON(map[string]int{"status": e.Status})
+	}
+	return e
 }

@@ -66,17 +66,7 @@ type eventDefaults struct {
 // module's other members in its order. An event that is not an object
 // becomes the changes of an event made of defaults.
 func normalise(raw json.RawMessage, d eventDefaults) []byte {
-	id := "evt-" + strconv.FormatUint(d.seq, 10)
-	ts := d.now.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-	entity := d.entity
-	changes := json.RawMessage("{}")
-	if d.vary.Has(VaryEventDefault) {
-		id = d.action + "#" + strconv.FormatUint(d.seq, 10)
-		ts = d.now.UTC().Format(time.RFC3339)
-		entity = "jace"
-		changes = nil
-	}
-	ev := &node{kind: 'o'}
+	ev := &node{kind: '{'}
 	set := func(k string, v *node) {
 		for i, have := range ev.keys {
 			if have == k {
@@ -87,30 +77,34 @@ func normalise(raw json.RawMessage, d eventDefaults) []byte {
 		ev.keys = append(ev.keys, k)
 		ev.vals = append(ev.vals, v)
 	}
-	scalar := func(v any) *node { return &node{kind: 'v', raw: mustJSON(v)} }
-	set("type", scalar(d.action))
-	set("id", scalar(id))
-	set("ts", scalar(ts))
-	set("entity", scalar(entity))
-	if changes != nil {
-		set("changes", &node{kind: 'v', raw: changes})
+	defaults := vary.Choose(d.vary, VaryEventDefault, eventDefaultMembers, variedEventDefaults)(d)
+	for i, k := range defaults.keys {
+		set(k, defaults.vals[i])
 	}
-	t, err := parseTree(raw)
-	switch {
-	case err != nil || t.kind != 'o':
-		set("changes", &node{kind: 'v', raw: raw})
-	default:
-		for i, k := range t.keys {
-			set(k, t.vals[i])
-		}
+	t := parseTree(raw)
+	if t.kind != '{' {
+		t = &node{kind: '{', keys: []string{"changes"}, vals: []*node{{kind: 'v', raw: raw}}}
 	}
-	if d.vary.Has(VaryExtraMembers) {
-		set("source", scalar("jace-runtime"))
+	for i, k := range t.keys {
+		set(k, t.vals[i])
 	}
 	var b bytes.Buffer
-	ev.encode(&b)
+	vary.Apply(d.vary, VaryExtraMembers, ev, withSource).encode(&b)
 	return b.Bytes()
 }
+
+// eventDefaultMembers are the defaults of an event's members, in the
+// order a relayed event has them: type the action, id evt-<n>, ts the
+// runtime clock with milliseconds, entity the module's name, changes {}.
+func eventDefaultMembers(d eventDefaults) *node {
+	return &node{kind: '{', keys: []string{"type", "id", "ts", "entity", "changes"}, vals: []*node{
+		scalarNode(d.action), scalarNode("evt-" + strconv.FormatUint(d.seq, 10)),
+		scalarNode(d.now.UTC().Format("2006-01-02T15:04:05.000Z07:00")), scalarNode(d.entity),
+		{kind: 'v', raw: json.RawMessage("{}")},
+	}}
+}
+
+func scalarNode(v any) *node { return &node{kind: 'v', raw: mustJSON(v)} }
 
 // publish relays events of a committed action. A subscriber whose queue is
 // full is disconnected rather than silently skipped.

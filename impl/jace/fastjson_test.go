@@ -6,12 +6,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"anchorage/impl/vary"
 )
 
-// The hand-written encoders and scanners of fastjson.go (and the fast
-// paths using them) must agree byte for byte with the encoding/json code
-// they stand in for. These tests compare them over hand-picked awkward
-// values and a deterministic random corpus.
+// The hand-written Action Result writer must agree byte for byte with
+// encoding/json, and the /actions decoder with the endpoint's schema. These
+// tests compare them over hand-picked awkward values and a deterministic
+// random corpus.
 
 var awkwardStrings = []string{
 	"", "calc.input", "bench", "a b", `quote " inside`, `back\slash`, "tab\there", "nl\n", "ctl\x01\x1f",
@@ -67,8 +69,8 @@ func TestAppendActionsBodyMatchesEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 3000 {
 		o := &Outcome{
-			Action: randString(r), SessionID: randString(r), DryRun: r.IntN(2) == 0, Intent: randString(r),
-			State: randRaw(r), Result: randRaw(r), AuditPreview: randString(r), Status: 200,
+			DryRun: r.IntN(2) == 0,
+			State:  randRaw(r), Result: randRaw(r), AuditPreview: randString(r), Status: 200,
 		}
 		for range r.IntN(3) {
 			o.Events = append(o.Events, randRaw(r))
@@ -87,27 +89,10 @@ func TestAppendActionsBodyMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-func TestAppendAuditRecordMatchesEncodingJSON(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := range 3000 {
-		rec := AuditRecord{
-			TS: randString(r), Via: randString(r), Action: randString(r), Params: randRaw(r),
-			AuditPreview: randString(r), SessionID: randString(r), IdempotencyKey: randString(r),
-			DryRun: r.IntN(2) == 0, Intent: randString(r), Outcome: randString(r), Status: r.IntN(600) - 50,
-			ErrorCode: randString(r),
-		}
-		want := string(mustJSON(rec))
-		if got := appendAuditRecord(nil, &rec); string(got) != want {
-			t.Fatalf("case %d:\n got %s\nwant %s", i, got, want)
-		}
-	}
-}
-
-func TestFastActionsRequestMatchesGeneralDecode(t *testing.T) {
-	d, err := NewDecoder(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestDecodeActionsAgreesWithTheSchema checks the /actions decoder against
+// the endpoint's JSON Schema, which judges every other endpoint's body.
+func TestDecodeActionsAgreesWithTheSchema(t *testing.T) {
+	d := NewDecoder(DefaultMaxBody, vary.Set{})
 	sch := d.schemas[EndpointActions]
 	long := strings.Repeat("x", 257)
 	cases := []string{
@@ -127,40 +112,11 @@ func TestFastActionsRequestMatchesGeneralDecode(t *testing.T) {
 		`{"action":"a","params":null}`, `{"action":"a","params":[1]}`, `{"action":"a","params":`,
 		"{\"action\":\"a\"}\n", `{"action":"a", "intent":"` + strings.Repeat("y", 4097) + `"}`,
 	}
-	for i, c := range cases[:5] {
-		if _, ok := fastActionsRequest([]byte(c), defaultLimits()); !ok {
-			t.Errorf("case %d %s: fast path not taken", i, c)
-		}
-	}
 	for _, c := range cases {
 		want, werr := d.decodeGeneral(EndpointActions, sch, []byte(c))
 		got, gerr := d.Decode(EndpointActions, []byte(c))
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
 			t.Errorf("%s:\n got %#v %v\nwant %#v %v", c, got, gerr, want, werr)
-		}
-	}
-}
-
-func TestEnvJSONFastPath(t *testing.T) {
-	rt, err := New(simConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	envs := []Env{nil, {}, {"session_id": json.RawMessage(`"x"`)}, {"dry_run": json.RawMessage(`true`), "intent": json.RawMessage(`"i"`)},
-		{"now": json.RawMessage(`"2026-01-01T00:00:00Z"`)}}
-	for _, modEnv := range envs {
-		for _, env := range envs {
-			for _, sid := range awkwardStrings {
-				for _, intent := range []string{"", "why", "é\n"} {
-					for _, dry := range []bool{false, true} {
-						mod := &module{env: modEnv}
-						if got, want := rt.envJSON(mod, env, sid, dry, intent), envJSONMerged(mod, env, sid, dry, intent); got != want {
-							t.Fatalf("envJSON(%v, %v, %q, %v, %q) = %s, want %s", modEnv, env, sid, dry, intent, got, want)
-						}
-					}
-				}
-			}
 		}
 	}
 }

@@ -25,6 +25,8 @@ func simConfig() Config {
 		TimeoutFuel: 300,
 		MemoryLimit: 16 << 20,
 		MaxOutput:   1 << 20,
+		Module:      CalculatorModule(),
+		ModuleName:  "calculator.js",
 	}
 }
 

@@ -20,14 +20,14 @@ package jace
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +42,8 @@ import (
 //go:embed calc.js
 var calculatorSource string
 
-// CalculatorModule returns the source of the embedded calculator demo.
+// CalculatorModule returns the source of the embedded calculator demo, the
+// module the jace command serves when it is given none (seed §7).
 func CalculatorModule() string { return calculatorSource }
 
 // Defaults.
@@ -56,8 +57,8 @@ const (
 	DefaultSeed              = 42
 )
 
-// DefaultNow is the instant Date reports inside the VM unless Config.Now or
-// env.now says otherwise: 2026-01-01T00:00:00Z.
+// DefaultNow is the instant Date reports inside the VM unless env.now says
+// otherwise: 2026-01-01T00:00:00Z (the clock variation moves it).
 func DefaultNow() time.Time { return time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC) }
 
 // Config builds a Runtime (and a Server).
@@ -70,8 +71,8 @@ type Config struct {
 	// Fuel caps each call into a VM at this many fuel units (1 unit =
 	// 10,000 QuickJS ticks); 0 disables the fuel guard.
 	Fuel int64
-	// Timeout is the wall-clock limit of one call (default 2 s). It is used
-	// only when TimeoutFuel is 0.
+	// Timeout is the wall-clock limit of one call (0 or less: 2 s). It is
+	// used only when TimeoutFuel is 0.
 	Timeout time.Duration
 	// TimeoutFuel > 0 turns on the deterministic (simulation) mode of the
 	// action timeout: a call burning more than this many fuel units is
@@ -83,13 +84,10 @@ type Config struct {
 	// MaxOutput caps the JSON an entry point returns (default
 	// sandbox.DefaultMaxOutput).
 	MaxOutput int
-	// MaxBody caps request bodies in bytes (0 or less: 1 MiB, which the
-	// Decoder applies).
+	// MaxBody caps request bodies in bytes (0 or less: 1 MiB).
 	MaxBody int64
-	// Now is what Date reports in the VM (default DefaultNow()).
-	Now time.Time
-	// Module is the module source loaded at start; "" means the embedded
-	// calculator. ModuleName names it in messages.
+	// Module is the module source loaded at start (CalculatorModule() is
+	// the seed's demo); ModuleName names it in messages.
 	Module     string
 	ModuleName string
 	// FS is where /load-file reads (default the OS file system). Wrap it in
@@ -117,32 +115,14 @@ func (c Config) withDefaults() Config {
 	if c.Clock == nil {
 		c.Clock = clock.Real()
 	}
-	if c.Timeout == 0 {
+	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
-	if c.Now.IsZero() {
-		c.Now = DefaultNow()
-		if c.Vary.Has(VaryClock) {
-			c.Now = time.Date(2025, time.August, 25, 12, 0, 0, 0, time.UTC)
-		}
-	}
 	if c.MaxBody <= 0 {
-		c.MaxBody = DefaultMaxBody
-		if c.Vary.Has(VaryBodyLimit) {
-			c.MaxBody = 2 * DefaultMaxBody
-		}
+		c.MaxBody = vary.Choose[int64](c.Vary, VaryBodyLimit, DefaultMaxBody, variedMaxBody)
 	}
-	if c.MaxOutput <= 0 && c.Vary.Has(VaryLimits) {
-		c.MaxOutput = 2 * sandbox.DefaultMaxOutput
-	}
-	if c.Module == "" {
-		c.Module = calculatorSource
-		if c.ModuleName == "" {
-			c.ModuleName = "calculator.js (embedded)"
-		}
-	}
-	if c.ModuleName == "" {
-		c.ModuleName = "module.js"
+	if c.MaxOutput <= 0 {
+		c.MaxOutput = vary.Choose(c.Vary, VaryLimits, sandbox.DefaultMaxOutput, variedMaxOutput)
 	}
 	if c.FS == nil {
 		c.FS = afero.NewOsFs()
@@ -168,10 +148,7 @@ func (c Config) withDefaults() Config {
 // fuelUnitTicks is how many interpreter ticks make a unit of Fuel: one
 // interrupt poll (Decision §jace-fuel), two with the fuel-unit variation.
 func (c Config) fuelUnitTicks() int64 {
-	if c.Vary.Has(VaryFuelUnit) {
-		return 2 * sandbox.PollTicks
-	}
-	return sandbox.PollTicks
+	return vary.Choose[int64](c.Vary, VaryFuelUnit, sandbox.PollTicks, variedUnitTicks)
 }
 
 // SeedState maps a configured seed to the xorshift32 starting state: the
@@ -225,6 +202,7 @@ type Runtime struct {
 	events *broker
 	audit  *auditLog
 	seed0  uint32
+	now    time.Time // what Date reports in the VM unless env.now says otherwise
 
 	mu       sync.Mutex
 	mod      *module
@@ -245,16 +223,14 @@ type session struct {
 	seed  uint32
 	vm    *sandbox.VM
 
-	lastUse uint64 // guarded by Runtime.mu
+	keys     map[string]*keyEntry // the remembered Idempotency-Keys
+	keyOrder []string             // the same, oldest first
 
-	kmu      sync.Mutex // guards keys and keyOrder
-	keys     map[string]*keyEntry
-	keyOrder []string
+	lastUse uint64 // guarded by Runtime.mu
 }
 
 type keyEntry struct {
 	fingerprint string
-	done        bool
 	outcome     *Outcome
 }
 
@@ -266,6 +242,7 @@ func New(cfg Config) (*Runtime, error) {
 		events:   newBroker(cfg.EventBuffer),
 		audit:    &auditLog{w: cfg.AuditLog},
 		seed0:    SeedState(cfg.Seed),
+		now:      vary.Choose(cfg.Vary, VaryClock, DefaultNow(), variedNow()),
 		sessions: map[string]*session{},
 	}
 	if _, err := r.Load(cfg.Module, cfg.ModuleName, nil); err != nil {
@@ -303,10 +280,7 @@ func (r *Runtime) vmConfig() sandbox.Config {
 // state belongs to the module that made it. env is merged into the env of
 // every later call (host-injected capabilities).
 func (r *Runtime) Load(source, name string, env Env) (Manifest, error) {
-	vm, err := sandbox.New(r.vmConfig())
-	if err != nil {
-		return Manifest{}, newError(kindInternal, "creating a VM: %v", err)
-	}
+	vm := sandbox.New(r.vmConfig())
 	man, err := vm.Load(source, name)
 	vm.Close()
 	if err != nil {
@@ -415,10 +389,7 @@ func (r *Runtime) vmOf(s *session) (*sandbox.VM, error) {
 	}
 	r.dropVM(s)
 	r.makeRoom(s)
-	vm, err := sandbox.New(r.vmConfig())
-	if err != nil {
-		return nil, newError(kindInternal, "creating a VM: %v", err)
-	}
+	vm := sandbox.New(r.vmConfig())
 	if _, err := vm.Load(s.mod.source, s.mod.name); err != nil {
 		vm.Close()
 		return nil, failureError(err, "loading the module into a session VM")
@@ -458,7 +429,7 @@ func (r *Runtime) makeRoom(self *session) {
 		}
 	}
 	need := r.liveVMs - r.cfg.MaxVMs + 1
-	sort.Slice(cands, func(i, j int) bool { return cands[i].lastUse < cands[j].lastUse })
+	slices.SortFunc(cands, func(a, b *session) int { return cmp.Compare(a.lastUse, b.lastUse) })
 	r.mu.Unlock()
 	for _, s := range cands {
 		if need <= 0 {
@@ -522,7 +493,7 @@ func failureError(err error, doing string) *Error {
 func (r *Runtime) nowMS(env Env) (int64, *Error) {
 	raw, ok := env["now"]
 	if !ok {
-		return r.cfg.Now.UnixMilli(), nil
+		return r.now.UnixMilli(), nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -535,31 +506,9 @@ func (r *Runtime) nowMS(env Env) (int64, *Error) {
 	return t.UnixMilli(), nil
 }
 
-// envJSON merges the module's load env, the request env and the known keys.
-func (r *Runtime) envJSON(mod *module, env Env, sessionID string, dryRun bool, intent string) string {
-	if onlyKnownKeys(mod.env) && onlyKnownKeys(env) {
-		// Fast path: every other key would be replaced below, so the result
-		// is the three known keys, in the sorted order mustJSON writes a
-		// map in.
-		b := make([]byte, 0, 64+len(intent)+len(sessionID))
-		b = append(b, `{"dry_run":`...)
-		b = strconv.AppendBool(b, dryRun)
-		if intent != "" {
-			b = append(b, `,"intent":`...)
-			b = appendString(b, intent)
-		}
-		if sessionID != "" {
-			b = append(b, `,"session_id":`...)
-			b = appendString(b, sessionID)
-		}
-		return string(append(b, '}'))
-	}
-	return envJSONMerged(mod, env, sessionID, dryRun, intent)
-}
-
-// envJSONMerged is envJSON's general path: it merges the two envs as maps
-// and writes the known keys over them. The fast path must agree with it.
-func envJSONMerged(mod *module, env Env, sessionID string, dryRun bool, intent string) string {
+// envJSON merges the module's load env and the request env, the request's
+// members winning, and writes the known keys over them.
+func envJSON(mod *module, env Env, sessionID string, dryRun bool, intent string) string {
 	m := map[string]json.RawMessage{}
 	for k, v := range mod.env {
 		m[k] = v
@@ -579,17 +528,6 @@ func envJSONMerged(mod *module, env Env, sessionID string, dryRun bool, intent s
 	return string(mustJSON(m))
 }
 
-// onlyKnownKeys reports whether env has no key besides the ones envJSON
-// sets itself.
-func onlyKnownKeys(env Env) bool {
-	for k := range env {
-		if k != "session_id" && k != "dry_run" && k != "intent" {
-			return false
-		}
-	}
-	return true
-}
-
 func mustJSON(v any) json.RawMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -604,23 +542,11 @@ func mustJSON(v any) json.RawMessage {
 // canonical re-encodes JSON with object keys sorted (numbers kept as
 // written), so that equal payloads compare equal.
 func canonical(raw json.RawMessage) string {
-	s, _ := canonicalOK(raw)
-	return s
-}
-
-// canonicalOK is canonical; ok is false when raw did not decode and is
-// returned as it was.
-func canonicalOK(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 {
-		return "null", true
-	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		return string(raw), false
-	}
-	return string(mustJSON(v)), true
+	dec.Decode(&v) // raw is JSON the runtime has read already; nothing reads as null
+	return string(mustJSON(v))
 }
 
 // ensureState returns the session's state, computing init's (without
@@ -631,8 +557,8 @@ func (r *Runtime) ensureState(s *session) (json.RawMessage, uint32, error) {
 	}
 	res, err := r.call(s, sandbox.Call{
 		Kind:  "init",
-		Env:   r.envJSON(s.mod, nil, s.id, false, ""),
-		NowMS: r.cfg.Now.UnixMilli(),
+		Env:   envJSON(s.mod, nil, s.id, false, ""),
+		NowMS: r.now.UnixMilli(),
 		Seed:  s.seed,
 	})
 	if err != nil {
@@ -657,7 +583,7 @@ func (r *Runtime) Init(env Env) (json.RawMessage, error) {
 	defer s.mu.Unlock()
 	res, err := r.call(s, sandbox.Call{
 		Kind:  "init",
-		Env:   r.envJSON(s.mod, env, id, dry, env.str("intent")),
+		Env:   envJSON(s.mod, env, id, dry, env.str("intent")),
 		NowMS: nowMS,
 		Seed:  r.seed0,
 	})
@@ -687,7 +613,7 @@ func (r *Runtime) View(sessionID string, state json.RawMessage) (json.RawMessage
 		}
 		state, seed = st, sd
 	}
-	res, err := r.call(s, sandbox.Call{Kind: "view", State: string(state), NowMS: r.cfg.Now.UnixMilli(), Seed: seed})
+	res, err := r.call(s, sandbox.Call{Kind: "view", State: string(state), NowMS: r.now.UnixMilli(), Seed: seed})
 	if err != nil {
 		return nil, failureError(err, "view")
 	}

@@ -3,7 +3,6 @@ package jace
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -35,16 +34,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	limits := defaultLimits()
-	if rt.cfg.Vary.Has(VaryLimits) {
-		limits = schemaLimits{name: 1024, intent: 16384}
-	}
-	dec, err := newDecoder(rt.cfg.MaxBody, limits)
-	if err != nil {
-		rt.Close()
-		return nil, fmt.Errorf("jace: %w", err)
-	}
-	return &Server{rt: rt, dec: dec, v: rt.cfg.Vary}, nil
+	return &Server{rt: rt, dec: NewDecoder(rt.cfg.MaxBody, rt.cfg.Vary), v: rt.cfg.Vary}, nil
 }
 
 // Runtime returns the runtime behind the server.
@@ -196,25 +186,11 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request, q *ViewRequest) {
 		audience = AudienceHuman
 	}
 	if audience != "" {
-		if view, err = FilterView(view, audience); err != nil {
-			s.writeError(w, newError(kindBadResult, "view: %v", err))
-			return
-		}
+		view = FilterView(view, audience)
 	}
 	w.Header().Set("Vary", s.headerValue("Accept"))
 	if asHTML {
-		var b bytes.Buffer
-		render := RenderHTML
-		if s.v.Has(VaryHTML) {
-			render = renderHTMLPlain
-		}
-		if err := render(&b, s.rt.Manifest(), view); err != nil {
-			s.writeError(w, newError(kindBadResult, "view: %v", err))
-			return
-		}
-		w.Header().Set("Content-Type", s.contentType(TypeHTML))
-		w.WriteHeader(200)
-		w.Write(b.Bytes())
+		s.writeBody(w, 200, TypeHTML, vary.Choose(s.v, VaryHTML, RenderHTML, renderHTMLPlain)(s.rt.Manifest(), view))
 		return
 	}
 	s.writeTyped(w, 200, mt, struct {
@@ -243,10 +219,7 @@ func (s *Server) viewForm(r *http.Request, audience string) (bool, string, *Erro
 	case AudienceHuman:
 		return true, TypeHTML, nil
 	}
-	prefer := []string{TypeHTML, TypeJACE, TypeJSON}
-	if s.v.Has(VaryNegotiation) {
-		prefer = []string{TypeJACE, TypeJSON, TypeHTML}
-	}
+	prefer := vary.Choose(s.v, VaryNegotiation, []string{TypeHTML, TypeJACE, TypeJSON}, []string{TypeJACE, TypeJSON, TypeHTML})
 	mt, ok := Negotiate(accept, prefer)
 	if !ok || mt == TypeHTML {
 		return true, TypeHTML, nil // the family's default
@@ -259,16 +232,20 @@ func (s *Server) viewForm(r *http.Request, audience string) (bool, string, *Erro
 
 // jsonViewType is the media type of the view's JSON form:
 // application/jace+json, or application/json for a client whose Accept
-// header rates that above it.
+// header rates that above it (under the negotiation variation, always
+// application/jace+json).
 func (s *Server) jsonViewType(accept string) string {
-	if s.v.Has(VaryNegotiation) {
-		return TypeJACE
-	}
+	return vary.Choose(s.v, VaryNegotiation, negotiatedJSONType, alwaysJACE)(accept)
+}
+
+func negotiatedJSONType(accept string) string {
 	if mt, ok := Negotiate(accept, []string{TypeJACE, TypeJSON}); ok {
 		return mt
 	}
 	return TypeJACE
 }
+
+func alwaysJACE(string) string { return TypeJACE }
 
 // pressBody is /press's minimal shape, e being o's error as sent.
 func pressBody(o *Outcome, e *Error) any {
@@ -292,14 +269,9 @@ func pressBody(o *Outcome, e *Error) any {
 // appendActionsBody (see fastjson.go).
 func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
 	e := s.wire(o.Error)
-	body := escapeSeparators(append(appendActionsBody(make([]byte, 0, 2048), o, e), '\n'))
-	if s.v.Has(VaryJSONLayout) {
-		body = relayout(body)
-	}
+	body := vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(appendActionsBody(make([]byte, 0, 2048), o, e), '\n')), relayout)
 	s.replayed(w, o)
-	w.Header()["Content-Type"] = []string{s.contentType(TypeJSON)}
-	w.WriteHeader(outcomeStatus(o, e))
-	w.Write(body)
+	s.writeBody(w, outcomeStatus(o, e), TypeJSON, body)
 }
 
 // outcomeStatus is the status of an outcome whose error goes as e.
@@ -313,12 +285,17 @@ func outcomeStatus(o *Outcome, e *Error) int {
 	return o.Status
 }
 
-// replayed marks an answer replayed for its Idempotency-Key.
+// replayed marks an answer replayed for its Idempotency-Key (not under the
+// replay-header variation).
 func (s *Server) replayed(w http.ResponseWriter, o *Outcome) {
-	if o.Replayed && !s.v.Has(VaryReplayHeader) {
-		w.Header().Set(ReplayedHeader, "true")
+	if o.Replayed {
+		vary.Choose(s.v, VaryReplayHeader, markReplayed, leaveUnmarked)(w.Header())
 	}
 }
+
+func markReplayed(h http.Header) { h.Set(ReplayedHeader, "true") }
+
+func leaveUnmarked(http.Header) {}
 
 func (s *Server) writeOutcome(w http.ResponseWriter, o *Outcome, e *Error, body any) {
 	s.replayed(w, o)
@@ -337,8 +314,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", s.contentType("text/event-stream"))
 	w.Header().Set("Cache-Control", s.headerValue("no-cache"))
 	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(200)
-	if err := rc.Flush(); err != nil {
+	if err := rc.Flush(); err != nil { // sends the headers, with status 200
 		return
 	}
 	for {
@@ -362,11 +338,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // sseMessage frames one event as an SSE message: a data line per line of
 // its JSON (one, unless the JSON is laid out over several).
 func (s *Server) sseMessage(msg []byte) []byte {
-	if s.v.Has(VaryJSONLayout) {
-		msg = bytes.TrimRight(relayout(msg), "\n")
-	}
 	var b bytes.Buffer
-	for _, line := range bytes.Split(msg, []byte("\n")) {
+	for _, line := range bytes.Split(vary.Apply(s.v, VaryJSONLayout, msg, relayoutEvent), []byte("\n")) {
 		b.WriteString("data: ")
 		b.Write(line)
 		b.WriteByte('\n')
@@ -375,37 +348,21 @@ func (s *Server) sseMessage(msg []byte) []byte {
 	return b.Bytes()
 }
 
-// contentType is the Content-Type of a media type under the variations:
-// text/html always with its charset; with media-params, a charset on JSON
-// and event streams and the family's profile on application/jace+json;
-// with header-case, the media type in capitals.
+// contentType is the Content-Type of a media type: text/html with its
+// charset, the others without parameters; with media-params, a charset on
+// JSON and event streams and the family's profile on
+// application/jace+json; with header-case, the media type in capitals.
 func (s *Server) contentType(mt string) string {
-	params := ""
-	switch {
-	case mt == TypeHTML:
-		params = "; charset=utf-8"
-	case !s.v.Has(VaryMediaParams):
-	case mt == TypeJACE:
-		params = `; profile="JACE/0.1"`
-	default:
-		params = "; charset=utf-8"
-	}
-	if s.v.Has(VaryHeaderCase) {
-		mt = strings.ToUpper(mt)
-	}
-	return mt + params
+	params := vary.Choose(s.v, VaryMediaParams, mediaParams, variedMediaParams)()
+	return vary.Apply(s.v, VaryHeaderCase, mt, strings.ToUpper) + params[mt]
 }
 
-// headerValue is a header value HTTP compares without case, in lower case
-// under header-case (capitalised when it is already lower case).
+func mediaParams() map[string]string { return map[string]string{TypeHTML: "; charset=utf-8"} }
+
+// headerValue is a header value HTTP compares without case, recased under
+// header-case.
 func (s *Server) headerValue(v string) string {
-	if !s.v.Has(VaryHeaderCase) {
-		return v
-	}
-	if lower := strings.ToLower(v); lower != v {
-		return lower
-	}
-	return strings.ToUpper(v[:1]) + v[1:]
+	return vary.Apply(s.v, VaryHeaderCase, v, recase)
 }
 
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
@@ -413,13 +370,14 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) writeTyped(w http.ResponseWriter, status int, mt string, v any) {
-	b := escapeSeparators(append(mustJSON(v), '\n'))
-	if s.v.Has(VaryJSONLayout) {
-		b = relayout(b)
-	}
+	s.writeBody(w, status, mt, vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(mustJSON(v), '\n')), relayout))
+}
+
+// writeBody answers with status and a body of media type mt.
+func (s *Server) writeBody(w http.ResponseWriter, status int, mt string, body []byte) {
 	w.Header().Set("Content-Type", s.contentType(mt))
 	w.WriteHeader(status)
-	w.Write(b)
+	w.Write(body)
 }
 
 func (s *Server) writeError(w http.ResponseWriter, e *Error) {

@@ -101,24 +101,13 @@ func TestIdempotency(t *testing.T) {
 	}
 }
 
-func TestIdempotencyInFlightIsRefused(t *testing.T) {
+func TestRememberForgetsTheOldestKeys(t *testing.T) {
 	s := &session{keys: map[string]*keyEntry{}}
-	if prior, e := s.claimKey("k", "fp"); prior != nil || e != nil {
-		t.Fatalf("first claim: %v %v", prior, e)
+	for _, k := range []string{"a", "b", "c"} {
+		s.remember(k, "fp-"+k, &Outcome{Status: 200, ran: true}, 2)
 	}
-	if _, e := s.claimKey("k", "fp"); e == nil || e.Status != 409 || e.Code != "IDEMPOTENCY_KEY_IN_PROGRESS" {
-		t.Fatalf("claim while in flight: %v", e)
-	}
-	if _, e := s.claimKey("k", "other"); e == nil || e.Status != 422 {
-		t.Fatalf("claim with another payload while in flight: %v", e)
-	}
-	s.settleKey("k", &Outcome{Status: 500, Error: &Error{Code: "INTERNAL"}}, 10)
-	if prior, e := s.claimKey("k", "fp"); prior != nil || e != nil {
-		t.Fatalf("a key whose request failed in the runtime must be released: %v %v", prior, e)
-	}
-	s.settleKey("k", &Outcome{Status: 200, ran: true}, 10)
-	if prior, e := s.claimKey("k", "fp"); prior == nil || e != nil {
-		t.Fatalf("a settled key must replay: %v %v", prior, e)
+	if _, ok := s.keys["a"]; ok || len(s.keys) != 2 || s.keys["c"].fingerprint != "fp-c" {
+		t.Fatalf("keys %v, order %v", s.keys, s.keyOrder)
 	}
 }
 
@@ -140,7 +129,7 @@ func TestViewAudiencesAndNegotiation(t *testing.T) {
 		t.Fatalf("human view without Accept is not HTML: %s", humanHTML.body)
 	}
 	byAccept := h.post("/view", `{}`, "Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
-	if !strings.Contains(byAccept.body, "<dl class=\"jace-node jace-app\" id=\"calculator\">") || strings.Contains(byAccept.body, "agent-hint") {
+	if !strings.Contains(byAccept.body, "<dl><dt>type</dt><dd>app</dd><dt>id</dt><dd>calculator</dd>") || strings.Contains(byAccept.body, "agent-hint") {
 		t.Fatalf("HTML view by Accept: %s", byAccept.body)
 	}
 	full := h.post("/view", `{}`, "Accept", TypeJACE)

@@ -1,6 +1,11 @@
 package jace
 
-import "anchorage/impl/vary"
+import (
+	"time"
+
+	"anchorage/impl/jace/sandbox"
+	"anchorage/impl/vary"
+)
 
 // The runtime's spec-permitted variations: each makes differently a choice
 // that seed 003 and its spec family leave open, so a runtime running with
@@ -25,6 +30,22 @@ const (
 	VaryPreview      = "preview"
 	VaryNegotiation  = "negotiation"
 )
+
+// The variations' own values. The runtime switches every variation with
+// vary.Choose or vary.Apply, in an expression, and takes the alternative
+// from here or from a function only the variation calls: no mutant of the
+// runtime's code can turn a variation on, or change what it does, without
+// also changing the reference.
+const (
+	variedMaxBody     = 2 << 20               // body-limit: 2 MiB
+	variedMaxOutput   = 8 << 20               // limits: an 8 MiB output cap
+	variedNameLimit   = 1024                  // limits: action and session_id
+	variedIntentLimit = 16384                 // limits: intent
+	variedUnitTicks   = 2 * sandbox.PollTicks // fuel-unit
+)
+
+// variedNow is the fixed instant under the clock variation.
+func variedNow() time.Time { return time.Date(2025, time.August, 25, 12, 0, 0, 0, time.UTC) }
 
 // Variations lists the runtime's variations, each with the place of seed 003
 // (or of its spec family) that leaves the choice open.

@@ -1,6 +1,7 @@
 package jace
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -77,7 +78,7 @@ func TestWireKeepsFamilyCodesWithTheirStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for k := kindModuleUnknown; k <= kindInternal; k++ {
+		for k := kindBadJSON; k <= kindInternal; k++ {
 			e := wire(newError(k, "m"), set)
 			if st, ok := FamilyStatus(e.Code); ok && st != e.Status {
 				t.Errorf("vary %q, kind %d: %s with status %d", list, k, e.Code, e.Status)
@@ -85,6 +86,27 @@ func TestWireKeepsFamilyCodesWithTheirStatus(t *testing.T) {
 			if e.Status < 400 || e.Status > 599 {
 				t.Errorf("vary %q, kind %d: status %d is not an error", list, k, e.Status)
 			}
+		}
+	}
+}
+
+// TestStatusesMoveOnlyModuleCodesThatNameNone checks the statuses
+// variation on module errors: a code that names no status moves from 400
+// to 500, one that names a status keeps it.
+func TestStatusesMoveOnlyModuleCodesThatNameNone(t *testing.T) {
+	set, err := vary.Parse(VaryStatuses, Variations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		code, declared string
+		ref, varied    int
+	}{
+		{"ODD", ``, 400, 500}, {"ODD", `418`, 418, 418}, {"timeout", ``, 504, 504}, {"CONFLICT", `400`, 409, 409},
+	} {
+		e := moduleErr(moduleError{Code: c.code, Status: json.RawMessage(c.declared)})
+		if e.Status != c.ref || wire(e, set).Status != c.varied || wire(e, vary.Set{}).Status != c.ref {
+			t.Errorf("%s (status %s): %d, varied %d; want %d, %d", c.code, c.declared, e.Status, wire(e, set).Status, c.ref, c.varied)
 		}
 	}
 }

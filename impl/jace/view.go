@@ -3,9 +3,7 @@ package jace
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"html"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -16,209 +14,135 @@ const (
 	AudienceHuman = "human"
 )
 
-// node is a JSON value that keeps object key order, so filtering a view
-// and rendering it never reorders what the module wrote.
+// node is a JSON value that keeps object member order, so filtering a view
+// and rendering it never reorders what the module wrote: an object ('{')
+// or array ('[') holds its values in vals (and an object its member names
+// in keys), a scalar ('v') its JSON text in raw.
 type node struct {
-	kind  byte // 'o' object, 'a' array, 'v' scalar
-	keys  []string
-	vals  []*node
-	items []*node
-	raw   json.RawMessage
+	kind byte
+	keys []string
+	vals []*node
+	raw  json.RawMessage
 }
 
-func parseTree(b []byte) (*node, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	n, err := readNode(dec)
-	if err != nil {
-		return nil, fmt.Errorf("decoding the view: %w", err)
-	}
-	return n, nil
+// parseTree reads a JSON text that the VM's JSON.stringify wrote (the only
+// JSON this runtime parses into a tree: views, and events from an
+// ActionResult), so every token reads. A number is read as a float64 and
+// written back as encoding/json writes it, which is how JSON.stringify
+// wrote it (TestJSNumbersSurviveFloat64).
+func parseTree(b []byte) *node {
+	return readNode(json.NewDecoder(bytes.NewReader(b)))
 }
 
-func readNode(dec *json.Decoder) (*node, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+func readNode(dec *json.Decoder) *node {
+	tok, _ := dec.Token() // JSON.stringify's text: every token reads
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return &node{kind: 'v', raw: mustJSON(tok)}
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			n := &node{kind: 'o'}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key %v is not a string", kt)
-				}
-				v, err := readNode(dec)
-				if err != nil {
-					return nil, err
-				}
-				n.keys = append(n.keys, k)
-				n.vals = append(n.vals, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return n, nil
-		case '[':
-			n := &node{kind: 'a'}
-			for dec.More() {
-				v, err := readNode(dec)
-				if err != nil {
-					return nil, err
-				}
-				n.items = append(n.items, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return n, nil
+	n := &node{kind: byte(d)}
+	for dec.More() {
+		if d == '{' {
+			k, _ := dec.Token()
+			n.keys = append(n.keys, k.(string))
 		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	case json.Number:
-		return &node{kind: 'v', raw: json.RawMessage(t.String())}, nil
-	default:
-		return &node{kind: 'v', raw: mustJSON(t)}, nil
+		n.vals = append(n.vals, readNode(dec))
 	}
-}
-
-func (n *node) encode(w *bytes.Buffer) {
-	switch n.kind {
-	case 'o':
-		w.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				w.WriteByte(',')
-			}
-			w.Write(mustJSON(k))
-			w.WriteByte(':')
-			n.vals[i].encode(w)
-		}
-		w.WriteByte('}')
-	case 'a':
-		w.WriteByte('[')
-		for i, v := range n.items {
-			if i > 0 {
-				w.WriteByte(',')
-			}
-			v.encode(w)
-		}
-		w.WriteByte(']')
-	default:
-		w.Write(n.raw)
-	}
-}
-
-func (n *node) str(key string) (string, bool) {
-	if n.kind != 'o' {
-		return "", false
-	}
-	for i, k := range n.keys {
-		if k == key && n.vals[i].kind == 'v' {
-			var s string
-			if json.Unmarshal(n.vals[i].raw, &s) == nil {
-				return s, true
-			}
-		}
-	}
-	return "", false
-}
-
-// filter returns the view for audience: for agents every "presentation"
-// field is removed and every node with audience "human" is dropped; for
-// humans every node with audience "agent" is dropped. nil means the node
-// itself is dropped.
-func filter(n *node, audience string) *node {
-	drop := AudienceAgent
-	if audience == AudienceAgent {
-		drop = AudienceHuman
-	}
-	switch n.kind {
-	case 'o':
-		if a, ok := n.str("audience"); ok && a == drop {
-			return nil
-		}
-		out := &node{kind: 'o'}
-		for i, k := range n.keys {
-			if audience == AudienceAgent && k == "presentation" {
-				continue
-			}
-			if v := filter(n.vals[i], audience); v != nil {
-				out.keys = append(out.keys, k)
-				out.vals = append(out.vals, v)
-			}
-		}
-		return out
-	case 'a':
-		out := &node{kind: 'a', items: []*node{}}
-		for _, it := range n.items {
-			if v := filter(it, audience); v != nil {
-				out.items = append(out.items, v)
-			}
-		}
-		return out
-	}
+	dec.Token() // the closing '}' or ']'
 	return n
 }
 
-// filterTree is the tree-based form of FilterView, kept as the oracle the
-// byte scanner is tested against.
-func filterTree(view json.RawMessage, audience string) (json.RawMessage, error) {
-	t, err := parseTree(view)
-	if err != nil {
-		return nil, err
+func (n *node) encode(w *bytes.Buffer) {
+	if n.kind == 'v' {
+		w.Write(n.raw)
+		return
 	}
-	f := filter(t, audience)
+	w.WriteByte(n.kind)
+	for i, v := range n.vals {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		if n.kind == '{' {
+			w.Write(mustJSON(n.keys[i]))
+			w.WriteByte(':')
+		}
+		v.encode(w)
+	}
+	w.WriteString(closing(n.kind))
+}
+
+// closing is the delimiter that closes an object or an array.
+func closing(kind byte) string { return map[byte]string{'{': "}", '[': "]"}[kind] }
+
+// member is the JSON text of an object's member name, nil when it has none.
+func (n *node) member(name string) json.RawMessage {
+	for i, k := range n.keys {
+		if k == name {
+			return n.vals[i].raw
+		}
+	}
+	return nil
+}
+
+// FilterView applies the audience rules to a view's JSON: for agents every
+// "presentation" member is removed and every object whose own "audience"
+// is "human" is left out; for humans every object whose "audience" is
+// "agent" is left out. Member order and number spelling are kept. A view
+// that is itself left out is null.
+func FilterView(view json.RawMessage, audience string) json.RawMessage {
+	f := filter(parseTree(view), audience)
 	if f == nil {
-		return json.RawMessage("null"), nil
+		return json.RawMessage("null")
 	}
 	var b bytes.Buffer
 	f.encode(&b)
-	return json.RawMessage(b.Bytes()), nil
+	return b.Bytes()
+}
+
+// filter is FilterView on a tree; nil means the node itself is left out.
+func filter(n *node, audience string) *node {
+	if string(n.member("audience")) == map[string]string{AudienceAgent: `"human"`, AudienceHuman: `"agent"`}[audience] {
+		return nil
+	}
+	if n.kind == 'v' {
+		return n
+	}
+	out := &node{kind: n.kind}
+	for i, v := range n.vals {
+		if n.kind == '{' && audience == AudienceAgent && n.keys[i] == "presentation" {
+			continue
+		}
+		f := filter(v, audience)
+		if f == nil {
+			continue
+		}
+		if n.kind == '{' {
+			out.keys = append(out.keys, n.keys[i])
+		}
+		out.vals = append(out.vals, f)
+	}
+	return out
 }
 
 // RenderHTML renders a view (already filtered for humans) as a standalone
-// HTML page: objects become definition lists (with their "type" as a
-// class), arrays ordered lists, scalars escaped text.
-func RenderHTML(w io.Writer, man Manifest, view json.RawMessage) error {
-	t, err := parseTree(view)
-	if err != nil {
-		return err
-	}
+// HTML page: objects become definition lists, arrays ordered lists,
+// scalars escaped text.
+func RenderHTML(man Manifest, view json.RawMessage) []byte {
 	var b bytes.Buffer
-	title := html.EscapeString(man.Name + " " + man.Version)
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>")
-	b.WriteString(title)
+	b.WriteString(html.EscapeString(man.Name + " " + man.Version))
 	b.WriteString("</title></head>\n<body>\n<main class=\"jace\" data-module=\"")
 	b.WriteString(html.EscapeString(man.Name))
 	b.WriteString("\">\n")
-	renderNode(&b, t)
+	renderNode(&b, parseTree(view))
 	b.WriteString("\n</main>\n</body>\n</html>\n")
-	_, err = w.Write(b.Bytes())
-	return err
+	return b.Bytes()
 }
 
 func renderNode(b *bytes.Buffer, n *node) {
 	switch n.kind {
-	case 'o':
-		b.WriteString(`<dl class="jace-node`)
-		if t, ok := n.str("type"); ok {
-			b.WriteString(" jace-")
-			b.WriteString(html.EscapeString(t))
-		}
-		b.WriteString(`"`)
-		if id, ok := n.str("id"); ok {
-			b.WriteString(` id="`)
-			b.WriteString(html.EscapeString(id))
-			b.WriteString(`"`)
-		}
-		b.WriteString(">")
+	case '{':
+		b.WriteString("<dl>")
 		for i, k := range n.keys {
 			b.WriteString("<dt>")
 			b.WriteString(html.EscapeString(k))
@@ -227,22 +151,27 @@ func renderNode(b *bytes.Buffer, n *node) {
 			b.WriteString("</dd>")
 		}
 		b.WriteString("</dl>")
-	case 'a':
+	case '[':
 		b.WriteString("<ol>")
-		for _, it := range n.items {
+		for _, v := range n.vals {
 			b.WriteString("<li>")
-			renderNode(b, it)
+			renderNode(b, v)
 			b.WriteString("</li>")
 		}
 		b.WriteString("</ol>")
 	default:
-		var s string
-		if json.Unmarshal(n.raw, &s) == nil {
-			b.WriteString(html.EscapeString(s))
-		} else {
-			b.WriteString(html.EscapeString(string(n.raw)))
-		}
+		b.WriteString(html.EscapeString(scalarText(n.raw)))
 	}
+}
+
+// scalarText is what a page shows for a scalar: a string's text, any other
+// scalar's JSON.
+func scalarText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return string(raw)
+	}
+	return s
 }
 
 // Representations of a view.

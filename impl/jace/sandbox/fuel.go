@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"reflect"
 	"sync/atomic"
 	"unsafe"
@@ -21,9 +20,8 @@ import (
 // in place of modernc's handler. TestFuelShimFieldsPresent fails loudly if
 // the fields it relies on move.
 //
-// No registry: the handler's opaque pointer is the address of a meter
-// allocated in the engine's own C heap, so handleInterrupt is a plain
-// function with no shared Go state.
+// No registry: the handler's opaque pointer is the address of the VM's
+// meter, so handleInterrupt is a plain function with no shared Go state.
 
 // Stop reasons stored in meter.reason.
 const (
@@ -32,8 +30,8 @@ const (
 	reasonTimeout = 2
 )
 
-// meter lives in C memory (libc.Xcalloc) and is read by the interrupt
-// handler on the VM's goroutine and written by the watchdog from another.
+// meter is read by the interrupt handler on the VM's goroutine and written
+// by the watchdog from another.
 type meter struct {
 	stop     int32 // set to 1 by the wall-clock watchdog
 	reason   int32 // why the handler stopped the script (reason*)
@@ -46,9 +44,6 @@ type meter struct {
 // int (*)(JSRuntime *rt, void *opaque)). Returning 1 raises an uncatchable
 // "interrupted" InternalError in the running script.
 func handleInterrupt(tls *libc.TLS, rt, opaque uintptr) int32 {
-	if opaque == 0 {
-		return 0
-	}
 	m := *(**meter)(unsafe.Pointer(&opaque))
 	used := atomic.AddInt64(&m.used, 1)
 	if atomic.LoadInt32(&m.reason) != reasonNone {
@@ -84,51 +79,22 @@ type engine struct {
 }
 
 // engineOf reads the unexported state.runtime.{cRuntime,tls} fields of a
-// modernc.org/quickjs v0.27.0 VM, checking every name and type on the way.
-func engineOf(vm *quickjs.VM) (engine, error) {
-	v := reflect.ValueOf(vm).Elem()
-	st := v.FieldByName("state")
-	if !st.IsValid() || st.Kind() != reflect.Struct {
-		return engine{}, fmt.Errorf("quickjs internals changed: VM has no struct field %q", "state")
+// modernc.org/quickjs v0.27.0 VM. Should a later version move them,
+// reflect panics here (and TestFuelShimFieldsPresent says why).
+func engineOf(vm *quickjs.VM) engine {
+	rt := reflect.ValueOf(vm).Elem().FieldByName("state").FieldByName("runtime").Elem()
+	return engine{
+		tls:      (*libc.TLS)(rt.FieldByName("tls").UnsafePointer()),
+		cRuntime: uintptr(rt.FieldByName("cRuntime").Uint()),
 	}
-	rtf := st.FieldByName("runtime")
-	if !rtf.IsValid() || rtf.Kind() != reflect.Pointer || rtf.Type().Elem().Kind() != reflect.Struct {
-		return engine{}, fmt.Errorf("quickjs internals changed: VM.state has no pointer field %q", "runtime")
-	}
-	if rtf.IsNil() {
-		return engine{}, fmt.Errorf("quickjs VM has no runtime (closed?)")
-	}
-	rt := reflect.NewAt(rtf.Type().Elem(), rtf.UnsafePointer()).Elem()
-	cr := rt.FieldByName("cRuntime")
-	if !cr.IsValid() || cr.Kind() != reflect.Uintptr {
-		return engine{}, fmt.Errorf("quickjs internals changed: runtime has no uintptr field %q", "cRuntime")
-	}
-	tf := rt.FieldByName("tls")
-	if !tf.IsValid() || tf.Type() != reflect.TypeOf((*libc.TLS)(nil)) {
-		return engine{}, fmt.Errorf("quickjs internals changed: runtime has no *libc.TLS field %q", "tls")
-	}
-	e := engine{tls: (*libc.TLS)(tf.UnsafePointer()), cRuntime: uintptr(cr.Uint())}
-	if e.tls == nil || e.cRuntime == 0 {
-		return engine{}, fmt.Errorf("quickjs VM runtime is not initialised")
-	}
-	return e, nil
 }
 
-// installMeter allocates a meter in the engine's C heap and makes
-// handleInterrupt the runtime's interrupt handler. The caller frees it with
-// removeMeter before closing the VM.
-func installMeter(e engine) (*meter, uintptr, error) {
-	p := libc.Xcalloc(e.tls, 1, libc.Tsize_t(unsafe.Sizeof(meter{})))
-	if p == 0 {
-		return nil, 0, fmt.Errorf("allocating the fuel meter: out of memory")
-	}
-	m := *(**meter)(unsafe.Pointer(&p))
-	lib.XJS_SetInterruptHandler(e.tls, e.cRuntime, funcPtr(handleInterrupt), p)
-	return m, p, nil
-}
-
-// removeMeter uninstalls the handler and frees the meter.
-func removeMeter(e engine, p uintptr) {
-	lib.XJS_SetInterruptHandler(e.tls, e.cRuntime, 0, 0)
-	libc.Xfree(e.tls, p)
+// installMeter makes handleInterrupt the runtime's interrupt handler, with
+// a new meter as its opaque pointer. The meter is Go memory, which the
+// garbage collector never moves; the VM keeps it for as long as the engine
+// can call the handler.
+func installMeter(e engine) *meter {
+	m := &meter{}
+	lib.XJS_SetInterruptHandler(e.tls, e.cRuntime, funcPtr(handleInterrupt), uintptr(unsafe.Pointer(m)))
+	return m
 }

@@ -30,6 +30,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"modernc.org/libc"
 	"modernc.org/quickjs"
@@ -76,15 +77,15 @@ type Limits struct {
 	// wall-clock watchdog runs. This is the simulation mode.
 	TimeoutFuel int64
 	// Timeout is the wall-clock limit per call, measured on Clock, used when
-	// TimeoutFuel is 0 (real mode); 0 disables it.
+	// TimeoutFuel is 0 (real mode); it must then be positive.
 	Timeout time.Duration
 	// MemoryLimit caps the VM's heap in bytes; 0 means DefaultMemoryLimit.
 	MemoryLimit int
-	// MaxOutput caps the JSON text an entry point may return, in bytes;
-	// 0 means DefaultMaxOutput.
+	// MaxOutput caps the JSON text an entry point may return, in bytes
+	// (the runtime's default is DefaultMaxOutput).
 	MaxOutput int
-	// UnitTicks is how many interpreter ticks make one unit of Fuel, a
-	// multiple of PollTicks; 0 means PollTicks (one interrupt poll).
+	// UnitTicks is how many interpreter ticks make one unit of Fuel: a
+	// positive multiple of PollTicks (PollTicks is one interrupt poll).
 	UnitTicks int64
 }
 
@@ -121,142 +122,69 @@ type Manifest struct {
 type VM struct {
 	cfg    Config
 	qjs    *quickjs.VM
-	eng    engine
 	m      *meter
-	mp     uintptr
 	callFn quickjs.Value // the prelude's call function
 	shapeF quickjs.Value // the prelude's shape function
-	hasFns bool
 	broken bool
 
-	wmu    sync.Mutex // guards armed/closed against the watchdog callback
-	armed  uint64     // generation of the armed watchdog, 0 = none
-	gen    uint64
-	closed bool
+	wmu   sync.Mutex // guards armed against the watchdog callback
+	armed uint64     // generation of the watchdog armed last
 }
 
-// New makes a VM with the prelude installed.
-func New(cfg Config) (*VM, error) {
-	if cfg.Clock == nil {
-		cfg.Clock = clock.Real()
-	}
+// New makes a VM with the prelude installed. Nothing in it can fail short
+// of the host running out of memory or the pinned engine moving the
+// internals the fuel shim reads (TestFuelShimFieldsPresent); either
+// panics.
+func New(cfg Config) *VM {
 	if cfg.MemoryLimit <= 0 {
 		cfg.MemoryLimit = DefaultMemoryLimit
 	}
-	if cfg.MaxOutput <= 0 {
-		cfg.MaxOutput = DefaultMaxOutput
-	}
-	if cfg.UnitTicks <= 0 {
-		cfg.UnitTicks = PollTicks
-	}
 	q, err := quickjs.NewVM()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: new QuickJS VM: %w", err)
+		panic(fmt.Sprintf("sandbox: new QuickJS VM: %v", err))
 	}
-	eng, err := engineOf(q)
-	if err != nil {
-		q.Close()
-		return nil, fmt.Errorf("sandbox: fuel shim: %w", err)
-	}
-	if err := setCEnvUTC(eng.tls); err != nil {
-		q.Close()
-		return nil, err
-	}
-	m, mp, err := installMeter(eng)
-	if err != nil {
-		q.Close()
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	v := &VM{cfg: cfg, qjs: q, eng: eng, m: m, mp: mp}
+	eng := engineOf(q)
+	setCEnvUTC(eng.tls)
+	v := &VM{cfg: cfg, qjs: q, m: installMeter(eng)}
 	q.SetMemoryLimit(uintptr(cfg.MemoryLimit))
-	if err := v.guard(func() error {
-		obj, err := q.EvalValue(preludeSource, quickjs.EvalGlobal)
-		if err != nil {
-			return err
-		}
-		defer obj.Free()
-		return v.takeFns(obj)
-	}); err != nil {
-		v.Close()
-		return nil, fmt.Errorf("sandbox: installing the prelude: %w", err)
+	if err := v.guard(v.installPrelude); err != nil {
+		panic(fmt.Sprintf("sandbox: installing the prelude: %v", err))
 	}
-	return v, nil
+	return v
 }
 
-// takeFns keeps references to the prelude's functions.
-func (v *VM) takeFns(obj quickjs.Value) error {
-	get := func(name string) (quickjs.Value, error) {
-		a, err := v.qjs.NewAtom(name)
-		if err != nil {
-			return quickjs.Value{}, fmt.Errorf("atom %s: %w", name, err)
-		}
-		f, err := obj.GetPropertyValue(a)
-		if err != nil {
-			return quickjs.Value{}, fmt.Errorf("prelude function %s: %w", name, err)
-		}
-		return f, nil
-	}
-	c, err := get("call")
-	if err != nil {
-		return err
-	}
-	s, err := get("shape")
-	if err != nil {
-		c.Free()
-		return err
-	}
-	v.callFn, v.shapeF, v.hasFns = c, s, true
-	return nil
+// installPrelude evaluates the prelude and keeps the two functions it
+// evaluates to. The prelude is the sandbox's own text, run first in a
+// fresh VM far inside its limits: it always evaluates, and both functions
+// are there.
+func (v *VM) installPrelude() error {
+	obj, err := v.qjs.EvalValue(preludeSource, quickjs.EvalGlobal)
+	defer obj.Free()
+	call, _ := v.qjs.NewAtom("call")
+	shape, _ := v.qjs.NewAtom("shape")
+	v.callFn, _ = obj.GetPropertyValue(call)
+	v.shapeF, _ = obj.GetPropertyValue(shape)
+	return err
 }
 
 // setCEnvUTC sets TZ=UTC in the engine's C environment, which modernc's libc
-// copies from the Go environment only once.
-func setCEnvUTC(tls *libc.TLS) error {
-	name, err := libc.CString("TZ")
-	if err != nil {
-		return fmt.Errorf("sandbox: setting TZ: %w", err)
-	}
-	defer libc.Xfree(tls, name)
-	if p := libc.Xgetenv(tls, name); p != 0 && libc.GoString(p) == "UTC" {
-		return nil
-	}
-	val, err := libc.CString("UTC")
-	if err != nil {
-		return fmt.Errorf("sandbox: setting TZ: %w", err)
-	}
-	defer libc.Xfree(tls, val)
-	if libc.Xsetenv(tls, name, val, 1) != 0 {
-		return fmt.Errorf("sandbox: setenv TZ=UTC failed")
-	}
-	return nil
+// copies from the Go environment only once. The name and value are string
+// constants, which never move or go away; setenv copies them.
+func setCEnvUTC(tls *libc.TLS) {
+	libc.Xsetenv(tls, uintptr(unsafe.Pointer(unsafe.StringData("TZ\x00"))), uintptr(unsafe.Pointer(unsafe.StringData("UTC\x00"))), 1)
 }
 
 // Broken reports whether a guard fired in this VM; a broken VM refuses
 // further calls and must be closed.
 func (v *VM) Broken() bool { return v.broken }
 
-// FuelUsed is the fuel the last call burnt.
-func (v *VM) FuelUsed() int64 { return atomic.LoadInt64(&v.m.used) }
-
-// Close releases the VM. It is safe to call twice.
-func (v *VM) Close() error {
-	v.wmu.Lock()
-	if v.closed {
-		v.wmu.Unlock()
-		return nil
-	}
-	v.closed = true
-	v.armed = 0
-	v.wmu.Unlock()
-	if v.hasFns {
-		v.callFn.Free()
-		v.shapeF.Free()
-	}
-	removeMeter(v.eng, v.mp)
-	if err := v.qjs.Close(); err != nil {
-		return fmt.Errorf("sandbox: closing VM: %w", err)
-	}
-	return nil
+// Close releases the VM: the prelude's functions, then the engine, whose
+// memory stays taken until both are freed. It is called once, when the VM
+// is no longer used.
+func (v *VM) Close() {
+	v.callFn.Free()
+	v.shapeF.Free()
+	v.qjs.Close()
 }
 
 // guard runs f (which enters the engine) with the meter reset and the
@@ -265,22 +193,24 @@ func (v *VM) guard(f func() error) error {
 	if v.broken {
 		return &Failure{Kind: KindBadModule, Message: "VM is broken by an earlier failure"}
 	}
-	atomic.StoreInt32(&v.m.stop, 0)
 	atomic.StoreInt32(&v.m.reason, reasonNone)
 	atomic.StoreInt64(&v.m.used, 0)
 	v.m.fuel = v.cfg.Fuel * v.cfg.UnitTicks / PollTicks // in polls
 	v.m.timeFuel = v.cfg.TimeoutFuel
 
 	var t clock.Timer
-	if v.cfg.TimeoutFuel <= 0 && v.cfg.Timeout > 0 {
+	if v.cfg.TimeoutFuel == 0 {
+		// The stop flag is cleared as this call's watchdog is armed, under
+		// the lock: a watchdog of an earlier call that fires late finds
+		// another generation armed and leaves the flag alone.
 		v.wmu.Lock()
-		v.gen++
-		gen := v.gen
-		v.armed = gen
+		v.armed++
+		gen := v.armed
+		atomic.StoreInt32(&v.m.stop, 0)
 		v.wmu.Unlock()
 		t = v.cfg.Clock.AfterFunc(v.cfg.Timeout, func() {
 			v.wmu.Lock()
-			if v.armed == gen && !v.closed {
+			if v.armed == gen {
 				atomic.StoreInt32(&v.m.stop, 1)
 			}
 			v.wmu.Unlock()
@@ -289,9 +219,6 @@ func (v *VM) guard(f func() error) error {
 	err := f()
 	if t != nil {
 		t.Stop()
-		v.wmu.Lock()
-		v.armed = 0
-		v.wmu.Unlock()
 	}
 	switch atomic.LoadInt32(&v.m.reason) {
 	case reasonFuel:
@@ -304,56 +231,30 @@ func (v *VM) guard(f func() error) error {
 	if err == nil {
 		return nil
 	}
+	// The engine runs out of memory with an "out of memory" InternalError,
+	// an "OOM" error of the Go side, or, when it cannot even make its error,
+	// by throwing null (a module that throws null gets the same answer).
+	if text := err.Error(); strings.HasPrefix(text, "InternalError: out of memory") || text == "OOM" || text == "null" {
+		v.broken = true
+		return &Failure{Kind: KindMemory, Message: MsgMemory}
+	}
 	var je *quickjs.Error
-	if errors.As(err, &je) && je.Name == "InternalError" && strings.Contains(je.Message, "out of memory") {
-		v.broken = true
-		return &Failure{Kind: KindMemory, Message: MsgMemory}
-	}
-	if errors.As(err, &je) && je.Name == "" && je.Error() == "null" {
-		// QuickJS throws null when it runs out of memory while building
-		// the "out of memory" error itself. (A module that throws null on
-		// purpose gets the same answer.)
-		v.broken = true
-		return &Failure{Kind: KindMemory, Message: MsgMemory}
-	}
 	if errors.As(err, &je) {
 		return &Failure{Kind: KindThrow, Message: describe(je)}
-	}
-	if strings.Contains(err.Error(), "out of memory") || err.Error() == "OOM" {
-		v.broken = true
-		return &Failure{Kind: KindMemory, Message: MsgMemory}
 	}
 	return &Failure{Kind: KindThrow, Message: err.Error()}
 }
 
-// describe renders a JS exception as "Name: message (at frame)".
+// describe renders a JS exception as the engine writes it ("Name: message"
+// for an Error, the text of any other thrown value) followed by its
+// innermost frame, "(at boom (<eval>:7:3))" or, for a syntax error,
+// "(at <eval>:2:13)".
 func describe(e *quickjs.Error) string {
-	var b strings.Builder
-	if e.Name != "" {
-		b.WriteString(e.Name)
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	} else {
-		b.WriteString(e.Error())
+	frame, _, _ := strings.Cut(strings.TrimSpace(e.Stack), "\n")
+	if frame == "" {
+		return e.Error()
 	}
-	if e.FileName != "" && e.LineNumber > 0 {
-		fmt.Fprintf(&b, " (%s:%d:%d)", e.FileName, e.LineNumber, e.ColumnNumber)
-	} else if frame := firstFrame(e.Stack); frame != "" {
-		b.WriteString(" (")
-		b.WriteString(frame)
-		b.WriteString(")")
-	}
-	return b.String()
-}
-
-func firstFrame(stack string) string {
-	for _, line := range strings.Split(stack, "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "at ") {
-			return line
-		}
-	}
-	return ""
+	return e.Error() + " (" + frame + ")"
 }
 
 // Load evaluates module source (name is only used in messages) and checks
@@ -376,26 +277,18 @@ func (v *VM) Load(source, name string) (Manifest, error) {
 		}
 		return Manifest{}, err
 	}
-	var out string
-	err = v.guard(func() error {
-		r, err := v.shapeF.Call(quickjs.UndefinedValue)
-		if err != nil {
-			return err
-		}
-		s, ok := r.(string)
-		if !ok {
-			return fmt.Errorf("shape check returned %T", r)
-		}
-		out = s
-		return nil
+	var out any
+	err = v.guard(func() (err error) {
+		out, err = v.shapeF.Call(quickjs.UndefinedValue)
+		return err
 	})
 	if err != nil {
 		return Manifest{}, fmt.Errorf("module %s: checking its shape: %w", name, err)
 	}
-	sh, err := parseShape(out)
-	if err != nil {
-		return Manifest{}, fmt.Errorf("module %s: %w", name, err)
-	}
+	// shape() answers the JSON text of a shapeReport (see the prelude).
+	text, _ := out.(string)
+	var sh shapeReport
+	json.Unmarshal([]byte(text), &sh)
 	if len(sh.Problems) > 0 {
 		return Manifest{}, &Failure{Kind: KindBadModule, Message: fmt.Sprintf("module %s is missing or has a bad %s", name, strings.Join(sh.Problems, ", "))}
 	}
@@ -417,13 +310,12 @@ type Call struct {
 type Result struct {
 	JSON string // the returned value as JSON text
 	Seed uint32 // xorshift32 state after the call
-	Fuel int64  // fuel units burnt
 }
 
 // Do runs one entry point.
 func (v *VM) Do(c Call) (Result, error) {
-	var out string
-	err := v.guard(func() error {
+	var out any
+	err := v.guard(func() (err error) {
 		// NowMS and Seed go in as int64 and uint32, which quickjs converts
 		// to JS numbers directly; a float64 argument would be round-tripped
 		// through encoding/json and JSON.parse (the same number, slower).
@@ -441,42 +333,27 @@ func (v *VM) Do(c Call) (Result, error) {
 		default:
 			action, state, params, env = c.Action, orNull(c.State), orNull(c.Params), orEmpty(c.Env)
 		}
-		r, err := v.callFn.Call(quickjs.UndefinedValue, c.Kind, action, state, params, env, c.NowMS, c.Seed)
-		if err != nil {
-			return err
-		}
-		s, ok := r.(string)
-		if !ok {
-			return fmt.Errorf("the call shim returned %T, want string", r)
-		}
-		out = s
-		return nil
+		out, err = v.callFn.Call(quickjs.UndefinedValue, c.Kind, action, state, params, env, c.NowMS, c.Seed)
+		return err
 	})
-	fuel := v.FuelUsed()
 	if err != nil {
-		return Result{Fuel: fuel}, err
+		return Result{}, err
 	}
-	switch {
-	case out == "U":
-		return Result{Fuel: fuel}, &Failure{Kind: KindUnknownAction, Message: fmt.Sprintf("unknown action %q", c.Action)}
-	case strings.HasPrefix(out, "X"):
-		return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: out[1:]}
-	case strings.HasPrefix(out, "R"):
-		nl := strings.IndexByte(out, '\n')
-		if nl < 0 {
-			return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: "malformed answer from the VM"}
-		}
-		seed, err := strconv.ParseUint(out[1:nl], 10, 32)
-		if err != nil {
-			return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: "malformed generator state from the VM"}
-		}
-		js := out[nl+1:]
-		if len(js) > v.cfg.MaxOutput {
-			return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: fmt.Sprintf("%s returned %d bytes of JSON, over the limit of %d", c.Kind, len(js), v.cfg.MaxOutput)}
-		}
-		return Result{JSON: js, Seed: uint32(seed), Fuel: fuel}, nil
+	// call() answers a string: "U", "X<message>" or "R<seed>\n<json>" (see
+	// the prelude).
+	answer, _ := out.(string)
+	switch answer[:1] {
+	case "U":
+		return Result{}, &Failure{Kind: KindUnknownAction, Message: fmt.Sprintf("unknown action %q", c.Action)}
+	case "X":
+		return Result{}, &Failure{Kind: KindBadResult, Message: answer[1:]}
 	}
-	return Result{Fuel: fuel}, &Failure{Kind: KindBadResult, Message: "malformed answer from the VM"}
+	head, js, _ := strings.Cut(answer[1:], "\n")
+	if len(js) > v.cfg.MaxOutput {
+		return Result{}, &Failure{Kind: KindBadResult, Message: fmt.Sprintf("%s returned %d bytes of JSON, over the limit of %d", c.Kind, len(js), v.cfg.MaxOutput)}
+	}
+	seed, _ := strconv.ParseUint(head, 10, 32)
+	return Result{JSON: js, Seed: uint32(seed)}, nil
 }
 
 func orNull(s string) string {
@@ -498,12 +375,4 @@ type shapeReport struct {
 	Name     string   `json:"name"`
 	Version  string   `json:"version"`
 	Actions  []string `json:"actions"`
-}
-
-func parseShape(s string) (shapeReport, error) {
-	var sh shapeReport
-	if err := json.Unmarshal([]byte(s), &sh); err != nil {
-		return shapeReport{}, fmt.Errorf("decoding the shape report: %w", err)
-	}
-	return sh, nil
 }

@@ -72,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", jace.DefaultAddr, "listen address")
 	seed := fs.Int64("seed", jace.DefaultSeed, "seed of Math.random inside the VM")
 	fuel := fs.Int64("fuel", 0, "fuel units per call (1 unit = 10,000 QuickJS ticks); 0 = no fuel guard")
-	timeout := fs.Duration("timeout", jace.DefaultTimeout, "wall-clock limit of one action")
+	timeout := fs.Duration("timeout", jace.DefaultTimeout, "wall-clock limit of one action (0 or less: 2s)")
 	maxBody := fs.Int64("max-body", 0, "maximum request body in bytes (0: 1 MiB)")
 	varyList := fs.String("vary", "", vary.Usage(jace.Variations()))
 	fs.Usage = func() {
@@ -108,6 +108,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		AuditLog: stderr,
 		Logger:   logger,
 		Vary:     variations,
+		// Without a module file, the seed's embedded demo.
+		Module:     jace.CalculatorModule(),
+		ModuleName: "calculator.js (embedded)",
 	}
 	if fs.NArg() == 1 {
 		path := fs.Arg(0)
