@@ -2,7 +2,6 @@ package deck
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -49,8 +48,7 @@ var ErrWatchdog = errors.New("watchdog: cycle budget exceeded")
 
 // CPU counts simulated cycles and drives the simulated clock. The VMs it
 // is attached to price their events through its fe.Meter, which they
-// update directly (no call per event); Hook is the same pricing as a step
-// hook.
+// update directly (no call per event).
 type CPU struct {
 	// meter.Costs are the milli-cycles per event, meter.Total the
 	// milli-cycles since power on, and meter.Limit start+budget while an
@@ -77,37 +75,16 @@ func NewCPU(cpi float64, clk *clock.Sim) *CPU {
 	return c
 }
 
-// CPI returns the cycles per instruction in use.
-func (c *CPU) CPI() float64 { return c.cpi }
-
 // Meter returns the meter the VMs price their events with.
 func (c *CPU) Meter() *fe.Meter { return &c.meter }
-
-// Hook is the fe step hook equivalent of the meter: it prices the event and
-// enforces the watchdog.
-func (c *CPU) Hook(ev fe.Event) error {
-	m := &c.meter
-	m.Total += m.Costs[ev]
-	if m.Total > m.Limit {
-		m.Limit = math.MaxUint64 // the abort itself must not be aborted again
-		return ErrWatchdog
-	}
-	return nil
-}
 
 // Instr charges n instructions of work the VM does not report.
 func (c *CPU) Instr(n uint64) { c.meter.Total += uint64(float64(n*1000)*c.cpi + 0.5) }
 
-// Begin starts an evaluation with a watchdog budget in cycles (0 = none).
+// Begin starts an evaluation with a watchdog budget in cycles.
 func (c *CPU) Begin(budget uint64) {
 	c.start = c.meter.Total
-	c.meter.Limit = math.MaxUint64
-	// A budget of 0 (also after the multiplication wraps, as it always
-	// has) means none; a limit beyond the counter's range can never be
-	// passed either.
-	if b := budget * 1000; b > 0 && c.start <= math.MaxUint64-b {
-		c.meter.Limit = c.start + b
-	}
+	c.meter.Limit = c.start + budget*1000
 }
 
 // End finishes an evaluation, returns its cycles and advances the clock.
@@ -134,9 +111,4 @@ func (c *CPU) Cycles() uint64 { return c.meter.Total / 1000 }
 
 func cyclesToDuration(n uint64) time.Duration {
 	return time.Duration(n/ClockHz*uint64(time.Second) + n%ClockHz*uint64(time.Second)/ClockHz)
-}
-
-// Describe returns the model as text, for the command's -dump footer.
-func (c *CPU) Describe() string {
-	return fmt.Sprintf("cycles %d (CPI %.2f, %d Hz)", c.Cycles(), c.cpi, ClockHz)
 }

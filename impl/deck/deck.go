@@ -59,7 +59,6 @@ type Config struct {
 	StatePath string     // default "/flash/deckstate.bin"
 	Clock     *clock.Sim // default clock.NewSim(clock.Epoch())
 	CPI       float64    // default DefaultCPI
-	Watchdog  uint64     // cycles per evaluation; default DefaultWatchdog
 	Part      Part       // the board model; default RP2350()
 	Seed      uint64     // seeds the Mission Board model
 	Vary      vary.Set   // spec-permitted variations (Variations); none by default
@@ -86,7 +85,6 @@ type Deck struct {
 	cpu    *CPU
 	sram   *SRAM
 	screen Screen
-	stale  bool // the screen no longer shows the state (see render)
 	board  Board
 	words  wording // the choices the seed leaves open
 
@@ -139,14 +137,10 @@ func New(cfg Config) (*Deck, error) {
 		cfg.Clock = clock.NewSim(clock.Epoch())
 	}
 	words := wordingFor(cfg.Vary)
-	if cfg.Watchdog == 0 {
-		cfg.Watchdog = words.watchdog
-	}
 	if cfg.Part.SRAM == 0 {
 		cfg.Part = RP2350()
 	}
-	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: NewSRAM(cfg.Part), board: NewBoard(cfg.Seed), words: words, boot: cfg.Clock.Now()}
-	d.sram.words = words
+	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: newSRAM(cfg.Part, words), board: NewBoard(cfg.Seed), words: words, boot: cfg.Clock.Now()}
 	// The resident consumers: the core with the clipboard in its data, and
 	// the deck-state mirror (the flash image, rounded up to 8 bytes so that
 	// an arena after it is aligned for Fe's cells) with its history and
@@ -169,7 +163,6 @@ func New(cfg Config) (*Deck, error) {
 	if d.state.Tutorial&TutFirstBoot == 0 {
 		d.modal = ModalFirstRun
 	}
-	d.render()
 	return d, nil
 }
 
@@ -223,8 +216,8 @@ func dirOf(p string) string {
 
 // Accessors.
 
-func (d *Deck) Screen() *Screen        { return d.screenNow() }
-func (d *Deck) Dump() string           { return d.screenNow().Dump() }
+func (d *Deck) Screen() *Screen        { return d.draw() }
+func (d *Deck) Dump() string           { return d.draw().Dump() }
 func (d *Deck) Mode() Mode             { return d.mode }
 func (d *Deck) Modal() Modal           { return d.modal }
 func (d *Deck) SRAM() *SRAM            { return d.sram }
@@ -265,7 +258,6 @@ func (d *Deck) SetState(s State) error {
 	if d.state.Tutorial&TutFirstBoot != 0 && d.modal == ModalFirstRun {
 		d.modal = ModalNone
 	}
-	d.render()
 	return nil
 }
 
@@ -305,7 +297,6 @@ func (d *Deck) Press(k Key) error {
 		}
 	}
 	d.cpu.Sync()
-	d.render()
 	return err
 }
 
@@ -325,7 +316,6 @@ func (d *Deck) Wait(dur time.Duration) {
 	if s := d.repl; s != nil && s.narrating {
 		s.narrate(d.clk.Now())
 	}
-	d.render()
 }
 
 func (d *Deck) firstRunKey(k Key) error {
@@ -382,7 +372,6 @@ func (d *Deck) browserKey(k Key) error {
 // every stage is cleared but the first-run prompt stays seen.
 func (d *Deck) ResetTutorial() error {
 	d.state.Tutorial &= TutFirstBoot
-	d.render()
 	return d.save()
 }
 
@@ -394,7 +383,6 @@ func (d *Deck) Wipe() error {
 	}
 	d.state = NewState()
 	d.mode, d.modal, d.homeSel = ModeHome, ModalFirstRun, 0
-	d.render()
 	return d.save()
 }
 
@@ -402,7 +390,6 @@ func (d *Deck) Wipe() error {
 // the REPL is open the runtime asks whether to save the session.
 func (d *Deck) Insert(c Cart) error {
 	d.refused = ""
-	defer d.render()
 	if d.cart != nil || d.pending != nil {
 		return fmt.Errorf("deck: insert %s: the slot is full", c.Name)
 	}
@@ -446,7 +433,6 @@ func (d *Deck) loadCart(c Cart) error {
 
 // Eject removes the cartridge and returns home.
 func (d *Deck) Eject() error {
-	defer d.render()
 	if d.cart == nil {
 		// A cartridge still waiting is pulled out: its question goes too.
 		d.pending = nil
@@ -455,45 +441,47 @@ func (d *Deck) Eject() error {
 		}
 		return nil
 	}
-	if err := d.sram.Free(CartArena); err != nil {
-		return err
-	}
+	d.sram.Free(CartArena)
 	d.cart, d.mission, d.mode = nil, nil, ModeHome
 	return nil
 }
 
 // openVM opens a bare Fe VM (with the deck extensions and the cycle meter)
 // in an SRAM region: the region is the arena, so its cell count follows
-// from the bytes the allocator granted.
-func (d *Deck) openVM(r *Region) (*fe.VM, error) {
-	if !r.Live() {
-		return nil, fmt.Errorf("deck: open vm: the region is not allocated")
-	}
+// from the bytes the allocator granted. The deck opens VMs only in regions
+// the budget table makes at least 4 KB (fe.Open needs 2,444 bytes), from a
+// key, outside any evaluation (so the meter's limit is its maximum): fe.Open
+// cannot fail there, and if it did the deck itself would be wrong, so it
+// panics.
+func (d *Deck) openVM(r *Region) *fe.VM {
 	d.cpu.Instr(instrOpenVM)
 	vm, err := fe.Open(r, fe.WithExtensions(), fe.WithMeter(d.cpu.Meter()), fe.WithNaNStyle(fe.NaNNewlib))
-	if err != nil {
-		return nil, fmt.Errorf("deck: open vm in the %s region: %w", r.Consumer, err)
-	}
-	return vm, nil
+	must(err)
+	return vm
 }
 
 // newVM opens a Fe VM for the REPL tier in region r.
-func (d *Deck) newVM(r *Region, s *Session) (*fe.VM, error) {
-	vm, err := d.openVM(r)
+func (d *Deck) newVM(r *Region, s *Session) *fe.VM {
+	vm := d.openVM(r)
+	d.bindTier(vm, s)
+	return vm
+}
+
+// must panics on an error the deck's fixed budgets rule out: opening a VM
+// and binding its primitives in the regions the budget table sizes (the
+// smallest, a 4 KB mission sub-arena, has over 200 cells free after
+// opening; the REPL tier's bindings fit the editor evaluator's 8 KB).
+func must(err error) {
 	if err != nil {
-		return nil, err
+		panic(fmt.Sprintf("deck: %v", err))
 	}
-	if err := d.bindTier(vm, s); err != nil {
-		return nil, err
-	}
-	return vm, nil
 }
 
 // evaluate runs src in vm with the watchdog armed and prices reading and
 // printing. It never panics; errors become the REPL's error text.
 func (d *Deck) evaluate(vm *fe.VM, n *Node) Eval {
 	src := n.String()
-	d.cpu.Begin(d.cfg.Watchdog)
+	d.cpu.Begin(d.words.watchdog)
 	ev := Eval{Expr: src, ReadInstr: readCost(n)}
 	d.cpu.Instr(ev.ReadInstr)
 	before := vm.Counts()

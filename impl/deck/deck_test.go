@@ -13,11 +13,12 @@ import (
 	"pgregory.net/rapid"
 
 	"anchorage/golden"
+	"anchorage/impl/vary"
 )
 
 func TestSRAMStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := NewSRAM(rapid.SampledFrom(Parts()).Draw(t, "part"))
+		s := newSRAM(rapid.SampledFrom(Parts()).Draw(t, "part"), wordingFor(vary.Set{}))
 		var consumers []Consumer
 		for c := range Budgets() {
 			consumers = append(consumers, c)
@@ -27,10 +28,11 @@ func TestSRAMStateMachine(t *testing.T) {
 		for i := 0; i < 60; i++ {
 			c := rapid.SampledFrom(consumers).Draw(t, "consumer")
 			if rapid.Bool().Draw(t, "free") {
-				had := s.Has(c)
-				err := s.Free(c)
-				if had != (err == nil) {
-					t.Fatalf("free %s: had=%v err=%v", c, had, err)
+				s.Free(c)
+				for _, l := range s.Live() {
+					if l == c || Budgets()[l].Parent == c {
+						t.Fatalf("free %s: %s still allocated", c, l)
+					}
 				}
 			} else {
 				b := Budgets()[c]
@@ -125,7 +127,7 @@ func graduated(t *testing.T) *Deck {
 
 func TestWatchdogStopsRunaway(t *testing.T) {
 	d := graduated(t)
-	d.cfg.Watchdog = 2_000_000
+	d.words.watchdog = 2_000_000
 	if err := d.Compose("(while t nil)"); err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +172,11 @@ func TestScreenGoldens(t *testing.T) {
 }
 
 func BenchmarkSimulatedCyclesPerSecond(b *testing.B) {
-	d, err := New(Config{Watchdog: 1 << 62})
+	d, err := New(Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	d.words.watchdog = 1 << 50
 	st := d.State()
 	st.Tutorial = 0x1F
 	_ = d.SetState(st)

@@ -37,7 +37,7 @@ func (d *Deck) openEditor(n *Node) error {
 		err = d.fits(EditBuffer, 0, len(n.String()))
 	}
 	if err != nil {
-		_ = d.sram.Free(EditArena)
+		d.sram.Free(EditArena)
 		d.refused = err.Error()
 		return fmt.Errorf("deck: open editor: %w", err)
 	}
@@ -71,9 +71,7 @@ func (d *Deck) editorKey(k Key) error {
 	switch k {
 	case KeyBack:
 		form := e.comp.p.Root
-		if err := d.sram.Free(EditArena); err != nil {
-			return err
-		}
+		d.sram.Free(EditArena)
 		d.editor, d.mode, d.homeSel = nil, ModeHome, d.saved
 		if c := d.pending; c != nil {
 			d.pending = nil
@@ -104,13 +102,8 @@ func (d *Deck) EvalFromEditor() error {
 		e.comp.readout = d.words.words.nothingToEval
 		return nil
 	}
-	vm, err := d.newVM(e.eval, nil)
-	if err != nil {
-		e.result = d.words.deckError(err.Error())
-		return nil
-	}
-	d.evalVM = vm
-	ev := d.evaluate(vm, e.comp.p.Root)
+	d.evalVM = d.newVM(e.eval, nil)
+	ev := d.evaluate(d.evalVM, e.comp.p.Root)
 	e.result = ev.Result
 	e.comp.readout = d.words.words.result(ev.Result)
 	return nil
@@ -139,16 +132,9 @@ func (d *Deck) startMission(form *Node) error {
 		d.refused = err.Error()
 		return fmt.Errorf("deck: start mission: %w", err)
 	}
-	vm, err := d.openVM(r)
-	if err != nil {
-		_ = d.sram.Free(Mission)
-		return err
-	}
+	vm := d.openVM(r)
 	active := func(vm *fe.VM, _ fe.Value) (fe.Value, error) { return vm.Bool(d.sram.Has(Mission)), nil }
-	if err := vm.RegisterPrimitive("mission-active?", active, "(mission-active?) → t while a mission phase runs."); err != nil {
-		_ = d.sram.Free(Mission)
-		return fmt.Errorf("deck: start mission: %w", err)
-	}
+	must(vm.RegisterPrimitive("mission-active?", active, "(mission-active?) → t while a mission phase runs."))
 	m := &MissionPhase{Region: r, VM: vm, Form: form}
 	d.mission, d.mode = m, ModeMission
 	if form != nil {
@@ -163,9 +149,7 @@ func (d *Deck) EndMission() error {
 	if d.mission == nil {
 		return fmt.Errorf("deck: end mission: no mission phase")
 	}
-	if err := d.sram.Free(Mission); err != nil {
-		return err
-	}
+	d.sram.Free(Mission)
 	d.mission, d.mode = nil, ModeCart
 	return nil
 }

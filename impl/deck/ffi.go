@@ -67,7 +67,7 @@ func coreDocs() map[string]string {
 // bindTier binds the REPL-tier FFI (read-only, write-gated and the
 // cross-capability primitives) into vm. It never binds eval-string,
 // load-file or intern.
-func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
+func (d *Deck) bindTier(vm *fe.VM, s *Session) {
 	for name, doc := range coreDocs() {
 		vm.SetDoc(name, d.words.coreDoc(doc))
 	}
@@ -261,20 +261,11 @@ func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
 		}})
 	}
 	for _, p := range prims {
-		if err := vm.RegisterPrimitive(p.name, p.fn, p.doc); err != nil {
-			return fmt.Errorf("deck: bind %s: %w", p.name, err)
-		}
+		must(vm.RegisterPrimitive(p.name, p.fn, p.doc))
 	}
 	for _, g := range gatedPrimitives() {
-		msg, reworded := d.words.gatedMsg[g.name]
-		if !reworded {
-			msg = g.message
-		}
-		if err := vm.Restrict(g.name, gateTags(), msg, d.words.docs(g.sig, g.doc)); err != nil {
-			return fmt.Errorf("deck: bind %s: %w", g.name, err)
-		}
+		must(vm.Restrict(g.name, gateTags(), d.words.gatedMsg(g.name, g.message), d.words.docs(g.sig, g.doc)))
 	}
-	return nil
 }
 
 func symbols(vm *fe.VM, names []string) fe.Value {

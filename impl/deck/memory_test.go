@@ -21,10 +21,11 @@ import (
 func TestMemoryMapStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		part := rapid.SampledFrom([]Part{RP2350(), STM32F401RE()}).Draw(t, "part")
-		d, err := New(Config{Part: part, Watchdog: 5_000_000})
+		d, err := New(Config{Part: part})
 		if err != nil {
 			t.Fatal(err)
 		}
+		d.words.watchdog = 5_000_000
 		if rapid.Bool().Draw(t, "graduated") {
 			st := d.State()
 			st.Tutorial = 0x1F
@@ -85,9 +86,6 @@ func checkMemory(d *Deck) error {
 			inside[p] += r.Bytes()
 		} else {
 			top += r.Bytes()
-		}
-		if !r.Live() {
-			return fmt.Errorf("%s is listed but its region is dead", c)
 		}
 	}
 	if top+s.FreeIn("") != s.Part().SRAM || top > s.Part().SRAM {

@@ -28,7 +28,7 @@ func TestPinnedCycles(t *testing.T) {
 	d := graduated(t)
 	var b strings.Builder
 	for _, s := range steps {
-		d.cfg.Watchdog = s.watchdog
+		d.words.watchdog = s.watchdog
 		if err := d.Compose(s.src); err != nil {
 			t.Fatal(err)
 		}

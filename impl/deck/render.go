@@ -5,23 +5,10 @@ import (
 	"strings"
 )
 
-// render marks the screen stale: it is redrawn from the state when it is
-// next looked at (Screen, Dump), not after every key, so that a burst of
-// key presses costs one drawing.
-func (d *Deck) render() { d.stale = true }
-
-// screenNow returns the screen, redrawn first if the state moved on.
-func (d *Deck) screenNow() *Screen {
-	if d.stale {
-		d.stale = false
-		d.draw()
-	}
-	return &d.screen
-}
-
-// draw redraws the whole screen from the state. Rows 0 and 24 are the
-// runtime's; rows 1–23 belong to the mode.
-func (d *Deck) draw() {
+// draw redraws the whole screen from the state, which is all it shows:
+// the screen is drawn when it is looked at (Screen, Dump), not after every
+// key. Rows 0 and 24 are the runtime's; rows 1–23 belong to the mode.
+func (d *Deck) draw() *Screen {
 	sc := &d.screen
 	sc.Clear()
 	d.renderStatus()
@@ -59,6 +46,7 @@ func (d *Deck) draw() {
 		sc.ClearRow(RowAction)
 		sc.PutText(RowAction, 0, TextCartPrompt)
 	}
+	return sc
 }
 
 // renderStatus draws row 0: handle, credits, reputation, mode indicator.

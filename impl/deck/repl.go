@@ -98,12 +98,7 @@ func (d *Deck) enterREPL() error {
 	}
 	d.saved = d.homeSel
 	s := &Session{lfsr: 1, w: &d.words}
-	vm, err := d.newVM(r, s)
-	if err != nil {
-		_ = d.sram.Free(REPLArena)
-		return err
-	}
-	s.vm = vm
+	s.vm = d.newVM(r, s)
 	s.comp.predict = s.predict
 	s.comp.clip, s.comp.w = d.clip, &d.words
 	hist, err := DecodeHistory(d.state.History)
@@ -533,9 +528,7 @@ func (d *Deck) leaveREPL() error {
 		s.comp.readout = s.w.words.flashFailed
 		return err
 	}
-	if err := d.sram.Free(REPLArena); err != nil {
-		return err
-	}
+	d.sram.Free(REPLArena)
 	d.repl, d.mode, d.homeSel, d.modal = nil, ModeHome, d.saved, ModalNone
 	if c := d.pending; c != nil {
 		d.pending = nil

@@ -128,14 +128,10 @@ type Region struct {
 	Consumer Consumer
 	Base     int // offset from the start of SRAM
 	size     int
-	live     bool
 }
 
 // Bytes returns the region's size (fe.Arena).
 func (r *Region) Bytes() int { return r.size }
-
-// Live reports whether the region is still allocated.
-func (r *Region) Live() bool { return r != nil && r.live }
 
 // SRAM is the allocation map of the part. The zero value is not usable;
 // use NewSRAM.
@@ -146,10 +142,10 @@ type SRAM struct {
 	words   wording // how a refusal reads
 }
 
-// NewSRAM returns the SRAM of part with nothing allocated, its refusals
-// worded as the reference words them.
-func NewSRAM(part Part) *SRAM {
-	return &SRAM{part: part, budgets: Budgets(), live: make(map[Consumer]*Region), words: referenceWording()}
+// newSRAM returns the SRAM of part with nothing allocated, its refusals
+// worded as w words them.
+func newSRAM(part Part, w wording) *SRAM {
+	return &SRAM{part: part, budgets: Budgets(), live: make(map[Consumer]*Region), words: w}
 }
 
 // refusal is a refused allocation or write of size bytes to c.
@@ -250,7 +246,7 @@ func (s *SRAM) Alloc(c Consumer, size int) (*Region, error) {
 	if err != nil {
 		return nil, refuse(err.Error())
 	}
-	r := &Region{Consumer: c, Base: base, size: size, live: true}
+	r := &Region{Consumer: c, Base: base, size: size}
 	s.live[c] = r
 	return r, nil
 }
@@ -282,22 +278,15 @@ func (s *SRAM) place(parent Consumer, size int) (int, error) {
 	return 0, fmt.Errorf("no gap of %d bytes (fragmented)", size)
 }
 
-// Free releases c and every region carved out of it.
-func (s *SRAM) Free(c Consumer) error {
-	r, ok := s.live[c]
-	if !ok {
-		return s.refusal(c, 0, s.budgets[c], s.FreeIn(s.budgets[c].Parent), "free of an unallocated consumer")
-	}
+// Free releases c and every region carved out of it; a consumer that is
+// not allocated has nothing to release.
+func (s *SRAM) Free(c Consumer) {
 	for other := range s.live {
 		if s.budgets[other].Parent == c {
-			if err := s.Free(other); err != nil {
-				return err
-			}
+			s.Free(other)
 		}
 	}
-	r.live = false
 	delete(s.live, c)
-	return nil
 }
 
 // Check verifies the invariants: every region within its budget and inside
