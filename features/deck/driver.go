@@ -383,7 +383,7 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 			if _, ok := live[a[0]]; ok {
 				return fmt.Errorf("SRAM holds %v", live)
 			}
-			return nil
+			return p.regionsHold()
 		},
 		`^the clipboard holds "([^"]*)"$`: func(p *procDeck, a ...string) error {
 			v, err := p.stateOf("clipboard")

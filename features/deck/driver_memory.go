@@ -15,10 +15,16 @@ import (
 func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 	return map[string]func(p *procDeck, a ...string) error{
 		`^inserting a cartridge "([^"]*)" with a (\d+) KB arena is refused$`: func(p *procDeck, a ...string) error {
-			return p.refused("INSERT:" + a[0] + ":" + a[1])
+			if err := p.refused("INSERT:" + a[0] + ":" + a[1]); err != nil {
+				return err
+			}
+			return p.regionsHold()
 		},
 		`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused$`: func(p *procDeck, a ...string) error {
-			return p.refused("INSERT:" + a[0] + ":" + a[1] + "B")
+			if err := p.refused("INSERT:" + a[0] + ":" + a[1] + "B"); err != nil {
+				return err
+			}
+			return p.regionsHold()
 		},
 		`^a cartridge "([^"]*)" with a (\d+) byte arena is inserted$`: func(p *procDeck, a ...string) error {
 			return p.send("INSERT:" + a[0] + ":" + a[1] + "B")
@@ -62,7 +68,10 @@ func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 			if err != nil {
 				return err
 			}
-			return want("free SRAM", fmt.Sprint(freeBytes(part, rs)), a[0])
+			if err := want("free SRAM", fmt.Sprint(freeBytes(part, rs)), a[0]); err != nil {
+				return err
+			}
+			return regionsHold(part, rs)
 		},
 		`^the (REPL|editor evaluator|mission)'s Fe VM has (\d+) cells in its (\d+)-byte arena$`: func(p *procDeck, a ...string) error {
 			key := map[string]string{"REPL": "repl", "editor evaluator": "editor-eval", "mission": "mission"}[a[0]]
@@ -115,6 +124,16 @@ func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 			return nil
 		},
 	}
+}
+
+// regionsHold checks the deck's SRAM regions, as STATE tells, against the
+// seed's memory rules.
+func (p *procDeck) regionsHold() error {
+	rs, part, err := p.regions()
+	if err != nil {
+		return err
+	}
+	return regionsHold(part, rs)
 }
 
 // rowText is row i of the screen, as the simulator's Screen.RowText gives it.

@@ -49,7 +49,7 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		return w.graduated("OPERATOR", 100, atoi(a[0]))
 	})
 	step(`^the deck has counted (\d+) cycles since power on$`, func(w *world, a ...string) error {
-		return want("cycles since power on", fmt.Sprint(w.d.CPU().Cycles()), a[0])
+		return want("cycles since power on", fmt.Sprint(w.d.Cycles()), a[0])
 	})
 	step(`^the flash starts failing with (torn-write|short-write|write-error|enospc|rename-fail)$`, func(w *world, a ...string) error {
 		return w.flash.Arm(vfs.Fault{Point: vfs.Failpoint(a[0])})
@@ -73,11 +73,11 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 	})
 	step(`^pressing "([^"]*)" is refused$`, func(w *world, a ...string) error {
 		return w.refused(deck.RunScript(w.d, a[0]),
-			fmt.Sprintf("the keys %q were taken without an error (mode %s)", a[0], w.d.Mode()))
+			fmt.Sprintf("the keys %q were taken without an error (mode %s)", a[0], w.mode()))
 	})
 	step(`^composing "(.*)" is refused$`, func(w *world, a ...string) error {
 		return w.refused(w.d.Compose(expand(a[0])),
-			fmt.Sprintf("composing %q was taken (mode %s)", a[0], w.d.Mode()))
+			fmt.Sprintf("composing %q was taken (mode %s)", a[0], w.mode()))
 	})
 	step(`^setting the operator handle to "([^"]*)" is refused$`, func(w *world, a ...string) error {
 		st := w.d.State()

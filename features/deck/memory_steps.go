@@ -64,14 +64,14 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		if err := w.refused(err, fmt.Sprintf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())); err != nil {
 			return err
 		}
-		return w.d.SRAM().Check()
+		return w.sramHolds()
 	})
 	step(`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused$`, func(w *world, a ...string) error {
 		err := w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
 		if err := w.refused(err, fmt.Sprintf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())); err != nil {
 			return err
 		}
-		return w.d.SRAM().Check()
+		return w.sramHolds()
 	})
 	step(`^a cartridge "([^"]*)" with a (\d+) byte arena is inserted$`, func(w *world, a ...string) error {
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
@@ -79,12 +79,12 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 	step(`^the editor's buffer holds (\d+) bytes$`, func(w *world, a ...string) error {
 		e := w.d.Editor()
 		if e == nil || e.Buffer() == nil {
-			return fmt.Errorf("no editor buffer (mode %s)", w.d.Mode())
+			return fmt.Errorf("no editor buffer (mode %s)", w.mode())
 		}
 		return want("editor buffer bytes", fmt.Sprint(len(e.Buffer().String())), a[0])
 	})
 	step(`^the cartridge is ejected$`, func(w *world, _ ...string) error { return w.d.Eject() })
-	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error { return noRefusal(w.d.Screen().RowText) })
+	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error { return noRefusal(w.row) })
 	step(`^a cartridge "([^"]*)" with a (\d+) KB arena and a (\d+) byte mission is inserted$`, func(w *world, a ...string) error {
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024, Mission: atoi(a[2])})
 	})
@@ -99,7 +99,7 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 			return err
 		}
 		// Full to the last byte is still within the part.
-		return w.d.SRAM().Check()
+		return w.sramHolds()
 	})
 	step(`^the (REPL|editor evaluator|mission)'s Fe VM has (\d+) cells in its (\d+)-byte arena$`, func(w *world, a ...string) error {
 		var vm *fe.VM
@@ -119,18 +119,18 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 			c = deck.Mission
 		}
 		if vm == nil {
-			return fmt.Errorf("no %s VM (mode %s)", a[0], w.d.Mode())
+			return fmt.Errorf("no %s VM (mode %s)", a[0], w.mode())
 		}
 		st := vm.Stats()
 		return vmCheck(a[0], vmFigures{vm.ArenaBytes(), w.d.SRAM().Size(c), st.Cells, st.Free}, a[1], a[2])
 	})
-	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error { return showsRefusal(w.d.Screen().RowText, a[0]) })
+	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error { return showsRefusal(w.row, a[0]) })
 	step(`^the mission phase shows "(.*)"$`, func(w *world, a ...string) error {
 		m := w.d.Mission()
 		if m == nil {
-			return fmt.Errorf("no mission phase (mode %s)", w.d.Mode())
+			return fmt.Errorf("no mission phase (mode %s)", w.mode())
 		}
-		return missionCheck(m.Result, w.d.Screen().RowText(rowRule), a[0])
+		return missionCheck(m.Result, w.row(rowRule), a[0])
 	})
 	step(`^the evaluation took between (\d+) and (\d+) cycles$`, func(w *world, a ...string) error {
 		lo, _ := strconv.ParseUint(a[0], 10, 64)
@@ -215,6 +215,50 @@ func simRegions(s *deck.SRAM) []region {
 		rs = append(rs, region{string(c), r.Base, r.Bytes()})
 	}
 	return rs
+}
+
+// sramHolds checks the simulator's SRAM against the seed's memory rules
+// (regionsHold).
+func (w *world) sramHolds() error {
+	return regionsHold(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()))
+}
+
+// regionsHold checks live SRAM regions against the seed's memory
+// orchestration, judged from the regions alone: the arenas the budget
+// table sizes within their budgets, at most one of the REPL, editor and
+// cartridge arenas, regions either apart or one inside the other (a
+// region carved out of another), and everything within the part's SRAM by
+// its datasheet.
+func regionsHold(part string, rs []region) error {
+	budgets := map[string][2]int{"repl": {24 * 1024, 24 * 1024}, "editor": {16 * 1024, 16 * 1024},
+		"cartridge": {16 * 1024, 32 * 1024}, "mission": {4 * 1024, 8 * 1024}, "clipboard": {1024, 1024},
+		"history": {512, 512}, "snippets": {4096, 4096}}
+	var exclusive []string
+	for _, r := range rs {
+		if b, ok := budgets[r.name]; ok && (r.bytes < b[0] || r.bytes > b[1]) {
+			return fmt.Errorf("SRAM holds %d bytes for %s, the seed's budget is %d to %d", r.bytes, r.name, b[0], b[1])
+		}
+		if r.name == "repl" || r.name == "editor" || r.name == "cartridge" {
+			exclusive = append(exclusive, r.name)
+		}
+		if r.base < 0 || r.base+r.bytes > datasheetSRAM(part) {
+			return fmt.Errorf("%s [%#x,+%d) lies outside the %s's %d bytes of SRAM", r.name, r.base, r.bytes, part, datasheetSRAM(part))
+		}
+		for _, q := range rs {
+			apart := r.base+r.bytes <= q.base || q.base+q.bytes <= r.base
+			inside := q.base <= r.base && r.base+r.bytes <= q.base+q.bytes
+			if q.name != r.name && !apart && !inside && !(r.base <= q.base && q.base+q.bytes <= r.base+r.bytes) {
+				return fmt.Errorf("%s [%#x,+%d) and %s [%#x,+%d) overlap", r.name, r.base, r.bytes, q.name, q.base, q.bytes)
+			}
+		}
+	}
+	if len(exclusive) > 1 {
+		return fmt.Errorf("SRAM holds %v at once: they are mutually exclusive", exclusive)
+	}
+	if free := freeBytes(part, rs); free < 0 {
+		return fmt.Errorf("SRAM holds %d bytes more than the %s has", -free, part)
+	}
+	return nil
 }
 
 // regionCheck checks that region name holds size bytes and, with parent

@@ -22,12 +22,27 @@ import (
 // decided steps (" per Decision (§id)").
 
 // row is row i of the screen on the scenario's target, trailing blanks
-// removed.
+// removed: on the simulator, as its dump (the frame a deck process prints)
+// shows it.
 func (w *world) row(i int) string {
 	if w.proc != nil {
 		return w.proc.now.rows[i]
 	}
-	return w.d.Screen().RowText(i)
+	rows := strings.Split(w.d.Dump(), "\n")
+	if i < 0 || i >= len(rows) {
+		return ""
+	}
+	return rows[i]
+}
+
+// mode is the word in row 0's mode slot (its last word) on the scenario's
+// target.
+func (w *world) mode() string {
+	f := strings.Fields(w.row(rowStatus))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }
 
 // lastResult is the last evaluation's result: whole from the simulator or
@@ -170,7 +185,7 @@ func seedSteps(sc kit.Steps) {
 			}
 			reported, counted, advanced = n, w.proc.now.cycles-w.proc.prev.cycles, w.proc.now.clock-w.proc.prev.clock
 		} else {
-			reported, counted, advanced = w.d.Last().Cycles, w.d.CPU().Cycles()-w.cyc, w.d.Clock().Now().Sub(w.clock)
+			reported, counted, advanced = w.d.Last().Cycles, w.d.Cycles()-w.cyc, w.d.Uptime()-w.clock
 		}
 		if err := cyclesReported(reported, counted, advanced, w.row(rowRule)); err != nil {
 			return err
@@ -297,14 +312,7 @@ func screenFind(w *world, text string) (int, bool) {
 // showsMode checks the mode the deck is in: the simulator's, or the
 // indicator in row 0's mode slot on a deck process.
 func showsMode(w *world, mode string) error {
-	if w.proc == nil {
-		return want("mode", w.d.Mode().String(), mode)
-	}
-	f := strings.Fields(w.row(rowStatus))
-	if len(f) == 0 {
-		return errors.New("row 0 is blank")
-	}
-	return want("mode indicator on row 0", f[len(f)-1], mode)
+	return want("mode indicator on row 0", w.mode(), mode)
 }
 
 // ruleReadout is the text row 22 shows on its rule: the row without its

@@ -216,24 +216,21 @@ func dirOf(p string) string {
 
 // Accessors.
 
-func (d *Deck) Screen() *Screen        { return d.draw() }
-func (d *Deck) Dump() string           { return d.draw().Dump() }
-func (d *Deck) Mode() Mode             { return d.mode }
-func (d *Deck) Modal() Modal           { return d.modal }
-func (d *Deck) SRAM() *SRAM            { return d.sram }
-func (d *Deck) CPU() *CPU              { return d.cpu }
-func (d *Deck) Clock() *clock.Sim      { return d.clk }
-func (d *Deck) StateResetCause() error { return d.stateReset }
-func (d *Deck) Session() *Session      { return d.repl }
-func (d *Deck) Editor() *Editor        { return d.editor }
-func (d *Deck) Cart() *Cart            { return d.cart }
-func (d *Deck) PendingCart() *Cart     { return d.pending }
-func (d *Deck) Last() Eval             { return d.last }
-func (d *Deck) Board() Board           { return d.board }
-func (d *Deck) Clipboard() string      { return d.clipboard }
-func (d *Deck) EditorVM() *fe.VM       { return d.evalVM }
-func (d *Deck) Refused() string        { return d.refused }
-func (d *Deck) bootTime() time.Time    { return d.boot }
+func (d *Deck) Dump() string       { return d.draw().Dump() }
+func (d *Deck) SRAM() *SRAM        { return d.sram }
+func (d *Deck) Session() *Session  { return d.repl }
+func (d *Deck) Editor() *Editor    { return d.editor }
+func (d *Deck) Cart() *Cart        { return d.cart }
+func (d *Deck) PendingCart() *Cart { return d.pending }
+func (d *Deck) Last() Eval         { return d.last }
+func (d *Deck) Clipboard() string  { return d.clipboard }
+func (d *Deck) EditorVM() *fe.VM   { return d.evalVM }
+
+// Cycles returns the cycles the CPU has counted since power on.
+func (d *Deck) Cycles() uint64 { return d.cpu.Cycles() }
+
+// Uptime returns the simulated time since power on.
+func (d *Deck) Uptime() time.Duration { return d.clk.Now().Sub(d.boot) }
 
 // State returns a copy of the deck state: its history and snippet regions
 // are the caller's own, so only SetState changes the deck's.

@@ -50,7 +50,7 @@ func TestSRAMStateMachine(t *testing.T) {
 					t.Fatalf("granted %d bytes for %d asked, %d free, budget %s", r.Bytes(), size, free, b)
 				}
 			}
-			if err := s.Check(); err != nil {
+			if err := checkSRAM(s); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -103,8 +103,8 @@ func TestStateImageCorruptIsReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(d2.StateResetCause(), ErrCorrupt) || d2.State().Credits != NewState().Credits {
-		t.Fatalf("corrupt image not reset: cause %v credits %d", d2.StateResetCause(), d2.State().Credits)
+	if !errors.Is(d2.stateReset, ErrCorrupt) || d2.State().Credits != NewState().Credits {
+		t.Fatalf("corrupt image not reset: cause %v credits %d", d2.stateReset, d2.State().Credits)
 	}
 }
 
@@ -184,14 +184,14 @@ func BenchmarkSimulatedCyclesPerSecond(b *testing.B) {
 	s := d.Session()
 	fib, _ := Parse("(do (= fib (fn (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))) (fib 15))")
 	b.ResetTimer()
-	start, cpu0 := d.CPU().Cycles(), cpuTime(b)
+	start, cpu0 := d.Cycles(), cpuTime(b)
 	for i := 0; i < b.N; i++ {
 		ev := d.evaluate(s.VM(), fib)
 		if ev.Result != "610" {
 			b.Fatalf("fib 15 = %s", ev.Result)
 		}
 	}
-	cycles := float64(d.CPU().Cycles() - start)
+	cycles := float64(d.Cycles() - start)
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(cycles/secs, "simcycles/s")
 	b.ReportMetric(cycles/secs/ClockHz, "x-realtime")

@@ -12,16 +12,12 @@ import (
 // transient evaluator's arena.
 type Editor struct {
 	comp   composer
-	result string
 	buffer *Region
 	eval   *Region
 }
 
 // Buffer returns the edited form (nil when empty).
 func (e *Editor) Buffer() *Node { return e.comp.p.Root }
-
-// Result returns the last eval-from-editor result shown on row 22.
-func (e *Editor) Result() string { return e.result }
 
 func (d *Deck) openEditor(n *Node) error {
 	if _, err := d.sram.Alloc(EditArena, EditorBytes); err != nil {
@@ -104,7 +100,6 @@ func (d *Deck) EvalFromEditor() error {
 	}
 	d.evalVM = d.newVM(e.eval, nil)
 	ev := d.evaluate(d.evalVM, e.comp.p.Root)
-	e.result = ev.Result
 	e.comp.readout = d.words.words.result(ev.Result)
 	return nil
 }

@@ -306,9 +306,6 @@ type Prompt struct {
 // SetForm replaces the prompt with n, cursor at the root.
 func (p *Prompt) SetForm(n *Node) { p.Root, p.Path = n, nil }
 
-// Empty reports whether the prompt holds nothing.
-func (p *Prompt) Empty() bool { return p.Root == nil }
-
 // Cur returns the form under the cursor (nil if empty).
 func (p *Prompt) Cur() *Node {
 	n := p.Root
@@ -404,15 +401,12 @@ func (p *Prompt) Delete() *Node {
 	return c
 }
 
-// Render draws the prompt structurally as CP437 bytes with the reference's
-// glyphs: two spaces of indentation per level of the cursor's depth (at
-// most five levels), lists between « and », the form under the cursor
-// preceded by ►, and █ for an empty prompt. A line wider than width is
-// scrolled to keep the cursor in view, with ◄ marking the cut.
-func (p *Prompt) Render(width int) []byte { return p.RenderWith(width, ReferenceGlyphs()) }
-
-// RenderWith draws the prompt as Render does, with the glyphs and
-// indentation of g.
+// RenderWith draws the prompt structurally as CP437 bytes with the glyphs
+// and indentation of g: g.Indent columns of indentation per level of the
+// cursor's depth (at most five levels), lists between g.Open and g.Close,
+// the form under the cursor preceded by g.Cursor, and g.Block for an empty
+// prompt. A line wider than width is scrolled to keep the cursor in view,
+// with g.Left marking the cut.
 func (p *Prompt) RenderWith(width int, g Glyphs) []byte {
 	depth := len(p.Path)
 	if depth > 5 {

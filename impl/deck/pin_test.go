@@ -37,7 +37,7 @@ func TestPinnedCycles(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%s => %s [%d]\n", s.src, d.Last().Result, d.Last().Cycles)
 	}
-	fmt.Fprintf(&b, "total %d\n", d.CPU().Cycles())
+	fmt.Fprintf(&b, "total %d\n", d.Cycles())
 	const want = `(+ 1 2) => 3 [8581]
 (do (= fib (fn (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))) (fib 12)) => 144 [534998]
 (do (= l nil) (= i 0) (while (< i 400) (= l (cons i l)) (= i (+ i 1))) (car l)) => 399 [533415]

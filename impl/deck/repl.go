@@ -81,15 +81,6 @@ func (s *Session) Focus() Focus { return s.focus }
 // History returns *history* as the runtime holds it, newest first.
 func (s *Session) History() []Entry { return append([]Entry(nil), s.history...) }
 
-// Prompt returns the prompt line's form (nil when empty).
-func (s *Session) Prompt() *Prompt { return &s.comp.p }
-
-// Stage returns the tutorial stage (0 when not in the tutorial).
-func (s *Session) Stage() int { return s.stage }
-
-// Narrating reports whether a Cipher line is showing before its prompt.
-func (s *Session) Narrating() bool { return s.narrating }
-
 func (d *Deck) enterREPL() error {
 	r, err := d.sram.Alloc(REPLArena, REPLBytes)
 	if err != nil {

@@ -182,5 +182,5 @@ func inPalette(c *composer, tok string) bool {
 // DumpWithCycles is the screen dump followed by the cycle counter and the
 // simulated time since power on, the format of the goldens.
 func DumpWithCycles(d *Deck) string {
-	return d.Dump() + fmt.Sprintf("-- cycles %d  clock +%s\n", d.cpu.Cycles(), d.clk.Now().Sub(d.bootTime()))
+	return d.Dump() + fmt.Sprintf("-- cycles %d  clock +%s\n", d.Cycles(), d.Uptime())
 }
