@@ -292,7 +292,7 @@ func InitializeScenario(sc kit.Steps) {
 		if spent < ev.Cycles {
 			return fmt.Errorf("counter moved %d, evaluation reported %d", spent, ev.Cycles)
 		}
-		got := w.d.Uptime()-w.clock
+		got := w.d.Uptime() - w.clock
 		const hz = 150e6 // the part's clock as the spec states it (not deck.ClockHz)
 		wantD := time.Duration(float64(spent) / hz * float64(time.Second))
 		if d := got - wantD; d > time.Microsecond || d < -time.Microsecond {
