@@ -209,3 +209,24 @@ func cpuTime(tb testing.TB) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestCP437 checks the code page against its published glyphs at the
+// bytes the deck draws with, and that text survives the round trip.
+func TestCP437(t *testing.T) {
+	glyphs := cp437()
+	if len(glyphs) != 256 {
+		t.Fatalf("%d glyphs", len(glyphs))
+	}
+	for b, want := range map[int]rune{0x01: '☺', 0x10: '►', 0x11: '◄', 0x20: ' ', 0x41: 'A', 0x7E: '~', 0x7F: '⌂', 0x80: 'Ç', 0xAE: '«', 0xAF: '»', 0xC4: '─', 0xDB: '█', 0xFA: '·', 0xFF: '\u00a0'} {
+		if glyphs[b] != want {
+			t.Errorf("byte %#x is %q, want %q", b, glyphs[b], want)
+		}
+	}
+	text := "KINOSHITA DEV REPL ─ Fe VM v1.0 «►car» · █"
+	if got := DecodeCP437(EncodeCP437(text)); got != text {
+		t.Errorf("round trip: %q", got)
+	}
+	if got := EncodeCP437("—é€"); string(got) != "?\x82?" {
+		t.Errorf("encode: %q", got)
+	}
+}
