@@ -15,8 +15,8 @@ import (
 	"anchorage/sim/vfs"
 )
 
-// statePath is the simulator's flash file (deck.Config's default).
-const statePath = "/flash/deckstate.bin"
+// statePath is the simulator's flash file.
+const statePath = deck.StatePath
 
 // The deck-state image layout as the digest's table gives it (SPEC.md,
 // Decision §deck-tutorial-latch): offsets of the fields the scenarios
@@ -61,7 +61,7 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		return nil
 	})
 	step(`^the flash holds only "([^"]*)"$`, func(w *world, a ...string) error {
-		names, err := afero.ReadDir(w.fs, "/flash")
+		names, err := afero.ReadDir(w.fs, "/")
 		if err != nil {
 			return fmt.Errorf("list the flash: %w", err)
 		}
@@ -69,7 +69,7 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		for _, fi := range names {
 			got = append(got, fi.Name())
 		}
-		return want("files in /flash", strings.Join(got, " "), a[0])
+		return want("files in the flash", strings.Join(got, " "), a[0])
 	})
 	step(`^pressing "([^"]*)" is refused$`, func(w *world, a ...string) error {
 		return w.refused(deck.RunScript(w.d, a[0]),

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 	"time"
 
 	"github.com/spf13/afero"
@@ -53,15 +52,17 @@ const (
 	TextClosing      = "Tutorial complete. Mission Board awaits."
 )
 
+// StatePath is the deck-state image's file in the deck's flash.
+const StatePath = "/deckstate.bin"
+
 // Config configures a Deck. Zero fields take defaults.
 type Config struct {
-	Fs        afero.Fs   // flash; default an in-memory fs
-	StatePath string     // default "/flash/deckstate.bin"
-	Clock     *clock.Sim // default clock.NewSim(clock.Epoch())
-	CPI       float64    // default DefaultCPI
-	Part      Part       // the board model; default RP2350()
-	Seed      uint64     // seeds the Mission Board model
-	Vary      vary.Set   // spec-permitted variations (Variations); none by default
+	Fs    afero.Fs   // flash; default an in-memory fs
+	Clock *clock.Sim // default clock.NewSim(clock.Epoch())
+	CPI   float64    // default DefaultCPI
+	Part  Part       // the board model; default RP2350()
+	Seed  uint64     // seeds the Mission Board model
+	Vary  vary.Set   // spec-permitted variations (Variations); none by default
 }
 
 // NarrationTime is how long each page of a tutorial stage's Cipher line
@@ -130,9 +131,6 @@ func New(cfg Config) (*Deck, error) {
 	if cfg.Fs == nil {
 		cfg.Fs = afero.NewMemMapFs()
 	}
-	if cfg.StatePath == "" {
-		cfg.StatePath = "/flash/deckstate.bin"
-	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.NewSim(clock.Epoch())
 	}
@@ -167,7 +165,7 @@ func New(cfg Config) (*Deck, error) {
 }
 
 func (d *Deck) load() error {
-	img, err := afero.ReadFile(d.fs, d.cfg.StatePath)
+	img, err := afero.ReadFile(d.fs, StatePath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.state = NewState()
@@ -190,28 +188,18 @@ func (d *Deck) save() error {
 	if err != nil {
 		return fmt.Errorf("deck: save state: %w", err)
 	}
-	if err := d.fs.MkdirAll(dirOf(d.cfg.StatePath), 0o755); err != nil {
-		return fmt.Errorf("deck: save state: %w", err)
-	}
 	// The image is written beside the old one and renamed over it, so a
 	// write that fails leaves the previous image in flash.
-	tmp := d.cfg.StatePath + ".new"
+	tmp := StatePath + ".new"
 	if err := afero.WriteFile(d.fs, tmp, img, 0o644); err != nil {
 		_ = d.fs.Remove(tmp)
 		return fmt.Errorf("deck: save state: %w", err)
 	}
-	if err := d.fs.Rename(tmp, d.cfg.StatePath); err != nil {
+	if err := d.fs.Rename(tmp, StatePath); err != nil {
 		_ = d.fs.Remove(tmp)
 		return fmt.Errorf("deck: save state: %w", err)
 	}
 	return nil
-}
-
-func dirOf(p string) string {
-	if i := strings.LastIndex(p, "/"); i > 0 {
-		return p[:i]
-	}
-	return "/"
 }
 
 // Accessors.

@@ -96,9 +96,9 @@ func TestStateImageCorruptIsReset(t *testing.T) {
 	if err := d.SetState(st); err != nil {
 		t.Fatal(err)
 	}
-	img, _ := afero.ReadFile(fs, "/flash/deckstate.bin")
+	img, _ := afero.ReadFile(fs, StatePath)
 	img[30] ^= 0xFF
-	_ = afero.WriteFile(fs, "/flash/deckstate.bin", img, 0o644)
+	_ = afero.WriteFile(fs, StatePath, img, 0o644)
 	d2, err := New(Config{Fs: fs})
 	if err != nil {
 		t.Fatal(err)

@@ -37,9 +37,7 @@ func (d *Deck) openEditor(n *Node) error {
 		d.refused = err.Error()
 		return fmt.Errorf("deck: open editor: %w", err)
 	}
-	if d.mode == ModeHome {
-		d.saved = d.homeSel
-	}
+	d.saved = d.homeSel // the deck is home: the REPL, if it was open, has been left
 	e.comp.clip, e.comp.w = d.clip, &d.words
 	e.comp.p.SetForm(n)
 	d.editor, d.mode = e, ModeEditor
@@ -53,11 +51,7 @@ func (d *Deck) editorKey(k Key) error {
 	if e.comp.key(k) {
 		// An edit that grows the buffer past its region is undone.
 		if root := e.comp.p.Root; root != nil {
-			held := 0
-			if before != nil {
-				held = len(before.String())
-			}
-			if err := d.fits(EditBuffer, held, len(root.String())); err != nil {
+			if err := d.fits(EditBuffer, textBytes(before), len(root.String())); err != nil {
 				e.comp.p.SetForm(before)
 				e.comp.readout = d.words.words.bufferFull + short(err)
 			}
@@ -74,7 +68,7 @@ func (d *Deck) editorKey(k Key) error {
 			if err := d.loadCart(*c); err != nil {
 				return err
 			}
-			if c.Mission > 0 {
+			if c.Mission != 0 {
 				// A refused sub-arena leaves the cartridge screen
 				// showing the refusal.
 				_ = d.startMission(form)
@@ -84,6 +78,14 @@ func (d *Deck) editorKey(k Key) error {
 		return d.EvalFromEditor()
 	}
 	return nil
+}
+
+// textBytes is the length of n's source text, 0 for no form.
+func textBytes(n *Node) int {
+	if n == nil {
+		return 0
+	}
+	return len(n.String())
 }
 
 // EvalFromEditor evaluates the buffer's top-level form in a transient

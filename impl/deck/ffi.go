@@ -125,7 +125,7 @@ func (d *Deck) bindTier(vm *fe.VM, s *Session) {
 		{"list-length", "(list-length list) → the number of elements of list.", func(vm *fe.VM, a fe.Value) (fe.Value, error) {
 			l, n := vm.Car(a), 0
 			for ; vm.Type(l) == fe.TPair; n++ {
-				if n > 1<<20 {
+				if n == maxListPairs { // more pairs than any arena holds: a cycle
 					return fe.Nil, errors.New("list-length: cyclic list")
 				}
 				l = vm.Cdr(l)

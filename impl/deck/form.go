@@ -323,28 +323,24 @@ func (p *Prompt) parent() *Node {
 	return n
 }
 
-// Descend moves to the first child of the form under the cursor.
-func (p *Prompt) Descend() bool {
+// HasChild reports whether the form under the cursor is a list with a
+// first child to descend into.
+func (p *Prompt) HasChild() bool {
 	c := p.Cur()
-	if c == nil || !c.IsList || len(c.List) == 0 {
-		return false
-	}
-	p.Path = append(p.Path, 0)
-	return true
+	return c != nil && c.IsList && len(c.List) > 0
 }
 
-// Next moves to the next sibling.
-func (p *Prompt) Next() bool {
-	if len(p.Path) == 0 {
-		return false
-	}
-	last := len(p.Path) - 1
-	if p.Path[last]+1 >= len(p.parent().List) {
-		return false
-	}
-	p.Path[last]++
-	return true
+// Descend moves to the first child of the form under the cursor, which
+// has one (HasChild).
+func (p *Prompt) Descend() { p.Path = append(p.Path, 0) }
+
+// HasNext reports whether the form under the cursor has a next sibling.
+func (p *Prompt) HasNext() bool {
+	return len(p.Path) > 0 && p.Path[len(p.Path)-1]+1 < len(p.parent().List)
 }
+
+// Next moves to the next sibling, which exists (HasNext).
+func (p *Prompt) Next() { p.Path[len(p.Path)-1]++ }
 
 // Ascend moves to the parent form; false at the root.
 func (p *Prompt) Ascend() bool {
@@ -408,11 +404,7 @@ func (p *Prompt) Delete() *Node {
 // prompt. A line wider than width is scrolled to keep the cursor in view,
 // with g.Left marking the cut.
 func (p *Prompt) RenderWith(width int, g Glyphs) []byte {
-	depth := len(p.Path)
-	if depth > 5 {
-		depth = 5
-	}
-	out := []byte(strings.Repeat(" ", g.Indent*depth))
+	out := []byte(strings.Repeat(" ", g.Indent*min(len(p.Path), 5)))
 	if p.Root == nil {
 		return append(out, g.Block)
 	}
@@ -441,10 +433,7 @@ func (p *Prompt) RenderWith(width int, g Glyphs) []byte {
 		cut := mark - (width - 10)
 		out = append([]byte{g.Left}, out[cut+1:]...)
 	}
-	if len(out) > width {
-		out = out[:width]
-	}
-	return out
+	return out[:min(len(out), width)]
 }
 
 func equalPath(a, b []int) bool {

@@ -142,13 +142,17 @@ func (c *composer) key(k Key) bool {
 	}
 	switch k {
 	case KeyCar:
-		if !c.p.Descend() {
+		if !c.p.HasChild() {
 			c.readout = c.w.words.noChild
+			break
 		}
+		c.p.Descend()
 	case KeyCdr:
-		if !c.p.Next() {
+		if !c.p.HasNext() {
 			c.readout = c.w.words.endOfList
+			break
 		}
+		c.p.Next()
 	case KeyBack:
 		return c.p.Ascend()
 	case KeyCons:

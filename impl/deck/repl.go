@@ -256,9 +256,7 @@ func (d *Deck) fits(c Consumer, held, size int) error {
 // pushHistory records an entry, newest first, dropping the oldest past 32.
 func (s *Session) pushHistory(e Entry) {
 	s.history = append([]Entry{e}, s.history...)
-	if len(s.history) > HistoryMax {
-		s.history = s.history[:HistoryMax]
-	}
+	s.history = s.history[:min(len(s.history), HistoryMax)]
 	s.unsaved++
 	if err := s.syncHistory(); err != nil {
 		s.comp.readout = s.w.words.historyFull
@@ -302,9 +300,7 @@ func (s *Session) predict() []string {
 
 func (s *Session) addLine(text string, entry int) {
 	s.lines = append(s.lines, scrollLine{text, entry})
-	if len(s.lines) > ScrollRows {
-		s.lines = s.lines[len(s.lines)-ScrollRows:]
-	}
+	s.lines = s.lines[max(0, len(s.lines)-ScrollRows):]
 }
 
 func (d *Deck) replKey(k Key) error {
@@ -426,26 +422,24 @@ func (d *Deck) tutorialProgress(ev Eval) error {
 
 func (d *Deck) scrollKey(k Key) error {
 	s := d.repl
-	if s.inspect != nil {
-		switch k {
-		case KeyCar:
-			if !s.inspect.Descend() {
-				s.comp.readout = s.w.words.noChild
-			}
-		case KeyCdr:
-			if !s.inspect.Next() {
-				s.comp.readout = s.w.words.endOfList
-			}
-		case KeyBack:
-			if !s.inspect.Ascend() {
-				s.inspect = nil
-				return nil
-			}
+	if in := s.inspect; in != nil {
+		switch {
+		case k == KeyCar && in.HasChild():
+			in.Descend()
+		case k == KeyCar:
+			s.comp.readout = s.w.words.noChild
+			return nil
+		case k == KeyCdr && in.HasNext():
+			in.Next()
+		case k == KeyCdr:
+			s.comp.readout = s.w.words.endOfList
+			return nil
+		case k == KeyBack && !in.Ascend():
+			s.inspect = nil
+			return nil
 		}
-		if s.inspect != nil && s.comp.readout == "" {
-			c := s.inspect.Cur()
-			s.comp.readout = s.w.words.cell(c.Kind(), c.String())
-		}
+		c := in.Cur()
+		s.comp.readout = s.w.words.cell(c.Kind(), c.String())
 		return nil
 	}
 	has := s.sel >= 0 && s.sel < len(s.shown)
@@ -477,14 +471,10 @@ func (d *Deck) scrollKey(k Key) error {
 			s.comp.readout = s.w.words.resultIsAtom
 			return nil
 		}
-		s.inspect = &Prompt{Root: n}
-		s.inspect.Descend()
+		// A list result has a first element: Fe prints the empty list
+		// as nil, an atom.
+		s.inspect = &Prompt{Root: n, Path: []int{0}}
 		c := s.inspect.Cur()
-		if c == nil {
-			s.inspect = nil
-			s.comp.readout = s.w.words.atom("nil")
-			return nil
-		}
 		s.comp.readout = s.w.words.cell(c.Kind(), c.String())
 	case KeyQuote, KeyEval:
 		if !has {

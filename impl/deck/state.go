@@ -188,10 +188,7 @@ func EncodeHistory(entries []Entry, budget int) ([]byte, int) {
 		if len(e.Expr) > 255 {
 			continue
 		}
-		res := e.Result
-		if len(res) > maxResultBytes {
-			res = res[:maxResultBytes]
-		}
+		res := e.Result[:min(len(e.Result), maxResultBytes)]
 		need := 3 + len(e.Expr) + len(res)
 		if len(b)+need > budget {
 			break
