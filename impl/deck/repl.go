@@ -2,7 +2,6 @@ package deck
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"anchorage/impl/fe"
@@ -123,38 +122,8 @@ func (d *Deck) startStage() {
 	}
 	s.narrating, s.narratedAt = true, d.clk.Now()
 	s.comp.p.SetForm(nil)
-	s.pages = narrationPages(Stages()[s.stage-1].Narration, RuleText, d.words.pageCut)
+	s.pages = d.words.pages[s.stage-1]
 	s.comp.readout = s.pages[0]
-}
-
-// narrationPages cuts a Cipher line into the pages row 22 shows one after
-// the other, each at most width bytes, where cut says.
-func narrationPages(line string, width int, cut func(line string, width int) int) []string {
-	var pages []string
-	for len(line) > width {
-		n := cut(line, width)
-		pages = append(pages, line[:n])
-		line = strings.TrimLeft(line[n:], " ")
-	}
-	return append(pages, line)
-}
-
-// cutAtSentence is where a page of a Cipher line longer than width ends:
-// after the last sentence that fits, else at the last blank.
-func cutAtSentence(line string, width int) int {
-	if i := strings.LastIndex(line[:width+1], ". "); i > 0 {
-		return i + 1 // the full stop stays on its page
-	}
-	return cutAtBlank(line, width)
-}
-
-// cutAtBlank is where a page of a Cipher line longer than width ends: at
-// the last blank that fits, else at width.
-func cutAtBlank(line string, width int) int {
-	if i := strings.LastIndex(line[:width+1], " "); i > 0 {
-		return i
-	}
-	return width
 }
 
 // narrate shows the page of the Cipher line the time since it began asks

@@ -27,7 +27,7 @@ type wording struct {
 	deckError    func(msg string) string                               // a deck error at the REPL
 	historyEntry func(vm *fe.VM, expr, result fe.Value) fe.Value       // one *history* entry
 	narration    time.Duration                                         // each page of a Cipher line
-	pageCut      func(line string, width int) int                      // where a page of a long Cipher line ends
+	pages        [4][]string                                           // each stage's Cipher line, page by page as row 22 shows it
 	firstRunRow  int                                                   // the home row of the first-run prompt
 	glyphs       Glyphs                                                // the structural prompt's glyphs
 	docs         func(sig, doc string) string                          // a gated primitive's describe text
@@ -118,8 +118,18 @@ func wordingFor(set vary.Set) wording {
 		historyEntry: vary.Choose(set, "history-entry",
 			func(vm *fe.VM, expr, result fe.Value) fe.Value { return vm.Cons(expr, result) },
 			func(vm *fe.VM, expr, result fe.Value) fe.Value { return vm.List(expr, result) }),
-		narration:   vary.Choose(set, "narration", NarrationTime, 5*time.Second),
-		pageCut:     vary.Choose(set, "narration", cutAtSentence, cutAtBlank),
+		narration: vary.Choose(set, "narration", NarrationTime, 5*time.Second),
+		pages: vary.Choose(set, "narration", [4][]string{
+			{"Every list begins with a head and continues with a tail.", "Press EVAL to see the first number."},
+			{"Quote preserves a form. Eval executes one. Observe."},
+			{"A lambda is an unnamed function. Apply it."},
+			{"You have the grammar. The rest is yours. Try (get-credits)."},
+		}, [4][]string{
+			{"Every list begins with a head and continues with a tail. Press EVAL to see", "the first number."},
+			{"Quote preserves a form. Eval executes one. Observe."},
+			{"A lambda is an unnamed function. Apply it."},
+			{"You have the grammar. The rest is yours. Try (get-credits)."},
+		}),
 		firstRunRow: vary.Choose(set, "first-run-row", 12, 10),
 		glyphs: vary.Choose(set, "glyphs", ReferenceGlyphs(),
 			Glyphs{Open: '[', Close: ']', Cursor: 0x1A, Left: 0x1B, Block: 0xDD, Indent: 1}),
