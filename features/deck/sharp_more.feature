@@ -122,6 +122,7 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
       | 01 6b 07 00 28 2b 20 31          | form overruns at 4      |
       | 01 6b 01 00 31 00 00 00          | bad name at 5           |
       | 01 6b 01 00 31 03 6b 6b 6b 01    | bad name at 5           |
+      | 01 6b 01 00 29                   | the form at 4 does not read: parse: stray ')' |
 
   @§deck-snippets @decision
   Scenario Outline: The deck refuses to keep a snippet library it could not read back
@@ -133,9 +134,10 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     And the deck shows no refusal per Decision (§deck-snippets)
 
     Examples:
-      | library   | why           |
-      | 00 00 00  | bad name at 0 |
-      | 05 6b     | bad name at 0 |
+      | library        | why                                                |
+      | 00 00 00       | bad name at 0                                      |
+      | 05 6b          | bad name at 0                                      |
+      | 01 6b 02 00 28 31 | the form at 4 does not read: parse: unclosed list |
 
   @§deck-snippets @decision
   Scenario: A snippet name holding a NUL byte lists as the symbol cut at that byte

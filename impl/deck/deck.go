@@ -89,8 +89,7 @@ type Deck struct {
 	board  Board
 	words  wording // the choices the seed leaves open
 
-	state      State
-	stateReset error // why the image was reset at power on, if it was
+	state State
 
 	mode    Mode
 	modal   Modal
@@ -154,10 +153,6 @@ func New(cfg Config) (*Deck, error) {
 	if err := d.load(); err != nil {
 		return nil, err
 	}
-	if d.stateReset != nil {
-		// Shown on the home screen (rows 19–21) until the next key.
-		d.refused = fmt.Sprintf(d.words.stateReset, d.stateReset)
-	}
 	if d.state.Tutorial&TutFirstBoot == 0 {
 		d.modal = ModalFirstRun
 	}
@@ -175,7 +170,8 @@ func (d *Deck) load() error {
 	}
 	st, err := Decode(img)
 	if err != nil {
-		d.stateReset = err
+		// Why shows on the home screen (rows 19–21) until the next key.
+		d.refused = fmt.Sprintf(d.words.stateReset, err)
 		d.state = NewState()
 		return d.save()
 	}
@@ -220,21 +216,15 @@ func (d *Deck) Cycles() uint64 { return d.cpu.Cycles() }
 // Uptime returns the simulated time since power on.
 func (d *Deck) Uptime() time.Duration { return d.clk.Now().Sub(d.boot) }
 
-// State returns a copy of the deck state: its history and snippet regions
-// are the caller's own, so only SetState changes the deck's.
-func (d *Deck) State() State {
-	st := d.state
-	st.History = append([]byte(nil), d.state.History...)
-	st.Snippets = append([]byte(nil), d.state.Snippets...)
-	return st
-}
+// State returns the deck state. The deck replaces its history and snippet
+// regions rather than changing their bytes, so they stay as returned; the
+// caller must not change them either (SetState replaces them).
+func (d *Deck) State() State { return d.state }
 
 // SetState replaces deck state (a test and tooling hook) and saves it. A
 // state that cannot be saved is refused and the deck keeps its old one.
 func (d *Deck) SetState(s State) error {
 	old := d.state
-	s.History = append([]byte(nil), s.History...)
-	s.Snippets = append([]byte(nil), s.Snippets...)
 	d.state = s
 	if err := d.save(); err != nil {
 		d.state = old
@@ -452,10 +442,11 @@ func (d *Deck) newVM(r *Region, s *Session) *fe.VM {
 	return vm
 }
 
-// must panics on an error the deck's fixed budgets rule out: opening a VM
+// must panics on an error the deck's own invariants rule out: opening a VM
 // and binding its primitives in the regions the budget table sizes (the
 // smallest, a 4 KB mission sub-arena, has over 200 cells free after
-// opening; the REPL tier's bindings fit the editor evaluator's 8 KB).
+// opening; the REPL tier's bindings fit the editor evaluator's 8 KB), and
+// reading the snippet library its state holds (Deck.snippets).
 func must(err error) {
 	if err != nil {
 		panic(fmt.Sprintf("deck: %v", err))

@@ -103,8 +103,8 @@ func TestStateImageCorruptIsReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(d2.stateReset, ErrCorrupt) || d2.State().Credits != NewState().Credits {
-		t.Fatalf("corrupt image not reset: cause %v credits %d", d2.stateReset, d2.State().Credits)
+	if !strings.HasPrefix(d2.refused, ErrCorrupt.Error()) || d2.State().Credits != NewState().Credits {
+		t.Fatalf("corrupt image not reset: refusal %q credits %d", d2.refused, d2.State().Credits)
 	}
 }
 

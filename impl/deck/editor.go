@@ -39,6 +39,7 @@ func (d *Deck) openEditor(n *Node) error {
 	}
 	d.saved = d.homeSel // the deck is home: the REPL, if it was open, has been left
 	e.comp.clip, e.comp.w = d.clip, &d.words
+	e.comp.predict = func() []string { return nil } // the editor predicts nothing beyond the vocabulary
 	e.comp.p.SetForm(n)
 	d.editor, d.mode = e, ModeEditor
 	return nil

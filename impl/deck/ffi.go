@@ -2,7 +2,6 @@ package deck
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"anchorage/impl/fe"
@@ -207,33 +206,17 @@ func (d *Deck) bindTier(vm *fe.VM, s *Session) {
 			return vm.String(text), nil
 		}},
 		{"snippet-list", "(snippet-list) → ((name . signature) ...) of the snippet library.", func(vm *fe.VM, _ fe.Value) (fe.Value, error) {
-			lib, err := DecodeSnippets(d.state.Snippets)
-			if err != nil {
-				return fe.Nil, err
-			}
 			var out []fe.Value
-			for _, sn := range lib {
-				sig := fe.Nil
-				if n, err := Parse(sn.Form); err == nil {
-					sig = signature(n).ToValue(vm)
-				}
-				out = append(out, vm.Cons(vm.Symbol(sn.Name), sig))
+			for _, sn := range d.snippets() {
+				out = append(out, vm.Cons(vm.Symbol(sn.Name), signature(sn.form()).ToValue(vm)))
 			}
 			return vm.List(out...), nil
 		}},
 		{"snippet-load", "(snippet-load 'name) → the form saved under name, or nil.", func(vm *fe.VM, a fe.Value) (fe.Value, error) {
 			name := vm.GoString(vm.Car(a))
-			lib, err := DecodeSnippets(d.state.Snippets)
-			if err != nil {
-				return fe.Nil, err
-			}
-			for _, sn := range lib {
+			for _, sn := range d.snippets() {
 				if sn.Name == name {
-					n, err := Parse(sn.Form)
-					if err != nil {
-						return fe.Nil, fmt.Errorf("snippet-load: %v", err)
-					}
-					return n.ToValue(vm), nil
+					return sn.form().ToValue(vm), nil
 				}
 			}
 			return fe.Nil, nil
@@ -305,13 +288,21 @@ func lfsrStep(x uint16) uint16 {
 	return x
 }
 
+// snippets is the deck's snippet library. The deck's state only ever holds
+// a library that decodes, every form reading as one: Decode refuses an
+// image that holds another, Encode refuses to write one (so SetState and
+// every save keep the old state), and saveSnippet stores only what
+// EncodeSnippets made of forms printed from Lisp values.
+func (d *Deck) snippets() []Snippet {
+	lib, err := DecodeSnippets(d.state.Snippets)
+	must(err)
+	return lib
+}
+
 // saveSnippet stores form under name, replacing an older one, if the
 // library still fits its budget.
 func (d *Deck) saveSnippet(name, form string) error {
-	lib, err := DecodeSnippets(d.state.Snippets)
-	if err != nil {
-		return err
-	}
+	lib := d.snippets()
 	replaced := false
 	for i := range lib {
 		if lib[i].Name == name {

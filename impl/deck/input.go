@@ -3,6 +3,7 @@ package deck
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -122,7 +123,7 @@ type composer struct {
 	p       Prompt
 	pal     *palette
 	lit     *literal
-	predict func() []string
+	predict func() []string   // the tokens predicted for the palette (set by every owner)
 	clip    func(*Node) error // stores a cut form; an error when it does not fit (set by every owner)
 	w       *wording          // the deck's readouts and glyphs (set by every owner)
 	readout string
@@ -181,22 +182,14 @@ func (c *composer) key(k Key) bool {
 	return true
 }
 
+// candidates are the palette's tokens: the predicted ones, then the fixed
+// vocabulary, each once.
 func (c *composer) candidates() []string {
-	seen := map[string]bool{}
 	var out []string
-	add := func(s string) {
-		if !seen[s] {
-			seen[s] = true
+	for _, s := range append(c.predict(), baseVocabulary()...) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
-	}
-	if c.predict != nil {
-		for _, s := range c.predict() {
-			add(s)
-		}
-	}
-	for _, s := range baseVocabulary() {
-		add(s)
 	}
 	return out
 }

@@ -1,8 +1,8 @@
 package deck
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 )
 
 // draw redraws the whole screen from the state, which is all it shows:
@@ -34,13 +34,12 @@ func (d *Deck) draw() *Screen {
 		sc.PutText(RowAction, 0, d.words.screens.missionAction)
 	}
 	if d.refused != "" && (d.mode == ModeHome || d.mode == ModeCart) {
-		// A refused allocation, wrapped over rows 19–21.
+		// A refused allocation, wrapped over rows 19–21 (the rows clip
+		// what does not fit).
 		text := d.words.refused + d.refused
-		for row := 19; row <= 21 && text != ""; row++ {
-			n := min(len(text), Cols)
-			sc.PutText(row, 0, text[:n])
-			text = text[n:]
-		}
+		sc.PutText(19, 0, text)
+		sc.PutText(20, 0, text[min(len(text), Cols):])
+		sc.PutText(21, 0, text[min(len(text), 2*Cols):])
 	}
 	if d.modal == ModalCart {
 		sc.ClearRow(RowAction)
@@ -57,11 +56,7 @@ func (d *Deck) renderStatus() {
 }
 
 func (d *Deck) renderRule(text string) {
-	rule := []byte(strings.Repeat(string(rune(GlyphRule)), 0))
-	for i := 0; i < Cols; i++ {
-		rule = append(rule, GlyphRule)
-	}
-	d.screen.Put(RowRule, 0, rule)
+	d.screen.Put(RowRule, 0, bytes.Repeat([]byte{GlyphRule}, Cols))
 	if text != "" {
 		d.screen.Put(RowRule, 2, append(append([]byte{' '}, EncodeCP437(text)...), ' '))
 	}

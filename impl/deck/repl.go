@@ -344,10 +344,9 @@ func (d *Deck) evalPrompt() error {
 	if s.comp.readout == "" {
 		s.comp.readout = s.w.words.cycles(ev.Cycles)
 	}
+	var saveErr error // a tutorial stage completed but not written to flash
 	if s.stage > 0 {
-		if err := d.tutorialProgress(ev); err != nil {
-			return err
-		}
+		saveErr = d.tutorialProgress(ev)
 	}
 	if n := s.openEditor; n != nil {
 		s.openEditor = nil
@@ -358,7 +357,7 @@ func (d *Deck) evalPrompt() error {
 		// allocation; the deck is home with the refusal on screen.
 		_ = d.openEditor(n)
 	}
-	return nil
+	return saveErr
 }
 
 func (d *Deck) tutorialProgress(ev Eval) error {
@@ -375,18 +374,18 @@ func (d *Deck) tutorialProgress(ev Eval) error {
 			return nil
 		}
 	}
+	// The stage is done whether or not the flash takes the cursor: the
+	// session goes on, and a failed write is the key's error.
 	d.state.Tutorial |= st.Bit
 	d.syncCursor()
-	if err := d.save(); err != nil {
-		return err
-	}
+	err := d.save()
 	if st.Bit == TutGraduated {
 		s.stage = 0
 		s.comp.readout = TextClosing
-		return nil
+		return err
 	}
 	d.startStage()
-	return nil
+	return err
 }
 
 func (d *Deck) scrollKey(k Key) error {

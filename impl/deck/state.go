@@ -237,7 +237,14 @@ func DecodeHistory(b []byte) ([]Entry, error) {
 // Snippet is one named form of the snippet library, stored as source.
 type Snippet struct {
 	Name string
-	Form string
+	Form string // one Fe form (DecodeSnippets refuses another)
+}
+
+// form is the snippet's form, which reads (DecodeSnippets checked it).
+func (sn Snippet) form() *Node {
+	n, err := Parse(sn.Form)
+	must(err)
+	return n
 }
 
 // EncodeSnippets packs the library: per snippet a name length byte, the
@@ -272,7 +279,11 @@ func DecodeSnippets(b []byte) ([]Snippet, error) {
 		if p+m > len(b) {
 			return nil, fmt.Errorf("snippets: form overruns at %d", p)
 		}
-		out = append(out, Snippet{Name: name, Form: string(b[p : p+m])})
+		form := string(b[p : p+m])
+		if _, err := Parse(form); err != nil {
+			return nil, fmt.Errorf("snippets: the form at %d does not read: %v", p, err)
+		}
+		out = append(out, Snippet{Name: name, Form: form})
 		p += m
 	}
 	return out, nil
