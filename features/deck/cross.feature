@@ -118,6 +118,7 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
   Scenario: open-in-nemacs flushes history and opens the editor on the form
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     Then the deck shows the NEMACS mode
+    And the action bar shows key hints
     And row 1 reads "nEMACS ─ STRUCTURAL EDITOR" per Decision (§deck-text-mode)
     And row 24 reads "CAR descend · CDR sibling · CONS palette · EVAL run form · BACK exit" per Decision (§deck-text-mode)
     And the editor holds "(+ 1 2)"

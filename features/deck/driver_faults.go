@@ -23,6 +23,17 @@ func faultProcSteps() map[string]func(p *procDeck, a ...string) error {
 			p.power = append(p.power, "-cpi", a[0])
 			return graduated(p, "0")
 		},
+		`^the deck is powered off and on again at a CPI of ([\d.]+)$`: func(p *procDeck, a ...string) error {
+			var power []string
+			for i := 0; i < len(p.power); i += 2 {
+				if p.power[i] != "-cpi" {
+					power = append(power, p.power[i], p.power[i+1])
+				}
+			}
+			p.power = append(power, "-cpi", a[0])
+			p.stop()
+			return p.start()
+		},
 		`^a graduated deck with reputation (\d+) whose Mission Board is seeded with (\d+)$`: func(p *procDeck, a ...string) error {
 			p.power = append(p.power, "-seed", a[1])
 			return graduated(p, a[0])

@@ -50,18 +50,18 @@ func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 		`^the deck shows no refusal$`:         func(p *procDeck, _ ...string) error { return noRefusal(p.rowText) },
 		`^the deck shows the refusal "(.*)"$`: func(p *procDeck, a ...string) error { return showsRefusal(p.rowText, a[0]) },
 		`^SRAM holds the (\S+) region with (\d+) bytes$`: func(p *procDeck, a ...string) error {
-			rs, _, err := p.regions()
+			rs, part, err := p.regions()
 			if err != nil {
 				return err
 			}
-			return regionCheck(rs, a[0], a[1], "")
+			return regionCheck(part, rs, a[0], a[1], "")
 		},
 		`^SRAM holds the (\S+) region with (\d+) bytes inside the (\S+) region$`: func(p *procDeck, a ...string) error {
-			rs, _, err := p.regions()
+			rs, part, err := p.regions()
 			if err != nil {
 				return err
 			}
-			return regionCheck(rs, a[0], a[1], a[2])
+			return regionCheck(part, rs, a[0], a[1], a[2])
 		},
 		`^SRAM has (\d+) bytes free$`: func(p *procDeck, a ...string) error {
 			rs, part, err := p.regions()

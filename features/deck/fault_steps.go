@@ -44,6 +44,14 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		w.cpi = cpi
 		return w.graduated("OPERATOR", 100, 0)
 	})
+	step(`^the deck is powered off and on again at a CPI of ([\d.]+)$`, func(w *world, a ...string) error {
+		cpi, err := strconv.ParseFloat(a[0], 64)
+		if err != nil {
+			return err
+		}
+		w.cpi = cpi
+		return w.power()
+	})
 	step(`^a graduated deck with reputation (\d+) whose Mission Board is seeded with (\d+)$`, func(w *world, a ...string) error {
 		w.seed = uint64(atoi(a[1]))
 		return w.graduated("OPERATOR", 100, atoi(a[0]))

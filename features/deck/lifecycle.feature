@@ -13,6 +13,7 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then the result is "100"
     When the player presses "BACK BACK EVAL"
     Then the deck shows the HOME mode
+    And the action bar shows key hints
     And row 3 contains "► DEV REPL" per Decision (§deck-invoke)
     # The home context was saved: DEV REPL is still the item EVAL selects.
     When the player presses "EVAL"
@@ -45,6 +46,7 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then the deck shows the NEMACS mode
     When the player presses "BACK"
     Then the deck shows the CART mode
+    And the action bar shows key hints
     And SRAM holds the cartridge arena with 16 KB
     When the cartridge is ejected
     Then the deck shows the HOME mode

@@ -89,10 +89,10 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024, Mission: atoi(a[2])})
 	})
 	step(`^SRAM holds the (\S+) region with (\d+) bytes$`, func(w *world, a ...string) error {
-		return regionCheck(simRegions(w.d.SRAM()), a[0], a[1], "")
+		return regionCheck(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()), a[0], a[1], "")
 	})
 	step(`^SRAM holds the (\S+) region with (\d+) bytes inside the (\S+) region$`, func(w *world, a ...string) error {
-		return regionCheck(simRegions(w.d.SRAM()), a[0], a[1], a[2])
+		return regionCheck(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()), a[0], a[1], a[2])
 	})
 	step(`^SRAM has (\d+) bytes free$`, func(w *world, a ...string) error {
 		if err := want("free SRAM", fmt.Sprint(freeBytes(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()))), a[0]); err != nil {
@@ -226,10 +226,12 @@ func (w *world) sramHolds() error {
 // regionsHold checks live SRAM regions against the seed's memory
 // orchestration, judged from the regions alone: the arenas the budget
 // table sizes within their budgets, at most one of the REPL, editor and
-// cartridge arenas, regions either apart or one inside the other (a
-// region carved out of another), and everything within the part's SRAM by
-// its datasheet.
+// cartridge arenas, the consumers of the budget table apart from each
+// other, a scripted mission's sub-arena inside the cartridge arena, any
+// other region either apart from or inside another (carved out of it),
+// and everything within the part's SRAM by its datasheet.
 func regionsHold(part string, rs []region) error {
+	table := map[string]bool{"core+vm": true, "deckstate": true, "repl": true, "editor": true, "cartridge": true}
 	budgets := map[string][2]int{"repl": {24 * 1024, 24 * 1024}, "editor": {16 * 1024, 16 * 1024},
 		"cartridge": {16 * 1024, 32 * 1024}, "mission": {4 * 1024, 8 * 1024}, "clipboard": {1024, 1024},
 		"history": {512, 512}, "snippets": {4096, 4096}}
@@ -247,9 +249,17 @@ func regionsHold(part string, rs []region) error {
 		for _, q := range rs {
 			apart := r.base+r.bytes <= q.base || q.base+q.bytes <= r.base
 			inside := q.base <= r.base && r.base+r.bytes <= q.base+q.bytes
-			if q.name != r.name && !apart && !inside && !(r.base <= q.base && q.base+q.bytes <= r.base+r.bytes) {
+			nested := inside || (r.base <= q.base && q.base+q.bytes <= r.base+r.bytes)
+			switch {
+			case q.name == r.name || apart:
+			case table[r.name] && table[q.name], !nested:
 				return fmt.Errorf("%s [%#x,+%d) and %s [%#x,+%d) overlap", r.name, r.base, r.bytes, q.name, q.base, q.bytes)
+			case r.name == "mission" && q.name != "cartridge" && !inside:
+				return fmt.Errorf("the mission sub-arena [%#x,+%d) lies across %s [%#x,+%d)", r.base, r.bytes, q.name, q.base, q.bytes)
 			}
+		}
+		if r.name == "mission" && !insideOf(rs, r, "cartridge") {
+			return fmt.Errorf("the mission sub-arena [%#x,+%d) is not inside the cartridge arena", r.base, r.bytes)
 		}
 	}
 	if len(exclusive) > 1 {
@@ -261,9 +271,20 @@ func regionsHold(part string, rs []region) error {
 	return nil
 }
 
+// insideOf reports whether r lies inside the region named name.
+func insideOf(rs []region, r region, name string) bool {
+	for _, q := range rs {
+		if q.name == name && q.base <= r.base && r.base+r.bytes <= q.base+q.bytes {
+			return true
+		}
+	}
+	return false
+}
+
 // regionCheck checks that region name holds size bytes and, with parent
-// set, lies inside region parent.
-func regionCheck(rs []region, name, size, parent string) error {
+// set, lies inside region parent, and that the regions keep the seed's
+// memory rules (regionsHold).
+func regionCheck(part string, rs []region, name, size, parent string) error {
 	find := func(n string) (region, bool) {
 		for _, r := range rs {
 			if r.name == n {
@@ -285,7 +306,10 @@ func regionCheck(rs []region, name, size, parent string) error {
 			return fmt.Errorf("%s [%#x,+%d) is not inside %s [%#x,+%d)", name, r.base, r.bytes, parent, p.base, p.bytes)
 		}
 	}
-	return want("size of "+name, fmt.Sprint(r.bytes), size)
+	if err := want("size of "+name, fmt.Sprint(r.bytes), size); err != nil {
+		return err
+	}
+	return regionsHold(part, rs)
 }
 
 // freeBytes is judged from the regions themselves: the part's bytes by its
@@ -354,6 +378,27 @@ func vmCheck(name string, f vmFigures, cells, arena string) error {
 
 // missionCheck checks the mission phase's result and row 22, whose readout
 // ends with it.
+// missionResult is the running mission phase's result on the scenario's
+// target: the simulator's, or STATE's mission line.
+func (w *world) missionResult() (string, error) {
+	if w.proc != nil {
+		v, err := w.proc.stateOf("mission")
+		if err != nil {
+			return "", err
+		}
+		result, err := strconv.Unquote(v)
+		if err != nil {
+			return "", fmt.Errorf("STATE mission %s: %w", v, err)
+		}
+		return result, nil
+	}
+	m := w.d.Mission()
+	if m == nil {
+		return "", fmt.Errorf("no mission phase (mode %s)", w.mode())
+	}
+	return m.Result, nil
+}
+
 func missionCheck(result, row22, wantS string) error {
 	if err := want("mission result", result, wantS); err != nil {
 		return err

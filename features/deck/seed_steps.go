@@ -193,6 +193,73 @@ func seedSteps(sc kit.Steps) {
 		w.rates = append(w.rates, float64(advanced)/float64(counted))
 		return nil
 	})
+	on(`^the evaluation's cycles are noted$`, func(w *world, _ ...string) error {
+		n, err := w.evalCycles()
+		w.noted = n
+		return err
+	})
+	on(`^the evaluation took more than the noted cycles$`, func(w *world, _ ...string) error {
+		n, err := w.evalCycles()
+		if err != nil {
+			return err
+		}
+		if n <= w.noted {
+			return fmt.Errorf("the evaluation took %d cycles, the one noted %d: more work did not cost more", n, w.noted)
+		}
+		return nil
+	})
+	on(`^the evaluation took twice the noted cycles$`, func(w *world, _ ...string) error {
+		// Cycles are instructions times the cycles per instruction: the
+		// same work at twice the CPI takes twice the cycles (each count
+		// rounded down to a whole cycle).
+		n, err := w.evalCycles()
+		if err != nil {
+			return err
+		}
+		if d := int64(n) - 2*int64(w.noted); d < -1 || d > 1 {
+			return fmt.Errorf("the evaluation took %d cycles, the same one at half the CPI %d: not twice", n, w.noted)
+		}
+		return nil
+	})
+	on(`^the action bar shows key hints$`, func(w *world, _ ...string) error {
+		// Row 24 is the runtime's on every screen, and it surfaces the
+		// hints of its context: some key of the Lisp grammar by name.
+		row := w.row(rowAction)
+		for _, k := range []string{"CAR", "CDR", "CONS", "QUOTE", "EVAL", "BACK", "LAMBDA", "ATOM", "NIL"} {
+			if hasWord(row, k) {
+				return nil
+			}
+		}
+		return fmt.Errorf("row 24 is %q: no hint naming a key", row)
+	})
+	on(`^the scrollback highlights the entry "(.*)"$`, func(w *world, a ...string) error {
+		// The highlighted entry is the one prompt line (>) whose gutter is
+		// marked; the glyph is the deck's own.
+		var marked []string
+		for i := rowScrollTop; i <= rowScrollEnd; i++ {
+			row := w.row(i)
+			kind, text := scrollEntry(row)
+			if r := []rune(row); kind == "prompt" && r[0] != ' ' && r[0] != '>' {
+				marked = append(marked, text)
+			}
+		}
+		if len(marked) != 1 || marked[0] != a[0] {
+			return fmt.Errorf("the scrollback highlights %q, want the entry %q alone", marked, a[0])
+		}
+		return nil
+	})
+	on(`^the mission phase answers a true value$`, func(w *world, _ ...string) error {
+		// The seed's #t: in Fe any value but nil is true; an error is no
+		// answer.
+		result, err := w.missionResult()
+		if err != nil {
+			return err
+		}
+		if result == "nil" || result == "" || strings.HasPrefix(result, "(error ") {
+			return fmt.Errorf("the mission phase answered %q, not a true value", result)
+		}
+		return nil
+	})
 	on(`^the clock moved at one rate for every evaluation$`, func(w *world, _ ...string) error {
 		for _, r := range w.rates[1:] {
 			if d := r/w.rates[0] - 1; d > 0.01 || d < -0.01 {
@@ -256,6 +323,15 @@ func (w *world) wait(d time.Duration) error {
 	}
 	w.d.Wait(d)
 	return nil
+}
+
+// evalCycles is the last evaluation's cycle count: the simulator's, or the
+// number row 22's readout reports on a deck process.
+func (w *world) evalCycles() (uint64, error) {
+	if w.proc != nil {
+		return w.proc.readout()
+	}
+	return w.d.Last().Cycles, nil
 }
 
 // lispError checks that the last result is a Lisp error, `(error …)`, whose

@@ -37,6 +37,7 @@ type world struct {
 
 	refusal string    // the message of the last refusal a step expected
 	rates   []float64 // the clock's nanoseconds per cycle over each evaluation a step judged
+	noted   uint64    // an evaluation's cycles a step noted, to compare another with
 }
 
 // EnvVary names the environment variable that runs the embedded deck with
@@ -237,7 +238,10 @@ func InitializeScenario(sc kit.Steps) {
 		if !w.d.SRAM().Has(c) {
 			return fmt.Errorf("SRAM holds %v, not %s", w.d.SRAM().Live(), c)
 		}
-		return want("size of "+a[0], fmt.Sprint(w.d.SRAM().Size(c)), fmt.Sprint(atoi(a[1])*deck.KB))
+		if err := want("size of "+a[0], fmt.Sprint(w.d.SRAM().Size(c)), fmt.Sprint(atoi(a[1])*deck.KB)); err != nil {
+			return err
+		}
+		return w.sramHolds()
 	})
 	step(`^SRAM holds no (\w+) arena$`, func(w *world, a ...string) error {
 		if w.d.SRAM().Has(deck.Consumer(a[0])) {
