@@ -252,9 +252,20 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     And the player evaluates "(+ 1 2)"
     And the player presses "BACK"
     Then pressing "PICK:car" is refused
+    And composing "()" is refused
+    And the refusal names "no prompt to compose on" per Decision (§deck-focus)
     And the REPL focus is on the scrollback
     And the scrollback highlights the entry "(+ 1 2)"
     And the prompt line is empty
+
+  @§deck-key-lambda @decision
+  Scenario: Literal entry takes every key, so nothing can be picked or composed until it is left
+    When the player presses "LAMBDA"
+    Then pressing "PICK:car" is refused per Decision (§deck-key-lambda)
+    And composing "()" is refused per Decision (§deck-key-lambda)
+    When the player presses "BACK"
+    And the player composes "(car nil)"
+    Then the prompt line shows "(car nil)"
 
   @§deck-key-eval @decision
   Scenario Outline: A comparison of a number with a symbol is Fe's type error

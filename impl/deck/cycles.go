@@ -95,15 +95,12 @@ func (c *CPU) End() uint64 {
 	return n
 }
 
-// Sync advances the simulated clock to the cycles counted so far.
+// Sync advances the simulated clock to the cycles counted so far (the
+// count only grows; with nothing new counted the clock moves by 0).
 func (c *CPU) Sync() {
 	whole := c.meter.Total / 1000
-	if whole <= c.advanced || c.clk == nil {
-		return
-	}
-	before := cyclesToDuration(c.advanced)
+	c.clk.Advance(cyclesToDuration(whole) - cyclesToDuration(c.advanced))
 	c.advanced = whole
-	c.clk.Advance(cyclesToDuration(whole) - before)
 }
 
 // Cycles returns the cycles since power on.

@@ -201,7 +201,7 @@ func unquote(tok string) string {
 	var b strings.Builder
 	for i := 0; i < len(body); i++ {
 		c := body[i]
-		if c == '\\' && i+1 < len(body) {
+		if c == '\\' { // never the body's last byte: the reader took the one after it
 			i++
 			switch body[i] {
 			case 'n':

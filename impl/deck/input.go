@@ -130,8 +130,9 @@ type composer struct {
 }
 
 // key handles a composition key. It returns false when the key is left to
-// the caller (EVAL, BACK and QUOTE outside the palette and literal entry,
-// and BACK at the root).
+// the caller (EVAL and QUOTE outside the palette and literal entry, and
+// BACK at the root); any other key is the composer's (a digit outside
+// literal entry does nothing).
 func (c *composer) key(k Key) bool {
 	if c.lit != nil {
 		c.literalKey(k)
@@ -176,10 +177,8 @@ func (c *composer) key(k Key) bool {
 		if err := c.clip(n); err != nil {
 			c.readout = c.w.words.deleted + "; " + short(err)
 		}
-	default:
-		return false
 	}
-	return true
+	return k != KeyQuote && k != KeyEval
 }
 
 // candidates are the palette's tokens: the predicted ones, then the fixed

@@ -120,8 +120,9 @@ func (d *Deck) startStage() {
 	if s.stage == 0 {
 		return
 	}
+	// The prompt is empty: a new session's, or the one the stage's last
+	// evaluation emptied.
 	s.narrating, s.narratedAt = true, d.clk.Now()
-	s.comp.p.SetForm(nil)
 	s.pages = d.words.pages[s.stage-1]
 	s.comp.readout = s.pages[0]
 }

@@ -2,7 +2,7 @@ package deck
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -202,7 +202,7 @@ func (s *SRAM) Live() []Consumer {
 	for c := range s.live {
 		out = append(out, c)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 
@@ -239,44 +239,25 @@ func (s *SRAM) Alloc(c Consumer, size int) (*Region, error) {
 		}
 		return nil, refuse("more than is free in the " + where)
 	}
-	base, err := s.place(b.Parent, size)
-	if err != nil {
-		return nil, refuse(err.Error())
-	}
-	r := &Region{Consumer: c, Base: base, size: size}
+	// A parent's regions are packed from its start: the deck frees only
+	// the region allocated last in a parent (an exclusive arena, the
+	// mission), so its free bytes are one gap at its end.
+	r := &Region{Consumer: c, Base: s.start(b.Parent) + s.usedIn(b.Parent), size: size}
 	s.live[c] = r
 	return r, nil
 }
 
-// place finds the lowest gap of size bytes inside parent.
-func (s *SRAM) place(parent Consumer, size int) (int, error) {
-	lo, hi := 0, s.part.SRAM
-	if parent != "" {
-		p := s.live[parent]
-		lo, hi = p.Base, p.Base+p.size
+// start is the offset of parent's first byte ("" for the part itself).
+func (s *SRAM) start(parent Consumer) int {
+	if parent == "" {
+		return 0
 	}
-	var taken []*Region
-	for c, r := range s.live {
-		if s.budgets[c].Parent == parent {
-			taken = append(taken, r)
-		}
-	}
-	sort.Slice(taken, func(i, j int) bool { return taken[i].Base < taken[j].Base })
-	at := lo
-	for _, r := range taken {
-		if r.Base-at >= size {
-			return at, nil
-		}
-		at = r.Base + r.size
-	}
-	if hi-at >= size {
-		return at, nil
-	}
-	return 0, fmt.Errorf("no gap of %d bytes (fragmented)", size)
+	return s.live[parent].Base
 }
 
 // Free releases c and every region carved out of it; a consumer that is
-// not allocated has nothing to release.
+// not allocated has nothing to release. The deck frees only the region it
+// allocated last in its parent (see Alloc).
 func (s *SRAM) Free(c Consumer) {
 	for other := range s.live {
 		if s.budgets[other].Parent == c {
