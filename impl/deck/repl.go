@@ -262,10 +262,7 @@ func (s *Session) predict() []string {
 			order[j], order[j-1] = order[j-1], order[j]
 		}
 	}
-	if len(order) > 8 {
-		order = order[:8]
-	}
-	return order
+	return order[:min(len(order), 8)]
 }
 
 func (s *Session) addLine(text string, entry int) {
