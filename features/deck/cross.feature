@@ -202,6 +202,14 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | {n*64}   | (error snippet-library-full :message \"snippets: name |
 
 
+  @§deck-snippets @decision
+  Scenario: A snippet refused for its name leaves the library as it was
+    When the player evaluates "(snippet-save! (quote k) (quote (+ 1 2)))"
+    And the player evaluates "(snippet-save! \"{n*64}\" 1)"
+    Then the result starts with "(error snippet-library-full" per Decision (§deck-snippets)
+    When the player evaluates "(eval (snippet-load (quote k)))"
+    Then the result is "3"
+
   @§deck-clipboard @§deck-open-in-editor
   Scenario: nEmacs edits with the same keys, and a form it cuts is the REPL's *clipboard*
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"

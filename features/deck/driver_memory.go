@@ -33,6 +33,18 @@ func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 			return p.send("INSERT:" + a[0] + ":" + a[1] + ":" + a[2])
 		},
 		`^the cartridge is ejected$`: func(p *procDeck, _ ...string) error { return p.send("EJECT") },
+		`^SRAM lists its live regions in name order as "([^"]*)"$`: func(p *procDeck, a ...string) error {
+			v, err := p.stateOf("sram")
+			if err != nil {
+				return err
+			}
+			var names []string
+			for _, kv := range strings.Fields(v) {
+				k, _, _ := strings.Cut(kv, "=")
+				names = append(names, k)
+			}
+			return want("live regions", strings.Join(names, " "), a[0])
+		},
 		`^the editor's buffer holds (\d+) bytes$`: func(p *procDeck, a ...string) error {
 			v, err := p.stateOf("editor")
 			if err != nil {

@@ -38,6 +38,16 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     When the player presses "CDR EVAL"
     Then the deck shows the NEMACS mode
 
+  @§deck-eval-from-editor
+  Scenario: A form composed in nEmacs opened empty from home runs there
+    Given a graduated deck
+    When the player presses "CDR EVAL"
+    Then the deck shows the NEMACS mode
+    When the player composes "(* 6 7)"
+    And the player presses "EVAL"
+    Then row 22 contains "42"
+    And the deck shows the NEMACS mode
+
   @§deck-cart-prompt @§deck-mutual-exclusion
   Scenario: A cartridge inserted in nEmacs loads as nEmacs closes, and once ejected the slot is empty
     Given a graduated deck

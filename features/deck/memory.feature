@@ -142,8 +142,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Then the editor's buffer holds 8129 bytes per Decision (§deck-open-in-editor)
     When the player presses "CAR PICK:get-reputation PICK:get-reputation PICK:get-reputation PICK:get-reputation"
     Then the editor's buffer holds 8189 bytes per Decision (§deck-open-in-editor)
-    When the player presses "PICK:get-reputation"
-    Then the editor's buffer holds 8189 bytes per Decision (§deck-open-in-editor)
+    Then pressing "PICK:get-reputation" is refused per Decision (§deck-open-in-editor)
+    And the refusal names "edit undone: sram: editor-buffer: 8204 bytes refused" per Decision (§deck-open-in-editor)
+    And the editor's buffer holds 8189 bytes per Decision (§deck-open-in-editor)
     And row 22 contains "BUFFER FULL: editor-buffer 8204 bytes refused: budget 8192 bytes, 3 free" per Decision (§deck-open-in-editor)
 
   @§deck-open-in-editor @decision

@@ -53,15 +53,6 @@ func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) erro
 		}
 		return afero.WriteFile(w.fs, statePath, img, 0o644)
 	})
-	step(`^setting the snippet library to the bytes "([0-9a-f ]*)" is refused$`, func(w *world, a ...string) error {
-		lib, err := snippetBytes(a[0])
-		if err != nil {
-			return err
-		}
-		st := w.d.State()
-		st.Snippets = lib
-		return w.refused(w.d.SetState(st), fmt.Sprintf("the snippet library % x was taken", lib))
-	})
 	step(`^a graduated deck whose history holds "(.*)" with the result "(.*)"$`, func(w *world, a ...string) error {
 		if err := w.graduated("OPERATOR", 100, 0); err != nil {
 			return err
@@ -76,14 +67,5 @@ func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) erro
 			got = append(got, string(c))
 		}
 		return want("live regions", strings.Join(got, " "), a[0])
-	})
-	step(`^setting the history to the bytes "([0-9a-f ]*)" is refused$`, func(w *world, a ...string) error {
-		hist, err := snippetBytes(a[0])
-		if err != nil {
-			return err
-		}
-		st := w.d.State()
-		st.History = hist
-		return w.refused(w.d.SetState(st), fmt.Sprintf("the history % x was taken", hist))
 	})
 }

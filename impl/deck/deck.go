@@ -105,7 +105,7 @@ type Deck struct {
 	clipboard string
 	mission   *MissionPhase
 	evalVM    *fe.VM // the editor's last transient evaluator
-	refused   string // the last refused allocation, shown on the home screen
+	refused   string // the last refusal as rows 19–21 show it, until the next key
 	last      Eval
 	boot      time.Time
 }
@@ -171,7 +171,7 @@ func (d *Deck) load() error {
 	st, err := Decode(img)
 	if err != nil {
 		// Why shows on the home screen (rows 19–21) until the next key.
-		d.refused = fmt.Sprintf(d.words.stateReset, err)
+		d.refuse(fmt.Errorf(d.words.stateReset, err))
 		d.state = NewState()
 		return d.save()
 	}
@@ -294,16 +294,16 @@ func (d *Deck) Wait(dur time.Duration) {
 }
 
 func (d *Deck) firstRunKey(k Key) error {
+	// The answer stands whether or not the flash takes it: a failed write
+	// is the key's error.
 	d.modal = ModalNone
 	d.state.Tutorial |= TutFirstBoot
-	if err := d.save(); err != nil {
-		return err
-	}
+	err := d.save()
 	if k == KeyEval {
 		d.homeSel = 0
-		return d.enterREPL()
+		err = errors.Join(err, d.enterREPL())
 	}
-	return nil
+	return err
 }
 
 func (d *Deck) homeKey(k Key) error {
@@ -399,7 +399,7 @@ func (d *Deck) cartKey(k Key) error {
 
 func (d *Deck) loadCart(c Cart) error {
 	if _, err := d.sram.Alloc(CartArena, c.Arena); err != nil {
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: load cartridge %s: %w", c.Name, err)
 	}
 	d.cart, d.mode = &c, ModeCart

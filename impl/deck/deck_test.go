@@ -120,7 +120,7 @@ func TestStateImageCorruptIsReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(d2.refused, ErrCorrupt.Error()) || d2.State().Credits != NewState().Credits {
+	if !strings.Contains(d2.refused, ErrCorrupt.Error()) || d2.State().Credits != NewState().Credits {
 		t.Fatalf("corrupt image not reset: refusal %q credits %d", d2.refused, d2.State().Credits)
 	}
 }

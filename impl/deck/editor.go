@@ -21,7 +21,7 @@ func (e *Editor) Buffer() *Node { return e.comp.p.Root }
 
 func (d *Deck) openEditor(n *Node) error {
 	if _, err := d.sram.Alloc(EditArena, EditorBytes); err != nil {
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: open editor: %w", err)
 	}
 	e := &Editor{}
@@ -34,7 +34,7 @@ func (d *Deck) openEditor(n *Node) error {
 	}
 	if err != nil {
 		d.sram.Free(EditArena)
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: open editor: %w", err)
 	}
 	d.saved = d.homeSel // the deck is home: the REPL, if it was open, has been left
@@ -55,6 +55,7 @@ func (d *Deck) editorKey(k Key) error {
 			if err := d.fits(EditBuffer, textBytes(before), len(root.String())); err != nil {
 				e.comp.p.SetForm(before)
 				e.comp.readout = d.words.words.bufferFull + short(err)
+				return fmt.Errorf("deck: edit undone: %w", err)
 			}
 		}
 		return nil
@@ -127,7 +128,7 @@ func (d *Deck) Mission() *MissionPhase { return d.mission }
 func (d *Deck) startMission(form *Node) error {
 	r, err := d.sram.Alloc(Mission, d.cart.Mission)
 	if err != nil {
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: start mission: %w", err)
 	}
 	vm := d.openVM(r)

@@ -38,29 +38,40 @@ func (n *Node) Clone() *Node {
 
 // String prints n as Fe source.
 func (n *Node) String() string {
-	var b strings.Builder
-	n.write(&b)
-	return b.String()
+	return string(n.layout(nil, nil, layoutStyle{
+		open: '(', close: ')', shorthand: true,
+		atom: func(out []byte, tok string) []byte { return append(out, tok...) },
+		mark: func(out []byte, _ []int) []byte { return out },
+	}))
 }
 
-func (n *Node) write(b *strings.Builder) {
+// layoutStyle is how layout writes a form: as Fe source, or as the
+// structural prompt line draws it.
+type layoutStyle struct {
+	open, close byte
+	shorthand   bool                                // a quoted (quote x) written with the ' it was written with
+	atom        func(out []byte, tok string) []byte // appends an atom
+	mark        func(out []byte, path []int) []byte // appends what precedes the form at path (the cursor)
+}
+
+// layout appends n, at path from the root, to out: a list between open and
+// close with its items separated by blanks.
+func (n *Node) layout(out []byte, path []int, st layoutStyle) []byte {
+	out = st.mark(out, path)
 	if !n.IsList {
-		b.WriteString(n.Atom)
-		return
+		return st.atom(out, n.Atom)
 	}
-	if n.Quoted && len(n.List) == 2 {
-		b.WriteByte('\'')
-		n.List[1].write(b)
-		return
+	if st.shorthand && n.Quoted && len(n.List) == 2 {
+		return n.List[1].layout(append(out, '\''), append(path, 1), st)
 	}
-	b.WriteByte('(')
+	out = append(out, st.open)
 	for i, k := range n.List {
 		if i > 0 {
-			b.WriteByte(' ')
+			out = append(out, ' ')
 		}
-		k.write(b)
+		out = k.layout(out, append(path, i), st)
 	}
-	b.WriteByte(')')
+	return append(out, st.close)
 }
 
 // Kind classifies the form for the ATOM key: nil, cons, lambda, symbol,
@@ -409,26 +420,17 @@ func (p *Prompt) RenderWith(width int, g Glyphs) []byte {
 		return append(out, g.Block)
 	}
 	mark := -1
-	var walk func(n *Node, path []int)
-	walk = func(n *Node, path []int) {
-		if len(path) == len(p.Path) && equalPath(path, p.Path) {
-			mark = len(out)
-			out = append(out, g.Cursor)
-		}
-		if !n.IsList {
-			out = append(out, EncodeCP437(n.Atom)...)
-			return
-		}
-		out = append(out, g.Open)
-		for i, k := range n.List {
-			if i > 0 {
-				out = append(out, ' ')
+	out = p.Root.layout(out, nil, layoutStyle{
+		open: g.Open, close: g.Close,
+		atom: func(out []byte, tok string) []byte { return append(out, EncodeCP437(tok)...) },
+		mark: func(out []byte, path []int) []byte {
+			if len(path) == len(p.Path) && equalPath(path, p.Path) {
+				mark = len(out)
+				out = append(out, g.Cursor)
 			}
-			walk(k, append(path, i))
-		}
-		out = append(out, g.Close)
-	}
-	walk(p.Root, nil)
+			return out
+		},
+	})
 	if len(out) > width && mark > width-10 {
 		cut := mark - (width - 10)
 		out = append([]byte{g.Left}, out[cut+1:]...)

@@ -33,20 +33,17 @@ func (d *Deck) draw() *Screen {
 		d.renderRule(d.words.words.result(m.Result))
 		sc.PutText(RowAction, 0, d.words.screens.missionAction)
 	}
-	if d.refused != "" && (d.mode == ModeHome || d.mode == ModeCart) {
-		// A refused allocation, wrapped over rows 19–21 (the rows clip
-		// what does not fit).
-		text := d.words.refused + d.refused
-		sc.PutText(19, 0, text)
-		sc.PutText(20, 0, text[min(len(text), Cols):])
-		sc.PutText(21, 0, text[min(len(text), 2*Cols):])
-	}
-	if d.modal == ModalCart {
-		sc.ClearRow(RowAction)
-		sc.PutText(RowAction, 0, TextCartPrompt)
-	}
+	// A refusal (only ever at home or on the cartridge screen, where the
+	// refused request leaves the deck), wrapped over rows 19–21; the rows
+	// clip what does not fit.
+	sc.PutText(19, 0, d.refused)
+	sc.PutText(20, 0, d.refused[min(len(d.refused), Cols):])
+	sc.PutText(21, 0, d.refused[min(len(d.refused), 2*Cols):])
 	return sc
 }
+
+// refuse shows err as a refusal until the next key.
+func (d *Deck) refuse(err error) { d.refused = d.words.refused + err.Error() }
 
 // renderStatus draws row 0: handle, credits, reputation, mode indicator.
 func (d *Deck) renderStatus() {
@@ -129,7 +126,12 @@ func (d *Deck) renderREPL() {
 	prompt := s.comp.p.RenderWith(Cols, d.words.glyphs)
 	d.renderRule(readout)
 	sc.Put(RowPrompt, 0, prompt)
-	sc.PutText(RowAction, 0, TextActionREPL)
+	// The cartridge question is the runtime's, asked on its action bar.
+	action := TextActionREPL
+	if d.modal == ModalCart {
+		action = TextCartPrompt
+	}
+	sc.PutText(RowAction, 0, action)
 }
 
 func (d *Deck) renderEditor() {

@@ -83,7 +83,7 @@ func (s *Session) History() []Entry { return append([]Entry(nil), s.history...) 
 func (d *Deck) enterREPL() error {
 	r, err := d.sram.Alloc(REPLArena, REPLBytes)
 	if err != nil {
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: enter repl: %w", err)
 	}
 	d.saved = d.homeSel
@@ -309,7 +309,7 @@ func (d *Deck) replKey(k Key) error {
 			d.modal = ModalExitTutorial
 			return nil
 		}
-		s.focus, s.sel, s.older = FocusScroll, len(s.shown)-1, true
+		s.focus, s.sel = FocusScroll, len(s.shown)-1
 	case KeyQuote:
 		n := s.comp.p.Cur()
 		if n == nil {

@@ -43,12 +43,9 @@ type Screen struct {
 // Clear fills the screen with spaces.
 func (s *Screen) Clear() {
 	for r := range s.cells {
-		s.ClearRow(r)
+		copy(s.cells[r][:], strings.Repeat(" ", Cols))
 	}
 }
-
-// ClearRow fills row r (0–24) with spaces.
-func (s *Screen) ClearRow(r int) { copy(s.cells[r][:], strings.Repeat(" ", Cols)) }
 
 // Put writes CP437 bytes at row r (0–24) from column c (0–79), clipped at
 // the right edge.

@@ -162,7 +162,12 @@ func (d *Deck) compose(c *composer, n *Node) error {
 		}
 		return d.PressAll(keys...)
 	}
-	must(d.Pick("()")) // the composer takes the keys (Compose checked)
+	// The palette opens (Compose checked the composer takes the keys); the
+	// pick fails only when the editor undoes an insertion its buffer
+	// cannot hold.
+	if err := d.Pick("()"); err != nil {
+		return err
+	}
 	for _, k := range n.List {
 		if err := d.compose(c, k); err != nil {
 			return err
