@@ -64,6 +64,17 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then the deck shows the CART mode
     And SRAM holds the cartridge arena with 20 KB
 
+  @§deck-first-boot @decision
+  Scenario: The first-run answer stands when the flash refuses it, and the prompt comes back at the next power on
+    Given a new deck
+    When the flash starts failing with write-error
+    Then pressing "EVAL" is refused per Decision (§deck-first-boot)
+    And the refusal names "save state" per Decision (§deck-first-boot)
+    And the deck shows the REPL mode per Decision (§deck-first-boot)
+    And the tutorial cursor is at first_boot_seen per Decision (§deck-first-boot)
+    When the deck is powered off and on again
+    Then the screen shows "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN." per Decision (§deck-first-boot)
+
   @§deck-invoke @§deck-first-boot @decision
   Scenario: The first-run prompt shows once and accepting starts the tutorial
     Given a new deck
