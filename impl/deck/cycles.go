@@ -55,22 +55,23 @@ type CPU struct {
 	// evaluation with a budget is running (the maximum otherwise), so that
 	// Total > Limit is exactly "total-start > budget".
 	meter    fe.Meter
-	cpi      float64
+	perInstr uint64 // milli-cycles per instruction: the CPI to a thousandth
 	clk      *clock.Sim
 	advanced uint64 // whole cycles already pushed into the clock
 	start    uint64 // milli-cycles at the start of the current evaluation
 }
 
-// NewCPU returns a CPU with the given CPI (DefaultCPI if ≤ 0) driving clk.
+// NewCPU returns a CPU with the given CPI (DefaultCPI if ≤ 0), taken to a
+// thousandth, driving clk.
 func NewCPU(cpi float64, clk *clock.Sim) *CPU {
 	if cpi <= 0 {
 		cpi = DefaultCPI
 	}
-	c := &CPU{cpi: cpi, clk: clk}
+	c := &CPU{perInstr: uint64(math.Round(cpi * 1000)), clk: clk}
 	c.meter.Limit = math.MaxUint64
 	c.meter.Err = ErrWatchdog
 	for i, m := range eventMilliInstr() {
-		c.meter.Costs[i] = uint64(float64(m)*cpi + 0.5)
+		c.meter.Costs[i] = m * c.perInstr / 1000
 	}
 	return c
 }
@@ -79,7 +80,7 @@ func NewCPU(cpi float64, clk *clock.Sim) *CPU {
 func (c *CPU) Meter() *fe.Meter { return &c.meter }
 
 // Instr charges n instructions of work the VM does not report.
-func (c *CPU) Instr(n uint64) { c.meter.Total += uint64(float64(n*1000)*c.cpi + 0.5) }
+func (c *CPU) Instr(n uint64) { c.meter.Total += n * c.perInstr }
 
 // Begin starts an evaluation with a watchdog budget in cycles.
 func (c *CPU) Begin(budget uint64) {
