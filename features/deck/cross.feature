@@ -118,6 +118,7 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
   Scenario: open-in-nemacs flushes history and opens the editor on the form
     When the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     Then the deck shows the NEMACS mode
+    And the action bar shows key hints
     And row 1 reads "nEMACS ─ STRUCTURAL EDITOR" per Decision (§deck-text-mode)
     And row 24 reads "CAR descend · CDR sibling · CONS palette · EVAL run form · BACK exit" per Decision (§deck-text-mode)
     And the editor holds "(+ 1 2)"
@@ -200,6 +201,14 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | {n*63}   | nil                                                     |
       | {n*64}   | (error snippet-library-full :message \"snippets: name |
 
+
+  @§deck-snippets @decision
+  Scenario: A snippet refused for its name leaves the library as it was
+    When the player evaluates "(snippet-save! (quote k) (quote (+ 1 2)))"
+    And the player evaluates "(snippet-save! \"{n*64}\" 1)"
+    Then the result starts with "(error snippet-library-full" per Decision (§deck-snippets)
+    When the player evaluates "(eval (snippet-load (quote k)))"
+    Then the result is "3"
 
   @§deck-clipboard @§deck-open-in-editor
   Scenario: nEmacs edits with the same keys, and a form it cuts is the REPL's *clipboard*

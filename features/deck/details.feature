@@ -15,6 +15,7 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Given a graduated deck of "NEO" with 1200 credits and reputation 7
     When the player presses "CDR CDR EVAL"
     Then the deck shows the DECK mode
+    And the action bar shows key hints
     And row 3 contains "HANDLE NEO" per Decision (§deck-tutorial-latch)
     And row 4 contains "CREDITS 1200  REPUTATION 7" per Decision (§deck-tutorial-latch)
     And row 5 contains "TUTORIAL graduated" per Decision (§deck-tutorial-latch)
@@ -77,10 +78,13 @@ Feature: Details — screen rows, primitives and error paths the other features 
     And the player evaluates "(+ 1 2)"
     And the player presses "BACK CDR"
     Then row 2 contains "►> (list 7 8)" per Decision (§deck-key-cdr)
+    And the scrollback highlights the entry "(list 7 8)"
     When the player presses "CDR"
     Then row 4 contains "►> (+ 1 2)" per Decision (§deck-key-cdr)
+    And the scrollback highlights the entry "(+ 1 2)"
     When the player presses "CDR"
     Then row 2 contains "►> (list 7 8)" per Decision (§deck-key-cdr)
+    And the scrollback highlights the entry "(list 7 8)"
     When the player presses "QUOTE"
     Then the prompt line shows "(list 7 8)" per Decision (§deck-key-cdr)
 
@@ -181,8 +185,10 @@ Feature: Details — screen rows, primitives and error paths the other features 
     And a cartridge "ghost" with a 16 KB arena and a 4096 byte mission is inserted
     And the player presses "BACK"
     Then the deck shows the MISSION mode per Decision (§deck-sram-budget)
+    And the action bar shows key hints
     And row 2 reads " > (mission-active?)" per Decision (§deck-sram-budget)
     And row 22 contains "=> t" per Decision (§deck-eval-from-editor)
+    And the mission phase answers a true value
     And row 24 reads "BACK end phase" per Decision (§deck-text-mode)
 
   @§deck-tutorial-latch @decision

@@ -26,11 +26,14 @@ const EnvCmd = "DECK_CMD"
 
 // The screen as the spec draws it: 25 rows of 80 columns.
 const (
-	screenRows = 25
-	screenCols = 80
-	rowStatus  = 0
-	rowRule    = 22
-	rowPrompt  = 23
+	screenRows   = 25
+	screenCols   = 80
+	rowStatus    = 0
+	rowScrollTop = 2
+	rowScrollEnd = 21
+	rowRule      = 22
+	rowPrompt    = 23
+	rowAction    = 24
 )
 
 // frame is what the deck shows after one input line.
@@ -373,7 +376,10 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 				return fmt.Errorf("SRAM holds %v, not %s", live, a[0])
 			}
 			kb, _ := strconv.Atoi(a[1])
-			return want("size of "+a[0], size, strconv.Itoa(kb*1024))
+			if err := want("size of "+a[0], size, strconv.Itoa(kb*1024)); err != nil {
+				return err
+			}
+			return p.regionsHold()
 		},
 		`^SRAM holds no (\w+) arena$`: func(p *procDeck, a ...string) error {
 			live, err := p.sram()
@@ -383,7 +389,7 @@ func stateSteps() map[string]func(p *procDeck, a ...string) error {
 			if _, ok := live[a[0]]; ok {
 				return fmt.Errorf("SRAM holds %v", live)
 			}
-			return nil
+			return p.regionsHold()
 		},
 		`^the clipboard holds "([^"]*)"$`: func(p *procDeck, a ...string) error {
 			v, err := p.stateOf("clipboard")

@@ -23,6 +23,17 @@ func faultProcSteps() map[string]func(p *procDeck, a ...string) error {
 			p.power = append(p.power, "-cpi", a[0])
 			return graduated(p, "0")
 		},
+		`^the deck is powered off and on again at a CPI of ([\d.]+)$`: func(p *procDeck, a ...string) error {
+			var power []string
+			for i := 0; i < len(p.power); i += 2 {
+				if p.power[i] != "-cpi" {
+					power = append(power, p.power[i], p.power[i+1])
+				}
+			}
+			p.power = append(power, "-cpi", a[0])
+			p.stop()
+			return p.start()
+		},
 		`^a graduated deck with reputation (\d+) whose Mission Board is seeded with (\d+)$`: func(p *procDeck, a ...string) error {
 			p.power = append(p.power, "-seed", a[1])
 			return graduated(p, a[0])
@@ -78,6 +89,13 @@ func faultProcSteps() map[string]func(p *procDeck, a ...string) error {
 		`^the operator handle is set to "([^"]*)"$`: func(p *procDeck, a ...string) error { return p.send("HANDLE " + a[0]) },
 		`^the deck-state image in flash gets (the magic "[^"]*"|version \d+|a history length of \d+|a snippet length of \d+|a first handle byte of 0x[0-9a-f]{2}|a tutorial byte of 0x[0-9a-f]{2}|a Cipher seed of 0x[0-9a-f]+) under a matching checksum$`: func(p *procDeck, a ...string) error {
 			return p.editImage(func(img []byte) error { return editImage(img, a[0]) })
+		},
+		`^the deck-state image in flash gets the snippet library "([0-9a-f ]*)" under a matching checksum$`: func(p *procDeck, a ...string) error {
+			lib, err := snippetBytes(a[0])
+			if err != nil {
+				return err
+			}
+			return p.editImage(func(img []byte) error { return setSnippetLibrary(img, lib) })
 		},
 		`^one byte of the deck-state image in flash is flipped$`: func(p *procDeck, _ ...string) error {
 			return p.editImage(flipByte)

@@ -15,10 +15,16 @@ import (
 func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 	return map[string]func(p *procDeck, a ...string) error{
 		`^inserting a cartridge "([^"]*)" with a (\d+) KB arena is refused$`: func(p *procDeck, a ...string) error {
-			return p.refused("INSERT:" + a[0] + ":" + a[1])
+			if err := p.refused("INSERT:" + a[0] + ":" + a[1]); err != nil {
+				return err
+			}
+			return p.regionsHold()
 		},
 		`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused$`: func(p *procDeck, a ...string) error {
-			return p.refused("INSERT:" + a[0] + ":" + a[1] + "B")
+			if err := p.refused("INSERT:" + a[0] + ":" + a[1] + "B"); err != nil {
+				return err
+			}
+			return p.regionsHold()
 		},
 		`^a cartridge "([^"]*)" with a (\d+) byte arena is inserted$`: func(p *procDeck, a ...string) error {
 			return p.send("INSERT:" + a[0] + ":" + a[1] + "B")
@@ -27,6 +33,18 @@ func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 			return p.send("INSERT:" + a[0] + ":" + a[1] + ":" + a[2])
 		},
 		`^the cartridge is ejected$`: func(p *procDeck, _ ...string) error { return p.send("EJECT") },
+		`^SRAM lists its live regions in name order as "([^"]*)"$`: func(p *procDeck, a ...string) error {
+			v, err := p.stateOf("sram")
+			if err != nil {
+				return err
+			}
+			var names []string
+			for _, kv := range strings.Fields(v) {
+				k, _, _ := strings.Cut(kv, "=")
+				names = append(names, k)
+			}
+			return want("live regions", strings.Join(names, " "), a[0])
+		},
 		`^the editor's buffer holds (\d+) bytes$`: func(p *procDeck, a ...string) error {
 			v, err := p.stateOf("editor")
 			if err != nil {
@@ -44,25 +62,28 @@ func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 		`^the deck shows no refusal$`:         func(p *procDeck, _ ...string) error { return noRefusal(p.rowText) },
 		`^the deck shows the refusal "(.*)"$`: func(p *procDeck, a ...string) error { return showsRefusal(p.rowText, a[0]) },
 		`^SRAM holds the (\S+) region with (\d+) bytes$`: func(p *procDeck, a ...string) error {
-			rs, _, err := p.regions()
+			rs, part, err := p.regions()
 			if err != nil {
 				return err
 			}
-			return regionCheck(rs, a[0], a[1], "")
+			return regionCheck(part, rs, a[0], a[1], "")
 		},
 		`^SRAM holds the (\S+) region with (\d+) bytes inside the (\S+) region$`: func(p *procDeck, a ...string) error {
-			rs, _, err := p.regions()
+			rs, part, err := p.regions()
 			if err != nil {
 				return err
 			}
-			return regionCheck(rs, a[0], a[1], a[2])
+			return regionCheck(part, rs, a[0], a[1], a[2])
 		},
 		`^SRAM has (\d+) bytes free$`: func(p *procDeck, a ...string) error {
 			rs, part, err := p.regions()
 			if err != nil {
 				return err
 			}
-			return want("free SRAM", fmt.Sprint(freeBytes(part, rs)), a[0])
+			if err := want("free SRAM", fmt.Sprint(freeBytes(part, rs)), a[0]); err != nil {
+				return err
+			}
+			return regionsHold(part, rs)
 		},
 		`^the (REPL|editor evaluator|mission)'s Fe VM has (\d+) cells in its (\d+)-byte arena$`: func(p *procDeck, a ...string) error {
 			key := map[string]string{"REPL": "repl", "editor evaluator": "editor-eval", "mission": "mission"}[a[0]]
@@ -115,6 +136,16 @@ func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 			return nil
 		},
 	}
+}
+
+// regionsHold checks the deck's SRAM regions, as STATE tells, against the
+// seed's memory rules.
+func (p *procDeck) regionsHold() error {
+	rs, part, err := p.regions()
+	if err != nil {
+		return err
+	}
+	return regionsHold(part, rs)
 }
 
 // rowText is row i of the screen, as the simulator's Screen.RowText gives it.

@@ -15,8 +15,8 @@ import (
 	"anchorage/sim/vfs"
 )
 
-// statePath is the simulator's flash file (deck.Config's default).
-const statePath = "/flash/deckstate.bin"
+// statePath is the simulator's flash file.
+const statePath = deck.StatePath
 
 // The deck-state image layout as the digest's table gives it (SPEC.md,
 // Decision §deck-tutorial-latch): offsets of the fields the scenarios
@@ -44,12 +44,20 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		w.cpi = cpi
 		return w.graduated("OPERATOR", 100, 0)
 	})
+	step(`^the deck is powered off and on again at a CPI of ([\d.]+)$`, func(w *world, a ...string) error {
+		cpi, err := strconv.ParseFloat(a[0], 64)
+		if err != nil {
+			return err
+		}
+		w.cpi = cpi
+		return w.power()
+	})
 	step(`^a graduated deck with reputation (\d+) whose Mission Board is seeded with (\d+)$`, func(w *world, a ...string) error {
 		w.seed = uint64(atoi(a[1]))
 		return w.graduated("OPERATOR", 100, atoi(a[0]))
 	})
 	step(`^the deck has counted (\d+) cycles since power on$`, func(w *world, a ...string) error {
-		return want("cycles since power on", fmt.Sprint(w.d.CPU().Cycles()), a[0])
+		return want("cycles since power on", fmt.Sprint(w.d.Cycles()), a[0])
 	})
 	step(`^the flash starts failing with (torn-write|short-write|write-error|enospc|rename-fail)$`, func(w *world, a ...string) error {
 		return w.flash.Arm(vfs.Fault{Point: vfs.Failpoint(a[0])})
@@ -61,7 +69,7 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		return nil
 	})
 	step(`^the flash holds only "([^"]*)"$`, func(w *world, a ...string) error {
-		names, err := afero.ReadDir(w.fs, "/flash")
+		names, err := afero.ReadDir(w.fs, "/")
 		if err != nil {
 			return fmt.Errorf("list the flash: %w", err)
 		}
@@ -69,15 +77,15 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		for _, fi := range names {
 			got = append(got, fi.Name())
 		}
-		return want("files in /flash", strings.Join(got, " "), a[0])
+		return want("files in the flash", strings.Join(got, " "), a[0])
 	})
 	step(`^pressing "([^"]*)" is refused$`, func(w *world, a ...string) error {
 		return w.refused(deck.RunScript(w.d, a[0]),
-			fmt.Sprintf("the keys %q were taken without an error (mode %s)", a[0], w.d.Mode()))
+			fmt.Sprintf("the keys %q were taken without an error (mode %s)", a[0], w.mode()))
 	})
 	step(`^composing "(.*)" is refused$`, func(w *world, a ...string) error {
 		return w.refused(w.d.Compose(expand(a[0])),
-			fmt.Sprintf("composing %q was taken (mode %s)", a[0], w.d.Mode()))
+			fmt.Sprintf("composing %q was taken (mode %s)", a[0], w.mode()))
 	})
 	step(`^setting the operator handle to "([^"]*)" is refused$`, func(w *world, a ...string) error {
 		st := w.d.State()

@@ -20,6 +20,12 @@ Feature: FFI surface — read-only, gated and forbidden primitives
       | (is-leaf (car (mission-board-contracts)))    | nil    |
       | (is-leaf (car (car (mission-board-contracts)))) | t   |
 
+  @§deck-ffi-readonly
+  Scenario: list-get answers an element of a runtime-owned list
+    # Counted from 0 or from 1, the second index names the list's first or second element.
+    When the player evaluates "(do (= c (car (mission-board-contracts))) (or (is (list-get c 1) (car c)) (is (list-get c 1) (car (cdr c)))))"
+    Then the result is "t"
+
   @§deck-ffi-readonly @decision
   Scenario Outline: The read-only primitives answer as the deck decided where the seed names them only
     When the player evaluates "<call>"

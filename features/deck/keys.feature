@@ -40,8 +40,10 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     And the player evaluates "(+ 1 2)"
     And the player presses "BACK"
     Then row 4 contains "►> (+ 1 2)" per Decision (§deck-scrollback)
+    And the scrollback highlights the entry "(+ 1 2)"
     When the player presses "CDR"
     Then row 2 contains "►> (list 7 8)" per Decision (§deck-scrollback)
+    And the scrollback highlights the entry "(list 7 8)"
     When the player presses "QUOTE"
     Then the prompt line shows "(list 7 8)"
     # CAR descends into the result (7 8): its first element, 7, is under inspection.
@@ -240,6 +242,30 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     When the player presses "PICK:car"
     Then the prompt line shows "car"
     And row 23 reads "►car" per Decision (§deck-prompt-structural)
+
+  @§deck-key-cons @§deck-focus
+  Scenario: CONS opens no palette in the scrollback, so nothing can be picked there
+    # The key table gives CONS no action in the scrollback: a token cannot be
+    # picked, and the keys a pick presses (CONS, CDR to the token, EVAL) are
+    # not pressed at all, so the scrollback keeps its selection.
+    When the player evaluates "(list 7 8)"
+    And the player evaluates "(+ 1 2)"
+    And the player presses "BACK"
+    Then pressing "PICK:car" is refused
+    And composing "()" is refused
+    And the refusal names "no prompt to compose on" per Decision (§deck-focus)
+    And the REPL focus is on the scrollback
+    And the scrollback highlights the entry "(+ 1 2)"
+    And the prompt line is empty
+
+  @§deck-key-lambda @decision
+  Scenario: Literal entry takes every key, so nothing can be picked or composed until it is left
+    When the player presses "LAMBDA"
+    Then pressing "PICK:car" is refused per Decision (§deck-key-lambda)
+    And composing "()" is refused per Decision (§deck-key-lambda)
+    When the player presses "BACK"
+    And the player composes "(car nil)"
+    Then the prompt line shows "(car nil)"
 
   @§deck-key-eval @decision
   Scenario Outline: A comparison of a number with a symbol is Fe's type error

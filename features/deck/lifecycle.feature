@@ -13,6 +13,7 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then the result is "100"
     When the player presses "BACK BACK EVAL"
     Then the deck shows the HOME mode
+    And the action bar shows key hints
     And row 3 contains "► DEV REPL" per Decision (§deck-invoke)
     # The home context was saved: DEV REPL is still the item EVAL selects.
     When the player presses "EVAL"
@@ -37,6 +38,16 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     When the player presses "CDR EVAL"
     Then the deck shows the NEMACS mode
 
+  @§deck-eval-from-editor
+  Scenario: A form composed in nEmacs opened empty from home runs there
+    Given a graduated deck
+    When the player presses "CDR EVAL"
+    Then the deck shows the NEMACS mode
+    When the player composes "(* 6 7)"
+    And the player presses "EVAL"
+    Then row 22 contains "42"
+    And the deck shows the NEMACS mode
+
   @§deck-cart-prompt @§deck-mutual-exclusion
   Scenario: A cartridge inserted in nEmacs loads as nEmacs closes, and once ejected the slot is empty
     Given a graduated deck
@@ -45,12 +56,24 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then the deck shows the NEMACS mode
     When the player presses "BACK"
     Then the deck shows the CART mode
+    And the action bar shows key hints
     And SRAM holds the cartridge arena with 16 KB
     When the cartridge is ejected
     Then the deck shows the HOME mode
     When a cartridge "null" with a 20 KB arena is inserted
     Then the deck shows the CART mode
     And SRAM holds the cartridge arena with 20 KB
+
+  @§deck-first-boot @decision
+  Scenario: The first-run answer stands when the flash refuses it, and the prompt comes back at the next power on
+    Given a new deck
+    When the flash starts failing with write-error
+    Then pressing "EVAL" is refused per Decision (§deck-first-boot)
+    And the refusal names "save state" per Decision (§deck-first-boot)
+    And the deck shows the REPL mode per Decision (§deck-first-boot)
+    And the tutorial cursor is at first_boot_seen per Decision (§deck-first-boot)
+    When the deck is powered off and on again
+    Then the screen shows "FIRST-RUN DIAGNOSTIC AVAILABLE. PRESS EVAL TO BEGIN." per Decision (§deck-first-boot)
 
   @§deck-invoke @§deck-first-boot @decision
   Scenario: The first-run prompt shows once and accepting starts the tutorial

@@ -142,8 +142,9 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Then the editor's buffer holds 8129 bytes per Decision (§deck-open-in-editor)
     When the player presses "CAR PICK:get-reputation PICK:get-reputation PICK:get-reputation PICK:get-reputation"
     Then the editor's buffer holds 8189 bytes per Decision (§deck-open-in-editor)
-    When the player presses "PICK:get-reputation"
-    Then the editor's buffer holds 8189 bytes per Decision (§deck-open-in-editor)
+    Then pressing "PICK:get-reputation" is refused per Decision (§deck-open-in-editor)
+    And the refusal names "edit undone: sram: editor-buffer: 8204 bytes refused" per Decision (§deck-open-in-editor)
+    And the editor's buffer holds 8189 bytes per Decision (§deck-open-in-editor)
     And row 22 contains "BUFFER FULL: editor-buffer 8204 bytes refused: budget 8192 bytes, 3 free" per Decision (§deck-open-in-editor)
 
   @§deck-open-in-editor @decision
@@ -165,6 +166,7 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     Then the cartridge "ghost" is waiting per Decision (§deck-sram-budget)
     When the player presses "BACK"
     Then the deck shows the MISSION mode per Decision (§deck-sram-budget)
+    And the mission phase answers a true value
     And row 1 reads "CARTRIDGE ghost ─ MISSION PHASE ─ 4 KB SUB-ARENA" per Decision (§deck-sram-budget)
     And SRAM holds the mission region with 4096 bytes inside the cartridge region
     And the mission's Fe VM has 378 cells in its 4096-byte arena per Decision (§deck-sram-budget)
@@ -250,6 +252,25 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     When the player evaluates "(do (= i 0) (while (< i 300) (= i (+ i 1))))"
     Then the evaluation reports its cycles and the clock moved on with them
     And the clock moved at one rate for every evaluation
+
+  @§deck-cycle-count
+  Scenario: More work costs more cycles, and the same work at twice the CPI twice the cycles
+    # A cycle count is instructions times the cycles per instruction (the CPI the
+    # board runs at); a loop of more iterations runs more instructions.
+    Given a graduated deck running at a CPI of 1.4
+    When the player presses "EVAL"
+    And the player evaluates "(do (= i 0) (while (< i 10) (= i (+ i 1))) i)"
+    And the evaluation's cycles are noted
+    And the player evaluates "(do (= i 0) (while (< i 100) (= i (+ i 1))) i)"
+    Then the result is "100"
+    And the evaluation took more than the noted cycles
+    When the evaluation's cycles are noted
+    And the deck is powered off and on again at a CPI of 2.8
+    And the player presses "EVAL"
+    And the player evaluates "(do (= i 0) (while (< i 10) (= i (+ i 1))) i)"
+    And the player evaluates "(do (= i 0) (while (< i 100) (= i (+ i 1))) i)"
+    Then the result is "100"
+    And the evaluation took twice the noted cycles
 
   @§deck-cycle-count
   Scenario: Pairs, arguments, lookups and allocations cost what the table says

@@ -64,14 +64,14 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		if err := w.refused(err, fmt.Sprintf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())); err != nil {
 			return err
 		}
-		return w.d.SRAM().Check()
+		return w.sramHolds()
 	})
 	step(`^inserting a cartridge "([^"]*)" with a (\d+) byte arena is refused$`, func(w *world, a ...string) error {
 		err := w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
 		if err := w.refused(err, fmt.Sprintf("the cartridge loaded; SRAM holds %v", w.d.SRAM().Live())); err != nil {
 			return err
 		}
-		return w.d.SRAM().Check()
+		return w.sramHolds()
 	})
 	step(`^a cartridge "([^"]*)" with a (\d+) byte arena is inserted$`, func(w *world, a ...string) error {
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1])})
@@ -79,27 +79,27 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 	step(`^the editor's buffer holds (\d+) bytes$`, func(w *world, a ...string) error {
 		e := w.d.Editor()
 		if e == nil || e.Buffer() == nil {
-			return fmt.Errorf("no editor buffer (mode %s)", w.d.Mode())
+			return fmt.Errorf("no editor buffer (mode %s)", w.mode())
 		}
 		return want("editor buffer bytes", fmt.Sprint(len(e.Buffer().String())), a[0])
 	})
 	step(`^the cartridge is ejected$`, func(w *world, _ ...string) error { return w.d.Eject() })
-	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error { return noRefusal(w.d.Screen().RowText) })
+	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error { return noRefusal(w.row) })
 	step(`^a cartridge "([^"]*)" with a (\d+) KB arena and a (\d+) byte mission is inserted$`, func(w *world, a ...string) error {
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024, Mission: atoi(a[2])})
 	})
 	step(`^SRAM holds the (\S+) region with (\d+) bytes$`, func(w *world, a ...string) error {
-		return regionCheck(simRegions(w.d.SRAM()), a[0], a[1], "")
+		return regionCheck(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()), a[0], a[1], "")
 	})
 	step(`^SRAM holds the (\S+) region with (\d+) bytes inside the (\S+) region$`, func(w *world, a ...string) error {
-		return regionCheck(simRegions(w.d.SRAM()), a[0], a[1], a[2])
+		return regionCheck(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()), a[0], a[1], a[2])
 	})
 	step(`^SRAM has (\d+) bytes free$`, func(w *world, a ...string) error {
 		if err := want("free SRAM", fmt.Sprint(freeBytes(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()))), a[0]); err != nil {
 			return err
 		}
 		// Full to the last byte is still within the part.
-		return w.d.SRAM().Check()
+		return w.sramHolds()
 	})
 	step(`^the (REPL|editor evaluator|mission)'s Fe VM has (\d+) cells in its (\d+)-byte arena$`, func(w *world, a ...string) error {
 		var vm *fe.VM
@@ -119,18 +119,18 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 			c = deck.Mission
 		}
 		if vm == nil {
-			return fmt.Errorf("no %s VM (mode %s)", a[0], w.d.Mode())
+			return fmt.Errorf("no %s VM (mode %s)", a[0], w.mode())
 		}
 		st := vm.Stats()
 		return vmCheck(a[0], vmFigures{vm.ArenaBytes(), w.d.SRAM().Size(c), st.Cells, st.Free}, a[1], a[2])
 	})
-	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error { return showsRefusal(w.d.Screen().RowText, a[0]) })
+	step(`^the deck shows the refusal "(.*)"$`, func(w *world, a ...string) error { return showsRefusal(w.row, a[0]) })
 	step(`^the mission phase shows "(.*)"$`, func(w *world, a ...string) error {
 		m := w.d.Mission()
 		if m == nil {
-			return fmt.Errorf("no mission phase (mode %s)", w.d.Mode())
+			return fmt.Errorf("no mission phase (mode %s)", w.mode())
 		}
-		return missionCheck(m.Result, w.d.Screen().RowText(rowRule), a[0])
+		return missionCheck(m.Result, w.row(rowRule), a[0])
 	})
 	step(`^the evaluation took between (\d+) and (\d+) cycles$`, func(w *world, a ...string) error {
 		lo, _ := strconv.ParseUint(a[0], 10, 64)
@@ -217,9 +217,74 @@ func simRegions(s *deck.SRAM) []region {
 	return rs
 }
 
+// sramHolds checks the simulator's SRAM against the seed's memory rules
+// (regionsHold).
+func (w *world) sramHolds() error {
+	return regionsHold(w.d.SRAM().Part().Name, simRegions(w.d.SRAM()))
+}
+
+// regionsHold checks live SRAM regions against the seed's memory
+// orchestration, judged from the regions alone: the arenas the budget
+// table sizes within their budgets, at most one of the REPL, editor and
+// cartridge arenas, the consumers of the budget table apart from each
+// other, a scripted mission's sub-arena inside the cartridge arena, any
+// other region either apart from or inside another (carved out of it),
+// and everything within the part's SRAM by its datasheet.
+func regionsHold(part string, rs []region) error {
+	table := map[string]bool{"core+vm": true, "deckstate": true, "repl": true, "editor": true, "cartridge": true}
+	budgets := map[string][2]int{"repl": {24 * 1024, 24 * 1024}, "editor": {16 * 1024, 16 * 1024},
+		"cartridge": {16 * 1024, 32 * 1024}, "mission": {4 * 1024, 8 * 1024}, "clipboard": {1024, 1024},
+		"history": {512, 512}, "snippets": {4096, 4096}}
+	var exclusive []string
+	for _, r := range rs {
+		if b, ok := budgets[r.name]; ok && (r.bytes < b[0] || r.bytes > b[1]) {
+			return fmt.Errorf("SRAM holds %d bytes for %s, the seed's budget is %d to %d", r.bytes, r.name, b[0], b[1])
+		}
+		if r.name == "repl" || r.name == "editor" || r.name == "cartridge" {
+			exclusive = append(exclusive, r.name)
+		}
+		if r.base < 0 || r.base+r.bytes > datasheetSRAM(part) {
+			return fmt.Errorf("%s [%#x,+%d) lies outside the %s's %d bytes of SRAM", r.name, r.base, r.bytes, part, datasheetSRAM(part))
+		}
+		for _, q := range rs {
+			apart := r.base+r.bytes <= q.base || q.base+q.bytes <= r.base
+			inside := q.base <= r.base && r.base+r.bytes <= q.base+q.bytes
+			nested := inside || (r.base <= q.base && q.base+q.bytes <= r.base+r.bytes)
+			switch {
+			case q.name == r.name || apart:
+			case table[r.name] && table[q.name], !nested:
+				return fmt.Errorf("%s [%#x,+%d) and %s [%#x,+%d) overlap", r.name, r.base, r.bytes, q.name, q.base, q.bytes)
+			case r.name == "mission" && q.name != "cartridge" && !inside:
+				return fmt.Errorf("the mission sub-arena [%#x,+%d) lies across %s [%#x,+%d)", r.base, r.bytes, q.name, q.base, q.bytes)
+			}
+		}
+		if r.name == "mission" && !insideOf(rs, r, "cartridge") {
+			return fmt.Errorf("the mission sub-arena [%#x,+%d) is not inside the cartridge arena", r.base, r.bytes)
+		}
+	}
+	if len(exclusive) > 1 {
+		return fmt.Errorf("SRAM holds %v at once: they are mutually exclusive", exclusive)
+	}
+	if free := freeBytes(part, rs); free < 0 {
+		return fmt.Errorf("SRAM holds %d bytes more than the %s has", -free, part)
+	}
+	return nil
+}
+
+// insideOf reports whether r lies inside the region named name.
+func insideOf(rs []region, r region, name string) bool {
+	for _, q := range rs {
+		if q.name == name && q.base <= r.base && r.base+r.bytes <= q.base+q.bytes {
+			return true
+		}
+	}
+	return false
+}
+
 // regionCheck checks that region name holds size bytes and, with parent
-// set, lies inside region parent.
-func regionCheck(rs []region, name, size, parent string) error {
+// set, lies inside region parent, and that the regions keep the seed's
+// memory rules (regionsHold).
+func regionCheck(part string, rs []region, name, size, parent string) error {
 	find := func(n string) (region, bool) {
 		for _, r := range rs {
 			if r.name == n {
@@ -241,7 +306,10 @@ func regionCheck(rs []region, name, size, parent string) error {
 			return fmt.Errorf("%s [%#x,+%d) is not inside %s [%#x,+%d)", name, r.base, r.bytes, parent, p.base, p.bytes)
 		}
 	}
-	return want("size of "+name, fmt.Sprint(r.bytes), size)
+	if err := want("size of "+name, fmt.Sprint(r.bytes), size); err != nil {
+		return err
+	}
+	return regionsHold(part, rs)
 }
 
 // freeBytes is judged from the regions themselves: the part's bytes by its
@@ -310,6 +378,27 @@ func vmCheck(name string, f vmFigures, cells, arena string) error {
 
 // missionCheck checks the mission phase's result and row 22, whose readout
 // ends with it.
+// missionResult is the running mission phase's result on the scenario's
+// target: the simulator's, or STATE's mission line.
+func (w *world) missionResult() (string, error) {
+	if w.proc != nil {
+		v, err := w.proc.stateOf("mission")
+		if err != nil {
+			return "", err
+		}
+		result, err := strconv.Unquote(v)
+		if err != nil {
+			return "", fmt.Errorf("STATE mission %s: %w", v, err)
+		}
+		return result, nil
+	}
+	m := w.d.Mission()
+	if m == nil {
+		return "", fmt.Errorf("no mission phase (mode %s)", w.mode())
+	}
+	return m.Result, nil
+}
+
 func missionCheck(result, row22, wantS string) error {
 	if err := want("mission result", result, wantS); err != nil {
 		return err

@@ -162,6 +162,25 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
     Then the status bar shows "SIXTEEN-LETTERS!", 250 credits and reputation 3
     And row 0 contains "SIXTEEN-LETTERS!  CR 250  REP 3" per Decision (§deck-status-bar)
 
+  @§deck-history-persist
+  Scenario: An expression's printed result comes back with it after a power cycle
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    And the player presses "BACK BACK EVAL"
+    And the deck is powered off and on again
+    And the player presses "EVAL"
+    And the player evaluates "*history*"
+    Then the result contains "(+ 1 2)"
+    And the result contains "\"3\""
+
+  @§deck-status-bar
+  Scenario: A handle holding a blank and a tilde survives a power cycle
+    Given a graduated deck of "NEO" with 250 credits and reputation 3
+    When the operator handle is set to "K ~"
+    And the deck is powered off and on again
+    Then the status bar shows "K ~", 250 credits and reputation 3
+
   @§deck-tutorial-cursor
   Scenario: The tutorial cursor records progress in deck state and in Lisp
     Given a new deck

@@ -22,12 +22,27 @@ import (
 // decided steps (" per Decision (§id)").
 
 // row is row i of the screen on the scenario's target, trailing blanks
-// removed.
+// removed: on the simulator, as its dump (the frame a deck process prints)
+// shows it.
 func (w *world) row(i int) string {
 	if w.proc != nil {
 		return w.proc.now.rows[i]
 	}
-	return w.d.Screen().RowText(i)
+	rows := strings.Split(w.d.Dump(), "\n")
+	if i < 0 || i >= len(rows) {
+		return ""
+	}
+	return rows[i]
+}
+
+// mode is the word in row 0's mode slot (its last word) on the scenario's
+// target.
+func (w *world) mode() string {
+	f := strings.Fields(w.row(rowStatus))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }
 
 // lastResult is the last evaluation's result: whole from the simulator or
@@ -170,12 +185,79 @@ func seedSteps(sc kit.Steps) {
 			}
 			reported, counted, advanced = n, w.proc.now.cycles-w.proc.prev.cycles, w.proc.now.clock-w.proc.prev.clock
 		} else {
-			reported, counted, advanced = w.d.Last().Cycles, w.d.CPU().Cycles()-w.cyc, w.d.Clock().Now().Sub(w.clock)
+			reported, counted, advanced = w.d.Last().Cycles, w.d.Cycles()-w.cyc, w.d.Uptime()-w.clock
 		}
 		if err := cyclesReported(reported, counted, advanced, w.row(rowRule)); err != nil {
 			return err
 		}
 		w.rates = append(w.rates, float64(advanced)/float64(counted))
+		return nil
+	})
+	on(`^the evaluation's cycles are noted$`, func(w *world, _ ...string) error {
+		n, err := w.evalCycles()
+		w.noted = n
+		return err
+	})
+	on(`^the evaluation took more than the noted cycles$`, func(w *world, _ ...string) error {
+		n, err := w.evalCycles()
+		if err != nil {
+			return err
+		}
+		if n <= w.noted {
+			return fmt.Errorf("the evaluation took %d cycles, the one noted %d: more work did not cost more", n, w.noted)
+		}
+		return nil
+	})
+	on(`^the evaluation took twice the noted cycles$`, func(w *world, _ ...string) error {
+		// Cycles are instructions times the cycles per instruction: the
+		// same work at twice the CPI takes twice the cycles (each count
+		// rounded down to a whole cycle).
+		n, err := w.evalCycles()
+		if err != nil {
+			return err
+		}
+		if d := int64(n) - 2*int64(w.noted); d < -1 || d > 1 {
+			return fmt.Errorf("the evaluation took %d cycles, the same one at half the CPI %d: not twice", n, w.noted)
+		}
+		return nil
+	})
+	on(`^the action bar shows key hints$`, func(w *world, _ ...string) error {
+		// Row 24 is the runtime's on every screen, and it surfaces the
+		// hints of its context: some key of the Lisp grammar by name.
+		row := w.row(rowAction)
+		for _, k := range []string{"CAR", "CDR", "CONS", "QUOTE", "EVAL", "BACK", "LAMBDA", "ATOM", "NIL"} {
+			if hasWord(row, k) {
+				return nil
+			}
+		}
+		return fmt.Errorf("row 24 is %q: no hint naming a key", row)
+	})
+	on(`^the scrollback highlights the entry "(.*)"$`, func(w *world, a ...string) error {
+		// The highlighted entry is the one prompt line (>) whose gutter is
+		// marked; the glyph is the deck's own.
+		var marked []string
+		for i := rowScrollTop; i <= rowScrollEnd; i++ {
+			row := w.row(i)
+			kind, text := scrollEntry(row)
+			if r := []rune(row); kind == "prompt" && r[0] != ' ' && r[0] != '>' {
+				marked = append(marked, text)
+			}
+		}
+		if len(marked) != 1 || marked[0] != a[0] {
+			return fmt.Errorf("the scrollback highlights %q, want the entry %q alone", marked, a[0])
+		}
+		return nil
+	})
+	on(`^the mission phase answers a true value$`, func(w *world, _ ...string) error {
+		// The seed's #t: in Fe any value but nil is true; an error is no
+		// answer.
+		result, err := w.missionResult()
+		if err != nil {
+			return err
+		}
+		if result == "nil" || result == "" || strings.HasPrefix(result, "(error ") {
+			return fmt.Errorf("the mission phase answered %q, not a true value", result)
+		}
 		return nil
 	})
 	on(`^the clock moved at one rate for every evaluation$`, func(w *world, _ ...string) error {
@@ -243,6 +325,15 @@ func (w *world) wait(d time.Duration) error {
 	return nil
 }
 
+// evalCycles is the last evaluation's cycle count: the simulator's, or the
+// number row 22's readout reports on a deck process.
+func (w *world) evalCycles() (uint64, error) {
+	if w.proc != nil {
+		return w.proc.readout()
+	}
+	return w.d.Last().Cycles, nil
+}
+
 // lispError checks that the last result is a Lisp error, `(error …)`, whose
 // text holds naming.
 func lispError(w *world, naming string) error {
@@ -297,14 +388,7 @@ func screenFind(w *world, text string) (int, bool) {
 // showsMode checks the mode the deck is in: the simulator's, or the
 // indicator in row 0's mode slot on a deck process.
 func showsMode(w *world, mode string) error {
-	if w.proc == nil {
-		return want("mode", w.d.Mode().String(), mode)
-	}
-	f := strings.Fields(w.row(rowStatus))
-	if len(f) == 0 {
-		return errors.New("row 0 is blank")
-	}
-	return want("mode indicator on row 0", f[len(f)-1], mode)
+	return want("mode indicator on row 0", w.mode(), mode)
 }
 
 // ruleReadout is the text row 22 shows on its rule: the row without its

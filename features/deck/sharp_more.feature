@@ -122,20 +122,7 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
       | 01 6b 07 00 28 2b 20 31          | form overruns at 4      |
       | 01 6b 01 00 31 00 00 00          | bad name at 5           |
       | 01 6b 01 00 31 03 6b 6b 6b 01    | bad name at 5           |
-
-  @§deck-snippets @decision
-  Scenario Outline: The deck refuses to keep a snippet library it could not read back
-    Given a graduated deck of "NEO" with 250 credits and reputation 3
-    Then setting the snippet library to the bytes "<library>" is refused per Decision (§deck-snippets)
-    And the refusal names "snippets: <why>" per Decision (§deck-snippets)
-    When the deck is powered off and on again
-    Then the status bar shows "NEO", 250 credits and reputation 3 per Decision (§deck-snippets)
-    And the deck shows no refusal per Decision (§deck-snippets)
-
-    Examples:
-      | library   | why           |
-      | 00 00 00  | bad name at 0 |
-      | 05 6b     | bad name at 0 |
+      | 01 6b 01 00 29                   | the form at 4 does not read: parse: stray ')' |
 
   @§deck-snippets @decision
   Scenario: A snippet name holding a NUL byte lists as the symbol cut at that byte
@@ -277,20 +264,6 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
     Given a graduated deck
     When the player presses "EVAL"
     Then SRAM lists its live regions in name order as "clipboard core+vm deckstate history repl snippets" per Decision (§deck-sram-budget)
-
-  @§deck-history-persist @decision
-  Scenario Outline: The deck refuses to keep a history it could not read back
-    Given a graduated deck of "NEO" with 250 credits and reputation 3
-    Then setting the history to the bytes "<history>" is refused per Decision (§deck-history-persist)
-    And the refusal names "history: <why>" per Decision (§deck-history-persist)
-    When the deck is powered off and on again
-    Then the status bar shows "NEO", 250 credits and reputation 3 per Decision (§deck-history-persist)
-    And the deck shows no refusal per Decision (§deck-history-persist)
-
-    Examples:
-      | history     | why                        |
-      | 00          | bad entry header at 0      |
-      | 00 05 28 2b | expression overruns at 2   |
 
   @§deck-key-cons @decision
   Scenario: CAR in a fresh palette wraps round to its last token

@@ -27,7 +27,7 @@ type world struct {
 	d     *deck.Deck
 	seed  uint64
 	err   error
-	clock time.Time
+	clock time.Duration // the deck's uptime before the last evaluation a step made
 	cyc   uint64
 	part  deck.Part
 	cpi   float64     // the deck's CPI; 0 is the default
@@ -37,6 +37,7 @@ type world struct {
 
 	refusal string    // the message of the last refusal a step expected
 	rates   []float64 // the clock's nanoseconds per cycle over each evaluation a step judged
+	noted   uint64    // an evaluation's cycles a step noted, to compare another with
 }
 
 // EnvVary names the environment variable that runs the embedded deck with
@@ -127,7 +128,7 @@ func InitializeScenario(sc kit.Steps) {
 		if err := w.d.Compose(src); err != nil {
 			return fmt.Errorf("compose %s: %w", a[0], err)
 		}
-		w.clock, w.cyc = w.d.Clock().Now(), w.d.CPU().Cycles()
+		w.clock, w.cyc = w.d.Uptime(), w.d.Cycles()
 		if err := w.d.Press(deck.KeyEval); err != nil {
 			return err
 		}
@@ -168,28 +169,28 @@ func InitializeScenario(sc kit.Steps) {
 		return nil
 	})
 	step(`^row (\d+) reads "([^"]*)"$`, func(w *world, a ...string) error {
-		return want("row "+a[0], w.d.Screen().RowText(atoi(a[0])), a[1])
+		return want("row "+a[0], w.row(atoi(a[0])), a[1])
 	})
 	step(`^row (\d+) contains "([^"]*)"$`, func(w *world, a ...string) error {
-		if got := w.d.Screen().RowText(atoi(a[0])); !strings.Contains(got, a[1]) {
+		if got := w.row(atoi(a[0])); !strings.Contains(got, a[1]) {
 			return fmt.Errorf("row %s is %q, which does not contain %q", a[0], got, a[1])
 		}
 		return nil
 	})
 	step(`^row (\d+) does not contain "([^"]*)"$`, func(w *world, a ...string) error {
-		if got := w.d.Screen().RowText(atoi(a[0])); strings.Contains(got, a[1]) {
+		if got := w.row(atoi(a[0])); strings.Contains(got, a[1]) {
 			return fmt.Errorf("row %s is %q, which contains %q", a[0], got, a[1])
 		}
 		return nil
 	})
 	step(`^row (\d+) is blank$`, func(w *world, a ...string) error {
-		return want("row "+a[0], w.d.Screen().RowText(atoi(a[0])), "")
+		return want("row "+a[0], w.row(atoi(a[0])), "")
 	})
 	step(`^row 22 is a box-drawing rule apart from its readout$`, func(w *world, _ ...string) error {
 		// Judged on the decoded text against the Unicode box-drawing block,
 		// not against the implementation's own glyph constant: every column
 		// outside the readout (which starts at column 2) is a rule glyph.
-		text := []rune(w.d.Screen().RowText(22))
+		text := []rune(w.row(22))
 		box := func(r rune) bool { return r >= 0x2500 && r <= 0x257F }
 		first, lastCol := -1, -1
 		for i, r := range text {
@@ -206,12 +207,12 @@ func InitializeScenario(sc kit.Steps) {
 		return nil
 	})
 	step(`^the prompt line shows no parentheses$`, func(w *world, _ ...string) error {
-		if got := w.d.Screen().RowText(deck.RowPrompt); strings.ContainsAny(got, "()") {
+		if got := w.row(deck.RowPrompt); strings.ContainsAny(got, "()") {
 			return fmt.Errorf("row 23 is %q", got)
 		}
 		return nil
 	})
-	step(`^the deck shows the (\w+) mode$`, func(w *world, a ...string) error { return want("mode", w.d.Mode().String(), a[0]) })
+	step(`^the deck shows the (\w+) mode$`, func(w *world, a ...string) error { return want("mode", w.mode(), a[0]) })
 	step(`^the tutorial cursor is at (\w+)$`, func(w *world, a ...string) error {
 		bits, got := w.d.State().Tutorial, "none"
 		for i, n := range deck.TutorialNames() {
@@ -237,20 +238,23 @@ func InitializeScenario(sc kit.Steps) {
 		if !w.d.SRAM().Has(c) {
 			return fmt.Errorf("SRAM holds %v, not %s", w.d.SRAM().Live(), c)
 		}
-		return want("size of "+a[0], fmt.Sprint(w.d.SRAM().Size(c)), fmt.Sprint(atoi(a[1])*deck.KB))
+		if err := want("size of "+a[0], fmt.Sprint(w.d.SRAM().Size(c)), fmt.Sprint(atoi(a[1])*deck.KB)); err != nil {
+			return err
+		}
+		return w.sramHolds()
 	})
 	step(`^SRAM holds no (\w+) arena$`, func(w *world, a ...string) error {
 		if w.d.SRAM().Has(deck.Consumer(a[0])) {
 			return fmt.Errorf("SRAM holds %v", w.d.SRAM().Live())
 		}
-		return w.d.SRAM().Check()
+		return w.sramHolds()
 	})
 	step(`^allocating the (\w+) arena with (\d+) KB is refused$`, func(w *world, a ...string) error {
 		_, err := w.d.SRAM().Alloc(deck.Consumer(a[0]), atoi(a[1])*deck.KB)
 		if err := w.refused(err, fmt.Sprintf("allocation accepted; SRAM holds %v", w.d.SRAM().Live())); err != nil {
 			return err
 		}
-		return w.d.SRAM().Check()
+		return w.sramHolds()
 	})
 	step(`^the history holds (\d+) entries, the newest "([^"]*)"$`, func(w *world, a ...string) error {
 		h := w.d.Session().History()
@@ -288,18 +292,18 @@ func InitializeScenario(sc kit.Steps) {
 		if ev.Cycles == 0 {
 			return fmt.Errorf("no cycles reported")
 		}
-		spent := w.d.CPU().Cycles() - w.cyc
+		spent := w.d.Cycles() - w.cyc
 		if spent < ev.Cycles {
 			return fmt.Errorf("counter moved %d, evaluation reported %d", spent, ev.Cycles)
 		}
-		got := w.d.Clock().Now().Sub(w.clock)
+		got := w.d.Uptime() - w.clock
 		const hz = 150e6 // the part's clock as the spec states it (not deck.ClockHz)
 		wantD := time.Duration(float64(spent) / hz * float64(time.Second))
 		if d := got - wantD; d > time.Microsecond || d < -time.Microsecond {
 			return fmt.Errorf("clock advanced %v for %d cycles, want %v", got, spent, wantD)
 		}
 		prefix := fmt.Sprintf("── %d CYCLES ", ev.Cycles)
-		return want("row 22 cycles readout", w.d.Screen().RowText(22), prefix+strings.Repeat("─", 80-utf8.RuneCountInString(prefix)))
+		return want("row 22 cycles readout", w.row(22), prefix+strings.Repeat("─", 80-utf8.RuneCountInString(prefix)))
 	})
 	step(`^the evaluation took at least (\d+) cycles$`, func(w *world, a ...string) error {
 		if got := w.d.Last().Cycles; got < uint64(atoi(a[0])) {
@@ -310,14 +314,14 @@ func InitializeScenario(sc kit.Steps) {
 	step(`^the editor holds "([^"]*)"$`, func(w *world, a ...string) error {
 		e := w.d.Editor()
 		if e == nil || e.Buffer() == nil {
-			return fmt.Errorf("no editor buffer (mode %s)", w.d.Mode())
+			return fmt.Errorf("no editor buffer (mode %s)", w.mode())
 		}
 		return want("editor buffer", e.Buffer().String(), a[0])
 	})
 	step(`^the clipboard holds "([^"]*)"$`, func(w *world, a ...string) error { return want("clipboard", w.d.Clipboard(), a[0]) })
 	step(`^the cartridge "([^"]*)" is loaded$`, func(w *world, a ...string) error {
 		if c := w.d.Cart(); c == nil || c.Name != a[0] {
-			return fmt.Errorf("loaded cartridge %v, mode %s", c, w.d.Mode())
+			return fmt.Errorf("loaded cartridge %v, mode %s", c, w.mode())
 		}
 		return nil
 	})

@@ -21,6 +21,19 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     Then the result is "(2 3)"
     And the tutorial cursor is at car_cdr_completed
 
+  @§deck-tutorial-cursor @decision
+  Scenario: A stage completed while the flash refuses the write completes in the session
+    When the player presses "EVAL EVAL"
+    And the flash starts failing with write-error
+    Then pressing "EVAL" is refused per Decision (§deck-tutorial-cursor)
+    And the refusal names "save state" per Decision (§deck-tutorial-cursor)
+    And the result is "(2 3)"
+    And the tutorial cursor is at car_cdr_completed per Decision (§deck-tutorial-cursor)
+    And row 22 shows the Cipher line "Quote preserves a form. Eval executes one. Observe." before the prompt appears per Decision (§deck-tutorial-cursor)
+    And the prompt line shows "(quote (+ 1 2))" per Decision (§deck-tutorial-cursor)
+    When the deck is powered off and on again
+    Then the tutorial cursor is at first_boot_seen per Decision (§deck-tutorial-cursor)
+
   @§deck-tutorial-stage2
   Scenario: Stage 2 quotes a form and then evaluates it
     When the player presses "EVAL EVAL EVAL"

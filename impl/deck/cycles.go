@@ -2,7 +2,6 @@ package deck
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -49,65 +48,44 @@ var ErrWatchdog = errors.New("watchdog: cycle budget exceeded")
 
 // CPU counts simulated cycles and drives the simulated clock. The VMs it
 // is attached to price their events through its fe.Meter, which they
-// update directly (no call per event); Hook is the same pricing as a step
-// hook.
+// update directly (no call per event).
 type CPU struct {
 	// meter.Costs are the milli-cycles per event, meter.Total the
 	// milli-cycles since power on, and meter.Limit start+budget while an
 	// evaluation with a budget is running (the maximum otherwise), so that
 	// Total > Limit is exactly "total-start > budget".
 	meter    fe.Meter
-	cpi      float64
+	perInstr uint64 // milli-cycles per instruction: the CPI to a thousandth
 	clk      *clock.Sim
 	advanced uint64 // whole cycles already pushed into the clock
 	start    uint64 // milli-cycles at the start of the current evaluation
 }
 
-// NewCPU returns a CPU with the given CPI (DefaultCPI if ≤ 0) driving clk.
+// NewCPU returns a CPU with the given CPI (DefaultCPI if ≤ 0), taken to a
+// thousandth, driving clk.
 func NewCPU(cpi float64, clk *clock.Sim) *CPU {
 	if cpi <= 0 {
 		cpi = DefaultCPI
 	}
-	c := &CPU{cpi: cpi, clk: clk}
+	c := &CPU{perInstr: uint64(math.Round(cpi * 1000)), clk: clk}
 	c.meter.Limit = math.MaxUint64
 	c.meter.Err = ErrWatchdog
 	for i, m := range eventMilliInstr() {
-		c.meter.Costs[i] = uint64(float64(m)*cpi + 0.5)
+		c.meter.Costs[i] = m * c.perInstr / 1000
 	}
 	return c
 }
 
-// CPI returns the cycles per instruction in use.
-func (c *CPU) CPI() float64 { return c.cpi }
-
 // Meter returns the meter the VMs price their events with.
 func (c *CPU) Meter() *fe.Meter { return &c.meter }
 
-// Hook is the fe step hook equivalent of the meter: it prices the event and
-// enforces the watchdog.
-func (c *CPU) Hook(ev fe.Event) error {
-	m := &c.meter
-	m.Total += m.Costs[ev]
-	if m.Total > m.Limit {
-		m.Limit = math.MaxUint64 // the abort itself must not be aborted again
-		return ErrWatchdog
-	}
-	return nil
-}
-
 // Instr charges n instructions of work the VM does not report.
-func (c *CPU) Instr(n uint64) { c.meter.Total += uint64(float64(n*1000)*c.cpi + 0.5) }
+func (c *CPU) Instr(n uint64) { c.meter.Total += n * c.perInstr }
 
-// Begin starts an evaluation with a watchdog budget in cycles (0 = none).
+// Begin starts an evaluation with a watchdog budget in cycles.
 func (c *CPU) Begin(budget uint64) {
 	c.start = c.meter.Total
-	c.meter.Limit = math.MaxUint64
-	// A budget of 0 (also after the multiplication wraps, as it always
-	// has) means none; a limit beyond the counter's range can never be
-	// passed either.
-	if b := budget * 1000; b > 0 && c.start <= math.MaxUint64-b {
-		c.meter.Limit = c.start + b
-	}
+	c.meter.Limit = c.start + budget*1000
 }
 
 // End finishes an evaluation, returns its cycles and advances the clock.
@@ -118,15 +96,12 @@ func (c *CPU) End() uint64 {
 	return n
 }
 
-// Sync advances the simulated clock to the cycles counted so far.
+// Sync advances the simulated clock to the cycles counted so far (the
+// count only grows; with nothing new counted the clock moves by 0).
 func (c *CPU) Sync() {
 	whole := c.meter.Total / 1000
-	if whole <= c.advanced || c.clk == nil {
-		return
-	}
-	before := cyclesToDuration(c.advanced)
+	c.clk.Advance(cyclesToDuration(whole) - cyclesToDuration(c.advanced))
 	c.advanced = whole
-	c.clk.Advance(cyclesToDuration(whole) - before)
 }
 
 // Cycles returns the cycles since power on.
@@ -134,9 +109,4 @@ func (c *CPU) Cycles() uint64 { return c.meter.Total / 1000 }
 
 func cyclesToDuration(n uint64) time.Duration {
 	return time.Duration(n/ClockHz*uint64(time.Second) + n%ClockHz*uint64(time.Second)/ClockHz)
-}
-
-// Describe returns the model as text, for the command's -dump footer.
-func (c *CPU) Describe() string {
-	return fmt.Sprintf("cycles %d (CPI %.2f, %d Hz)", c.Cycles(), c.cpi, ClockHz)
 }

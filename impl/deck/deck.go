@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 	"time"
 
 	"github.com/spf13/afero"
@@ -53,16 +52,17 @@ const (
 	TextClosing      = "Tutorial complete. Mission Board awaits."
 )
 
+// StatePath is the deck-state image's file in the deck's flash.
+const StatePath = "/deckstate.bin"
+
 // Config configures a Deck. Zero fields take defaults.
 type Config struct {
-	Fs        afero.Fs   // flash; default an in-memory fs
-	StatePath string     // default "/flash/deckstate.bin"
-	Clock     *clock.Sim // default clock.NewSim(clock.Epoch())
-	CPI       float64    // default DefaultCPI
-	Watchdog  uint64     // cycles per evaluation; default DefaultWatchdog
-	Part      Part       // the board model; default RP2350()
-	Seed      uint64     // seeds the Mission Board model
-	Vary      vary.Set   // spec-permitted variations (Variations); none by default
+	Fs    afero.Fs   // flash; default an in-memory fs
+	Clock *clock.Sim // default clock.NewSim(clock.Epoch())
+	CPI   float64    // default DefaultCPI
+	Part  Part       // the board model; default RP2350()
+	Seed  uint64     // seeds the Mission Board model
+	Vary  vary.Set   // spec-permitted variations (Variations); none by default
 }
 
 // NarrationTime is how long each page of a tutorial stage's Cipher line
@@ -86,12 +86,10 @@ type Deck struct {
 	cpu    *CPU
 	sram   *SRAM
 	screen Screen
-	stale  bool // the screen no longer shows the state (see render)
 	board  Board
 	words  wording // the choices the seed leaves open
 
-	state      State
-	stateReset error // why the image was reset at power on, if it was
+	state State
 
 	mode    Mode
 	modal   Modal
@@ -107,7 +105,7 @@ type Deck struct {
 	clipboard string
 	mission   *MissionPhase
 	evalVM    *fe.VM // the editor's last transient evaluator
-	refused   string // the last refused allocation, shown on the home screen
+	refused   string // the last refusal as rows 19–21 show it, until the next key
 	last      Eval
 	boot      time.Time
 }
@@ -132,21 +130,14 @@ func New(cfg Config) (*Deck, error) {
 	if cfg.Fs == nil {
 		cfg.Fs = afero.NewMemMapFs()
 	}
-	if cfg.StatePath == "" {
-		cfg.StatePath = "/flash/deckstate.bin"
-	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.NewSim(clock.Epoch())
 	}
 	words := wordingFor(cfg.Vary)
-	if cfg.Watchdog == 0 {
-		cfg.Watchdog = words.watchdog
-	}
 	if cfg.Part.SRAM == 0 {
 		cfg.Part = RP2350()
 	}
-	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: NewSRAM(cfg.Part), board: NewBoard(cfg.Seed), words: words, boot: cfg.Clock.Now()}
-	d.sram.words = words
+	d := &Deck{cfg: cfg, fs: cfg.Fs, clk: cfg.Clock, cpu: NewCPU(cfg.CPI, cfg.Clock), sram: newSRAM(cfg.Part, words), board: NewBoard(cfg.Seed), words: words, boot: cfg.Clock.Now()}
 	// The resident consumers: the core with the clipboard in its data, and
 	// the deck-state mirror (the flash image, rounded up to 8 bytes so that
 	// an arena after it is aligned for Fe's cells) with its history and
@@ -162,19 +153,14 @@ func New(cfg Config) (*Deck, error) {
 	if err := d.load(); err != nil {
 		return nil, err
 	}
-	if d.stateReset != nil {
-		// Shown on the home screen (rows 19–21) until the next key.
-		d.refused = fmt.Sprintf(d.words.stateReset, d.stateReset)
-	}
 	if d.state.Tutorial&TutFirstBoot == 0 {
 		d.modal = ModalFirstRun
 	}
-	d.render()
 	return d, nil
 }
 
 func (d *Deck) load() error {
-	img, err := afero.ReadFile(d.fs, d.cfg.StatePath)
+	img, err := afero.ReadFile(d.fs, StatePath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.state = NewState()
@@ -184,7 +170,8 @@ func (d *Deck) load() error {
 	}
 	st, err := Decode(img)
 	if err != nil {
-		d.stateReset = err
+		// Why shows on the home screen (rows 19–21) until the next key.
+		d.refuse(fmt.Errorf(d.words.stateReset, err))
 		d.state = NewState()
 		return d.save()
 	}
@@ -197,66 +184,47 @@ func (d *Deck) save() error {
 	if err != nil {
 		return fmt.Errorf("deck: save state: %w", err)
 	}
-	if err := d.fs.MkdirAll(dirOf(d.cfg.StatePath), 0o755); err != nil {
-		return fmt.Errorf("deck: save state: %w", err)
-	}
 	// The image is written beside the old one and renamed over it, so a
 	// write that fails leaves the previous image in flash.
-	tmp := d.cfg.StatePath + ".new"
+	tmp := StatePath + ".new"
 	if err := afero.WriteFile(d.fs, tmp, img, 0o644); err != nil {
 		_ = d.fs.Remove(tmp)
 		return fmt.Errorf("deck: save state: %w", err)
 	}
-	if err := d.fs.Rename(tmp, d.cfg.StatePath); err != nil {
+	if err := d.fs.Rename(tmp, StatePath); err != nil {
 		_ = d.fs.Remove(tmp)
 		return fmt.Errorf("deck: save state: %w", err)
 	}
 	return nil
 }
 
-func dirOf(p string) string {
-	if i := strings.LastIndex(p, "/"); i > 0 {
-		return p[:i]
-	}
-	return "/"
-}
-
 // Accessors.
 
-func (d *Deck) Screen() *Screen        { return d.screenNow() }
-func (d *Deck) Dump() string           { return d.screenNow().Dump() }
-func (d *Deck) Mode() Mode             { return d.mode }
-func (d *Deck) Modal() Modal           { return d.modal }
-func (d *Deck) SRAM() *SRAM            { return d.sram }
-func (d *Deck) CPU() *CPU              { return d.cpu }
-func (d *Deck) Clock() *clock.Sim      { return d.clk }
-func (d *Deck) StateResetCause() error { return d.stateReset }
-func (d *Deck) Session() *Session      { return d.repl }
-func (d *Deck) Editor() *Editor        { return d.editor }
-func (d *Deck) Cart() *Cart            { return d.cart }
-func (d *Deck) PendingCart() *Cart     { return d.pending }
-func (d *Deck) Last() Eval             { return d.last }
-func (d *Deck) Board() Board           { return d.board }
-func (d *Deck) Clipboard() string      { return d.clipboard }
-func (d *Deck) EditorVM() *fe.VM       { return d.evalVM }
-func (d *Deck) Refused() string        { return d.refused }
-func (d *Deck) bootTime() time.Time    { return d.boot }
+func (d *Deck) Dump() string       { return d.draw().Dump() }
+func (d *Deck) SRAM() *SRAM        { return d.sram }
+func (d *Deck) Session() *Session  { return d.repl }
+func (d *Deck) Editor() *Editor    { return d.editor }
+func (d *Deck) Cart() *Cart        { return d.cart }
+func (d *Deck) PendingCart() *Cart { return d.pending }
+func (d *Deck) Last() Eval         { return d.last }
+func (d *Deck) Clipboard() string  { return d.clipboard }
+func (d *Deck) EditorVM() *fe.VM   { return d.evalVM }
 
-// State returns a copy of the deck state: its history and snippet regions
-// are the caller's own, so only SetState changes the deck's.
-func (d *Deck) State() State {
-	st := d.state
-	st.History = append([]byte(nil), d.state.History...)
-	st.Snippets = append([]byte(nil), d.state.Snippets...)
-	return st
-}
+// Cycles returns the cycles the CPU has counted since power on.
+func (d *Deck) Cycles() uint64 { return d.cpu.Cycles() }
+
+// Uptime returns the simulated time since power on.
+func (d *Deck) Uptime() time.Duration { return d.clk.Now().Sub(d.boot) }
+
+// State returns the deck state. The deck replaces its history and snippet
+// regions rather than changing their bytes, so they stay as returned; the
+// caller must not change them either (SetState replaces them).
+func (d *Deck) State() State { return d.state }
 
 // SetState replaces deck state (a test and tooling hook) and saves it. A
 // state that cannot be saved is refused and the deck keeps its old one.
 func (d *Deck) SetState(s State) error {
 	old := d.state
-	s.History = append([]byte(nil), s.History...)
-	s.Snippets = append([]byte(nil), s.Snippets...)
 	d.state = s
 	if err := d.save(); err != nil {
 		d.state = old
@@ -265,7 +233,6 @@ func (d *Deck) SetState(s State) error {
 	if d.state.Tutorial&TutFirstBoot != 0 && d.modal == ModalFirstRun {
 		d.modal = ModalNone
 	}
-	d.render()
 	return nil
 }
 
@@ -305,7 +272,6 @@ func (d *Deck) Press(k Key) error {
 		}
 	}
 	d.cpu.Sync()
-	d.render()
 	return err
 }
 
@@ -325,20 +291,19 @@ func (d *Deck) Wait(dur time.Duration) {
 	if s := d.repl; s != nil && s.narrating {
 		s.narrate(d.clk.Now())
 	}
-	d.render()
 }
 
 func (d *Deck) firstRunKey(k Key) error {
+	// The answer stands whether or not the flash takes it: a failed write
+	// is the key's error.
 	d.modal = ModalNone
 	d.state.Tutorial |= TutFirstBoot
-	if err := d.save(); err != nil {
-		return err
-	}
+	err := d.save()
 	if k == KeyEval {
 		d.homeSel = 0
-		return d.enterREPL()
+		err = errors.Join(err, d.enterREPL())
 	}
-	return nil
+	return err
 }
 
 func (d *Deck) homeKey(k Key) error {
@@ -382,7 +347,6 @@ func (d *Deck) browserKey(k Key) error {
 // every stage is cleared but the first-run prompt stays seen.
 func (d *Deck) ResetTutorial() error {
 	d.state.Tutorial &= TutFirstBoot
-	d.render()
 	return d.save()
 }
 
@@ -394,7 +358,6 @@ func (d *Deck) Wipe() error {
 	}
 	d.state = NewState()
 	d.mode, d.modal, d.homeSel = ModeHome, ModalFirstRun, 0
-	d.render()
 	return d.save()
 }
 
@@ -402,7 +365,6 @@ func (d *Deck) Wipe() error {
 // the REPL is open the runtime asks whether to save the session.
 func (d *Deck) Insert(c Cart) error {
 	d.refused = ""
-	defer d.render()
 	if d.cart != nil || d.pending != nil {
 		return fmt.Errorf("deck: insert %s: the slot is full", c.Name)
 	}
@@ -437,7 +399,7 @@ func (d *Deck) cartKey(k Key) error {
 
 func (d *Deck) loadCart(c Cart) error {
 	if _, err := d.sram.Alloc(CartArena, c.Arena); err != nil {
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: load cartridge %s: %w", c.Name, err)
 	}
 	d.cart, d.mode = &c, ModeCart
@@ -446,7 +408,6 @@ func (d *Deck) loadCart(c Cart) error {
 
 // Eject removes the cartridge and returns home.
 func (d *Deck) Eject() error {
-	defer d.render()
 	if d.cart == nil {
 		// A cartridge still waiting is pulled out: its question goes too.
 		d.pending = nil
@@ -455,45 +416,48 @@ func (d *Deck) Eject() error {
 		}
 		return nil
 	}
-	if err := d.sram.Free(CartArena); err != nil {
-		return err
-	}
+	d.sram.Free(CartArena)
 	d.cart, d.mission, d.mode = nil, nil, ModeHome
 	return nil
 }
 
 // openVM opens a bare Fe VM (with the deck extensions and the cycle meter)
 // in an SRAM region: the region is the arena, so its cell count follows
-// from the bytes the allocator granted.
-func (d *Deck) openVM(r *Region) (*fe.VM, error) {
-	if !r.Live() {
-		return nil, fmt.Errorf("deck: open vm: the region is not allocated")
-	}
+// from the bytes the allocator granted. The deck opens VMs only in regions
+// the budget table makes at least 4 KB (fe.Open needs 2,444 bytes), from a
+// key, outside any evaluation (so the meter's limit is its maximum): fe.Open
+// cannot fail there, and if it did the deck itself would be wrong, so it
+// panics.
+func (d *Deck) openVM(r *Region) *fe.VM {
 	d.cpu.Instr(instrOpenVM)
 	vm, err := fe.Open(r, fe.WithExtensions(), fe.WithMeter(d.cpu.Meter()), fe.WithNaNStyle(fe.NaNNewlib))
-	if err != nil {
-		return nil, fmt.Errorf("deck: open vm in the %s region: %w", r.Consumer, err)
-	}
-	return vm, nil
+	must(err)
+	return vm
 }
 
 // newVM opens a Fe VM for the REPL tier in region r.
-func (d *Deck) newVM(r *Region, s *Session) (*fe.VM, error) {
-	vm, err := d.openVM(r)
+func (d *Deck) newVM(r *Region, s *Session) *fe.VM {
+	vm := d.openVM(r)
+	d.bindTier(vm, s)
+	return vm
+}
+
+// must panics on an error the deck's own invariants rule out: opening a VM
+// and binding its primitives in the regions the budget table sizes (the
+// smallest, a 4 KB mission sub-arena, has over 200 cells free after
+// opening; the REPL tier's bindings fit the editor evaluator's 8 KB), and
+// reading the snippet library its state holds (Deck.snippets).
+func must(err error) {
 	if err != nil {
-		return nil, err
+		panic(fmt.Sprintf("deck: %v", err))
 	}
-	if err := d.bindTier(vm, s); err != nil {
-		return nil, err
-	}
-	return vm, nil
 }
 
 // evaluate runs src in vm with the watchdog armed and prices reading and
 // printing. It never panics; errors become the REPL's error text.
 func (d *Deck) evaluate(vm *fe.VM, n *Node) Eval {
 	src := n.String()
-	d.cpu.Begin(d.cfg.Watchdog)
+	d.cpu.Begin(d.words.watchdog)
 	ev := Eval{Expr: src, ReadInstr: readCost(n)}
 	d.cpu.Instr(ev.ReadInstr)
 	before := vm.Counts()

@@ -13,11 +13,12 @@ import (
 	"pgregory.net/rapid"
 
 	"anchorage/golden"
+	"anchorage/impl/vary"
 )
 
 func TestSRAMStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := NewSRAM(rapid.SampledFrom(Parts()).Draw(t, "part"))
+		s := newSRAM(rapid.SampledFrom(Parts()).Draw(t, "part"), wordingFor(vary.Set{}))
 		var consumers []Consumer
 		for c := range Budgets() {
 			consumers = append(consumers, c)
@@ -27,10 +28,16 @@ func TestSRAMStateMachine(t *testing.T) {
 		for i := 0; i < 60; i++ {
 			c := rapid.SampledFrom(consumers).Draw(t, "consumer")
 			if rapid.Bool().Draw(t, "free") {
-				had := s.Has(c)
-				err := s.Free(c)
-				if had != (err == nil) {
-					t.Fatalf("free %s: had=%v err=%v", c, had, err)
+				// The deck frees only the region it allocated last in its
+				// parent (Alloc packs a parent's regions from its start).
+				if !lastInParent(s, c) {
+					continue
+				}
+				s.Free(c)
+				for _, l := range s.Live() {
+					if l == c || Budgets()[l].Parent == c {
+						t.Fatalf("free %s: %s still allocated", c, l)
+					}
 				}
 			} else {
 				b := Budgets()[c]
@@ -48,11 +55,23 @@ func TestSRAMStateMachine(t *testing.T) {
 					t.Fatalf("granted %d bytes for %d asked, %d free, budget %s", r.Bytes(), size, free, b)
 				}
 			}
-			if err := s.Check(); err != nil {
+			if err := checkSRAM(s); err != nil {
 				t.Fatal(err)
 			}
 		}
 	})
+}
+
+// lastInParent reports whether c is not allocated or lies after every
+// other region of its parent.
+func lastInParent(s *SRAM, c Consumer) bool {
+	r := s.Region(c)
+	for _, o := range s.Live() {
+		if r != nil && o != c && Budgets()[o].Parent == Budgets()[c].Parent && s.Region(o).Base > r.Base {
+			return false
+		}
+	}
+	return true
 }
 
 func TestHistoryRoundTrip(t *testing.T) {
@@ -94,15 +113,15 @@ func TestStateImageCorruptIsReset(t *testing.T) {
 	if err := d.SetState(st); err != nil {
 		t.Fatal(err)
 	}
-	img, _ := afero.ReadFile(fs, "/flash/deckstate.bin")
+	img, _ := afero.ReadFile(fs, StatePath)
 	img[30] ^= 0xFF
-	_ = afero.WriteFile(fs, "/flash/deckstate.bin", img, 0o644)
+	_ = afero.WriteFile(fs, StatePath, img, 0o644)
 	d2, err := New(Config{Fs: fs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(d2.StateResetCause(), ErrCorrupt) || d2.State().Credits != NewState().Credits {
-		t.Fatalf("corrupt image not reset: cause %v credits %d", d2.StateResetCause(), d2.State().Credits)
+	if !strings.Contains(d2.refused, ErrCorrupt.Error()) || d2.State().Credits != NewState().Credits {
+		t.Fatalf("corrupt image not reset: refusal %q credits %d", d2.refused, d2.State().Credits)
 	}
 }
 
@@ -125,7 +144,7 @@ func graduated(t *testing.T) *Deck {
 
 func TestWatchdogStopsRunaway(t *testing.T) {
 	d := graduated(t)
-	d.cfg.Watchdog = 2_000_000
+	d.words.watchdog = 2_000_000
 	if err := d.Compose("(while t nil)"); err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +189,11 @@ func TestScreenGoldens(t *testing.T) {
 }
 
 func BenchmarkSimulatedCyclesPerSecond(b *testing.B) {
-	d, err := New(Config{Watchdog: 1 << 62})
+	d, err := New(Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	d.words.watchdog = 1 << 50
 	st := d.State()
 	st.Tutorial = 0x1F
 	_ = d.SetState(st)
@@ -181,14 +201,14 @@ func BenchmarkSimulatedCyclesPerSecond(b *testing.B) {
 	s := d.Session()
 	fib, _ := Parse("(do (= fib (fn (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))) (fib 15))")
 	b.ResetTimer()
-	start, cpu0 := d.CPU().Cycles(), cpuTime(b)
+	start, cpu0 := d.Cycles(), cpuTime(b)
 	for i := 0; i < b.N; i++ {
 		ev := d.evaluate(s.VM(), fib)
 		if ev.Result != "610" {
 			b.Fatalf("fib 15 = %s", ev.Result)
 		}
 	}
-	cycles := float64(d.CPU().Cycles() - start)
+	cycles := float64(d.Cycles() - start)
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(cycles/secs, "simcycles/s")
 	b.ReportMetric(cycles/secs/ClockHz, "x-realtime")
@@ -205,4 +225,25 @@ func cpuTime(tb testing.TB) time.Duration {
 		tb.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestCP437 checks the code page against its published glyphs at the
+// bytes the deck draws with, and that text survives the round trip.
+func TestCP437(t *testing.T) {
+	glyphs := cp437()
+	if len(glyphs) != 256 {
+		t.Fatalf("%d glyphs", len(glyphs))
+	}
+	for b, want := range map[int]rune{0x01: '☺', 0x10: '►', 0x11: '◄', 0x20: ' ', 0x41: 'A', 0x7E: '~', 0x7F: '⌂', 0x80: 'Ç', 0xAE: '«', 0xAF: '»', 0xC4: '─', 0xDB: '█', 0xFA: '·', 0xFF: '\u00a0'} {
+		if glyphs[b] != want {
+			t.Errorf("byte %#x is %q, want %q", b, glyphs[b], want)
+		}
+	}
+	text := "KINOSHITA DEV REPL ─ Fe VM v1.0 «►car» · █"
+	if got := DecodeCP437(EncodeCP437(text)); got != text {
+		t.Errorf("round trip: %q", got)
+	}
+	if got := EncodeCP437("—é€"); string(got) != "?\x82?" {
+		t.Errorf("encode: %q", got)
+	}
 }

@@ -12,7 +12,6 @@ import (
 // transient evaluator's arena.
 type Editor struct {
 	comp   composer
-	result string
 	buffer *Region
 	eval   *Region
 }
@@ -20,12 +19,9 @@ type Editor struct {
 // Buffer returns the edited form (nil when empty).
 func (e *Editor) Buffer() *Node { return e.comp.p.Root }
 
-// Result returns the last eval-from-editor result shown on row 22.
-func (e *Editor) Result() string { return e.result }
-
 func (d *Deck) openEditor(n *Node) error {
 	if _, err := d.sram.Alloc(EditArena, EditorBytes); err != nil {
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: open editor: %w", err)
 	}
 	e := &Editor{}
@@ -37,14 +33,13 @@ func (d *Deck) openEditor(n *Node) error {
 		err = d.fits(EditBuffer, 0, len(n.String()))
 	}
 	if err != nil {
-		_ = d.sram.Free(EditArena)
-		d.refused = err.Error()
+		d.sram.Free(EditArena)
+		d.refuse(err)
 		return fmt.Errorf("deck: open editor: %w", err)
 	}
-	if d.mode == ModeHome {
-		d.saved = d.homeSel
-	}
+	d.saved = d.homeSel // the deck is home: the REPL, if it was open, has been left
 	e.comp.clip, e.comp.w = d.clip, &d.words
+	e.comp.predict = func() []string { return nil } // the editor predicts nothing beyond the vocabulary
 	e.comp.p.SetForm(n)
 	d.editor, d.mode = e, ModeEditor
 	return nil
@@ -57,13 +52,10 @@ func (d *Deck) editorKey(k Key) error {
 	if e.comp.key(k) {
 		// An edit that grows the buffer past its region is undone.
 		if root := e.comp.p.Root; root != nil {
-			held := 0
-			if before != nil {
-				held = len(before.String())
-			}
-			if err := d.fits(EditBuffer, held, len(root.String())); err != nil {
+			if err := d.fits(EditBuffer, textBytes(before), len(root.String())); err != nil {
 				e.comp.p.SetForm(before)
 				e.comp.readout = d.words.words.bufferFull + short(err)
+				return fmt.Errorf("deck: edit undone: %w", err)
 			}
 		}
 		return nil
@@ -71,16 +63,14 @@ func (d *Deck) editorKey(k Key) error {
 	switch k {
 	case KeyBack:
 		form := e.comp.p.Root
-		if err := d.sram.Free(EditArena); err != nil {
-			return err
-		}
+		d.sram.Free(EditArena)
 		d.editor, d.mode, d.homeSel = nil, ModeHome, d.saved
 		if c := d.pending; c != nil {
 			d.pending = nil
 			if err := d.loadCart(*c); err != nil {
 				return err
 			}
-			if c.Mission > 0 {
+			if c.Mission != 0 {
 				// A refused sub-arena leaves the cartridge screen
 				// showing the refusal.
 				_ = d.startMission(form)
@@ -90,6 +80,14 @@ func (d *Deck) editorKey(k Key) error {
 		return d.EvalFromEditor()
 	}
 	return nil
+}
+
+// textBytes is the length of n's source text, 0 for no form.
+func textBytes(n *Node) int {
+	if n == nil {
+		return 0
+	}
+	return len(n.String())
 }
 
 // EvalFromEditor evaluates the buffer's top-level form in a transient
@@ -104,14 +102,8 @@ func (d *Deck) EvalFromEditor() error {
 		e.comp.readout = d.words.words.nothingToEval
 		return nil
 	}
-	vm, err := d.newVM(e.eval, nil)
-	if err != nil {
-		e.result = d.words.deckError(err.Error())
-		return nil
-	}
-	d.evalVM = vm
-	ev := d.evaluate(vm, e.comp.p.Root)
-	e.result = ev.Result
+	d.evalVM = d.newVM(e.eval, nil)
+	ev := d.evaluate(d.evalVM, e.comp.p.Root)
 	e.comp.readout = d.words.words.result(ev.Result)
 	return nil
 }
@@ -136,19 +128,12 @@ func (d *Deck) Mission() *MissionPhase { return d.mission }
 func (d *Deck) startMission(form *Node) error {
 	r, err := d.sram.Alloc(Mission, d.cart.Mission)
 	if err != nil {
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: start mission: %w", err)
 	}
-	vm, err := d.openVM(r)
-	if err != nil {
-		_ = d.sram.Free(Mission)
-		return err
-	}
+	vm := d.openVM(r)
 	active := func(vm *fe.VM, _ fe.Value) (fe.Value, error) { return vm.Bool(d.sram.Has(Mission)), nil }
-	if err := vm.RegisterPrimitive("mission-active?", active, "(mission-active?) → t while a mission phase runs."); err != nil {
-		_ = d.sram.Free(Mission)
-		return fmt.Errorf("deck: start mission: %w", err)
-	}
+	must(vm.RegisterPrimitive("mission-active?", active, "(mission-active?) → t while a mission phase runs."))
 	m := &MissionPhase{Region: r, VM: vm, Form: form}
 	d.mission, d.mode = m, ModeMission
 	if form != nil {
@@ -163,9 +148,7 @@ func (d *Deck) EndMission() error {
 	if d.mission == nil {
 		return fmt.Errorf("deck: end mission: no mission phase")
 	}
-	if err := d.sram.Free(Mission); err != nil {
-		return err
-	}
+	d.sram.Free(Mission)
 	d.mission, d.mode = nil, ModeCart
 	return nil
 }

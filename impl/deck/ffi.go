@@ -2,7 +2,6 @@ package deck
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"anchorage/impl/fe"
@@ -67,7 +66,7 @@ func coreDocs() map[string]string {
 // bindTier binds the REPL-tier FFI (read-only, write-gated and the
 // cross-capability primitives) into vm. It never binds eval-string,
 // load-file or intern.
-func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
+func (d *Deck) bindTier(vm *fe.VM, s *Session) {
 	for name, doc := range coreDocs() {
 		vm.SetDoc(name, d.words.coreDoc(doc))
 	}
@@ -125,7 +124,7 @@ func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
 		{"list-length", "(list-length list) → the number of elements of list.", func(vm *fe.VM, a fe.Value) (fe.Value, error) {
 			l, n := vm.Car(a), 0
 			for ; vm.Type(l) == fe.TPair; n++ {
-				if n > 1<<20 {
+				if n == maxListPairs { // more pairs than any arena holds: a cycle
 					return fe.Nil, errors.New("list-length: cyclic list")
 				}
 				l = vm.Cdr(l)
@@ -207,33 +206,17 @@ func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
 			return vm.String(text), nil
 		}},
 		{"snippet-list", "(snippet-list) → ((name . signature) ...) of the snippet library.", func(vm *fe.VM, _ fe.Value) (fe.Value, error) {
-			lib, err := DecodeSnippets(d.state.Snippets)
-			if err != nil {
-				return fe.Nil, err
-			}
 			var out []fe.Value
-			for _, sn := range lib {
-				sig := fe.Nil
-				if n, err := Parse(sn.Form); err == nil {
-					sig = signature(n).ToValue(vm)
-				}
-				out = append(out, vm.Cons(vm.Symbol(sn.Name), sig))
+			for _, sn := range d.snippets() {
+				out = append(out, vm.Cons(vm.Symbol(sn.Name), signature(sn.form()).ToValue(vm)))
 			}
 			return vm.List(out...), nil
 		}},
 		{"snippet-load", "(snippet-load 'name) → the form saved under name, or nil.", func(vm *fe.VM, a fe.Value) (fe.Value, error) {
 			name := vm.GoString(vm.Car(a))
-			lib, err := DecodeSnippets(d.state.Snippets)
-			if err != nil {
-				return fe.Nil, err
-			}
-			for _, sn := range lib {
+			for _, sn := range d.snippets() {
 				if sn.Name == name {
-					n, err := Parse(sn.Form)
-					if err != nil {
-						return fe.Nil, fmt.Errorf("snippet-load: %v", err)
-					}
-					return n.ToValue(vm), nil
+					return sn.form().ToValue(vm), nil
 				}
 			}
 			return fe.Nil, nil
@@ -261,20 +244,11 @@ func (d *Deck) bindTier(vm *fe.VM, s *Session) error {
 		}})
 	}
 	for _, p := range prims {
-		if err := vm.RegisterPrimitive(p.name, p.fn, p.doc); err != nil {
-			return fmt.Errorf("deck: bind %s: %w", p.name, err)
-		}
+		must(vm.RegisterPrimitive(p.name, p.fn, p.doc))
 	}
 	for _, g := range gatedPrimitives() {
-		msg, reworded := d.words.gatedMsg[g.name]
-		if !reworded {
-			msg = g.message
-		}
-		if err := vm.Restrict(g.name, gateTags(), msg, d.words.docs(g.sig, g.doc)); err != nil {
-			return fmt.Errorf("deck: bind %s: %w", g.name, err)
-		}
+		must(vm.Restrict(g.name, gateTags(), d.words.gatedMsg(g.name, g.message), d.words.docs(g.sig, g.doc)))
 	}
-	return nil
 }
 
 func symbols(vm *fe.VM, names []string) fe.Value {
@@ -314,13 +288,21 @@ func lfsrStep(x uint16) uint16 {
 	return x
 }
 
+// snippets is the deck's snippet library. The deck's state only ever holds
+// a library that decodes, every form reading as one: Decode refuses an
+// image that holds another, Encode refuses to write one (so SetState and
+// every save keep the old state), and saveSnippet stores only what
+// EncodeSnippets made of forms printed from Lisp values.
+func (d *Deck) snippets() []Snippet {
+	lib, err := DecodeSnippets(d.state.Snippets)
+	must(err)
+	return lib
+}
+
 // saveSnippet stores form under name, replacing an older one, if the
 // library still fits its budget.
 func (d *Deck) saveSnippet(name, form string) error {
-	lib, err := DecodeSnippets(d.state.Snippets)
-	if err != nil {
-		return err
-	}
+	lib := d.snippets()
 	replaced := false
 	for i := range lib {
 		if lib[i].Name == name {

@@ -38,29 +38,40 @@ func (n *Node) Clone() *Node {
 
 // String prints n as Fe source.
 func (n *Node) String() string {
-	var b strings.Builder
-	n.write(&b)
-	return b.String()
+	return string(n.layout(nil, nil, layoutStyle{
+		open: '(', close: ')', shorthand: true,
+		atom: func(out []byte, tok string) []byte { return append(out, tok...) },
+		mark: func(out []byte, _ []int) []byte { return out },
+	}))
 }
 
-func (n *Node) write(b *strings.Builder) {
+// layoutStyle is how layout writes a form: as Fe source, or as the
+// structural prompt line draws it.
+type layoutStyle struct {
+	open, close byte
+	shorthand   bool                                // a quoted (quote x) written with the ' it was written with
+	atom        func(out []byte, tok string) []byte // appends an atom
+	mark        func(out []byte, path []int) []byte // appends what precedes the form at path (the cursor)
+}
+
+// layout appends n, at path from the root, to out: a list between open and
+// close with its items separated by blanks.
+func (n *Node) layout(out []byte, path []int, st layoutStyle) []byte {
+	out = st.mark(out, path)
 	if !n.IsList {
-		b.WriteString(n.Atom)
-		return
+		return st.atom(out, n.Atom)
 	}
-	if n.Quoted && len(n.List) == 2 {
-		b.WriteByte('\'')
-		n.List[1].write(b)
-		return
+	if st.shorthand && n.Quoted && len(n.List) == 2 {
+		return n.List[1].layout(append(out, '\''), append(path, 1), st)
 	}
-	b.WriteByte('(')
+	out = append(out, st.open)
 	for i, k := range n.List {
 		if i > 0 {
-			b.WriteByte(' ')
+			out = append(out, ' ')
 		}
-		k.write(b)
+		out = k.layout(out, append(path, i), st)
 	}
-	b.WriteByte(')')
+	return append(out, st.close)
 }
 
 // Kind classifies the form for the ATOM key: nil, cons, lambda, symbol,
@@ -201,7 +212,7 @@ func unquote(tok string) string {
 	var b strings.Builder
 	for i := 0; i < len(body); i++ {
 		c := body[i]
-		if c == '\\' && i+1 < len(body) {
+		if c == '\\' { // never the body's last byte: the reader took the one after it
 			i++
 			switch body[i] {
 			case 'n':
@@ -306,9 +317,6 @@ type Prompt struct {
 // SetForm replaces the prompt with n, cursor at the root.
 func (p *Prompt) SetForm(n *Node) { p.Root, p.Path = n, nil }
 
-// Empty reports whether the prompt holds nothing.
-func (p *Prompt) Empty() bool { return p.Root == nil }
-
 // Cur returns the form under the cursor (nil if empty).
 func (p *Prompt) Cur() *Node {
 	n := p.Root
@@ -326,28 +334,24 @@ func (p *Prompt) parent() *Node {
 	return n
 }
 
-// Descend moves to the first child of the form under the cursor.
-func (p *Prompt) Descend() bool {
+// HasChild reports whether the form under the cursor is a list with a
+// first child to descend into.
+func (p *Prompt) HasChild() bool {
 	c := p.Cur()
-	if c == nil || !c.IsList || len(c.List) == 0 {
-		return false
-	}
-	p.Path = append(p.Path, 0)
-	return true
+	return c != nil && c.IsList && len(c.List) > 0
 }
 
-// Next moves to the next sibling.
-func (p *Prompt) Next() bool {
-	if len(p.Path) == 0 {
-		return false
-	}
-	last := len(p.Path) - 1
-	if p.Path[last]+1 >= len(p.parent().List) {
-		return false
-	}
-	p.Path[last]++
-	return true
+// Descend moves to the first child of the form under the cursor, which
+// has one (HasChild).
+func (p *Prompt) Descend() { p.Path = append(p.Path, 0) }
+
+// HasNext reports whether the form under the cursor has a next sibling.
+func (p *Prompt) HasNext() bool {
+	return len(p.Path) > 0 && p.Path[len(p.Path)-1]+1 < len(p.parent().List)
 }
+
+// Next moves to the next sibling, which exists (HasNext).
+func (p *Prompt) Next() { p.Path[len(p.Path)-1]++ }
 
 // Ascend moves to the parent form; false at the root.
 func (p *Prompt) Ascend() bool {
@@ -404,53 +408,34 @@ func (p *Prompt) Delete() *Node {
 	return c
 }
 
-// Render draws the prompt structurally as CP437 bytes with the reference's
-// glyphs: two spaces of indentation per level of the cursor's depth (at
-// most five levels), lists between « and », the form under the cursor
-// preceded by ►, and █ for an empty prompt. A line wider than width is
-// scrolled to keep the cursor in view, with ◄ marking the cut.
-func (p *Prompt) Render(width int) []byte { return p.RenderWith(width, ReferenceGlyphs()) }
-
-// RenderWith draws the prompt as Render does, with the glyphs and
-// indentation of g.
+// RenderWith draws the prompt structurally as CP437 bytes with the glyphs
+// and indentation of g: g.Indent columns of indentation per level of the
+// cursor's depth (at most five levels), lists between g.Open and g.Close,
+// the form under the cursor preceded by g.Cursor, and g.Block for an empty
+// prompt. A line wider than width is scrolled to keep the cursor in view,
+// with g.Left marking the cut.
 func (p *Prompt) RenderWith(width int, g Glyphs) []byte {
-	depth := len(p.Path)
-	if depth > 5 {
-		depth = 5
-	}
-	out := []byte(strings.Repeat(" ", g.Indent*depth))
+	out := []byte(strings.Repeat(" ", g.Indent*min(len(p.Path), 5)))
 	if p.Root == nil {
 		return append(out, g.Block)
 	}
 	mark := -1
-	var walk func(n *Node, path []int)
-	walk = func(n *Node, path []int) {
-		if len(path) == len(p.Path) && equalPath(path, p.Path) {
-			mark = len(out)
-			out = append(out, g.Cursor)
-		}
-		if !n.IsList {
-			out = append(out, EncodeCP437(n.Atom)...)
-			return
-		}
-		out = append(out, g.Open)
-		for i, k := range n.List {
-			if i > 0 {
-				out = append(out, ' ')
+	out = p.Root.layout(out, nil, layoutStyle{
+		open: g.Open, close: g.Close,
+		atom: func(out []byte, tok string) []byte { return append(out, EncodeCP437(tok)...) },
+		mark: func(out []byte, path []int) []byte {
+			if len(path) == len(p.Path) && equalPath(path, p.Path) {
+				mark = len(out)
+				out = append(out, g.Cursor)
 			}
-			walk(k, append(path, i))
-		}
-		out = append(out, g.Close)
-	}
-	walk(p.Root, nil)
+			return out
+		},
+	})
 	if len(out) > width && mark > width-10 {
 		cut := mark - (width - 10)
 		out = append([]byte{g.Left}, out[cut+1:]...)
 	}
-	if len(out) > width {
-		out = out[:width]
-	}
-	return out
+	return out[:min(len(out), width)]
 }
 
 func equalPath(a, b []int) bool {

@@ -3,6 +3,7 @@ package deck
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -122,15 +123,16 @@ type composer struct {
 	p       Prompt
 	pal     *palette
 	lit     *literal
-	predict func() []string
+	predict func() []string   // the tokens predicted for the palette (set by every owner)
 	clip    func(*Node) error // stores a cut form; an error when it does not fit (set by every owner)
 	w       *wording          // the deck's readouts and glyphs (set by every owner)
 	readout string
 }
 
 // key handles a composition key. It returns false when the key is left to
-// the caller (EVAL, BACK and QUOTE outside the palette and literal entry,
-// and BACK at the root).
+// the caller (EVAL and QUOTE outside the palette and literal entry, and
+// BACK at the root); any other key is the composer's (a digit outside
+// literal entry does nothing).
 func (c *composer) key(k Key) bool {
 	if c.lit != nil {
 		c.literalKey(k)
@@ -142,13 +144,17 @@ func (c *composer) key(k Key) bool {
 	}
 	switch k {
 	case KeyCar:
-		if !c.p.Descend() {
+		if !c.p.HasChild() {
 			c.readout = c.w.words.noChild
+			break
 		}
+		c.p.Descend()
 	case KeyCdr:
-		if !c.p.Next() {
+		if !c.p.HasNext() {
 			c.readout = c.w.words.endOfList
+			break
 		}
+		c.p.Next()
 	case KeyBack:
 		return c.p.Ascend()
 	case KeyCons:
@@ -171,28 +177,18 @@ func (c *composer) key(k Key) bool {
 		if err := c.clip(n); err != nil {
 			c.readout = c.w.words.deleted + "; " + short(err)
 		}
-	default:
-		return false
 	}
-	return true
+	return k != KeyQuote && k != KeyEval
 }
 
+// candidates are the palette's tokens: the predicted ones, then the fixed
+// vocabulary, each once.
 func (c *composer) candidates() []string {
-	seen := map[string]bool{}
 	var out []string
-	add := func(s string) {
-		if !seen[s] {
-			seen[s] = true
+	for _, s := range append(c.predict(), baseVocabulary()...) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
-	}
-	if c.predict != nil {
-		for _, s := range c.predict() {
-			add(s)
-		}
-	}
-	for _, s := range baseVocabulary() {
-		add(s)
 	}
 	return out
 }

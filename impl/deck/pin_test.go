@@ -28,7 +28,7 @@ func TestPinnedCycles(t *testing.T) {
 	d := graduated(t)
 	var b strings.Builder
 	for _, s := range steps {
-		d.cfg.Watchdog = s.watchdog
+		d.words.watchdog = s.watchdog
 		if err := d.Compose(s.src); err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestPinnedCycles(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%s => %s [%d]\n", s.src, d.Last().Result, d.Last().Cycles)
 	}
-	fmt.Fprintf(&b, "total %d\n", d.CPU().Cycles())
+	fmt.Fprintf(&b, "total %d\n", d.Cycles())
 	const want = `(+ 1 2) => 3 [8581]
 (do (= fib (fn (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))) (fib 12)) => 144 [534998]
 (do (= l nil) (= i 0) (while (< i 400) (= l (cons i l)) (= i (+ i 1))) (car l)) => 399 [533415]

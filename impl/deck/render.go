@@ -1,27 +1,14 @@
 package deck
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 )
 
-// render marks the screen stale: it is redrawn from the state when it is
-// next looked at (Screen, Dump), not after every key, so that a burst of
-// key presses costs one drawing.
-func (d *Deck) render() { d.stale = true }
-
-// screenNow returns the screen, redrawn first if the state moved on.
-func (d *Deck) screenNow() *Screen {
-	if d.stale {
-		d.stale = false
-		d.draw()
-	}
-	return &d.screen
-}
-
-// draw redraws the whole screen from the state. Rows 0 and 24 are the
-// runtime's; rows 1–23 belong to the mode.
-func (d *Deck) draw() {
+// draw redraws the whole screen from the state, which is all it shows:
+// the screen is drawn when it is looked at (Screen, Dump), not after every
+// key. Rows 0 and 24 are the runtime's; rows 1–23 belong to the mode.
+func (d *Deck) draw() *Screen {
 	sc := &d.screen
 	sc.Clear()
 	d.renderStatus()
@@ -46,20 +33,17 @@ func (d *Deck) draw() {
 		d.renderRule(d.words.words.result(m.Result))
 		sc.PutText(RowAction, 0, d.words.screens.missionAction)
 	}
-	if d.refused != "" && (d.mode == ModeHome || d.mode == ModeCart) {
-		// A refused allocation, wrapped over rows 19–21.
-		text := d.words.refused + d.refused
-		for row := 19; row <= 21 && text != ""; row++ {
-			n := min(len(text), Cols)
-			sc.PutText(row, 0, text[:n])
-			text = text[n:]
-		}
-	}
-	if d.modal == ModalCart {
-		sc.ClearRow(RowAction)
-		sc.PutText(RowAction, 0, TextCartPrompt)
-	}
+	// A refusal (only ever at home or on the cartridge screen, where the
+	// refused request leaves the deck), wrapped over rows 19–21; the rows
+	// clip what does not fit.
+	sc.PutText(19, 0, d.refused)
+	sc.PutText(20, 0, d.refused[min(len(d.refused), Cols):])
+	sc.PutText(21, 0, d.refused[min(len(d.refused), 2*Cols):])
+	return sc
 }
+
+// refuse shows err as a refusal until the next key.
+func (d *Deck) refuse(err error) { d.refused = d.words.refused + err.Error() }
 
 // renderStatus draws row 0: handle, credits, reputation, mode indicator.
 func (d *Deck) renderStatus() {
@@ -69,11 +53,7 @@ func (d *Deck) renderStatus() {
 }
 
 func (d *Deck) renderRule(text string) {
-	rule := []byte(strings.Repeat(string(rune(GlyphRule)), 0))
-	for i := 0; i < Cols; i++ {
-		rule = append(rule, GlyphRule)
-	}
-	d.screen.Put(RowRule, 0, rule)
+	d.screen.Put(RowRule, 0, bytes.Repeat([]byte{GlyphRule}, Cols))
 	if text != "" {
 		d.screen.Put(RowRule, 2, append(append([]byte{' '}, EncodeCP437(text)...), ' '))
 	}
@@ -146,7 +126,12 @@ func (d *Deck) renderREPL() {
 	prompt := s.comp.p.RenderWith(Cols, d.words.glyphs)
 	d.renderRule(readout)
 	sc.Put(RowPrompt, 0, prompt)
-	sc.PutText(RowAction, 0, TextActionREPL)
+	// The cartridge question is the runtime's, asked on its action bar.
+	action := TextActionREPL
+	if d.modal == ModalCart {
+		action = TextCartPrompt
+	}
+	sc.PutText(RowAction, 0, action)
 }
 
 func (d *Deck) renderEditor() {

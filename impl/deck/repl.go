@@ -2,7 +2,6 @@ package deck
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"anchorage/impl/fe"
@@ -81,29 +80,15 @@ func (s *Session) Focus() Focus { return s.focus }
 // History returns *history* as the runtime holds it, newest first.
 func (s *Session) History() []Entry { return append([]Entry(nil), s.history...) }
 
-// Prompt returns the prompt line's form (nil when empty).
-func (s *Session) Prompt() *Prompt { return &s.comp.p }
-
-// Stage returns the tutorial stage (0 when not in the tutorial).
-func (s *Session) Stage() int { return s.stage }
-
-// Narrating reports whether a Cipher line is showing before its prompt.
-func (s *Session) Narrating() bool { return s.narrating }
-
 func (d *Deck) enterREPL() error {
 	r, err := d.sram.Alloc(REPLArena, REPLBytes)
 	if err != nil {
-		d.refused = err.Error()
+		d.refuse(err)
 		return fmt.Errorf("deck: enter repl: %w", err)
 	}
 	d.saved = d.homeSel
 	s := &Session{lfsr: 1, w: &d.words}
-	vm, err := d.newVM(r, s)
-	if err != nil {
-		_ = d.sram.Free(REPLArena)
-		return err
-	}
-	s.vm = vm
+	s.vm = d.newVM(r, s)
 	s.comp.predict = s.predict
 	s.comp.clip, s.comp.w = d.clip, &d.words
 	hist, err := DecodeHistory(d.state.History)
@@ -135,40 +120,11 @@ func (d *Deck) startStage() {
 	if s.stage == 0 {
 		return
 	}
+	// The prompt is empty: a new session's, or the one the stage's last
+	// evaluation emptied.
 	s.narrating, s.narratedAt = true, d.clk.Now()
-	s.comp.p.SetForm(nil)
-	s.pages = narrationPages(Stages()[s.stage-1].Narration, RuleText, d.words.pageCut)
+	s.pages = d.words.pages[s.stage-1]
 	s.comp.readout = s.pages[0]
-}
-
-// narrationPages cuts a Cipher line into the pages row 22 shows one after
-// the other, each at most width bytes, where cut says.
-func narrationPages(line string, width int, cut func(line string, width int) int) []string {
-	var pages []string
-	for len(line) > width {
-		n := cut(line, width)
-		pages = append(pages, line[:n])
-		line = strings.TrimLeft(line[n:], " ")
-	}
-	return append(pages, line)
-}
-
-// cutAtSentence is where a page of a Cipher line longer than width ends:
-// after the last sentence that fits, else at the last blank.
-func cutAtSentence(line string, width int) int {
-	if i := strings.LastIndex(line[:width+1], ". "); i > 0 {
-		return i + 1 // the full stop stays on its page
-	}
-	return cutAtBlank(line, width)
-}
-
-// cutAtBlank is where a page of a Cipher line longer than width ends: at
-// the last blank that fits, else at width.
-func cutAtBlank(line string, width int) int {
-	if i := strings.LastIndex(line[:width+1], " "); i > 0 {
-		return i
-	}
-	return width
 }
 
 // narrate shows the page of the Cipher line the time since it began asks
@@ -270,9 +226,7 @@ func (d *Deck) fits(c Consumer, held, size int) error {
 // pushHistory records an entry, newest first, dropping the oldest past 32.
 func (s *Session) pushHistory(e Entry) {
 	s.history = append([]Entry{e}, s.history...)
-	if len(s.history) > HistoryMax {
-		s.history = s.history[:HistoryMax]
-	}
+	s.history = s.history[:min(len(s.history), HistoryMax)]
 	s.unsaved++
 	if err := s.syncHistory(); err != nil {
 		s.comp.readout = s.w.words.historyFull
@@ -308,17 +262,12 @@ func (s *Session) predict() []string {
 			order[j], order[j-1] = order[j-1], order[j]
 		}
 	}
-	if len(order) > 8 {
-		order = order[:8]
-	}
-	return order
+	return order[:min(len(order), 8)]
 }
 
 func (s *Session) addLine(text string, entry int) {
 	s.lines = append(s.lines, scrollLine{text, entry})
-	if len(s.lines) > ScrollRows {
-		s.lines = s.lines[len(s.lines)-ScrollRows:]
-	}
+	s.lines = s.lines[max(0, len(s.lines)-ScrollRows):]
 }
 
 func (d *Deck) replKey(k Key) error {
@@ -360,7 +309,7 @@ func (d *Deck) replKey(k Key) error {
 			d.modal = ModalExitTutorial
 			return nil
 		}
-		s.focus, s.sel, s.older = FocusScroll, len(s.shown)-1, true
+		s.focus, s.sel = FocusScroll, len(s.shown)-1
 	case KeyQuote:
 		n := s.comp.p.Cur()
 		if n == nil {
@@ -393,10 +342,9 @@ func (d *Deck) evalPrompt() error {
 	if s.comp.readout == "" {
 		s.comp.readout = s.w.words.cycles(ev.Cycles)
 	}
+	var saveErr error // a tutorial stage completed but not written to flash
 	if s.stage > 0 {
-		if err := d.tutorialProgress(ev); err != nil {
-			return err
-		}
+		saveErr = d.tutorialProgress(ev)
 	}
 	if n := s.openEditor; n != nil {
 		s.openEditor = nil
@@ -407,7 +355,7 @@ func (d *Deck) evalPrompt() error {
 		// allocation; the deck is home with the refusal on screen.
 		_ = d.openEditor(n)
 	}
-	return nil
+	return saveErr
 }
 
 func (d *Deck) tutorialProgress(ev Eval) error {
@@ -424,42 +372,40 @@ func (d *Deck) tutorialProgress(ev Eval) error {
 			return nil
 		}
 	}
+	// The stage is done whether or not the flash takes the cursor: the
+	// session goes on, and a failed write is the key's error.
 	d.state.Tutorial |= st.Bit
 	d.syncCursor()
-	if err := d.save(); err != nil {
-		return err
-	}
+	err := d.save()
 	if st.Bit == TutGraduated {
 		s.stage = 0
 		s.comp.readout = TextClosing
-		return nil
+		return err
 	}
 	d.startStage()
-	return nil
+	return err
 }
 
 func (d *Deck) scrollKey(k Key) error {
 	s := d.repl
-	if s.inspect != nil {
-		switch k {
-		case KeyCar:
-			if !s.inspect.Descend() {
-				s.comp.readout = s.w.words.noChild
-			}
-		case KeyCdr:
-			if !s.inspect.Next() {
-				s.comp.readout = s.w.words.endOfList
-			}
-		case KeyBack:
-			if !s.inspect.Ascend() {
-				s.inspect = nil
-				return nil
-			}
+	if in := s.inspect; in != nil {
+		switch {
+		case k == KeyCar && in.HasChild():
+			in.Descend()
+		case k == KeyCar:
+			s.comp.readout = s.w.words.noChild
+			return nil
+		case k == KeyCdr && in.HasNext():
+			in.Next()
+		case k == KeyCdr:
+			s.comp.readout = s.w.words.endOfList
+			return nil
+		case k == KeyBack && !in.Ascend():
+			s.inspect = nil
+			return nil
 		}
-		if s.inspect != nil && s.comp.readout == "" {
-			c := s.inspect.Cur()
-			s.comp.readout = s.w.words.cell(c.Kind(), c.String())
-		}
+		c := in.Cur()
+		s.comp.readout = s.w.words.cell(c.Kind(), c.String())
 		return nil
 	}
 	has := s.sel >= 0 && s.sel < len(s.shown)
@@ -491,14 +437,10 @@ func (d *Deck) scrollKey(k Key) error {
 			s.comp.readout = s.w.words.resultIsAtom
 			return nil
 		}
-		s.inspect = &Prompt{Root: n}
-		s.inspect.Descend()
+		// A list result has a first element: Fe prints the empty list
+		// as nil, an atom.
+		s.inspect = &Prompt{Root: n, Path: []int{0}}
 		c := s.inspect.Cur()
-		if c == nil {
-			s.inspect = nil
-			s.comp.readout = s.w.words.atom("nil")
-			return nil
-		}
 		s.comp.readout = s.w.words.cell(c.Kind(), c.String())
 	case KeyQuote, KeyEval:
 		if !has {
@@ -533,9 +475,7 @@ func (d *Deck) leaveREPL() error {
 		s.comp.readout = s.w.words.flashFailed
 		return err
 	}
-	if err := d.sram.Free(REPLArena); err != nil {
-		return err
-	}
+	d.sram.Free(REPLArena)
 	d.repl, d.mode, d.homeSel, d.modal = nil, ModeHome, d.saved, ModalNone
 	if c := d.pending; c != nil {
 		d.pending = nil

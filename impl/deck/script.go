@@ -2,6 +2,7 @@ package deck
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,26 +84,34 @@ func (d *Deck) Pick(token string) error {
 	if c == nil || c.pal == nil {
 		return fmt.Errorf("pick %s: no palette open", token)
 	}
-	for i := 0; i < len(c.pal.items); i++ {
-		if c.pal.items[c.pal.i] == token {
-			return d.Press(KeyEval)
-		}
-		if err := d.Press(KeyCdr); err != nil {
-			return err
-		}
+	if !slices.Contains(c.pal.items, token) {
+		_ = d.Press(KeyBack)
+		return fmt.Errorf("pick %s: not in the palette", token)
 	}
-	_ = d.Press(KeyBack)
-	return fmt.Errorf("pick %s: not in the palette", token)
+	// The palette has the keys (composerInFocus): CDR moves its highlight
+	// and cannot fail.
+	for c.pal.items[c.pal.i] != token {
+		_ = d.Press(KeyCdr)
+	}
+	return d.Press(KeyEval)
 }
 
+// composerInFocus is the composer whose palette CONS opens, or nil: the
+// REPL's prompt line while it has focus and no Cipher line or question
+// stands before it, or the editor's buffer, outside literal entry.
 func (d *Deck) composerInFocus() *composer {
+	var c *composer
 	switch {
-	case d.mode == ModeREPL && d.repl != nil:
-		return &d.repl.comp
-	case d.mode == ModeEditor && d.editor != nil:
-		return &d.editor.comp
+	case d.modal != ModalNone:
+	case d.mode == ModeREPL && d.repl.focus == FocusPrompt && !d.repl.narrating:
+		c = &d.repl.comp
+	case d.mode == ModeEditor:
+		c = &d.editor.comp
 	}
-	return nil
+	if c == nil || c.lit != nil {
+		return nil
+	}
+	return c
 }
 
 // Compose builds src on the focused prompt with real key presses: PICK for
@@ -153,6 +162,9 @@ func (d *Deck) compose(c *composer, n *Node) error {
 		}
 		return d.PressAll(keys...)
 	}
+	// The palette opens (Compose checked the composer takes the keys); the
+	// pick fails only when the editor undoes an insertion its buffer
+	// cannot hold.
 	if err := d.Pick("()"); err != nil {
 		return err
 	}
@@ -167,20 +179,10 @@ func (d *Deck) compose(c *composer, n *Node) error {
 	return nil
 }
 
-func inPalette(c *composer, tok string) bool {
-	if tok == "()" {
-		return true
-	}
-	for _, s := range c.candidates() {
-		if s == tok {
-			return true
-		}
-	}
-	return false
-}
+func inPalette(c *composer, tok string) bool { return slices.Contains(c.candidates(), tok) }
 
 // DumpWithCycles is the screen dump followed by the cycle counter and the
 // simulated time since power on, the format of the goldens.
 func DumpWithCycles(d *Deck) string {
-	return d.Dump() + fmt.Sprintf("-- cycles %d  clock +%s\n", d.cpu.Cycles(), d.clk.Now().Sub(d.bootTime()))
+	return d.Dump() + fmt.Sprintf("-- cycles %d  clock +%s\n", d.Cycles(), d.Uptime())
 }

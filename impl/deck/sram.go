@@ -2,7 +2,7 @@ package deck
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -128,14 +128,10 @@ type Region struct {
 	Consumer Consumer
 	Base     int // offset from the start of SRAM
 	size     int
-	live     bool
 }
 
 // Bytes returns the region's size (fe.Arena).
 func (r *Region) Bytes() int { return r.size }
-
-// Live reports whether the region is still allocated.
-func (r *Region) Live() bool { return r != nil && r.live }
 
 // SRAM is the allocation map of the part. The zero value is not usable;
 // use NewSRAM.
@@ -146,10 +142,10 @@ type SRAM struct {
 	words   wording // how a refusal reads
 }
 
-// NewSRAM returns the SRAM of part with nothing allocated, its refusals
-// worded as the reference words them.
-func NewSRAM(part Part) *SRAM {
-	return &SRAM{part: part, budgets: Budgets(), live: make(map[Consumer]*Region), words: referenceWording()}
+// newSRAM returns the SRAM of part with nothing allocated, its refusals
+// worded as w words them.
+func newSRAM(part Part, w wording) *SRAM {
+	return &SRAM{part: part, budgets: Budgets(), live: make(map[Consumer]*Region), words: w}
 }
 
 // refusal is a refused allocation or write of size bytes to c.
@@ -159,9 +155,6 @@ func (s *SRAM) refusal(c Consumer, size int, b Budget, free int, rule string) *B
 
 // Part returns the board model.
 func (s *SRAM) Part() Part { return s.part }
-
-// Capacity returns the part's SRAM size.
-func (s *SRAM) Capacity() int { return s.part.SRAM }
 
 // Used returns the bytes allocated at the top level (regions inside
 // another consumer are part of it).
@@ -209,7 +202,7 @@ func (s *SRAM) Live() []Consumer {
 	for c := range s.live {
 		out = append(out, c)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 
@@ -246,123 +239,30 @@ func (s *SRAM) Alloc(c Consumer, size int) (*Region, error) {
 		}
 		return nil, refuse("more than is free in the " + where)
 	}
-	base, err := s.place(b.Parent, size)
-	if err != nil {
-		return nil, refuse(err.Error())
-	}
-	r := &Region{Consumer: c, Base: base, size: size, live: true}
+	// A parent's regions are packed from its start: the deck frees only
+	// the region allocated last in a parent (an exclusive arena, the
+	// mission), so its free bytes are one gap at its end.
+	r := &Region{Consumer: c, Base: s.start(b.Parent) + s.usedIn(b.Parent), size: size}
 	s.live[c] = r
 	return r, nil
 }
 
-// place finds the lowest gap of size bytes inside parent.
-func (s *SRAM) place(parent Consumer, size int) (int, error) {
-	lo, hi := 0, s.part.SRAM
-	if parent != "" {
-		p := s.live[parent]
-		lo, hi = p.Base, p.Base+p.size
+// start is the offset of parent's first byte ("" for the part itself).
+func (s *SRAM) start(parent Consumer) int {
+	if parent == "" {
+		return 0
 	}
-	var taken []*Region
-	for c, r := range s.live {
-		if s.budgets[c].Parent == parent {
-			taken = append(taken, r)
-		}
-	}
-	sort.Slice(taken, func(i, j int) bool { return taken[i].Base < taken[j].Base })
-	at := lo
-	for _, r := range taken {
-		if r.Base-at >= size {
-			return at, nil
-		}
-		at = r.Base + r.size
-	}
-	if hi-at >= size {
-		return at, nil
-	}
-	return 0, fmt.Errorf("no gap of %d bytes (fragmented)", size)
+	return s.live[parent].Base
 }
 
-// Free releases c and every region carved out of it.
-func (s *SRAM) Free(c Consumer) error {
-	r, ok := s.live[c]
-	if !ok {
-		return s.refusal(c, 0, s.budgets[c], s.FreeIn(s.budgets[c].Parent), "free of an unallocated consumer")
-	}
+// Free releases c and every region carved out of it; a consumer that is
+// not allocated has nothing to release. The deck frees only the region it
+// allocated last in its parent (see Alloc).
+func (s *SRAM) Free(c Consumer) {
 	for other := range s.live {
 		if s.budgets[other].Parent == c {
-			if err := s.Free(other); err != nil {
-				return err
-			}
+			s.Free(other)
 		}
 	}
-	r.live = false
 	delete(s.live, c)
-	return nil
-}
-
-// Check verifies the invariants: every region within its budget and inside
-// its parent, no two regions of one parent overlapping, the total within
-// the part, at most one exclusive arena.
-func (s *SRAM) Check() error {
-	if s.Used() > s.part.SRAM {
-		return fmt.Errorf("sram: %d bytes used of %d", s.Used(), s.part.SRAM)
-	}
-	n := 0
-	byParent := map[Consumer][]*Region{}
-	for c, r := range s.live {
-		b := s.budgets[c]
-		if b.Exclusive {
-			n++
-		}
-		if r.size < b.Min || r.size > b.Max {
-			return fmt.Errorf("sram: %s holds %d bytes, budget %s", c, r.size, b)
-		}
-		lo, hi := 0, s.part.SRAM
-		if b.Parent != "" {
-			p, ok := s.live[b.Parent]
-			if !ok {
-				return fmt.Errorf("sram: %s without its %s", c, b.Parent)
-			}
-			lo, hi = p.Base, p.Base+p.size
-		}
-		if r.Base < lo || r.Base+r.size > hi {
-			return fmt.Errorf("sram: %s at %#x+%d outside [%#x,%#x)", c, r.Base, r.size, lo, hi)
-		}
-		byParent[b.Parent] = append(byParent[b.Parent], r)
-	}
-	if n > 1 {
-		return fmt.Errorf("sram: %d exclusive arenas allocated: %v", n, s.Live())
-	}
-	for _, rs := range byParent {
-		sort.Slice(rs, func(i, j int) bool { return rs[i].Base < rs[j].Base })
-		for i := 1; i < len(rs); i++ {
-			if rs[i-1].Base+rs[i-1].size > rs[i].Base {
-				return fmt.Errorf("sram: %s and %s overlap", rs[i-1].Consumer, rs[i].Consumer)
-			}
-		}
-	}
-	return nil
-}
-
-// Map draws the allocation map, one line per region in address order,
-// regions inside another indented under it, then the free bytes.
-func (s *SRAM) Map() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s SRAM %d bytes, %d used, %d free\n", s.part.Name, s.part.SRAM, s.Used(), s.FreeIn(""))
-	var walk func(parent Consumer, depth int)
-	walk = func(parent Consumer, depth int) {
-		var rs []*Region
-		for c, r := range s.live {
-			if s.budgets[c].Parent == parent {
-				rs = append(rs, r)
-			}
-		}
-		sort.Slice(rs, func(i, j int) bool { return rs[i].Base < rs[j].Base })
-		for _, r := range rs {
-			fmt.Fprintf(&b, "%s%#07x %-13s %6d\n", strings.Repeat("  ", depth), r.Base, r.Consumer, r.size)
-			walk(r.Consumer, depth+1)
-		}
-	}
-	walk("", 0)
-	return b.String()
 }

@@ -61,23 +61,13 @@ func NewState() State {
 // ErrCorrupt reports an image that failed validation.
 var ErrCorrupt = errors.New("deck state: corrupt image")
 
-// Encode returns the flash image of s.
+// Encode returns the flash image of s, refusing a handle longer than its
+// field. The history and snippet regions are taken as they are: the deck
+// only ever holds ones that fit and read back (what Decode read, or what
+// EncodeHistory and EncodeSnippets made within the regions' sizes).
 func (s State) Encode() ([]byte, error) {
 	if len(s.Handle) > handleBytes {
 		return nil, fmt.Errorf("deck state: handle %q longer than %d bytes", s.Handle, handleBytes)
-	}
-	if len(s.History) > HistoryBytes {
-		return nil, fmt.Errorf("deck state: history %d bytes, budget %d", len(s.History), HistoryBytes)
-	}
-	if len(s.Snippets) > SnippetBytes {
-		return nil, fmt.Errorf("deck state: snippets %d bytes, budget %d", len(s.Snippets), SnippetBytes)
-	}
-	// An image Decode would refuse at the next power on is never written.
-	if _, err := DecodeHistory(s.History); err != nil {
-		return nil, fmt.Errorf("deck state: %w", err)
-	}
-	if _, err := DecodeSnippets(s.Snippets); err != nil {
-		return nil, fmt.Errorf("deck state: %w", err)
 	}
 	b := make([]byte, 0, ImageBytes)
 	b = append(b, imageMagic...)
@@ -188,10 +178,7 @@ func EncodeHistory(entries []Entry, budget int) ([]byte, int) {
 		if len(e.Expr) > 255 {
 			continue
 		}
-		res := e.Result
-		if len(res) > maxResultBytes {
-			res = res[:maxResultBytes]
-		}
+		res := e.Result[:min(len(e.Result), maxResultBytes)]
 		need := 3 + len(e.Expr) + len(res)
 		if len(b)+need > budget {
 			break
@@ -240,7 +227,14 @@ func DecodeHistory(b []byte) ([]Entry, error) {
 // Snippet is one named form of the snippet library, stored as source.
 type Snippet struct {
 	Name string
-	Form string
+	Form string // one Fe form (DecodeSnippets refuses another)
+}
+
+// form is the snippet's form, which reads (DecodeSnippets checked it).
+func (sn Snippet) form() *Node {
+	n, err := Parse(sn.Form)
+	must(err)
+	return n
 }
 
 // EncodeSnippets packs the library: per snippet a name length byte, the
@@ -275,7 +269,11 @@ func DecodeSnippets(b []byte) ([]Snippet, error) {
 		if p+m > len(b) {
 			return nil, fmt.Errorf("snippets: form overruns at %d", p)
 		}
-		out = append(out, Snippet{Name: name, Form: string(b[p : p+m])})
+		form := string(b[p : p+m])
+		if _, err := Parse(form); err != nil {
+			return nil, fmt.Errorf("snippets: the form at %d does not read: %v", p, err)
+		}
+		out = append(out, Snippet{Name: name, Form: form})
 		p += m
 	}
 	return out, nil

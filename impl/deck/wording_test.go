@@ -70,3 +70,39 @@ func showAfter(t *testing.T, set vary.Set, script string) string {
 	_ = RunScript(d, script) // a refused token is part of what the deck shows
 	return d.Dump() + "\n" + d.Last().Result
 }
+
+// TestNarrationPages pins the pages row 22 shows a stage's Cipher line in,
+// with every variation: together they are the seed's line, and each fits
+// the readout (RuleText columns), cut at a sentence end in the reference.
+func TestNarrationPages(t *testing.T) {
+	for _, set := range []vary.Set{{}, mustParse(t, "all")} {
+		w := wordingFor(set)
+		for i, st := range Stages() {
+			pages := w.pages[i]
+			if got := strings.Join(pages, " "); got != st.Narration {
+				t.Errorf("stage %d (%s): pages %q are not the Cipher line %q", i+1, set, pages, st.Narration)
+			}
+			for _, p := range pages {
+				if len(p) > RuleText {
+					t.Errorf("stage %d (%s): page %q is wider than row 22's %d columns", i+1, set, p, RuleText)
+				}
+			}
+		}
+	}
+	for i, p := range wordingFor(vary.Set{}).pages {
+		for _, page := range p[:len(p)-1] {
+			if !strings.HasSuffix(page, ".") {
+				t.Errorf("stage %d: the reference cuts %q inside a sentence", i+1, page)
+			}
+		}
+	}
+}
+
+func mustParse(t *testing.T, list string) vary.Set {
+	t.Helper()
+	s, err := vary.Parse(list, Variations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -124,7 +124,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		base = afero.NewBasePathFs(afero.NewOsFs(), *dir)
 	}
 	flash := vfs.NewFaulty(base, *seed) // FLASH FAIL arms its failpoints
-	cfg := deck.Config{CPI: *cpi, Fs: flash, StatePath: statePath, Seed: *seed, Vary: variations}
+	cfg := deck.Config{CPI: *cpi, Fs: flash, Seed: *seed, Vary: variations}
 	if *part != "" {
 		p, err := deck.PartNamed(*part)
 		if err != nil {
@@ -185,9 +185,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// statePath is where the deck keeps its deck-state image in its flash.
-const statePath = "/flash/deckstate.bin"
-
 // serve answers one input line of the protocol: the lines a debug port
 // understands (COMPOSE, STATE, HANDLE, IMAGE, FLASH), else key tokens. What
 // it prints goes before the line's frame.
@@ -205,10 +202,7 @@ func serve(w io.Writer, d *deck.Deck, flash *vfs.Faulty, line string) error {
 		if err != nil {
 			return fmt.Errorf("IMAGE: %w", err)
 		}
-		if err := flash.MkdirAll(path.Dir(statePath), 0o755); err != nil {
-			return fmt.Errorf("IMAGE: %w", err)
-		}
-		if err := afero.WriteFile(flash, statePath, img, 0o644); err != nil {
+		if err := afero.WriteFile(flash, deck.StatePath, img, 0o644); err != nil {
 			return fmt.Errorf("IMAGE: %w", err)
 		}
 		return nil
@@ -220,7 +214,7 @@ func serve(w io.Writer, d *deck.Deck, flash *vfs.Faulty, line string) error {
 	case "STATE":
 		return writeState(w, d)
 	case "IMAGE":
-		img, err := afero.ReadFile(flash, statePath)
+		img, err := afero.ReadFile(flash, deck.StatePath)
 		if err != nil {
 			return fmt.Errorf("IMAGE: %w", err)
 		}
@@ -232,7 +226,7 @@ func serve(w io.Writer, d *deck.Deck, flash *vfs.Faulty, line string) error {
 		}
 		return nil
 	case "FLASH LIST":
-		files, err := afero.ReadDir(flash, path.Dir(statePath))
+		files, err := afero.ReadDir(flash, path.Dir(deck.StatePath))
 		if err != nil {
 			return fmt.Errorf("FLASH LIST: %w", err)
 		}
