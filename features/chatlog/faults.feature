@@ -14,7 +14,7 @@ Feature: A failing disk
     Given the disk fails the server's next write to the log of "Index - 7 Zen" with <how>
     When agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
-    Then the console says "job <page>#1 not dispatched: append to debug/<page>.md:" per Decision (§chatlog-append-only)
+    Then the console says "job <page>#1 not dispatched, its placeholder not written: append to debug/<page>.md:" per Decision (§chatlog-append-only)
     And the console says "<error>" per Decision (§chatlog-append-only)
     And the console does not say "short write" per Decision (§chatlog-append-only)
     And the log of "Index - 7 Zen" ends with per Decision (§chatlog-append-only)

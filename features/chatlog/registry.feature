@@ -150,7 +150,7 @@ Feature: Master registry
       interrupted: the server restarted while this request was executing; it was not run again
       ```
       """
-    And the console says "request was executing when the server stopped; not run again" per Decision (§chatlog-executing-placeholder)
+    And the console says "debug/<page>.md: the request of agent at 09:00:00 was executing when the server stopped; not run again" per Decision (§chatlog-executing-placeholder)
     And the console does not say "<nil>" per Decision (§chatlog-executing-placeholder)
     When the page "Index - 7 Zen" recovers and posts what it held
     And agent "agent" asks "Index - 7 Zen" to run "globalThis.n"
