@@ -335,11 +335,11 @@ func InitializeScenario(sc kit.Steps) {
 		pt := map[string]vfs.Failpoint{"EIO": vfs.WriteError, "ENOSPC": vfs.NoSpace, "a torn write": vfs.TornWrite, "a short write": vfs.ShortWrite}[how]
 		return w.faulty.Arm(vfs.Fault{Point: pt, Pattern: w.path(page), Skip: skip, Count: 1})
 	})
-	sc.Step(`^the disk fails every rename of the registry$`, func(ctx context.Context) error {
+	sc.Step(`^the disk fails every write of the registry$`, func(ctx context.Context) error {
 		if err := get(ctx).d.internal("fault injection on the server's disk"); err != nil {
 			return err
 		}
-		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.RenameFail, Pattern: chatlog.RegistryFile + "*"})
+		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.WriteError, Pattern: chatlog.RegistryFile})
 	})
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" without a final line break:$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
 		w := get(ctx)
