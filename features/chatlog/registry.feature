@@ -70,7 +70,7 @@ Feature: Master registry
     Given a running server
     And 90 pages connect
     And the page "Busy" is connected
-    When agent "agent" asks "Busy" to run 45 jobs one second apart
+    When agent "agent" asks "Busy" to run 90 jobs one second apart
     Then the registry has fewer than 200 lines
     And the registry lists at most 30 recent jobs per Decision (§chatlog-registry-bounded)
     And the registry contains "* tab-31 (" per Decision (§chatlog-registry-bounded)

@@ -56,14 +56,6 @@ func fenced(lang, body string) string {
 	return f + lang + "\n" + body + "\n" + f + "\n"
 }
 
-// ReplyHeader renders a reply header line (without newline)
-// (§chatlog-reply-header, §chatlog-error-header). ms < 0 means no known
-// duration. marks are appended after the duration: "timeout", "late",
-// "interrupted".
-func ReplyHeader(page, agent, at string, ms int64, isErr bool, marks ...string) string {
-	return Format{}.ReplyHeader(page, agent, at, ms, isErr, marks...)
-}
-
 // markWord is a mark's word with the variation "reply-marks"; the parser
 // reads both (logparse).
 func markWord(mark string) string {
@@ -78,7 +70,9 @@ func markWord(mark string) string {
 	return mark
 }
 
-// ReplyHeader renders a reply header line as the package's ReplyHeader does.
+// ReplyHeader renders a reply header line, without its newline
+// (§chatlog-reply-header, §chatlog-error-header). ms < 0 means no known
+// duration. marks follow the duration: "timeout", "late", "interrupted".
 func (f Format) ReplyHeader(page, agent, at string, ms int64, isErr bool, marks ...string) string {
 	h := fmt.Sprintf("**%s** to %s at %s", page, agent, at)
 	var parts []string

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"anchorage/impl/chatlog/logparse"
 	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 
@@ -132,6 +131,7 @@ type Server struct {
 	instances []*Instance // in the order they connected
 	byToken   map[string]*Instance
 	jobs      map[string]*Job
+	all       []*Job // every job, in the order the server created them
 	recent    []*Job
 	seq       int
 	stopped   bool
@@ -250,16 +250,17 @@ func (s *Server) registerLocked(name, url, lang string) (Registration, error) {
 // nor a log already in debug/ (§chatlog-short-id): 4 hex digits (6 with the
 // variation "short-ids"), one more on each draw from the sixth, up to 8.
 func (s *Server) newStem(base string) string {
-	for try := 1; ; try++ {
-		stem := base + "-" + s.ids.Next(max(vary.Choose(s.cfg.Vary, "short-ids", 4, 6), try-1))
+	for try := 0; ; try++ {
+		stem := base + "-" + s.ids.Next(max(vary.Choose(s.cfg.Vary, "short-ids", 4, 6), try))
 		if exists, _ := afero.Exists(s.cfg.Fs, InstancePath(stem)); !s.connected(stem) && !exists {
 			return stem
 		}
 	}
 }
 
-// attachLocked connects the instance stem to its log p, reads what the log
-// holds already (a log that exists after a restart) and lists it.
+// attachLocked connects the instance stem to its log p and lists it. The
+// watcher reads what the log holds already (a log that exists after a
+// restart) at its next poll.
 func (s *Server) attachLocked(base, stem, name, url, lang, p string) Registration {
 	in := &Instance{Name: name, Base: base, Stem: stem, URL: url, Lang: cmp.Or(lang, "JS"), Path: p,
 		token:    s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8),
@@ -267,7 +268,6 @@ func (s *Server) attachLocked(base, stem, name, url, lang, p string) Registratio
 		byOffset: map[int64]*Job{}, wake: make(chan struct{})}
 	s.instances = append(s.instances, in)
 	s.byToken[in.token] = in
-	s.parseLocked(in)
 	s.writeRegistry()
 	return Registration{ID: stem, Token: in.token, Path: p}
 }
@@ -353,7 +353,7 @@ func (s *Server) Poll(id, token string) (*Task, <-chan struct{}, error) {
 		return nil, in.wake, nil // nothing waits, or the page runs the first job
 	}
 	j := in.queue[0]
-	placeholder := vary.Choose(s.cfg.Vary, "no-placeholder", s.format().Placeholder(j.Page, j.Agent, Clock(s.cfg.Clock.Now())), "")
+	placeholder := vary.Choose(s.cfg.Vary, "no-placeholder", s.format().Placeholder(in.Stem, j.Agent, Clock(s.cfg.Clock.Now())), "")
 	if err := s.appendLocked(in, "job "+j.ID+" not dispatched, its placeholder", placeholder); err != nil {
 		return nil, in.wake, nil
 	}
@@ -403,12 +403,12 @@ func (s *Server) Result(id, token, jobID string, o Outcome) error {
 		j.to(state)
 		in.remove(j)
 		in.State, in.Note = shown, ""
-		_ = s.appendLocked(in, "job "+j.ID+": reply", s.format().Reply(j.Page, j.Agent, Clock(now), j.Duration().Milliseconds(), o))
+		_ = s.appendLocked(in, "job "+j.ID+": reply", s.format().Reply(in.Stem, j.Agent, Clock(now), j.Duration().Milliseconds(), o))
 	case j.State == TimedOut && !j.Late:
 		j.FinishedAt, j.Outcome, j.Late = now, &o, true
 		in.Note = "late"
 		s.logf("job %s: late result after %s", j.ID, FormatMillis(j.Duration().Milliseconds()))
-		_ = s.appendLocked(in, "job "+j.ID+": late reply", s.format().Reply(j.Page, j.Agent, Clock(now), j.Duration().Milliseconds(), o, "late"))
+		_ = s.appendLocked(in, "job "+j.ID+": late reply", s.format().Reply(in.Stem, j.Agent, Clock(now), j.Duration().Milliseconds(), o, "late"))
 	default:
 		return fmt.Errorf("chatlog: job %s is %s, not expecting a result", j.ID, j.State)
 	}
@@ -453,22 +453,26 @@ func (s *Server) expire(in *Instance, j *Job) {
 		s.cfg.Clock.AfterFunc(wait, func() { s.expire(in, j) })
 		return
 	}
-	taken := j.State == Dispatched
+	d := FormatMillis(s.timeout.Milliseconds())
+	why, note := s.timeoutWords(j, d)
 	j.to(TimedOut)
 	in.remove(j)
-	ms := s.timeout.Milliseconds()
-	in.State, in.Note = StateFailed, fmt.Sprintf("after %dms (timeout)", ms)
-	why := s.words(fmt.Sprintf("timeout: no result after %s", FormatMillis(ms)),
-		fmt.Sprintf("Timed out: the page sent nothing back within %s (timeout)", FormatMillis(ms)))
-	if !taken {
-		s.logf("job %s timed out after %s without being dispatched: no realm took it", j.ID, FormatMillis(ms))
-		why = s.words(fmt.Sprintf("timeout: no realm took this job within %s", FormatMillis(ms)),
-			fmt.Sprintf("Timed out: no page asked for this job within %s (timeout)", FormatMillis(ms)))
-	} else {
-		s.logf("job %s timed out after %s", j.ID, FormatMillis(ms))
-	}
-	_ = s.appendLocked(in, "job "+j.ID+": timeout entry", s.format().Reply(j.Page, j.Agent, Clock(s.cfg.Clock.Now()), ms, Outcome{Stack: why}, "timeout"))
+	in.State, in.Note = StateFailed, fmt.Sprintf("after %dms (timeout)", s.timeout.Milliseconds())
+	s.logf("%s", note)
+	_ = s.appendLocked(in, "job "+j.ID+": timeout entry", s.format().Reply(in.Stem, j.Agent, Clock(s.cfg.Clock.Now()), s.timeout.Milliseconds(), Outcome{Stack: why}, "timeout"))
 	s.changedLocked(in, j)
+}
+
+// timeoutWords are the Error text of job j's timeout entry and the
+// console's note, by the state the job timed out in; d is the timeout.
+func (s *Server) timeoutWords(j *Job, d string) (entry, note string) {
+	switch j.State {
+	case Requested:
+		return s.words("timeout: no realm took this job within "+d, "Timed out: no page asked for this job within "+d+" (timeout)"),
+			"job " + j.ID + " timed out after " + d + " without being dispatched: no realm took it"
+	}
+	return s.words("timeout: no result after "+d, "Timed out: the page sent nothing back within "+d+" (timeout)"),
+		"job " + j.ID + " timed out after " + d
 }
 
 // noWait is the reference's wait before a job times out once its timeout
@@ -490,12 +494,11 @@ func (s *Server) Jobs(stem string) []Job {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Job
-	for _, j := range s.jobs {
+	for _, j := range s.all {
 		if stem == "" || j.Instance == stem {
 			out = append(out, *j) // History only grows: the copy's stays as it is
 		}
 	}
-	slices.SortFunc(out, func(a, b Job) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }
 
@@ -584,8 +587,8 @@ func (s *Server) readRange(p string, from, to int64) ([]byte, error) {
 	return b[:n], nil
 }
 
-// parseLocked reads the new part of a log (or its tail when the log is new
-// to the server or was rewritten) and turns requests into jobs.
+// parseLocked reads the new part of a log, or its tail when the log is new
+// to the server or was rewritten, and turns requests into jobs.
 func (s *Server) parseLocked(in *Instance) {
 	fi, err := s.cfg.Fs.Stat(in.Path)
 	if err != nil {
@@ -593,43 +596,52 @@ func (s *Server) parseLocked(in *Instance) {
 		return
 	}
 	w := &in.watch
-	if !w.warm {
+	switch {
+	case !w.warm:
 		// The log is new to the server (a restart): its tail is read.
 		s.coldParseLocked(in, fi)
-		return
-	}
-	if fi.Size() < w.cp || s.hashRange(in.Path, w.cp-guardLen, w.cp) != w.guard {
+	case fi.Size() < w.cp || s.hashRange(in.Path, w.cp-guardLen, w.cp) != w.guard:
 		s.logf("%s was rewritten; reparsing its tail", in.Path)
 		s.coldParseLocked(in, fi)
-		return
+	default:
+		s.warmParseLocked(in, fi)
 	}
-	data, err := s.readRange(in.Path, w.cp, fi.Size())
+}
+
+// readLocked parses the log from offset from to its end, from the first
+// entry there when tail (a cold read, §chatlog-tail-only), tells its
+// ambiguities on the console and resumes the next read where the settled
+// part of this one ends.
+func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, error) {
+	data, err := s.readRange(in.Path, from, size)
+	if err != nil {
+		return Log{}, err
+	}
+	start := TailStart(data, !tail || from == 0)
+	lg := ParseAt(data[start:], from+int64(start))
+	for _, a := range lg.Ambiguous {
+		s.logf("%s: ambiguous pairing: %s", in.Path, a)
+	}
+	in.watch.cp, in.watch.guard, in.watch.warm = lg.Resume, s.hashRange(in.Path, lg.Resume-guardLen, lg.Resume), true
+	return lg, nil
+}
+
+// warmParseLocked reads what was appended to a log since the last read.
+func (s *Server) warmParseLocked(in *Instance, fi os.FileInfo) {
+	lg, err := s.readLocked(in, in.watch.cp, fi.Size(), false)
 	if err != nil {
 		s.logf("%v", err)
 		return
 	}
-	// What was appended since the last parse pairs as the seed says, by
-	// agent and timestamp (§chatlog-reply-pairing): a reply an agent wrote
-	// answers the closest earlier request of its agent.
-	lg := ParseAt(data, w.cp)
-	s.reportAmbiguity(in, lg)
+	// What was appended pairs as the seed says, by agent and timestamp
+	// (§chatlog-reply-pairing): a reply an agent wrote answers the closest
+	// earlier request of its agent.
 	answered := lg.Answered()
 	for i, r := range lg.Requests {
-		_, seen := in.byOffset[r.Offset] // the same request parsed again (§chatlog-request-job)
+		_, seen := in.byOffset[r.Offset] // the same request read again (§chatlog-request-job)
 		if r.Closed && !answered[i] && !seen {
 			s.newJobLocked(in, r, fi.ModTime())
 		}
-	}
-	s.setResume(in, lg.Resume)
-}
-
-func (s *Server) setResume(in *Instance, off int64) {
-	in.watch.cp, in.watch.guard, in.watch.warm = off, s.hashRange(in.Path, off-guardLen, off), true
-}
-
-func (s *Server) reportAmbiguity(in *Instance, lg Log) {
-	for _, a := range lg.Ambiguous {
-		s.logf("%s: ambiguous pairing: %s", in.Path, a)
 	}
 }
 
@@ -640,24 +652,18 @@ func requestKey(agent, at, lang, code string) string {
 	return agent + "\x00" + at + "\x00" + lang + "\x00" + code
 }
 
-// coldParseLocked parses only the last tailChunk bytes of a log, resyncing
-// on the first entry found there (§chatlog-tail-only). Used when the server
-// first sees a log (a restart) and after a rewrite. A job still waiting or
+// coldParseLocked reads only the last tailChunk bytes of a log, resyncing on
+// the first entry found there (§chatlog-tail-only): when the server first
+// sees a log (a restart) and after a rewrite. A job still waiting or
 // running whose request is no longer in the chunk is orphaned
-// (§chatlog-rewrite-orphan).
+// (§chatlog-rewrite-orphan). Entries appended here (interrupted replies)
+// change the log, so the watcher reads them at its next poll.
 func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
-	from := max(fi.Size()-tailChunk, 0)
-	chunk, err := s.readRange(in.Path, from, fi.Size())
+	lg, err := s.readLocked(in, max(fi.Size()-tailChunk, 0), fi.Size(), true)
 	if err != nil {
 		s.logf("%v", err)
 		return
 	}
-	start := TailStart(chunk, from == 0)
-	// Replies pair as the seed says, by agent and timestamp, as they do in
-	// what is appended (§chatlog-reply-pairing).
-	lg := ParseAt(chunk[start:], from+int64(start))
-	s.reportAmbiguity(in, lg)
-
 	// The jobs still in the queue, by request key, in file order.
 	live := map[string][]*Job{}
 	for _, j := range in.queue {
@@ -681,7 +687,7 @@ func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
 			o := Outcome{Stack: s.words("interrupted: the server restarted while this request was executing; it was not run again",
 				"Not run again: this request was running when the server stopped.")}
 			_ = s.appendLocked(in, in.Path+": the interrupted entry",
-				s.format().Reply(replyName(r.Page, r.Agent, in.Stem), r.Agent, Clock(s.cfg.Clock.Now()), -1, o, "interrupted"))
+				s.format().Reply(in.Stem, r.Agent, Clock(s.cfg.Clock.Now()), -1, o, "interrupted"))
 		default:
 			s.newJobLocked(in, r, fi.ModTime())
 		}
@@ -691,9 +697,6 @@ func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
 			s.orphanLocked(in, j)
 		}
 	}
-	// Entries appended here (interrupted replies) change the log's size,
-	// mtime and end, so the watcher reads them at its next poll.
-	s.setResume(in, lg.Resume)
 }
 
 func (s *Server) orphanLocked(in *Instance, j *Job) {
@@ -703,25 +706,15 @@ func (s *Server) orphanLocked(in *Instance, j *Job) {
 	s.changedLocked(in, j)
 }
 
-// replyName is the page name a reply header uses: the name the request
-// used, unless a header with it would not read back (a torn or interleaved
-// request header), then the instance's stem.
-func replyName(page, agent, stem string) string {
-	from, to, ok := logparse.HeaderNames([]byte(ReplyHeader(page, agent, "00:00:00", 1, false)))
-	if !ok || from != page || to != agent {
-		return stem
-	}
-	return page
-}
-
 func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 	s.seq++
 	j := &Job{ID: fmt.Sprintf("%s#%d", in.Stem, s.seq), Seq: s.seq, Instance: in.Stem, Agent: r.Agent,
-		Page: replyName(r.Page, r.Agent, in.Stem), At: cmp.Or(r.At, Clock(mtime)), untimed: r.At == "",
+		Page: r.Page, At: cmp.Or(r.At, Clock(mtime)), untimed: r.At == "",
 		Lang: r.Lang, Code: r.Code, Offset: r.Offset,
 		State: Requested, History: []JobState{Requested}, RequestedAt: s.cfg.Clock.Now()}
 	in.byOffset[r.Offset] = j
 	s.jobs[j.ID] = j
+	s.all = append(s.all, j)
 	if !SameLanguage(r.Lang, in.Lang) {
 		// Not this realm's language (§chatlog-adapter-language), or no
 		// language at all (§chatlog-request-header): refused, never
@@ -730,7 +723,7 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 			fmt.Sprintf("Not run: tag the fence with the realm's language, %s, not %s.", in.Lang, cmp.Or(r.Lang, "none")))
 		s.logf("job %s not run: %s", j.ID, why)
 		j.to(Orphaned)
-		_ = s.appendLocked(in, "job "+j.ID+": refusal", s.format().Reply(j.Page, r.Agent, Clock(s.cfg.Clock.Now()), -1, Outcome{Stack: why}))
+		_ = s.appendLocked(in, "job "+j.ID+": refusal", s.format().Reply(in.Stem, r.Agent, Clock(s.cfg.Clock.Now()), -1, Outcome{Stack: why}))
 		return
 	}
 	in.queue = append(in.queue, j)
