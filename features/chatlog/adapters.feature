@@ -87,10 +87,10 @@ Feature: Adapters
       """
       **<page>** to agent at 09:00:01 (**ERROR**)
       ```Error
-      refused: this realm evaluates Lisp, not JS
+      refused: the fence names JS; this realm evaluates Lisp (open the fence with ```Lisp)
       ```
       """
-    And the console says "request refused: refused: this realm evaluates Lisp, not JS" per Decision (§chatlog-adapter-language)
+    And the console says "not run: refused: the fence names JS; this realm evaluates Lisp" per Decision (§chatlog-adapter-language)
     And the console does not say "<nil>" per Decision (§chatlog-adapter-language)
 
   @§chatlog-adapter-contract @§chatlog-result-fences @decision

@@ -28,17 +28,17 @@ Feature: Compatibility
     And the page "Index - 7 Zen" is still registered as before per Decision (§chatlog-single-file-compat)
 
   @§chatlog-single-file-compat @§chatlog-tail-only @decision
-  Scenario: a debug.md that already holds a request is read as soon as the page connects
+  Scenario: a debug.md that already holds a request is read once the page connects
     Given a running server in single-file mode
     And someone replaces the registry with "**agent** to tab at 08:59:00\n```JS\n12+13\n```\n"
     When the page "Index - 7 Zen" is connected
+    And 0.3 s pass
     Then "Index - 7 Zen" has 1 job per Decision (§chatlog-single-file-compat)
-    When 20 ms pass
-    Then the log of "Index - 7 Zen" ends with per Decision (§chatlog-single-file-compat)
+    And the log of "Index - 7 Zen" ends with per Decision (§chatlog-single-file-compat)
       """
-      **tab** to agent at 09:00:00
+      **<page>** to agent at 09:00:00
       executing ...
-      **tab** to agent at 09:00:00 (5ms)
+      **<page>** to agent at 09:00:00 (5ms)
       ```JSON
       25
       ```

@@ -136,6 +136,35 @@ func (e entry) placeholder() bool {
 	return e.line > 0 && !e.hasParen && len(e.blocks) == 1 && !e.blocks[0].fenced && strings.TrimSpace(e.blocks[0].text) == "executing ..."
 }
 
+// withoutRequests is text with every request whose code is in codes taken
+// out, from its header line to the next entry's, as an editor would cut it;
+// n is how many were.
+func withoutRequests(text string, codes map[string]bool) (out string, n int) {
+	lines := strings.SplitAfter(text, "\n")
+	es := readEntries(text)
+	cut := map[int]bool{}
+	for i, e := range es {
+		if !e.request() || !codes[e.blocks[0].text] {
+			continue
+		}
+		end := len(lines)
+		if i+1 < len(es) {
+			end = es[i+1].line - 1
+		}
+		for l := e.line - 1; l < end; l++ {
+			cut[l] = true
+		}
+		n++
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if !cut[i] {
+			b.WriteString(l)
+		}
+	}
+	return b.String(), n
+}
+
 // request reports whether e is a request: a header without parentheses
 // followed by a fence whose tag is not a result's.
 func (e entry) request() bool {

@@ -14,7 +14,7 @@ Feature: A failing disk
     Given the disk fails the server's next write to the log of "Index - 7 Zen" with <how>
     When agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
-    Then the console says "job <page>#1 not dispatched: append to debug/<page>.md:" per Decision (§chatlog-append-only)
+    Then the console says "job <page>#1 not dispatched, its placeholder not written: append to debug/<page>.md:" per Decision (§chatlog-append-only)
     And the console says "<error>" per Decision (§chatlog-append-only)
     And the console does not say "short write" per Decision (§chatlog-append-only)
     And the log of "Index - 7 Zen" ends with per Decision (§chatlog-append-only)
@@ -90,15 +90,19 @@ Feature: A failing disk
       | a torn write  |
       | a short write |
 
-  @§chatlog-registry-server-owned
-  Scenario: when the registry cannot be replaced by a rename it is rewritten in place
-    Given the disk fails every rename of the registry
-    When agent "agent" asks "Index - 7 Zen" to run "1"
+  @§chatlog-registry-server-owned @decision
+  Scenario: a registry the disk refuses to write does not stop the jobs
+    Given the disk fails every write of the registry
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
     And 1 s passes
-    Then the registry line of "Index - 7 Zen" reads "* <name> (http://localhost:8302/) last 09:00:00 state: completed"
-    And the registry contains "<page>#1 JS from agent at 09:00:00: completed (17ms)" per Decision (§chatlog-registry-pointers)
-    And the file "debug.md.tmp" does not exist per Decision (§chatlog-registry-server-owned)
-    And the console does not say "not written" per Decision (§chatlog-registry-server-owned)
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      25
+      ```
+      """
+    And the console says "registry debug.md not written: " per Decision (§chatlog-registry-server-owned)
 
   @§chatlog-append-only
   Scenario: a log that does not end with a line break gets the server's entry on a line of its own

@@ -51,13 +51,13 @@ Feature: Layout and naming
     And the log of "long" is "debug/x{48}-[0-9a-f]{4}\.md" per Decision (§chatlog-sanitize)
 
   @§chatlog-short-id @decision
-  Scenario: when every 4-digit id of a name is taken, the short id grows to 8 digits
+  Scenario: when every 4-digit id of a name is taken, the short id grows
     Given a running server
     And debug/ already holds a log for every 4-digit short id of "full"
     When a page titled "Full" connects
     Then the log of "Full" is "debug/full-[0-9a-f]{4,8}\.md"
     And the log of "Full" is new
-    And the log of "Full" is "debug/full-[0-9a-f]{8}\.md" per Decision (§chatlog-short-id)
+    And the log of "Full" is "debug/full-[0-9a-f]{5}\.md" per Decision (§chatlog-short-id)
     And the registry line of "Full" reads "* full (http://localhost:8302/) last 09:00:00 state: idle"
     And that holds byte for byte per Decision (§chatlog-registry-header)
 

@@ -70,7 +70,7 @@ Feature: Master registry
     Given a running server
     And 90 pages connect
     And the page "Busy" is connected
-    When agent "agent" asks "Busy" to run 45 jobs one second apart
+    When agent "agent" asks "Busy" to run 90 jobs one second apart
     Then the registry has fewer than 200 lines
     And the registry lists at most 30 recent jobs per Decision (§chatlog-registry-bounded)
     And the registry contains "* tab-31 (" per Decision (§chatlog-registry-bounded)
@@ -150,7 +150,7 @@ Feature: Master registry
       interrupted: the server restarted while this request was executing; it was not run again
       ```
       """
-    And the console says "request was executing when the server stopped; not run again" per Decision (§chatlog-executing-placeholder)
+    And the console says "debug/<page>.md: the request of agent at 09:00:00 was executing when the server stopped; not run again" per Decision (§chatlog-executing-placeholder)
     And the console does not say "<nil>" per Decision (§chatlog-executing-placeholder)
     When the page "Index - 7 Zen" recovers and posts what it held
     And agent "agent" asks "Index - 7 Zen" to run "globalThis.n"

@@ -52,7 +52,7 @@ Feature: Security
     And the log has 2 requests and 4 replies per Decision (§chatlog-executing-placeholder)
     And the reply on line 7 pairs with the request on line 1 per Decision (§chatlog-result-fences)
     And the reply on line 17 pairs with the request on line 11 per Decision (§chatlog-result-fences)
-    And the console says "job <page>#2 requested by agent (debug/<page>.md line 11)" per Decision (§chatlog-tail-only)
+    And the console says "job <page>#2 requested by agent at 09:00:01 (debug/<page>.md)" per Decision (§chatlog-tail-only)
     And the registry starts with:
       """
       # Connected pages:

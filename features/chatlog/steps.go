@@ -246,14 +246,9 @@ func InitializeScenario(sc kit.Steps) {
 		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.d.clock()}
 		found := false
 		err := ed.Rewrite(p, func(s string) string {
-			lg := chatlog.Parse([]byte(s))
-			for _, r := range lg.Requests {
-				if r.Code == code {
-					found = true
-					return s[:r.Offset] + s[r.End:]
-				}
-			}
-			return s
+			out, n := withoutRequests(s, map[string]bool{code: true})
+			found = n > 0
+			return out
 		})
 		b, _ := afero.ReadFile(w.fs, p)
 		w.snaps[p] = string(b) // a rewrite by a person, not a server write
@@ -288,14 +283,9 @@ func InitializeScenario(sc kit.Steps) {
 		ed := &realm.Agent{Name: "editor", Fs: w.fs, Clock: w.d.clock()}
 		removed := 0
 		err := ed.Rewrite(p, func(s string) string {
-			lg := chatlog.Parse([]byte(s))
-			for i := len(lg.Requests) - 1; i >= 0; i-- {
-				if r := lg.Requests[i]; codes[r.Code] {
-					s = s[:r.Offset] + s[r.End:]
-					removed++
-				}
-			}
-			return s
+			out, n := withoutRequests(s, codes)
+			removed = n
+			return out
 		})
 		b, _ := afero.ReadFile(w.fs, p)
 		w.snaps[p] = string(b)
@@ -345,11 +335,11 @@ func InitializeScenario(sc kit.Steps) {
 		pt := map[string]vfs.Failpoint{"EIO": vfs.WriteError, "ENOSPC": vfs.NoSpace, "a torn write": vfs.TornWrite, "a short write": vfs.ShortWrite}[how]
 		return w.faulty.Arm(vfs.Fault{Point: pt, Pattern: w.path(page), Skip: skip, Count: 1})
 	})
-	sc.Step(`^the disk fails every rename of the registry$`, func(ctx context.Context) error {
+	sc.Step(`^the disk fails every write of the registry$`, func(ctx context.Context) error {
 		if err := get(ctx).d.internal("fault injection on the server's disk"); err != nil {
 			return err
 		}
-		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.RenameFail, Pattern: chatlog.RegistryFile + "*"})
+		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.WriteError, Pattern: chatlog.RegistryFile})
 	})
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" without a final line break:$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
 		w := get(ctx)
@@ -364,14 +354,16 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return get(ctx).d.pass(d)
 	})
-	sc.Step(`^the server notices the log of "([^"]*)" (\d+) more times$`, func(ctx context.Context, page string, n int) error {
+	sc.Step(`^someone touches the log of "([^"]*)" (\d+) times, a second apart$`, func(ctx context.Context, page string, n int) error {
 		w := get(ctx)
-		if err := w.d.internal("making the server parse a log now"); err != nil {
-			return err
-		}
 		for i := 0; i < n; i++ {
-			w.srv.ParseNow(w.stem(page))
-			w.clk.Advance(time.Second)
+			now := w.d.clock().Now()
+			if err := w.fs.Chtimes(w.path(page), now, now); err != nil {
+				return err
+			}
+			if err := w.d.pass(time.Second); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -17,10 +17,7 @@ import (
 )
 
 func (w *world) start() error {
-	srv, err := chatlog.New(w.cfg)
-	if err != nil {
-		return err
-	}
+	srv := chatlog.New(w.cfg)
 	if err := srv.Start(); err != nil {
 		return err
 	}
@@ -35,9 +32,12 @@ type hub struct{ w *world }
 func (h hub) Register(name, url, lang string) (chatlog.Registration, error) {
 	return h.w.srv.Register(name, url, lang)
 }
-func (h hub) Poll(id, token string) (*chatlog.Task, error) { return h.w.srv.Poll(id, token) }
-func (h hub) Received(id, token, jobID string) error       { return h.w.srv.Received(id, token, jobID) }
-func (h hub) Heartbeat(id, token string) error             { return h.w.srv.Heartbeat(id, token) }
+func (h hub) Poll(id, token string) (*chatlog.Task, error) {
+	t, _, err := h.w.srv.Poll(id, token)
+	return t, err
+}
+func (h hub) Received(t chatlog.Task)          { h.w.srv.Received(&t) }
+func (h hub) Heartbeat(id, token string) error { return h.w.srv.Heartbeat(id, token) }
 func (h hub) Rejoin(id, name, url, lang string) (chatlog.Registration, error) {
 	return h.w.srv.Rejoin(id, name, url, lang)
 }
@@ -278,9 +278,9 @@ func (w *world) connectLisp(name string) error {
 	w.regs[name] = reg
 	var poll func()
 	poll = func() {
-		task, err := w.srv.Poll(reg.ID, reg.Token)
+		task, _, err := w.srv.Poll(reg.ID, reg.Token)
 		if err == nil && task != nil {
-			_ = w.srv.Received(reg.ID, reg.Token, task.JobID)
+			w.srv.Received(task)
 			out := ad.Evaluate(*task)
 			w.clk.AfterFunc(4*time.Millisecond, func() { _ = w.srv.Result(reg.ID, reg.Token, task.JobID, out) })
 		}

@@ -20,8 +20,8 @@ func logOfSize(n int) []byte {
 	var b bytes.Buffer
 	for i := 0; b.Len() < n; i++ {
 		at := Clock(clock.Epoch().Add(time.Duration(i) * time.Second))
-		b.WriteString(RenderRequest("agent", "bench-page", at, "JS", fmt.Sprintf("%d+%d", i, i)))
-		b.WriteString(RenderReply("bench-page", "agent", at, 17, Outcome{OK: true, IsJSON: true, JSON: fmt.Sprint(2 * i)}))
+		b.WriteString(renderRequest("agent", "bench-page", at, "JS", fmt.Sprintf("%d+%d", i, i)))
+		b.WriteString(renderReply("bench-page", "agent", at, 17, Outcome{OK: true, IsJSON: true, JSON: fmt.Sprint(2 * i)}))
 	}
 	return b.Bytes()
 }
@@ -32,19 +32,20 @@ func logOfSize(n int) []byte {
 func benchNotice(b *testing.B, size int) {
 	fs := vfs.NewCounting(afero.NewMemMapFs()) // what the server reads, counted below it
 	clk := clock.NewSim(time.Time{})
-	srv, err := New(Config{Fs: fs, Clock: clk, Console: io.Discard})
-	if err != nil {
+	srv := New(Config{Fs: fs, Clock: clk, Console: io.Discard})
+	if err := srv.Start(); err != nil {
 		b.Fatal(err)
 	}
+	defer srv.Stop()
 	if err := afero.WriteFile(fs, InstancePath("bench-0001"), logOfSize(size), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	// The server meets the existing log as after a restart: tail only.
-	reg, err := srv.Adopt("bench-0001", "bench", "http://x/", "JS")
+	reg, err := srv.Rejoin("bench-0001", "bench", "http://x/", "JS")
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := []byte(RenderRequest("agent", reg.ID, "10:00:00", "JS", "12+13"))
+	req := []byte(renderRequest("agent", reg.ID, "10:00:00", "JS", "12+13"))
 	f, err := fs.OpenFile(reg.Path, 0x401, 0o644)
 	if err != nil {
 		b.Fatal(err)
@@ -56,8 +57,7 @@ func benchNotice(b *testing.B, size int) {
 		if _, err := f.Write(req); err != nil {
 			b.Fatal(err)
 		}
-		srv.Scan()
-		srv.ParseNow(reg.ID)
+		clk.Advance(time.Second) // the watcher notices the request and parses it
 	}
 	b.StopTimer()
 	if got := len(srv.Jobs(reg.ID)) - jobs; got != b.N {

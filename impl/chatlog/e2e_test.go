@@ -110,10 +110,7 @@ func TestE2EBrowser(t *testing.T) {
 	console := &syncBuffer{}
 	fs := afero.NewBasePathFs(afero.NewOsFs(), dir)
 	newServer := func(seed uint64) *chatlog.Server {
-		srv, err := chatlog.New(chatlog.Config{Fs: fs, Clock: clock.Real(), Console: console, Seed: seed, Timeout: 30 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
+		srv := chatlog.New(chatlog.Config{Fs: fs, Clock: clock.Real(), Console: console, Seed: seed, Timeout: 30 * time.Second})
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -141,19 +138,26 @@ func TestE2EBrowser(t *testing.T) {
 	own := browser(t, ctx, chromium, hs.URL+"/")
 	foreign := browser(t, ctx, chromium, appURL)
 
+	// find reads the registry for the page whose sanitized name is name:
+	// its instance line and its log's pointer.
 	find := func(name string) (chatlog.Instance, bool) {
-		for _, in := range srv.Instances() {
-			if in.Name == name {
-				return in, true
+		reg, _ := os.ReadFile(filepath.Join(dir, chatlog.RegistryFile))
+		in := chatlog.Instance{Name: name}
+		for _, l := range strings.Split(string(reg), "\n") {
+			if m := regexp.MustCompile(`^\* (\S+) \((\S+)\) last `).FindStringSubmatch(l); m != nil && m[1] == name {
+				in.URL = m[2]
+			}
+			if m := regexp.MustCompile(`^\* (\S+): (debug/\S+)$`).FindStringSubmatch(l); m != nil && chatlog.BaseName(m[1]) == name {
+				in.Stem, in.Path = m[1], m[2]
 			}
 		}
-		return chatlog.Instance{}, false
+		return in, in.URL != "" && in.Stem != ""
 	}
 	var inst, appInst chatlog.Instance
 	waitFor(t, 45*time.Second, func() bool {
 		var ok1, ok2 bool
-		inst, ok1 = find("chatlog page")
-		appInst, ok2 = find("Foreign App")
+		inst, ok1 = find("chatlog-page")
+		appInst, ok2 = find("foreign-app")
 		return ok1 && ok2
 	}, func() string {
 		return "the Chromium tabs never both registered\nconsole:\n" + console.String() +
@@ -226,8 +230,8 @@ func TestE2EBrowser(t *testing.T) {
 	srv = newServer(2)
 	sw.set((&chatlog.HTTPTransport{Server: srv, LongPoll: 2 * time.Second}).Handler())
 	waitFor(t, 30*time.Second, func() bool {
-		_, ok1 := find("chatlog page")
-		_, ok2 := find("Foreign App")
+		_, ok1 := find("chatlog-page")
+		_, ok2 := find("foreign-app")
 		return ok1 && ok2
 	}, func() string { return "the tabs did not rejoin after the restart\nconsole:\n" + console.String() })
 	for _, in := range []chatlog.Instance{inst, appInst} {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"anchorage/impl/chatlog/logparse"
 	"anchorage/impl/vary"
@@ -19,19 +18,11 @@ type Format struct {
 	Vary vary.Set
 }
 
-// FormatDuration renders a duration as the spec's reply headers show it
-// (§chatlog-duration-format): whole milliseconds up to and including
-// 2000 ms, seconds above (trailing zeros dropped, at most three decimals, so
-// the value parses back exactly): 17ms, 2000ms, 2.5s, 60s, 2.001s.
-func FormatDuration(d time.Duration) string {
-	ms := d.Milliseconds()
-	if ms < 0 {
-		ms = 0
-	}
-	return FormatMillis(ms)
-}
-
-// FormatMillis is FormatDuration for a count of milliseconds.
+// FormatMillis renders a count of milliseconds as the spec's reply headers
+// show a duration (§chatlog-duration-format): whole milliseconds up to and
+// including 2000 ms, seconds above (trailing zeros dropped, at most three
+// decimals, so the value parses back exactly): 17ms, 2000ms, 2.5s, 60s,
+// 2.001s.
 func FormatMillis(ms int64) string { return Format{}.Millis(ms) }
 
 // Millis renders a count of milliseconds as FormatMillis does; with the
@@ -41,12 +32,7 @@ func (f Format) Millis(ms int64) string {
 		return strconv.FormatInt(ms, 10) + "ms"
 	}
 	s := fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
-	if f.Vary.Has("durations") {
-		return s + "s"
-	}
-	s = strings.TrimRight(s, "0")
-	s = strings.TrimSuffix(s, ".")
-	return s + "s"
+	return vary.Choose(f.Vary, "durations", strings.TrimSuffix(strings.TrimRight(s, "0"), "."), s) + "s"
 }
 
 // fenceFor returns a backtick fence long enough that no line of body can
@@ -70,20 +56,6 @@ func fenced(lang, body string) string {
 	return f + lang + "\n" + body + "\n" + f + "\n"
 }
 
-// RenderRequest renders an agent request (§chatlog-request-header): the
-// header line immediately followed by a fenced block tagged lang.
-func RenderRequest(agent, page, at, lang, code string) string {
-	return fmt.Sprintf("**%s** to %s at %s\n", agent, page, at) + fenced(lang, code)
-}
-
-// ReplyHeader renders a reply header line (without newline)
-// (§chatlog-reply-header, §chatlog-error-header). ms < 0 means no known
-// duration. marks are appended after the duration: "timeout", "late",
-// "interrupted".
-func ReplyHeader(page, agent, at string, ms int64, isErr bool, marks ...string) string {
-	return Format{}.ReplyHeader(page, agent, at, ms, isErr, marks...)
-}
-
 // markWord is a mark's word with the variation "reply-marks"; the parser
 // reads both (logparse).
 func markWord(mark string) string {
@@ -98,7 +70,9 @@ func markWord(mark string) string {
 	return mark
 }
 
-// ReplyHeader renders a reply header line as the package's ReplyHeader does.
+// ReplyHeader renders a reply header line, without its newline
+// (§chatlog-reply-header, §chatlog-error-header). ms < 0 means no known
+// duration. marks follow the duration: "timeout", "late", "interrupted".
 func (f Format) ReplyHeader(page, agent, at string, ms int64, isErr bool, marks ...string) string {
 	h := fmt.Sprintf("**%s** to %s at %s", page, agent, at)
 	var parts []string
@@ -111,10 +85,7 @@ func (f Format) ReplyHeader(page, agent, at string, ms int64, isErr bool, marks 
 		parts = append(parts, f.Millis(ms))
 	}
 	for _, m := range marks {
-		if f.Vary.Has("reply-marks") {
-			m = markWord(m)
-		}
-		parts = append(parts, m)
+		parts = append(parts, vary.Apply(f.Vary, "reply-marks", m, markWord))
 	}
 	if len(parts) > 0 {
 		h += " (" + strings.Join(parts, ", ") + ")"
@@ -125,9 +96,6 @@ func (f Format) ReplyHeader(page, agent, at string, ms int64, isErr bool, marks 
 // Placeholder is the body of the executing placeholder reply
 // (§chatlog-executing-placeholder).
 const Placeholder = logparse.Placeholder
-
-// RenderPlaceholder renders the executing placeholder reply.
-func RenderPlaceholder(page, agent, at string) string { return Format{}.Placeholder(page, agent, at) }
 
 // Placeholder renders the executing placeholder reply.
 func (f Format) Placeholder(page, agent, at string) string {
@@ -151,14 +119,9 @@ type Outcome struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
-// RenderReply renders the final reply for an outcome (§chatlog-result-fences,
+// Reply renders the final reply for an outcome (§chatlog-result-fences,
 // §chatlog-background-errors, §chatlog-failure-stack). ms is the duration
-// (finishedAt − startedAt); marks as for ReplyHeader.
-func RenderReply(page, agent, at string, ms int64, o Outcome, marks ...string) string {
-	return Format{}.Reply(page, agent, at, ms, o, marks...)
-}
-
-// Reply renders the final reply for an outcome as RenderReply does; with
+// (finishedAt − startedAt); marks as for ReplyHeader. With
 // "json-indent" a JSON result is indented, with "errors-fence" the errors
 // collected beside the result follow it in an Error fence.
 func (f Format) Reply(page, agent, at string, ms int64, o Outcome, marks ...string) string {
@@ -173,23 +136,20 @@ func (f Format) Reply(page, agent, at string, ms int64, o Outcome, marks ...stri
 	default:
 		b.WriteString(fenced("Text", o.Text))
 	}
-	switch {
-	case len(o.Errors) == 0:
-	case f.Vary.Has("errors-fence"):
-		b.WriteString(fenced("Error", strings.Join(trimmed(o.Errors), "\n---\n")))
-	default:
-		b.WriteString("\n")
-		b.WriteString(fenced("", ErrorComment(o.Errors)))
+	if len(o.Errors) > 0 {
+		b.WriteString(vary.Choose(f.Vary, "errors-fence", "\n"+fenced("", ErrorComment(o.Errors)),
+			fenced("Error", strings.Join(trimmed(o.Errors), "\n---\n"))))
 	}
 	return b.String()
 }
 
 // json lays a JSON result out: as the page sent it, or indented with
 // "json-indent".
-func (f Format) json(text string) string {
-	if !f.Vary.Has("json-indent") {
-		return text
-	}
+func (f Format) json(text string) string { return vary.Apply(f.Vary, "json-indent", text, indentJSON) }
+
+// indentJSON indents JSON text by two spaces; text that is not JSON stays
+// as it is.
+func indentJSON(text string) string {
 	var b bytes.Buffer
 	if err := json.Indent(&b, []byte(text), "", "  "); err != nil {
 		return text

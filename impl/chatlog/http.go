@@ -1,6 +1,7 @@
 package chatlog
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net"
@@ -22,10 +23,6 @@ type HTTPTransport struct {
 	// LongPoll is how long a poll waits for a job before answering 204,
 	// 25 s by default. It is measured on the server's clock.
 	LongPoll time.Duration
-	// AllowOrigin says which other origins' pages may load the adapter and
-	// use the API (CORS); nil allows the pages of this machine
-	// (LoopbackOrigin).
-	AllowOrigin func(origin string) bool
 }
 
 // Handler returns the transport's HTTP handler.
@@ -76,34 +73,23 @@ func LoopbackOrigin(origin string) bool {
 func (t *HTTPTransport) cors(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin == "" || origin == "http://"+r.Host || origin == "https://"+r.Host {
-			if r.Method == http.MethodOptions {
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-			h(w, r)
-			return
-		}
-		allow := t.AllowOrigin
-		if allow == nil {
-			allow = LoopbackOrigin
-		}
-		if !allow(origin) {
+		switch {
+		case origin == "" || origin == "http://"+r.Host || origin == "https://"+r.Host:
+		case !LoopbackOrigin(origin):
 			t.Server.mu.Lock()
 			t.Server.logf("refused %s %s from origin %s (not an allowed origin)", r.Method, r.URL.Path, origin)
 			t.Server.mu.Unlock()
 			writeJSON(w, http.StatusForbidden, map[string]string{"error": "chatlog: origin " + origin + " is not allowed"})
 			return
-		}
-		w.Header().Set("Access-Control-Allow-Origin", origin)
-		w.Header().Add("Vary", "Origin")
-		if r.Method == http.MethodOptions {
+		case r.Method == http.MethodOptions:
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST")
 			w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
 			w.Header().Set("Access-Control-Max-Age", "600")
-			if r.Header.Get("Access-Control-Request-Private-Network") == "true" {
-				w.Header().Set("Access-Control-Allow-Private-Network", "true")
-			}
+			w.Header().Set("Access-Control-Allow-Private-Network", "true")
+			fallthrough
+		default:
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+			w.Header().Add("Vary", "Origin")
 		}
 		h(w, r)
 	}
@@ -120,14 +106,37 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func fail(w http.ResponseWriter, err error) {
-	code := http.StatusBadRequest
-	if errors.Is(err, ErrUnknownInstance) {
-		code = http.StatusForbidden
-	} else if errors.Is(err, ErrUnknownJob) {
-		code = http.StatusNotFound
+// answer answers a call with v, or with the error's status and
+// {"error": …} when it failed.
+func answer(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		writeJSON(w, statusOf(err), map[string]string{"error": err.Error()})
+		return
 	}
-	writeJSON(w, code, map[string]string{"error": err.Error()})
+	writeJSON(w, http.StatusOK, v)
+}
+
+// done answers a call that has nothing to send back: 204, or as answer
+// does when it failed.
+func done(w http.ResponseWriter, err error) {
+	if err != nil {
+		answer(w, nil, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// statusOf is the status of a failed call: 403 for an unknown instance or
+// a wrong token, 404 for an unknown job, 400 for anything else (a
+// malformed body, a refused registration).
+func statusOf(err error) int {
+	switch {
+	case errors.Is(err, ErrUnknownInstance):
+		return http.StatusForbidden
+	case errors.Is(err, ErrUnknownJob):
+		return http.StatusNotFound
+	}
+	return http.StatusBadRequest
 }
 
 const maxBody = 8 << 20
@@ -140,60 +149,38 @@ func (t *HTTPTransport) register(w http.ResponseWriter, r *http.Request) {
 	// ID, when set, is the instance the page was before a server restart:
 	// it rejoins with its log (Server.Rejoin).
 	var req struct{ Name, URL, Lang, ID string }
-	if err := decode(r, &req); err != nil {
-		fail(w, err)
-		return
+	var reg Registration
+	err := decode(r, &req)
+	if err == nil {
+		reg, err = t.Server.Rejoin(req.ID, req.Name, req.URL, req.Lang)
 	}
-	reg, err := t.Server.Rejoin(req.ID, req.Name, req.URL, req.Lang)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, reg)
+	answer(w, reg, err)
 }
 
 func (t *HTTPTransport) heartbeat(w http.ResponseWriter, r *http.Request) {
 	var c creds
-	if err := decode(r, &c); err != nil {
-		fail(w, err)
-		return
+	err := decode(r, &c)
+	if err == nil {
+		err = t.Server.Heartbeat(c.ID, c.Token)
 	}
-	if err := t.Server.Heartbeat(c.ID, c.Token); err != nil {
-		fail(w, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	done(w, err)
 }
 
 func (t *HTTPTransport) poll(w http.ResponseWriter, r *http.Request) {
 	id, token := r.URL.Query().Get("id"), r.URL.Query().Get("token")
-	wait := t.LongPoll
-	if wait <= 0 {
-		wait = 25 * time.Second
-		if t.Server.cfg.Vary.Has("limits") {
-			wait = 20 * time.Second
-		}
-	}
-	timer := t.Server.cfg.Clock.NewTimer(wait)
+	timer := t.Server.cfg.Clock.NewTimer(cmp.Or(t.LongPoll, t.Server.lim.longPoll))
 	defer timer.Stop()
 	for {
-		wake, err := t.Server.Wake(id, token)
+		task, wake, err := t.Server.Poll(id, token)
 		if err != nil {
-			fail(w, err)
-			return
-		}
-		task, err := t.Server.Poll(id, token)
-		if err != nil {
-			fail(w, err)
+			answer(w, nil, err)
 			return
 		}
 		if task != nil {
-			writeJSON(w, http.StatusOK, task)
-			if f, ok := w.(http.Flusher); ok {
-				f.Flush()
-			}
-			// startedAt is when the response has gone out.
-			_ = t.Server.Received(id, token, task.JobID)
+			answer(w, task, nil)
+			// startedAt is when the answer has gone out (§chatlog-job-times).
+			_ = http.NewResponseController(w).Flush()
+			t.Server.Received(task)
 			return
 		}
 		select {
@@ -213,13 +200,9 @@ func (t *HTTPTransport) result(w http.ResponseWriter, r *http.Request) {
 		JobID string `json:"jobId"`
 		Outcome
 	}
-	if err := decode(r, &req); err != nil {
-		fail(w, err)
-		return
+	err := decode(r, &req)
+	if err == nil {
+		err = t.Server.Result(req.ID, req.Token, req.JobID, req.Outcome)
 	}
-	if err := t.Server.Result(req.ID, req.Token, req.JobID, req.Outcome); err != nil {
-		fail(w, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	done(w, err)
 }

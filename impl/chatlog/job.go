@@ -2,6 +2,7 @@ package chatlog
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -21,12 +22,9 @@ const (
 )
 
 // Final reports whether no further transition can leave s.
-func (s JobState) Final() bool {
-	return s == Completed || s == Failed || s == TimedOut || s == Orphaned
-}
+func (s JobState) Final() bool { return len(transitions(s)) == 0 }
 
 // transitions lists where a job may go from a state; there is no way back.
-
 func transitions(from JobState) []JobState {
 	switch from {
 	case Requested:
@@ -59,14 +57,9 @@ type Job struct {
 	Outcome     *Outcome
 }
 
-// Duration is FinishedAt − StartedAt (§chatlog-duration-definition), or -1
-// when the job has not finished.
-func (j *Job) Duration() time.Duration {
-	if j.FinishedAt.IsZero() || j.StartedAt.IsZero() {
-		return -1
-	}
-	return j.FinishedAt.Sub(j.StartedAt)
-}
+// Duration is FinishedAt − StartedAt (§chatlog-duration-definition), for a
+// job that has finished.
+func (j *Job) Duration() time.Duration { return j.FinishedAt.Sub(j.StartedAt) }
 
 // requestAt is the time the request's header carries, "" when it has none.
 func (j *Job) requestAt() string {
@@ -77,26 +70,16 @@ func (j *Job) requestAt() string {
 }
 
 // given reports whether the job was ever handed to its page.
-func (j *Job) given() bool {
-	for _, s := range j.History {
-		if s == Dispatched {
-			return true
-		}
-	}
-	return false
-}
+func (j *Job) given() bool { return slices.Contains(j.History, Dispatched) }
 
-// to moves the job to s, refusing any transition the lifecycle does not
-// allow.
-func (j *Job) to(s JobState) error {
-	for _, t := range transitions(j.State) {
-		if t == s {
-			j.State = s
-			j.History = append(j.History, s)
-			return nil
-		}
+// to moves the job to s. The server asks only for the transitions the
+// lifecycle allows; any other is a bug of the server.
+func (j *Job) to(s JobState) {
+	if !slices.Contains(transitions(j.State), s) {
+		panic(fmt.Sprintf("chatlog: job %s: no transition from %s to %s", j.ID, j.State, s))
 	}
-	return fmt.Errorf("job %s: no transition from %s to %s", j.ID, j.State, s)
+	j.State = s
+	j.History = append(j.History, s)
 }
 
 // Task is what an adapter receives for a job (§chatlog-adapter-contract).
@@ -108,6 +91,7 @@ type Task struct {
 	At       string `json:"at"`
 	Lang     string `json:"lang"`
 	Code     string `json:"code"`
+	job      *Job   // the job itself, for Server.Received
 }
 
 // Adapter is the contract between the server and a realm

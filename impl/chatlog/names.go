@@ -1,10 +1,13 @@
 package chatlog
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"path"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Directory and file names fixed by the spec (§chatlog-registry-path,
@@ -21,52 +24,24 @@ const maxNameLen = 48
 // fallbackName replaces a name that sanitizes to nothing (empty, emoji only).
 const fallbackName = "page"
 
-// Sanitize turns a page's display name into lowercase ASCII alphanumerics
-// joined by single hyphens (§chatlog-sanitize). Every other character is a
-// separator; the result is never empty and can never contain a path
-// separator or a dot, so it cannot leave debug/.
-func Sanitize(name string) string { return SanitizeWith(name, false, maxNameLen) }
-
-// SanitizeWith is Sanitize with the choices the seed leaves open: non-ASCII
-// letters are removed, or replaced by ASCII ones when translit is set
-// (é → e, ß → ss), and the name is cut to maxLen characters.
-func SanitizeWith(name string, translit bool, maxLen int) string {
-	var b strings.Builder
-	pendingHyphen := false
-	word := func(s string) {
-		if pendingHyphen && b.Len() > 0 {
-			b.WriteByte('-')
-		}
-		pendingHyphen = false
-		b.WriteString(s)
-	}
-	for _, r := range name {
-		switch {
-		case r >= 'A' && r <= 'Z':
-			word(string(r + 'a' - 'A'))
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			word(string(r))
-		case r < 0x80:
-			pendingHyphen = true
-		case translit && transliterate(r) != "":
-			word(transliterate(r))
-		default:
-			// Non-ASCII characters are removed (é in "Café" does not
-			// split the word); they do not act as separators.
-		}
-		if b.Len() >= maxLen {
-			break
-		}
-	}
-	s := strings.Trim(b.String(), "-")
-	if len(s) > maxLen {
-		s = strings.Trim(s[:maxLen], "-")
-	}
-	if s == "" {
-		return fallbackName
-	}
-	return s
+// SanitizeWith turns a page's display name into lowercase ASCII
+// alphanumerics joined by single hyphens (§chatlog-sanitize), at most maxLen
+// characters long. ascii spells each non-ASCII character in ASCII, or
+// removes it ("" from dropNonASCII: é in "Café" does not split the word);
+// every other ASCII character is a separator. The result is never empty
+// and can never contain a path separator or a dot, so it cannot leave
+// debug/.
+func SanitizeWith(name string, ascii func(rune) string, maxLen int) string {
+	spelled := regexp.MustCompile(`[^\x00-\x7f]`).ReplaceAllStringFunc(name, func(c string) string {
+		r, _ := utf8.DecodeRuneInString(c)
+		return ascii(r)
+	})
+	s := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(spelled), "-"), "-")
+	return cmp.Or(strings.TrimRight(s[:min(len(s), maxLen)], "-"), fallbackName)
 }
+
+// dropNonASCII removes every non-ASCII character from a name.
+func dropNonASCII(rune) string { return "" }
 
 // transliterate spells a letter of Latin-1 in ASCII; "" for any other rune.
 func transliterate(r rune) string {
@@ -116,22 +91,5 @@ func InstancePath(stem string) string { return path.Join(InstanceDir, stem+".md"
 // (index-7-zen for index-7-zen-1a2b), the name its registry line shows
 // (§chatlog-registry-header).
 func BaseName(stem string) string {
-	i := strings.LastIndexByte(stem, '-')
-	if i <= 0 || !isShortID(stem[i+1:]) {
-		return stem
-	}
-	return stem[:i]
-}
-
-// isShortID reports whether s is 4 to 8 lowercase hex digits (§chatlog-short-id).
-func isShortID(s string) bool {
-	if len(s) < 4 || len(s) > 8 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return regexp.MustCompile(`^(.+)-[0-9a-f]{4,8}$`).ReplaceAllString(stem, "$1")
 }

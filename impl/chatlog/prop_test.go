@@ -17,8 +17,8 @@ import (
 
 // entry is one generated log entry with what the parser must read back.
 type entry struct {
-	req   *ReportRequest
-	reply *ReportReply
+	req   *logparse.ReportRequest
+	reply *logparse.ReportReply
 	text  string
 }
 
@@ -51,11 +51,11 @@ func genEntries(t *rapid.T) []entry {
 	for i := 0; i < n; i++ {
 		switch rapid.IntRange(0, 3).Draw(t, "kind") {
 		case 0, 1:
-			r := &ReportRequest{Agent: genName(t, "agent"), Page: genName(t, "page"), At: genClock(t, "at"),
+			r := &logparse.ReportRequest{Agent: genName(t, "agent"), Page: genName(t, "page"), At: genClock(t, "at"),
 				Lang: rapid.SampledFrom([]string{"JS", "js", "Lisp"}).Draw(t, "lang"), Code: genCode(t), Closed: true}
-			out = append(out, entry{req: r, text: RenderRequest(r.Agent, r.Page, r.At, r.Lang, r.Code)})
+			out = append(out, entry{req: r, text: renderRequest(r.Agent, r.Page, r.At, r.Lang, r.Code)})
 		case 2:
-			rp := &ReportReply{Page: genName(t, "page"), Agent: genName(t, "agent"), At: genClock(t, "at")}
+			rp := &logparse.ReportReply{Page: genName(t, "page"), Agent: genName(t, "agent"), At: genClock(t, "at")}
 			ms := int64(-1)
 			if rapid.Bool().Draw(t, "hasDur") {
 				ms = rapid.Int64Range(0, 200000).Draw(t, "ms")
@@ -80,7 +80,7 @@ func genEntries(t *rapid.T) []entry {
 				// a header with nothing in parentheses followed by a JSON
 				// fence is still a reply
 			}
-			out = append(out, entry{reply: rp, text: RenderReply(rp.Page, rp.Agent, rp.At, ms, o, marks...)})
+			out = append(out, entry{reply: rp, text: renderReply(rp.Page, rp.Agent, rp.At, ms, o, marks...)})
 		default:
 			out = append(out, entry{text: rapid.SampledFrom([]string{"\n", "some prose\n", "# heading\n"}).Draw(t, "prose")})
 		}
@@ -102,8 +102,8 @@ func TestRenderParseRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		es := genEntries(t)
 		rep := Report(Parse([]byte(render(es))), time.Time{})
-		var wantReq []ReportRequest
-		var wantRep []ReportReply
+		var wantReq []logparse.ReportRequest
+		var wantRep []logparse.ReportReply
 		for _, e := range es {
 			if e.req != nil {
 				wantReq = append(wantReq, *e.req)
@@ -138,16 +138,16 @@ func TestAppendOnlyProperty(t *testing.T) {
 			before := h.read(reg.Path)
 			switch rapid.IntRange(0, 3).Draw(rt, "op") {
 			case 0:
-				h.appendText(reg.Path, RenderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", genCode(rt)))
+				h.appendText(reg.Path, renderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", genCode(rt)))
 			case 1:
-				if task, _ := h.srv.Poll(reg.ID, reg.Token); task != nil {
+				if task, _ := h.poll(reg.ID, reg.Token); task != nil {
 					h.clk.Advance(rapid.SampledFrom([]time.Duration{time.Millisecond, 3 * time.Second, 61 * time.Second}).Draw(rt, "work"))
 					_ = h.srv.Result(reg.ID, reg.Token, task.JobID, Outcome{OK: rapid.Bool().Draw(rt, "ok"), IsJSON: true, JSON: "1", Stack: "E", Errors: []string{"bg"}})
 				}
 			case 2:
 				h.clk.Advance(rapid.SampledFrom([]time.Duration{10 * time.Millisecond, 200 * time.Millisecond, 61 * time.Second}).Draw(rt, "adv"))
 			case 3:
-				h.srv.ParseNow(reg.ID)
+				h.clk.Advance(time.Second) // the watcher notices and parses
 			}
 			after := h.read(reg.Path)
 			if !strings.HasPrefix(after, before) {
@@ -171,7 +171,7 @@ func TestFencesAgreeWithGoldmark(t *testing.T) {
 		if rapid.Bool().Draw(t, "finalNewline") {
 			src += "\n"
 		}
-		got := fenceContent(Parse([]byte(src)), src)
+		got := fenceContent(src)
 		want := goldmarkFenceContent([]byte(src))
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("fence content lines (-goldmark +parser):\n%s\nsource:\n%s", d, src)
@@ -179,21 +179,23 @@ func TestFencesAgreeWithGoldmark(t *testing.T) {
 	})
 }
 
-// fenceContent lists, per fence, the content line numbers the parser saw.
-func fenceContent(lg Log, src string) [][]int {
-	total := strings.Count(src, "\n")
-	if !strings.HasSuffix(src, "\n") && src != "" {
-		total++
-	}
+// fenceContent lists, per top-level fence, the content line numbers the
+// parser's fence rules give (logparse.OpenFence and ClosesFence, as the
+// parser's scanner and the server's healing use them).
+func fenceContent(src string) [][]int {
 	var out [][]int
-	for _, f := range lg.Fences {
-		end := f.Close - 1
-		if f.Close == 0 {
-			end = total
+	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
+	if src == "" {
+		lines = nil
+	}
+	for i := 0; i < len(lines); i++ {
+		ch, n, ok := logparse.OpenFence([]byte(lines[i]))
+		if !ok {
+			continue
 		}
 		var ls []int
-		for l := f.Open + 1; l <= end; l++ {
-			ls = append(ls, l)
+		for i++; i < len(lines) && !logparse.ClosesFence(ch, n, []byte(lines[i])); i++ {
+			ls = append(ls, i+1)
 		}
 		out = append(out, ls)
 	}
@@ -243,10 +245,7 @@ func TestTailParseEqualsFullParse(t *testing.T) {
 		cut := rapid.IntRange(0, len(src)).Draw(t, "cut")
 		full := Parse(src)
 		start := TailStart(src[cut:], cut == 0)
-		if start < 0 {
-			return
-		}
-		tail := ParseAt(src[cut+start:], Pos{Offset: int64(cut + start), Line: 1})
+		tail := ParseAt(src[cut+start:], int64(cut+start))
 		var wantReq []int64
 		for _, r := range full.Requests {
 			if r.Offset >= int64(cut+start) {

@@ -120,10 +120,7 @@ const PageScript = CoreScript + ListenerScript + pageLoop
 // CoreScriptFor is CoreScript with the variations in force: with
 // "adapter-words" an unhandled rejection is marked "(in promise) ".
 func CoreScriptFor(v vary.Set) string {
-	if v.Has("adapter-words") {
-		return strings.Replace(CoreScript, `"Unhandled rejection: "`, `"(in promise) "`, 1)
-	}
-	return CoreScript
+	return vary.Choose(v, "adapter-words", CoreScript, strings.Replace(CoreScript, `"Unhandled rejection: "`, `"(in promise) "`, 1))
 }
 
 // PageScriptFor is PageScript with the variations in force.

@@ -27,10 +27,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	}
 	h.fs = cfg.Fs
 	cfg.Clock, cfg.Console = h.clk, h.con
-	srv, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := New(cfg)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -67,9 +64,9 @@ func TestServerRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(reg.Path, "debug/index-7-zen-") {
 		t.Fatalf("path %s", reg.Path)
 	}
-	h.appendText(reg.Path, RenderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", "12+13"))
+	h.appendText(reg.Path, renderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", "12+13"))
 	h.clk.Advance(300 * time.Millisecond)
-	task, err := h.srv.Poll(reg.ID, reg.Token)
+	task, err := h.poll(reg.ID, reg.Token)
 	if err != nil || task == nil {
 		t.Fatalf("poll: %v %v\n%s", task, err, h.con)
 	}

@@ -33,7 +33,7 @@ func Variations() []vary.Variation {
 			Permit: "Error capture and formatting: the adapter captures `unhandledrejection`; stacks are strings, with no prefix given"},
 		{Name: "limits", What: "the registry lists 80 instances and 10 recent jobs, names are cut at 32 characters, a long poll waits 20 s",
 			Permit: "Master registry: keep the file under ~200 lines, with no counts given; File naming: no length given; Adapters: the transport is open"},
-		{Name: "timeout-from-dispatch", What: "a job's timeout runs from its dispatch; a job no realm takes waits until one does",
+		{Name: "timeout-from-dispatch", What: "a job's timeout runs from the moment its page received it; a job no realm takes waits until one does",
 			Permit: "Timeout behaviour: a default job timeout of 60 s, not said to run from the request or the dispatch"},
 		{Name: "no-placeholder", What: "no \"executing ...\" placeholder is written",
 			Permit: "Examples: the executing placeholder is one of the examples, never required"},

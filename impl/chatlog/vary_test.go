@@ -17,10 +17,10 @@ func transcript(t *testing.T, v vary.Set) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.appendText(reg.Path, RenderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", "12+13"))
-	h.appendText(reg.Path, RenderRequest("agent", reg.ID, Clock(h.clk.Now()), "Lisp", "(+ 1 2)"))
+	h.appendText(reg.Path, renderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", "12+13"))
+	h.appendText(reg.Path, renderRequest("agent", reg.ID, Clock(h.clk.Now()), "Lisp", "(+ 1 2)"))
 	h.clk.Advance(300 * time.Millisecond)
-	task, err := h.srv.Poll(reg.ID, reg.Token)
+	task, err := h.poll(reg.ID, reg.Token)
 	if err != nil || task == nil {
 		t.Fatalf("poll: %v %v", task, err)
 	}
@@ -28,9 +28,9 @@ func transcript(t *testing.T, v vary.Set) string {
 	if err := h.srv.Result(reg.ID, reg.Token, task.JobID, Outcome{OK: true, IsJSON: true, JSON: `{"a":1}`, Errors: []string{"Error: e1", "Error: e2"}}); err != nil {
 		t.Fatal(err)
 	}
-	h.appendText(reg.Path, RenderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", "1"))
+	h.appendText(reg.Path, renderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", "1"))
 	h.clk.Advance(300 * time.Millisecond)
-	task, err = h.srv.Poll(reg.ID, reg.Token)
+	task, err = h.poll(reg.ID, reg.Token)
 	if err != nil || task == nil {
 		t.Fatalf("poll: %v %v", task, err)
 	}
@@ -38,7 +38,7 @@ func transcript(t *testing.T, v vary.Set) string {
 	if err := h.srv.Result(reg.ID, reg.Token, task.JobID, Outcome{OK: true, IsJSON: true, JSON: "1"}); err != nil {
 		t.Fatal(err)
 	}
-	h.appendText(reg.Path, RenderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", "2"))
+	h.appendText(reg.Path, renderRequest("agent", reg.ID, Clock(h.clk.Now()), "JS", "2"))
 	h.clk.Advance(6 * time.Second) // no realm takes this one
 	h.srv.Stop()
 	return strings.Join([]string{reg.Path, h.read(reg.Path), h.read(RegistryFile), h.con.String(), PageScriptFor(v)}, "\n----\n")

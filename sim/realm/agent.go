@@ -3,6 +3,7 @@ package realm
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"anchorage/impl/chatlog"
@@ -39,7 +40,21 @@ func (a *Agent) AppendRaw(path, text string) error {
 
 // RequestText renders a request from this agent at the clock's time.
 func (a *Agent) RequestText(page, lang, code string) string {
-	return chatlog.RenderRequest(a.Name, page, chatlog.Clock(a.Clock.Now()), lang, code)
+	return RenderRequest(a.Name, page, chatlog.Clock(a.Clock.Now()), lang, code)
+}
+
+// RenderRequest renders an agent request as the seed writes one
+// (§chatlog-request-header): the header line, then the code in a fence of
+// backticks tagged lang, longer than any run of backticks that starts a
+// line of the code, so that no line of it closes the fence.
+func RenderRequest(agent, page, at, lang, code string) string {
+	longest := 0
+	for _, line := range strings.Split(code, "\n") {
+		t := strings.TrimLeft(line, " ")
+		longest = max(longest, len(t)-len(strings.TrimLeft(t, "`")))
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fmt.Sprintf("**%s** to %s at %s\n%s%s\n%s\n%s\n", agent, page, at, fence, lang, code, fence)
 }
 
 // Request appends a complete JS request.

@@ -65,19 +65,16 @@ func replay(t *testing.T, dir string) (string, string) {
 		t.Fatal(err)
 	}
 	var con bytes.Buffer
-	srv, err := chatlog.New(chatlog.Config{Fs: fs, Clock: clk, Console: &con, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := chatlog.New(chatlog.Config{Fs: fs, Clock: clk, Console: &con, Seed: 1})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Stop()
-	reg, err := srv.Adopt(stem, "Index - 7 Zen", "http://localhost:8302/", "JS")
+	reg, err := srv.Rejoin(stem, "Index - 7 Zen", "http://localhost:8302/", "JS")
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := New(srv, clk, Config{Name: "Index - 7 Zen", Seed: 1})
+	page, err := New(serverHub{srv}, clk, Config{Name: "Index - 7 Zen", Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,12 +31,13 @@ import (
 	"modernc.org/quickjs"
 )
 
-// Hub is the server side of the transport as a page sees it;
-// *chatlog.Server implements it.
+// Hub is the server side of the transport as a page sees it: a
+// *chatlog.Server behind a transport.
 type Hub interface {
 	Register(name, url, lang string) (chatlog.Registration, error)
 	Poll(id, token string) (*chatlog.Task, error)
-	Received(id, token, jobID string) error
+	// Received tells that the task's code has reached the page.
+	Received(t chatlog.Task)
 	Result(id, token, jobID string, o chatlog.Outcome) error
 	Heartbeat(id, token string) error
 	// Rejoin registers again a page the server no longer knows (after a
@@ -179,7 +180,7 @@ func (p *Page) Start() error {
 }
 
 // Attach starts the loops with a registration obtained elsewhere (for
-// instance chatlog.Server.Adopt after a restart).
+// instance chatlog.Server.Rejoin after a restart).
 func (p *Page) Attach(reg chatlog.Registration) {
 	p.reg = reg
 	p.after(p.delay(), p.poll)
@@ -233,9 +234,7 @@ func (p *Page) poll() {
 }
 
 func (p *Page) receive(t chatlog.Task) {
-	if err := p.hub.Received(p.reg.ID, p.reg.Token, t.JobID); err != nil {
-		p.Log = append(p.Log, "received: "+err.Error())
-	}
+	p.hub.Received(t)
 	out := p.Evaluate(t)
 	work := time.Duration(0)
 	if p.Work != nil {

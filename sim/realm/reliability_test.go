@@ -33,7 +33,7 @@ func (h *switchHub) Register(n, u, l string) (chatlog.Registration, error) {
 	return h.cur().Register(n, u, l)
 }
 func (h *switchHub) Poll(id, tok string) (*chatlog.Task, error) {
-	t, err := h.cur().Poll(id, tok)
+	t, _, err := h.cur().Poll(id, tok)
 	if t != nil {
 		h.mu.Lock()
 		h.delivered[t.Instance+"|"+t.Code]++
@@ -42,7 +42,7 @@ func (h *switchHub) Poll(id, tok string) (*chatlog.Task, error) {
 	}
 	return t, err
 }
-func (h *switchHub) Received(id, tok, j string) error { return h.cur().Received(id, tok, j) }
+func (h *switchHub) Received(t chatlog.Task) { h.cur().Received(&t) }
 func (h *switchHub) Result(id, tok, j string, o chatlog.Outcome) error {
 	return h.cur().Result(id, tok, j, o)
 }
@@ -58,10 +58,7 @@ func reliabilityRun(t *testing.T, seed uint64) {
 	faulty := vfs.NewFaulty(vfs.NewMem(clk), seed)
 	var con bytes.Buffer
 	newServer := func(s uint64) *chatlog.Server {
-		srv, err := chatlog.New(chatlog.Config{Fs: faulty, Clock: clk, Console: &con, Seed: s, Timeout: 10 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
+		srv := chatlog.New(chatlog.Config{Fs: faulty, Clock: clk, Console: &con, Seed: s, Timeout: 10 * time.Second})
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
 		}

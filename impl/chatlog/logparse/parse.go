@@ -11,7 +11,6 @@ import (
 type Request struct {
 	Line   int   // 1-based line of the header, counted from the parse start
 	Offset int64 // byte offset of the header line in the file
-	End    int64 // byte offset just past the request's last line
 	Agent  string
 	Page   string
 	At     string // HH:MM:SS, "" when the header has none (§chatlog-timestamp)
@@ -52,23 +51,6 @@ type Log struct {
 	// file must start again: everything before it is settled (no draft, no
 	// open fence, no header still waiting for its body).
 	Resume int64
-	// ResumeLine is the line number at Resume.
-	ResumeLine int
-	// Fences lists every top-level fenced block found, in order.
-	Fences []FenceSpan
-}
-
-// FenceSpan is where a fenced block opens and closes (line numbers; Close
-// is 0 when the fence runs to the end of the input).
-type FenceSpan struct {
-	Open, Close int
-}
-
-// Pos is where a parse starts: a byte offset outside any fence and the line
-// number there.
-type Pos struct {
-	Offset int64
-	Line   int
 }
 
 // Limits of the parser: a line longer than MaxLine is kept whole but never
@@ -360,11 +342,10 @@ type line struct {
 }
 
 type scanner struct {
-	fences []FenceSpan
-	data   []byte
-	base   Pos
-	pos    int
-	num    int
+	data []byte
+	base int64 // the offset of data in the file
+	pos  int
+	num  int
 }
 
 func (s *scanner) next() (line, bool) {
@@ -373,7 +354,7 @@ func (s *scanner) next() (line, bool) {
 	}
 	rest := s.data[s.pos:]
 	end := bytes.IndexByte(rest, '\n')
-	l := line{start: s.base.Offset + int64(s.pos), num: s.base.Line + s.num}
+	l := line{start: s.base + int64(s.pos), num: s.num + 1}
 	if end < 0 {
 		l.text = rest
 		s.pos = len(s.data)
@@ -383,7 +364,7 @@ func (s *scanner) next() (line, bool) {
 		s.pos += end + 1
 	}
 	l.text = bytes.TrimSuffix(l.text, []byte{'\r'})
-	l.next = s.base.Offset + int64(s.pos)
+	l.next = s.base + int64(s.pos)
 	s.num++
 	return l, true
 }
@@ -397,19 +378,16 @@ func (s *scanner) peek() (line, bool) {
 }
 
 // readFence consumes the body of fence f up to and including its closing
-// line. It returns the body and whether the fence was closed; closedLine is
-// the closing line.
+// line. It returns the body and whether the fence was closed; closing is
+// the closing line (the zero line, not complete, when there is none).
 func (s *scanner) readFence(f fence) (body string, closed bool, closing line) {
 	var lines [][]byte
-	open := s.base.Line + s.num - 1
 	for {
 		l, ok := s.next()
 		if !ok {
-			s.fences = append(s.fences, FenceSpan{Open: open})
 			return joinLines(lines), false, line{}
 		}
 		if f.closes(l.text) {
-			s.fences = append(s.fences, FenceSpan{Open: open, Close: l.num})
 			return joinLines(lines), true, l
 		}
 		lines = append(lines, l.text)
@@ -441,23 +419,22 @@ func ValidateText(data []byte) error {
 	return nil
 }
 
-// Parse reads the whole of data as a chat log starting at line 1.
-func Parse(data []byte) Log { return ParseAt(data, Pos{Line: 1}) }
+// Parse reads the whole of data as a chat log.
+func Parse(data []byte) Log { return ParseAt(data, 0) }
 
-// ParseAt reads data, which starts at base (outside any fence), and pairs
-// the replies it finds with the requests it finds.
-func ParseAt(data []byte, base Pos) Log {
-	if base.Line == 0 {
-		base.Line = 1
-	}
+// ParseAt reads data, which starts at offset base of a file (outside any
+// fence), and pairs the replies it finds with the requests it finds. Lines
+// are counted from 1 at the start of data.
+func ParseAt(data []byte, base int64) Log {
 	s := &scanner{data: data, base: base}
-	lg := Log{Resume: base.Offset, ResumeLine: base.Line}
+	lg := Log{Resume: base}
 	settled := true // false once something unfinished is seen: Resume stops moving
-	settle := func(next int64, nextLine int, complete bool) {
-		if settled && complete {
-			lg.Resume, lg.ResumeLine = next, nextLine
-		} else {
-			settled = false
+	// settle moves Resume past l, the last line of something finished,
+	// while nothing before it is unfinished.
+	settle := func(l line) {
+		settled = settled && l.complete
+		if settled {
+			lg.Resume = l.next
 		}
 	}
 	for {
@@ -468,15 +445,11 @@ func ParseAt(data []byte, base Pos) Log {
 		h, isHeader := parseHeader(l.text)
 		if !isHeader {
 			if f, ok := openFence(l.text); ok {
-				_, closed, closing := s.readFence(f)
-				if closed {
-					settle(closing.next, closing.num+1, closing.complete)
-				} else {
-					settle(0, 0, false)
-				}
+				_, _, closing := s.readFence(f)
+				settle(closing)
 				continue
 			}
-			settle(l.next, l.num+1, l.complete)
+			settle(l)
 			continue
 		}
 		nl, hasNext := s.peek()
@@ -487,7 +460,7 @@ func ParseAt(data []byte, base Pos) Log {
 			if h.paren {
 				lg.Replies = append(lg.Replies, h.reply(l, "", ""))
 			}
-			settle(0, 0, false)
+			settle(line{})
 			continue
 		}
 		f, isFence := openFence(nl.text)
@@ -495,38 +468,25 @@ func ParseAt(data []byte, base Pos) Log {
 		case !h.paren && isFence && !isResultTag(f.lang()):
 			s.next()
 			code, closed, closing := s.readFence(f)
-			r := Request{Line: l.num, Offset: l.start, Agent: h.from, Page: h.to, At: h.at,
-				Lang: f.lang(), Code: code, Closed: closed}
-			if closed {
-				r.End = closing.next
-				settle(closing.next, closing.num+1, closing.complete)
-			} else {
-				r.End = base.Offset + int64(len(data))
-				settle(0, 0, false)
-			}
-			lg.Requests = append(lg.Requests, r)
+			lg.Requests = append(lg.Requests, Request{Line: l.num, Offset: l.start, Agent: h.from, Page: h.to, At: h.at,
+				Lang: f.lang(), Code: code, Closed: closed})
+			settle(closing)
 		case isFence:
 			s.next()
-			body, closed, closing := s.readFence(f)
+			body, _, closing := s.readFence(f)
 			lg.Replies = append(lg.Replies, h.reply(l, f.lang(), body))
-			if closed {
-				settle(closing.next, closing.num+1, closing.complete)
-			} else {
-				settle(0, 0, false)
-			}
-		default:
+			settle(closing)
+		case !h.paren && string(bytes.TrimRight(nl.text, " \t")) == Placeholder:
 			rp := h.reply(l, "", "")
-			if !h.paren && string(bytes.TrimRight(nl.text, " \t")) == Placeholder {
-				rp.Placeholder = true
-				s.next()
-				settle(nl.next, nl.num+1, nl.complete)
-			} else {
-				settle(l.next, l.num+1, l.complete)
-			}
+			rp.Placeholder = true
 			lg.Replies = append(lg.Replies, rp)
+			s.next()
+			settle(nl)
+		default:
+			lg.Replies = append(lg.Replies, h.reply(l, "", ""))
+			settle(l)
 		}
 	}
-	lg.Fences = s.fences
 	pair(&lg)
 	return lg
 }
@@ -552,7 +512,6 @@ func (h header) reply(l line, lang, body string) Reply {
 // placeholder's request. A late reply takes the oldest request of its agent
 // that was closed by a timeout entry and has no late reply yet.
 func pair(lg *Log) {
-	lg.Ambiguous = nil
 	waiting := map[string][]int{}      // agent → closed requests without a final reply, append order
 	timedOut := map[string][]int{}     // agent → requests closed by a timeout entry, no late reply yet
 	placeholders := map[string][]int{} // agent → requests with an open placeholder
@@ -606,8 +565,8 @@ func pair(lg *Log) {
 			}
 			if same > 1 {
 				lg.Ambiguous = append(lg.Ambiguous, fmt.Sprintf(
-					"line %d: reply of %s to %s at %s: %d requests at %s are waiting; paired in append order with line %d",
-					rp.Line, rp.Page, rp.Agent, rp.At, same, lg.Requests[pick].At, lg.Requests[pick].Line))
+					"reply of %s to %s at %s: %d requests at %s are waiting; paired in append order with the first",
+					rp.Page, rp.Agent, rp.At, same, lg.Requests[pick].At))
 			}
 			return pick
 		}
@@ -682,40 +641,33 @@ func (lg Log) Executing() []bool {
 // TailStart finds where a tail parse of chunk may begin when nothing is known
 // about the text before it (§chatlog-tail-only): the first header line in
 // chunk that is followed by a fence, a placeholder or that carries a reply
-// parenthesis. chunkOff is the offset of chunk in the file; atStart says the
-// chunk begins the file. It returns the offset relative to chunk, or -1.
+// parenthesis; when no line of the chunk starts an entry, the start of its
+// last, unfinished line (the end of the chunk when its last line is whole),
+// where a parse finds nothing and resumes. atStart says the chunk begins
+// the file; then the parse starts at its start. It returns an offset in
+// chunk.
 func TailStart(chunk []byte, atStart bool) int {
-	pos := 0
-	if !atStart {
-		i := bytes.IndexByte(chunk, '\n')
-		if i < 0 {
-			return -1
-		}
-		pos = i + 1
-	}
 	if atStart {
 		return 0
 	}
-	for pos < len(chunk) {
+	// The chunk's first line may have begun before it: skip it.
+	pos := bytes.IndexByte(chunk, '\n') + 1
+	for {
 		end := bytes.IndexByte(chunk[pos:], '\n')
 		if end < 0 {
-			return -1
+			return pos
 		}
 		text := bytes.TrimSuffix(chunk[pos:pos+end], []byte{'\r'})
 		if h, ok := parseHeader(text); ok {
 			rest := chunk[pos+end+1:]
-			ne := bytes.IndexByte(rest, '\n')
-			if ne < 0 {
-				ne = len(rest)
-			}
-			nl := bytes.TrimSuffix(rest[:ne], []byte{'\r'})
+			nl, _, _ := bytes.Cut(rest, []byte{'\n'})
+			nl = bytes.TrimSuffix(nl, []byte{'\r'})
 			if _, f := openFence(nl); f || h.paren || string(nl) == Placeholder {
 				return pos
 			}
 		}
 		pos += end + 1
 	}
-	return -1
 }
 
 // HeaderNames reads line as a request or reply header and returns its

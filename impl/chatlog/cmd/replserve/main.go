@@ -154,6 +154,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replserve: -vary: %v\n", err)
 		return 2
 	}
+	if *timeout <= 0 {
+		fmt.Fprintf(stderr, "replserve: -timeout %v: want a positive duration\n", *timeout)
+		return 2
+	}
 	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
 		fmt.Fprintf(stderr, "replserve: -dir %s: not a directory\n", *dir)
 		return 2
@@ -164,12 +168,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer ln.Close()
-	srv, err := chatlog.New(chatlog.Config{Fs: afero.NewBasePathFs(afero.NewOsFs(), *dir), Clock: clock.Real(),
+	srv := chatlog.New(chatlog.Config{Fs: afero.NewBasePathFs(afero.NewOsFs(), *dir), Clock: clock.Real(),
 		Console: stderr, Seed: *seed, Timeout: *timeout, Vary: variations})
-	if err != nil {
-		fmt.Fprintln(stderr, "replserve:", err)
-		return 1
-	}
 	if err := srv.Start(); err != nil {
 		fmt.Fprintln(stderr, "replserve:", err)
 		return 1
