@@ -47,5 +47,6 @@ Feature: Fe on the deck — the events a function's body is charged for, counted
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(do{ 1*7} (while t (list 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20)))"
-    Then the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")"
+    Then the result is a Lisp error
+    And the result is "(error watchdog :message \"watchdog: cycle budget exceeded\")" per Decision (§deck-watchdog)
     And the evaluation took between 30005782 and 30005894 cycles per Decision (§deck-watchdog)

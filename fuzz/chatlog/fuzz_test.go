@@ -139,10 +139,10 @@ func tailCheck(t fatalf, data []byte, cut uint16) {
 			if ts > len(data)-c {
 				t.Fatalf("tail start %d beyond chunk of %d", ts, len(data)-c)
 			}
-			lg := logparse.ParseAt(data[c+ts:], logparse.Pos{Offset: int64(c + ts), Line: 1})
+			lg := logparse.ParseAt(data[c+ts:], int64(c+ts))
 			// Incremental parsing from Resume finds the same requests as
 			// parsing the tail in one go, for requests after Resume.
-			rest := logparse.ParseAt(data[lg.Resume:], logparse.Pos{Offset: lg.Resume, Line: lg.ResumeLine})
+			rest := logparse.ParseAt(data[lg.Resume:], lg.Resume)
 			var want []int64
 			for _, r := range lg.Requests {
 				if r.Offset >= lg.Resume {
