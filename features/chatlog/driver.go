@@ -169,7 +169,7 @@ func (e *embedded) register(name, url string) (chatlog.Registration, error) {
 	if e.w.srv == nil {
 		return chatlog.Registration{}, fmt.Errorf("no server")
 	}
-	return e.w.srv.Register(name, url, "JS")
+	return e.w.srv.Rejoin("", name, url, "JS")
 }
 func (e *embedded) quiet(name string) error {
 	reg, err := e.register(name, "http://localhost:8302/")

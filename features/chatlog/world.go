@@ -29,9 +29,6 @@ func (w *world) start() error {
 // that a page outlives a server restart as a browser tab does.
 type hub struct{ w *world }
 
-func (h hub) Register(name, url, lang string) (chatlog.Registration, error) {
-	return h.w.srv.Register(name, url, lang)
-}
 func (h hub) Poll(id, token string) (*chatlog.Task, error) {
 	t, _, err := h.w.srv.Poll(id, token)
 	return t, err
@@ -271,7 +268,7 @@ func (lisp) Evaluate(t chatlog.Task) chatlog.Outcome {
 
 func (w *world) connectLisp(name string) error {
 	var ad chatlog.Adapter = lisp{}
-	reg, err := w.srv.Register(name, "lisp://repl", ad.Language())
+	reg, err := w.srv.Rejoin("", name, "lisp://repl", ad.Language())
 	if err != nil {
 		return err
 	}

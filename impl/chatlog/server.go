@@ -218,15 +218,6 @@ func (s *Server) logPath(stem string) string {
 	return InstancePath(stem)
 }
 
-// Register connects a realm instance named name (a page title) at url
-// running lang, creating its log under debug/ (§chatlog-instance-dir,
-// §chatlog-filename-pattern, §chatlog-short-id).
-func (s *Server) Register(name, url, lang string) (Registration, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.registerLocked(name, url, lang)
-}
-
 func (s *Server) registerLocked(name, url, lang string) (Registration, error) {
 	if s.cfg.SingleFile && len(s.instances) > 0 {
 		return Registration{}, errors.New("chatlog: single-file mode serves one instance")
@@ -276,10 +267,12 @@ func (s *Server) attachLocked(base, stem, name, url, lang, p string) Registratio
 // included, so that it never leads outside debug/.
 const stemRE = `^[a-z0-9]+(-[a-z0-9]+)*$`
 
-// Rejoin connects a realm that was registered as id before (its page
-// keeps the id, the server forgot it in a restart): when no instance is
-// connected under id and its log exists, the page gets it back, log and
-// all; otherwise it registers afresh like Register.
+// Rejoin connects a realm instance named name (a page title) at url
+// running lang. A page registered as id before (it keeps the id, the
+// server forgot it in a restart) gets it back, log and all, when no
+// instance is connected under id and its log exists; otherwise, and when
+// id is empty, it is registered afresh and its log created under debug/
+// (§chatlog-instance-dir, §chatlog-filename-pattern, §chatlog-short-id).
 func (s *Server) Rejoin(id, name, url, lang string) (Registration, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -57,7 +57,7 @@ func (h *harness) read(p string) string {
 
 func TestServerRoundTrip(t *testing.T) {
 	h := newHarness(t, Config{Seed: 1})
-	reg, err := h.srv.Register("Index - 7 Zen", "http://localhost:8302/", "JS")
+	reg, err := h.srv.Rejoin("", "Index - 7 Zen", "http://localhost:8302/", "JS")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 func transcript(t *testing.T, v vary.Set) string {
 	t.Helper()
 	h := newHarness(t, Config{Seed: 7, Timeout: 5 * time.Second, Vary: v})
-	reg, err := h.srv.Register("Café Olé! a title longer than thirty-two characters", "http://localhost:8302/", "JS")
+	reg, err := h.srv.Rejoin("", "Café Olé! a title longer than thirty-two characters", "http://localhost:8302/", "JS")
 	if err != nil {
 		t.Fatal(err)
 	}

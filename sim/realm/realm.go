@@ -34,14 +34,14 @@ import (
 // Hub is the server side of the transport as a page sees it: a
 // *chatlog.Server behind a transport.
 type Hub interface {
-	Register(name, url, lang string) (chatlog.Registration, error)
 	Poll(id, token string) (*chatlog.Task, error)
 	// Received tells that the task's code has reached the page.
 	Received(t chatlog.Task)
 	Result(id, token, jobID string, o chatlog.Outcome) error
 	Heartbeat(id, token string) error
-	// Rejoin registers again a page the server no longer knows (after a
-	// restart), under the id it had, so that it keeps its log.
+	// Rejoin registers a page: afresh when id is empty, else again under
+	// the id it had before a restart the server forgot it in, so that it
+	// keeps its log.
 	Rejoin(id, name, url, lang string) (chatlog.Registration, error)
 }
 
@@ -169,7 +169,7 @@ func (p *Page) after(d time.Duration, f func()) {
 
 // Start registers the page and starts its poll and heartbeat loops.
 func (p *Page) Start() error {
-	reg, err := p.hub.Register(p.cfg.Name, p.cfg.URL, p.Language())
+	reg, err := p.hub.Rejoin("", p.cfg.Name, p.cfg.URL, p.Language())
 	if err != nil {
 		return fmt.Errorf("realm %q: register: %w", p.cfg.Name, err)
 	}

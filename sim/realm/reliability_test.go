@@ -29,9 +29,6 @@ type switchHub struct {
 }
 
 func (h *switchHub) cur() *chatlog.Server { h.mu.Lock(); defer h.mu.Unlock(); return h.srv }
-func (h *switchHub) Register(n, u, l string) (chatlog.Registration, error) {
-	return h.cur().Register(n, u, l)
-}
 func (h *switchHub) Poll(id, tok string) (*chatlog.Task, error) {
 	t, _, err := h.cur().Poll(id, tok)
 	if t != nil {

@@ -670,13 +670,6 @@ func TailStart(chunk []byte, atStart bool) int {
 	}
 }
 
-// HeaderNames reads line as a request or reply header and returns its
-// sender and addressee; ok is false when line is not a header.
-func HeaderNames(line []byte) (from, to string, ok bool) {
-	h, ok := parseHeader(line)
-	return h.from, h.to, ok
-}
-
 // OpenFence reads line as a fence opener and returns the fence's character
 // (a backtick or a tilde) and its length.
 func OpenFence(line []byte) (ch byte, n int, ok bool) {
