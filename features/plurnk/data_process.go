@@ -19,6 +19,7 @@ import (
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/impl/plurnk/store"
+	"anchorage/reports/catalog"
 	"anchorage/sim/llm"
 
 	"github.com/cucumber/godog"
@@ -232,8 +233,9 @@ func libraryReason(step string) string {
 func libraryStep(sc *godog.Scenario) string {
 	for _, st := range sc.Steps {
 		ok := false
-		for _, re := range append(append(dataSteps, runSteps...), execSteps...) {
-			if re.MatchString(st.Text) {
+		text, _, _ := catalog.DecidedStep(st.Text) // a decided step is the same step
+		for _, re := range append(append(append(dataSteps, runSteps...), execSteps...), seedDataSteps...) {
+			if re.MatchString(text) {
 				ok = true
 				break
 			}
@@ -267,7 +269,7 @@ func boundStep(sc *godog.Scenario) (why, step string) {
 	}
 	for _, st := range sc.Steps {
 		for _, b := range targetBound {
-			if b.step.MatchString(st.Text) {
+			if text, _, _ := catalog.DecidedStep(st.Text); b.step.MatchString(text) {
 				return b.why, st.Text
 			}
 		}

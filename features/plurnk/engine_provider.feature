@@ -57,7 +57,8 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
     When the user starts a loop with the prompt "What is the answer?"
     Then the loop ends with status 200
     And the model run's log records error - with status 400 by plurnk
-    And the errors section of packet 2 contains "400 log:///1/1/1"
+    And the errors section of packet 2 points at 1/1/1 with status 400
+    And the errors section of packet 2 contains "* {\"coordinate\":\"1/1/1\",\"kind\":\"action_failure\",\"op\":\"error\",\"status\":400,\"target\":null}" per Decision (§telemetry-no-error-scheme)
     And the log section of packet 2 contains "log:///1/1/1/error 400"
 
   @§provider-surface-generate @decision

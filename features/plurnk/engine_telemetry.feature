@@ -97,9 +97,10 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Go"
-    Then the errors section of packet 2 reads:
+    Then the errors section of packet 2 points at 1/1/1 with status 404
+    And the errors section of packet 2 reads: per Decision (§telemetry-no-error-scheme)
       """
-      * 404 log:///1/1/1
+      * {"coordinate":"1/1/1","kind":"action_failure","op":"READ","status":404,"target":"known:///missing.md"}
       """
     And the model run's row log:///1/1/1 is expanded
     And the model run's log records READ error://1 with status 501 by model
@@ -174,7 +175,8 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
     When the user starts a loop with the prompt "Go"
     Then the loop ends with status 200
     And the model run's log records EDIT flaky:///x with status 500 by model
-    And the errors section of packet 2 reads:
+    And the errors section of packet 2 points at 1/1/1 with status 500
+    And the errors section of packet 2 reads: per Decision (§telemetry-no-error-scheme)
       """
-      * 500 log:///1/1/1
+      * {"coordinate":"1/1/1","kind":"action_failure","op":"EDIT","status":500,"target":"flaky:///x"}
       """

@@ -3,8 +3,9 @@ Feature: Log rows: OPEN, FOLD and KILL
   A run keeps no view of the world beside its log: what it has open or
   folded is a bit on its own log rows, addressed log:///<loop>/<turn>/<seq>
   (or by the handle log:///<loop>/<turn>/<seq>/<OP>). OPEN and FOLD flip that
-  bit and nothing else; aimed at an entry they answer 501, since entries
-  carry no open or folded state. A failed action is such a row too, and the
+  bit and change nothing else; like every executed op they record their own
+  row. Aimed at an entry they answer 501, since entries carry no open or
+  folded state. A failed action is such a row too, and the
   model curates it like any other: there is no error:// scheme.
 
   Background:
@@ -15,7 +16,7 @@ Feature: Log rows: OPEN, FOLD and KILL
     And the model's turn 1/2 begins
 
   @§machine-processes-run-is-its-log
-  Scenario: FOLD collapses one of the run's rows and OPEN restores it, writing no row of their own
+  Scenario: FOLD collapses one of the run's rows and OPEN restores it, each recording its own row
     Then the model's log holds the rows:
       | row        | state  |
       | 1/1/1/READ | open   |
@@ -23,22 +24,25 @@ Feature: Log rows: OPEN, FOLD and KILL
       | 1/1/3/EDIT | open   |
     When the model emits <<FOLD(log:///1/1/1)::FOLD
     Then the action answers 200
-    And the action wrote no log row
+    And the action's log row records status 200 at log:///1/2/1
     And the model's log row log:///1/1/1 is folded
     And the body channel of known:///plan.md holds "step one\nTODO step two"
     When the model emits <<OPEN(log:///1/1/1/READ)::OPEN
     Then the action answers 200
+    And the action's log row records status 200 at log:///1/2/2
     And the model's log holds the rows:
       | row        | state  |
       | 1/1/1/READ | open   |
       | 1/1/2/READ | folded |
       | 1/1/3/EDIT | open   |
+      | 1/2/1/FOLD | open   |
+      | 1/2/2/OPEN | open   |
 
   @§machine-processes-run-is-its-log @decision
   Scenario: OPEN of a row already open changes nothing and answers 304
     When the model emits <<OPEN(log:///1/1/1)::OPEN
     Then the action answers 304
-    And the action wrote no log row
+    And the action's log row records status 304 at log:///1/2/1
     And the model's log row log:///1/1/1 is open
 
   @§machine-processes-run-is-its-log @decision
@@ -54,6 +58,7 @@ Feature: Log rows: OPEN, FOLD and KILL
       | 1/1/1/READ | folded |
       | 1/1/2/READ | folded |
       | 1/1/3/EDIT | open   |
+      | 1/2/1/FOLD | open   |
     When the model emits <<OPEN(log:///**/READ)::OPEN
     Then the action answers 200
     And the model's log holds the rows:
@@ -61,9 +66,11 @@ Feature: Log rows: OPEN, FOLD and KILL
       | 1/1/1/READ | open   |
       | 1/1/2/READ | open   |
       | 1/1/3/EDIT | open   |
+      | 1/2/1/FOLD | open   |
+      | 1/2/2/OPEN | open   |
     When the model emits <<FOLD(log:///**):/nowhere/:FOLD
     Then the action answers 204
-    And the action wrote no log row
+    And the action's log row records status 204 at log:///1/2/3
 
   @§machine-processes-run-is-its-log @§scheme-address-namespace-fold
   Scenario: log://1/1/3 and log:///1/1/3 name the same row

@@ -170,6 +170,7 @@ func InitializeScenario(sc kit.Steps) {
 	registerDataSteps(sc)
 	registerSharpSteps(sc)
 	registerStreamControlSteps(sc)
+	registerSeedSteps(sc)
 }
 
 // --- givens ---------------------------------------------------------------

@@ -89,12 +89,18 @@ func (e *Engine) assemble(ls *loopState, t int) (*Delivered, error) {
 }
 
 // errorsSection renders the pointers to the failed rows of the previous
-// and the current turn, then the waiting notices.
+// and the current turn, one `* {canonical-JSON}` line each as notices
+// render (the action_failure kind: kind, coordinate, op, status, target),
+// then the waiting notices.
 func (e *Engine) errorsSection(ls *loopState, t int) (string, error) {
 	var b strings.Builder
 	for _, turn := range []int{t - 1, t} {
-		for _, p := range ops.ErrorPointers(ls.req.Run, ls.loop.Seq, turn) {
-			b.WriteString("* " + p + "\n")
+		for _, p := range ops.Pointers(ls.req.Run, ls.loop.Seq, turn) {
+			js, err := telemetry.Canonical(p)
+			if err != nil {
+				return "", fmt.Errorf("errors section: %w", err)
+			}
+			b.WriteString("* " + js + "\n")
 		}
 	}
 	notes, err := telemetry.Render(ls.notices.Peek(), ls.prev)

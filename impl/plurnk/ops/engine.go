@@ -23,7 +23,7 @@
 //     loop's, and answer 501 here.
 //   - OPEN and FOLD act only on log:/// rows of the acting run (501 on any
 //     entry scheme): they set or clear the row's expanded bit. KILL on
-//     log:/// deletes rows. A successful OPEN/FOLD writes no row of its own.
+//     log:/// deletes rows. OPEN and FOLD record their own row like any op.
 //   - <L> is by line (by result on OPEN/FOLD/KILL of rows), except on
 //     JSON content, where READ and EDIT slice and splice top-level items
 //     (structured.go); tree-typed content (JSON, XML, HTML) reads verbatim,
@@ -97,8 +97,7 @@ type Result struct {
 	Span  string
 	Items []Result
 	// Row is the log row recorded for the op (the last one when a READ fans
-	// out); zero (ID 0) when the op wrote none, as a successful OPEN or
-	// FOLD does.
+	// out).
 	Row store.LogRow
 	// Rows are every row the op recorded, in log order.
 	Rows []store.LogRow
@@ -119,8 +118,9 @@ func fail(status int, format string, args ...any) error {
 // Do dispatches st for a and records its log row. An op applies fully or
 // not at all: any status of 400 or above rolls back every change it made.
 // A handler error or panic answers 500 with the reason on the row. A READ
-// that fans out over a glob records one row per item; a successful OPEN or
-// FOLD records none.
+// that fans out over a glob records one row per item. Every op records its
+// row, OPEN and FOLD included: an executed op is an action, and an action
+// produces its log row (§machine-processes-run-is-its-log).
 func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 	var res Result
 	err := e.Store.Update(a.Session, func(tx *store.Tx) error {
@@ -139,9 +139,6 @@ func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 	}
 	if st.Target != nil && res.Target == "" {
 		res.Target = st.Target.String()
-	}
-	if res.Status < 400 && (st.Op == dsl.OpOpen || st.Op == dsl.OpFold) {
-		return res
 	}
 	items := []*Result{&res}
 	if len(res.Items) > 0 {

@@ -294,4 +294,7 @@ type LogEntry struct {
 	// result when it was written (log.read and log/entry; 0 when none
 	// was).
 	Tokens int `json:"tokens,omitempty"`
+	// Deleted marks the log/entry of a row that was deleted (KILL or
+	// SEND[410] on log:///): the row as it last stood.
+	Deleted bool `json:"deleted,omitempty"`
 }

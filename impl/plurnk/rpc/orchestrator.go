@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -106,7 +107,13 @@ type orchSession struct {
 	name  string
 	root  *string
 	model *store.Run
-	seen  map[int64]bool // log rows already announced
+	sent  map[int64]sentRow // every log row as it was last announced, by id
+}
+
+// sentRow is a log row as log/entry last announced it.
+type sentRow struct {
+	entry LogEntry
+	key   string // the entry's JSON: a change to the row changes it
 }
 
 // defaultMimetypes are the mimetypes the matcher reads structurally or as
@@ -384,20 +391,65 @@ func (o *Orchestrator) flushAll() {
 	}
 }
 
-// flush sends log/entry for each row of s not announced yet, run by run in
-// log order (the service lock is held).
+// flush sends log/entry for every write to the session's log_entries since
+// the last flush (§notifications-log-entry-notify): each row appended, or
+// changed (its status, its expanded bit, its result), as it now stands,
+// run by run in log order; then each row deleted, as it last stood, with
+// deleted set (the service lock is held).
 func (o *Orchestrator) flush(s *orchSession) {
+	live := map[int64]bool{}
 	for _, r := range s.ss.Runs {
 		for _, row := range r.Log {
-			if s.seen[row.ID] {
+			live[row.ID] = true
+			le := o.announced(r, row)
+			key := entryKey(le)
+			if prev, ok := s.sent[row.ID]; ok && prev.key == key {
 				continue
 			}
-			s.seen[row.ID] = true
-			le := logEntry(r, row)
-			le.Tokens, _ = o.eng.RowTokens(row.ID)
+			s.sent[row.ID] = sentRow{entry: le, key: key}
 			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": le, "runId": r.ID})
 		}
 	}
+	var gone []int64
+	for id := range s.sent {
+		if !live[id] {
+			gone = append(gone, id)
+		}
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
+	for _, id := range gone {
+		le := s.sent[id].entry
+		delete(s.sent, id)
+		le.Deleted = true
+		o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": le, "runId": le.RunID})
+	}
+}
+
+// markSent records every row of s as announced as it stands, so that only
+// later writes are announced (the service lock is held).
+func (o *Orchestrator) markSent(s *orchSession) {
+	s.sent = map[int64]sentRow{}
+	for _, r := range s.ss.Runs {
+		for _, row := range r.Log {
+			le := o.announced(r, row)
+			s.sent[row.ID] = sentRow{entry: le, key: entryKey(le)}
+		}
+	}
+}
+
+// announced is the LogEntry log/entry carries for row of r.
+func (o *Orchestrator) announced(r *store.Run, row *store.LogRow) LogEntry {
+	le := logEntry(r, row)
+	le.Tokens, _ = o.eng.RowTokens(row.ID)
+	return le
+}
+
+func entryKey(le LogEntry) string {
+	b, err := json.Marshal(le)
+	if err != nil {
+		return fmt.Sprint(le)
+	}
+	return string(b)
 }
 
 func logEntry(r *store.Run, row *store.LogRow) LogEntry {
@@ -485,7 +537,7 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 		if name == "" {
 			name = fmt.Sprintf("session-%d", ss.ID)
 		}
-		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, seen: map[int64]bool{}}
+		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, sent: map[int64]sentRow{}}
 		o.sessions[ss.ID] = s
 		if o.members != nil && p.Settings != nil && p.Settings.Git != nil {
 			o.members.Sessions.Overlay(ss.ID).SetGit(*p.Settings.Git)
@@ -914,10 +966,6 @@ func (o *Orchestrator) ClientOp(session, runID int64, text string) (OpResult, er
 	if n := len(rows); n > 0 {
 		last := rows[n-1]
 		out.Status, out.Target, out.Content, out.Reason = last.Status, last.Target, last.Content, last.Reason
-	} else {
-		// An op that records no row of its own (a successful OPEN or FOLD)
-		// answers 200.
-		out.Status = 200
 	}
 	return out, nil
 }

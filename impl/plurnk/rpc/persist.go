@@ -109,12 +109,9 @@ func (o *Orchestrator) load() error {
 				err2 = rerr
 				return
 			}
-			s := &orchSession{ss: ss, name: ps.Name, root: ps.ProjectRoot, model: model, seen: map[int64]bool{}}
-			for _, r := range ss.Runs {
-				for _, row := range r.Log {
-					s.seen[row.ID] = true // announced before the stop, or never to be
-				}
-			}
+			s := &orchSession{ss: ss, name: ps.Name, root: ps.ProjectRoot, model: model}
+			// Announced before the stop, or never to be.
+			o.markSent(s)
 			o.sessions[ps.ID] = s
 			if o.members != nil {
 				ov := o.members.Sessions.Overlay(ps.ID)
