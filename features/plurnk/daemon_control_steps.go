@@ -264,7 +264,7 @@ func registerControlSteps(sc kit.Steps) {
 			time.Sleep(time.Millisecond)
 		}
 	})
-	sc.Step(`^the error answered to "(\w+)" has data (\S+) = (.+)$`, func(ctx context.Context, who, path, want string) error {
+	sc.Step(`^the error answered to "(\w+)" has data (\S+) = (.+?)$`, func(ctx context.Context, who, path, want string) error {
 		c, err := getDaemon(ctx).conn(who)
 		if err != nil {
 			return err

@@ -15,6 +15,29 @@ Feature: notifications of the daemon
     And a connection "C" to the daemon
     And "C" creates a session named "elsewhere"
 
+  @§notifications-log-entry-notify @decision
+  Scenario: a row folded or deleted is written again, and each write reaches the session as log/entry
+    Given the daemon's model will reply:
+      """
+      <<PLAN:write a note:PLAN
+      <<EDIT(known:///a.md):one:EDIT
+      <<SEND[102]:written:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:tidy the log:PLAN
+      <<FOLD(log:///1/1/1)::FOLD
+      <<KILL(log:///1/1/2)::KILL
+      <<SEND[200]:tidied:SEND
+      """
+    When "A" runs a loop with the prompt "take notes"
+    Then the loop "A" started ended with status 200
+    And "B" got at least 2 "log/entry" notifications for log:///1/1/1/EDIT
+    And the last "log/entry" "B" got for log:///1/1/1/EDIT has entry.expanded = false
+    And "B" got at least 2 "log/entry" notifications for log:///1/1/2/SEND
+    And the last "log/entry" "B" got for log:///1/1/2/SEND has entry.deleted = true per Decision (§notifications-log-entry-notify)
+    And "C" got no "log/entry" notification
+
   @§notifications-log-entry-notify @§methods-log-coordinate @decision
   Scenario: every row written reaches the session's connections as log/entry, once
     Given the daemon's model will reply:

@@ -233,12 +233,12 @@ func registerDaemonSteps(sc kit.Steps) {
 	})
 	sc.Step(`^"(\w+)" calls ([\w./]+) for run "([^"]*)" with (\{.*\})$`, daemonCallForRun)
 	sc.Step(`^"(\w+)" (accepts|rejects|cancels) the proposal it was notified of$`, daemonResolveNoted)
-	sc.Step(`^"(\w+)" got a "([^"]+)" notification for run "([^"]*)" with (\S+) = (.+)$`, daemonNoteForRun)
+	sc.Step(`^"(\w+)" got a "([^"]+)" notification for run "([^"]*)" with (\S+) = (.+?)$`, daemonNoteForRun)
 	sc.Step(`^"(\w+)" got "log/entry" notifications for run "([^"]*)"$`, func(ctx context.Context, who, run string) error {
 		return daemonNoteForRun(ctx, who, "log/entry", run, "", "")
 	})
 
-	sc.Step(`^the answer to "(\w+)" has (\S+) = (.+)$`, daemonAnswerHas)
+	sc.Step(`^the answer to "(\w+)" has (\S+) = (.+?)$`, daemonAnswerHas)
 	sc.Step(`^I note the answer to "(\w+)"'s (\S+)$`, func(ctx context.Context, who, path string) error {
 		d := getDaemon(ctx)
 		got, err := d.answerValue(who, path)
@@ -281,16 +281,16 @@ func registerDaemonSteps(sc kit.Steps) {
 	})
 	sc.Step(`^the answer to "(\w+)" is the error (-?\d+)$`, daemonAnswerError)
 	sc.Step(`^the answer to "(\w+)" holds (\d+) log entr(?:y|ies)$`, daemonAnswerEntries)
-	sc.Step(`^the entry in the answer to "(\w+)" has (\S+) = (.+)$`, func(ctx context.Context, who, path, want string) error {
+	sc.Step(`^the entry in the answer to "(\w+)" has (\S+) = (.+?)$`, func(ctx context.Context, who, path, want string) error {
 		return daemonAnswerHas(ctx, who, "entries.0."+path, want)
 	})
 	sc.Step(`^"(\w+)" got (\d+) "([^"]+)" notifications?$`, daemonNoteCount)
 	sc.Step(`^"(\w+)" got no "([^"]+)" notification$`, func(ctx context.Context, who, method string) error {
 		return daemonNoteCount(ctx, who, 0, method)
 	})
-	sc.Step(`^"(\w+)" got a "([^"]+)" notification with (\S+) = (.+)$`, daemonNoteWith)
+	sc.Step(`^"(\w+)" got a "([^"]+)" notification with (\S+) = (.+?)$`, daemonNoteWith)
 	sc.Step(`^the "log/entry" notifications "(\w+)" got are the rows log\.read answers, in order$`, daemonLogMatchesNotes)
-	sc.Step(`^every log entry "(\w+)" has seen carries (.+)$`, daemonEntriesCarry)
+	sc.Step(`^every log entry "(\w+)" has seen carries (.+?)$`, daemonEntriesCarry)
 	sc.Step(`^"(\w+)" got these "stream/event" notifications:$`, daemonStreamEvents)
 	sc.Step(`^each "telemetry/event" "(\w+)" got is a line of the daemon's next packet$`, daemonTelemetryInPacket)
 }

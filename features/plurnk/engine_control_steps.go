@@ -17,7 +17,7 @@ func registerEngineControlSteps(sc kit.Steps) {
 		getEngine(ctx).llm.Add(llm.Reply{Content: doc.Content + "\n", Raw: unescape(raw)})
 		return nil
 	})
-	sc.Step(`^turn (\d+) of the loop kept the raw payload (.+)$`, func(ctx context.Context, n int, raw string) error {
+	sc.Step(`^turn (\d+) of the loop kept the raw payload (.+?)$`, func(ctx context.Context, n int, raw string) error {
 		ew := getEngine(ctx)
 		if len(ew.results) == 0 {
 			return fmt.Errorf("no loop ran")

@@ -179,7 +179,7 @@ func registerEngineSteps(sc kit.Steps) {
 		}
 		return nil
 	})
-	sc.Step(`^the loop's meta is (.+)$`, thenMeta)
+	sc.Step(`^the loop's meta is (.+?)$`, thenMeta)
 	sc.Step(`^turn (\d+) cost (\d+) pico-USD$`, thenTurnCost)
 	sc.Step(`^the run and the session each rolled up (\d+) pico-USD$`, thenRollup)
 	sc.Step(`^each turn's cost is its usage at the provider's prices$`, thenCostsPriced)
