@@ -155,7 +155,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And the error answered to "A" has data alias = "slow"
     And the error answered to "A" mentions "slow"
     When "A" calls session.runs
-    Then the answer to "A" has runs.0.loops = 2
+    Then the answer to "A" has runs.#(name=="model").loops = 2
 
   @§provider-instantiation-alias-resolution @decision
   Scenario: PLURNK_MODEL naming no declared alias refuses the boot

@@ -47,7 +47,7 @@ Feature: a daemon that keeps its state survives its own death
     When "B" calls entry.read with {"target": "known:///two.md"}
     Then the answer to "B" has status = 404
     When "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 499
+    Then the answer to "B" has runs.#(name=="model").status = 499
 
     Examples:
       | fault       | saves |
@@ -81,7 +81,7 @@ Feature: a daemon that keeps its state survives its own death
     When "B" calls entry.read with {"target": "known:///late.md"}
     Then the answer to "B" has status = 404
     When "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 499
+    Then the answer to "B" has runs.#(name=="model").status = 499
 
   @§methods-auto-envelope @decision
   Scenario: a loop parked at 202 when the daemon dies stays parked, and a loop.run resumes it
@@ -107,7 +107,7 @@ Feature: a daemon that keeps its state survives its own death
     And a connection "B" to the daemon
     And "B" attaches to the session of "A"
     And "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 202
+    Then the answer to "B" has runs.#(name=="model").status = 202
     When "B" runs a loop with the prompt "go"
     Then the answer to "B" has action = "injected_next_turn"
     And the loop "B" started ended with status 200
@@ -142,7 +142,7 @@ Feature: a daemon that keeps its state survives its own death
     Then the answer to "B" has entry.channels.stdout.state = "errored"
     And the answer to "B" has entry.channels.stdout.content = "listening"
     When "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 202
+    Then the answer to "B" has runs.#(name=="model").status = 202
 
   @§methods-auto-envelope @§run-lifecycle-total-reap @decision
   Scenario: a daemon stopped on purpose ends its parked loop first, and the restart finds it ended
@@ -160,13 +160,34 @@ Feature: a daemon that keeps its state survives its own death
     And a connection "B" to the daemon
     And "B" attaches to the session of "A"
     And "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 499
+    Then the answer to "B" has runs.#(name=="model").status = 499
 
   @§methods-auto-envelope
   Scenario: a state file whose session names a model run it does not hold is refused at start, naming the run
     Given the daemon keeps its state in "/state"
     And a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
     When "A" calls session.create with {"name": "keep", "modelRun": "brain"}
     Then the answer to "A" has name = "keep"
+    When "A" runs a loop with the prompt "think"
+    Then the loop "A" started ended with status 200
     When the daemon is stopped on purpose, an editor replaces '"modelRun":"brain"' by '"modelRun":"ghost"' in its state file, and it boots again
     Then the daemon refused to start, saying "ghost"
+
+  @§methods-auto-envelope
+  Scenario: given no state directory, the daemon keeps its sessions all the same, and they survive a restart
+    Given the daemon is given no state directory
+    And a connection "A" to the daemon
+    And "A" creates a session named "keep"
+    When "A" calls op.edit with {"target": "known:///kept.md", "body": "still here"}
+    Then the answer to "A" has status = 201
+    When the daemon is stopped on purpose and starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    Then the answer to "B" has name = "keep"
+    When "B" calls entry.read with {"target": "known:///kept.md"}
+    Then the answer to "B" has entry.channels.body.content = "still here"

@@ -142,6 +142,14 @@ func daemonHeardSurvived(ctx context.Context, before, after string) error {
 		return err
 	}
 	run := b.session.Get("modelRunId").Int()
+	if run == 0 {
+		// The loop.run answer went down with the daemon: the model run is
+		// the run of the rows heard.
+		for _, n := range notesOf(b.c.Notes(), "log/entry") {
+			run = gjson.GetBytes(n.Params, "entry.run_id").Int()
+			break
+		}
+	}
 	if err := daemonCall(ctx, after, "log.read", fmt.Sprintf(`{"runId": %d}`, run)); err != nil {
 		return err
 	}
@@ -153,11 +161,7 @@ func daemonHeardSurvived(ctx context.Context, before, after string) error {
 	for _, e := range gjson.GetBytes(a.answer.Result, "entries").Array() {
 		read = append(read, e.Value())
 	}
-	for _, n := range notesOf(b.c.Notes(), "log/entry") {
-		if gjson.GetBytes(n.Params, "entry.run_id").Int() == run {
-			heard = append(heard, gjson.GetBytes(n.Params, "entry").Value())
-		}
-	}
+	heard = lastHeard(notesOf(b.c.Notes(), "log/entry"), run)
 	if len(heard) == 0 {
 		return fmt.Errorf("%q heard no row of the model run before the daemon stopped", before)
 	}

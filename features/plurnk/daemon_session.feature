@@ -18,7 +18,7 @@ Feature: sessions, runs and the method table of the daemon
     And the answer to "A" has capabilities.providers = ["mock"]
     And the answer to "A" has capabilities.mimetypes = ["application/json", "application/xml", "application/yaml", "text/csv", "text/html", "text/markdown", "text/plain", "text/x-go", "text/xml"]
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    Then the answer to "A" lists the runs "plurnk, client-1"
 
   @§discovery-discover
   Scenario: a daemon whose host offers no executor lists no output schemes and no exec:// face
@@ -45,7 +45,7 @@ Feature: sessions, runs and the method table of the daemon
     And the answer to "A" has runName = "client-1"
     And the answer to "A" has projectRoot = "/work/geo"
     When "A" calls session.create
-    Then the answer to "A" has name = "session-5"
+    Then the answer to "A" has name = "session-4" per Decision (§methods-session-create)
     And the answer to "A" has projectRoot = null
     And the answer to "A" has runName = "client-1"
     When "A" calls session.create with {"name": "geo"}
@@ -62,11 +62,12 @@ Feature: sessions, runs and the method table of the daemon
       """
     When "A" calls session.create with {"name": "named", "modelRun": "main"}
     Then the answer to "A" has runName = "client-1"
-    When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["main", "plurnk", "client-1"]
-    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
     When "A" runs a loop with the prompt "hello"
     Then the loop "A" started ended with status 200
+    When "A" calls session.runs
+    Then the answer to "A" lists the runs "plurnk, client-1, main"
+    And the answer to "A" has runs.#(name=="main").origin = "model"
+    And the answer to "A" has runs.#(name=="main").id = <A.loop.modelRunId>
     And the daemon's model server saw the header X-Plurnk-Run "main" on every call
     When "A" calls session.create with {"name": "reserved", "modelRun": "Plurnk"}
     Then the answer to "A" is the error -32602
@@ -75,20 +76,33 @@ Feature: sessions, runs and the method table of the daemon
     When "A" calls session.create with {"name": "dot", "modelRun": "."}
     Then the answer to "A" is the error -32602
 
-  @§methods-session-create @§machine-processes-run-origin
-  Scenario: the first run of a session is the client's and the model run is another one
+  @§methods-session-create @§machine-processes-run-origin @§machine-processes-model-run-readable
+  Scenario: the first run of a session is the client's, and the model run is another one, allocated at its first use
     Given a connection "A" to the daemon
     And a connection "B" to the daemon
     And "B" calls discover
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:hello:SEND
+      """
     And "A" creates a session named "work"
     Then "B" got a "session/created" notification with name = "work"
     And "B" got a "session/created" notification with id = <A.id>
     And "A" got 1 "session/created" notification
+    And the answer to "A" has no modelRunId
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
-    And the answer to "A" has runs.2.id = <A.runId>
-    And the answer to "A" has runs.0.id = <A.modelRunId>
+    Then the answer to "A" lists the runs "plurnk, client-1"
+    And the answer to "A" has runs.#(name=="client-1").origin = "client"
+    And the answer to "A" has runs.#(name=="client-1").id = <A.runId>
+    And the answer to "A" has no runs.#(origin=="model")
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 200
+    When "A" calls session.runs
+    Then the answer to "A" lists the runs "plurnk, client-1, model"
+    And the answer to "A" has runs.#(name=="model").origin = "model"
+    And the answer to "A" has runs.#(name=="model").id = <A.modelRunId>
+    And the answer to "A" has runs.#.name = ["plurnk", "client-1", "model"] per Decision (§machine-processes-model-run-readable)
 
   @§methods-session-attach
   Scenario: session.attach takes a run of the session by id, reuses or creates one by name, or makes a fresh one
@@ -106,7 +120,7 @@ Feature: sessions, runs and the method table of the daemon
     When "B" calls session.attach with {"id": <A.id>, "runName": "reviewer"}
     Then the answer to "B" has runName = "reviewer"
     When "B" calls session.runs
-    Then the answer to "B" has runs.#.name = ["model", "plurnk", "client-1", "client-2", "reviewer"]
+    Then the answer to "B" lists the runs "plurnk, client-1, client-2, reviewer"
     Given a connection "C" to the daemon
     And "C" creates a session named "other"
     When "B" calls session.attach with {"id": <A.id>, "runId": <C.runId>}
@@ -132,7 +146,7 @@ Feature: sessions, runs and the method table of the daemon
     When "B" calls session.attach with {"id": <A.id>, "runName": "plurnk-2"}
     Then the answer to "B" has runName = "plurnk-2"
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "plurnk-2"]
+    Then the answer to "A" lists the runs "plurnk, client-1, plurnk-2"
 
   @§methods-session-rename
   Scenario: session.rename changes only the name, and a name another session holds is refused
@@ -146,7 +160,7 @@ Feature: sessions, runs and the method table of the daemon
     When "A" calls session.rename with {"name": "taken"}
     Then the answer to "A" is the error -32602
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    Then the answer to "A" lists the runs "plurnk, client-1"
     Given a connection "C" to the daemon
     When "C" calls session.attach with {"id": <A.id>}
     Then the answer to "C" has name = "final"
@@ -160,15 +174,14 @@ Feature: sessions, runs and the method table of the daemon
     When "A" calls op.edit with {"target": "known:///note.md", "body": "hello"}
     Then the answer to "A" has status = 201
     When "B" calls session.runs
-    Then the answer to "B" has runs.2.status = 100
+    Then the answer to "B" has runs.#(name=="client-1").status = 100
     When "A" calls session.create with {"name": "second"}
     Then the answer to "A" has name = "second"
     When "B" calls session.runs
-    Then the answer to "B" has runs.2.name = "client-1"
-    And the answer to "B" has runs.2.status = 200
+    Then the answer to "B" has runs.#(name=="client-1").status = 200
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.2.loops = 0
+    Then the answer to "A" lists the runs "plurnk, client-1"
+    And the answer to "A" has runs.#(name=="client-1").loops = 0
 
   @§methods-auto-envelope
   Scenario: an op before any attach makes the session, the client run and its loop, and they stay
@@ -177,9 +190,9 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" has status = 201
     And the answer to "A" has entries.0.origin = "client"
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.2.loops = 1
-    And the answer to "A" has runs.2.status = 100
+    Then the answer to "A" lists the runs "plurnk, client-1"
+    And the answer to "A" has runs.#(name=="client-1").loops = 1
+    And the answer to "A" has runs.#(name=="client-1").status = 100
     When "A" calls entry.read with {"target": "known:///auto.md"}
     Then the answer to "A" has entry.channels.body.content = "made"
     Given a connection "B" to the daemon
@@ -207,8 +220,8 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" has no methods.session\.fork
     When "A" runs a loop with the prompt "branch out"
     And "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2"]
-    And the answer to "A" has runs.3.parent = "model"
+    Then the answer to "A" lists the runs "plurnk, client-1, model, model-2"
+    And the answer to "A" has runs.#(name=="model-2").parent = "model"
 
   @§notifications-envelope-carries-sessionid @decision
   Scenario: every notification names the session it belongs to and reaches only that session
@@ -280,9 +293,12 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" has status = 201
     And the answer to "A" has target = "run://client-1-2"
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2", "client-1-2"]
-    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client", "model", "client"]
-    And the answer to "A" has runs.4.parent = "client-1"
+    Then the answer to "A" lists the runs "plurnk, client-1, model, model-2, client-1-2"
+    And the answer to "A" has runs.#(name=="model").origin = "model"
+    And the answer to "A" has runs.#(name=="model-2").origin = "model"
+    And the answer to "A" has runs.#(name=="client-1").origin = "client"
+    And the answer to "A" has runs.#(name=="client-1-2").origin = "client"
+    And the answer to "A" has runs.#(name=="client-1-2").parent = "client-1"
 
   @§methods-auto-envelope
   Scenario: loop.inject before any attach makes the envelope and reaches the new session's model run
@@ -293,7 +309,7 @@ Feature: sessions, runs and the method table of the daemon
       <<SEND[200]:heard you:SEND
       """
     When "A" calls loop.inject with {"prompt": "hello"}
-    Then the answer to "A" has runId = 2
-    When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.0.id = 2
+    And I note the answer to "A"'s runId
+    And "A" calls session.runs
+    Then the answer to "A" lists the runs "plurnk, client-1, model"
+    And the answer to "A" has runs.#(name=="model").id equal to the noted runId

@@ -471,6 +471,7 @@ func daemonCall(ctx context.Context, who, method, params string) error {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	c.answer = a
+	d.noteModelRun(c, a.Result)
 	return nil
 }
 

@@ -351,6 +351,7 @@ func (p *daemonData) callOn(c *rpc.Client, method string, params any) (json.RawM
 	if a.Error != nil {
 		return nil, fmt.Errorf("%s: the daemon answered the error %v", method, a.Error)
 	}
+	p.d.noteModelRun(p.d.conns[dataConn], a.Result)
 	return a.Result, nil
 }
 

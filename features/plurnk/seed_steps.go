@@ -2,13 +2,16 @@ package plurnk
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"anchorage/features/kit"
 	"anchorage/impl/plurnk/rpc"
+	"anchorage/sim/vfs"
 
 	"github.com/tidwall/gjson"
 )
@@ -29,6 +32,70 @@ func registerSeedSteps(sc kit.Steps) {
 	sc.Step(`^the errors section of packet (\d+) points at (\d+/\d+/\d+) with status (\d+)$`, thenErrorPointer)
 	sc.Step(`^"(\w+)" got at least (\d+) "log/entry" notifications for (\S+)$`, thenEntryNotes)
 	sc.Step(`^the last "log/entry" "(\w+)" got for (\S+) has (\S+) = (.+?)$`, thenLastEntryNote)
+	sc.Step(`^the answer to "(\w+)" lists the runs "([^"]*)"$`, thenRunsListed)
+	sc.Step(`^the answer to "(\w+)" has (\S+) equal to the noted (\S+)$`, thenEqualsNoted)
+	sc.Step(`^the daemon is given no state directory$`, givenNoStateDir)
+}
+
+// givenNoStateDir starts the daemon without -state or PLURNK_STATE_DIR: it
+// keeps its sessions where it does by default (a session is durable). A
+// process keeps them under its HOME, which its restarts share; the
+// embedded daemon is configured as plurnkd configures itself then, its
+// state directory under the world's home.
+func givenNoStateDir(ctx context.Context) error {
+	d := getDaemon(ctx)
+	if d.started() {
+		return fmt.Errorf("the daemon has started already")
+	}
+	if d.proc != nil {
+		d.stateFS, d.stateDir = vfs.NewFaulty(d.stateBase(), 1), "" // no PLURNK_STATE_DIR: the daemon's default
+		return nil
+	}
+	d.stateFS, d.stateDir = vfs.NewFaulty(d.stateBase(), 1), rpc.DefaultStateDir("/home", workspace)
+	return nil
+}
+
+// thenRunsListed compares the names of the runs a session.runs answer
+// lists with want, comma-separated, in any order: which runs a session
+// holds is the seed's, the order it lists them in a decision.
+func thenRunsListed(ctx context.Context, who, want string) error {
+	d := getDaemon(ctx)
+	c, err := d.conn(who)
+	if err != nil {
+		return err
+	}
+	if c.answer.Error != nil {
+		return fmt.Errorf("the answer to %q is an error: %s", who, c.answer.Raw)
+	}
+	var got []string
+	for _, n := range gjson.GetBytes(c.answer.Result, "runs.#.name").Array() {
+		got = append(got, n.String())
+	}
+	wantList := splitList(want)
+	slices.Sort(got)
+	slices.Sort(wantList)
+	if !slices.Equal(got, wantList) {
+		return fmt.Errorf("the answer to %q lists the runs %q, want %q", who, got, wantList)
+	}
+	return nil
+}
+
+// thenEqualsNoted compares a value of the answer with one noted earlier
+// from another path ("I note the answer to …'s …").
+func thenEqualsNoted(ctx context.Context, who, path, notedPath string) error {
+	d := getDaemon(ctx)
+	got, err := d.answerValue(who, path)
+	if err != nil {
+		return err
+	}
+	want, ok := d.noted[who+" "+notedPath]
+	if !ok {
+		return fmt.Errorf("no %s of %q was noted", notedPath, who)
+	}
+	if got != want {
+		return fmt.Errorf("answer %s is %s, the noted %s %s", path, got, notedPath, want)
+	}
+	return nil
 }
 
 // entryNotes returns the log/entry notifications who got for the row at
@@ -102,4 +169,58 @@ func thenErrorPointer(ctx context.Context, n int, coord string, status int) erro
 		}
 	}
 	return fmt.Errorf("the errors section of packet %d has no line naming %s with status %d; it reads:\n%s", n, coord, status, s.Content)
+}
+
+// noteModelRun keeps the id of a session's model run with every connection
+// attached to the session of caller, once an answer to caller (loop.run's)
+// names it: the daemon allocates the model run on its first use, so
+// session.create's answer does not (<A.modelRunId> reads it from there).
+func (d *daemonWorld) noteModelRun(caller *daemonConn, result []byte) {
+	id := gjson.GetBytes(result, "modelRunId")
+	if caller == nil || !caller.session.Exists() || !id.Exists() || id.Int() == 0 {
+		return
+	}
+	session := caller.session.Get("id").Int()
+	for _, c := range d.conns {
+		if !c.session.Exists() || c.session.Get("id").Int() != session || c.session.Get("modelRunId").Int() == id.Int() {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(c.session.Raw), &m); err != nil {
+			continue
+		}
+		m["modelRunId"] = id.Value()
+		b, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		c.session = gjson.ParseBytes(b)
+	}
+}
+
+// lastHeard reduces the log/entry notifications of run to the rows they
+// leave: each row as its last notification shows it, in the order the rows
+// were first heard, a row announced deleted left out (every write to a row
+// is announced, its append and each later change).
+func lastHeard(notes []rpc.Note, run int64) []any {
+	var order []int64
+	last := map[int64]gjson.Result{}
+	for _, n := range notes {
+		e := gjson.GetBytes(n.Params, "entry")
+		if e.Get("run_id").Int() != run {
+			continue
+		}
+		id := e.Get("id").Int()
+		if _, seen := last[id]; !seen {
+			order = append(order, id)
+		}
+		last[id] = e
+	}
+	var out []any
+	for _, id := range order {
+		if e := last[id]; !e.Get("deleted").Bool() {
+			out = append(out, e.Value())
+		}
+	}
+	return out
 }

@@ -62,15 +62,15 @@ Feature: the operator's variables reach the daemon that reads them
     When "A" calls <method> with <params>
     Then "A" got 1 "session/created" notification
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    Then the answer to "A" lists the runs "<runs>"
 
     Examples:
-      | method            | params                                     |
-      | session.members   | {}                                         |
-      | session.runs      | {}                                         |
-      | log.read          | {}                                         |
-      | session.constrain | {"effect": "pick", "pattern": "notes.md"}  |
-      | loop.cancel       | {}                                         |
+      | method            | params                                     | runs                    |
+      | session.members   | {}                                         | plurnk, client-1        |
+      | session.runs      | {}                                         | plurnk, client-1        |
+      | log.read          | {}                                         | plurnk, client-1        |
+      | session.constrain | {"effect": "pick", "pattern": "notes.md"}  | plurnk, client-1        |
+      | loop.cancel       | {}                                         | plurnk, client-1, model |
 
   @§notifications-log-entry-notify
   Scenario: the rows of a loop's last turn are heard before the loop's end

@@ -148,8 +148,6 @@ type SessionInfo struct {
 	RunID       int64   `json:"runId"`
 	RunName     string  `json:"runName"`
 	ProjectRoot *string `json:"projectRoot"`
-	// ModelRunID is the session's model run, which loop.run drives.
-	ModelRunID int64 `json:"modelRunId"`
 }
 
 // RunInfo is one run as session.runs lists it.

@@ -28,7 +28,8 @@ import (
 	"github.com/spf13/afero"
 )
 
-// ModelRun is the name of the run session.create allocates for the model.
+// ModelRun is the default name of a session's model run, the run loop.run
+// drives, allocated on its first use.
 const ModelRun = "model"
 
 // OrchestratorConfig configures an Orchestrator.
@@ -103,10 +104,14 @@ type Orchestrator struct {
 }
 
 type orchSession struct {
-	ss    *store.Session
-	name  string
-	root  *string
-	model *store.Run
+	ss   *store.Session
+	name string
+	root *string
+	// modelName names the session's model run and model is that run, nil
+	// until its first use allocates it (Envelope.ensureModelRun): it is
+	// distinct from every connection's client run.
+	modelName string
+	model     *store.Run
 	sent  map[int64]sentRow // every log row as it was last announced, by id
 }
 
@@ -336,7 +341,7 @@ func (o *Orchestrator) event(ev runs.Event) {
 
 // usage is the loop usage payload of a loop of run runID.
 func (o *Orchestrator) usage(s *orchSession, runID, loopID int64, loopSeq, status int, reason string, res *engine.Result) LoopResult {
-	out := LoopResult{LoopID: loopID, LoopSeq: loopSeq, ModelRunID: s.model.ID, RunID: runID, FinalStatus: status, Reason: reason, Meta: []byte("{}")}
+	out := LoopResult{LoopID: loopID, LoopSeq: loopSeq, ModelRunID: s.modelRunID(), RunID: runID, FinalStatus: status, Reason: reason, Meta: []byte("{}")}
 	out.TurnIDs = []int64{}
 	if res != nil && res.Loop != nil {
 		for _, t := range res.Loop.Turns {
@@ -489,9 +494,10 @@ func (o *Orchestrator) Capabilities() Capabilities {
 	return c
 }
 
-// CreateSession implements Backend: the session, its model run and the
-// reserved plurnk run, and the connection's client run (auto-named). The
-// name is generated when absent; a name another session holds is refused.
+// CreateSession implements Backend: the session with the reserved plurnk
+// run, and the connection's client run (auto-named). The session's model
+// run is named here and allocated on its first use (ensureModel). The name
+// is generated when absent; a name another session holds is refused.
 func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	var taken bool
 	o.svc.View(func() { taken = p.Name != "" && o.nameTaken(p.Name, 0) })
@@ -517,7 +523,7 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	if runs.ReservedName(modelRun) || runs.ValidName(modelRun) != nil {
 		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: modelRun %q is not a run name", modelRun)
 	}
-	ss, err := o.svc.NewSession(modelRun)
+	ss, err := o.svc.NewSession("")
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("session.create: %w", err)
 	}
@@ -528,16 +534,11 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	}
 	var s *orchSession
 	o.svc.View(func() {
-		model, rerr := ss.Run(modelRun)
-		if rerr != nil {
-			err = fmt.Errorf("session.create: %w", rerr)
-			return
-		}
 		name := p.Name
 		if name == "" {
 			name = fmt.Sprintf("session-%d", ss.ID)
 		}
-		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, sent: map[int64]sentRow{}}
+		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, modelName: modelRun, sent: map[int64]sentRow{}}
 		o.sessions[ss.ID] = s
 		if o.members != nil && p.Settings != nil && p.Settings.Git != nil {
 			o.members.Sessions.Overlay(ss.ID).SetGit(*p.Settings.Git)
@@ -585,7 +586,48 @@ func (o *Orchestrator) newClientRun(s *orchSession, name string) (SessionInfo, e
 }
 
 func (s *orchSession) info(r *store.Run) SessionInfo {
-	return SessionInfo{ID: s.ss.ID, Name: s.name, RunID: r.ID, RunName: r.Name, ProjectRoot: s.root, ModelRunID: s.model.ID}
+	return SessionInfo{ID: s.ss.ID, Name: s.name, RunID: r.ID, RunName: r.Name, ProjectRoot: s.root}
+}
+
+// modelRunID is the id of the session's model run, 0 while it is not
+// allocated yet.
+func (s *orchSession) modelRunID() int64 {
+	if s.model == nil {
+		return 0
+	}
+	return s.model.ID
+}
+
+// ensureModel allocates the session's model run on its first use (a
+// loop.run, loop.inject or loop.cancel that names no other run).
+func (o *Orchestrator) ensureModel(session int64) error {
+	var s *orchSession
+	var err error
+	o.svc.View(func() {
+		s, err = o.session(session)
+		if err == nil && s.model != nil {
+			s = nil
+		}
+	})
+	if err != nil || s == nil {
+		return err
+	}
+	r, aerr := o.svc.AddModelRun(session, s.modelName)
+	o.svc.View(func() {
+		if s.model != nil {
+			return // another call allocated it first
+		}
+		if aerr == nil {
+			s.model = r
+			return
+		}
+		if r, rerr := s.ss.Run(s.modelName); rerr == nil {
+			s.model = r
+			return
+		}
+		err = fmt.Errorf("allocate the model run %q: %w", s.modelName, aerr)
+	})
+	return err
 }
 
 // AttachSession implements Backend: runId must name a run of the session;
@@ -674,6 +716,9 @@ func (o *Orchestrator) run(session, runID int64) (*orchSession, *store.Run, erro
 		return nil, nil, err
 	}
 	if runID == 0 {
+		if s.model == nil {
+			return nil, nil, fmt.Errorf("session %d: the model run is not allocated yet", session)
+		}
 		return s, s.model, nil
 	}
 	r := runByID(s.ss, runID)
@@ -706,6 +751,11 @@ func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams)
 	var s *orchSession
 	var r *store.Run
 	var err error
+	if p.RunID == 0 {
+		if err := o.ensureModel(session); err != nil {
+			return LoopAccepted{}, err
+		}
+	}
 	o.svc.View(func() { s, r, err = o.run(session, p.RunID) })
 	if err != nil {
 		return LoopAccepted{}, err
@@ -728,7 +778,9 @@ func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams)
 	if err != nil {
 		return LoopAccepted{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
 	}
-	out := LoopAccepted{RunID: r.ID, ModelRunID: s.model.ID, Action: sub.Action, FinalStatus: 100}
+	var modelID int64
+	o.svc.View(func() { modelID = s.modelRunID() })
+	out := LoopAccepted{RunID: r.ID, ModelRunID: modelID, Action: sub.Action, FinalStatus: 100}
 	l := sub.Loop
 	if l == nil && !sub.Behind {
 		select {
@@ -751,6 +803,11 @@ func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams)
 func (o *Orchestrator) Inject(session, runID int64, prompt string) (InjectResult, error) {
 	var r *store.Run
 	var err error
+	if runID == 0 {
+		if err := o.ensureModel(session); err != nil {
+			return InjectResult{}, err
+		}
+	}
 	o.svc.View(func() { _, r, err = o.run(session, runID) })
 	if err != nil {
 		return InjectResult{}, err
@@ -773,6 +830,11 @@ func (o *Orchestrator) Inject(session, runID int64, prompt string) (InjectResult
 func (o *Orchestrator) Cancel(session, runID int64, reason string) (CancelResult, error) {
 	var r *store.Run
 	var err error
+	if runID == 0 {
+		if err := o.ensureModel(session); err != nil {
+			return CancelResult{}, err
+		}
+	}
 	o.svc.View(func() { _, r, err = o.run(session, runID) })
 	if err != nil {
 		return CancelResult{}, err
@@ -848,7 +910,7 @@ func (o *Orchestrator) ReadEntry(session int64, target string) (EntryResult, err
 		}
 		var ent *store.Entry
 		loadErr := o.st.Update(s.ss, func(tx *store.Tx) error {
-			e, lerr := res.Handler.Load(scheme.Call{Tx: tx, Run: s.model, Writer: scheme.WriterClient}, res.Key)
+			e, lerr := res.Handler.Load(scheme.Call{Tx: tx, Writer: scheme.WriterClient}, res.Key)
 			ent = e
 			return lerr
 		})

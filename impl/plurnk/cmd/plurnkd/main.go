@@ -43,14 +43,16 @@
 //	PLURNK_OPENAI_BASE_URL=http://127.0.0.1:8400/v1 \
 //	go run ./impl/plurnk/cmd/plurnkd -root .
 //
-// # Sessions that survive a restart
+// # Sessions survive a restart
 //
-// With -state DIR (or PLURNK_STATE_DIR) every session, run, loop, log row
-// and entry is saved to DIR/state.json before each notification and
-// answer (written to state.json.tmp, synced, renamed), and loaded at the
-// next start. SIGINT or SIGTERM ends every run first (loops close 499,
-// commands are stopped); after a crash, a loop that was running ends 499
-// at the next start and a loop parked at 202 stays parked.
+// A session is durable: every session, run, loop, log row and entry is
+// saved to DIR/state.json before each notification and answer (written to
+// state.json.tmp, synced, renamed), and loaded at the next start. DIR is
+// -state, else PLURNK_STATE_DIR, else $HOME/.plurnk/state/<hash of the
+// absolute -root>, so the same workspace finds its sessions again. SIGINT
+// or SIGTERM ends every run first (loops close 499, commands are stopped);
+// after a crash, a loop that was running ends 499 at the next start and a
+// loop parked at 202 stays parked.
 //
 // # Membership
 //
@@ -152,7 +154,7 @@ func variables() [][2]string {
 		{"PLURNK_EXEC_KILL_GRACE_MS", "ms between the polite signal and SIGKILL"},
 		{"PLURNK_GIT_ALLOWED", "0: no git membership for any session (settings.git cannot override); default on"},
 		{"PLURNK_GIT_AUTO", "0: no implicit repository at -root, only the ones session.constrain declares (repo)"},
-		{"PLURNK_STATE_DIR", "state directory when -state is not given (empty: nothing survives a restart)"},
+		{"PLURNK_STATE_DIR", "state directory when -state is not given (default $HOME/.plurnk/state/<hash of -root>)"},
 		{"PLURNK_YOLO", "set and not 0: as -yolo, accept every EXEC proposal without a loop.resolve"},
 	}
 }
@@ -184,7 +186,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	root := fs.String("root", ".", "workspace root: file entries, AGENTS.md, .env")
 	sh := fs.Bool("sh", false, "register the real sh executor, so EXEC runs commands on this host")
 	yolo := fs.Bool("yolo", false, "accept every EXEC proposal without a loop.resolve (PLURNK_YOLO)")
-	state := fs.String("state", "", "state directory: sessions are saved there (state.json, written crash-safely) and loaded at start; empty keeps nothing (PLURNK_STATE_DIR)")
+	state := fs.String("state", "", "state directory: sessions are saved there (state.json, written crash-safely) and loaded at start (default PLURNK_STATE_DIR, else $HOME/.plurnk/state/<hash of -root>)")
 	fs.Usage = usage(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -236,13 +238,21 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	if *state == "" {
 		*state = env["PLURNK_STATE_DIR"]
 	}
-	if *state != "" {
-		dir, err := filepath.Abs(*state)
-		if err != nil {
-			return usageError{fmt.Sprintf("-state %s: %v", *state, err)}
+	if *state == "" {
+		home := env["HOME"]
+		if home == "" {
+			return usageError{"no state directory for the sessions: give -state DIR or PLURNK_STATE_DIR, or set HOME"}
 		}
-		cfg.StateFS, cfg.StateDir = afero.NewOsFs(), dir
+		*state = rpc.DefaultStateDir(home, absRoot)
 	}
+	dir, err := filepath.Abs(*state)
+	if err != nil {
+		return usageError{fmt.Sprintf("-state %s: %v", *state, err)}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	cfg.StateFS, cfg.StateDir = afero.NewOsFs(), dir
 	if *sh {
 		cfg.Executors = []exec.Executor{&exec.Shell{}}
 		cfg.ExecEnv = exec.ScopeEnv(environ, dotenv)
