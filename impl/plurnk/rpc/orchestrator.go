@@ -112,7 +112,7 @@ type orchSession struct {
 	// distinct from every connection's client run.
 	modelName string
 	model     *store.Run
-	sent  map[int64]sentRow // every log row as it was last announced, by id
+	sent      map[int64]sentRow // every log row as it was last announced, by id
 }
 
 // sentRow is a log row as log/entry last announced it.
