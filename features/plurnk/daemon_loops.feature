@@ -32,7 +32,7 @@ Feature: loops and client ops through the daemon
     And "A" got a "loop/terminated" notification with hitMaxTurns = false
     And "A" got a "loop/terminated" notification with turnIds.# = 3
     And "A" got a "loop/terminated" notification with usage.completionTokens = 29
-    And "A" got 4 "log/entry" notifications
+    And "A" got 4 "log/entry" notifications for run "model"
 
   @§methods-loop-run @§run-lifecycle-single-drain @decision
   Scenario: a loop.run reaching a run whose loop is running goes into that loop's next turn

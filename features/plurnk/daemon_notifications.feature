@@ -49,8 +49,8 @@ Feature: notifications of the daemon
       """
     When "A" runs a loop with the prompt "take notes"
     Then the loop "A" started ended with status 200
-    And "A" got 4 "log/entry" notifications
-    And "B" got 4 "log/entry" notifications
+    And "A" got 4 "log/entry" notifications for run "model"
+    And "B" got 4 "log/entry" notifications for run "model"
     And "C" got no "log/entry" notification
     And the "log/entry" notifications "A" got are the rows log.read answers, in order
     And the "log/entry" notifications "B" got are the rows log.read answers, in order

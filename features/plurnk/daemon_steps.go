@@ -653,9 +653,9 @@ func daemonLogMatchesNotes(ctx context.Context, who string) error {
 	for _, e := range gjson.GetBytes(c.answer.Result, "entries").Array() {
 		read = append(read, e.Value())
 	}
-	for _, n := range notesOf(notes, "log/entry") {
-		heard = append(heard, gjson.GetBytes(n.Params, "entry").Value())
-	}
+	// The model run's rows, each as last announced (the other runs of the
+	// session, the plurnk run's among them, are announced too).
+	heard = lastHeard(notesOf(notes, "log/entry"), c.session.Get("modelRunId").Int())
 	if len(read) == 0 {
 		return fmt.Errorf("log.read answered no entries")
 	}

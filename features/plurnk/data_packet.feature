@@ -185,6 +185,9 @@ Feature: Tier 3a — packet sections and turn totals
       * unknown:/// 0 entries, 0 lines: <<EDIT(unknown:///question.md):what is still open:EDIT (plurnk://docs/unknown.md)
       """
     And the schemes section of packet 1 does not contain "Every run of the session sees"
+    And the model run's log records READ plurnk:///docs/known.md with status 200
+    And the model run's log records READ plurnk://docs/plurnk.md with status 404
+    And the plurnk run's log records EDIT plurnk:///docs/known.md with status 201 by plurnk per Decision (§schemes-directory)
     And the log section of packet 2 contains "* log:///1/1/1/READ 200 plurnk:///docs/known.md\n<<plurnk:///docs/known.md:\n1:\t# known://\n2:\t\n3:\tWhat you have learned"
     And the log section of packet 2 contains "* log:///1/1/2/READ 404 plurnk://docs/plurnk.md (folded)"
     And the log section of packet 2 contains "[{\"path\":\"plurnk:///docs/file.md\",\"channels\""

@@ -35,6 +35,31 @@ func registerSeedSteps(sc kit.Steps) {
 	sc.Step(`^the answer to "(\w+)" lists the runs "([^"]*)"$`, thenRunsListed)
 	sc.Step(`^the answer to "(\w+)" has (\S+) equal to the noted (\S+)$`, thenEqualsNoted)
 	sc.Step(`^the daemon is given no state directory$`, givenNoStateDir)
+	sc.Step(`^"(\w+)" got (\d+) "log/entry" notifications? for run "([^"]*)"$`, thenEntryNotesOfRun)
+}
+
+// thenEntryNotesOfRun counts the log/entry notifications who got for the
+// rows of the session's run named run.
+func thenEntryNotesOfRun(ctx context.Context, who string, n int, run string) error {
+	d := getDaemon(ctx)
+	notes, err := d.settled(ctx, who)
+	if err != nil {
+		return err
+	}
+	id, err := d.runID(ctx, who, run)
+	if err != nil {
+		return err
+	}
+	got := 0
+	for _, note := range notesOf(notes, "log/entry") {
+		if gjson.GetBytes(note.Params, "entry.run_id").Int() == id {
+			got++
+		}
+	}
+	if got != n {
+		return fmt.Errorf("%q got %d log/entry notifications for run %q, want %d", who, got, run, n)
+	}
+	return nil
 }
 
 // givenNoStateDir starts the daemon without -state or PLURNK_STATE_DIR: it

@@ -403,10 +403,8 @@ func (e *Engine) turnZero(ls *loopState) error {
 	if err != nil {
 		return err
 	}
-	if len(docs) > 0 {
-		if err := e.materialize(ls, model, docs); err != nil {
-			return err
-		}
+	if err := e.materialize(ls, model, docs, e.schemeDocs(ss)); err != nil {
+		return err
 	}
 	e.preview(model)
 	return nil
@@ -440,20 +438,28 @@ func (e *Engine) preview(model ops.Actor) {
 	}
 }
 
-// materialize has the plurnk run write each document and the model run
-// READ it.
-func (e *Engine) materialize(ls *loopState, model ops.Actor, docs []Doc) error {
+// materialize has the plurnk run write each operator document and each
+// scheme document, in one loop of its own, and the model run READ each
+// operator document (§actor-boundary-doc-injection, §schemes-directory).
+func (e *Engine) materialize(ls *loopState, model ops.Actor, docs, schemeDocs []Doc) error {
+	if len(docs)+len(schemeDocs) == 0 {
+		return nil
+	}
 	ss := ls.req.Session
 	pr, err := ss.Run(store.PlurnkRun)
 	if err != nil {
 		return fmt.Errorf("operator docs: %w", err)
 	}
 	pl := e.Store.BeginLoop(pr)
-	for i := range docs {
+	for i, d := range append(append([]Doc(nil), docs...), schemeDocs...) {
 		a := ops.Actor{Session: ss, Run: pr, Loop: pl.Seq, Turn: 0, Writer: scheme.WriterPlurnk}
-		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+docs[i].Alias+".md", &docs[i].Content)); res.Status >= 400 {
+		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+d.Alias+".md", &d.Content)); res.Status >= 400 {
 			pl.Status = StatusFailed
-			return fmt.Errorf("materialize %s: %d %s", config.EnvDocPrefix+docs[i].Alias, res.Status, res.Reason)
+			what := config.EnvDocPrefix + d.Alias
+			if i >= len(docs) {
+				what = scheme.DocsPrefix + strings.TrimPrefix(d.Alias, "docs/") + ".md"
+			}
+			return fmt.Errorf("materialize %s: %d %s", what, res.Status, res.Reason)
 		}
 	}
 	pl.Status = StatusDone
@@ -463,6 +469,28 @@ func (e *Engine) materialize(ls *loopState, model ops.Actor, docs []Doc) error {
 		}
 	}
 	return nil
+}
+
+// schemeDocs are the documentation entries of the registered schemes that
+// ship one (docEntries): plurnk:///docs/<scheme>.md, in scheme name order,
+// but those the session already holds as they are.
+func (e *Engine) schemeDocs(ss *store.Session) []Doc {
+	names := e.Ops.Schemes.Names()
+	sort.Strings(names)
+	var out []Doc
+	for _, n := range names {
+		h, _ := e.Ops.Schemes.Handler(n)
+		doc := h.Manifest().Doc
+		if doc == "" {
+			continue
+		}
+		k := store.Key{Scope: store.ScopeSession, Scheme: "plurnk", Path: "/docs/" + n + ".md"}
+		if ent := ss.Entry(k); ent != nil && len(ent.Channels) == 1 && ent.Channels["body"].Content == doc {
+			continue
+		}
+		out = append(out, Doc{Alias: "docs/" + n, Content: doc})
+	}
+	return out
 }
 
 // Doc is a reference document a loop materializes as plurnk:///<Alias>.md.

@@ -173,8 +173,15 @@ type LoopParams struct {
 }
 
 // LoopFlags are a loop's flags.
+//
+// The seed names four per-loop flags: yolo, which this build honours, and
+// noWeb, noInteraction and noProposals, which it schedules; those three
+// are taken (a client may send them) and change nothing yet.
 type LoopFlags struct {
-	Yolo bool `json:"yolo"`
+	Yolo          bool `json:"yolo"`
+	NoWeb         bool `json:"noWeb"`
+	NoInteraction bool `json:"noInteraction"`
+	NoProposals   bool `json:"noProposals"`
 }
 
 // LoopResult is the loop usage payload: loop.run's result and the params

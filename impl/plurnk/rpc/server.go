@@ -238,6 +238,9 @@ func (s *Server) call(ctx context.Context, c *conn, req Request) (out []byte) {
 	if !ok {
 		return encodeError(req.ID, Errorf(CodeMethodNotFound, "method not found: %q", req.Method))
 	}
+	if e := checkParams(req.Params, m.Params); e != nil {
+		return encodeError(req.ID, e)
+	}
 	if m.RequiresInit {
 		if e := s.envelope(c, m); e != nil {
 			return encodeError(req.ID, e)
