@@ -36,6 +36,24 @@ func registerSeedSteps(sc kit.Steps) {
 	sc.Step(`^the answer to "(\w+)" has (\S+) equal to the noted (\S+)$`, thenEqualsNoted)
 	sc.Step(`^the daemon is given no state directory$`, givenNoStateDir)
 	sc.Step(`^"(\w+)" got (\d+) "log/entry" notifications? for run "([^"]*)"$`, thenEntryNotesOfRun)
+	sc.Step(`^the error answered to "(\w+)" names the member "([^"]*)"$`, thenErrorNamesMember)
+}
+
+// thenErrorNamesMember checks that the error answered to who names a
+// params member: in its message or in its data, in whatever shape.
+func thenErrorNamesMember(ctx context.Context, who, member string) error {
+	c, err := getDaemon(ctx).conn(who)
+	if err != nil {
+		return err
+	}
+	e := gjson.GetBytes(c.answer.Raw, "error")
+	if !e.Exists() {
+		return fmt.Errorf("the answer to %q is no error: %s", who, c.answer.Raw)
+	}
+	if strings.Contains(e.Get("message").String(), member) || strings.Contains(e.Get("data").Raw, `"`+member+`"`) {
+		return nil
+	}
+	return fmt.Errorf("the error answered to %q names no member %q: %s", who, member, e.Raw)
 }
 
 // thenEntryNotesOfRun counts the log/entry notifications who got for the
