@@ -92,11 +92,11 @@ type Engine struct {
 	// terminate, scratch); it writes its own log row. When nil, a SEND at
 	// run:// goes to Send and the other ops to the op engine.
 	RunOp func(a ops.Actor, st dsl.Statement) ops.Result
-	// Edit vets a model's EDIT of a file:// target before the op engine
-	// sees it (server yolo's stale-clobber reject,
-	// §dual-yolo-stale-clobber-reject): when it answers the EDIT itself it
-	// writes its own log row and reports true; false leaves the EDIT to
-	// the op engine. nil leaves every EDIT to the op engine.
+	// Edit takes a model's EDIT of a workspace file (a file:// or bare
+	// target: egress to disk, which is proposed) before the op engine sees
+	// it: when it answers the EDIT itself it writes its own log row (and
+	// sees to what After would do) and reports true; false leaves the EDIT
+	// to the op engine. nil leaves every EDIT to the op engine.
 	Edit func(a ops.Actor, st dsl.Statement) (ops.Result, bool)
 	// Foist writes what the runtime places in a run's log at the start of
 	// a turn (injected prompts, deltas, stream surfacings), at a.Turn: 0
@@ -541,6 +541,16 @@ func lastRow(r *store.Run) *store.LogRow {
 // op of the model's emission (the op.* mirror of the daemon): EXEC and
 // run:// ops through their hooks, everything else through the op engine.
 func (e *Engine) Dispatch(a ops.Actor, st dsl.Statement) { e.dispatch(a, st) }
+
+// Do dispatches st for a through the op engine, as an op of an emission
+// is, and stores the token count of every row it wrote; no hook sees it.
+func (e *Engine) Do(a ops.Actor, st dsl.Statement) ops.Result { return e.do(a, st) }
+
+// Recount stores again the token count of a row whose result was written
+// after the row (a proposal accepted).
+func (e *Engine) Recount(row *store.LogRow) {
+	e.rowTokens[row.ID] = e.Provider.CountTokens(row.Content)
+}
 
 // do dispatches through the op engine and stores the token count of every
 // row it wrote.

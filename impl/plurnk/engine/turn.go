@@ -186,7 +186,7 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) ops.Result {
 	case st.Op == dsl.OpSend && st.Target != nil && st.Target.Scheme == "run":
 		hook = e.Send
 	}
-	if hook == nil && st.Op == dsl.OpEdit && st.Target != nil && st.Target.Scheme == "file" && e.Edit != nil {
+	if hook == nil && st.Op == dsl.OpEdit && st.Target != nil && (st.Target.Scheme == "file" || st.Target.Scheme == "") && e.Edit != nil {
 		n := len(a.Run.Log)
 		if res, ok := e.Edit(a, st); ok {
 			e.tokenize(a.Run, n)

@@ -122,24 +122,7 @@ func fail(status int, format string, args ...any) error {
 // row, OPEN and FOLD included: an executed op is an action, and an action
 // produces its log row (§machine-processes-run-is-its-log).
 func (e *Engine) Do(a Actor, st dsl.Statement) Result {
-	var res Result
-	err := e.Store.Update(a.Session, func(tx *store.Tx) error {
-		r, err := e.dispatch(tx, a, st)
-		if err != nil {
-			return err
-		}
-		res = r
-		if res.Status >= 400 {
-			return &failure{res: res}
-		}
-		return nil
-	})
-	if err != nil {
-		res = resultOf(err)
-	}
-	if st.Target != nil && res.Target == "" {
-		res.Target = st.Target.String()
-	}
+	res := e.Apply(a, st)
 	items := []*Result{&res}
 	if len(res.Items) > 0 {
 		items = items[:0]
@@ -162,6 +145,31 @@ func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 		return nil
 	})
 	res.Row = res.Rows[len(res.Rows)-1]
+	return res
+}
+
+// Apply dispatches st for a without recording any row: the effect of an
+// op whose row is already written (a proposal being accepted). It applies
+// fully or not at all, as Do does.
+func (e *Engine) Apply(a Actor, st dsl.Statement) Result {
+	var res Result
+	err := e.Store.Update(a.Session, func(tx *store.Tx) error {
+		r, err := e.dispatch(tx, a, st)
+		if err != nil {
+			return err
+		}
+		res = r
+		if res.Status >= 400 {
+			return &failure{res: res}
+		}
+		return nil
+	})
+	if err != nil {
+		res = resultOf(err)
+	}
+	if st.Target != nil && res.Target == "" {
+		res.Target = st.Target.String()
+	}
 	return res
 }
 

@@ -191,6 +191,10 @@ func (s *Service) settled(id int64, p exec.Proposal) {
 		s.paused--
 		s.resumed.Broadcast()
 	}
+	if pe.edit != nil {
+		s.settledEdit(pe, p)
+		return
+	}
 	switch p.State {
 	case exec.Resolved:
 		pe.row.Status = 102
