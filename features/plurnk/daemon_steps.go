@@ -354,7 +354,12 @@ func (d *daemonWorld) boot() error {
 	for _, name := range d.extra {
 		executors = append(executors, &exec.SimExecutor{Name: name, Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated " + name}, Clock: d.clk, Scripts: d.scripts})
 	}
-	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
+	varied, err := worldVary() // ANCHORAGE_VARY
+	if err != nil {
+		d.bootErr = err
+		return err
+	}
+	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Vary: varied, Clock: d.clk, FS: d.fs, Root: workspace, Provider: prov,
 		Executors: executors, Yolo: !d.ask, Env: d.env, Aliases: aliases, Providers: providers,
 		Registering: d.registering, Members: d.members, Git: d.git, StateFS: d.stateFSOrNil(), StateDir: d.stateDir})
 	if err != nil {
@@ -371,7 +376,7 @@ func (d *daemonWorld) boot() error {
 		}
 		timeout = time.Duration(ms) * time.Millisecond
 	}
-	d.srv = httptest.NewServer(rpc.NewServerWith(b, rpc.ServerConfig{Clock: d.clk, Timeout: timeout, Logf: d.logf}))
+	d.srv = httptest.NewServer(rpc.NewServerWith(b, rpc.ServerConfig{Vary: varied, Clock: d.clk, Timeout: timeout, Logf: d.logf}))
 	d.url = "ws" + strings.TrimPrefix(d.srv.URL, "http")
 	return nil
 }

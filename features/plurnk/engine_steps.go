@@ -48,6 +48,7 @@ func registerEngineSteps(sc kit.Steps) {
 		if err != nil {
 			return ctx, err
 		}
+		cfg.Vary = w.eng.Vary // ANCHORAGE_VARY
 		ew.eng = engine.New(w.store, w.eng, ew.llm, cfg, w.fs)
 		ew.eng.Sink = func(_, _ int64, n telemetry.Notice) { ew.sent = append(ew.sent, n) }
 		w.drv = embedded{w: w, ew: ew}
@@ -314,6 +315,7 @@ func runLoop(ctx context.Context, w *world, ew *engineWorld, prompt string, maxT
 	if err != nil {
 		return engine.Result{}, err
 	}
+	cfg.Vary = w.eng.Vary // ANCHORAGE_VARY
 	ew.eng.Config = cfg
 	run, cancel := context.WithCancel(ctx)
 	defer cancel()

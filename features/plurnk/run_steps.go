@@ -365,7 +365,10 @@ func (rw *runWorld) boot() (*runWorld, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &ops.Engine{Store: rw.store, Schemes: reg, Mimetypes: ops.NewMimetypes()}
+	if cfg.Vary, err = worldVary(); err != nil { // ANCHORAGE_VARY
+		return nil, err
+	}
+	o := &ops.Engine{Store: rw.store, Schemes: reg, Mimetypes: ops.NewMimetypes(), Vary: cfg.Vary}
 	eng := engine.New(rw.store, o, router, cfg, fs)
 	rw.svc, err = runs.New(runs.Config{Store: rw.store, Engine: eng, Clock: rw.clock, Executors: xreg, MaxActive: rw.maxActive, Yolo: rw.yolo,
 		Teardown: rw.teardown, Registering: rw.registering})

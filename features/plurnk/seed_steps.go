@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"anchorage/features/kit"
+	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/rpc"
+	"anchorage/impl/vary"
 	"anchorage/sim/vfs"
 
 	"github.com/tidwall/gjson"
@@ -266,4 +269,15 @@ func lastHeard(notes []rpc.Note, run int64) []any {
 		}
 	}
 	return out
+}
+
+// worldVary is the set of spec-permitted variations the embedded reference
+// runs with: ANCHORAGE_VARY, "all" or names of config.Variations (make
+// vary). Unset, the reference makes its own decisions.
+func worldVary() (vary.Set, error) {
+	s, err := vary.Parse(os.Getenv("ANCHORAGE_VARY"), config.Variations())
+	if err != nil {
+		return vary.Set{}, fmt.Errorf("ANCHORAGE_VARY: %w", err)
+	}
+	return s, nil
 }

@@ -59,7 +59,11 @@ func newWorld() (*world, error) {
 		return nil, err
 	}
 	w := &world{fs: fs, faults: fs, store: st, session: ss, runs: map[string]*store.Run{}, loop: 1, turn: 1}
-	w.eng = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
+	varied, err := worldVary() // ANCHORAGE_VARY: the spec-permitted variations
+	if err != nil {
+		return nil, err
+	}
+	w.eng = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes(), Vary: varied}
 	w.drv = embedded{w: w}
 	for _, r := range ss.Runs {
 		w.runs[r.Name] = r

@@ -363,6 +363,7 @@ func (e *Engine) finish(ls *loopState, status int, reason string) Result {
 
 // push buffers a notice for the next packet and hands it to the sink.
 func (e *Engine) push(ls *loopState, n telemetry.Notice) {
+	n = e.varyNotice(n)
 	ls.notices.Push(n)
 	if e.Sink != nil {
 		e.Sink(ls.req.Session.ID, ls.loop.ID, n)

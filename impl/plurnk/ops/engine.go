@@ -42,12 +42,15 @@
 // call mimetype handlers.
 //
 // It may import the standard library, gobwas/glob, gjson, theory/jsonpath,
-// antchfx/xpath and xmlquery, anchorage/impl/plurnk/dsl,
+// antchfx/xpath and xmlquery, anchorage/impl/vary,
+// anchorage/impl/plurnk/config (the variations), anchorage/impl/plurnk/dsl,
 // anchorage/impl/plurnk/scheme and anchorage/impl/plurnk/store.
 package ops
 
 import (
 	"errors"
+
+	"anchorage/impl/vary"
 	"fmt"
 	"strings"
 	"sync"
@@ -68,6 +71,9 @@ type Engine struct {
 	// and for the structural matchers; nil means none (process then
 	// derives only what it derives for a mimetype without a handler).
 	Mimetypes *Mimetypes
+	// Vary holds the spec-permitted variations in force
+	// (config.Variations); the zero Set is the reference's decisions.
+	Vary vary.Set
 
 	indexMu sync.Mutex
 	index   map[int64]map[chanKey]derivedChannel // per session: the last derivation pass (the @graph index)
@@ -133,6 +139,7 @@ func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 	stmt := dsl.Format(st)
 	_ = e.Store.Update(a.Session, func(tx *store.Tx) error {
 		for _, it := range items {
+			it.Reason = e.reason(it.Status, it.Reason)
 			row := &store.LogRow{
 				Loop: a.Loop, Turn: a.Turn, Seq: nextSeq(a.Run, a.Loop, a.Turn), Op: string(st.Op),
 				Origin: string(a.Writer), Target: it.Target, Status: it.Status,

@@ -83,7 +83,7 @@ func (e *Engine) selectRows(c scheme.Call, st dsl.Statement, r scheme.Resolved) 
 	if c.Run == nil {
 		return nil, res, fail(400, "%s on log:/// needs a run", st.Op)
 	}
-	matcher, err := compileBody(st)
+	matcher, err := e.compileBody(st)
 	if err != nil {
 		return nil, res, err
 	}

@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"anchorage/impl/vary"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,6 +36,9 @@ const ModelRun = "model"
 
 // OrchestratorConfig configures an Orchestrator.
 type OrchestratorConfig struct {
+	// Vary holds the spec-permitted variations in force
+	// (config.Variations); the zero Set is the reference's decisions.
+	Vary     vary.Set
 	Clock    clock.Clock
 	FS       afero.Fs // the workspace and the operator files
 	Root     string   // the workspace root
@@ -176,7 +181,8 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 		}
 	}
 	o.mimes = ops.NewMimetypes()
-	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: o.mimes}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
+	opcfg.Vary = cfg.Vary
+	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: o.mimes, Vary: cfg.Vary}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
 	eng.Sink = o.telemetry
 	o.eng = eng
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
@@ -307,7 +313,7 @@ func (o *Orchestrator) event(ev runs.Event) {
 		o.notify.Notify(ev.Session, "loop/terminated", o.usage(s, ev.RunID, ev.LoopID, ev.LoopSeq, ev.Status, ev.Reason, ev.Result))
 	case runs.KindConcluded:
 		p := map[string]any{"entryId": ev.RowID, "target": ev.Target, "subscriptionId": ev.Target, "scheme": ev.Runtime,
-			"closeStatus": ev.Status, "summary": ev.Body, "wakeAction": ev.WakeAction, "runId": ev.RunID}
+			"closeStatus": ev.Status, "summary": o.summary(ev.Body), "wakeAction": o.wakeAction(ev.WakeAction), "runId": ev.RunID}
 		if ev.LoopID != 0 {
 			p["wakeLoopId"] = ev.LoopID
 		}
@@ -536,7 +542,7 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	o.svc.View(func() {
 		name := p.Name
 		if name == "" {
-			name = fmt.Sprintf("session-%d", ss.ID)
+			name = o.sessionName(ss.ID)
 		}
 		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, modelName: modelRun, sent: map[int64]sentRow{}}
 		o.sessions[ss.ID] = s

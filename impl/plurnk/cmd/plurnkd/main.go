@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR]
+//	plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR] [-vary LIST]
 //
 // Run plurnkd -h for every flag and configuration variable.
 //
@@ -68,10 +68,21 @@
 // on); settings.git: false turns it off for one session. The overlay and
 // the switch are saved with the session under -state.
 //
+// # Spec-permitted variations
+//
+// -vary LIST (names, comma-separated, or all) makes some of the choices the
+// seed leaves open otherwise than the reference decides them: notice kinds,
+// parse-error and regex-error wording, reasons, the order and the extra
+// members of JSON objects, stream/concluded's wake actions and summary, the
+// errors section's pointers, the snippet's radius, generated session names,
+// the budget headline's wording, the catalog rows' optional members
+// (plurnkd -h lists them). A client that keeps to the seed works the same.
+//
 // Methods and notifications: call discover.
 //
-// It may import the standard library, afero, anchorage/sim/{clock,llm} and
-// anchorage/impl/plurnk/{rpc,exec,provider,membership}.
+// It may import the standard library, afero, anchorage/sim/{clock,llm},
+// anchorage/impl/vary and anchorage/impl/plurnk/{rpc,exec,provider,
+// membership,config}.
 package main
 
 import (
@@ -92,10 +103,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
 
@@ -161,7 +174,7 @@ func variables() [][2]string {
 
 func usage(fs *flag.FlagSet, w io.Writer) func() {
 	return func() {
-		fmt.Fprintln(w, "usage: plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR]")
+		fmt.Fprintln(w, "usage: plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR] [-vary LIST]")
 		fmt.Fprintln(w, "\nServes the plurnk daemon (JSON-RPC 2.0 over WebSocket) on -addr; the address is printed")
 		fmt.Fprintln(w, "on stderr as \"plurnkd: listening on ws://HOST:PORT/\". SIGINT or SIGTERM stops it.")
 		fmt.Fprintln(w, "\nA session may write only its members: the files git tracks under -root (git on PATH)")
@@ -186,6 +199,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	root := fs.String("root", ".", "workspace root: file entries, AGENTS.md, .env")
 	sh := fs.Bool("sh", false, "register the real sh executor, so EXEC runs commands on this host")
 	yolo := fs.Bool("yolo", false, "accept every EXEC proposal without a loop.resolve (PLURNK_YOLO)")
+	varyList := fs.String("vary", "", vary.Usage(config.Variations()))
 	state := fs.String("state", "", "state directory: sessions are saved there (state.json, written crash-safely) and loaded at start (default PLURNK_STATE_DIR, else $HOME/.plurnk/state/<hash of -root>)")
 	fs.Usage = usage(fs, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -196,6 +210,10 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q (plurnkd -h lists the flags)", fs.Arg(0))}
+	}
+	varied, err := vary.Parse(*varyList, config.Variations())
+	if err != nil {
+		return usageError{"-vary: " + err.Error()}
 	}
 	absRoot, err := filepath.Abs(*root)
 	if err != nil {
@@ -230,7 +248,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	if err != nil {
 		return err
 	}
-	cfg := rpc.OrchestratorConfig{Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
+	cfg := rpc.OrchestratorConfig{Vary: varied, Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
 		Provider: sel, Yolo: *yolo, Aliases: sel.Has, Providers: sel.Packages(), Members: true}
 	if g := (membership.GitCLI{}); g.Available() == nil {
 		cfg.Git = g // else no git: session.constrain's picks are the only members
@@ -265,7 +283,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := rpc.NewServerWith(backend, rpc.ServerConfig{Timeout: timeout, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, "plurnkd: "+f+"\n", a...) }})
+	srv := rpc.NewServerWith(backend, rpc.ServerConfig{Vary: varied, Timeout: timeout, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, "plurnkd: "+f+"\n", a...) }})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	pumpCtx, stopPump := context.WithCancel(ctx)
 	defer stopPump()
