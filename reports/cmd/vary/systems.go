@@ -1,12 +1,17 @@
 package main
 
-import "anchorage/impl/vary"
+import (
+	"anchorage/impl/plurnk/config"
+	"anchorage/impl/vary"
+)
 
 // variations lists a system's spec-permitted variations, from the
 // reference implementation that switches them.
 func variations(system string) []vary.Variation {
 	switch system {
-	case "chatlog", "plurnk", "jace", "deck":
+	case "plurnk":
+		return config.Variations()
+	case "chatlog", "jace", "deck":
 		return nil // filled in as each system's reference gains its variations
 	}
 	return nil
