@@ -26,7 +26,7 @@ Feature: Channels
     Given the entry known:///capital.md contains "Paris"
     When the model emits <<EDIT(known:///capital.md#stdout):Paris:EDIT
     Then the action answers 400
-    And the result reason mentions "no channel \"stdout\""
+    And the result reason mentions "no channel \"stdout\"" per Decision (§telemetry-no-error-scheme)
     And the entry known:///capital.md has no stdout channel
 
   @§channel-selection-fragment-on-nonexistent-404

@@ -91,7 +91,7 @@ Feature: operator and session configuration of the daemon
     When "A" calls session.create with {"name": "zero", "settings": {"maxCommands": 0}}
     And "A" runs a loop with the prompt "note it"
     Then the loop "A" started ended with status 200
-    And "A" got a "loop/terminated" notification with reason = "SEND[200]"
+    And "A" got a "loop/terminated" notification with reason = "SEND[200]" per Decision (§methods-loop-run)
     And "A" got a "telemetry/event" notification with event.kind = "max_commands_exceeded"
     When "A" calls entry.read with {"target": "known:///a.md"}
     Then the answer to "A" has status = 404
@@ -154,7 +154,7 @@ Feature: operator and session configuration of the daemon
     And "A" creates a session named "fresh"
     When "A" calls loop.run with {"prompt": "hello"}
     Then the answer to "A" is the error -32004
-    And the error answered to "A" mentions "PLURNK_MODEL"
+    And the error answered to "A" mentions "PLURNK_MODEL" per Decision (§errors-error-codes)
 
   @§operator-config-shipped-defaults
   Scenario: with the shipped .env.example the grammar check is on: a model that ignores grammars is refused at boot
@@ -190,7 +190,7 @@ Feature: operator and session configuration of the daemon
     Then the loop "A" started ended with status 200
     And the daemon's model's packet 1 holds "## Plurnk System Policy" exactly once
     And the daemon's model's packet 1 holds "Be brief." exactly once
-    And the daemon's model's packet 1 does not contain ".md origin=plurnk"
+    And the daemon's model's packet 1 does not contain ".md origin=plurnk" per Decision (§render-rule-find-renders-result)
 
   @§operator-config-rpc-timeout
   Scenario: a handler still running after 30000 ms is answered -32007 and its late result only logged

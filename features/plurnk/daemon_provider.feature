@@ -153,7 +153,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     When "A" calls loop.run with {"prompt": "hi", "alias": "slow"}
     Then the answer to "A" is the error -32004
     And the error answered to "A" has data alias = "slow"
-    And the error answered to "A" mentions "slow"
+    And the error answered to "A" mentions "slow" per Decision (§errors-error-codes)
     When "A" calls session.runs
     Then the answer to "A" has runs.#(name=="model").loops = 2
 
@@ -221,7 +221,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And "A" creates a session named "work"
     When "A" runs a loop with the prompt "answer"
     Then the loop "A" started ended with status 200
-    And "A" got a "loop/terminated" notification with reason = "SEND[200]"
+    And "A" got a "loop/terminated" notification with reason = "SEND[200]" per Decision (§methods-loop-run)
 
   @§grammar-enforcement-verified-at-boot
   Scenario: PLURNK_PROVIDERS_GBNF at 0 makes no check
@@ -267,4 +267,4 @@ Feature: the provider contract, over the OpenAI-compatible protocol
       """
     When "A" runs a loop with the prompt "hello"
     Then the loop "A" started ended with status 500
-    And "A" got a "loop/terminated" notification whose reason mentions "stream chunk"
+    And "A" got a "loop/terminated" notification whose reason mentions "stream chunk" per Decision (§provider-surface-generate)

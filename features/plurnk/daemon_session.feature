@@ -197,7 +197,7 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" has entry.channels.body.content = "made"
     Given a connection "B" to the daemon
     When "B" calls session.attach with {"id": 1}
-    Then the answer to "B" has name = "session-1"
+    Then the answer to "B" has name = "session-1" per Decision (§methods-session-create)
 
   @§machine-processes-no-fork-session @decision
   Scenario: there is no way to fork a session; a fork of a run stays in its session

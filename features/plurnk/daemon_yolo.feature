@@ -120,8 +120,8 @@ Feature: proposals and yolo through the daemon
     Then the daemon's model was called 1 time
     When "A" accepts the proposal it was notified of
     Then the daemon's model's packet 2 contains "any news?"
-    And the daemon's model's packet 2 contains "log:///1/1/1/EXEC 102"
-    And the daemon's model's packet 2 does not contain "log:///1/1/1/EXEC 202"
+    And the daemon's model's packet 2 contains "log:///1/1/1/EXEC 102" per Decision (§render-rule-find-renders-result)
+    And the daemon's model's packet 2 does not contain "log:///1/1/1/EXEC 202" per Decision (§render-rule-find-renders-result)
     When 300 ms pass for the daemon's running commands
     Then the loop "A" started ended with status 200
 

@@ -140,7 +140,7 @@ Feature: Tier 3a — COPY, MOVE and FIND
     And the disk refuses once to list the folder /work/src
     When the model emits <<FIND(**)::FIND
     Then the action answers 500
-    And the result reason mentions "/work/src"
+    And the result reason mentions "/work/src" per Decision (§find-scope-prefix-filter)
     When the model emits <<FIND(**)::FIND
     Then the action answers 200
     And the found paths are "/notes/a.md, /src/b.md"
@@ -211,7 +211,13 @@ Feature: Tier 3a — COPY, MOVE and FIND
     When the model emits <<FIND(known:///docs/*)::FIND
     Then the action answers 200
     And the result mimetype is "application/json"
-    And the result is the JSON:
+    And the result is a catalog whose rows are shaped {path, seconds?, tags?, channels}
+    And the found paths are "known:///docs/a.md, known:///docs/b.md"
+    And catalog row 1 of the result has the tags "draft"
+    And catalog row 2 of the result has the tags ""
+    And catalog row 1 of the result has 2 lines in its body channel
+    And catalog row 2 of the result has 1 line in its body channel
+    And the result is the JSON: per Decision (§find-result-catalog-rows)
       """
       [
         {"path": "known:///docs/a.md", "seconds": 90, "tags": ["draft"],
@@ -225,7 +231,10 @@ Feature: Tier 3a — COPY, MOVE and FIND
   Scenario: a content matcher only keeps or drops an entry: the row is the same as without it
     Given the entry known:///a.md contains "alpha\nbeta\ngamma"
     When the model emits <<FIND(known:///**):/beta/:FIND
-    Then the result is the JSON:
+    Then the result is a catalog whose rows are shaped {path, seconds?, tags?, channels}
+    And the found paths are "known:///a.md"
+    And catalog row 1 of the result has 3 lines in its body channel
+    And the result is the JSON: per Decision (§find-result-catalog-rows)
       """
       [{"path": "known:///a.md", "channels": {"known:///a.md#body": {"mimetype": "text/markdown", "tokens": 4, "lines": 3}}}]
       """

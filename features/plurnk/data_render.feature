@@ -77,7 +77,7 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     Given the entry known:///list.json contains "[1, 2]"
     When the model emits <<EDIT(known:///list.json)<-1>:[3, :EDIT
     Then the action answers 400
-    And the result reason mentions "does not parse as JSON"
+    And the result reason mentions "does not parse as JSON" per Decision (§telemetry-no-error-scheme)
     And the body channel of known:///list.json holds "[1, 2]"
 
   @§json-edit-json-parse-fail-400

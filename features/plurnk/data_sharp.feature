@@ -23,8 +23,8 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "second (target) slot"
-    And the log section of packet 2 does not contain "KILL 200"
+    Then the log section of packet 2 contains "second (target) slot" per Decision (§provider-surface-generate)
+    And the log section of packet 2 does not contain "KILL 200" per Decision (§render-rule-find-renders-result)
 
   @§scheme-address-namespace-fold
   Scenario: SEND[410] at a target written with an authority deletes the entry, as at the folded path
@@ -49,7 +49,7 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the budget section of packet 2 contains "| log:///1/1/1/READ | 20 |\n| log:///1/1/2/READ | 20 |"
+    Then the budget section of packet 2 contains "| log:///1/1/1/READ | 20 |\n| log:///1/1/2/READ | 20 |" per Decision (§tokenomics-largest-entries)
 
   @§render-rule-find-renders-result
   Scenario: a re-emitted statement keeps the suffix of its heredoc tag
@@ -66,7 +66,7 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "drop"
-    Then the log section of packet 2 contains "* log:///1/1/1/KILL 200 known:///a.md\n<<KILLx(known:///a.md)::KILLx\n"
+    Then the log section of packet 2 contains "* log:///1/1/1/KILL 200 known:///a.md\n<<KILLx(known:///a.md)::KILLx\n" per Decision (§render-rule-find-renders-result)
 
   @§matcher-result-read-returns-lines
   Scenario: an xpath attribute match names the line of the attribute itself, not of an earlier mention of its name
@@ -100,16 +100,16 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
   Scenario: a run:// target with a path is scratch storage, not a run: the entry engine hands it to the scheme registry
     When the model emits <<SEND[410](run://scout/notes.md)::SEND
     Then the action answers 501
-    And the result reason mentions "no handler for scheme"
+    And the result reason mentions "no handler for scheme" per Decision (§telemetry-no-error-scheme)
     When the model emits <<SEND(run://scout)::SEND
     Then the action answers 501
-    And the result reason mentions "SEND to a run is handled by the engine loop"
+    And the result reason mentions "SEND to a run is handled by the engine loop" per Decision (§telemetry-no-error-scheme)
 
   @§scheme-address-namespace-fold
   Scenario: a scheme name may hold any lowercase letter: an unregistered one answers 501
     When the model emits <<READ(fizz:///a.md)::READ
     Then the action answers 501
-    And the result reason mentions "fizz"
+    And the result reason mentions "fizz" per Decision (§telemetry-no-error-scheme)
 
   @§find-scope-prefix-filter
   Scenario: a FIND target whose path glob does not compile answers 400
@@ -137,4 +137,4 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "* log:///1/1/1/READ 200 log:///1/0/1"
+    Then the log section of packet 2 contains "* log:///1/1/1/READ 200 log:///1/0/1" per Decision (§render-rule-find-renders-result)

@@ -59,7 +59,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
     And the model run's log records error - with status 400 by plurnk
     And the errors section of packet 2 points at 1/1/1 with status 400
     And the errors section of packet 2 contains "* {\"coordinate\":\"1/1/1\",\"kind\":\"action_failure\",\"op\":\"error\",\"status\":400,\"target\":null}" per Decision (§telemetry-no-error-scheme)
-    And the log section of packet 2 contains "log:///1/1/1/error 400"
+    And the log section of packet 2 contains "log:///1/1/1/error 400" per Decision (§render-rule-find-renders-result)
 
   @§provider-surface-generate @decision
   Scenario: an op after the terminal SEND is a shape violation and is not dispatched, even when the SEND comes first
@@ -176,7 +176,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
       """
     When the user starts a loop with the prompt "Say done"
     Then the budget section of packet 1 contains "usage "
-    And the budget section of packet 1 does not contain "ceiling"
+    And the budget section of packet 1 does not contain "ceiling" per Decision (§provider-surface-identity)
 
   @§provider-surface-identity @decision
   Scenario: PLURNK_BUDGET_CEILING narrows the provider's context size, never widens it

@@ -447,15 +447,27 @@ func headline(ctx context.Context, n int) (c, y, p, f int, err error) {
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
-	m := regexp.MustCompile(`ceiling (\d+), usage (\d+) \((\d+)%\), free (\d+)`).FindStringSubmatch(s.Content)
-	if !ok || m == nil {
+	// The seed fixes `usage Y (P%)`; the ceiling and the free tokens are
+	// read from beside it in either wording (`ceiling C, … free F` or
+	// `… of C, F free`).
+	mu := regexp.MustCompile(`usage (\d+) \((\d+)%\)`).FindStringSubmatch(s.Content)
+	mc := regexp.MustCompile(`ceiling (\d+)|\) of (\d+)`).FindStringSubmatch(s.Content)
+	mf := regexp.MustCompile(`free (\d+)|(\d+) free`).FindStringSubmatch(s.Content)
+	if !ok || mu == nil || mc == nil || mf == nil {
 		return 0, 0, 0, 0, fmt.Errorf("packet %d has no budget headline:\n%s", n, s.Content)
 	}
-	v := make([]int, 4)
-	for i := range v {
-		v[i], _ = strconv.Atoi(m[i+1])
+	num := func(m []string) int {
+		for _, g := range m[1:] {
+			if g != "" {
+				v, _ := strconv.Atoi(g)
+				return v
+			}
+		}
+		return 0
 	}
-	return v[0], v[1], v[2], v[3], nil
+	y, _ = strconv.Atoi(mu[1])
+	p, _ = strconv.Atoi(mu[2])
+	return num(mc), y, p, num(mf), nil
 }
 
 func thenHeadlinePercent(ctx context.Context, n, ceiling int) error {

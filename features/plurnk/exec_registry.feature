@@ -19,7 +19,7 @@ Feature: EXEC executors
   Scenario: a runtime no executor provides answers 501
     When the model's EXEC 1/1/2 is accepted: <<EXEC[python]:print(1):EXEC
     Then the action answers 501
-    And the result reason mentions "no executor for runtime \"python\""
+    And the result reason mentions "no executor for runtime \"python\"" per Decision (§telemetry-no-error-scheme)
 
   @§exec-registry-resolves
   Scenario: a runtime whose boot probe failed answers 501 carrying the probe's detail

@@ -58,8 +58,8 @@ Feature: Matcher
     Then the action answers 203
     And the result content is "{\"host\": "
     And the result mimetype is "text/markdown"
-    And the result reason mentions "not valid JSON"
-    And the result reason mentions "unexpected end of JSON input"
+    And the result reason mentions "not valid JSON" per Decision (§telemetry-no-error-scheme)
+    And the result reason mentions "unexpected end of JSON input" per Decision (§telemetry-no-error-scheme)
 
   @§matcher-dispatch-203-soft-fallback
   Scenario: the parked semantic dialect answers 501
@@ -79,20 +79,20 @@ Feature: Matcher
       """
     When the model emits <<READ(known:///todo.md):/(?<!not )todo/:READ
     Then the action answers 400
-    And the result reason mentions "RE2 has no lookbehind"
+    And the result reason mentions "RE2 has no lookbehind" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/(todo)(?=x)\1/:READ
     Then the action answers 400
-    And the result reason mentions "RE2 has no lookahead"
+    And the result reason mentions "RE2 has no lookahead" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<FIND(known:///**):/(?<!not )todo/:FIND
     Then the action answers 400
-    And the result reason mentions "RE2 has no lookbehind"
+    And the result reason mentions "RE2 has no lookbehind" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/(todo) \1/:READ
     Then the action answers 400
-    And the result reason mentions "RE2 has no backreferences"
+    And the result reason mentions "RE2 has no backreferences" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/todo(/:READ
     Then the action answers 400
-    And the result reason mentions "not valid in the regex dialect"
-    And the result reason does not mention "RE2 has no"
+    And the result reason mentions "not valid in the regex dialect" per Decision (§matcher-dispatch-203-soft-fallback)
+    And the result reason does not mention "RE2 has no" per Decision (§matcher-dispatch-203-soft-fallback)
 
   @§matcher-result-read-returns-lines @decision
   Scenario: a regex hit that crosses a line break selects every line it touches
@@ -180,7 +180,7 @@ Feature: Matcher
     Then the action answers 203
     And the result content is "just words, no markup"
     And the result mimetype is "text/markdown"
-    And the result reason mentions "no XML projection"
+    And the result reason mentions "no XML projection" per Decision (§matcher-dispatch-203-soft-fallback)
 
   @§matcher-dispatch-203-soft-fallback
   Scenario Outline: a malformed expression answers 400 in every dialect

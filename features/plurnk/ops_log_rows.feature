@@ -84,7 +84,7 @@ Feature: Log rows: OPEN, FOLD and KILL
   Scenario: OPEN and FOLD aimed at an entry answer 501 and leave it as it was
     When the model emits <<FOLD(known:///plan.md)::FOLD
     Then the action answers 501
-    And the result reason mentions "known:// entries carry no open or folded state"
+    And the result reason mentions "known:// entries carry no open or folded state" per Decision (§telemetry-no-error-scheme)
     And the action's log row records status 501 at log:///1/2/1
     When the model emits <<OPEN(notes.md)::OPEN
     Then the action answers 501
@@ -140,7 +140,7 @@ Feature: Log rows: OPEN, FOLD and KILL
   Scenario: there is no error:// scheme to read failures from
     When the model emits <<READ(error:///1/1/2)::READ
     Then the action answers 501
-    And the result reason mentions "no handler for scheme \"error\""
+    And the result reason mentions "no handler for scheme \"error\"" per Decision (§telemetry-no-error-scheme)
 
   @§telemetry-no-error-scheme @decision
   Scenario: KILL deletes rows by coordinate, by glob or with SEND[410]; a missing row answers 404

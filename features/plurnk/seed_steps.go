@@ -13,6 +13,7 @@ import (
 	"anchorage/features/kit"
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/rpc"
+	"anchorage/impl/plurnk/runs"
 	"anchorage/impl/vary"
 	"anchorage/sim/vfs"
 
@@ -28,11 +29,19 @@ import (
 // for the data-plane driver's list (dataSteps).
 var seedDataSteps = regexpList(
 	`^the errors section of packet (\d+) points at (\d+/\d+/\d+) with status (\d+)$`,
+	`^the result is a catalog whose rows are shaped \{path, seconds\?, tags\?, channels\}$`,
+	`^catalog row (\d+) of the result has the tags "([^"]*)"$`,
+	`^catalog row (\d+) of the result has (\d+) lines? in its (\w+) channel$`,
+	`^the session was notified stream/concluded for (\S+) with close status (\d+)$`,
 )
 
 // registerSeedSteps registers the steps of this file.
 func registerSeedSteps(sc kit.Steps) {
 	sc.Step(`^the errors section of packet (\d+) points at (\d+/\d+/\d+) with status (\d+)$`, thenErrorPointer)
+	sc.Step(`^the result is a catalog whose rows are shaped \{path, seconds\?, tags\?, channels\}$`, thenCatalogShape)
+	sc.Step(`^catalog row (\d+) of the result has the tags "([^"]*)"$`, thenCatalogTags)
+	sc.Step(`^catalog row (\d+) of the result has (\d+) lines? in its (\w+) channel$`, thenCatalogLines)
+	sc.Step(`^the session was notified stream/concluded for (\S+) with close status (\d+)$`, thenConcludedStatus)
 	sc.Step(`^"(\w+)" got at least (\d+) "log/entry" notifications for (\S+)$`, thenEntryNotes)
 	sc.Step(`^the last "log/entry" "(\w+)" got for (\S+) has (\S+) = (.+?)$`, thenLastEntryNote)
 	sc.Step(`^the answer to "(\w+)" lists the runs "([^"]*)"$`, thenRunsListed)
@@ -207,7 +216,7 @@ func thenErrorPointer(ctx context.Context, n int, coord string, status int) erro
 	if !ok {
 		return fmt.Errorf("packet %d has no errors section", n)
 	}
-	coordRE := regexp.MustCompile(`(^|[^0-9/])` + regexp.QuoteMeta(coord) + `([^0-9/]|$)`)
+	coordRE := regexp.MustCompile(`(^|[^0-9/]|log:///)` + regexp.QuoteMeta(coord) + `([^0-9/]|$)`)
 	statusRE := regexp.MustCompile(`(^|[^0-9])` + strconv.Itoa(status) + `([^0-9]|$)`)
 	for _, line := range strings.Split(s.Content, "\n") {
 		if coordRE.MatchString(line) && statusRE.MatchString(line) {
@@ -280,4 +289,127 @@ func worldVary() (vary.Set, error) {
 		return vary.Set{}, fmt.Errorf("ANCHORAGE_VARY: %w", err)
 	}
 	return s, nil
+}
+
+// catalogRows parses the last result as FIND's catalog: a JSON array of
+// objects.
+func catalogRows(ctx context.Context) ([]gjson.Result, error) {
+	r, err := last(get(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if !gjson.Valid(r.Content) || !gjson.Parse(r.Content).IsArray() {
+		return nil, fmt.Errorf("the result %q (status %d) is not a JSON array", r.Content, r.Status)
+	}
+	return gjson.Parse(r.Content).Array(), nil
+}
+
+// thenCatalogShape checks every row of a FIND result against the seed's
+// one shape, {path, seconds?, tags?, channels: {<uri>: {mimetype, tokens,
+// lines}}}: a row has a path and its channels, each keyed by the path and
+// a #channel fragment; seconds and tags may be there or not.
+func thenCatalogShape(ctx context.Context) error {
+	rows, err := catalogRows(ctx)
+	if err != nil {
+		return err
+	}
+	for i, row := range rows {
+		path := row.Get("path")
+		if path.Type != gjson.String || !row.Get("channels").IsObject() {
+			return fmt.Errorf("catalog row %d has no path or no channels: %s", i+1, row.Raw)
+		}
+		var bad error
+		row.ForEach(func(k, v gjson.Result) bool {
+			switch k.String() {
+			case "path", "channels":
+			case "seconds":
+				if v.Type != gjson.Number {
+					bad = fmt.Errorf("catalog row %d: seconds %s is not a number", i+1, v.Raw)
+				}
+			case "tags":
+				if !v.IsArray() {
+					bad = fmt.Errorf("catalog row %d: tags %s is not an array", i+1, v.Raw)
+				}
+			default:
+				bad = fmt.Errorf("catalog row %d has a member %q the shape does not have: %s", i+1, k.String(), row.Raw)
+			}
+			return bad == nil
+		})
+		if bad != nil {
+			return bad
+		}
+		row.Get("channels").ForEach(func(k, v gjson.Result) bool {
+			if !strings.HasPrefix(k.String(), path.String()+"#") {
+				bad = fmt.Errorf("catalog row %d: channel %q is not keyed %s#<channel>", i+1, k.String(), path.String())
+			}
+			for _, m := range []string{"mimetype", "tokens", "lines"} {
+				if !v.Get(m).Exists() {
+					bad = fmt.Errorf("catalog row %d: channel %q has no %s: %s", i+1, k.String(), m, v.Raw)
+				}
+			}
+			return bad == nil
+		})
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
+}
+
+// thenCatalogTags compares the tags of row n (1-based) with want,
+// comma-separated ("" for none: no tags member, or an empty one).
+func thenCatalogTags(ctx context.Context, n int, want string) error {
+	rows, err := catalogRows(ctx)
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > len(rows) {
+		return fmt.Errorf("the catalog has %d rows, no row %d", len(rows), n)
+	}
+	got := []string{}
+	for _, t := range rows[n-1].Get("tags").Array() {
+		got = append(got, t.String())
+	}
+	wantList := splitList(want)
+	if wantList == nil {
+		wantList = []string{}
+	}
+	if !slices.Equal(got, wantList) {
+		return fmt.Errorf("catalog row %d has the tags %q, want %q", n, got, wantList)
+	}
+	return nil
+}
+
+// thenCatalogLines compares the line count row n gives for its channel.
+func thenCatalogLines(ctx context.Context, n, lines int, channel string) error {
+	rows, err := catalogRows(ctx)
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > len(rows) {
+		return fmt.Errorf("the catalog has %d rows, no row %d", len(rows), n)
+	}
+	row := rows[n-1]
+	key := strings.NewReplacer(".", `\.`, "*", `\*`, "?", `\?`).Replace(row.Get("path").String() + "#" + channel)
+	v := row.Get("channels." + key + ".lines")
+	if !v.Exists() || v.Int() != int64(lines) {
+		return fmt.Errorf("catalog row %d: the %s channel's lines are %s, want %d: %s", n, channel, v.Raw, lines, row.Raw)
+	}
+	return nil
+}
+
+// thenConcludedStatus checks that the session heard exactly one
+// stream/concluded for target, with that close status (how the conclusion
+// reached its run, its wake action, is a decision of its own).
+func thenConcludedStatus(ctx context.Context, target string, status int) error {
+	var seen []int
+	for _, ev := range getRuns(ctx).drv.events() {
+		if ev.Kind == runs.KindConcluded && ev.Target == target {
+			seen = append(seen, ev.Status)
+		}
+	}
+	if len(seen) != 1 || seen[0] != status {
+		return fmt.Errorf("stream/concluded for %s: close statuses %v, want one, %d", target, seen, status)
+	}
+	return nil
 }

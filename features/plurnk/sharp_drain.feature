@@ -57,7 +57,7 @@ Feature: Sharp edges of loop.cancel and the run's queue
     Then the answer to "A" has cancelled = true
     And "A" got 1 "loop/terminated" notification
     And "A" got a "loop/terminated" notification with finalStatus = 499
-    And "A" got a "loop/terminated" notification with reason = "<reason>"
+    And "A" got a "loop/terminated" notification with reason = "<reason>" per Decision (§methods-loop-run)
 
     Examples:
       | which            | params                               | reason          |

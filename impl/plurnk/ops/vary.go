@@ -23,16 +23,38 @@ func (e *Engine) reason(status int, reason string) string {
 }
 
 // rewordRE finds the words Reword replaces.
-var rewordRE = regexp.MustCompile(`\b(the|no|not|is|has|there|cannot|acts|needs|names)\b`)
+var rewordRE = regexp.MustCompile(`\b(the|no|not|is|has|there|cannot|acts|needs|names|invalid|must|unknown|missing)\b`)
 
 // Reword says a free-text message otherwise, keeping its facts (addresses,
-// quoted names, numbers): a few common words are replaced by others. A
-// one-word outcome code is returned as it is.
+// quoted names, numbers): a few common words of its own framing are
+// replaced by others. The cause a message quotes after its first ": " (a
+// handler's exception, a probe's detail, a parser's message) is a fact and
+// is kept as it is, and so is a one-word outcome code.
 func Reword(msg string) string {
 	if !strings.ContainsAny(strings.TrimSpace(msg), " ") {
 		return msg
 	}
-	return rewordRE.ReplaceAllStringFunc(msg, func(w string) string {
+	frame, cause, quoted := strings.Cut(msg, ": ")
+	frame = rewordRE.ReplaceAllStringFunc(frame, rewordWord)
+	if quoted {
+		return frame + ": " + cause
+	}
+	return frame
+}
+
+// RewordAll says a whole message otherwise (a JSON-RPC error's), keeping
+// what it quotes between double quotes as it is.
+func RewordAll(msg string) string {
+	parts := strings.Split(msg, `"`)
+	for i := 0; i < len(parts); i += 2 {
+		parts[i] = rewordRE.ReplaceAllStringFunc(parts[i], rewordWord)
+	}
+	return strings.Join(parts, `"`)
+}
+
+// rewordWord is the word Reword puts in place of w.
+func rewordWord(w string) string {
+	{
 		switch w {
 		case "the":
 			return "this"
@@ -52,9 +74,17 @@ func Reword(msg string) string {
 			return "works"
 		case "needs":
 			return "wants"
+		case "invalid":
+			return "bad"
+		case "must":
+			return "has to"
+		case "unknown":
+			return "unrecognised"
+		case "missing":
+			return "absent"
 		}
 		return "called"
-	})
+	}
 }
 
 // jsRegexError is how a JavaScript engine words a regex it cannot compile

@@ -54,7 +54,7 @@ func (s *Server) varyMessage(m object) object {
 			if e, ok := mem.val.(object); ok && s.cfg.Vary.Has(config.VaryReasons) {
 				for j, em := range e {
 					if msg, ok := em.val.(string); ok && em.key == "message" {
-						e[j].val = ops.Reword(msg)
+						e[j].val = ops.RewordAll(msg)
 					}
 				}
 			}
