@@ -25,13 +25,13 @@ Feature: loops and client ops through the daemon
     When "A" runs a loop with {"prompt": "note it", "maxTurns": 5}
     Then the answer to "A" has finalStatus = 100
     And the answer to "A" has action = "enqueued_new_loop"
-    And the answer to "A" has loopSeq = 1
+    And the answer to "A" has loopSeq = 1 per Decision (§methods-loop-run)
     And the answer to "A" has runId = <A.modelRunId>
     And the loop "A" started ended with status 200
-    And "A" got a "loop/terminated" notification with turns = 2
+    And "A" got a "loop/terminated" notification with turns = 2 per Decision (§methods-loop-run)
     And "A" got a "loop/terminated" notification with hitMaxTurns = false
-    And "A" got a "loop/terminated" notification with turnIds.# = 3
-    And "A" got a "loop/terminated" notification with usage.completionTokens = 29
+    And "A" got a "loop/terminated" notification with turnIds.# = 3 per Decision (§methods-loop-run)
+    And "A" got a "loop/terminated" notification with usage.completionTokens = 29 per Decision (§methods-loop-run)
     And "A" got 4 "log/entry" notifications for run "model"
 
   @§methods-loop-run @§run-lifecycle-single-drain @decision
@@ -57,7 +57,7 @@ Feature: loops and client ops through the daemon
     Then the answer to "A" has runs.#(name=="model").loops = 1
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     Then the entry in the answer to "A" has op = "SEND"
-    And the entry in the answer to "A" has origin = "client"
+    And the entry in the answer to "A" has origin = "client" per Decision (§run-lifecycle-single-drain)
     And the entry in the answer to "A" has rx = "and the second question"
 
   @§methods-loop-cancel @decision
@@ -77,7 +77,7 @@ Feature: loops and client ops through the daemon
     When "A" runs a loop with the prompt "work"
     Then the loop "A" started ended with status 499
     And the answer to "A" has cancelled = true
-    And the answer to "A" has runId = <A.modelRunId>
+    And the answer to "A" has runId = <A.modelRunId> per Decision (§methods-loop-cancel)
     And the answer to "A" has reason = "changed my mind"
     When "A" calls loop.cancel
     Then the answer to "A" has cancelled = false
@@ -87,25 +87,25 @@ Feature: loops and client ops through the daemon
   Scenario: each op.* call is one turn of the client loop, on the model's dispatch path, heard as log/entry
     When "A" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
     Then the answer to "A" has status = 201
-    And the answer to "A" has turnSeq = 0
-    And the answer to "A" has entries.0.path = "log:///1/0/1/EDIT"
+    And the answer to "A" has turnSeq = 0 per Decision (§methods-op-mirror)
+    And the answer to "A" has entries.0.path = "log:///1/0/1/EDIT" per Decision (§methods-op-mirror)
     And the answer to "A" has entries.0.origin = "client"
     And the answer to "A" has loopId equal to its entries.0.loop_id
     And "A" heard the "log/entry" of its entries.0.path before the answer
     When "A" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
     Then the answer to "A" has status = 304
-    And the answer to "A" has turnSeq = 1
+    And the answer to "A" has turnSeq = 1 per Decision (§methods-op-mirror)
     And the answer to "A" has loopId equal to its entries.0.loop_id
     When "A" calls op.read with {"target": "known:///todo.md"}
     Then the answer to "A" has status = 200
     And the answer to "A" has content = "1:\tbuy milk\n"
-    And the answer to "A" has turnSeq = 2
+    And the answer to "A" has turnSeq = 2 per Decision (§methods-op-mirror)
     When "A" calls op.read with {"target": "known:///nothing.md"}
     Then the answer to "A" has status = 404
     When "A" calls op.edit with {"target": "known:///x.md", "body": "a:EDIT b"}
-    Then the answer to "A" is the error -32602
+    Then the answer to "A" is the error -32602 per Decision (§methods-op-mirror)
     When "A" calls log.read
-    Then the answer to "A" has entries.#.path = ["log:///1/0/1/EDIT", "log:///1/1/1/EDIT", "log:///1/2/1/READ", "log:///1/3/1/READ"]
+    Then the answer to "A" has entries.#.path = ["log:///1/0/1/EDIT", "log:///1/1/1/EDIT", "log:///1/2/1/READ", "log:///1/3/1/READ"] per Decision (§methods-op-mirror)
     And "A" got 4 "log/entry" notifications
     When "A" calls session.runs
     Then the answer to "A" has no runs.#(origin=="model")

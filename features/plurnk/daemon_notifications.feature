@@ -38,7 +38,7 @@ Feature: notifications of the daemon
     And the last "log/entry" "B" got for log:///1/1/2/SEND has entry.deleted = true per Decision (§notifications-log-entry-notify)
     And "C" got no "log/entry" notification
 
-  @§notifications-log-entry-notify @§methods-log-coordinate @decision
+  @§notifications-log-entry-notify @§methods-log-coordinate
   Scenario: every row written reaches the session's connections as log/entry, once
     Given the daemon's model will reply:
       """

@@ -133,7 +133,7 @@ Feature: operator and session configuration of the daemon
   Scenario Outline: a session's mdDocs alias must name a plurnk path: <alias> is refused -32602 and no session is made
     Given a connection "A" to the daemon
     When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "<alias>", "content": "x"}]}}
-    Then the answer to "A" is the error -32602
+    Then the answer to "A" is the error -32602 per Decision (§operator-config-session-md-docs)
     When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "OK", "content": "x"}]}}
     Then the answer to "A" has name = "docs"
 
@@ -213,7 +213,7 @@ Feature: operator and session configuration of the daemon
     And "A" creates a session named "patient"
     When "A" calls op.exec with {"body": "deploy"} while the daemon holds its command's registration
     And 60000 ms pass on the daemon's clock while the call is held
-    Then the held call of "A" has no answer yet
+    Then the held call of "A" has no answer yet per Decision (§operator-config-rpc-timeout)
     When the daemon releases the held registration
 
   @§operator-config-rpc-timeout
@@ -264,7 +264,7 @@ Feature: operator and session configuration of the daemon
       | notes.md | scratch      | no      |
     And a connection "A" to the daemon
     When "A" calls session.create with {"name": "wantsgit", "settings": {"git": true}}
-    Then the answer to "A" has name = "wantsgit"
+    Then the answer to "A" has name = "wantsgit" per Decision (§operator-config-session-git)
     When "A" calls session.members
     Then the answer to "A" has members = <members>
     When "A" calls op.edit with {"target": "file:///main.go", "body": "changed"}

@@ -31,7 +31,7 @@ Feature: proposals of host commands through the daemon
     And "A" got no "loop/quiesced" notification
     When "A" accepts the proposal it was notified of
     Then the answer to "A" has state = "resolved"
-    And the answer to "A" has status = 102
+    And the answer to "A" has status = 102 per Decision (§exec-host-proposes)
     And the loop "A" started is parked at 202
     And "A" got no "loop/quiesced" notification
     When 300 ms pass for the daemon's running commands
@@ -39,7 +39,7 @@ Feature: proposals of host commands through the daemon
     And "A" got a "loop/terminated" notification with loopSeq = 1
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EXEC"
-    And the entry in the answer to "A" has status = 102
+    And the entry in the answer to "A" has status = 102 per Decision (§exec-host-proposes)
     And "A" got a "loop/proposal" notification whose logEntryId is the answer's entries.0.id
     And "A" got a "loop/proposal" notification whose turnId is the answer's entries.0.turn_id
     And "A" got a "loop/proposal" notification whose loopId is the answer's entries.0.loop_id
@@ -171,7 +171,7 @@ Feature: proposals of host commands through the daemon
     Then the entry in the answer to "A" has status = 499
     And the entry in the answer to "A" has reason = "loop_aborted"
     When "A" calls entry.read with {"target": "known:///after.md"}
-    Then the answer to "A" has status = 404
+    Then the answer to "A" has status = 404 per Decision (§proposal-202-pauses)
     And the daemon's simulated command "deploy" was spawned 0 times
 
   @§exec-stream @decision
@@ -211,4 +211,4 @@ Feature: proposals of host commands through the daemon
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EDIT"
     When "A" resolves the row of the answer's entries.0.id with "accept"
-    Then the answer to "A" is the error -32003
+    Then the answer to "A" is the error -32003 per Decision (§errors-error-codes)

@@ -42,7 +42,7 @@ Feature: runs seen through the daemon
     Given a connection "C" to the daemon
     And "C" creates a session named "other"
     When "C" calls log.read with {"runId": <A.modelRunId>}
-    Then the answer to "C" is the error -32602
+    Then the answer to "C" is the error -32602 per Decision (§machine-processes-model-run-readable)
     When "C" calls log.read
     Then the answer to "C" holds 0 log entries
 
@@ -84,7 +84,7 @@ Feature: runs seen through the daemon
     And "A" got no "loop/quiesced" notification
     And "A" got no "loop/terminated" notification
     When 6000 ms pass for the daemon's running commands
-    Then "A" got no "loop/quiesced" notification
+    Then "A" got no "loop/quiesced" notification per Decision (§run-lifecycle-quiesced)
     And "A" got 1 "loop/terminated" notification
     And "A" got a "loop/terminated" notification with loopSeq = 1
     And "A" got a "loop/terminated" notification with finalStatus = 200
@@ -116,7 +116,7 @@ Feature: runs seen through the daemon
     Then the answer to "A" lists the runs "plurnk, client-1, model, worker"
     And the answer to "A" has runs.#(name=="worker").status = 202
     When "A" calls loop.inject with {"prompt": "how is the worker?"}
-    Then the answer to "A" has runId = <A.modelRunId>
+    Then the answer to "A" has runId = <A.modelRunId> per Decision (§machine-processes-model-run-readable)
     And "A" got 1 "loop/quiesced" notification
     And "A" got no "loop/terminated" notification
     When "A" calls session.runs
@@ -165,7 +165,7 @@ Feature: runs seen through the daemon
     Then the entry in the answer to "A" has target = "run://helper"
     And the entry in the answer to "A" has rx = "3 files"
     And the entry in the answer to "A" has expanded = false
-    And the entry in the answer to "A" has origin = "plurnk"
+    And the entry in the answer to "A" has origin = "plurnk" per Decision (§run-scheme-collect)
 
   @§actor-boundary-passive-wake @§run-lifecycle-wake-liveness @decision
   Scenario: loop.inject resumes a loop parked at 202 in place
@@ -189,7 +189,7 @@ Feature: runs seen through the daemon
     Then the answer to "A" has runs.#(name=="model").loops = 1
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     Then the entry in the answer to "A" has op = "SEND"
-    And the entry in the answer to "A" has origin = "client"
+    And the entry in the answer to "A" has origin = "client" per Decision (§actor-boundary-passive-wake)
     And the entry in the answer to "A" has rx = "it is 42"
 
   @§actor-boundary-passive-wake @decision
@@ -221,9 +221,9 @@ Feature: runs seen through the daemon
     And "A" got a "loop/terminated" notification for run "helper" with loopSeq = 2
     And "A" got a "loop/terminated" notification for run "helper" with finalStatus = 200
     When "A" calls log.read for run "helper" with {"loopSeq": 2}
-    Then the answer to "A" has entries.#.path = ["log:///2/0/1/SEND", "log:///2/0/2/SEND", "log:///2/1/1/SEND"]
-    And the answer to "A" has entries.#.origin = ["plurnk", "client", "model"]
-    And the answer to "A" has entries.0.target = "run://model"
+    Then the answer to "A" has entries.#.path = ["log:///2/0/1/SEND", "log:///2/0/2/SEND", "log:///2/1/1/SEND"] per Decision (§actor-boundary-passive-wake)
+    And the answer to "A" has entries.#.origin = ["plurnk", "client", "model"] per Decision (§actor-boundary-passive-wake)
+    And the answer to "A" has entries.0.target = "run://model" per Decision (§actor-boundary-passive-wake)
     And the answer to "A" has entries.0.expanded = false
     And the answer to "A" has entries.1.rx = "one more thing"
     And the answer to "A" has entries.2.rx = "did the extra"

@@ -122,9 +122,9 @@ Feature: Tier 3a — COPY, MOVE and FIND
     When the model emits <<MOVE(known:///a.md):/dev/null:MOVE
     Then the action answers 201
     And the entry known:///a.md does not exist
-    And the workspace file dev/null holds "precious"
+    And the workspace file dev/null holds "precious" per Decision (§move-dev-null-not-special)
     When the model emits <<READ(/dev/null)::READ
-    Then the result content is "1:\tprecious\n"
+    Then the result content is "1:\tprecious\n" per Decision (§move-dev-null-not-special)
 
   @§move-dev-null-not-special
   Scenario: a MOVE to known:///dev/null keeps the content at that address
@@ -255,8 +255,8 @@ Feature: Tier 3a — COPY, MOVE and FIND
     And the entry known:///docs/c.md contains "x"
     And the entry known:///docs/d.md contains "x"
     When the model emits <<FIND(known:///docs/*)<marks>::FIND
-    Then the action answers <status>
-    And the found paths are "<paths>"
+    Then the action answers <status> per Decision (§find-result-catalog-rows)
+    And the found paths are "<paths>" per Decision (§find-result-catalog-rows)
 
     Examples:
       | marks  | status | paths                                    |

@@ -83,7 +83,7 @@ Feature: Tier 3a — the daemon keeps the session's membership
     And a connection "A" to the daemon
     And "A" creates a session named "work"
     When "A" runs a loop with the prompt "go"
-    Then the loop "A" started ended with status 500
+    Then the loop "A" started ended with status 500 per Decision (§membership-change-gated-sync)
     When "A" calls log.read with {"runId": <A.modelRunId>}
-    Then the answer to "A" has entries.#(op=="error")#.status = [500, 500]
+    Then the answer to "A" has entries.#(op=="error")#.status = [500, 500] per Decision (§membership-change-gated-sync)
     And the daemon's model was called 0 times

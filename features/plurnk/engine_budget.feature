@@ -240,8 +240,8 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Read them all"
-    Then the loop ends with status 500
-    And the model was called 3 times
+    Then the loop ends with status 500 per Decision (§grinder-strike-coupling)
+    And the model was called 3 times per Decision (§grinder-strike-coupling)
     And every delivered packet is within its ceiling
 
   @§grinder-soft-turn-0-1 @§actor-boundary-doc-injection

@@ -69,8 +69,8 @@ Feature: Operator config — turn ceiling and operator documents
   Scenario: with the ceiling off, a loop's own turn request still applies
     Given the operator sets PLURNK_MAX_TURNS to "-1"
     When the user starts a loop with the prompt "Write three notes" asking for at most 2 turns
-    Then the loop ends with status 429
-    And the model was called 2 times
+    Then the loop ends with status 429 per Decision (§operator-config-max-turns-ceiling)
+    And the model was called 2 times per Decision (§operator-config-max-turns-ceiling)
 
   @§actor-boundary-doc-injection @§actor-boundary-self-hosting
   Scenario: an operator document is materialized by the plurnk run and read into the model's turn 0
@@ -102,6 +102,6 @@ Feature: Operator config — turn ceiling and operator documents
   Scenario: a document path that is set but cannot be read fails the loop before the model is called
     Given the operator sets PLURNK_MD_STYLE to "~/docs/missing.md"
     When the user starts a loop with the prompt "Write three notes"
-    Then the loop ends with status 500
-    And the model run's log records error - with status 500 by plurnk
-    And the model was called 0 times
+    Then the loop ends with status 500 per Decision (§actor-boundary-doc-injection)
+    And the model run's log records error - with status 500 by plurnk per Decision (§actor-boundary-doc-injection)
+    And the model was called 0 times per Decision (§actor-boundary-doc-injection)

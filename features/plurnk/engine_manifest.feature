@@ -44,7 +44,7 @@ Feature: the catalog preview at turn 0
   Scenario Outline: a PLURNK_MANIFEST_ITEMS of <value> refuses the boot
     Given the daemon's operator sets PLURNK_MANIFEST_ITEMS to "<value>"
     When the daemon boots
-    Then the daemon refused to start, saying "PLURNK_MANIFEST_ITEMS"
+    Then the daemon refused to start, saying "PLURNK_MANIFEST_ITEMS" per Decision (§actor-boundary-manifest-preview)
 
     Examples:
       | value |

@@ -40,7 +40,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
     When the user starts a loop with the prompt "What is the answer?"
     Then the loop ends with status 500
     And the model run's log records error - with status 500 by plurnk
-    And the provider priced 0 completed turns
+    And the provider priced 0 completed turns per Decision (§provider-surface-generate)
 
   @§provider-surface-generate @decision
   Scenario: text that does not parse becomes actionless error rows the next packet points at
@@ -75,7 +75,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
       """
     When the user starts a loop with the prompt "Note it"
     Then the loop ends with status 200
-    And the entry known:///late.md does not exist
+    And the entry known:///late.md does not exist per Decision (§provider-surface-generate)
 
   @§provider-surface-counttokens @§tokenomics-tokens-stored-at-write
   Scenario: content tokens are counted with the provider's tokenizer when the content is written
@@ -188,7 +188,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Say done"
-    Then the budget headline of packet 1 gives usage as a percent of a 20000-token ceiling
+    Then the budget headline of packet 1 gives usage as a percent of a 20000-token ceiling per Decision (§provider-surface-identity)
 
   @§meta-passthrough
   Scenario: the newest turn's meta reaches the loop's usage payload untouched
@@ -230,4 +230,4 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Meta please"
-    Then the loop's meta is {"balancePico":900}
+    Then the loop's meta is {"balancePico":900} per Decision (§meta-passthrough)

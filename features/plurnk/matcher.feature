@@ -72,22 +72,22 @@ Feature: Matcher
     Given the entry known:///todo.md contains "TODO one\n  TODO indented\nnot todo\ntodo lower"
     When the model emits <<READ(known:///todo.md):/^todo/i:READ
     Then the action answers 200
-    And the result content is:
+    And the result content is: per Decision (§matcher-dispatch-203-soft-fallback)
       """
       1:\tTODO one
       4:\ttodo lower
       """
     When the model emits <<READ(known:///todo.md):/(?<!not )todo/:READ
-    Then the action answers 400
+    Then the action answers 400 per Decision (§matcher-dispatch-203-soft-fallback)
     And the result reason mentions "RE2 has no lookbehind" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/(todo)(?=x)\1/:READ
-    Then the action answers 400
+    Then the action answers 400 per Decision (§matcher-dispatch-203-soft-fallback)
     And the result reason mentions "RE2 has no lookahead" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<FIND(known:///**):/(?<!not )todo/:FIND
-    Then the action answers 400
+    Then the action answers 400 per Decision (§matcher-dispatch-203-soft-fallback)
     And the result reason mentions "RE2 has no lookbehind" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/(todo) \1/:READ
-    Then the action answers 400
+    Then the action answers 400 per Decision (§matcher-dispatch-203-soft-fallback)
     And the result reason mentions "RE2 has no backreferences" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/todo(/:READ
     Then the action answers 400
@@ -99,7 +99,7 @@ Feature: Matcher
     Given the entry known:///todo.md contains "call Ann\nabout rent\npay"
     When the model emits <<READ(known:///todo.md):/Ann\nabout/:READ
     Then the action answers 200
-    And the result content is:
+    And the result content is: per Decision (§matcher-result-read-returns-lines)
       """
       1:\tcall Ann
       2:\tabout rent
@@ -131,7 +131,7 @@ Feature: Matcher
       5:\t    "name": "api",
       """
     When the model emits <<READ(known:///config.json):$.server:READ
-    Then the result content is:
+    Then the result content is: per Decision (§matcher-result-read-returns-lines)
       """
       4:\t  "server": {
       5:\t    "name": "api",
@@ -152,7 +152,7 @@ Feature: Matcher
       """
     And the result mimetype is "text/markdown"
     When the model emits <<READ(page.html)://a/@href:READ
-    Then the result content is:
+    Then the result content is: per Decision (§matcher-result-read-returns-lines)
       """
       5:\t  href="/x">x</a></p>
       """
@@ -168,7 +168,7 @@ Feature: Matcher
     Given the entry known:///users.json contains "{\n  \"users\": [\n    {\"name\": \"Ann\"},\n    {\"name\": \"Bo\"}\n  ]\n}"
     When the model emits <<READ(known:///users.json)://users/item[2]/name:READ
     Then the action answers 200
-    And the result content is:
+    And the result content is: per Decision (§matcher-result-read-returns-lines)
       """
       4:\t    {"name": "Bo"}
       """

@@ -41,15 +41,15 @@ Feature: Log rows: OPEN, FOLD and KILL
   @§machine-processes-run-is-its-log @decision
   Scenario: OPEN of a row already open changes nothing and answers 304
     When the model emits <<OPEN(log:///1/1/1)::OPEN
-    Then the action answers 304
-    And the action's log row records status 304 at log:///1/2/1
+    Then the action answers 304 per Decision (§machine-processes-run-is-its-log)
+    And the action's log row records status 304 at log:///1/2/1 per Decision (§machine-processes-run-is-its-log)
     And the model's log row log:///1/1/1 is open
 
   @§machine-processes-run-is-its-log @decision
   Scenario: a glob and a body matcher pick the rows to fold
     When the model emits <<FOLD(log:///1/1/*):/TODO/:FOLD
     Then the action answers 200
-    And the result content is:
+    And the result content is: per Decision (§machine-processes-run-is-its-log)
       """
       log:///1/1/1/READ
       """
@@ -69,7 +69,7 @@ Feature: Log rows: OPEN, FOLD and KILL
       | 1/2/1/FOLD | open   |
       | 1/2/2/OPEN | open   |
     When the model emits <<FOLD(log:///**):/nowhere/:FOLD
-    Then the action answers 204
+    Then the action answers 204 per Decision (§machine-processes-run-is-its-log)
     And the action's log row records status 204 at log:///1/2/3
 
   @§machine-processes-run-is-its-log @§scheme-address-namespace-fold
@@ -110,13 +110,13 @@ Feature: Log rows: OPEN, FOLD and KILL
   Scenario: a coordinate the log does not hold answers 404 and records the failure
     When the model emits <<OPEN(log:///1/1/9)::OPEN
     Then the action answers 404
-    And the action's log row records status 404 at log:///1/2/1
+    And the action's log row records status 404 at log:///1/2/1 per Decision (§machine-processes-run-is-its-log)
     When the model emits <<OPEN(log:///1/1/1/EDIT)::OPEN
-    Then the action answers 404
+    Then the action answers 404 per Decision (§machine-processes-run-is-its-log)
     When the model emits <<OPEN(log:///1/1/9/READ)::OPEN
-    Then the action answers 404
+    Then the action answers 404 per Decision (§machine-processes-run-is-its-log)
     When the model emits <<OPEN(log:///1/1/1#nope)::OPEN
-    Then the action answers 400
+    Then the action answers 400 per Decision (§machine-processes-run-is-its-log)
 
   @§telemetry-no-error-scheme
   Scenario: a failed action is a log row the model folds, reopens and kills like any other
@@ -125,7 +125,7 @@ Feature: Log rows: OPEN, FOLD and KILL
     Then the action answers 200
     When the model emits <<READ(log:///1/1/2)::READ
     Then the action answers 200
-    And the result content is:
+    And the result content is: per Decision (§machine-processes-run-is-its-log)
       """
       1:\t<<READ(known:///absent.md)::READ
       """
@@ -147,10 +147,10 @@ Feature: Log rows: OPEN, FOLD and KILL
     When the model emits <<KILL(log:///1/1/3/EDIT)::KILL
     Then the action answers 200
     And the model's log holds no row log:///1/1/3
-    And the result content is "log:///1/1/3/EDIT\n"
+    And the result content is "log:///1/1/3/EDIT\n" per Decision (§telemetry-no-error-scheme)
     And the body channel of known:///notes.md holds "draft"
     When the model emits <<KILL(log:///1/1/3)::KILL
-    Then the action answers 404
+    Then the action answers 404 per Decision (§telemetry-no-error-scheme)
     When the model emits <<SEND[410](log:///1/1/*)::SEND
     Then the action answers 200
     And the model's log holds the rows:

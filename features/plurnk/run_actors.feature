@@ -180,6 +180,6 @@ Feature: the actor boundary and the machine processes of runs
       <<SEND[200]:tried:SEND
       """
     When the client starts run "main" with the prompt "go"
-    Then run "main"'s row log:///1/1/1 is COPY run://plurnk with status 404
-    And run "main"'s row log:///1/1/2 is COPY run://ghost with status 404
-    And the session holds 1 run
+    Then run "main"'s row log:///1/1/1 is COPY run://plurnk with status 404 per Decision (§machine-processes-fork-copies-the-log)
+    And run "main"'s row log:///1/1/2 is COPY run://ghost with status 404 per Decision (§machine-processes-fork-copies-the-log)
+    And the session holds 1 run per Decision (§machine-processes-fork-copies-the-log)

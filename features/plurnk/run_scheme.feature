@@ -95,7 +95,7 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
       """
     When the client starts run "main" with the prompt "go"
     Then run "main"'s log holds an open SEND run://helper with status 200
-    And run "helper"'s log holds an open SEND run://main with status 102 reading "The brief is in known:///brief.md"
+    And run "helper"'s log holds an open SEND run://main with status 102 reading "The brief is in known:///brief.md" per Decision (§run-scheme-irc)
     And packet 1 of run "helper" contains "The brief is in known:///brief.md"
 
   @§run-scheme-irc @§actor-boundary-passive-wake
@@ -317,8 +317,8 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     Then run "worker" has 1 loop, the last with status 499
     And run "main" has 1 loop, the last with status 202
     When 3000 ms pass on the session clock
-    Then run "main" has 1 loop, the last with status 200
-    And the model of run "main" was called 2 times
+    Then run "main" has 1 loop, the last with status 200 per Decision (§run-scheme-collect)
+    And the model of run "main" was called 2 times per Decision (§run-scheme-collect)
 
   @§send-premature-terminate @§run-scheme-spawn
   Scenario: a spawn and SEND[200] in one emission: the run just spawned is live, so the SEND is downgraded until it is done

@@ -30,10 +30,10 @@ Feature: fork and run-scope scratch
       <<SEND[200]:branch reported:SEND
       """
     When the client starts run "main" with the prompt "go"
-    Then run "main"'s row log:///1/1/3 is COPY run://main-2 with status 201
+    Then run "main"'s row log:///1/1/3 is COPY run://main-2 with status 201 per Decision (§run-scheme-fork)
     And run "main-2"'s row log:///1/1/1 is EDIT run://main/notes.md with status 201
     And run "main-2"'s row log:///1/1/2 is EDIT known:///shared.md with status 201
-    And run "main-2" has 2 loops, the last with status 200
+    And run "main-2" has 2 loops, the last with status 200 per Decision (§run-scheme-fork)
     And packet 1 of run "main-2" contains "Try the other approach."
     And run "main-2"'s log holds an open READ run://main-2/notes.md with status 200 reading "1:\tdraft one\n"
     And run "main-2"'s log holds an open READ known:///shared.md with status 200

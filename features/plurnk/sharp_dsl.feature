@@ -98,8 +98,8 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the loop ends with status 500
-    And the model was called 2 times
+    Then the loop ends with status 500 per Decision (§grinder-strike-coupling)
+    And the model was called 2 times per Decision (§grinder-strike-coupling)
 
   @§grinder-strike-coupling @decision
   Scenario: two turns that break the turn shape stay under a limit of 3
@@ -121,8 +121,8 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the loop ends with status 200
-    And the model was called 3 times
+    Then the loop ends with status 200 per Decision (§grinder-strike-coupling)
+    And the model was called 3 times per Decision (§grinder-strike-coupling)
 
   @§provider-surface-generate @decision
   Scenario: a turn that is only its terminal SEND is a shape failure row, and the SEND still ends the loop
@@ -136,9 +136,9 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the loop ends with status 200
+    Then the loop ends with status 200 per Decision (§provider-surface-generate)
     And the model was called 1 time
-    And the model run's log records error - with status 400 by plurnk
+    And the model run's log records error - with status 400 by plurnk per Decision (§provider-surface-generate)
     And the model run's log records SEND - with status 200 by model
 
   @§provider-surface-generate @decision

@@ -120,7 +120,7 @@ Feature: Tier 3a — the model stops its own streams
     When 3000 ms pass on the session clock
     Then the stdout channel of the run stream sh:///1/1/1 holds "up\n"
 
-  @§send-premature-terminate @decision
+  @§send-premature-terminate
   Scenario: reading the stream is not stopping it: READ and SEND[200] in one emission are still downgraded
     Given host commands are accepted without asking
     And the command "serve" prints "up\n" on stdout after 100 ms
