@@ -60,6 +60,7 @@ type daemonData struct {
 	execCalls   int
 	execResults map[int]ops.Result
 	eventsSeen  int // the stream/event notifications streamEvents gave
+	opened      int // the sessions the data plane has opened
 }
 
 // dataSteps are the steps of a scenario that reaches no daemon which the
@@ -293,7 +294,14 @@ func (p *daemonData) connect() error {
 		return err
 	}
 	p.d.conns[dataConn] = &daemonConn{c: c}
-	params := map[string]any{"name": "data plane"}
+	// Sessions are durable: a daemon started again still holds the data
+	// plane's earlier session, so each one opened gets a name of its own.
+	p.opened++
+	name := dataConn
+	if p.opened > 1 {
+		name = fmt.Sprintf("%s %d", dataConn, p.opened)
+	}
+	params := map[string]any{"name": name}
 	if p.run != "" {
 		// The scenario's started run is the session's model run.
 		params["modelRun"] = p.run
