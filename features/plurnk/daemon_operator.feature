@@ -167,7 +167,8 @@ Feature: operator and session configuration of the daemon
       <<SEND[200]:not the probe:SEND
       """
     When the daemon boots
-    Then the daemon refused to start, saying "does not enforce grammars"
+    Then the daemon refused to start, saying ""
+    And the daemon refused to start, saying "does not enforce grammars" per Decision (§grammar-enforcement-verified-at-boot)
 
   @§operator-config-shipped-defaults
   Scenario: with the shipped .env.example and a grammar-enforcing model, the policy is one section and no document is read

@@ -176,7 +176,7 @@ Feature: a daemon that keeps its state survives its own death
     When "A" runs a loop with the prompt "think"
     Then the loop "A" started ended with status 200
     When the daemon is stopped on purpose, an editor replaces '"modelRun":"brain"' by '"modelRun":"ghost"' in its state file, and it boots again
-    Then the daemon refused to start, saying "ghost"
+    Then the daemon refused to start, saying "ghost" per Decision (§methods-auto-envelope)
 
   @§methods-auto-envelope
   Scenario: given no state directory, the daemon keeps its sessions all the same, and they survive a restart
