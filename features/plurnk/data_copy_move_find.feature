@@ -240,6 +240,17 @@ Feature: Tier 3a — COPY, MOVE and FIND
       """
 
   @§find-tag-filter-and-semantics
+  Scenario: a KILLed project file takes its tags with it: the file written again is a new entry without them
+    Given the workspace file notes/a.md contains "alpha"
+    When the model emits <<EDIT[draft](notes/a.md):alpha v2:EDIT
+    And the model emits <<KILL(notes/a.md)::KILL
+    Then the action answers 200
+    When the model emits <<EDIT(notes/a.md):fresh:EDIT
+    Then the action answers 201
+    When the model emits <<FIND[draft](**)::FIND
+    Then the action answers 204
+
+  @§find-tag-filter-and-semantics
   Scenario: tags given to a project file are kept with it and FIND by tag finds it
     Given the workspace file notes/a.md contains "alpha"
     And the workspace file notes/b.md contains "beta"

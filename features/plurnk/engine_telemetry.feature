@@ -128,7 +128,10 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Go"
-    Then the errors section of packet 2 reads: per Decision (§telemetry-content-offset-snippet)
+    Then the errors section of packet 2 contains "error://4"
+    And the errors section of packet 2 contains "4:\t<<EDIT(known:///c.md):c:EDIT"
+    And the errors section of packet 2 does not contain "\"snippet\""
+    And the errors section of packet 2 reads: per Decision (§telemetry-content-offset-snippet)
       """
       * {"kind":"grammar_unenforced","message":"unexpected byte","position":{"column":3,"line":4,"type":"content-offset"},"source":"provider:mock"}
       :::error://4

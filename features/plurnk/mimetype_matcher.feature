@@ -10,7 +10,8 @@ Feature: Tier 3a — the structural matchers read what process derived
   Scenario Outline: jsonpath and xpath answer CSV content through its handler's deepJson
     Given the entry known:///hosts.csv contains "name,port\nweb,80\ndb,5432\n"
     When the model emits <<READ(known:///hosts.csv):<matcher>:READ
-    Then the action answers 200 per Decision (§mimetype-methods-process-entry-point)
+    Then the action does not answer 203
+    And the action answers 200 per Decision (§mimetype-methods-process-entry-point)
     And the result content is "<lines>" per Decision (§mimetype-methods-process-entry-point)
     And the result mimetype is "text/markdown"
 
@@ -174,6 +175,15 @@ Feature: Tier 3a — the structural matchers read what process derived
       | a: [1, 2]\n             | flow collections      | a: [1, 2]    |
       | a: one\n  two\n         | plain scalar over lines | a: one     |
       | a: 1\n---\nb: 2\n       | only one document     | a: 1         |
+
+  @§mimetype-methods-process-entry-point @§matcher-result-read-returns-lines
+  Scenario: jsonpath reads a plain YAML mapping through its handler's projection and returns the line of the value
+    Given the entry known:///svc.yaml contains "name: api\nport: 8080\n"
+    When the model emits <<READ(known:///svc.yaml):$.port:READ
+    Then the action answers 200
+    And the result content is "2:\tport: 8080\n"
+    When the model emits <<READ(known:///svc.yaml):$.name:READ
+    Then the result content is "1:\tname: api\n"
 
   @§mimetype-methods-process-entry-point
   Scenario: a YAML mapping's top-level keys are symbols after a pass

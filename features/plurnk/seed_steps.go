@@ -33,6 +33,7 @@ var seedDataSteps = regexpList(
 	`^catalog row (\d+) of the result has the tags "([^"]*)"$`,
 	`^catalog row (\d+) of the result has (\d+) lines? in its (\w+) channel$`,
 	`^the session was notified stream/concluded for (\S+) with close status (\d+)$`,
+	`^the action does not answer (\d+)$`,
 )
 
 // registerSeedSteps registers the steps of this file.
@@ -42,6 +43,7 @@ func registerSeedSteps(sc kit.Steps) {
 	sc.Step(`^catalog row (\d+) of the result has the tags "([^"]*)"$`, thenCatalogTags)
 	sc.Step(`^catalog row (\d+) of the result has (\d+) lines? in its (\w+) channel$`, thenCatalogLines)
 	sc.Step(`^the session was notified stream/concluded for (\S+) with close status (\d+)$`, thenConcludedStatus)
+	sc.Step(`^the action does not answer (\d+)$`, thenNotStatus)
 	sc.Step(`^"(\w+)" got at least (\d+) "log/entry" notifications for (\S+)$`, thenEntryNotes)
 	sc.Step(`^the last "log/entry" "(\w+)" got for (\S+) has (\S+) = (.+?)$`, thenLastEntryNote)
 	sc.Step(`^the answer to "(\w+)" lists the runs "([^"]*)"$`, thenRunsListed)
@@ -410,6 +412,20 @@ func thenConcludedStatus(ctx context.Context, target string, status int) error {
 	}
 	if len(seen) != 1 || seen[0] != status {
 		return fmt.Errorf("stream/concluded for %s: close statuses %v, want one, %d", target, seen, status)
+	}
+	return nil
+}
+
+// thenNotStatus checks that the last action answered anything but status
+// (a matcher over content its mimetype parses is no 203, whatever it
+// selects).
+func thenNotStatus(ctx context.Context, status int) error {
+	r, err := last(get(ctx))
+	if err != nil {
+		return err
+	}
+	if r.Status == status {
+		return fmt.Errorf("the action answered %d (%s)", r.Status, r.Reason)
 	}
 	return nil
 }

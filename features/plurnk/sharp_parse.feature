@@ -22,7 +22,9 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "…aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n" per Decision (§telemetry-content-offset-snippet)
+    Then the model run's log records error - with status 400 by plurnk
+    And the log section of packet 2 contains "aaaa.md)(known:///bbbb"
+    And the log section of packet 2 contains "…aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n" per Decision (§telemetry-content-offset-snippet)
     And the log section of packet 2 contains "\n                                                             ^" per Decision (§telemetry-content-offset-snippet)
 
   @§telemetry-content-offset-snippet @decision
@@ -56,7 +58,11 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "<L> slot of <<READ not closed" per Decision (§provider-surface-generate)
+    Then the loop ends with status 200
+    And the model was called 2 times
+    And the model run's log records error - with status 400 by plurnk
+    And the log section of packet 2 contains "<<READ(known:///a.md)<"
+    And the log section of packet 2 contains "<L> slot of <<READ not closed" per Decision (§provider-surface-generate)
     And the log section of packet 2 contains "<<READ(known:///a.md)<\n                     ^" per Decision (§telemetry-content-offset-snippet)
 
   @§provider-surface-generate
