@@ -76,9 +76,9 @@ Feature: JSON-RPC methods of the daemon
     When "A" calls entry.read with {"target": "gopher:///x"}
     Then the answer to "A" has status = 501 per Decision (§methods-entry-read)
     When "A" calls entry.read with {"target": ""}
-    Then the answer to "A" is the error -32602 per Decision (§methods-entry-read)
+    Then the answer to "A" is the error -32602
     When "A" calls entry.read with {"target": "known:///a)b"}
-    Then the answer to "A" is the error -32602 per Decision (§methods-entry-read)
+    Then the answer to "A" is the error -32602
     When "A" calls entry.read with {"target": "known:///france.md"}
     And "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries per Decision (§methods-entry-read)

@@ -41,7 +41,7 @@ Feature: a daemon that keeps its state survives its own death
     And a connection "B" to the daemon
     And "B" attaches to the session of "A"
     Then the answer to "B" has name = "keep"
-    And the "log/entry" notifications "A" got before the daemon stopped are the rows log.read answers to "B", in order per Decision (§methods-auto-envelope)
+    And the "log/entry" notifications "A" got before the daemon stopped are the rows log.read answers to "B", in order
     When "B" calls entry.read with {"target": "known:///one.md"}
     Then the answer to "B" has entry.channels.body.content = "the first note"
     When "B" calls entry.read with {"target": "known:///two.md"}

@@ -266,7 +266,8 @@ Feature: Tier 3a — COPY, MOVE and FIND
     And the entry known:///docs/c.md contains "x"
     And the entry known:///docs/d.md contains "x"
     When the model emits <<FIND(known:///docs/*)<marks>::FIND
-    Then the action answers <status> per Decision (§find-result-catalog-rows)
+    Then the action does not answer 500
+    And the action answers <status> per Decision (§find-result-catalog-rows)
     And the found paths are "<paths>" per Decision (§find-result-catalog-rows)
 
     Examples:

@@ -194,6 +194,33 @@ Feature: Tier 3a — packet sections and turn totals
     And the log section of packet 2 contains "{\"path\":\"plurnk:///docs/unknown.md\",\"channels\"" per Decision (§find-result-catalog-rows)
     And the log section of packet 2 does not contain "plurnk:///docs/plurnk.md\"" per Decision (§find-result-catalog-rows)
 
+  @§render-rule-find-renders-result @§render-rule-line-navigable-prefix @§machine-processes-run-is-its-log
+  Scenario: an open READ row shows its lines numbered in the log section; folded, it shows only its address
+    Given the entry known:///a.md contains "alpha\nbeta"
+    And the model will reply:
+      """
+      <<PLAN:read it:PLAN
+      <<READ(known:///a.md)::READ
+      <<SEND[102]:read:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:put it away:PLAN
+      <<FOLD(log:///1/1/1)::FOLD
+      <<SEND[102]:folded:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the log section of packet 2 contains "log:///1/1/1/READ"
+    And the log section of packet 2 contains "1:\talpha\n2:\tbeta"
+    And the log section of packet 3 contains "log:///1/1/1/READ"
+    And the log section of packet 3 does not contain "1:\talpha"
+
   @§render-rule-find-renders-result @decision
   Scenario: READ and FIND rows at 200 render their body under the query's fence; a row without a body re-emits its statement
     Given the entry known:///a.md contains "alpha"

@@ -10,17 +10,23 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     Given the entry known:///list.json contains "[1, 2, 3]"
     When the model emits <<EDIT(known:///list.json)<-1>:4:EDIT
     Then the action answers 200
+    And the body channel of known:///list.json holds the JSON value [1, 2, 3, 4]
     And the body channel of known:///list.json holds "[\n  1,\n  2,\n  3,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<0>:0:EDIT
-    Then the body channel of known:///list.json holds "[\n  0,\n  1,\n  2,\n  3,\n  4\n]" per Decision (§json-edit-structural-json-edit)
+    Then the body channel of known:///list.json holds the JSON value [0, 1, 2, 3, 4]
+    And the body channel of known:///list.json holds "[\n  0,\n  1,\n  2,\n  3,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<2>:"one":EDIT
-    Then the body channel of known:///list.json holds "[\n  0,\n  \"one\",\n  2,\n  3,\n  4\n]" per Decision (§json-edit-structural-json-edit)
+    Then the body channel of known:///list.json holds the JSON value [0, "one", 2, 3, 4]
+    And the body channel of known:///list.json holds "[\n  0,\n  \"one\",\n  2,\n  3,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<3,4>:[20, 30, 35]:EDIT
-    Then the body channel of known:///list.json holds "[\n  0,\n  \"one\",\n  20,\n  30,\n  35,\n  4\n]" per Decision (§json-edit-structural-json-edit)
+    Then the body channel of known:///list.json holds the JSON value [0, "one", 20, 30, 35, 4]
+    And the body channel of known:///list.json holds "[\n  0,\n  \"one\",\n  20,\n  30,\n  35,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<2>::EDIT
-    Then the body channel of known:///list.json holds "[\n  0,\n  20,\n  30,\n  35,\n  4\n]" per Decision (§json-edit-structural-json-edit)
+    Then the body channel of known:///list.json holds the JSON value [0, 20, 30, 35, 4]
+    And the body channel of known:///list.json holds "[\n  0,\n  20,\n  30,\n  35,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<1,-1>::EDIT
     Then the action answers 200
+    And the body channel of known:///list.json holds the JSON value []
     And the body channel of known:///list.json holds "[]" per Decision (§json-edit-structural-json-edit)
 
   @§json-edit-structural-json-edit @decision
@@ -28,11 +34,14 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     Given the entry known:///conf.json contains "{\"host\": \"a\", \"port\": 80}"
     When the model emits <<EDIT(known:///conf.json)<-1>:{"tls": true}:EDIT
     Then the action answers 200
+    And the body channel of known:///conf.json holds the JSON value {"host": "a", "port": 80, "tls": true}
     And the body channel of known:///conf.json holds "{\n  \"host\": \"a\",\n  \"port\": 80,\n  \"tls\": true\n}" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///conf.json)<0>:{"name": "x", "port": 8080}:EDIT
-    Then the body channel of known:///conf.json holds "{\n  \"name\": \"x\",\n  \"host\": \"a\",\n  \"port\": 8080,\n  \"tls\": true\n}" per Decision (§json-edit-structural-json-edit)
+    Then the body channel of known:///conf.json holds the JSON value {"name": "x", "host": "a", "port": 8080, "tls": true}
+    And the body channel of known:///conf.json holds "{\n  \"name\": \"x\",\n  \"host\": \"a\",\n  \"port\": 8080,\n  \"tls\": true\n}" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///conf.json)<2>::EDIT
-    Then the body channel of known:///conf.json holds "{\n  \"name\": \"x\",\n  \"port\": 8080,\n  \"tls\": true\n}" per Decision (§json-edit-structural-json-edit)
+    Then the body channel of known:///conf.json holds the JSON value {"name": "x", "port": 8080, "tls": true}
+    And the body channel of known:///conf.json holds "{\n  \"name\": \"x\",\n  \"port\": 8080,\n  \"tls\": true\n}" per Decision (§json-edit-structural-json-edit)
 
   @§json-edit-structural-json-edit
   Scenario Outline: a marker on a JSON scalar answers 400; an item out of range 416; nothing is written

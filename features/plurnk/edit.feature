@@ -45,7 +45,7 @@ Feature: EDIT
     Given the entry known:///list.md contains "a\nb\nc\n"
     When the model emits <<EDIT(known:///list.md)<2>:B:EDIT
     Then the action answers 200
-    And the body channel of known:///list.md holds "a\nB\nc\n" per Decision (§edit-status-201-200)
+    And the body channel of known:///list.md holds "a\nB\nc\n"
     When the model emits <<EDIT(known:///list.md)<0>:top:EDIT
     Then the body channel of known:///list.md holds "top\na\nB\nc\n" per Decision (§edit-status-201-200)
     When the model emits <<EDIT(known:///list.md)<-1>:end:EDIT

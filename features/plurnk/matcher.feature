@@ -179,6 +179,7 @@ Feature: Matcher
     When the model emits <<READ(known:///notes.md)://p:READ
     Then the action answers 203
     And the result content is "just words, no markup"
+    And the result carries a reason
     And the result mimetype is "text/markdown"
     And the result reason mentions "no XML projection" per Decision (§matcher-dispatch-203-soft-fallback)
 

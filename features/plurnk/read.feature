@@ -53,7 +53,7 @@ Feature: READ
     Given the entry known:///list.md contains "a\nb\nc\nd"
     When the model emits <<READ(known:///list.md)<2>::READ
     Then the action answers 200
-    And the result content is: per Decision (§read-read-content)
+    And the result content is:
       """
       2:\tb
       """

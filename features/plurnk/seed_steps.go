@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,6 +35,8 @@ var seedDataSteps = regexpList(
 	`^catalog row (\d+) of the result has (\d+) lines? in its (\w+) channel$`,
 	`^the session was notified stream/concluded for (\S+) with close status (\d+)$`,
 	`^the action does not answer (\d+)$`,
+	`^the result carries a reason$`,
+	`^the (\w+) channel of (\S+) holds the JSON value (.+?)$`,
 )
 
 // registerSeedSteps registers the steps of this file.
@@ -44,6 +47,8 @@ func registerSeedSteps(sc kit.Steps) {
 	sc.Step(`^catalog row (\d+) of the result has (\d+) lines? in its (\w+) channel$`, thenCatalogLines)
 	sc.Step(`^the session was notified stream/concluded for (\S+) with close status (\d+)$`, thenConcludedStatus)
 	sc.Step(`^the action does not answer (\d+)$`, thenNotStatus)
+	sc.Step(`^the result carries a reason$`, thenHasReason)
+	sc.Step(`^the (\w+) channel of (\S+) holds the JSON value (.+?)$`, thenChannelJSON)
 	sc.Step(`^"(\w+)" got at least (\d+) "log/entry" notifications for (\S+)$`, thenEntryNotes)
 	sc.Step(`^the last "log/entry" "(\w+)" got for (\S+) has (\S+) = (.+?)$`, thenLastEntryNote)
 	sc.Step(`^the answer to "(\w+)" lists the runs "([^"]*)"$`, thenRunsListed)
@@ -426,6 +431,39 @@ func thenNotStatus(ctx context.Context, status int) error {
 	}
 	if r.Status == status {
 		return fmt.Errorf("the action answered %d (%s)", r.Status, r.Reason)
+	}
+	return nil
+}
+
+// thenHasReason checks that the last action's result says why (a 203
+// returns the raw content "with reason").
+func thenHasReason(ctx context.Context) error {
+	r, err := last(get(ctx))
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(r.Reason) == "" {
+		return fmt.Errorf("the action answered %d with no reason", r.Status)
+	}
+	return nil
+}
+
+// thenChannelJSON compares a channel's content with want as JSON values:
+// what a structural EDIT made of it, whatever its layout.
+func thenChannelJSON(ctx context.Context, name, t, want string) error {
+	ch, err := channel(get(ctx), name, t)
+	if err != nil {
+		return err
+	}
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		return fmt.Errorf("the expected JSON does not parse: %w", err)
+	}
+	if err := json.Unmarshal([]byte(ch.Content), &g); err != nil {
+		return fmt.Errorf("the %s channel of %s is no JSON value: %q", name, t, ch.Content)
+	}
+	if !reflect.DeepEqual(w, g) {
+		return fmt.Errorf("the %s channel of %s holds %s, want the JSON value %s", name, t, ch.Content, want)
 	}
 	return nil
 }

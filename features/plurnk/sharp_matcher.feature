@@ -10,6 +10,7 @@ Feature: Sharp edges of the XPath matcher on XML
     When the model emits <<READ(known:///feed.xml)://entry:READ
     Then the action answers 203
     And the result content is "<feed>\n<entry/>\n<entry>\n</feed>"
+    And the result carries a reason
 
   @§matcher-dispatch-203-soft-fallback @decision
   Scenario: the same unclosed markup in an HTML file is read leniently and matched
