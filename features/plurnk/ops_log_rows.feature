@@ -110,11 +110,11 @@ Feature: Log rows: OPEN, FOLD and KILL
   Scenario: a coordinate the log does not hold answers 404 and records the failure
     When the model emits <<OPEN(log:///1/1/9)::OPEN
     Then the action answers 404
-    And the action's log row records status 404 at log:///1/2/1 per Decision (§machine-processes-run-is-its-log)
+    And the action's log row records status 404 at log:///1/2/1
     When the model emits <<OPEN(log:///1/1/1/EDIT)::OPEN
-    Then the action answers 404 per Decision (§machine-processes-run-is-its-log)
+    Then the action answers 404
     When the model emits <<OPEN(log:///1/1/9/READ)::OPEN
-    Then the action answers 404 per Decision (§machine-processes-run-is-its-log)
+    Then the action answers 404
     When the model emits <<OPEN(log:///1/1/1#nope)::OPEN
     Then the action answers 400 per Decision (§machine-processes-run-is-its-log)
 

@@ -92,3 +92,10 @@ Feature: READ
     And the action's log rows are: per Decision (§matcher-result-read-returns-lines)
       | row          | target             | status |
       | log:///1/1/3 | known:///docs/*.md | 204    |
+
+  @§read-read-content @§render-rule-line-navigable-prefix
+  Scenario: content that looks numbered already is numbered again: READ prefixes every line it returns
+    Given the entry known:///nums.md contains "1:\tone\n2:\ttwo"
+    When the model emits <<READ(known:///nums.md)::READ
+    Then the action answers 200
+    And the result content is "1:\t1:\tone\n2:\t2:\ttwo\n"
