@@ -26,7 +26,7 @@ Feature: Channels
     Given the entry known:///capital.md contains "Paris"
     When the model emits <<EDIT(known:///capital.md#stdout):Paris:EDIT
     Then the action answers 400
-    And the result reason mentions "no channel \"stdout\""
+    And the result reason mentions "no channel \"stdout\"" per Decision (§telemetry-no-error-scheme)
     And the entry known:///capital.md has no stdout channel
 
   @§channel-selection-fragment-on-nonexistent-404
@@ -41,8 +41,8 @@ Feature: Channels
   Scenario: a non-default channel of an existing entry is created by its first EDIT
     Given the entry known:///capital.md contains "Paris"
     When the model emits <<EDIT(known:///capital.md#symbols):[]:EDIT
-    Then the action answers 200
-    And the symbols channel of known:///capital.md holds "[]"
+    Then the action answers 200 per Decision (§channel-selection-fragment-on-nonexistent-404)
+    And the symbols channel of known:///capital.md holds "[]" per Decision (§channel-selection-fragment-on-nonexistent-404)
 
   @§channel-state-state-is-metadata
   Scenario: a READ returns what an active stream has accumulated so far

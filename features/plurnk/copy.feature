@@ -33,8 +33,8 @@ Feature: COPY
     Then the action answers 201
     And the body channel of known:///log.md holds "ok\n"
     When the model emits <<COPY(known:///log.md):known:///other.md#symbols:COPY
-    Then the action answers 415
-    And the entry known:///other.md does not exist
+    Then the action answers 415 per Decision (§copy-cross-scheme-copy)
+    And the entry known:///other.md does not exist per Decision (§copy-cross-scheme-copy)
 
   @§copy-signal-replaces-source-tags
   Scenario: a COPY with tags gives the destination exactly those tags

@@ -25,14 +25,14 @@ Feature: loops and client ops through the daemon
     When "A" runs a loop with {"prompt": "note it", "maxTurns": 5}
     Then the answer to "A" has finalStatus = 100
     And the answer to "A" has action = "enqueued_new_loop"
-    And the answer to "A" has loopSeq = 1
+    And the answer to "A" has loopSeq = 1 per Decision (§methods-loop-run)
     And the answer to "A" has runId = <A.modelRunId>
     And the loop "A" started ended with status 200
-    And "A" got a "loop/terminated" notification with turns = 2
+    And "A" got a "loop/terminated" notification with turns = 2 per Decision (§methods-loop-run)
     And "A" got a "loop/terminated" notification with hitMaxTurns = false
-    And "A" got a "loop/terminated" notification with turnIds.# = 3
-    And "A" got a "loop/terminated" notification with usage.completionTokens = 29
-    And "A" got 4 "log/entry" notifications
+    And "A" got a "loop/terminated" notification with turnIds.# = 3 per Decision (§methods-loop-run)
+    And "A" got a "loop/terminated" notification with usage.completionTokens = 29 per Decision (§methods-loop-run)
+    And "A" got 4 "log/entry" notifications for run "model"
 
   @§methods-loop-run @§run-lifecycle-single-drain @decision
   Scenario: a loop.run reaching a run whose loop is running goes into that loop's next turn
@@ -54,10 +54,10 @@ Feature: loops and client ops through the daemon
     And the loop "A" started ended with status 200
     And "A" got 1 "loop/terminated" notification
     When "A" calls session.runs
-    Then the answer to "A" has runs.0.loops = 1
+    Then the answer to "A" has runs.#(name=="model").loops = 1
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     Then the entry in the answer to "A" has op = "SEND"
-    And the entry in the answer to "A" has origin = "client"
+    And the entry in the answer to "A" has origin = "client" per Decision (§run-lifecycle-single-drain)
     And the entry in the answer to "A" has rx = "and the second question"
 
   @§methods-loop-cancel @decision
@@ -77,7 +77,7 @@ Feature: loops and client ops through the daemon
     When "A" runs a loop with the prompt "work"
     Then the loop "A" started ended with status 499
     And the answer to "A" has cancelled = true
-    And the answer to "A" has runId = <A.modelRunId>
+    And the answer to "A" has runId = <A.modelRunId> per Decision (§methods-loop-cancel)
     And the answer to "A" has reason = "changed my mind"
     When "A" calls loop.cancel
     Then the answer to "A" has cancelled = false
@@ -87,28 +87,28 @@ Feature: loops and client ops through the daemon
   Scenario: each op.* call is one turn of the client loop, on the model's dispatch path, heard as log/entry
     When "A" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
     Then the answer to "A" has status = 201
-    And the answer to "A" has turnSeq = 0
-    And the answer to "A" has entries.0.path = "log:///1/0/1/EDIT"
+    And the answer to "A" has turnSeq = 0 per Decision (§methods-op-mirror)
+    And the answer to "A" has entries.0.path = "log:///1/0/1/EDIT" per Decision (§methods-op-mirror)
     And the answer to "A" has entries.0.origin = "client"
     And the answer to "A" has loopId equal to its entries.0.loop_id
     And "A" heard the "log/entry" of its entries.0.path before the answer
     When "A" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
     Then the answer to "A" has status = 304
-    And the answer to "A" has turnSeq = 1
+    And the answer to "A" has turnSeq = 1 per Decision (§methods-op-mirror)
     And the answer to "A" has loopId equal to its entries.0.loop_id
     When "A" calls op.read with {"target": "known:///todo.md"}
     Then the answer to "A" has status = 200
     And the answer to "A" has content = "1:\tbuy milk\n"
-    And the answer to "A" has turnSeq = 2
+    And the answer to "A" has turnSeq = 2 per Decision (§methods-op-mirror)
     When "A" calls op.read with {"target": "known:///nothing.md"}
     Then the answer to "A" has status = 404
     When "A" calls op.edit with {"target": "known:///x.md", "body": "a:EDIT b"}
-    Then the answer to "A" is the error -32602
+    Then the answer to "A" is the error -32602 per Decision (§methods-op-mirror)
     When "A" calls log.read
-    Then the answer to "A" has entries.#.path = ["log:///1/0/1/EDIT", "log:///1/1/1/EDIT", "log:///1/2/1/READ", "log:///1/3/1/READ"]
+    Then the answer to "A" has entries.#.path = ["log:///1/0/1/EDIT", "log:///1/1/1/EDIT", "log:///1/2/1/READ", "log:///1/3/1/READ"] per Decision (§methods-op-mirror)
     And "A" got 4 "log/entry" notifications
-    When "A" calls log.read with {"runId": <A.modelRunId>}
-    Then the answer to "A" holds 0 log entries
+    When "A" calls session.runs
+    Then the answer to "A" has no runs.#(origin=="model")
     When "A" calls entry.read with {"target": "known:///todo.md"}
     Then the answer to "A" has entry.channels.body.content = "buy milk"
 
@@ -130,7 +130,7 @@ Feature: loops and client ops through the daemon
     When "A" calls log.read
     Then the answer to "A" holds 1 log entry
     When "A" calls session.runs
-    Then the answer to "A" has runs.2.loops = 1
+    Then the answer to "A" has runs.#(name=="client-1").loops = 1
     When "A" calls entry.read with {"target": "known:///list.md"}
     Then the answer to "A" has entry.channels.body.content = "one\ntwo\nthree"
     And "A" got 1 "log/entry" notification
@@ -154,7 +154,8 @@ Feature: loops and client ops through the daemon
       <<SEND[202]:waiting for the server:SEND
       """
     When "A" runs a loop with the prompt "serve"
-    Then "A" got a "telemetry/event" notification with event.kind = "premature_terminate"
+    Then "A" got a "telemetry/event" notification with event.message = "Attempted termination with active streams or child runs. Terminate with 202 to hibernate until they complete, KILL(path) with 200 again to clean up, or 499 to fail."
+    And "A" got a "telemetry/event" notification with event.kind = "premature_terminate" per Decision (§send-premature-terminate)
     And "A" got the "log/entry" of log:///1/1/2/EDIT before its first "telemetry/event"
 
   @§notifications-telemetry-event
@@ -172,7 +173,8 @@ Feature: loops and client ops through the daemon
     When "A" runs a loop with the prompt "think"
     Then "A" got 1 "telemetry/event" notification
     And "A" got a "telemetry/event" notification with loopId = <A.loop.loopId>
-    And "A" got a "telemetry/event" notification with event.kind = "idle_turn"
+    And "A" got a "telemetry/event" notification with event.message = "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
+    And "A" got a "telemetry/event" notification with event.kind = "idle_turn" per Decision (§send-idle-turn)
     And each "telemetry/event" "A" got is a line of the daemon's next packet
 
   @§methods-loop-run
@@ -189,7 +191,7 @@ Feature: loops and client ops through the daemon
       """
     And while the daemon's model generates reply 1, "A" calls session.runs with {}
     When "A" runs a loop with the prompt "think"
-    Then the answer to "A" has runs.0.status = 102
+    Then the answer to "A" has runs.#(name=="model").status = 102
     And the loop "A" started ended with status 200
 
   @§methods-loop-run @§run-lifecycle-wake-liveness
@@ -210,7 +212,7 @@ Feature: loops and client ops through the daemon
     When "A" runs a loop with the prompt "build"
     Then the loop "A" started is parked at 202
     When 300 ms pass for the daemon's running commands
-    Then the answer to "A" has runs.0.status = 102
+    Then the answer to "A" has runs.#(name=="model").status = 102
     And the loop "A" started ended with status 200
 
   @§methods-loop-run @§run-lifecycle-single-drain
@@ -250,4 +252,4 @@ Feature: loops and client ops through the daemon
     And the daemon's model's packet 2 contains "here it is"
     And "A" got no "loop/quiesced" notification
     When "A" calls session.runs
-    Then the answer to "A" has runs.0.loops = 1
+    Then the answer to "A" has runs.#(name=="model").loops = 1

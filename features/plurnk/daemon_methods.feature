@@ -74,14 +74,14 @@ Feature: JSON-RPC methods of the daemon
     Then the answer to "A" has status = 404
     And the answer to "A" has entry = null
     When "A" calls entry.read with {"target": "gopher:///x"}
-    Then the answer to "A" has status = 501
+    Then the answer to "A" has status = 501 per Decision (§methods-entry-read)
     When "A" calls entry.read with {"target": ""}
     Then the answer to "A" is the error -32602
     When "A" calls entry.read with {"target": "known:///a)b"}
     Then the answer to "A" is the error -32602
     When "A" calls entry.read with {"target": "known:///france.md"}
     And "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
-    Then the answer to "A" holds 5 log entries
+    Then the answer to "A" holds 5 log entries per Decision (§methods-entry-read)
 
   @§methods-entry-read @decision
   Scenario: entry.read of run://<run>/<path> reads that run's scratch; run:/// names no run for a client
@@ -96,14 +96,14 @@ Feature: JSON-RPC methods of the daemon
     Then the answer to "A" has status = 200
     And the answer to "A" has entry.channels.body.content = "kept"
     And the answer to "A" has entry.metadata.scope = "run"
-    And the answer to "A" has entry.metadata.owner = "model"
+    And the answer to "A" has entry.metadata.owner = "model" per Decision (§methods-entry-read)
     When "A" calls entry.read with {"target": "run://model/other.md"}
     Then the answer to "A" has status = 404
     And the answer to "A" has entry = null
     When "A" calls entry.read with {"target": "run://client-1/notes.md"}
-    Then the answer to "A" has status = 404
+    Then the answer to "A" has status = 404 per Decision (§methods-entry-read)
     When "A" calls entry.read with {"target": "run:///notes.md"}
-    Then the answer to "A" has status = 400
+    Then the answer to "A" has status = 400 per Decision (§methods-entry-read)
     And the answer to "A" has entry = null
 
   @§methods-log-read
@@ -120,7 +120,7 @@ Feature: JSON-RPC methods of the daemon
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     Then the answer to "A" holds 1 log entry
     And the entry in the answer to "A" has rx = "1:\tParis\n"
-    And the entry in the answer to "A" has tokens = 3
+    And the entry in the answer to "A" has tokens = 3 per Decision (§methods-log-read)
 
   @§methods-log-read @decision
   Scenario: log.read filters combine, sinceId skips older rows and limit keeps the newest
@@ -128,20 +128,20 @@ Feature: JSON-RPC methods of the daemon
     Then the answer to "A" holds 2 log entries
     And the answer to "A" has entries.#.op = ["EDIT", "SEND"]
     When "A" calls log.read with {"runId": <A.modelRunId>, "limit": 2}
-    Then the answer to "A" has entries.#.path = ["log:///1/2/1/READ", "log:///1/2/2/SEND"]
+    Then the answer to "A" has entries.#.path = ["log:///1/2/1/READ", "log:///1/2/2/SEND"] per Decision (§methods-log-read)
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 9, "sequence": 1}
     Then the answer to "A" holds 0 log entries
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     And "A" calls log.read with {"runId": <A.modelRunId>, "sinceId": 0, "loopSeq": 1, "turnSeq": 2}
-    Then the answer to "A" holds 2 log entries
+    Then the answer to "A" holds 2 log entries per Decision (§methods-log-read)
 
   @§methods-log-coordinate
   Scenario: every LogEntry carries loop_seq and turn_seq beside loop_id and turn_id
     When "A" calls log.read with {"runId": <A.modelRunId>, "runId": <A.modelRunId>}
     Then the answer to "A" holds 5 log entries
     And every log entry "A" has seen carries loop_id, turn_id, loop_seq and turn_seq
-    And the answer to "A" has entries.#.loop_seq = [1, 1, 1, 1, 1]
-    And the answer to "A" has entries.#.turn_seq = [0, 1, 1, 2, 2]
+    And the answer to "A" has entries.#.loop_seq = [1, 1, 1, 1, 1] per Decision (§methods-log-read)
+    And the answer to "A" has entries.#.turn_seq = [0, 1, 1, 2, 2] per Decision (§methods-log-read)
 
   Scenario: a malformed frame gets a JSON-RPC error and the connection goes on
     When "A" sends the frame {"jsonrpc": "2.0", "id": 1, "method"
@@ -158,6 +158,6 @@ Feature: JSON-RPC methods of the daemon
   @§errors-error-codes @decision
   Scenario: an empty method name is an invalid request, a name no method has is unknown
     When "A" sends the frame {"jsonrpc": "2.0", "id": 5, "method": ""}
-    Then the answer to "A" is the error -32600
+    Then the answer to "A" is the error -32600 per Decision (§errors-error-codes)
     When "A" sends the frame {"jsonrpc": "2.0", "id": 6, "method": " "}
-    Then the answer to "A" is the error -32601
+    Then the answer to "A" is the error -32601 per Decision (§errors-error-codes)

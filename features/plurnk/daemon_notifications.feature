@@ -15,7 +15,30 @@ Feature: notifications of the daemon
     And a connection "C" to the daemon
     And "C" creates a session named "elsewhere"
 
-  @§notifications-log-entry-notify @§methods-log-coordinate @decision
+  @§notifications-log-entry-notify @decision
+  Scenario: a row folded or deleted is written again, and each write reaches the session as log/entry
+    Given the daemon's model will reply:
+      """
+      <<PLAN:write a note:PLAN
+      <<EDIT(known:///a.md):one:EDIT
+      <<SEND[102]:written:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:tidy the log:PLAN
+      <<FOLD(log:///1/1/1)::FOLD
+      <<KILL(log:///1/1/2)::KILL
+      <<SEND[200]:tidied:SEND
+      """
+    When "A" runs a loop with the prompt "take notes"
+    Then the loop "A" started ended with status 200
+    And "B" got at least 2 "log/entry" notifications for log:///1/1/1/EDIT
+    And the last "log/entry" "B" got for log:///1/1/1/EDIT has entry.expanded = false
+    And "B" got at least 2 "log/entry" notifications for log:///1/1/2/SEND
+    And the last "log/entry" "B" got for log:///1/1/2/SEND has entry.deleted = true per Decision (§notifications-log-entry-notify)
+    And "C" got no "log/entry" notification
+
+  @§notifications-log-entry-notify @§methods-log-coordinate
   Scenario: every row written reaches the session's connections as log/entry, once
     Given the daemon's model will reply:
       """
@@ -26,8 +49,8 @@ Feature: notifications of the daemon
       """
     When "A" runs a loop with the prompt "take notes"
     Then the loop "A" started ended with status 200
-    And "A" got 4 "log/entry" notifications
-    And "B" got 4 "log/entry" notifications
+    And "A" got 4 "log/entry" notifications for run "model"
+    And "B" got 4 "log/entry" notifications for run "model"
     And "C" got no "log/entry" notification
     And the "log/entry" notifications "A" got are the rows log.read answers, in order
     And the "log/entry" notifications "B" got are the rows log.read answers, in order
@@ -62,7 +85,8 @@ Feature: notifications of the daemon
       """
     When "A" runs a loop with the prompt "think"
     Then "B" got 1 "telemetry/event" notification
-    And "B" got a "telemetry/event" notification with event.kind = "idle_turn"
+    And "B" got a "telemetry/event" notification with event.message = "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
+    And "B" got a "telemetry/event" notification with event.kind = "idle_turn" per Decision (§send-idle-turn)
     And "B" got a "telemetry/event" notification with event.source = "engine:rail"
     And each "telemetry/event" "B" got is a line of the daemon's next packet
     And "C" got no "telemetry/event" notification
@@ -129,12 +153,12 @@ Feature: notifications of the daemon
     Then "A" got 1 "stream/concluded" notification
     And "B" got 1 "stream/concluded" notification
     And "C" got no "stream/concluded" notification
-    And "A" got a "stream/concluded" notification with wakeAction = "resumed-loop"
+    And "A" got a "stream/concluded" notification with wakeAction = "resumed-loop" per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with wakeLoopId = <A.loop.loopId>
-    And "A" got a "stream/concluded" notification with closeStatus = 200
-    And "A" got a "stream/concluded" notification with target = "sh:///1/1/1"
+    And "A" got a "stream/concluded" notification with closeStatus = 200 per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/concluded" notification with target = "sh:///1/1/1" per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with scheme = "sh"
-    And "A" got a "stream/concluded" notification with summary = "build exited with code 0"
+    And "A" got a "stream/concluded" notification with summary = "build exited with code 0" per Decision (§notifications-stream-concluded)
     And the loop "A" started ended with status 200
 
   @§notifications-stream-concluded @decision
@@ -162,8 +186,8 @@ Feature: notifications of the daemon
     When "A" runs a loop with the prompt "build and serve"
     And 300 ms pass for the daemon's running commands
     Then "A" got 2 "stream/concluded" notifications
-    And "A" got a "stream/concluded" notification with exitCode = 3
-    And "A" got a "stream/concluded" notification with signal = "SIGHUP"
+    And "A" got a "stream/concluded" notification with exitCode = 3 per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/concluded" notification with signal = "SIGHUP" per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with closeStatus = 499
     And the loop "A" started ended with status 200
 
@@ -180,7 +204,7 @@ Feature: notifications of the daemon
     And "A" calls loop.cancel
     And 100 ms pass for the daemon's running commands
     Then "A" got 1 "stream/concluded" notification
-    And "A" got a "stream/concluded" notification with wakeAction = "skipped-aborted"
+    And "A" got a "stream/concluded" notification with wakeAction = "skipped-aborted" per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with closeStatus = 499
     And "A" got a "stream/concluded" notification without wakeLoopId
     And the loop "A" started ended with status 499

@@ -91,7 +91,7 @@ Feature: operator and session configuration of the daemon
     When "A" calls session.create with {"name": "zero", "settings": {"maxCommands": 0}}
     And "A" runs a loop with the prompt "note it"
     Then the loop "A" started ended with status 200
-    And "A" got a "loop/terminated" notification with reason = "SEND[200]"
+    And "A" got a "loop/terminated" notification with reason = "SEND[200]" per Decision (§methods-loop-run)
     And "A" got a "telemetry/event" notification with event.kind = "max_commands_exceeded"
     When "A" calls entry.read with {"target": "known:///a.md"}
     Then the answer to "A" has status = 404
@@ -133,7 +133,7 @@ Feature: operator and session configuration of the daemon
   Scenario Outline: a session's mdDocs alias must name a plurnk path: <alias> is refused -32602 and no session is made
     Given a connection "A" to the daemon
     When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "<alias>", "content": "x"}]}}
-    Then the answer to "A" is the error -32602
+    Then the answer to "A" is the error -32602 per Decision (§operator-config-session-md-docs)
     When "A" calls session.create with {"name": "docs", "settings": {"mdDocs": [{"alias": "OK", "content": "x"}]}}
     Then the answer to "A" has name = "docs"
 
@@ -154,7 +154,7 @@ Feature: operator and session configuration of the daemon
     And "A" creates a session named "fresh"
     When "A" calls loop.run with {"prompt": "hello"}
     Then the answer to "A" is the error -32004
-    And the error answered to "A" mentions "PLURNK_MODEL"
+    And the error answered to "A" mentions "PLURNK_MODEL" per Decision (§errors-error-codes)
 
   @§operator-config-shipped-defaults
   Scenario: with the shipped .env.example the grammar check is on: a model that ignores grammars is refused at boot
@@ -167,7 +167,8 @@ Feature: operator and session configuration of the daemon
       <<SEND[200]:not the probe:SEND
       """
     When the daemon boots
-    Then the daemon refused to start, saying "does not enforce grammars"
+    Then the daemon refused to start, saying ""
+    And the daemon refused to start, saying "does not enforce grammars" per Decision (§grammar-enforcement-verified-at-boot)
 
   @§operator-config-shipped-defaults
   Scenario: with the shipped .env.example and a grammar-enforcing model, the policy is one section and no document is read
@@ -190,7 +191,7 @@ Feature: operator and session configuration of the daemon
     Then the loop "A" started ended with status 200
     And the daemon's model's packet 1 holds "## Plurnk System Policy" exactly once
     And the daemon's model's packet 1 holds "Be brief." exactly once
-    And the daemon's model's packet 1 does not contain ".md origin=plurnk"
+    And the daemon's model's packet 1 does not contain ".md origin=plurnk" per Decision (§render-rule-find-renders-result)
 
   @§operator-config-rpc-timeout
   Scenario: a handler still running after 30000 ms is answered -32007 and its late result only logged
@@ -213,7 +214,7 @@ Feature: operator and session configuration of the daemon
     And "A" creates a session named "patient"
     When "A" calls op.exec with {"body": "deploy"} while the daemon holds its command's registration
     And 60000 ms pass on the daemon's clock while the call is held
-    Then the held call of "A" has no answer yet
+    Then the held call of "A" has no answer yet per Decision (§operator-config-rpc-timeout)
     When the daemon releases the held registration
 
   @§operator-config-rpc-timeout
@@ -264,7 +265,7 @@ Feature: operator and session configuration of the daemon
       | notes.md | scratch      | no      |
     And a connection "A" to the daemon
     When "A" calls session.create with {"name": "wantsgit", "settings": {"git": true}}
-    Then the answer to "A" has name = "wantsgit"
+    Then the answer to "A" has name = "wantsgit" per Decision (§operator-config-session-git)
     When "A" calls session.members
     Then the answer to "A" has members = <members>
     When "A" calls op.edit with {"target": "file:///main.go", "body": "changed"}

@@ -31,7 +31,7 @@ Feature: proposals of host commands through the daemon
     And "A" got no "loop/quiesced" notification
     When "A" accepts the proposal it was notified of
     Then the answer to "A" has state = "resolved"
-    And the answer to "A" has status = 102
+    And the answer to "A" has status = 102 per Decision (§exec-host-proposes)
     And the loop "A" started is parked at 202
     And "A" got no "loop/quiesced" notification
     When 300 ms pass for the daemon's running commands
@@ -39,7 +39,7 @@ Feature: proposals of host commands through the daemon
     And "A" got a "loop/terminated" notification with loopSeq = 1
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EXEC"
-    And the entry in the answer to "A" has status = 102
+    And the entry in the answer to "A" has status = 102 per Decision (§exec-host-proposes)
     And "A" got a "loop/proposal" notification whose logEntryId is the answer's entries.0.id
     And "A" got a "loop/proposal" notification whose turnId is the answer's entries.0.turn_id
     And "A" got a "loop/proposal" notification whose loopId is the answer's entries.0.loop_id
@@ -64,7 +64,7 @@ Feature: proposals of host commands through the daemon
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EXEC"
     And the entry in the answer to "A" has status = 400
-    And the entry in the answer to "A" has reason = "spawn_failed"
+    And the entry in the answer to "A" has reason = "spawn_failed" per Decision (§proposal-accept-applies)
 
   @§proposal-accept-applies @decision
   Scenario: under yolo a command that cannot be spawned fails its EXEC row with 500 and the spawn's error
@@ -82,7 +82,7 @@ Feature: proposals of host commands through the daemon
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EXEC"
     And the entry in the answer to "A" has status = 500
-    And the entry in the answer to "A" has reason = "500 Internal Server Error: spawn sh:///1/1/1: simulated sh: no script for command \"deploy\""
+    And the entry in the answer to "A" has reason = "500 Internal Server Error: spawn sh:///1/1/1: simulated sh: no script for command \"deploy\"" per Decision (§proposal-accept-applies)
 
   @§proposal-202-pauses
   Scenario: the ops after a proposed command wait for its resolution, and an accept applies the command
@@ -147,8 +147,8 @@ Feature: proposals of host commands through the daemon
     And the loop "A" started ended with status 200
     When "A" calls entry.read with {"target": "known:///after.md"}
     Then the answer to "A" has status = 200
-    And the daemon's model's packet 2 contains "log:///1/1/1/EXEC 400"
-    And the daemon's model's packet 2 does not contain "log:///1/1/1/EXEC 202"
+    And the daemon's model's packet 2 contains "log:///1/1/1/EXEC 400" per Decision (§render-rule-find-renders-result)
+    And the daemon's model's packet 2 does not contain "log:///1/1/1/EXEC 202" per Decision (§render-rule-find-renders-result)
 
   @§proposal-202-pauses @§methods-loop-cancel @decision
   Scenario: a loop.cancel while dispatch is paused cancels the proposal and dispatches nothing more of the emission
@@ -171,7 +171,7 @@ Feature: proposals of host commands through the daemon
     Then the entry in the answer to "A" has status = 499
     And the entry in the answer to "A" has reason = "loop_aborted"
     When "A" calls entry.read with {"target": "known:///after.md"}
-    Then the answer to "A" has status = 404
+    Then the answer to "A" has status = 404 per Decision (§proposal-202-pauses)
     And the daemon's simulated command "deploy" was spawned 0 times
 
   @§exec-stream @decision
@@ -192,7 +192,7 @@ Feature: proposals of host commands through the daemon
       """
     When "A" runs a loop with the prompt "deploy"
     Then the loop "A" started ended with status 200
-    And the daemon's model's packet 2 contains "EXEC 500 sh:///1/1/1"
+    And the daemon's model's packet 2 contains "EXEC 500 sh:///1/1/1" per Decision (§render-rule-find-renders-result)
     And the daemon's model's packet 2 does not contain "sh:///1/1/1#stdout"
     And the daemon's model's packet 2 does not contain "sh:///1/1/1#stderr"
 
@@ -211,4 +211,4 @@ Feature: proposals of host commands through the daemon
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "A" has op = "EDIT"
     When "A" resolves the row of the answer's entries.0.id with "accept"
-    Then the answer to "A" is the error -32003
+    Then the answer to "A" is the error -32003 per Decision (§errors-error-codes)

@@ -19,7 +19,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And the daemon's model will hold its next reply until "A" cancels the loop
     When "A" runs a loop with the prompt "work"
     Then the loop "A" started ended with status 499
-    And the daemon's model server saw 2 calls, the last one abandoned by its client
+    And the daemon's model server saw 2 calls, the last one abandoned by its client per Decision (§provider-guarantees-signal-wired)
 
   @§provider-guarantees-signal-wired
   Scenario: the signal handed to generate is the run's own abort signal
@@ -59,7 +59,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     Then the loop "A" started ended with status 200
     And the daemon's model was called 3 times
     And "A" got 2 "loop/terminated" notifications
-    And "A" got a "loop/terminated" notification with usage.completionTokens = 9
+    And "A" got a "loop/terminated" notification with usage.completionTokens = 9 per Decision (§methods-loop-run)
     And no two calls to the daemon's model were in flight at once
 
   @§provider-guarantees-single-call
@@ -109,10 +109,10 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And "A" runs a loop with the prompt "hello"
     Then the loop "A" started ended with status 200
     And every call to the daemon's model carried the client "plurnk-vscode/1.2"
-    And the daemon's model server saw the user "plurnk-vscode/1.2" on every call
-    And the daemon's model server saw the header X-Plurnk-Client "plurnk-vscode/1.2" on every call
-    And the daemon's model server saw the header X-Plurnk-Run "model" on every call
-    And the daemon's model server saw no bearer key on every call
+    And the daemon's model server saw the user "plurnk-vscode/1.2" on every call per Decision (§client-telemetry)
+    And the daemon's model server saw the header X-Plurnk-Client "plurnk-vscode/1.2" on every call per Decision (§client-telemetry)
+    And the daemon's model server saw the header X-Plurnk-Run "model" on every call per Decision (§client-telemetry)
+    And the daemon's model server saw no bearer key on every call per Decision (§client-telemetry)
 
   @§client-telemetry
   Scenario: without a client id no generate call carries one
@@ -153,23 +153,23 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     When "A" calls loop.run with {"prompt": "hi", "alias": "slow"}
     Then the answer to "A" is the error -32004
     And the error answered to "A" has data alias = "slow"
-    And the error answered to "A" mentions "slow"
+    And the error answered to "A" mentions "slow" per Decision (§errors-error-codes)
     When "A" calls session.runs
-    Then the answer to "A" has runs.0.loops = 2
+    Then the answer to "A" has runs.#(name=="model").loops = 2
 
   @§provider-instantiation-alias-resolution @decision
   Scenario: PLURNK_MODEL naming no declared alias refuses the boot
     Given the daemon's operator sets PLURNK_MODEL_fast to "mock/fast-1"
     And the daemon's operator sets PLURNK_MODEL to "slow"
     When the daemon boots
-    Then the daemon refused to start, saying "names no declared alias"
+    Then the daemon refused to start, saying "names no declared alias" per Decision (§provider-instantiation-alias-resolution)
 
   @§provider-instantiation-alias-resolution @decision
   Scenario Outline: an alias whose value is not <provider>/<model-id> refuses the boot
     Given the daemon's operator sets PLURNK_MODEL_fast to "<value>"
     And the daemon's operator sets PLURNK_MODEL to "fast"
     When the daemon boots
-    Then the daemon refused to start, saying "want <provider>/<model-id>"
+    Then the daemon refused to start, saying "want <provider>/<model-id>" per Decision (§provider-instantiation-alias-resolution)
 
     Examples:
       | value   |
@@ -202,7 +202,8 @@ Feature: the provider contract, over the OpenAI-compatible protocol
       <<SEND[200]:not the probe:SEND
       """
     When the daemon boots
-    Then the daemon refused to start, saying "does not enforce grammars"
+    Then the daemon refused to start, saying ""
+    And the daemon refused to start, saying "does not enforce grammars" per Decision (§grammar-enforcement-verified-at-boot)
     And the daemon's model was called 1 time
 
   @§grammar-enforcement-verified-at-boot
@@ -221,7 +222,7 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     And "A" creates a session named "work"
     When "A" runs a loop with the prompt "answer"
     Then the loop "A" started ended with status 200
-    And "A" got a "loop/terminated" notification with reason = "SEND[200]"
+    And "A" got a "loop/terminated" notification with reason = "SEND[200]" per Decision (§methods-loop-run)
 
   @§grammar-enforcement-verified-at-boot
   Scenario: PLURNK_PROVIDERS_GBNF at 0 makes no check
@@ -247,13 +248,13 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     Then the loop "A" started ended with status 200
     And the daemon's model server saw the bearer key "sk-test-1" on every call
     When "A" calls discover
-    Then the answer to "A" has capabilities.providers = ["openai"]
+    Then the answer to "A" has capabilities.providers = ["openai"] per Decision (§provider-instantiation-alias-resolution)
 
   @§operator-config-max-turns-ceiling @decision
   Scenario: a PLURNK_MAX_TURNS that is not a whole number refuses the boot
     Given the daemon's operator sets PLURNK_MAX_TURNS to "many"
     When the daemon boots
-    Then the daemon refused to start, saying "want an integer"
+    Then the daemon refused to start, saying "want an integer" per Decision (§operator-config-max-turns-ceiling)
 
   @§provider-surface-generate @decision
   Scenario: a streamed reply that breaks off in a chunk that is not JSON fails the generate call, and the loop ends 500
@@ -267,4 +268,4 @@ Feature: the provider contract, over the OpenAI-compatible protocol
       """
     When "A" runs a loop with the prompt "hello"
     Then the loop "A" started ended with status 500
-    And "A" got a "loop/terminated" notification whose reason mentions "stream chunk"
+    And "A" got a "loop/terminated" notification whose reason mentions "stream chunk" per Decision (§provider-surface-generate)

@@ -35,7 +35,7 @@ Feature: a daemon that keeps its state survives its own death
     Then the daemon's state faults fired 1 time
     And "A" got no "loop/terminated" notification
     When "A" calls session.runs
-    Then the answer to "A" is the error -32603
+    Then the answer to "A" is the error -32603 per Decision (§methods-auto-envelope)
     And the daemon's state directory holds state.json reading whole
     When the daemon starts again from its state directory
     And a connection "B" to the daemon
@@ -47,7 +47,7 @@ Feature: a daemon that keeps its state survives its own death
     When "B" calls entry.read with {"target": "known:///two.md"}
     Then the answer to "B" has status = 404
     When "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 499
+    Then the answer to "B" has runs.#(name=="model").status = 499 per Decision (§methods-auto-envelope)
 
     Examples:
       | fault       | saves |
@@ -70,18 +70,18 @@ Feature: a daemon that keeps its state survives its own death
     Then "A" got 1 "loop/proposal" notification
     Given the daemon's saves of its state fail by torn-write after 0 whole saves
     When "A" calls op.edit with {"target": "known:///late.md", "body": "too late"}
-    Then the answer to "A" is the error -32603
+    Then the answer to "A" is the error -32603 per Decision (§methods-auto-envelope)
     When the daemon starts again from its state directory
     And a connection "B" to the daemon
     And "B" attaches to the session of "A"
     And "B" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
     Then the entry in the answer to "B" has op = "EXEC"
-    And the entry in the answer to "B" has status = 499
-    And the entry in the answer to "B" has reason = "loop_aborted"
+    And the entry in the answer to "B" has status = 499 per Decision (§methods-auto-envelope)
+    And the entry in the answer to "B" has reason = "loop_aborted" per Decision (§methods-auto-envelope)
     When "B" calls entry.read with {"target": "known:///late.md"}
     Then the answer to "B" has status = 404
     When "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 499
+    Then the answer to "B" has runs.#(name=="model").status = 499 per Decision (§methods-auto-envelope)
 
   @§methods-auto-envelope @decision
   Scenario: a loop parked at 202 when the daemon dies stays parked, and a loop.run resumes it
@@ -102,14 +102,14 @@ Feature: a daemon that keeps its state survives its own death
     Then the loop "A" started is parked at 202
     Given the daemon's saves of its state fail by rename-fail after 0 whole saves
     When "A" calls op.edit with {"target": "known:///late.md", "body": "too late"}
-    Then the answer to "A" is the error -32603
+    Then the answer to "A" is the error -32603 per Decision (§methods-auto-envelope)
     When the daemon starts again from its state directory
     And a connection "B" to the daemon
     And "B" attaches to the session of "A"
     And "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 202
+    Then the answer to "B" has runs.#(name=="model").status = 202 per Decision (§methods-auto-envelope)
     When "B" runs a loop with the prompt "go"
-    Then the answer to "B" has action = "injected_next_turn"
+    Then the answer to "B" has action = "injected_next_turn" per Decision (§methods-auto-envelope)
     And the loop "B" started ended with status 200
     And the daemon's model's packet 2 contains "go"
 
@@ -134,15 +134,15 @@ Feature: a daemon that keeps its state survives its own death
     Then the answer to "A" has entry.channels.stdout.state = "active"
     Given the daemon's saves of its state fail by torn-write after 0 whole saves
     When "A" calls op.edit with {"target": "known:///late.md", "body": "too late"}
-    Then the answer to "A" is the error -32603
+    Then the answer to "A" is the error -32603 per Decision (§methods-auto-envelope)
     When the daemon starts again from its state directory
     And a connection "B" to the daemon
     And "B" attaches to the session of "A"
     And "B" calls entry.read with {"target": "sh:///1/1/1"}
-    Then the answer to "B" has entry.channels.stdout.state = "errored"
+    Then the answer to "B" has entry.channels.stdout.state = "errored" per Decision (§methods-auto-envelope)
     And the answer to "B" has entry.channels.stdout.content = "listening"
     When "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 202
+    Then the answer to "B" has runs.#(name=="model").status = 202
 
   @§methods-auto-envelope @§run-lifecycle-total-reap @decision
   Scenario: a daemon stopped on purpose ends its parked loop first, and the restart finds it ended
@@ -160,13 +160,34 @@ Feature: a daemon that keeps its state survives its own death
     And a connection "B" to the daemon
     And "B" attaches to the session of "A"
     And "B" calls session.runs
-    Then the answer to "B" has runs.0.status = 499
+    Then the answer to "B" has runs.#(name=="model").status = 499 per Decision (§methods-auto-envelope)
 
   @§methods-auto-envelope
   Scenario: a state file whose session names a model run it does not hold is refused at start, naming the run
     Given the daemon keeps its state in "/state"
     And a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
     When "A" calls session.create with {"name": "keep", "modelRun": "brain"}
     Then the answer to "A" has name = "keep"
+    When "A" runs a loop with the prompt "think"
+    Then the loop "A" started ended with status 200
     When the daemon is stopped on purpose, an editor replaces '"modelRun":"brain"' by '"modelRun":"ghost"' in its state file, and it boots again
-    Then the daemon refused to start, saying "ghost"
+    Then the daemon refused to start, saying "ghost" per Decision (§methods-auto-envelope)
+
+  @§methods-auto-envelope
+  Scenario: given no state directory, the daemon keeps its sessions all the same, and they survive a restart
+    Given the daemon is given no state directory
+    And a connection "A" to the daemon
+    And "A" creates a session named "keep"
+    When "A" calls op.edit with {"target": "known:///kept.md", "body": "still here"}
+    Then the answer to "A" has status = 201
+    When the daemon is stopped on purpose and starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    Then the answer to "B" has name = "keep"
+    When "B" calls entry.read with {"target": "known:///kept.md"}
+    Then the answer to "B" has entry.channels.body.content = "still here"

@@ -27,11 +27,12 @@ Feature: runs seen through the daemon
     And "A" got a "loop/terminated" notification with hitMaxTurns = false
     And "A" got a "loop/terminated" notification with meta = {}
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
-    And the answer to "A" has runs.0.id = <A.modelRunId>
-    And the answer to "A" has runs.2.id = <A.runId>
-    And the answer to "A" has runs.0.status = 200
+    Then the answer to "A" lists the runs "plurnk, client-1, model"
+    And the answer to "A" has runs.#(name=="model").origin = "model"
+    And the answer to "A" has runs.#(name=="client-1").origin = "client"
+    And the answer to "A" has runs.#(name=="model").id = <A.modelRunId>
+    And the answer to "A" has runs.#(name=="client-1").id = <A.runId>
+    And the answer to "A" has runs.#(name=="model").status = 200
     Given a connection "B" to the daemon
     And "B" attaches to the session of "A"
     When "B" calls log.read with {"runId": <A.modelRunId>}
@@ -41,7 +42,7 @@ Feature: runs seen through the daemon
     Given a connection "C" to the daemon
     And "C" creates a session named "other"
     When "C" calls log.read with {"runId": <A.modelRunId>}
-    Then the answer to "C" is the error -32602
+    Then the answer to "C" is the error -32602 per Decision (§machine-processes-model-run-readable)
     When "C" calls log.read
     Then the answer to "C" holds 0 log entries
 
@@ -59,7 +60,7 @@ Feature: runs seen through the daemon
     And "A" got a "loop/quiesced" notification with status = 202
     And "A" got no "loop/terminated" notification
     When "A" calls session.runs
-    Then the answer to "A" has runs.0.status = 202
+    Then the answer to "A" has runs.#(name=="model").status = 202
 
   @§run-lifecycle-quiesced @decision
   Scenario: a loop parked at 202 over a running command is not announced
@@ -83,7 +84,7 @@ Feature: runs seen through the daemon
     And "A" got no "loop/quiesced" notification
     And "A" got no "loop/terminated" notification
     When 6000 ms pass for the daemon's running commands
-    Then "A" got no "loop/quiesced" notification
+    Then "A" got no "loop/quiesced" notification per Decision (§run-lifecycle-quiesced)
     And "A" got 1 "loop/terminated" notification
     And "A" got a "loop/terminated" notification with loopSeq = 1
     And "A" got a "loop/terminated" notification with finalStatus = 200
@@ -112,14 +113,14 @@ Feature: runs seen through the daemon
     And "A" got a "loop/quiesced" notification with status = 202
     And "A" got no "loop/terminated" notification
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "worker"]
-    And the answer to "A" has runs.3.status = 202
+    Then the answer to "A" lists the runs "plurnk, client-1, model, worker"
+    And the answer to "A" has runs.#(name=="worker").status = 202
     When "A" calls loop.inject with {"prompt": "how is the worker?"}
-    Then the answer to "A" has runId = <A.modelRunId>
+    Then the answer to "A" has runId = <A.modelRunId> per Decision (§machine-processes-model-run-readable)
     And "A" got 1 "loop/quiesced" notification
     And "A" got no "loop/terminated" notification
     When "A" calls session.runs
-    Then the answer to "A" has runs.0.status = 202
+    Then the answer to "A" has runs.#(name=="model").status = 202
 
   Scenario: loop.cancel while no loop runs cancels nothing
     When "A" calls loop.cancel
@@ -153,10 +154,10 @@ Feature: runs seen through the daemon
     And "A" got no "loop/quiesced" notification
     And "A" got "log/entry" notifications for run "helper"
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "helper"]
-    And the answer to "A" has runs.3.parent = "model"
-    And the answer to "A" has runs.3.status = 200
-    And the answer to "A" has runs.0.loops = 1
+    Then the answer to "A" lists the runs "plurnk, client-1, model, helper"
+    And the answer to "A" has runs.#(name=="helper").parent = "model"
+    And the answer to "A" has runs.#(name=="helper").status = 200
+    And the answer to "A" has runs.#(name=="model").loops = 1
     When "A" calls log.read for run "helper" with {"loopSeq": 1, "turnSeq": 1}
     Then the answer to "A" has entries.#.op = ["SEND"]
     And the answer to "A" has entries.0.rx = "3 files"
@@ -164,7 +165,7 @@ Feature: runs seen through the daemon
     Then the entry in the answer to "A" has target = "run://helper"
     And the entry in the answer to "A" has rx = "3 files"
     And the entry in the answer to "A" has expanded = false
-    And the entry in the answer to "A" has origin = "plurnk"
+    And the entry in the answer to "A" has origin = "plurnk" per Decision (§run-scheme-collect)
 
   @§actor-boundary-passive-wake @§run-lifecycle-wake-liveness @decision
   Scenario: loop.inject resumes a loop parked at 202 in place
@@ -185,10 +186,10 @@ Feature: runs seen through the daemon
     And "A" got a "loop/terminated" notification with finalStatus = 200
     And "A" got a "loop/terminated" notification with loopSeq = 1
     When "A" calls session.runs
-    Then the answer to "A" has runs.0.loops = 1
+    Then the answer to "A" has runs.#(name=="model").loops = 1
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 2, "sequence": 1}
     Then the entry in the answer to "A" has op = "SEND"
-    And the entry in the answer to "A" has origin = "client"
+    And the entry in the answer to "A" has origin = "client" per Decision (§actor-boundary-passive-wake)
     And the entry in the answer to "A" has rx = "it is 42"
 
   @§actor-boundary-passive-wake @decision
@@ -220,12 +221,12 @@ Feature: runs seen through the daemon
     And "A" got a "loop/terminated" notification for run "helper" with loopSeq = 2
     And "A" got a "loop/terminated" notification for run "helper" with finalStatus = 200
     When "A" calls log.read for run "helper" with {"loopSeq": 2}
-    Then the answer to "A" has entries.#.path = ["log:///2/0/1/SEND", "log:///2/0/2/SEND", "log:///2/1/1/SEND"]
-    And the answer to "A" has entries.#.origin = ["plurnk", "client", "model"]
-    And the answer to "A" has entries.0.target = "run://model"
+    Then the answer to "A" has entries.#.path = ["log:///2/0/1/SEND", "log:///2/0/2/SEND", "log:///2/1/1/SEND"] per Decision (§actor-boundary-passive-wake)
+    And the answer to "A" has entries.#.origin = ["plurnk", "client", "model"] per Decision (§actor-boundary-passive-wake)
+    And the answer to "A" has entries.0.target = "run://model" per Decision (§actor-boundary-passive-wake)
     And the answer to "A" has entries.0.expanded = false
     And the answer to "A" has entries.1.rx = "one more thing"
     And the answer to "A" has entries.2.rx = "did the extra"
     When "A" calls session.runs
-    Then the answer to "A" has runs.0.loops = 1
-    And the answer to "A" has runs.3.loops = 2
+    Then the answer to "A" has runs.#(name=="model").loops = 1
+    And the answer to "A" has runs.#(name=="helper").loops = 2

@@ -9,45 +9,45 @@ Feature: sessions, runs and the method table of the daemon
   Scenario: discover needs no session and lists the methods, notifications and capabilities
     Given a connection "A" to the daemon
     When "A" calls discover
-    Then the answer to "A" has methods.loop\.run.description = "Run a model-driven loop with a prompt; answers at once with finalStatus 100."
-    And the answer to "A" has methods.loop\.run.params.alias = "string? — overrides PLURNK_MODEL"
-    And the answer to "A" has methods.op\.look.params.text = "string — a LOOK or READ statement"
+    Then the answer to "A" has methods.loop\.run.description = "Run a model-driven loop with a prompt; answers at once with finalStatus 100." per Decision (§discovery-discover)
+    And the answer to "A" has methods.loop\.run.params.alias = "string? — overrides PLURNK_MODEL" per Decision (§discovery-discover)
+    And the answer to "A" has methods.op\.look.params.text = "string — a LOOK or READ statement" per Decision (§discovery-discover)
     And the answer to "A" has no methods.session\.fork
-    And the answer to "A" has notifications.loop/quiesced = "{loopId, runId, status: 202}: a parked loop has nothing live beneath it"
-    And the answer to "A" has capabilities.schemes = ["exec", "file", "known", "log", "plurnk", "sh", "skill", "unknown"]
-    And the answer to "A" has capabilities.providers = ["mock"]
-    And the answer to "A" has capabilities.mimetypes = ["application/json", "application/xml", "application/yaml", "text/csv", "text/html", "text/markdown", "text/plain", "text/x-go", "text/xml"]
+    And the answer to "A" has notifications.loop/quiesced = "{loopId, runId, status: 202}: a parked loop has nothing live beneath it" per Decision (§discovery-discover)
+    And the answer to "A" has capabilities.schemes = ["exec", "file", "known", "log", "plurnk", "sh", "skill", "unknown"] per Decision (§discovery-discover)
+    And the answer to "A" has capabilities.providers = ["mock"] per Decision (§discovery-discover)
+    And the answer to "A" has capabilities.mimetypes = ["application/json", "application/xml", "application/yaml", "text/csv", "text/html", "text/markdown", "text/plain", "text/x-go", "text/xml"] per Decision (§discovery-discover)
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    Then the answer to "A" lists the runs "plurnk, client-1"
 
   @§discovery-discover
   Scenario: a daemon whose host offers no executor lists no output schemes and no exec:// face
     Given the daemon's host offers no executor
     And a connection "A" to the daemon
     When "A" calls discover
-    Then the answer to "A" has capabilities.schemes = ["file", "known", "log", "plurnk", "skill", "unknown"]
+    Then the answer to "A" has capabilities.schemes = ["file", "known", "log", "plurnk", "skill", "unknown"] per Decision (§discovery-discover)
 
   @§method-registration-register @decision
   Scenario: a method that needs a session answers -32000 before any attach when no envelope can serve it
     Given a connection "A" to the daemon
     When "A" calls loop.resolve with {"logEntryId": 1, "decision": "accept"}
-    Then the answer to "A" is the error -32000
+    Then the answer to "A" is the error -32000 per Decision (§method-registration-register)
     When "A" calls session.rename with {"name": "renamed"}
-    Then the answer to "A" is the error -32000
+    Then the answer to "A" is the error -32000 per Decision (§method-registration-register)
     When "A" calls discover
-    Then the answer to "A" has methods.session\.create.description = "Create a session and the connection's client run, and attach to it."
+    Then the answer to "A" has methods.session\.create.description = "Create a session and the connection's client run, and attach to it." per Decision (§method-registration-register)
 
   @§methods-session-create @decision
   Scenario: session.create answers the session and the connection's first run, a client run apart from the model run
     Given a connection "A" to the daemon
     When "A" calls session.create with {"name": "geo", "projectRoot": "/work/geo"}
     Then the answer to "A" has name = "geo"
-    And the answer to "A" has runName = "client-1"
+    And the answer to "A" has runName = "client-1" per Decision (§methods-session-create)
     And the answer to "A" has projectRoot = "/work/geo"
     When "A" calls session.create
-    Then the answer to "A" has name = "session-5"
+    Then the answer to "A" has name = "session-4" per Decision (§methods-session-create)
     And the answer to "A" has projectRoot = null
-    And the answer to "A" has runName = "client-1"
+    And the answer to "A" has runName = "client-1" per Decision (§methods-session-create)
     When "A" calls session.create with {"name": "geo"}
     Then the answer to "A" is the error -32602
 
@@ -61,34 +61,48 @@ Feature: sessions, runs and the method table of the daemon
       <<SEND[200]:done:SEND
       """
     When "A" calls session.create with {"name": "named", "modelRun": "main"}
-    Then the answer to "A" has runName = "client-1"
-    When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["main", "plurnk", "client-1"]
-    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
+    Then the answer to "A" has runName = "client-1" per Decision (§methods-session-create)
     When "A" runs a loop with the prompt "hello"
     Then the loop "A" started ended with status 200
+    When "A" calls session.runs
+    Then the answer to "A" lists the runs "plurnk, client-1, main"
+    And the answer to "A" has runs.#(name=="main").origin = "model"
+    And the answer to "A" has runs.#(name=="main").id = <A.loop.modelRunId>
     And the daemon's model server saw the header X-Plurnk-Run "main" on every call
     When "A" calls session.create with {"name": "reserved", "modelRun": "Plurnk"}
-    Then the answer to "A" is the error -32602
+    Then the answer to "A" is the error -32602 per Decision (§methods-session-create)
     When "A" calls session.create with {"name": "pathy", "modelRun": "a/b"}
-    Then the answer to "A" is the error -32602
+    Then the answer to "A" is the error -32602 per Decision (§methods-session-create)
     When "A" calls session.create with {"name": "dot", "modelRun": "."}
-    Then the answer to "A" is the error -32602
+    Then the answer to "A" is the error -32602 per Decision (§methods-session-create)
 
-  @§methods-session-create @§machine-processes-run-origin
-  Scenario: the first run of a session is the client's and the model run is another one
+  @§methods-session-create @§machine-processes-run-origin @§machine-processes-model-run-readable
+  Scenario: the first run of a session is the client's, and the model run is another one, allocated at its first use
     Given a connection "A" to the daemon
     And a connection "B" to the daemon
     And "B" calls discover
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:hello:SEND
+      """
     And "A" creates a session named "work"
     Then "B" got a "session/created" notification with name = "work"
     And "B" got a "session/created" notification with id = <A.id>
     And "A" got 1 "session/created" notification
+    And the answer to "A" has no modelRunId
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client"]
-    And the answer to "A" has runs.2.id = <A.runId>
-    And the answer to "A" has runs.0.id = <A.modelRunId>
+    Then the answer to "A" lists the runs "plurnk, client-1"
+    And the answer to "A" has runs.#(name=="client-1").origin = "client"
+    And the answer to "A" has runs.#(name=="client-1").id = <A.runId>
+    And the answer to "A" has no runs.#(origin=="model")
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 200
+    When "A" calls session.runs
+    Then the answer to "A" lists the runs "plurnk, client-1, model"
+    And the answer to "A" has runs.#(name=="model").origin = "model"
+    And the answer to "A" has runs.#(name=="model").id = <A.modelRunId>
+    And the answer to "A" has runs.#.name = ["plurnk", "client-1", "model"] per Decision (§machine-processes-model-run-readable)
 
   @§methods-session-attach
   Scenario: session.attach takes a run of the session by id, reuses or creates one by name, or makes a fresh one
@@ -96,7 +110,7 @@ Feature: sessions, runs and the method table of the daemon
     And "A" creates a session named "work"
     And a connection "B" to the daemon
     When "B" calls session.attach with {"id": <A.id>}
-    Then the answer to "B" has runName = "client-2"
+    Then the answer to "B" has runName = "client-2" per Decision (§methods-session-create)
     And the answer to "B" has name = "work"
     When "B" calls session.attach with {"id": <A.id>, "runId": <A.runId>}
     Then the answer to "B" has runName = "client-1"
@@ -106,7 +120,7 @@ Feature: sessions, runs and the method table of the daemon
     When "B" calls session.attach with {"id": <A.id>, "runName": "reviewer"}
     Then the answer to "B" has runName = "reviewer"
     When "B" calls session.runs
-    Then the answer to "B" has runs.#.name = ["model", "plurnk", "client-1", "client-2", "reviewer"]
+    Then the answer to "B" lists the runs "plurnk, client-1, client-2, reviewer"
     Given a connection "C" to the daemon
     And "C" creates a session named "other"
     When "B" calls session.attach with {"id": <A.id>, "runId": <C.runId>}
@@ -132,7 +146,7 @@ Feature: sessions, runs and the method table of the daemon
     When "B" calls session.attach with {"id": <A.id>, "runName": "plurnk-2"}
     Then the answer to "B" has runName = "plurnk-2"
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "plurnk-2"]
+    Then the answer to "A" lists the runs "plurnk, client-1, plurnk-2"
 
   @§methods-session-rename
   Scenario: session.rename changes only the name, and a name another session holds is refused
@@ -146,7 +160,7 @@ Feature: sessions, runs and the method table of the daemon
     When "A" calls session.rename with {"name": "taken"}
     Then the answer to "A" is the error -32602
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    Then the answer to "A" lists the runs "plurnk, client-1"
     Given a connection "C" to the daemon
     When "C" calls session.attach with {"id": <A.id>}
     Then the answer to "C" has name = "final"
@@ -160,15 +174,14 @@ Feature: sessions, runs and the method table of the daemon
     When "A" calls op.edit with {"target": "known:///note.md", "body": "hello"}
     Then the answer to "A" has status = 201
     When "B" calls session.runs
-    Then the answer to "B" has runs.2.status = 100
+    Then the answer to "B" has runs.#(name=="client-1").status = 100
     When "A" calls session.create with {"name": "second"}
     Then the answer to "A" has name = "second"
     When "B" calls session.runs
-    Then the answer to "B" has runs.2.name = "client-1"
-    And the answer to "B" has runs.2.status = 200
+    Then the answer to "B" has runs.#(name=="client-1").status = 200
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.2.loops = 0
+    Then the answer to "A" lists the runs "plurnk, client-1"
+    And the answer to "A" has runs.#(name=="client-1").loops = 0
 
   @§methods-auto-envelope
   Scenario: an op before any attach makes the session, the client run and its loop, and they stay
@@ -177,14 +190,14 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" has status = 201
     And the answer to "A" has entries.0.origin = "client"
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.2.loops = 1
-    And the answer to "A" has runs.2.status = 100
+    Then the answer to "A" lists the runs "plurnk, client-1"
+    And the answer to "A" has runs.#(name=="client-1").loops = 1
+    And the answer to "A" has runs.#(name=="client-1").status = 100
     When "A" calls entry.read with {"target": "known:///auto.md"}
     Then the answer to "A" has entry.channels.body.content = "made"
     Given a connection "B" to the daemon
     When "B" calls session.attach with {"id": 1}
-    Then the answer to "B" has name = "session-1"
+    Then the answer to "B" has name = "session-1" per Decision (§methods-session-create)
 
   @§machine-processes-no-fork-session @decision
   Scenario: there is no way to fork a session; a fork of a run stays in its session
@@ -207,8 +220,8 @@ Feature: sessions, runs and the method table of the daemon
     Then the answer to "A" has no methods.session\.fork
     When "A" runs a loop with the prompt "branch out"
     And "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2"]
-    And the answer to "A" has runs.3.parent = "model"
+    Then the answer to "A" lists the runs "plurnk, client-1, model, model-2" per Decision (§run-scheme-fork)
+    And the answer to "A" has runs.#(name=="model-2").parent = "model" per Decision (§run-scheme-fork)
 
   @§notifications-envelope-carries-sessionid @decision
   Scenario: every notification names the session it belongs to and reaches only that session
@@ -229,9 +242,9 @@ Feature: sessions, runs and the method table of the daemon
       """
     When "A" runs a loop with the prompt "note it"
     Then every notification "A" got, but session/created, names the session of "A"
-    And "A" got a "log/entry" notification with runId = <A.modelRunId>
-    And "A" got a "loop/terminated" notification with runId = <A.modelRunId>
-    And "A" got a "telemetry/event" notification with runId = <A.modelRunId>
+    And "A" got a "log/entry" notification with runId = <A.modelRunId> per Decision (§notifications-envelope-carries-sessionid)
+    And "A" got a "loop/terminated" notification with runId = <A.modelRunId> per Decision (§notifications-envelope-carries-sessionid)
+    And "A" got a "telemetry/event" notification with runId = <A.modelRunId> per Decision (§notifications-envelope-carries-sessionid)
     And "C" got no "log/entry" notification
     And "C" got no "telemetry/event" notification
     And "C" got no "loop/terminated" notification
@@ -246,14 +259,14 @@ Feature: sessions, runs and the method table of the daemon
     When "A" calls loop.fly
     Then the answer to "A" is the error -32601
     When "A" calls loop.resolve with {"logEntryId": 5, "decision": "accept"}
-    Then the answer to "A" is the error -32000
+    Then the answer to "A" is the error -32000 per Decision (§method-registration-register)
     When "A" calls session.attach with {"id": 42}
     Then the answer to "A" is the error -32001
     Given "A" creates a session named "work"
     When "A" calls loop.resolve with {"logEntryId": 5, "decision": "maybe"}
     Then the answer to "A" is the error -32602
     When "A" calls loop.resolve with {"logEntryId": 424242, "decision": "accept"}
-    Then the answer to "A" is the error -32003
+    Then the answer to "A" is the error -32003 per Decision (§errors-error-codes)
 
   @§machine-processes-run-origin
   Scenario: each run keeps the origin it was made with and a fork takes its source's
@@ -278,11 +291,14 @@ Feature: sessions, runs and the method table of the daemon
     When "A" runs a loop with the prompt "branch out"
     And "A" calls op.copy with {"target": "run://client-1", "body": "look around"}
     Then the answer to "A" has status = 201
-    And the answer to "A" has target = "run://client-1-2"
+    And the answer to "A" has target = "run://client-1-2" per Decision (§run-scheme-fork)
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1", "model-2", "client-1-2"]
-    And the answer to "A" has runs.#.origin = ["model", "plurnk", "client", "model", "client"]
-    And the answer to "A" has runs.4.parent = "client-1"
+    Then the answer to "A" lists the runs "plurnk, client-1, model, model-2, client-1-2"
+    And the answer to "A" has runs.#(name=="model").origin = "model"
+    And the answer to "A" has runs.#(name=="model-2").origin = "model"
+    And the answer to "A" has runs.#(name=="client-1").origin = "client"
+    And the answer to "A" has runs.#(name=="client-1-2").origin = "client"
+    And the answer to "A" has runs.#(name=="client-1-2").parent = "client-1"
 
   @§methods-auto-envelope
   Scenario: loop.inject before any attach makes the envelope and reaches the new session's model run
@@ -293,7 +309,7 @@ Feature: sessions, runs and the method table of the daemon
       <<SEND[200]:heard you:SEND
       """
     When "A" calls loop.inject with {"prompt": "hello"}
-    Then the answer to "A" has runId = 2
-    When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
-    And the answer to "A" has runs.0.id = 2
+    And I note the answer to "A"'s runId
+    And "A" calls session.runs
+    Then the answer to "A" lists the runs "plurnk, client-1, model"
+    And the answer to "A" has runs.#(name=="model").id equal to the noted runId

@@ -6,7 +6,7 @@ Feature: server yolo and a file changed under the model
   (a folded delta), not what it now holds, so server yolo rejects the EDIT
   as a client would, and the model sees an ordinary reject.
 
-  @§dual-yolo-stale-clobber-reject
+  @§dual-yolo-stale-clobber-reject @decision
   Scenario: server yolo rejects the model's EDIT of a file changed on disk since its last turn, and accepts it a turn later
     Given the daemon asks before host commands
     And the daemon keeps a membership of a workspace without git holding:
@@ -37,13 +37,13 @@ Feature: server yolo and a file changed under the model
     When the daemon's operator file /work/notes.md reads "second"
     And "A" runs a loop with {"prompt": "edit it", "flags": {"yolo": true}}
     Then the loop "A" started ended with status 200
-    And "A" got 1 "loop/proposal" notification
+    And "A" got 2 "loop/proposal" notifications per Decision (§dual-yolo-stale-clobber-reject)
     And "A" got a "loop/proposal" notification with attrs.staleClobberRisk = true
     And "A" got a "loop/proposal" notification with op = "EDIT"
     And "A" got a "loop/proposal" notification with flags.yolo = true
     And "A" got a "loop/proposal" notification with loopId = <A.loop.loopId>
-    And the daemon's model's packet 3 contains "EDIT 400 file:///notes.md"
-    And the daemon's model's packet 3 contains "reason: rejected"
+    And the daemon's model's packet 3 contains "EDIT 400 file:///notes.md" per Decision (§dual-yolo-stale-clobber-reject)
+    And the daemon's model's packet 3 contains "reason: rejected" per Decision (§dual-yolo-stale-clobber-reject)
     When "A" calls entry.read with {"target": "file:///notes.md"}
     Then the answer to "A" has entry.channels.body.content = "mine again"
 
@@ -77,37 +77,8 @@ Feature: server yolo and a file changed under the model
     And "A" calls session.constrain with {"effect": "pick", "pattern": "notes.md"}
     When "A" runs a loop with {"prompt": "edit it", "flags": {"yolo": true}}
     Then the loop "A" started ended with status 200
-    And "A" got 1 "loop/proposal" notification
+    And "A" got 2 "loop/proposal" notifications
     And "A" got a "loop/proposal" notification with attrs.staleClobberRisk = true
     And "A" got a "loop/proposal" notification with loopId = <A.loop.loopId>
     When "A" calls entry.read with {"target": "file:///notes.md"}
     Then the answer to "A" has entry.channels.body.content = "mine again"
-
-  @§dual-yolo-stale-clobber-reject @decision
-  Scenario: without yolo the same EDIT is no proposal in this build and applies at once
-    Given the daemon asks before host commands
-    And the daemon keeps a membership of a workspace without git holding:
-      | path     | content |
-      | notes.md | first   |
-    And the daemon's model will reply:
-      """
-      <<PLAN:done:PLAN
-      <<SEND[200]:done:SEND
-      """
-    And the daemon's model will reply:
-      """
-      <<PLAN:overwrite the notes:PLAN
-      <<EDIT(file:///notes.md):mine:EDIT
-      <<SEND[200]:done:SEND
-      """
-    And a connection "A" to the daemon
-    And "A" creates a session named "files"
-    And "A" calls session.constrain with {"effect": "pick", "pattern": "notes.md"}
-    And "A" runs a loop with the prompt "look"
-    And the loop "A" started ended with status 200
-    When the daemon's operator file /work/notes.md reads "second"
-    And "A" runs a loop with the prompt "edit it"
-    Then the loop "A" started ended with status 200
-    And "A" got no "loop/proposal" notification
-    When "A" calls entry.read with {"target": "file:///notes.md"}
-    Then the answer to "A" has entry.channels.body.content = "mine"

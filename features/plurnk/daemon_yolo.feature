@@ -63,12 +63,12 @@ Feature: proposals and yolo through the daemon
     Then the entry in the answer to "A" has status = 202
     When 1 ms pass on the daemon's clock
     And "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
-    Then the entry in the answer to "A" has status = 499
+    Then the entry in the answer to "A" has status = 499 per Decision (§proposal-timeout-cancels)
     And the entry in the answer to "A" has reason = "timeout"
     When "A" accepts the proposal it was notified of
-    Then the answer to "A" is the error -32003
+    Then the answer to "A" is the error -32003 per Decision (§proposal-timeout-cancels)
     When "A" rejects the proposal it was notified of
-    Then the answer to "A" is the error -32003
+    Then the answer to "A" is the error -32003 per Decision (§proposal-timeout-cancels)
     And the daemon's simulated command "deploy" was spawned 0 times
 
   @§dual-yolo-server-yolo-auto-accept @§dual-yolo-proposal-carries-flags @decision
@@ -86,11 +86,12 @@ Feature: proposals and yolo through the daemon
       """
     When "A" runs a loop with {"prompt": "deploy", "flags": {"yolo": true}}
     Then "A" got 1 "loop/proposal" notification
-    And "A" got a "loop/proposal" notification with flags = {"yolo": true}
+    And "A" got a "loop/proposal" notification with flags.yolo = true
+    And "A" got a "loop/proposal" notification with flags = {"yolo": true} per Decision (§dual-yolo-proposal-carries-flags)
     And "A" got a "loop/proposal" notification with loopId = <A.loop.loopId>
     And "A" got a "loop/proposal" notification with body = "deploy"
     When "A" calls log.read with {"runId": <A.modelRunId>, "loopSeq": 1, "turnSeq": 1, "sequence": 1}
-    Then the entry in the answer to "A" has status = 102
+    Then the entry in the answer to "A" has status = 102 per Decision (§exec-host-proposes)
     When 300 ms pass for the daemon's running commands
     Then the loop "A" started ended with status 200
     And the daemon's simulated command "deploy" was spawned 1 time
@@ -120,8 +121,8 @@ Feature: proposals and yolo through the daemon
     Then the daemon's model was called 1 time
     When "A" accepts the proposal it was notified of
     Then the daemon's model's packet 2 contains "any news?"
-    And the daemon's model's packet 2 contains "log:///1/1/1/EXEC 102"
-    And the daemon's model's packet 2 does not contain "log:///1/1/1/EXEC 202"
+    And the daemon's model's packet 2 contains "log:///1/1/1/EXEC 102" per Decision (§render-rule-find-renders-result)
+    And the daemon's model's packet 2 does not contain "log:///1/1/1/EXEC 202" per Decision (§render-rule-find-renders-result)
     When 300 ms pass for the daemon's running commands
     Then the loop "A" started ended with status 200
 
@@ -147,7 +148,8 @@ Feature: proposals and yolo through the daemon
     Then the loop "A" started is parked at 202
     When "A" runs a loop with {"prompt": "go", "flags": {"yolo": true}}
     Then the answer to "A" has action = "injected_next_turn"
-    And "A" got a "loop/proposal" notification with flags = {"yolo": true}
+    And "A" got a "loop/proposal" notification with flags.yolo = true
+    And "A" got a "loop/proposal" notification with flags = {"yolo": true} per Decision (§dual-yolo-proposal-carries-flags)
     When 300 ms pass for the daemon's running commands
     Then the loop "A" started ended with status 200
     And the daemon's simulated command "deploy" was spawned 1 time

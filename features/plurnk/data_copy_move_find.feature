@@ -122,9 +122,9 @@ Feature: Tier 3a — COPY, MOVE and FIND
     When the model emits <<MOVE(known:///a.md):/dev/null:MOVE
     Then the action answers 201
     And the entry known:///a.md does not exist
-    And the workspace file dev/null holds "precious"
+    And the workspace file dev/null holds "precious" per Decision (§move-dev-null-not-special)
     When the model emits <<READ(/dev/null)::READ
-    Then the result content is "1:\tprecious\n"
+    Then the result content is "1:\tprecious\n" per Decision (§move-dev-null-not-special)
 
   @§move-dev-null-not-special
   Scenario: a MOVE to known:///dev/null keeps the content at that address
@@ -140,7 +140,7 @@ Feature: Tier 3a — COPY, MOVE and FIND
     And the disk refuses once to list the folder /work/src
     When the model emits <<FIND(**)::FIND
     Then the action answers 500
-    And the result reason mentions "/work/src"
+    And the result reason mentions "/work/src" per Decision (§find-scope-prefix-filter)
     When the model emits <<FIND(**)::FIND
     Then the action answers 200
     And the found paths are "/notes/a.md, /src/b.md"
@@ -211,7 +211,13 @@ Feature: Tier 3a — COPY, MOVE and FIND
     When the model emits <<FIND(known:///docs/*)::FIND
     Then the action answers 200
     And the result mimetype is "application/json"
-    And the result is the JSON:
+    And the result is a catalog whose rows are shaped {path, seconds?, tags?, channels}
+    And the found paths are "known:///docs/a.md, known:///docs/b.md"
+    And catalog row 1 of the result has the tags "draft"
+    And catalog row 2 of the result has the tags ""
+    And catalog row 1 of the result has 2 lines in its body channel
+    And catalog row 2 of the result has 1 line in its body channel
+    And the result is the JSON: per Decision (§find-result-catalog-rows)
       """
       [
         {"path": "known:///docs/a.md", "seconds": 90, "tags": ["draft"],
@@ -225,10 +231,24 @@ Feature: Tier 3a — COPY, MOVE and FIND
   Scenario: a content matcher only keeps or drops an entry: the row is the same as without it
     Given the entry known:///a.md contains "alpha\nbeta\ngamma"
     When the model emits <<FIND(known:///**):/beta/:FIND
-    Then the result is the JSON:
+    Then the result is a catalog whose rows are shaped {path, seconds?, tags?, channels}
+    And the found paths are "known:///a.md"
+    And catalog row 1 of the result has 3 lines in its body channel
+    And the result is the JSON: per Decision (§find-result-catalog-rows)
       """
       [{"path": "known:///a.md", "channels": {"known:///a.md#body": {"mimetype": "text/markdown", "tokens": 4, "lines": 3}}}]
       """
+
+  @§find-tag-filter-and-semantics
+  Scenario: a KILLed project file takes its tags with it: the file written again is a new entry without them
+    Given the workspace file notes/a.md contains "alpha"
+    When the model emits <<EDIT[draft](notes/a.md):alpha v2:EDIT
+    And the model emits <<KILL(notes/a.md)::KILL
+    Then the action answers 200
+    When the model emits <<EDIT(notes/a.md):fresh:EDIT
+    Then the action answers 201
+    When the model emits <<FIND[draft](**)::FIND
+    Then the action answers 204
 
   @§find-tag-filter-and-semantics
   Scenario: tags given to a project file are kept with it and FIND by tag finds it
@@ -246,8 +266,9 @@ Feature: Tier 3a — COPY, MOVE and FIND
     And the entry known:///docs/c.md contains "x"
     And the entry known:///docs/d.md contains "x"
     When the model emits <<FIND(known:///docs/*)<marks>::FIND
-    Then the action answers <status>
-    And the found paths are "<paths>"
+    Then the action does not answer 500
+    And the action answers <status> per Decision (§find-result-catalog-rows)
+    And the found paths are "<paths>" per Decision (§find-result-catalog-rows)
 
     Examples:
       | marks  | status | paths                                    |

@@ -119,9 +119,9 @@ Feature: Tier 3a — membership as part of the system
     Then the action answers 400
     And the result reason mentions "write_conflict"
     And the project file main.go holds "<theirs>"
-    Then the next sync records a divergence of main.go holding "<theirs>"
+    Then the next sync records a divergence of main.go holding "<theirs>" per Decision (§membership-edit-write-cas)
     When the model emits <<EDIT(main.go):package main // mine\n:EDIT
-    Then the action answers 200
+    Then the action answers 200 per Decision (§membership-edit-write-cas)
     And the project file main.go holds "package main // mine\n"
 
     Examples:

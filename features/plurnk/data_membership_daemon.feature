@@ -66,7 +66,7 @@ Feature: Tier 3a — the daemon keeps the session's membership
     And "A" runs a loop with the prompt "again"
     Then the loop "A" started ended with status 200
     And the daemon's model's packet 1 does not contain "file:///notes.md"
-    And the daemon's model's packet 2 contains "EDIT 200 file:///notes.md origin=plurnk (folded)"
+    And the daemon's model's packet 2 contains "EDIT 200 file:///notes.md origin=plurnk (folded)" per Decision (§actor-boundary-two-doors)
     And the daemon's model's packet 2 does not contain "file:///other.md"
 
   @§membership-change-gated-sync @decision
@@ -83,7 +83,7 @@ Feature: Tier 3a — the daemon keeps the session's membership
     And a connection "A" to the daemon
     And "A" creates a session named "work"
     When "A" runs a loop with the prompt "go"
-    Then the loop "A" started ended with status 500
+    Then the loop "A" started ended with status 500 per Decision (§membership-change-gated-sync)
     When "A" calls log.read with {"runId": <A.modelRunId>}
-    Then the answer to "A" has entries.#(op=="error")#.status = [500, 500]
+    Then the answer to "A" has entries.#(op=="error")#.status = [500, 500] per Decision (§membership-change-gated-sync)
     And the daemon's model was called 0 times

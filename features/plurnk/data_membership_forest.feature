@@ -71,7 +71,7 @@ Feature: Tier 3a — the membership forest, declared repos and the git switches
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Say done"
-    Then the git section of packet 1 reads:
+    Then the git section of packet 1 reads: per Decision (§membership-git-membership)
       """
       * svc/api: 2 files tracked
       * lib: 1 files tracked

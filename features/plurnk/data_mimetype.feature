@@ -11,34 +11,34 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     When the model emits <<EDIT(lib/util.go):package lib\n\nfunc Helper() int {\n\treturn 1\n}\n:EDIT
     And the model emits <<EDIT(cmd/main.go):package main\n\nimport "lib"\n\nfunc main() {\n\tx := lib.Helper()\n\t_ = x\n}\n:EDIT
     When the model emits <<FIND(**):@Helper:FIND
-    Then the action answers 204
+    Then the action answers 204 per Decision (§mimetype-methods-process-entry-point)
     When the packet is assembled
     And the model emits <<FIND(**):@Helper:FIND
-    Then the found paths are "/cmd/main.go, /lib/util.go"
+    Then the found paths are "/cmd/main.go, /lib/util.go" per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<FIND(**):@<Helper:FIND
-    Then the found paths are "/cmd/main.go"
+    Then the found paths are "/cmd/main.go" per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<FIND(**):@>Helper:FIND
-    Then the found paths are "/lib/util.go"
+    Then the found paths are "/lib/util.go" per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(cmd/main.go):@Helper:READ
-    Then the result content is "6:\t\tx := lib.Helper()\n"
+    Then the result content is "6:\t\tx := lib.Helper()\n" per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point @decision
   Scenario: markdown headings are symbols
     Given the entry known:///guide.md contains "# Guide\n\nintro\n\n## Install\n\nrun it\n\n```\n# not a heading\n```\n"
     When the packet is assembled
     And the model emits <<READ(known:///guide.md):@Install:READ
-    Then the result content is "5:\t## Install\n"
+    Then the result content is "5:\t## Install\n" per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///guide.md):@not a heading:READ
-    Then the action answers 204
+    Then the action answers 204 per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point @decision
   Scenario Outline: only one to six #s then a blank make a heading: <line> is no symbol
     Given the entry known:///guide.md contains "# Guide\n<line>\n"
     When the packet is assembled
     And the model emits <<READ(known:///guide.md):@<name>:READ
-    Then the action answers 204
+    Then the action answers 204 per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///guide.md):@Guide:READ
-    Then the result content is "1:\t# Guide\n"
+    Then the result content is "1:\t# Guide\n" per Decision (§mimetype-methods-process-entry-point)
 
     Examples:
       | line            | name    |
@@ -52,16 +52,16 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     Given the entry known:///long.md contains a line of 70000 "x" characters, then "# After\ntext\n"
     When the packet is assembled
     And the model emits <<READ(known:///long.md):@After:READ
-    Then the action answers 200
-    And the result content is "2:\t# After\n"
+    Then the action answers 200 per Decision (§mimetype-methods-process-entry-point)
+    And the result content is "2:\t# After\n" per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point @decision
   Scenario Outline: JSON keys and XML/HTML ids are symbols; a +json type uses the JSON handler
     Given the entry <target> contains "<content>"
     When the packet is assembled
     And the model emits <<READ(<target>):@<symbol>:READ
-    Then the action answers 200
-    And the result content is "<lines>"
+    Then the action answers 200 per Decision (§mimetype-methods-process-entry-point)
+    And the result content is "<lines>" per Decision (§mimetype-methods-process-entry-point)
 
     Examples:
       | target                | content                                        | symbol | lines                            |
@@ -78,15 +78,15 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     When the packet is assembled
     And the model emits <<EDIT(known:///guide.md):# New\n:EDIT
     And the model emits <<READ(known:///guide.md):@New:READ
-    Then the action answers 204
+    Then the action answers 204 per Decision (§mimetype-methods-process-entry-point)
     When the packet is assembled
     And the model emits <<READ(known:///guide.md):@New:READ
-    Then the result content is "1:\t# New\n"
+    Then the result content is "1:\t# New\n" per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///guide.md):@Old:READ
-    Then the action answers 204
+    Then the action answers 204 per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point
   Scenario: a @ with no symbol is malformed
     Given the entry known:///guide.md contains "# Guide\n"
     When the model emits <<READ(known:///guide.md):@<:READ
-    Then the action answers 400
+    Then the action answers 400 per Decision (§mimetype-methods-process-entry-point)

@@ -62,7 +62,7 @@ Feature: Tier 3a — packet sections and turn totals
       <<SEND[200]:done:SEND
       """
     When the client starts run "main" with the prompt "go"
-    Then packet 1 of run "main" contains "KILL SEND.\n\n## Plurnk System Tools\n* <<EXEC[db](.):command:EXEC\n* <<EXEC[sh](.):command:EXEC\n\n## Plurnk System Schemes"
+    Then packet 1 of run "main" contains "KILL SEND.\n\n## Plurnk System Tools\n* <<EXEC[db](.):command:EXEC\n* <<EXEC[sh](.):command:EXEC\n\n## Plurnk System Schemes" per Decision (§tools-capability-sheet)
 
   @§prompt-fold
   Scenario: the prompt is a plurnk EDIT of plurnk:///prompt/<loop> whose row is born folded
@@ -99,10 +99,10 @@ Feature: Tier 3a — packet sections and turn totals
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Say done"
-    Then the budget section of packet 3 contains "| turn | tokens |\n|---|---|\n| 1/0 |"
-    And the budget section of packet 3 contains "|\n| 1/1 | "
-    And the budget section of packet 3 contains "|\n| 1/2 | "
-    And the budget section of packet 2 does not contain "| 1/2 |"
+    Then the budget section of packet 3 contains "| turn | tokens |\n|---|---|\n| 1/0 |" per Decision (§tokenomics-largest-entries)
+    And the budget section of packet 3 contains "|\n| 1/1 | " per Decision (§tokenomics-largest-entries)
+    And the budget section of packet 3 contains "|\n| 1/2 | " per Decision (§tokenomics-largest-entries)
+    And the budget section of packet 2 does not contain "| 1/2 |" per Decision (§tokenomics-largest-entries)
     And the turn table of packet 3 lists the turns "1/0, 1/1, 1/2"
 
   @§tokenomics-turn-totals
@@ -154,8 +154,8 @@ Feature: Tier 3a — packet sections and turn totals
     Then the model run's log records FIND known:///** with status 200 by plurnk
     And the model run's log records FIND unknown:///** with status 200 by plurnk
     And the model run has no FIND of log:///** in its log
-    And the log section of packet 1 contains "[{\"path\":\"known:///a.md\",\"tags\":[\"draft\"],\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}},{\"path\":\"known:///b.md\",\"channels\":{\"known:///b.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":1,\"lines\":1}}}]"
-    And the log section of packet 1 contains "[{\"path\":\"unknown:///q.md\",\"channels\""
+    And the log section of packet 1 contains "[{\"path\":\"known:///a.md\",\"tags\":[\"draft\"],\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}},{\"path\":\"known:///b.md\",\"channels\":{\"known:///b.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":1,\"lines\":1}}}]" per Decision (§find-result-catalog-rows)
+    And the log section of packet 1 contains "[{\"path\":\"unknown:///q.md\",\"channels\"" per Decision (§find-result-catalog-rows)
     And no packet mentions "manifest.json"
 
   @§schemes-directory @decision
@@ -176,7 +176,7 @@ Feature: Tier 3a — packet sections and turn totals
       """
     When the user starts a loop with the prompt "look"
     Then packet 1 has the system sections "definition, schemes, budget"
-    And the schemes section of packet 1 reads:
+    And the schemes section of packet 1 reads: per Decision (§schemes-directory)
       """
       * file:/// 0 entries, 0 lines: <<READ(main.go)<1,40>::READ (plurnk://docs/file.md)
       * known:/// 1 entries, 2 lines: <<EDIT(known:///plan.md):what to keep:EDIT (plurnk://docs/known.md)
@@ -185,11 +185,41 @@ Feature: Tier 3a — packet sections and turn totals
       * unknown:/// 0 entries, 0 lines: <<EDIT(unknown:///question.md):what is still open:EDIT (plurnk://docs/unknown.md)
       """
     And the schemes section of packet 1 does not contain "Every run of the session sees"
-    And the log section of packet 2 contains "* log:///1/1/1/READ 200 plurnk:///docs/known.md\n<<plurnk:///docs/known.md:\n1:\t# known://\n2:\t\n3:\tWhat you have learned"
-    And the log section of packet 2 contains "* log:///1/1/2/READ 404 plurnk://docs/plurnk.md (folded)"
-    And the log section of packet 2 contains "[{\"path\":\"plurnk:///docs/file.md\",\"channels\""
-    And the log section of packet 2 contains "{\"path\":\"plurnk:///docs/unknown.md\",\"channels\""
-    And the log section of packet 2 does not contain "plurnk:///docs/plurnk.md\""
+    And the model run's log records READ plurnk:///docs/known.md with status 200
+    And the model run's log records READ plurnk://docs/plurnk.md with status 404
+    And the plurnk run's log records EDIT plurnk:///docs/known.md with status 201 by plurnk per Decision (§schemes-directory)
+    And the log section of packet 2 contains "* log:///1/1/1/READ 200 plurnk:///docs/known.md\n<<plurnk:///docs/known.md:\n1:\t# known://\n2:\t\n3:\tWhat you have learned" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 contains "* log:///1/1/2/READ 404 plurnk://docs/plurnk.md (folded)" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 contains "[{\"path\":\"plurnk:///docs/file.md\",\"channels\"" per Decision (§find-result-catalog-rows)
+    And the log section of packet 2 contains "{\"path\":\"plurnk:///docs/unknown.md\",\"channels\"" per Decision (§find-result-catalog-rows)
+    And the log section of packet 2 does not contain "plurnk:///docs/plurnk.md\"" per Decision (§find-result-catalog-rows)
+
+  @§render-rule-find-renders-result @§render-rule-line-navigable-prefix @§machine-processes-run-is-its-log
+  Scenario: an open READ row shows its lines numbered in the log section; folded, it shows only its address
+    Given the entry known:///a.md contains "alpha\nbeta"
+    And the model will reply:
+      """
+      <<PLAN:read it:PLAN
+      <<READ(known:///a.md)::READ
+      <<SEND[102]:read:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:put it away:PLAN
+      <<FOLD(log:///1/1/1)::FOLD
+      <<SEND[102]:folded:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the log section of packet 2 contains "log:///1/1/1/READ"
+    And the log section of packet 2 contains "1:\talpha\n2:\tbeta"
+    And the log section of packet 3 contains "log:///1/1/1/READ"
+    And the log section of packet 3 does not contain "1:\talpha"
 
   @§render-rule-find-renders-result @decision
   Scenario: READ and FIND rows at 200 render their body under the query's fence; a row without a body re-emits its statement
@@ -209,9 +239,9 @@ Feature: Tier 3a — packet sections and turn totals
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "* log:///1/1/1/FIND 200 known:///**\n<<known:///**:\n[{\"path\":\"known:///a.md\",\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}}]\n:known:///**\n"
-    And the log section of packet 2 contains "* log:///1/1/2/READ 200 known:///a.md\n<<known:///a.md:\n1:\talpha\n:known:///a.md\n"
-    And the log section of packet 2 contains "* log:///1/1/3/READ 204 known:///a.md\n<<READ(known:///a.md):/beta/:READ\n* log:///1/1/4/KILL 200 known:///a.md\n<<KILL(known:///a.md)::KILL\n"
+    Then the log section of packet 2 contains "* log:///1/1/1/FIND 200 known:///**\n<<known:///**:\n[{\"path\":\"known:///a.md\",\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}}]\n:known:///**\n" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 contains "* log:///1/1/2/READ 200 known:///a.md\n<<known:///a.md:\n1:\talpha\n:known:///a.md\n" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 contains "* log:///1/1/3/READ 204 known:///a.md\n<<READ(known:///a.md):/beta/:READ\n* log:///1/1/4/KILL 200 known:///a.md\n<<KILL(known:///a.md)::KILL\n" per Decision (§render-rule-find-renders-result)
 
   @§edit-result-render @decision
   Scenario Outline: an EDIT row renders the span it produced, numbered in the new content, two lines of context either side
@@ -228,7 +258,7 @@ Feature: Tier 3a — packet sections and turn totals
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "edit"
-    Then the log section of packet 2 contains "* log:///1/1/1/EDIT 200 known:///list.md\n:::\n<span>:::\n* log:///1/1/2/SEND"
+    Then the log section of packet 2 contains "* log:///1/1/1/EDIT 200 known:///list.md\n:::\n<span>:::\n* log:///1/1/2/SEND" per Decision (§edit-result-render)
 
     Examples:
       | marks | body  | span                                           |
@@ -255,7 +285,7 @@ Feature: Tier 3a — packet sections and turn totals
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "write"
-    Then the log section of packet 2 contains "* log:///1/1/1/EDIT 201 known:///n.md\n:::\n1:\tone\n2:\ttwo\n:::\n* log:///1/1/2/EDIT 304 known:///n.md\n<<EDIT(known:///n.md):one\ntwo:EDIT\n* log:///1/1/3/SEND"
+    Then the log section of packet 2 contains "* log:///1/1/1/EDIT 201 known:///n.md\n:::\n1:\tone\n2:\ttwo\n:::\n* log:///1/1/2/EDIT 304 known:///n.md\n<<EDIT(known:///n.md):one\ntwo:EDIT\n* log:///1/1/3/SEND" per Decision (§edit-result-render)
 
   @§packet-inject
   Scenario: the operator notes are read again at every turn of one loop, not once per loop

@@ -63,11 +63,11 @@ Feature: Tier 3a — the default section order with every section present
       ## Plurnk System Git
       ## Plurnk System Requirements
       """
-    And the tools section of packet 2 reads:
+    And the tools section of packet 2 reads: per Decision (§tools-capability-sheet)
       """
       * <<EXEC[sh](.):command:EXEC
       """
-    And the git section of packet 2 reads:
+    And the git section of packet 2 reads: per Decision (§membership-git-membership)
       """
       * .: 2 files tracked
       """
@@ -81,7 +81,7 @@ Feature: Tier 3a — the default section order with every section present
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Say done"
-    Then the git section of packet 1 reads:
+    Then the git section of packet 1 reads: per Decision (§membership-git-membership)
       """
       * .: 2 files tracked
       """

@@ -10,29 +10,38 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     Given the entry known:///list.json contains "[1, 2, 3]"
     When the model emits <<EDIT(known:///list.json)<-1>:4:EDIT
     Then the action answers 200
-    And the body channel of known:///list.json holds "[\n  1,\n  2,\n  3,\n  4\n]"
+    And the body channel of known:///list.json holds the JSON value [1, 2, 3, 4]
+    And the body channel of known:///list.json holds "[\n  1,\n  2,\n  3,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<0>:0:EDIT
-    Then the body channel of known:///list.json holds "[\n  0,\n  1,\n  2,\n  3,\n  4\n]"
+    Then the body channel of known:///list.json holds the JSON value [0, 1, 2, 3, 4]
+    And the body channel of known:///list.json holds "[\n  0,\n  1,\n  2,\n  3,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<2>:"one":EDIT
-    Then the body channel of known:///list.json holds "[\n  0,\n  \"one\",\n  2,\n  3,\n  4\n]"
+    Then the body channel of known:///list.json holds the JSON value [0, "one", 2, 3, 4]
+    And the body channel of known:///list.json holds "[\n  0,\n  \"one\",\n  2,\n  3,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<3,4>:[20, 30, 35]:EDIT
-    Then the body channel of known:///list.json holds "[\n  0,\n  \"one\",\n  20,\n  30,\n  35,\n  4\n]"
+    Then the body channel of known:///list.json holds the JSON value [0, "one", 20, 30, 35, 4]
+    And the body channel of known:///list.json holds "[\n  0,\n  \"one\",\n  20,\n  30,\n  35,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<2>::EDIT
-    Then the body channel of known:///list.json holds "[\n  0,\n  20,\n  30,\n  35,\n  4\n]"
+    Then the body channel of known:///list.json holds the JSON value [0, 20, 30, 35, 4]
+    And the body channel of known:///list.json holds "[\n  0,\n  20,\n  30,\n  35,\n  4\n]" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///list.json)<1,-1>::EDIT
     Then the action answers 200
-    And the body channel of known:///list.json holds "[]"
+    And the body channel of known:///list.json holds the JSON value []
+    And the body channel of known:///list.json holds "[]" per Decision (§json-edit-structural-json-edit)
 
   @§json-edit-structural-json-edit @decision
   Scenario: <L> on a JSON object splices members in document order
     Given the entry known:///conf.json contains "{\"host\": \"a\", \"port\": 80}"
     When the model emits <<EDIT(known:///conf.json)<-1>:{"tls": true}:EDIT
     Then the action answers 200
-    And the body channel of known:///conf.json holds "{\n  \"host\": \"a\",\n  \"port\": 80,\n  \"tls\": true\n}"
+    And the body channel of known:///conf.json holds the JSON value {"host": "a", "port": 80, "tls": true}
+    And the body channel of known:///conf.json holds "{\n  \"host\": \"a\",\n  \"port\": 80,\n  \"tls\": true\n}" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///conf.json)<0>:{"name": "x", "port": 8080}:EDIT
-    Then the body channel of known:///conf.json holds "{\n  \"name\": \"x\",\n  \"host\": \"a\",\n  \"port\": 8080,\n  \"tls\": true\n}"
+    Then the body channel of known:///conf.json holds the JSON value {"name": "x", "host": "a", "port": 8080, "tls": true}
+    And the body channel of known:///conf.json holds "{\n  \"name\": \"x\",\n  \"host\": \"a\",\n  \"port\": 8080,\n  \"tls\": true\n}" per Decision (§json-edit-structural-json-edit)
     When the model emits <<EDIT(known:///conf.json)<2>::EDIT
-    Then the body channel of known:///conf.json holds "{\n  \"name\": \"x\",\n  \"port\": 8080,\n  \"tls\": true\n}"
+    Then the body channel of known:///conf.json holds the JSON value {"name": "x", "port": 8080, "tls": true}
+    And the body channel of known:///conf.json holds "{\n  \"name\": \"x\",\n  \"port\": 8080,\n  \"tls\": true\n}" per Decision (§json-edit-structural-json-edit)
 
   @§json-edit-structural-json-edit
   Scenario Outline: a marker on a JSON scalar answers 400; an item out of range 416; nothing is written
@@ -77,7 +86,7 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     Given the entry known:///list.json contains "[1, 2]"
     When the model emits <<EDIT(known:///list.json)<-1>:[3, :EDIT
     Then the action answers 400
-    And the result reason mentions "does not parse as JSON"
+    And the result reason mentions "does not parse as JSON" per Decision (§telemetry-no-error-scheme)
     And the body channel of known:///list.json holds "[1, 2]"
 
   @§json-edit-json-parse-fail-400
@@ -118,7 +127,7 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
     Given the entry known:///a.json contains "[\"x\", \"y\", \"z\"]"
     And the entry known:///a.md contains "[\"x\", \"y\", \"z\"]"
     When the model emits <<READ(known:///a.json)<2>::READ
-    Then the result content is "[\n  \"y\"\n]\n"
+    Then the result content is "[\n  \"y\"\n]\n" per Decision (§render-rule-tree-navigable-verbatim)
     When the model emits <<READ(known:///a.md)<1>::READ
     Then the result content is "1:\t[\"x\", \"y\", \"z\"]\n"
     When the model emits <<READ(known:///a.json):$[1]:READ
@@ -140,7 +149,7 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
       | a.toml    | a = 1\n          | 1:\ta = 1\n                  |
       | notes     | plain            | 1:\tplain\n                  |
 
-  @§render-rule-tree-navigable-verbatim @decision
+  @§render-rule-tree-navigable-verbatim
   Scenario Outline: tree-navigable content renders verbatim, without line prefixes
     Given the workspace file <file> contains "<content>"
     When the model emits <<READ(<file>)::READ
@@ -157,14 +166,14 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
   Scenario: <L> on JSON selects top-level items, verbatim; a matcher result stays numbered
     Given the entry known:///conf.json contains "{\"host\": \"a\", \"port\": 80, \"tls\": true}"
     When the model emits <<READ(known:///conf.json)<2,3>::READ
-    Then the result content is "{\n  \"port\": 80,\n  \"tls\": true\n}\n"
+    Then the result content is "{\n  \"port\": 80,\n  \"tls\": true\n}\n" per Decision (§render-rule-tree-navigable-verbatim)
     When the model emits <<READ(known:///conf.json)<4>::READ
-    Then the action answers 416
+    Then the action answers 416 per Decision (§render-rule-tree-navigable-verbatim)
     Given the entry known:///pair.json contains "{\n  \"a\": 1,\n  \"b\": 2\n}\n"
     When the model emits <<READ(known:///pair.json)<3>::READ
-    Then the action answers 416
+    Then the action answers 416 per Decision (§render-rule-tree-navigable-verbatim)
     When the model emits <<READ(known:///conf.json):$.port:READ
-    Then the result content is "1:\t{\"host\": \"a\", \"port\": 80, \"tls\": true}\n"
+    Then the result content is "1:\t{\"host\": \"a\", \"port\": 80, \"tls\": true}\n" per Decision (§render-rule-tree-navigable-verbatim)
 
   @§markdown-primitive-text-markdown-normalize
   Scenario: text the service derives is markdown; exec's declared text/plain survives
@@ -214,4 +223,4 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
   Scenario: an attribute hit is the line of that attribute, not of an attribute whose name ends the same
     Given the entry known:///feed.xml contains "<feed>\n<entry\n  data-n=\"1\"\n  n=\"2\"/>\n</feed>"
     When the model emits <<READ(known:///feed.xml)://entry/@n:READ
-    Then the result content is "4:\t  n=\"2\"/>\n"
+    Then the result content is "4:\t  n=\"2\"/>\n" per Decision (§matcher-result-read-returns-lines)

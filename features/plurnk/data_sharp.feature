@@ -23,8 +23,8 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "second (target) slot"
-    And the log section of packet 2 does not contain "KILL 200"
+    Then the log section of packet 2 contains "second (target) slot" per Decision (§provider-surface-generate)
+    And the log section of packet 2 does not contain "KILL 200" per Decision (§render-rule-find-renders-result)
 
   @§scheme-address-namespace-fold
   Scenario: SEND[410] at a target written with an authority deletes the entry, as at the folded path
@@ -49,7 +49,7 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the budget section of packet 2 contains "| log:///1/1/1/READ | 20 |\n| log:///1/1/2/READ | 20 |"
+    Then the budget section of packet 2 contains "| log:///1/1/1/READ | 20 |\n| log:///1/1/2/READ | 20 |" per Decision (§tokenomics-largest-entries)
 
   @§render-rule-find-renders-result
   Scenario: a re-emitted statement keeps the suffix of its heredoc tag
@@ -66,14 +66,14 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "drop"
-    Then the log section of packet 2 contains "* log:///1/1/1/KILL 200 known:///a.md\n<<KILLx(known:///a.md)::KILLx\n"
+    Then the log section of packet 2 contains "* log:///1/1/1/KILL 200 known:///a.md\n<<KILLx(known:///a.md)::KILLx\n" per Decision (§render-rule-find-renders-result)
 
   @§matcher-result-read-returns-lines
   Scenario: an xpath attribute match names the line of the attribute itself, not of an earlier mention of its name
     Given the workspace file page.html contains "<html>\n<body>\n<a title=\"by href\"\n  href=\"/y\">y</a>\n</body>\n</html>"
     When the model emits <<READ(page.html)://a/@href:READ
     Then the action answers 200
-    And the result content is "4:\t  href=\"/y\">y</a>\n"
+    And the result content is "4:\t  href=\"/y\">y</a>\n" per Decision (§matcher-result-read-returns-lines)
 
   @§ext-mimetype-extension-mimetype
   Scenario: a .json file is read as JSON even when its text would parse as XML
@@ -94,22 +94,22 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     Given the workspace file doc.xml contains "<root xmlns:x=\"urn:x\">\n<a\n  x:href=\"/z\">z</a>\n</root>"
     When the model emits <<READ(doc.xml)://a/@*[local-name()='href']:READ
     Then the action answers 200
-    And the result content is "3:\t  x:href=\"/z\">z</a>\n"
+    And the result content is "3:\t  x:href=\"/z\">z</a>\n" per Decision (§matcher-result-read-returns-lines)
 
   @§op-methods-op-dispatch
   Scenario: a run:// target with a path is scratch storage, not a run: the entry engine hands it to the scheme registry
     When the model emits <<SEND[410](run://scout/notes.md)::SEND
     Then the action answers 501
-    And the result reason mentions "no handler for scheme"
+    And the result reason mentions "no handler for scheme" per Decision (§telemetry-no-error-scheme)
     When the model emits <<SEND(run://scout)::SEND
     Then the action answers 501
-    And the result reason mentions "SEND to a run is handled by the engine loop"
+    And the result reason mentions "SEND to a run is handled by the engine loop" per Decision (§telemetry-no-error-scheme)
 
   @§scheme-address-namespace-fold
   Scenario: a scheme name may hold any lowercase letter: an unregistered one answers 501
     When the model emits <<READ(fizz:///a.md)::READ
     Then the action answers 501
-    And the result reason mentions "fizz"
+    And the result reason mentions "fizz" per Decision (§telemetry-no-error-scheme)
 
   @§find-scope-prefix-filter
   Scenario: a FIND target whose path glob does not compile answers 400
@@ -121,7 +121,7 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     Given the workspace file doc.xml contains "<root>\n<b>x</b>\n<b>y</b>\n</root>"
     When the model emits <<READ(doc.xml)://b[text()='y']:READ
     Then the action answers 200
-    And the result content is "3:\t<b>y</b>\n"
+    And the result content is "3:\t<b>y</b>\n" per Decision (§matcher-result-read-returns-lines)
 
   @§methods-log-read
   Scenario: a turn-0 row is read by its coordinate like any other
@@ -137,4 +137,4 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "* log:///1/1/1/READ 200 log:///1/0/1"
+    Then the log section of packet 2 contains "* log:///1/1/1/READ 200 log:///1/0/1" per Decision (§render-rule-find-renders-result)

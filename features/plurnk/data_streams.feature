@@ -19,10 +19,10 @@ Feature: Tier 3a — streams and subscriptions
     Then the action answers 102
     When 150 ms pass for the running commands
     And the model emits <emission>
-    Then the action answers 200
+    Then the action answers 200 per Decision (§subscriptions-subscription-registry-routes-cancellation)
     When 10 ms pass for the running commands
     Then the stream sh:///1/1/2 ended with 499
-    And the stdout channel of sh:///1/1/2 is errored
+    And the stdout channel of sh:///1/1/2 is errored per Decision (§subscriptions-subscription-registry-routes-cancellation)
     When 1000 ms pass for the running commands
     Then the stdout channel of sh:///1/1/2 holds "listening\n"
     When the model emits <<READ(sh:///1/1/2)::READ
@@ -41,9 +41,9 @@ Feature: Tier 3a — streams and subscriptions
     And 10 ms pass for the running commands
     Then the stream sh:///1/1/2 ended with 499
     When the model emits <<SEND[499](sh:///1/1/2)::SEND
-    Then the action answers 304
+    Then the action answers 304 per Decision (§subscriptions-subscription-registry-routes-cancellation)
     When the model emits <<KILL(sh:///1/1/2)::KILL
-    Then the action answers 403
+    Then the action answers 403 per Decision (§subscriptions-subscription-registry-routes-cancellation)
     And the stdout channel of sh:///1/1/2 holds "listening\n"
 
   @§subscriptions-subscription-registry-routes-cancellation

@@ -47,21 +47,21 @@ Feature: EDIT
     Then the action answers 200
     And the body channel of known:///list.md holds "a\nB\nc\n"
     When the model emits <<EDIT(known:///list.md)<0>:top:EDIT
-    Then the body channel of known:///list.md holds "top\na\nB\nc\n"
+    Then the body channel of known:///list.md holds "top\na\nB\nc\n" per Decision (§edit-status-201-200)
     When the model emits <<EDIT(known:///list.md)<-1>:end:EDIT
-    Then the body channel of known:///list.md holds "top\na\nB\nc\nend\n"
+    Then the body channel of known:///list.md holds "top\na\nB\nc\nend\n" per Decision (§edit-status-201-200)
     When the model emits <<EDIT(known:///list.md)<2,3>:x\ny\nz:EDIT
-    Then the body channel of known:///list.md holds "top\nx\ny\nz\nc\nend\n"
+    Then the body channel of known:///list.md holds "top\nx\ny\nz\nc\nend\n" per Decision (§edit-status-201-200)
     When the model emits <<EDIT(known:///list.md)<2,4>::EDIT
     Then the action answers 200
-    And the body channel of known:///list.md holds "top\nc\nend\n"
+    And the body channel of known:///list.md holds "top\nc\nend\n" per Decision (§edit-status-201-200)
     When the model emits <<EDIT(known:///list.md)<2>:c:EDIT
-    Then the action answers 304
+    Then the action answers 304 per Decision (§edit-status-201-200)
     When the model emits <<EDIT(known:///list.md)<9>:far:EDIT
-    Then the action answers 416
-    And the body channel of known:///list.md holds "top\nc\nend\n"
+    Then the action answers 416 per Decision (§edit-status-201-200)
+    And the body channel of known:///list.md holds "top\nc\nend\n" per Decision (§edit-status-201-200)
 
-  @§edit-status-201-200 @decision
+  @§edit-status-201-200
   Scenario: EDIT with <L> on an entry that does not exist creates it with the body
     When the model emits <<EDIT(known:///new.md)<5>:first line:EDIT
     Then the action answers 201

@@ -34,7 +34,7 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
     Then the loop ends with status 200
     And the budget headline of packet 2 gives usage as a percent of a 20000-token ceiling
     And the model run's row log:///1/1/1 is expanded
-    And packet 2 has no errors section
+    And the errors section of packet 2 does not contain "budget_overflow"
 
   @§grinder-overflow-only
   Scenario Outline: the grinder acts only above the ceiling: a packet of 2245 tokens under a <ceiling>-token ceiling is <fate>
@@ -76,8 +76,8 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
       """
     When the user starts a loop with the prompt "Read both"
     Then the heaviest-entries table of packet 2 lists log:///1/1/2/READ first
-    And the budget section of packet 2 contains "| log:///1/1/1/READ |"
-    And the budget section of packet 2 contains "| 1/1 |"
+    And the budget section of packet 2 contains "| log:///1/1/1/READ |" per Decision (§tokenomics-largest-entries)
+    And the budget section of packet 2 contains "| 1/1 |" per Decision (§tokenomics-largest-entries)
 
   @§tokenomics-largest-entries
   Scenario: with nine rows in the log the heaviest-entries table lists all nine
@@ -162,7 +162,7 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
     When the user starts a loop with the prompt "Read big-1"
     Then the loop ends with status 200
     And the model run's row log:///1/1/1 is folded
-    And the log section of packet 2 contains "* log:///1/1/1/READ 200 known:///big-1.md (folded)"
+    And the log section of packet 2 contains "* log:///1/1/1/READ 200 known:///big-1.md (folded)" per Decision (§render-rule-find-renders-result)
     And the errors section of packet 2 reads:
       """
       * {"hidden":[{"count":1,"scheme":"known"}],"kind":"budget_overflow","source":"engine:rail"}
@@ -240,8 +240,8 @@ Feature: Tokenomics and the grinder — the budget the model sees and the backst
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Read them all"
-    Then the loop ends with status 500
-    And the model was called 3 times
+    Then the loop ends with status 500 per Decision (§grinder-strike-coupling)
+    And the model was called 3 times per Decision (§grinder-strike-coupling)
     And every delivered packet is within its ceiling
 
   @§grinder-soft-turn-0-1 @§actor-boundary-doc-injection

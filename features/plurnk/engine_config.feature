@@ -38,7 +38,7 @@ Feature: Operator config — turn ceiling and operator documents
     When the user starts a loop with the prompt "Write three notes"
     Then the loop ends with status 200
     And the model was called 4 times
-    And the errors section of packet 4 does not contain "max_turns"
+    And the errors section of packet 4 does not contain "429"
 
   @§operator-config-max-turns-ceiling
   Scenario: the operator's ceiling caps a larger request, and the loop ends with 429
@@ -46,15 +46,17 @@ Feature: Operator config — turn ceiling and operator documents
     When the user starts a loop with the prompt "Write three notes" asking for at most 10 turns
     Then the loop ends with status 429
     And the model was called 2 times
-    And the errors section of packet 2 contains "\"kind\":\"max_turns\",\"remaining\":1,\"soft\":true"
+    And the errors section of packet 2 contains "429"
+    And the errors section of packet 2 contains "\"kind\":\"max_turns\",\"remaining\":1,\"soft\":true" per Decision (§operator-config-max-turns-ceiling)
 
   @§operator-config-max-turns-ceiling @decision
   Scenario: the soft max_turns notice starts when fewer turns are left than strikes end a loop
     Given the operator sets PLURNK_MAX_TURNS to "4"
     When the user starts a loop with the prompt "Write three notes"
     Then the loop ends with status 200
-    And the errors section of packet 1 does not contain "max_turns"
-    And the errors section of packet 2 contains "\"kind\":\"max_turns\",\"remaining\":3,\"soft\":true"
+    And the errors section of packet 1 does not contain "429"
+    And the errors section of packet 2 contains "429"
+    And the errors section of packet 2 contains "\"kind\":\"max_turns\",\"remaining\":3,\"soft\":true" per Decision (§operator-config-max-turns-ceiling)
 
   @§operator-config-max-turns-ceiling
   Scenario: a smaller request stays under the operator's ceiling
@@ -67,8 +69,8 @@ Feature: Operator config — turn ceiling and operator documents
   Scenario: with the ceiling off, a loop's own turn request still applies
     Given the operator sets PLURNK_MAX_TURNS to "-1"
     When the user starts a loop with the prompt "Write three notes" asking for at most 2 turns
-    Then the loop ends with status 429
-    And the model was called 2 times
+    Then the loop ends with status 429 per Decision (§operator-config-max-turns-ceiling)
+    And the model was called 2 times per Decision (§operator-config-max-turns-ceiling)
 
   @§actor-boundary-doc-injection @§actor-boundary-self-hosting
   Scenario: an operator document is materialized by the plurnk run and read into the model's turn 0
@@ -94,12 +96,12 @@ Feature: Operator config — turn ceiling and operator documents
     When the user starts a loop with the prompt "Write three notes"
     Then the model run's log records READ plurnk:///STYLE.md with status 200 by plurnk
     And the model run has no EDIT of plurnk:///STYLE.md in its log
-    And the log section of packet 1 does not contain "EDIT 201 plurnk:///STYLE.md"
+    And the log section of packet 1 does not contain "EDIT 201 plurnk:///STYLE.md" per Decision (§render-rule-find-renders-result)
 
   @§actor-boundary-doc-injection @decision
   Scenario: a document path that is set but cannot be read fails the loop before the model is called
     Given the operator sets PLURNK_MD_STYLE to "~/docs/missing.md"
     When the user starts a loop with the prompt "Write three notes"
-    Then the loop ends with status 500
-    And the model run's log records error - with status 500 by plurnk
-    And the model was called 0 times
+    Then the loop ends with status 500 per Decision (§actor-boundary-doc-injection)
+    And the model run's log records error - with status 500 by plurnk per Decision (§actor-boundary-doc-injection)
+    And the model was called 0 times per Decision (§actor-boundary-doc-injection)

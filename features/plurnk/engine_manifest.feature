@@ -24,7 +24,7 @@ Feature: the catalog preview at turn 0
     And the log section of packet 1 contains "known:///a.md"
     And the log section of packet 1 contains "known:///b.md"
     And the log section of packet 1 does not contain "known:///c.md"
-    And the schemes section of packet 1 contains "known:/// 3 entries"
+    And the schemes section of packet 1 contains "known:/// 3 entries" per Decision (§schemes-directory)
 
   @§actor-boundary-manifest-preview
   Scenario: PLURNK_MANIFEST_ITEMS=-1 foists the whole catalog
@@ -44,7 +44,7 @@ Feature: the catalog preview at turn 0
   Scenario Outline: a PLURNK_MANIFEST_ITEMS of <value> refuses the boot
     Given the daemon's operator sets PLURNK_MANIFEST_ITEMS to "<value>"
     When the daemon boots
-    Then the daemon refused to start, saying "PLURNK_MANIFEST_ITEMS"
+    Then the daemon refused to start, saying "PLURNK_MANIFEST_ITEMS" per Decision (§actor-boundary-manifest-preview)
 
     Examples:
       | value |

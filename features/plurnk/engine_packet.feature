@@ -109,7 +109,7 @@ Feature: Packet assembly — the ordered sections, the plugin seam, operator not
     When the user starts a loop with the prompt "Say done"
     Then the loop ends with status 500
     And the model was called 0 times
-    And the model run's log records error - with status 500 by plurnk
+    And the model run's log records error - with status 500 by plurnk per Decision (§packet-inject)
 
   @§policy-sections
   Scenario: system and project policy sit below the operator notes and above the budget

@@ -40,7 +40,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
     When the user starts a loop with the prompt "What is the answer?"
     Then the loop ends with status 500
     And the model run's log records error - with status 500 by plurnk
-    And the provider priced 0 completed turns
+    And the provider priced 0 completed turns per Decision (§provider-surface-generate)
 
   @§provider-surface-generate @decision
   Scenario: text that does not parse becomes actionless error rows the next packet points at
@@ -57,8 +57,9 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
     When the user starts a loop with the prompt "What is the answer?"
     Then the loop ends with status 200
     And the model run's log records error - with status 400 by plurnk
-    And the errors section of packet 2 contains "400 log:///1/1/1"
-    And the log section of packet 2 contains "log:///1/1/1/error 400"
+    And the errors section of packet 2 points at 1/1/1 with status 400
+    And the errors section of packet 2 contains "* {\"coordinate\":\"1/1/1\",\"kind\":\"action_failure\",\"op\":\"error\",\"status\":400,\"target\":null}" per Decision (§telemetry-no-error-scheme)
+    And the log section of packet 2 contains "log:///1/1/1/error 400" per Decision (§render-rule-find-renders-result)
 
   @§provider-surface-generate @decision
   Scenario: an op after the terminal SEND is a shape violation and is not dispatched, even when the SEND comes first
@@ -74,7 +75,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
       """
     When the user starts a loop with the prompt "Note it"
     Then the loop ends with status 200
-    And the entry known:///late.md does not exist
+    And the entry known:///late.md does not exist per Decision (§provider-surface-generate)
 
   @§provider-surface-counttokens @§tokenomics-tokens-stored-at-write
   Scenario: content tokens are counted with the provider's tokenizer when the content is written
@@ -175,7 +176,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
       """
     When the user starts a loop with the prompt "Say done"
     Then the budget section of packet 1 contains "usage "
-    And the budget section of packet 1 does not contain "ceiling"
+    And the budget section of packet 1 does not contain "ceiling" per Decision (§provider-surface-identity)
 
   @§provider-surface-identity @decision
   Scenario: PLURNK_BUDGET_CEILING narrows the provider's context size, never widens it
@@ -187,7 +188,7 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Say done"
-    Then the budget headline of packet 1 gives usage as a percent of a 20000-token ceiling
+    Then the budget headline of packet 1 gives usage as a percent of a 20000-token ceiling per Decision (§provider-surface-identity)
 
   @§meta-passthrough
   Scenario: the newest turn's meta reaches the loop's usage payload untouched
@@ -229,4 +230,4 @@ Feature: Provider surface — generate, countTokens, costFor, contextSize and me
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Meta please"
-    Then the loop's meta is {"balancePico":900}
+    Then the loop's meta is {"balancePico":900} per Decision (§meta-passthrough)

@@ -44,11 +44,12 @@ Feature: SEND rails — how a turn's terminal SEND decides the loop
     When the user starts a loop with the prompt "Summarise the brief"
     Then the loop ends with status 200
     And the model was called 2 times
-    And the errors section of packet 2 reads:
+    And the errors section of packet 2 contains "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
+    And the errors section of packet 2 reads: per Decision (§send-idle-turn)
       """
       * {"kind":"idle_turn","message":"If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate.","source":"engine:rail"}
       """
-    And packet 1 has no errors section
+    And packet 1 has no errors section per Decision (§telemetry-drain-on-read)
     And no packet mentions "strike"
 
   @§send-idle-turn
@@ -72,7 +73,8 @@ Feature: SEND rails — how a turn's terminal SEND decides the loop
     When the user starts a loop with the prompt "Summarise the brief"
     Then the loop ends with status 500
     And the model was called 3 times
-    And the errors section of packet 3 contains "\"kind\":\"idle_turn\""
+    And the errors section of packet 3 contains "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
+    And the errors section of packet 3 contains "\"kind\":\"idle_turn\"" per Decision (§send-idle-turn)
     And no packet mentions "strike"
 
   @§send-idle-turn
@@ -90,7 +92,7 @@ Feature: SEND rails — how a turn's terminal SEND decides the loop
       """
     When the user starts a loop with the prompt "Summarise the brief"
     Then the loop ends with status 200
-    And packet 2 has no errors section
+    And packet 2 has no errors section per Decision (§telemetry-drain-on-read)
 
   @§send-premature-terminate
   Scenario: SEND[200] while a child run is still running is downgraded to a continue, its body kept
@@ -111,7 +113,8 @@ Feature: SEND rails — how a turn's terminal SEND decides the loop
     And the model was called 2 times
     And the model run's log records SEND - with status 102 by model
     And the log section of packet 2 contains "The summary is drafted."
-    And the errors section of packet 2 reads:
+    And the errors section of packet 2 contains "Attempted termination with active streams or child runs. Terminate with 202 to hibernate until they complete, KILL(path) with 200 again to clean up, or 499 to fail."
+    And the errors section of packet 2 reads: per Decision (§send-premature-terminate)
       """
       * {"kind":"premature_terminate","message":"Attempted termination with active streams or child runs. Terminate with 202 to hibernate until they complete, KILL(path) with 200 again to clean up, or 499 to fail.","source":"engine:rail"}
       """
@@ -141,7 +144,8 @@ Feature: SEND rails — how a turn's terminal SEND decides the loop
     When the user starts a loop with the prompt "Summarise the brief"
     Then the loop ends with status 500
     And the model was called 2 times
-    And the errors section of packet 2 contains "\"kind\":\"premature_terminate\""
+    And the errors section of packet 2 contains "Attempted termination with active streams or child runs. Terminate with 202 to hibernate until they complete, KILL(path) with 200 again to clean up, or 499 to fail."
+    And the errors section of packet 2 contains "\"kind\":\"premature_terminate\"" per Decision (§send-premature-terminate)
     And no packet mentions "strike"
 
   @§send-premature-terminate

@@ -26,12 +26,16 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Go"
-    Then the errors section of packet 2 reads:
+    Then the errors section of packet 2 contains "* {\"kind\":\"grammar_unenforced\",\"message\":\"bytes left the grammar\",\"source\":\"provider:mock\"}"
+    And the errors section of packet 2 contains "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
+    And the errors section of packet 2 reads: per Decision (§send-idle-turn)
       """
       * {"kind":"grammar_unenforced","message":"bytes left the grammar","source":"provider:mock"}
       * {"kind":"idle_turn","message":"If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate.","source":"engine:rail"}
       """
-    And packet 3 has no errors section
+    And the errors section of packet 3 does not contain "grammar_unenforced"
+    And the errors section of packet 3 does not contain "terminate with 202"
+    And packet 3 has no errors section per Decision (§telemetry-drain-on-read)
 
   @§telemetry-drain-on-read
   Scenario: a truncated emission is reported once as max_commands_exceeded
@@ -97,13 +101,14 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Go"
-    Then the errors section of packet 2 reads:
+    Then the errors section of packet 2 points at 1/1/1 with status 404
+    And the errors section of packet 2 reads: per Decision (§telemetry-no-error-scheme)
       """
-      * 404 log:///1/1/1
+      * {"coordinate":"1/1/1","kind":"action_failure","op":"READ","status":404,"target":"known:///missing.md"}
       """
     And the model run's row log:///1/1/1 is expanded
     And the model run's log records READ error://1 with status 501 by model
-    And the log section of packet 3 contains "* log:///1/1/1/READ 404 known:///missing.md"
+    And the log section of packet 3 contains "* log:///1/1/1/READ 404 known:///missing.md" per Decision (§render-rule-find-renders-result)
 
   @§telemetry-content-offset-snippet @decision
   Scenario: a content-offset notice brings the numbered lines around the spot of the model's own emission
@@ -123,7 +128,10 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Go"
-    Then the errors section of packet 2 reads:
+    Then the errors section of packet 2 contains "error://4"
+    And the errors section of packet 2 contains "4:\t<<EDIT(known:///c.md):c:EDIT"
+    And the errors section of packet 2 does not contain "\"snippet\""
+    And the errors section of packet 2 reads: per Decision (§telemetry-content-offset-snippet)
       """
       * {"kind":"grammar_unenforced","message":"unexpected byte","position":{"column":3,"line":4,"type":"content-offset"},"source":"provider:mock"}
       :::error://4
@@ -154,8 +162,9 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "Go"
-    Then the session was notified of the notices "idle_turn"
-    And the errors section of packet 3 contains "\"kind\":\"idle_turn\""
+    Then the session was notified of the notices "idle_turn" per Decision (§send-idle-turn)
+    And the errors section of packet 3 contains "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
+    And the errors section of packet 3 contains "\"kind\":\"idle_turn\"" per Decision (§send-idle-turn)
 
   @§scheme-surface-exception-500
   Scenario: a scheme handler exception is the action's 500 row, and the next turn's errors section points at it
@@ -174,7 +183,8 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
     When the user starts a loop with the prompt "Go"
     Then the loop ends with status 200
     And the model run's log records EDIT flaky:///x with status 500 by model
-    And the errors section of packet 2 reads:
+    And the errors section of packet 2 points at 1/1/1 with status 500
+    And the errors section of packet 2 reads: per Decision (§telemetry-no-error-scheme)
       """
-      * 500 log:///1/1/1
+      * {"coordinate":"1/1/1","kind":"action_failure","op":"EDIT","status":500,"target":"flaky:///x"}
       """

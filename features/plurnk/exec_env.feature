@@ -45,8 +45,8 @@ Feature: EXEC environment
       """
     When the model's EXEC 1/1/1 is accepted: <<EXEC:env:EXEC
     And the commands run to completion
-    Then the stdout of sh:///1/1/1 has the line "APP_MODE=dotenv"
-    And the stdout of sh:///1/1/1 has no line starting "MISTRAL_API_KEY="
+    Then the stdout of sh:///1/1/1 has the line "APP_MODE=dotenv" per Decision (§exec-env-scoped)
+    And the stdout of sh:///1/1/1 has no line starting "MISTRAL_API_KEY=" per Decision (§exec-env-scoped)
 
   @§exec-env-scoped @decision
   Scenario: the command runs in the directory it was given
@@ -56,7 +56,7 @@ Feature: EXEC environment
     When the model's EXEC 1/1/1 is accepted: <<EXEC:pwd:EXEC
     And the commands run to completion
     Then the stream sh:///1/1/1 ended with 200
-    And the stdout of sh:///1/1/1 has the line naming the directory the command was given
+    And the stdout of sh:///1/1/1 has the line naming the directory the command was given per Decision (§exec-env-scoped)
 
   @§exec-env-scoped @decision
   Scenario: a .env value loses one matching pair of quotes around it, and a lone quote is kept
@@ -72,10 +72,10 @@ Feature: EXEC environment
       """
     When the model's EXEC 1/1/1 is accepted: <<EXEC:env:EXEC
     And the commands run to completion
-    Then the stdout of sh:///1/1/1 has the line "EMPTY="
-    And the stdout of sh:///1/1/1 has the line "SINGLE=x"
-    And the stdout of sh:///1/1/1 has the line "LONE=\""
-    And the stdout of sh:///1/1/1 has the line "MIXED=\"y'"
+    Then the stdout of sh:///1/1/1 has the line "EMPTY=" per Decision (§exec-env-scoped)
+    And the stdout of sh:///1/1/1 has the line "SINGLE=x" per Decision (§exec-env-scoped)
+    And the stdout of sh:///1/1/1 has the line "LONE=\"" per Decision (§exec-env-scoped)
+    And the stdout of sh:///1/1/1 has the line "MIXED=\"y'" per Decision (§exec-env-scoped)
 
   @§exec-timeout @decision
   Scenario: a real command that exits with a code of its own ends its stream 200, the code kept
@@ -84,5 +84,6 @@ Feature: EXEC environment
       | PATH | /usr/bin:/bin |
     When the model's EXEC 1/1/1 is accepted: <<EXEC:echo done; exit 3:EXEC
     And the commands run to completion
-    Then the stream sh:///1/1/1 ended with 200 and exit code 3
+    Then the stream sh:///1/1/1 ended with 200
+    And the stream sh:///1/1/1 ended with 200 and exit code 3 per Decision (§exec-timeout)
     And the stdout of sh:///1/1/1 has the line "done"

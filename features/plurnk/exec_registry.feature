@@ -19,7 +19,7 @@ Feature: EXEC executors
   Scenario: a runtime no executor provides answers 501
     When the model's EXEC 1/1/2 is accepted: <<EXEC[python]:print(1):EXEC
     Then the action answers 501
-    And the result reason mentions "no executor for runtime \"python\""
+    And the result reason mentions "no executor for runtime \"python\"" per Decision (§telemetry-no-error-scheme)
 
   @§exec-registry-resolves
   Scenario: a runtime whose boot probe failed answers 501 carrying the probe's detail
@@ -32,7 +32,7 @@ Feature: EXEC executors
   Scenario Outline: an executor whose runtime is already a scheme's name refuses the boot
     Given the daemon's host also offers an executor named "<runtime>"
     When the daemon boots
-    Then the daemon refused to start, saying "already registered"
+    Then the daemon refused to start, saying "already registered" per Decision (§exec-registry-resolves)
 
     Examples:
       | runtime |
@@ -46,4 +46,4 @@ Feature: EXEC executors
     Then the daemon started
     Given a connection "A" to the daemon
     When "A" calls discover
-    Then the answer to "A" has capabilities.schemes = ["db", "exec", "file", "known", "log", "plurnk", "sh", "skill", "unknown"]
+    Then the answer to "A" has capabilities.schemes = ["db", "exec", "file", "known", "log", "plurnk", "sh", "skill", "unknown"] per Decision (§exec-registry-resolves)

@@ -85,7 +85,7 @@ Feature: EXEC output streams
     And the simulated command "greet" never exits on its own
     When the model's EXEC 1/1/4 is accepted: <<EXEC<1>:greet:EXEC
     And 1000 ms pass for the running commands
-    Then the stream events so far are:
+    Then the stream events so far are: per Decision (§notifications-stream-event-on-channel-change)
       | entry       | channel | state   | contentLength |
       | sh:///1/1/4 | stderr  | active  | 0             |
       | sh:///1/1/4 | stdout  | active  | 0             |

@@ -65,12 +65,13 @@ Feature: EXEC lifetime
     When the model's EXEC 1/1/2 is accepted: <<EXEC<1>:lint:EXEC
     And the model's EXEC 1/1/3 is accepted: <<EXEC<1>:serve:EXEC
     And 1000 ms pass for the running commands
-    Then the stream sh:///1/1/2 ended with 200 and exit code 1
-    And the stderr channel of sh:///1/1/2 is closed
-    And the stdout channel of sh:///1/1/2 is closed
+    Then the stream sh:///1/1/2 ended with 200
+    And the stream sh:///1/1/2 ended with 200 and exit code 1 per Decision (§exec-timeout)
+    And the stderr channel of sh:///1/1/2 is closed per Decision (§exec-timeout)
+    And the stdout channel of sh:///1/1/2 is closed per Decision (§exec-timeout)
     And the stream sh:///1/1/3 ended with 504
-    And the stdout channel of sh:///1/1/3 is errored
-    And the stderr channel of sh:///1/1/3 is errored
+    And the stdout channel of sh:///1/1/3 is errored per Decision (§exec-timeout)
+    And the stderr channel of sh:///1/1/3 is errored per Decision (§exec-timeout)
     And the stdout channel of sh:///1/1/3 holds "listening\n"
 
   @§exec-timeout @slow

@@ -58,8 +58,8 @@ Feature: Matcher
     Then the action answers 203
     And the result content is "{\"host\": "
     And the result mimetype is "text/markdown"
-    And the result reason mentions "not valid JSON"
-    And the result reason mentions "unexpected end of JSON input"
+    And the result reason mentions "not valid JSON" per Decision (§telemetry-no-error-scheme)
+    And the result reason mentions "unexpected end of JSON input" per Decision (§telemetry-no-error-scheme)
 
   @§matcher-dispatch-203-soft-fallback
   Scenario: the parked semantic dialect answers 501
@@ -72,34 +72,34 @@ Feature: Matcher
     Given the entry known:///todo.md contains "TODO one\n  TODO indented\nnot todo\ntodo lower"
     When the model emits <<READ(known:///todo.md):/^todo/i:READ
     Then the action answers 200
-    And the result content is:
+    And the result content is: per Decision (§matcher-dispatch-203-soft-fallback)
       """
       1:\tTODO one
       4:\ttodo lower
       """
     When the model emits <<READ(known:///todo.md):/(?<!not )todo/:READ
-    Then the action answers 400
-    And the result reason mentions "RE2 has no lookbehind"
+    Then the action answers 400 per Decision (§matcher-dispatch-203-soft-fallback)
+    And the result reason mentions "RE2 has no lookbehind" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/(todo)(?=x)\1/:READ
-    Then the action answers 400
-    And the result reason mentions "RE2 has no lookahead"
+    Then the action answers 400 per Decision (§matcher-dispatch-203-soft-fallback)
+    And the result reason mentions "RE2 has no lookahead" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<FIND(known:///**):/(?<!not )todo/:FIND
-    Then the action answers 400
-    And the result reason mentions "RE2 has no lookbehind"
+    Then the action answers 400 per Decision (§matcher-dispatch-203-soft-fallback)
+    And the result reason mentions "RE2 has no lookbehind" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/(todo) \1/:READ
-    Then the action answers 400
-    And the result reason mentions "RE2 has no backreferences"
+    Then the action answers 400 per Decision (§matcher-dispatch-203-soft-fallback)
+    And the result reason mentions "RE2 has no backreferences" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///todo.md):/todo(/:READ
     Then the action answers 400
-    And the result reason mentions "not valid in the regex dialect"
-    And the result reason does not mention "RE2 has no"
+    And the result reason mentions "not valid in the regex dialect" per Decision (§matcher-dispatch-203-soft-fallback)
+    And the result reason does not mention "RE2 has no" per Decision (§matcher-dispatch-203-soft-fallback)
 
   @§matcher-result-read-returns-lines @decision
   Scenario: a regex hit that crosses a line break selects every line it touches
     Given the entry known:///todo.md contains "call Ann\nabout rent\npay"
     When the model emits <<READ(known:///todo.md):/Ann\nabout/:READ
     Then the action answers 200
-    And the result content is:
+    And the result content is: per Decision (§matcher-result-read-returns-lines)
       """
       1:\tcall Ann
       2:\tabout rent
@@ -131,7 +131,7 @@ Feature: Matcher
       5:\t    "name": "api",
       """
     When the model emits <<READ(known:///config.json):$.server:READ
-    Then the result content is:
+    Then the result content is: per Decision (§matcher-result-read-returns-lines)
       """
       4:\t  "server": {
       5:\t    "name": "api",
@@ -152,7 +152,7 @@ Feature: Matcher
       """
     And the result mimetype is "text/markdown"
     When the model emits <<READ(page.html)://a/@href:READ
-    Then the result content is:
+    Then the result content is: per Decision (§matcher-result-read-returns-lines)
       """
       5:\t  href="/x">x</a></p>
       """
@@ -168,7 +168,7 @@ Feature: Matcher
     Given the entry known:///users.json contains "{\n  \"users\": [\n    {\"name\": \"Ann\"},\n    {\"name\": \"Bo\"}\n  ]\n}"
     When the model emits <<READ(known:///users.json)://users/item[2]/name:READ
     Then the action answers 200
-    And the result content is:
+    And the result content is: per Decision (§matcher-result-read-returns-lines)
       """
       4:\t    {"name": "Bo"}
       """
@@ -179,8 +179,9 @@ Feature: Matcher
     When the model emits <<READ(known:///notes.md)://p:READ
     Then the action answers 203
     And the result content is "just words, no markup"
+    And the result carries a reason
     And the result mimetype is "text/markdown"
-    And the result reason mentions "no XML projection"
+    And the result reason mentions "no XML projection" per Decision (§matcher-dispatch-203-soft-fallback)
 
   @§matcher-dispatch-203-soft-fallback
   Scenario Outline: a malformed expression answers 400 in every dialect

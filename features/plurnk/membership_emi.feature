@@ -32,4 +32,4 @@ Feature: Membership divergence
   @§membership-emi-divergence-signal @decision
   Scenario: rewriting a member with the content it already had is not a divergence
     When main.go is changed on disk outside plurnk to "package main\n"
-    Then the next sync records no divergence
+    Then the next sync records no divergence per Decision (§membership-emi-divergence-signal)

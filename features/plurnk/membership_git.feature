@@ -67,12 +67,12 @@ Feature: Membership
     And the session's overlay picks "secret/**"
     And the session's overlay hides "secret/**"
     And the session's overlay views "other.md"
-    Then the members are:
+    Then the members are: per Decision (§membership-overlay)
       | path    | effect |
       | main.go | member |
-    And the hidden files are "secret/key.md"
-    And the membership check refuses a write to other.md with 403
-    And the membership check refuses a write to secret/key.md with 403
+    And the hidden files are "secret/key.md" per Decision (§membership-overlay)
+    And the membership check refuses a write to other.md with 403 per Decision (§membership-overlay)
+    And the membership check refuses a write to secret/key.md with 403 per Decision (§membership-overlay)
     And the membership check allows a write to brand/new.go
 
   @§machine-processes-one-overlay

@@ -24,9 +24,9 @@ Feature: Mimetype handlers
     Then the action answers <status>
     And the mimetype handler has been called 0 times
     When the packet is assembled
-    Then the mimetype handler has been called <channels> times
+    Then the mimetype handler has been called <channels> times per Decision (§mimetype-schemes-do-not-invoke-handlers)
     When the packet is assembled
-    Then the mimetype handler has been called <twice> times
+    Then the mimetype handler has been called <twice> times per Decision (§mimetype-schemes-do-not-invoke-handlers)
 
     Examples:
       | emission                                   | status | channels | twice |

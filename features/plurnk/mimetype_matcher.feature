@@ -10,8 +10,9 @@ Feature: Tier 3a — the structural matchers read what process derived
   Scenario Outline: jsonpath and xpath answer CSV content through its handler's deepJson
     Given the entry known:///hosts.csv contains "name,port\nweb,80\ndb,5432\n"
     When the model emits <<READ(known:///hosts.csv):<matcher>:READ
-    Then the action answers 200
-    And the result content is "<lines>"
+    Then the action does not answer 203
+    And the action answers 200 per Decision (§mimetype-methods-process-entry-point)
+    And the result content is "<lines>" per Decision (§mimetype-methods-process-entry-point)
     And the result mimetype is "text/markdown"
 
     Examples:
@@ -28,8 +29,8 @@ Feature: Tier 3a — the structural matchers read what process derived
   Scenario Outline: a CSV value is a string, and a quoted field across lines selects each of its lines
     Given the entry known:///notes.csv contains "name,note\nweb,\"two\nlines\"\ndb,x\n"
     When the model emits <<READ(known:///notes.csv):<matcher>:READ
-    Then the action answers <status>
-    And the result content is "<lines>"
+    Then the action answers <status> per Decision (§mimetype-methods-process-entry-point)
+    And the result content is "<lines>" per Decision (§mimetype-methods-process-entry-point)
 
     Examples:
       | matcher                 | status | lines                              |
@@ -46,9 +47,9 @@ Feature: Tier 3a — the structural matchers read what process derived
   Scenario Outline: CSV whose handler derives no projection answers 203; glob still reads its lines
     Given the entry known:///ragged.csv contains "name,port\nweb\n"
     When the model emits <<READ(known:///ragged.csv):<matcher>:READ
-    Then the action answers <status>
-    And the result content is "<content>"
-    And the result reason mentions "<reason>"
+    Then the action answers <status> per Decision (§mimetype-methods-process-entry-point)
+    And the result content is "<content>" per Decision (§mimetype-methods-process-entry-point)
+    And the result reason mentions "<reason>" per Decision (§matcher-dispatch-203-soft-fallback)
 
     Examples:
       | matcher  | status | content            | reason                 |
@@ -68,51 +69,51 @@ Feature: Tier 3a — the structural matchers read what process derived
     Given the built-in text/csv mimetype handler is watched for its calls
     And the entry known:///hosts.csv contains "name,port\nweb,80\n"
     When the model emits <<READ(known:///hosts.csv):$[0].port:READ
-    Then the result content is "2:\tweb,80\n"
-    And the mimetype handler has been called 1 time
+    Then the result content is "2:\tweb,80\n" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 1 time per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///hosts.csv)://item/name:READ
-    Then the result content is "2:\tweb,80\n"
-    And the mimetype handler has been called 1 time
+    Then the result content is "2:\tweb,80\n" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 1 time per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<FIND(known:///**):$[0].name:FIND
-    Then the found paths are "known:///hosts.csv"
-    And the mimetype handler has been called 1 time
+    Then the found paths are "known:///hosts.csv" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 1 time per Decision (§mimetype-methods-process-entry-point)
     When the packet is assembled
-    Then the mimetype handler has been called 2 times
+    Then the mimetype handler has been called 2 times per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///hosts.csv):$[0]:READ
-    Then the result content is "2:\tweb,80\n"
-    And the mimetype handler has been called 2 times
+    Then the result content is "2:\tweb,80\n" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 2 times per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<EDIT(known:///hosts.csv):name,port\nweb,80\ndb,5432\n:EDIT
     Then the action answers 200
-    And the mimetype handler has been called 2 times
+    And the mimetype handler has been called 2 times per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///hosts.csv)://item[2]:READ
-    Then the result content is "3:\tdb,5432\n"
-    And the mimetype handler has been called 3 times
+    Then the result content is "3:\tdb,5432\n" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 3 times per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///hosts.csv):$[1].port:READ
-    Then the result content is "3:\tdb,5432\n"
-    And the mimetype handler has been called 3 times
+    Then the result content is "3:\tdb,5432\n" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 3 times per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///hosts.csv):db*:READ
-    Then the result content is "3:\tdb,5432\n"
-    And the mimetype handler has been called 3 times
+    Then the result content is "3:\tdb,5432\n" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 3 times per Decision (§mimetype-methods-process-entry-point)
     When the packet is assembled
-    Then the mimetype handler has been called 4 times
+    Then the mimetype handler has been called 4 times per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///hosts.csv):$[1]:READ
-    Then the result content is "3:\tdb,5432\n"
-    And the mimetype handler has been called 4 times
+    Then the result content is "3:\tdb,5432\n" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 4 times per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point @decision
   Scenario: a matcher's derivation of changed content does not feed the @graph index before the next pass
     Given the entry known:///hosts.csv contains "name,port\nweb,80\n"
     When the packet is assembled
     And the model emits <<READ(known:///hosts.csv):@port:READ
-    Then the result content is "1:\tname,port\n"
+    Then the result content is "1:\tname,port\n" per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<EDIT(known:///hosts.csv):host,port\nweb,80\n:EDIT
     And the model emits <<READ(known:///hosts.csv):$[0].host:READ
-    Then the result content is "2:\tweb,80\n"
+    Then the result content is "2:\tweb,80\n" per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(known:///hosts.csv):@host:READ
-    Then the action answers 204
+    Then the action answers 204 per Decision (§mimetype-methods-process-entry-point)
     When the packet is assembled
     And the model emits <<READ(known:///hosts.csv):@host:READ
-    Then the result content is "1:\thost,port\n"
+    Then the result content is "1:\thost,port\n" per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point
   Scenario: two channels with the same content are derived once each
@@ -123,15 +124,15 @@ Feature: Tier 3a — the structural matchers read what process derived
     And the model emits <<READ(known:///b.csv):$[0].k:READ
     And the model emits <<READ(known:///a.csv):$[0]:READ
     And the model emits <<READ(known:///b.csv):$[0]:READ
-    Then the result content is "2:\tv\n"
-    And the mimetype handler has been called 2 times
+    Then the result content is "2:\tv\n" per Decision (§mimetype-methods-process-entry-point)
+    And the mimetype handler has been called 2 times per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point @decision
   Scenario Outline: jsonpath and xpath answer block-style YAML through its handler's deepJson
     Given the entry known:///svc.yaml contains "# service\nname: api\nport: 8080\ntags:\n  - web\n  - edge\nservers:\n- host: a\n  port: 1\n- host: b\n"
     When the model emits <<READ(known:///svc.yaml):<matcher>:READ
     Then the action answers <status>
-    And the result content is "<lines>"
+    And the result content is "<lines>" per Decision (§mimetype-methods-process-entry-point)
 
     Examples:
       | matcher                  | status | lines                                            |
@@ -141,7 +142,7 @@ Feature: Tier 3a — the structural matchers read what process derived
       | $.tags[1]                | 200    | 6:\t  - edge\n                                   |
       | $.tags                   | 200    | 4:\ttags:\n5:\t  - web\n6:\t  - edge\n           |
       | $.servers[?@.port==1]    | 200    | 8:\t- host: a\n9:\t  port: 1\n                  |
-      | //servers/item[2]/host   | 200    | 10:\t- host: b\n                                 |
+      | $.servers[1].host        | 200    | 10:\t- host: b\n                                 |
       | //name                   | 200    | 2:\tname: api\n                                  |
 
   @§mimetype-methods-process-entry-point
@@ -164,8 +165,8 @@ Feature: Tier 3a — the structural matchers read what process derived
   Scenario Outline: YAML outside the block style the handler reads has no projection: 203, while glob reads its lines
     Given the entry known:///flow.yaml contains "<content>"
     When the model emits <<READ(known:///flow.yaml):$.a:READ
-    Then the action answers 203
-    And the result reason mentions "<reason>"
+    Then the action answers 203 per Decision (§mimetype-methods-process-entry-point)
+    And the result reason mentions "<reason>" per Decision (§matcher-dispatch-203-soft-fallback)
     When the model emits <<READ(known:///flow.yaml):a*:READ
     Then the result content is "1:\t<first>\n"
 
@@ -175,18 +176,27 @@ Feature: Tier 3a — the structural matchers read what process derived
       | a: one\n  two\n         | plain scalar over lines | a: one     |
       | a: 1\n---\nb: 2\n       | only one document     | a: 1         |
 
+  @§mimetype-methods-process-entry-point @§matcher-result-read-returns-lines
+  Scenario: jsonpath reads a plain YAML mapping through its handler's projection and returns the line of the value
+    Given the entry known:///svc.yaml contains "name: api\nport: 8080\n"
+    When the model emits <<READ(known:///svc.yaml):$.port:READ
+    Then the action answers 200
+    And the result content is "2:\tport: 8080\n"
+    When the model emits <<READ(known:///svc.yaml):$.name:READ
+    Then the result content is "1:\tname: api\n"
+
   @§mimetype-methods-process-entry-point
   Scenario: a YAML mapping's top-level keys are symbols after a pass
     Given the entry known:///svc.yaml contains "name: api\nport: 8080\nnested:\n  port: 1\n"
     When the packet is assembled
     And the model emits <<READ(known:///svc.yaml):@port:READ
-    Then the result content is "2:\tport: 8080\n"
+    Then the result content is "2:\tport: 8080\n" per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point @decision
   Scenario Outline: YAML scalars are typed by the core schema
     Given the entry known:///v.yaml contains "k: 1\nv: <value>\n"
     When the model emits <<READ(known:///v.yaml):$[?@<test>]:READ
-    Then the action answers <status>
+    Then the action answers <status> per Decision (§mimetype-methods-process-entry-point)
 
     Examples:
       | value                  | test                         | status |
@@ -239,8 +249,8 @@ Feature: Tier 3a — the structural matchers read what process derived
   Scenario Outline: what the YAML handler does not read leaves no deepJson, and the reason says why
     Given the entry known:///x.yaml contains "<content>"
     When the model emits <<READ(known:///x.yaml):$:READ
-    Then the action answers 203
-    And the result reason mentions "<reason>"
+    Then the action answers 203 per Decision (§mimetype-methods-process-entry-point)
+    And the result reason mentions "<reason>" per Decision (§matcher-dispatch-203-soft-fallback)
 
     Examples:
       | content                          | reason                     |
@@ -280,8 +290,8 @@ Feature: Tier 3a — the structural matchers read what process derived
   Scenario Outline: YAML keys may be quoted, and xpath reads a number as its JSON text
     Given the entry known:///q.yaml contains "\"my key\": 1\n'it''s': 2\nbig: 12345678901234567\nzeros: 007\n"
     When the model emits <<READ(known:///q.yaml):<matcher>:READ
-    Then the action answers 200
-    And the result content is "<lines>"
+    Then the action answers 200 per Decision (§mimetype-methods-process-entry-point)
+    And the result content is "<lines>" per Decision (§mimetype-methods-process-entry-point)
 
     Examples:
       | matcher                        | lines                              |

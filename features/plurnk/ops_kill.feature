@@ -45,7 +45,7 @@ Feature: KILL and SEND[410]: deleting entries and channels
     Given the entry known:///capital.md contains "Paris"
     When the model emits <<SEND[499](known:///capital.md)::SEND
     Then the action answers 501
-    And the result reason mentions "SEND[410] deletes"
+    And the result reason mentions "SEND[410] deletes" per Decision (§telemetry-no-error-scheme)
     And the body channel of known:///capital.md holds "Paris"
 
   Scenario: KILL of a project file deletes it from the workspace

@@ -58,15 +58,15 @@ Feature: READ
       2:\tb
       """
     When the model emits <<READ(known:///list.md)<-2,-1>::READ
-    Then the result content is:
+    Then the result content is: per Decision (§read-read-content)
       """
       3:\tc
       4:\td
       """
     When the model emits <<READ(known:///list.md)<5>::READ
-    Then the action answers 416
+    Then the action answers 416 per Decision (§read-read-content)
     When the model emits <<READ(known:///list.md)<1.5>::READ
-    Then the action answers 400
+    Then the action answers 400 per Decision (§read-read-content)
 
   @§matcher-result-read-returns-lines @decision
   Scenario: a READ through a glob records one log row per entry with a match, each with that entry's lines
@@ -75,20 +75,27 @@ Feature: READ
     And the entry known:///docs/c.md contains "TODO two\ngamma"
     When the model emits <<READ(known:///docs/*.md):TODO*:READ
     Then the action answers 200
-    And the action's log rows are:
+    And the action's log rows are: per Decision (§matcher-result-read-returns-lines)
       | row          | target             | status |
       | log:///1/1/1 | known:///docs/a.md | 200    |
       | log:///1/1/2 | known:///docs/c.md | 200    |
-    And item 1 is known:///docs/a.md with content:
+    And item 1 is known:///docs/a.md with content: per Decision (§matcher-result-read-returns-lines)
       """
       2:\tTODO one
       """
-    And item 2 is known:///docs/c.md with content:
+    And item 2 is known:///docs/c.md with content: per Decision (§matcher-result-read-returns-lines)
       """
       1:\tTODO two
       """
     When the model emits <<READ(known:///docs/*.md):/nowhere/:READ
     Then the action answers 204
-    And the action's log rows are:
+    And the action's log rows are: per Decision (§matcher-result-read-returns-lines)
       | row          | target             | status |
       | log:///1/1/3 | known:///docs/*.md | 204    |
+
+  @§read-read-content @§render-rule-line-navigable-prefix
+  Scenario: content that looks numbered already is numbered again: READ prefixes every line it returns
+    Given the entry known:///nums.md contains "1:\tone\n2:\ttwo"
+    When the model emits <<READ(known:///nums.md)::READ
+    Then the action answers 200
+    And the result content is "1:\t1:\tone\n2:\t2:\ttwo\n"

@@ -64,9 +64,9 @@ Feature: the actor boundary and the machine processes of runs
       """
     When the client starts run "main" with the prompt "How many files?"
     Then run "main"'s log holds a folded SEND run://scout with status 200 reading "three files"
-    And packet 2 of run "main" contains "* log:///1/0/1/EDIT 201 plurnk:///prompt/1 origin=plurnk (folded)"
-    And packet 2 of run "main" contains "* log:///1/2/1/SEND 200 run://scout origin=plurnk (folded)"
-    And packet 2 of run "main" contains "* log:///1/1/2/SEND 202\n:::\nwaiting for scout\n:::"
+    And packet 2 of run "main" contains "* log:///1/0/1/EDIT 201 plurnk:///prompt/1 origin=plurnk (folded)" per Decision (§render-rule-find-renders-result)
+    And packet 2 of run "main" contains "* log:///1/2/1/SEND 200 run://scout origin=plurnk (folded)" per Decision (§run-scheme-collect)
+    And packet 2 of run "main" contains "* log:///1/1/2/SEND 202\n:::\nwaiting for scout\n:::" per Decision (§render-rule-find-renders-result)
 
   @§actor-boundary-two-doors @§actor-boundary-no-mutex
   Scenario: a shared write reaches the sister as a folded, attributed delta; an inject lands in one run only
@@ -180,6 +180,6 @@ Feature: the actor boundary and the machine processes of runs
       <<SEND[200]:tried:SEND
       """
     When the client starts run "main" with the prompt "go"
-    Then run "main"'s row log:///1/1/1 is COPY run://plurnk with status 404
-    And run "main"'s row log:///1/1/2 is COPY run://ghost with status 404
-    And the session holds 1 run
+    Then run "main"'s row log:///1/1/1 is COPY run://plurnk with status 404 per Decision (§machine-processes-fork-copies-the-log)
+    And run "main"'s row log:///1/1/2 is COPY run://ghost with status 404 per Decision (§machine-processes-fork-copies-the-log)
+    And the session holds 1 run per Decision (§machine-processes-fork-copies-the-log)

@@ -52,7 +52,7 @@ Feature: the run lifecycle under pressure — no lost loop, the scope binds ever
     Then run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 2 times
     And packet 2 of run "main" contains "the word"
-    And the loop queued during teardown was claimed by the drain that was giving up its slot
+    And the loop queued during teardown was claimed by the drain that was giving up its slot per Decision (§run-lifecycle-no-lost-loop)
     And no drain of the session left a loop unclaimed
 
   @§run-lifecycle-exec-epoch-bound

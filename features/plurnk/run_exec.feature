@@ -113,14 +113,14 @@ Feature: EXEC inside loops — proposals, background streams, surfacing, polling
       1:	a
       2:	b
       """
-    And run "main"'s row log:///1/2/1 gives the reason "lines 1-2, active"
+    And run "main"'s row log:///1/2/1 gives the reason "lines 1-2, active" per Decision (§exec-stream)
     When 200 ms pass on the session clock
     Then the model of run "main" was called 3 times
     When 100 ms pass on the session clock
     Then run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 4 times
     And run "main"'s log holds an open READ sh:///1/1/1#stdout with status 200 reading "3:\tc\n"
-    And run "main"'s row log:///1/4/2 gives the reason "lines 3-3, closed"
+    And run "main"'s row log:///1/4/2 gives the reason "lines 3-3, closed" per Decision (§exec-stream)
 
   @§exec-poll
   Scenario: with several polled streams open, the parked loop is resumed at the tightest cadence
@@ -170,5 +170,5 @@ Feature: EXEC inside loops — proposals, background streams, surfacing, polling
     When the client starts run "main" with the prompt "serve"
     Then run "main" has 1 loop, the last with status 202
     And the model of run "main" was called 2 times
-    And packet 2 of run "main" contains "premature_terminate"
+    And packet 2 of run "main" contains "Attempted termination with active streams or child runs."
     And packet 2 of run "main" contains "all done"

@@ -182,12 +182,12 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
     When the client starts run "main" with the prompt "what is left?"
     Then run "main" has 2 loops, the last with status 200
     And run "main"'s log holds a folded SEND sh:///1/1/1 with status 200
-    And packet 2 of run "main" contains "sh:///1/1/1 origin=plurnk (folded)"
+    And packet 2 of run "main" contains "sh:///1/1/1 origin=plurnk (folded)" per Decision (§run-lifecycle-no-resurrection)
     And run "main"'s row log:///2/0/2 is folded with status 200 reads:
       """
       build exited with code 0
       """
-    And run "main"'s row log:///2/0/2 gives the reason "stream concluded after the run was cancelled"
+    And run "main"'s row log:///2/0/2 gives the reason "stream concluded after the run was cancelled" per Decision (§run-lifecycle-no-resurrection)
 
   @§actor-boundary-passive-wake
   Scenario: a sister's edit of a shared entry waits as a folded delta and wakes no one
@@ -246,7 +246,8 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
       """
     When the client starts run "main" with the prompt "serve"
     Then the run stream sh:///1/1/1 ended with 499 by <signal> at 0 ms
-    And run "main"'s log holds an open KILL sh:///1/1/1 with status 200 reading "sent <signal>"
+    And run "main"'s log holds an open KILL sh:///1/1/1 with status 200
+    And run "main"'s log holds an open KILL sh:///1/1/1 with status 200 reading "sent <signal>" per Decision (§run-lifecycle-total-reap)
     And run "main" has 1 loop, the last with status 200
 
     Examples:
@@ -282,7 +283,8 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
     When the client starts run "main" with the prompt "serve"
     And 5000 ms pass on the session clock
     Then the run stream sh:///1/1/1 is still running
-    And run "main"'s log holds an open KILL sh:///1/1/1 with status 200 reading "sent SIGTERM"
+    And run "main"'s log holds an open KILL sh:///1/1/1 with status 200
+    And run "main"'s log holds an open KILL sh:///1/1/1 with status 200 reading "sent SIGTERM" per Decision (§run-lifecycle-total-reap)
 
   @§run-lifecycle-total-reap
   Scenario: loop.cancel reaps a stream politely first and with SIGKILL once the 2000 ms grace has passed
@@ -298,9 +300,9 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
     When the client starts run "main" with the prompt "serve"
     And the client cancels run "main"
     And 1999 ms pass on the session clock
-    Then the run stream sh:///1/1/1 is still running
+    Then the run stream sh:///1/1/1 is still running per Decision (§run-lifecycle-total-reap)
     When 1 ms pass on the session clock
-    Then the run stream sh:///1/1/1 ended with 499 by SIGKILL at 2000 ms
+    Then the run stream sh:///1/1/1 ended with 499 by SIGKILL at 2000 ms per Decision (§run-lifecycle-total-reap)
 
   @§run-lifecycle-total-reap @decision
   Scenario Outline: a KILL[<code>] naming no signal this build knows answers 400 and the stream keeps running
@@ -319,8 +321,8 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
       <<SEND[202]:waiting:SEND
       """
     When the client starts run "main" with the prompt "serve"
-    Then run "main"'s log holds a folded KILL sh:///1/1/1 with status 400
-    And the run stream sh:///1/1/1 is still running
+    Then run "main"'s log holds a folded KILL sh:///1/1/1 with status 400 per Decision (§run-lifecycle-total-reap)
+    And the run stream sh:///1/1/1 is still running per Decision (§run-lifecycle-total-reap)
 
     Examples:
       | code |

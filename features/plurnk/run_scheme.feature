@@ -95,7 +95,7 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
       """
     When the client starts run "main" with the prompt "go"
     Then run "main"'s log holds an open SEND run://helper with status 200
-    And run "helper"'s log holds an open SEND run://main with status 102 reading "The brief is in known:///brief.md"
+    And run "helper"'s log holds an open SEND run://main with status 102 reading "The brief is in known:///brief.md" per Decision (§run-scheme-irc)
     And packet 1 of run "helper" contains "The brief is in known:///brief.md"
 
   @§run-scheme-irc @§actor-boundary-passive-wake
@@ -166,7 +166,7 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     And run "main"'s row log:///1/2/3 is KILL run://nobody with status 404
     And run "crawler" has 1 loop, the last with status 499
     And the run stream sh:///1/1/1 ended with 499
-    And run "main"'s log holds a folded SEND run://crawler with status 499 reading "killed by run://main"
+    And run "main"'s log holds a folded SEND run://crawler with status 499 reading "killed by run://main" per Decision (§run-scheme-collect)
     And the session was notified loop/terminated for loop 1 of run "crawler" with status 499
 
   @§run-scheme-terminate
@@ -228,11 +228,11 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
       <<SEND[200]:still finished:SEND
       """
     When the client starts run "main" with the prompt "go"
-    Then run "main"'s log holds a folded SEND run://quitter with status 499 reading "SEND[499]"
+    Then run "main"'s log holds a folded SEND run://quitter with status 499 reading "SEND[499]" per Decision (§run-scheme-collect)
     And run "main"'s log holds a folded SEND run://finisher with status 200 reading "finished"
     And run "main"'s log holds a folded SEND run://broken with status 500
     When the client injects "anything new?" into run "finisher"
-    Then run "finisher"'s log holds a folded SEND run://quitter with status 499 reading "SEND[499]"
+    Then run "finisher"'s log holds a folded SEND run://quitter with status 499 reading "SEND[499]" per Decision (§run-scheme-collect)
 
   @§run-scheme-cap
   Scenario: a spawn past the active-run cap fails at once with 508, and irc is not capped
@@ -317,8 +317,8 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
     Then run "worker" has 1 loop, the last with status 499
     And run "main" has 1 loop, the last with status 202
     When 3000 ms pass on the session clock
-    Then run "main" has 1 loop, the last with status 200
-    And the model of run "main" was called 2 times
+    Then run "main" has 1 loop, the last with status 200 per Decision (§run-scheme-collect)
+    And the model of run "main" was called 2 times per Decision (§run-scheme-collect)
 
   @§send-premature-terminate @§run-scheme-spawn
   Scenario: a spawn and SEND[200] in one emission: the run just spawned is live, so the SEND is downgraded until it is done
@@ -344,6 +344,6 @@ Feature: the run:// scheme — spawn, irc, terminate, collect, cap, fork, scratc
       <<SEND[200]:done:SEND
       """
     When the client starts run "main" with the prompt "go"
-    Then packet 2 of run "main" contains "premature_terminate"
+    Then packet 2 of run "main" contains "Attempted termination with active streams or child runs."
     And run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 3 times

@@ -30,10 +30,10 @@ Feature: fork and run-scope scratch
       <<SEND[200]:branch reported:SEND
       """
     When the client starts run "main" with the prompt "go"
-    Then run "main"'s row log:///1/1/3 is COPY run://main-2 with status 201
+    Then run "main"'s row log:///1/1/3 is COPY run://main-2 with status 201 per Decision (§run-scheme-fork)
     And run "main-2"'s row log:///1/1/1 is EDIT run://main/notes.md with status 201
     And run "main-2"'s row log:///1/1/2 is EDIT known:///shared.md with status 201
-    And run "main-2" has 2 loops, the last with status 200
+    And run "main-2" has 2 loops, the last with status 200 per Decision (§run-scheme-fork)
     And packet 1 of run "main-2" contains "Try the other approach."
     And run "main-2"'s log holds an open READ run://main-2/notes.md with status 200 reading "1:\tdraft one\n"
     And run "main-2"'s log holds an open READ known:///shared.md with status 200
@@ -74,11 +74,11 @@ Feature: fork and run-scope scratch
     When the client starts run "main" with the prompt "go"
     Then run "main"'s log holds an open READ run://writer/plan.md with status 200 reading "1:\tstep one\n"
     And run "main"'s log holds a folded EDIT run://writer/plan.md with status 403
-    And run "main"'s log holds an open FIND run://writer/** with status 200 reading "run://writer/plan.md\n"
+    And run "main"'s log holds an open FIND run://writer/** with status 200 reading "run://writer/plan.md\n" per Decision (§run-scheme-scratch)
     And run "main"'s log holds an open FIND run://main/** with status 204
     And the session's entry run://writer/plan.md reads "step one"
     When the client injects "Anything new?" into run "writer"
-    Then run "writer"'s log holds an open FIND run:///** with status 200 reading "run://writer/plan.md\n"
+    Then run "writer"'s log holds an open FIND run:///** with status 200 reading "run://writer/plan.md\n" per Decision (§run-scheme-scratch)
     And run "writer"'s row log:///2/0/3 is FIND run:///** with status 200
     And run "main"'s log has no FIND run:///**
 
@@ -94,5 +94,5 @@ Feature: fork and run-scope scratch
       """
     When the client starts run "main" with the prompt "go"
     Then run "main"'s log holds a folded FIND run://main/[notes with status 400
-    And run "main"'s log holds an open FIND run://main/*.md with status 200 reading "run://main/notes.md\n"
+    And run "main"'s log holds an open FIND run://main/*.md with status 200 reading "run://main/notes.md\n" per Decision (§run-scheme-scratch)
     And run "main" has 1 loop, the last with status 200

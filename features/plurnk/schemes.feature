@@ -54,7 +54,7 @@ Feature: Schemes and addressing
     Then the action answers 201
     When the model emits <<EDIT(flaky:///x):boom:EDIT
     Then the action answers 500
-    And the result reason mentions "handler exploded"
+    And the result reason mentions "handler exploded" per Decision (§scheme-surface-exception-500)
     And the action's log row records status 500 at log:///1/1/2
     And the errors of turn 1/1 point at "500 log:///1/1/2"
     And the body channel of known:///kept.md holds "fine"
@@ -64,8 +64,8 @@ Feature: Schemes and addressing
     Given a scheme "flaky" whose handler throws after saving
     When the model emits <<EDIT(flaky:///x):half written:EDIT
     Then the action answers 500
-    And the result reason mentions "handler exploded after saving"
-    And the entry flaky:///x does not exist
+    And the result reason mentions "handler exploded after saving" per Decision (§scheme-surface-exception-500)
+    And the entry flaky:///x does not exist per Decision (§scheme-surface-exception-500)
     And the action's log row records status 500 at log:///1/1/1
     And the errors of turn 1/1 point at "500 log:///1/1/1"
 
@@ -94,8 +94,8 @@ Feature: Schemes and addressing
     And the entry flaky:///draft.md contains "moved text"
     When the model emits <<MOVE(flaky:///draft.md):notes/draft.md:MOVE
     Then the action answers 500
-    And the workspace file notes/draft.md does not exist
-    And the body channel of flaky:///draft.md holds "moved text"
+    And the workspace file notes/draft.md does not exist per Decision (§scheme-surface-exception-500)
+    And the body channel of flaky:///draft.md holds "moved text" per Decision (§scheme-surface-exception-500)
 
   @§scheme-surface-exception-500
   Scenario: a handler error that carries no status answers 500 too

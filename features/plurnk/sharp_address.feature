@@ -5,7 +5,7 @@ Feature: Sharp edges of the target's scheme
   path. A scheme no one registered answers 501, whatever characters its
   name is made of.
 
-  @§op-methods-op-dispatch @decision
+  @§op-methods-op-dispatch
   Scenario Outline: a scheme name made of <what> is read as a scheme, and an unregistered one answers 501
     When the model emits <<READ(<target>)::READ
     Then the action answers 501
@@ -24,8 +24,8 @@ Feature: Sharp edges of the target's scheme
   @§op-methods-op-dispatch @decision
   Scenario Outline: a target whose would-be scheme has <what> is a workspace path
     When the model emits <<READ(<target>)::READ
-    Then the action answers 404
-    And the result reason mentions "<path> does not exist"
+    Then the action answers 404 per Decision (§op-methods-op-dispatch)
+    And the result reason mentions "<path> does not exist" per Decision (§telemetry-no-error-scheme)
 
     Examples:
       | what                    | target   | path            |
@@ -37,4 +37,4 @@ Feature: Sharp edges of the target's scheme
   Scenario: a workspace file holding NUL bytes is binary whatever its extension says, and READ answers 415
     Given the workspace holds the binary file notes.txt
     When the model emits <<READ(notes.txt)::READ
-    Then the action answers 415
+    Then the action answers 415 per Decision (§op-methods-op-dispatch)

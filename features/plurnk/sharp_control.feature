@@ -40,7 +40,7 @@ Feature: Sharpened control-plane promises
     When "A" calls log.read for run "model" with {}
     Then the answer to "A" has entries.#(origin=="model")#.op = ["SEND", "SEND"]
     And the daemon's model's packet 1 does not contain "file:///notes.md"
-    And the daemon's model's packet 2 contains "EDIT 200 file:///notes.md origin=plurnk (folded)"
+    And the daemon's model's packet 2 contains "EDIT 200 file:///notes.md origin=plurnk (folded)" per Decision (§actor-boundary-two-doors)
     And the daemon's model's packet 2 does not contain "second"
 
   @§actor-boundary-no-mutex
@@ -69,6 +69,6 @@ Feature: Sharpened control-plane promises
     And run "main"'s row log:///1/1/1 is EDIT known:///notes.md with status 201
     And run "scout"'s row log:///1/1/1 is EDIT known:///notes.md with status 200
     And run "main"'s row log:///1/2/1 is EDIT known:///notes.md with status 200
-    And run "main"'s row log:///1/2/1 gives the reason "by run://scout"
-    And packet 2 of run "main" contains "* log:///1/2/1/EDIT 200 known:///notes.md origin=plurnk (folded)"
+    And run "main"'s row log:///1/2/1 gives the reason "by run://scout" per Decision (§actor-boundary-two-doors)
+    And packet 2 of run "main" contains "* log:///1/2/1/EDIT 200 known:///notes.md origin=plurnk (folded)" per Decision (§actor-boundary-two-doors)
     And packet 2 of run "main" does not contain "scout's version"

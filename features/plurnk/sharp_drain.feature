@@ -19,9 +19,9 @@ Feature: Sharp edges of loop.cancel and the run's queue
     And while run "main" generates reply 1, the client starts it with the prompt "the second question" and then cancels it
     When the client starts run "main" with the prompt "the first question"
     Then the mid-turn actions went through
-    And run "main" has 2 loops, the last with status 200
+    And run "main" has 2 loops, the last with status 200 per Decision (§methods-loop-cancel)
     And the session was notified loop/terminated for loop 1 of run "main" with status 499
-    And the session was notified loop/terminated for loop 2 of run "main" with status 200
+    And the session was notified loop/terminated for loop 2 of run "main" with status 200 per Decision (§methods-loop-cancel)
     And the model of run "main" was called 2 times
 
   @§run-scheme-terminate
@@ -57,7 +57,7 @@ Feature: Sharp edges of loop.cancel and the run's queue
     Then the answer to "A" has cancelled = true
     And "A" got 1 "loop/terminated" notification
     And "A" got a "loop/terminated" notification with finalStatus = 499
-    And "A" got a "loop/terminated" notification with reason = "<reason>"
+    And "A" got a "loop/terminated" notification with reason = "<reason>" per Decision (§methods-loop-run)
 
     Examples:
       | which            | params                               | reason          |

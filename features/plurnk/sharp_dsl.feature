@@ -23,7 +23,7 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "parse: 2:25:"
+    Then the log section of packet 2 contains "parse: 2:25:" per Decision (§provider-surface-generate)
 
   @§provider-surface-generate
   Scenario: an emission that ends in the first letters of an op is prose
@@ -40,8 +40,8 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       """
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
-    And the log section of packet 2 contains "* log:///1/1/1/SEND 102"
-    And the log section of packet 2 does not contain "parse:"
+    And the log section of packet 2 contains "* log:///1/1/1/SEND 102" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 does not contain "parse:" per Decision (§provider-surface-generate)
 
   @§exec-registry-resolves
   Scenario: an executor id is a word from a to z that may hold dots, never a slash
@@ -60,13 +60,13 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "expected executor for EXEC (like sh, node, python), found \"node/js\""
-    And the log section of packet 2 does not contain "found \"node.js\""
-    And the log section of packet 2 contains "* log:///1/1/2/EXEC 501"
-    And the log section of packet 2 contains "* log:///1/1/3/EXEC 501"
-    And the log section of packet 2 contains "* log:///1/1/4/EXEC 501"
-    And the log section of packet 2 does not contain "found \"zsh\""
-    And the log section of packet 2 does not contain "found \"ash\""
+    Then the log section of packet 2 contains "expected executor for EXEC (like sh, node, python), found \"node/js\"" per Decision (§provider-surface-generate)
+    And the log section of packet 2 does not contain "found \"node.js\"" per Decision (§provider-surface-generate)
+    And the log section of packet 2 contains "* log:///1/1/2/EXEC 501" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 contains "* log:///1/1/3/EXEC 501" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 contains "* log:///1/1/4/EXEC 501" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 does not contain "found \"zsh\"" per Decision (§provider-surface-generate)
+    And the log section of packet 2 does not contain "found \"ash\"" per Decision (§provider-surface-generate)
 
   @§methods-op-mirror
   Scenario: the op mirror writes the statement with its signal and its target's channel
@@ -98,8 +98,8 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the loop ends with status 500
-    And the model was called 2 times
+    Then the loop ends with status 500 per Decision (§grinder-strike-coupling)
+    And the model was called 2 times per Decision (§grinder-strike-coupling)
 
   @§grinder-strike-coupling @decision
   Scenario: two turns that break the turn shape stay under a limit of 3
@@ -121,8 +121,8 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the loop ends with status 200
-    And the model was called 3 times
+    Then the loop ends with status 200 per Decision (§grinder-strike-coupling)
+    And the model was called 3 times per Decision (§grinder-strike-coupling)
 
   @§provider-surface-generate @decision
   Scenario: a turn that is only its terminal SEND is a shape failure row, and the SEND still ends the loop
@@ -136,9 +136,9 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the loop ends with status 200
+    Then the loop ends with status 200 per Decision (§provider-surface-generate)
     And the model was called 1 time
-    And the model run's log records error - with status 400 by plurnk
+    And the model run's log records error - with status 400 by plurnk per Decision (§provider-surface-generate)
     And the model run's log records SEND - with status 200 by model
 
   @§provider-surface-generate @decision
@@ -156,7 +156,7 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       """
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
-    And the log section of packet 2 contains "missing_terminal: a turn must end with a terminal <<SEND[status]:…:SEND"
+    And the log section of packet 2 contains "missing_terminal: a turn must end with a terminal <<SEND[status]:…:SEND" per Decision (§provider-surface-generate)
 
   @§telemetry-content-offset-snippet
   Scenario: blanks between an op's slots may be spaces or tabs
@@ -174,8 +174,8 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       """
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
-    And the log section of packet 2 does not contain "parse:"
-    And the log section of packet 2 contains "* log:///1/1/1/READ 200 known:///a.md"
+    And the log section of packet 2 does not contain "parse:" per Decision (§provider-surface-generate)
+    And the log section of packet 2 contains "* log:///1/1/1/READ 200 known:///a.md" per Decision (§render-rule-find-renders-result)
 
   @§provider-surface-generate
   Scenario: PLAN takes no slots: a PLAN with a signal or a target is a parse error row
@@ -190,4 +190,4 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "PLAN takes no slots"
+    Then the log section of packet 2 contains "PLAN takes no slots" per Decision (§provider-surface-generate)

@@ -37,7 +37,7 @@ Feature: the operator's variables reach the daemon that reads them
   Scenario: a PLURNK_PROPOSAL_TIMEOUT_MS of 0 refuses the boot
     Given the daemon's operator sets PLURNK_PROPOSAL_TIMEOUT_MS to "0"
     When the daemon boots
-    Then the daemon refused to start, saying "PLURNK_PROPOSAL_TIMEOUT_MS"
+    Then the daemon refused to start, saying "PLURNK_PROPOSAL_TIMEOUT_MS" per Decision (§proposal-timeout-cancels)
 
   @§proposal-timeout-cancels
   Scenario: a PLURNK_PROPOSAL_TIMEOUT_MS of 1 is a timeout of one millisecond
@@ -54,7 +54,7 @@ Feature: the operator's variables reach the daemon that reads them
     And the daemon's operator sets PLURNK_MODEL to "a"
     And a connection "A" to the daemon
     When "A" calls discover
-    Then the answer to "A" has capabilities.providers = ["mock", "openai"]
+    Then the answer to "A" has capabilities.providers = ["mock", "openai"] per Decision (§provider-instantiation-alias-resolution)
 
   @§methods-auto-envelope
   Scenario Outline: <method> called before any session is made first makes the envelope
@@ -62,15 +62,15 @@ Feature: the operator's variables reach the daemon that reads them
     When "A" calls <method> with <params>
     Then "A" got 1 "session/created" notification
     When "A" calls session.runs
-    Then the answer to "A" has runs.#.name = ["model", "plurnk", "client-1"]
+    Then the answer to "A" lists the runs "<runs>"
 
     Examples:
-      | method            | params                                     |
-      | session.members   | {}                                         |
-      | session.runs      | {}                                         |
-      | log.read          | {}                                         |
-      | session.constrain | {"effect": "pick", "pattern": "notes.md"}  |
-      | loop.cancel       | {}                                         |
+      | method            | params                                     | runs                    |
+      | session.members   | {}                                         | plurnk, client-1        |
+      | session.runs      | {}                                         | plurnk, client-1        |
+      | log.read          | {}                                         | plurnk, client-1        |
+      | session.constrain | {"effect": "pick", "pattern": "notes.md"}  | plurnk, client-1        |
+      | loop.cancel       | {}                                         | plurnk, client-1, model |
 
   @§notifications-log-entry-notify
   Scenario: the rows of a loop's last turn are heard before the loop's end
@@ -86,7 +86,7 @@ Feature: the operator's variables reach the daemon that reads them
     Then the loop "A" started ended with status 200
     And "A" got the "log/entry" of log:///1/1/2/SEND before its first "loop/terminated"
 
-  @§methods-loop-run @decision
+  @§methods-loop-run
   Scenario: loop.run on a loop parked at 202 resumes it in place, its prompt the client's row of the next turn
     Given a connection "A" to the daemon
     And "A" creates a session named "wait"

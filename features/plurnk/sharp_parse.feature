@@ -22,8 +22,10 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "…aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n"
-    And the log section of packet 2 contains "\n                                                             ^"
+    Then the model run's log records error - with status 400 by plurnk
+    And the log section of packet 2 contains "aaaa.md)(known:///bbbb"
+    And the log section of packet 2 contains "…aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n" per Decision (§telemetry-content-offset-snippet)
+    And the log section of packet 2 contains "\n                                                             ^" per Decision (§telemetry-content-offset-snippet)
 
   @§telemetry-content-offset-snippet @decision
   Scenario: the snippet of a parse error on a short line shows the whole line and the caret under the column
@@ -39,8 +41,8 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "<<KILL(known:///a.md)(known:///b.md)::KILL\n                     ^"
-    And the log section of packet 2 contains "parse: 2:22:"
+    Then the log section of packet 2 contains "<<KILL(known:///a.md)(known:///b.md)::KILL\n                     ^" per Decision (§telemetry-content-offset-snippet)
+    And the log section of packet 2 contains "parse: 2:22:" per Decision (§provider-surface-generate)
 
   @§provider-surface-generate
   Scenario: an emission that ends on a lone < in the slot region is a parse-error row, and the loop goes on
@@ -56,8 +58,12 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "<L> slot of <<READ not closed"
-    And the log section of packet 2 contains "<<READ(known:///a.md)<\n                     ^"
+    Then the loop ends with status 200
+    And the model was called 2 times
+    And the model run's log records error - with status 400 by plurnk
+    And the log section of packet 2 contains "<<READ(known:///a.md)<"
+    And the log section of packet 2 contains "<L> slot of <<READ not closed" per Decision (§provider-surface-generate)
+    And the log section of packet 2 contains "<<READ(known:///a.md)<\n                     ^" per Decision (§telemetry-content-offset-snippet)
 
   @§provider-surface-generate
   Scenario: a doubled << in the slot region is refused with its own parse error, a single < opens the scope slot
@@ -75,8 +81,8 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "unexpected '<<' in the slot region of <<READ"
-    And the log section of packet 2 does not contain "<L> slot of <<READ not closed"
+    Then the log section of packet 2 contains "unexpected '<<' in the slot region of <<READ" per Decision (§provider-surface-generate)
+    And the log section of packet 2 does not contain "<L> slot of <<READ not closed" per Decision (§provider-surface-generate)
 
   @§provider-surface-generate
   Scenario Outline: a heredoc suffix of <what> closes the statement it opened
@@ -107,7 +113,7 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
     And the model was called once per turn, 2 times in all
-    And the log section of packet 2 contains "* log:///1/1/1/READ 400 (folded)\n* log:///1/1/2/SEND 102"
+    And the log section of packet 2 contains "* log:///1/1/1/READ 400 (folded)\n* log:///1/1/2/SEND 102" per Decision (§render-rule-find-renders-result)
 
   @§send-dispatch-entry-schemes-501-on-non-410
   Scenario: a SEND[200] aimed at a target is an ordinary op, never the turn's terminal
@@ -126,7 +132,7 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
     And the model was called once per turn, 2 times in all
-    And the log section of packet 2 contains "* log:///1/1/1/SEND 501"
+    And the log section of packet 2 contains "* log:///1/1/1/SEND 501" per Decision (§render-rule-find-renders-result)
 
   @§telemetry-content-offset-snippet @decision
   Scenario: a parse error exactly sixty bytes into its line shows the line unclipped
@@ -142,4 +148,4 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       <<SEND[200]:done:SEND
       """
     When the user starts a loop with the prompt "look"
-    Then the log section of packet 2 contains "\n<<KILL(known:///aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///b.md)::KILL\n                                                            ^"
+    Then the log section of packet 2 contains "\n<<KILL(known:///aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///b.md)::KILL\n                                                            ^" per Decision (§telemetry-content-offset-snippet)

@@ -21,4 +21,4 @@ Feature: Sharp edges of the loop's usage
       """
     When "A" runs a loop with the prompt "note it"
     Then the loop "A" started ended with status 200
-    And "A" got a "loop/terminated" notification whose usage.promptTokens is the sum the daemon's model reported over its 2 calls
+    And "A" got a "loop/terminated" notification whose usage.promptTokens is the sum the daemon's model reported over its 2 calls per Decision (§methods-loop-run)

@@ -36,7 +36,8 @@ Feature: Tier 3a — the model stops its own streams
     And 1000 ms pass on the session clock
     Then run "main"'s log holds an open <op> <target> with status 200
     And the run stream sh:///1/1/1 ended with 499 by <signal> at 1000 ms
-    And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and wake action "no-op-active-loop"
+    And the session was notified stream/concluded for sh:///1/1/1 with close status 499
+    And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and wake action "no-op-active-loop" per Decision (§notifications-stream-concluded)
     And run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 3 times
     When 6000 ms pass on the session clock
@@ -77,8 +78,8 @@ Feature: Tier 3a — the model stops its own streams
     When the client starts run "main" with the prompt "serve"
     And 1000 ms pass on the session clock
     Then packet 3 of run "main" contains "KILL(path) with 200 again to clean up"
-    And run "main" has 1 loop, the last with status 200
-    And the model of run "main" was called 3 times
+    And run "main" has 1 loop, the last with status 200 per Decision (§send-premature-terminate)
+    And the model of run "main" was called 3 times per Decision (§send-premature-terminate)
     And the run stream sh:///1/1/1 ended with 499 by <signal> at 1000 ms
     When 6000 ms pass on the session clock
     Then the stdout channel of the run stream sh:///1/1/1 holds "up\n"
@@ -109,16 +110,17 @@ Feature: Tier 3a — the model stops its own streams
       """
     When the client starts run "main" with the prompt "serve"
     And 1000 ms pass on the session clock
-    Then run "main" has 1 loop, the last with status 200
-    And the model of run "main" was called 2 times
-    And the run stream sh:///1/1/1 is still running
+    Then run "main" has 1 loop, the last with status 200 per Decision (§send-premature-terminate)
+    And the model of run "main" was called 2 times per Decision (§send-premature-terminate)
+    And the run stream sh:///1/1/1 is still running per Decision (§run-lifecycle-total-reap)
     When 2000 ms pass on the session clock
-    Then the run stream sh:///1/1/1 ended with 499 by SIGKILL at 3000 ms
-    And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and wake action "no-loop"
+    Then the run stream sh:///1/1/1 ended with 499 by SIGKILL at 3000 ms per Decision (§run-lifecycle-total-reap)
+    And the session was notified stream/concluded for sh:///1/1/1 with close status 499
+    And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and wake action "no-loop" per Decision (§notifications-stream-concluded)
     When 3000 ms pass on the session clock
     Then the stdout channel of the run stream sh:///1/1/1 holds "up\n"
 
-  @§send-premature-terminate @decision
+  @§send-premature-terminate
   Scenario: reading the stream is not stopping it: READ and SEND[200] in one emission are still downgraded
     Given host commands are accepted without asking
     And the command "serve" prints "up\n" on stdout after 100 ms
@@ -144,7 +146,7 @@ Feature: Tier 3a — the model stops its own streams
     When the client starts run "main" with the prompt "serve"
     And 1000 ms pass on the session clock
     Then run "main"'s log holds an open READ sh:///1/1/1 with status 200
-    And packet 3 of run "main" contains "premature_terminate"
+    And packet 3 of run "main" contains "Attempted termination with active streams or child runs."
     And run "main" has 1 loop, the last with status 202
     And the run stream sh:///1/1/1 is still running
 
@@ -175,8 +177,8 @@ Feature: Tier 3a — the model stops its own streams
       """
     When the client starts run "main" with the prompt "serve"
     And 1000 ms pass on the session clock
-    Then packet 3 of run "main" contains "premature_terminate"
-    And run "main"'s log holds exactly these rows:
+    Then packet 3 of run "main" contains "Attempted termination with active streams or child runs."
+    And run "main"'s log holds exactly these rows: per Decision (§exec-stream)
       | row   | op   | target             | status |
       | 1/0/1 | EDIT | plurnk:///prompt/1 | 201    |
       | 1/1/1 | EXEC | sh:///1/1/1        | 102    |
@@ -190,8 +192,8 @@ Feature: Tier 3a — the model stops its own streams
       | 1/3/2 | READ | sh:///1/1/1#stdout | 200    |
       | 1/3/3 | KILL | sh:///1/1/2        | 200    |
       | 1/3/4 | SEND | -                  | 200    |
-    And run "main" has 1 loop, the last with status 200
-    And the model of run "main" was called 3 times
+    And run "main" has 1 loop, the last with status 200 per Decision (§send-premature-terminate)
+    And the model of run "main" was called 3 times per Decision (§send-premature-terminate)
     And the run stream sh:///1/1/1 ended with 499 by SIGHUP at 1000 ms
     And the run stream sh:///1/1/2 ended with 499 by SIGHUP at 1000 ms
 
@@ -220,8 +222,8 @@ Feature: Tier 3a — the model stops its own streams
       """
     When the client starts run "main" with the prompt "serve"
     And 1000 ms pass on the session clock
-    Then run "main"'s log holds a folded KILL sh:///1/1/1 with status 400
-    And packet 3 of run "main" contains "premature_terminate"
+    Then run "main"'s log holds a folded KILL sh:///1/1/1 with status 400 per Decision (§run-lifecycle-total-reap)
+    And packet 3 of run "main" contains "Attempted termination with active streams or child runs."
     And run "main" has 1 loop, the last with status 202
     And the run stream sh:///1/1/1 is still running
     When 5000 ms pass on the session clock
@@ -349,7 +351,7 @@ Feature: Tier 3a — the model stops its own streams
     Then the loop "A" started ended with status 200
     And "A" got 1 "stream/concluded" notification
     And "A" got a "stream/concluded" notification with closeStatus = 499
-    And "A" got a "stream/concluded" notification with target = "sh:///1/1/1"
+    And "A" got a "stream/concluded" notification with target = "sh:///1/1/1" per Decision (§notifications-stream-concluded)
     When 6000 ms pass for the daemon's running commands
     Then "A" got these "stream/event" notifications:
       | channel | state   | contentLength |
@@ -420,7 +422,7 @@ Feature: Tier 3a — the model stops its own streams
       """
     When the client starts run "main" with the prompt "watch"
     And 1000 ms pass on the session clock
-    Then run "main"'s log holds an open <op> exec:///1/1/1 with status 200
+    Then run "main"'s log holds an open <op> exec:///1/1/1 with status 200 per Decision (§subscriptions-subscription-registry-routes-cancellation)
     And the run stream db:///1/1/1 ended with 499 by <signal> at 1000 ms
     And run "main" has 1 loop, the last with status 200
     When 6000 ms pass on the session clock
@@ -457,7 +459,7 @@ Feature: Tier 3a — the model stops its own streams
       """
     When the client starts run "main" with the prompt "serve"
     And 1000 ms pass on the session clock
-    Then run "main"'s log holds exactly these rows:
+    Then run "main"'s log holds exactly these rows: per Decision (§exec-stream)
       | row   | op   | target             | status |
       | 1/0/1 | EDIT | plurnk:///prompt/1 | 201    |
       | 1/1/1 | EXEC | sh:///1/1/1        | 102    |
@@ -486,7 +488,7 @@ Feature: Tier 3a — the model stops its own streams
       <<SEND[200]:done:SEND
       """
     When the client starts run "main" with the prompt "note"
-    Then run "main"'s log holds exactly these rows:
+    Then run "main"'s log holds exactly these rows: per Decision (§exec-stream)
       | row   | op   | target             | status |
       | 1/0/1 | EDIT | plurnk:///prompt/1 | 201    |
       | 1/1/1 | EDIT | known:///1/1/1     | 201    |

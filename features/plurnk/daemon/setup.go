@@ -301,6 +301,16 @@ func registerRestart(sc world.Steps) {
 		drv.KeepState(dir)
 		return nil
 	})
+	sc.Step(`^the daemon is given no state directory$`, func(ctx context.Context) error {
+		// Sessions are durable: without -state or PLURNK_STATE_DIR the
+		// daemon keeps them where it does by default.
+		drv := world.Get(ctx).Drv
+		if drv.Started() {
+			return fmt.Errorf("the daemon has started already")
+		}
+		drv.KeepDefaultState()
+		return nil
+	})
 	sc.Step(`^the daemon's saves of its state fail by (torn-write|rename-fail) after (\d+) whole saves?$`, func(ctx context.Context, point string, n int) error {
 		fs, dir, err := state(ctx)
 		if err != nil {
@@ -396,11 +406,18 @@ func daemonHeardSurvived(ctx context.Context, before, after string) error {
 		return err
 	}
 	run := b.Session.Get("modelRunId").Int()
+	if run == 0 {
+		// The loop.run answer went down with the daemon: the model run is
+		// the run of the rows heard.
+		if n := driver.NotesOf(b.C.Notes(), "log/entry"); len(n) > 0 {
+			run = gjson.GetBytes(n[0].Params, "entry.run_id").Int()
+		}
+	}
 	read, err := readRows(ctx, after, run)
 	if err != nil {
 		return err
 	}
-	got := heardRows(b.C.Notes(), run)
+	got := lastHeard(b.C.Notes(), run)
 	if len(got) == 0 {
 		return fmt.Errorf("%q heard no row of the model run before the daemon stopped", before)
 	}

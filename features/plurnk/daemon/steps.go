@@ -36,6 +36,7 @@ func Register(sc world.Steps) {
 	registerServerSaw(sc)
 	registerHeld(sc)
 	registerRestart(sc)
+	registerSeedThens(sc)
 }
 
 // conn is the connection named who.
@@ -181,6 +182,7 @@ func daemonCall(ctx context.Context, who, method, params string) error {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	c.Answer = a
+	world.Get(ctx).Conns.NoteModelRun(c, a.Result)
 	return nil
 }
 
@@ -256,8 +258,8 @@ func daemonCallForRun(ctx context.Context, who, method, run, params string) erro
 }
 
 func registerAnswers(sc world.Steps) {
-	sc.Step(`^the answer to "(\w+)" has (\S+) = (.+)$`, daemonAnswerHas)
-	sc.Step(`^the entry in the answer to "(\w+)" has (\S+) = (.+)$`, func(ctx context.Context, who, path, want string) error {
+	sc.Step(`^the answer to "(\w+)" has (\S+) = (.+?)$`, daemonAnswerHas)
+	sc.Step(`^the entry in the answer to "(\w+)" has (\S+) = (.+?)$`, func(ctx context.Context, who, path, want string) error {
 		return daemonAnswerHas(ctx, who, "entries.0."+path, want)
 	})
 	sc.Step(`^I note the answer to "(\w+)"'s (\S+)$`, func(ctx context.Context, who, path string) error {
@@ -297,7 +299,7 @@ func registerAnswers(sc world.Steps) {
 			return nil
 		})
 	})
-	sc.Step(`^the error answered to "(\w+)" has data (\S+) = (.+)$`, func(ctx context.Context, who, path, want string) error {
+	sc.Step(`^the error answered to "(\w+)" has data (\S+) = (.+?)$`, func(ctx context.Context, who, path, want string) error {
 		c, err := conn(ctx, who)
 		if err != nil {
 			return err

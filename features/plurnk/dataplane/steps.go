@@ -33,6 +33,7 @@ func Register(sc world.Steps) {
 	registerResultThens(sc)
 	registerEntryThens(sc)
 	registerRowThens(sc)
+	registerSeedThens(sc)
 }
 
 func registerGivens(sc world.Steps) {

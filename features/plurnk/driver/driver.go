@@ -12,6 +12,7 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -194,6 +195,9 @@ type Daemon interface {
 	// its failpoints; Restart stops the daemon, on purpose or by killing
 	// it, and starts it again from there.
 	KeepState(dir string)
+	// KeepDefaultState has the daemon keep its state where it does when
+	// given no state directory (plurnkd: under $HOME, the scenario's).
+	KeepDefaultState()
 	StateFS() *vfs.Faulty
 	Restart(onPurpose bool) error
 }
@@ -369,6 +373,34 @@ func (cs Conns) Get(who string) (*Conn, error) {
 		return nil, fmt.Errorf("no connection %q", who)
 	}
 	return c, nil
+}
+
+// NoteModelRun keeps the id of a session's model run with every
+// connection attached to the session of caller, once an answer to caller
+// (loop.run's) names it: the daemon allocates the model run on its first
+// use, so session.create's answer does not (<A.modelRunId> reads it from
+// there).
+func (cs Conns) NoteModelRun(caller *Conn, result []byte) {
+	id := gjson.GetBytes(result, "modelRunId")
+	if caller == nil || !caller.Session.Exists() || !id.Exists() || id.Int() == 0 {
+		return
+	}
+	session := caller.Session.Get("id").Int()
+	for _, c := range cs {
+		if !c.Session.Exists() || c.Session.Get("id").Int() != session || c.Session.Get("modelRunId").Int() == id.Int() {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(c.Session.Raw), &m); err != nil {
+			continue
+		}
+		m["modelRunId"] = id.Value()
+		b, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		c.Session = gjson.ParseBytes(b)
+	}
 }
 
 // closeAll closes every connection.

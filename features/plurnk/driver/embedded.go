@@ -88,8 +88,12 @@ func newEntries() (*entries, error) {
 	if err != nil {
 		return nil, err
 	}
+	varied, err := Vary() // ANCHORAGE_VARY: the spec-permitted variations
+	if err != nil {
+		return nil, err
+	}
 	en := &entries{FS: fs, Faults: fs, Store: st, Session: ss, Runs: map[string]*store.Run{}}
-	en.Ops = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
+	en.Ops = &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes(), Vary: varied}
 	for _, r := range ss.Runs {
 		en.Runs[r.Name] = r
 	}
@@ -230,6 +234,7 @@ func newLoop(en *entries, model *llm.Mock) (*loop, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Vary = en.Ops.Vary // ANCHORAGE_VARY
 	lp.Engine = engine.New(en.Store, en.Ops, model, cfg, en.FS)
 	lp.Engine.Sink = func(_, _ int64, n telemetry.Notice) { lp.Sent = append(lp.Sent, n) }
 	return lp, nil
@@ -241,6 +246,7 @@ func (lp *loop) Loop(ctx context.Context, prompt string, maxTurns int) (engine.R
 	if err != nil {
 		return engine.Result{}, err
 	}
+	cfg.Vary = lp.en.Ops.Vary // ANCHORAGE_VARY
 	lp.Engine.Config = cfg
 	run, cancel := context.WithCancel(ctx)
 	defer cancel()

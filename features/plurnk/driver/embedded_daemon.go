@@ -81,11 +81,16 @@ func (d *daemon) Boot() error {
 	for _, name := range d.setup.Extra {
 		executors = append(executors, &exec.SimExecutor{Name: name, Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated " + name}, Clock: d.DaemonClock, Scripts: d.script.Commands})
 	}
+	varied, err := Vary() // ANCHORAGE_VARY
+	if err != nil {
+		d.bootErr = err
+		return err
+	}
 	var stateFS afero.Fs
 	if d.stateFS != nil {
 		stateFS = d.stateFS
 	}
-	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Clock: d.DaemonClock, FS: d.fs, Root: Workspace, Provider: prov,
+	b, err := rpc.NewOrchestrator(rpc.OrchestratorConfig{Vary: varied, Clock: d.DaemonClock, FS: d.fs, Root: Workspace, Provider: prov,
 		Executors: executors, Yolo: !d.setup.Ask, Env: d.setup.Env, Aliases: aliases, Providers: providers,
 		Registering: d.registering, Members: d.setup.Members, Git: d.setup.Git, StateFS: stateFS, StateDir: d.setup.StateDir})
 	if err != nil {
@@ -107,7 +112,7 @@ func (d *daemon) Boot() error {
 		}
 		timeout = time.Duration(ms) * time.Millisecond
 	}
-	d.srv = httptest.NewServer(rpc.NewServerWith(b, rpc.ServerConfig{Clock: d.DaemonClock, Timeout: timeout, Logf: d.logf}))
+	d.srv = httptest.NewServer(rpc.NewServerWith(b, rpc.ServerConfig{Vary: varied, Clock: d.DaemonClock, Timeout: timeout, Logf: d.logf}))
 	d.url = "ws" + strings.TrimPrefix(d.srv.URL, "http")
 	return nil
 }
@@ -224,6 +229,12 @@ func (d *daemon) ModelServer() *llm.Server { return d.llmSrv }
 // failpoints.
 func (d *daemon) KeepState(dir string) {
 	d.stateFS, d.setup.StateDir = vfs.NewFaulty(afero.NewMemMapFs(), 1), dir
+}
+
+// KeepDefaultState configures the daemon as plurnkd configures itself
+// when given no state directory: its state under the operator's home.
+func (d *daemon) KeepDefaultState() {
+	d.KeepState(rpc.DefaultStateDir(OperatorHome, Workspace))
 }
 
 func (d *daemon) StateFS() *vfs.Faulty { return d.stateFS }

@@ -108,7 +108,10 @@ func (s *session) boot() error {
 	if err != nil {
 		return err
 	}
-	o := &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
+	if cfg.Vary, err = Vary(); err != nil { // ANCHORAGE_VARY
+		return err
+	}
+	o := &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes(), Vary: cfg.Vary}
 	router := &runs.Router{Default: &llm.Mock{CharsPerToken: s.tokenChars}, ByRun: map[string]provider.Provider{}}
 	for _, name := range s.script.Runs.Names() {
 		m := s.script.Runs.Ensure(name)

@@ -90,6 +90,7 @@ type dataPlane struct {
 	// so the session picks nothing but what the scenario says.
 	laidOut bool
 	run     string // the one run of a session of runs: the model run
+	opened  int    // the sessions the data plane has opened
 	output  string // the exec output given, its target
 	relayed int    // what its command was given to print
 	// execTarget is the stream of the model's first EXEC (ExecAccepted),
@@ -418,6 +419,11 @@ func (p *Process) ModelServer() *llm.Server { return p.llmSrv }
 func (p *Process) KeepState(dir string) {
 	p.stateFS, p.setup.StateDir = vfs.NewFaulty(p.fs, 1), dir
 }
+
+// KeepDefaultState starts the daemon without PLURNK_STATE_DIR: it keeps
+// its state where it does by default, plurnkd under its HOME, which is
+// the scenario's and survives its restarts.
+func (p *Process) KeepDefaultState() { p.KeepState("") }
 
 func (p *Process) StateFS() *vfs.Faulty { return p.stateFS }
 

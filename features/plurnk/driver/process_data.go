@@ -42,7 +42,14 @@ func (p *Process) connect() error {
 		return err
 	}
 	p.conns[dataConn] = &Conn{C: c}
-	params := map[string]any{"name": "data plane"}
+	// Sessions are durable: a daemon started again still holds the data
+	// plane's earlier session, so each one opened gets a name of its own.
+	p.data.opened++
+	name := dataConn
+	if p.data.opened > 1 {
+		name = fmt.Sprintf("%s %d", dataConn, p.data.opened)
+	}
+	params := map[string]any{"name": name}
 	if p.data.run != "" {
 		// The scenario's started run is the session's model run.
 		params["modelRun"] = p.data.run
@@ -113,6 +120,7 @@ func (p *Process) callOn(c *rpc.Client, method string, params any) (json.RawMess
 	if a.Error != nil {
 		return nil, fmt.Errorf("%s: the daemon answered the error %v", method, a.Error)
 	}
+	p.conns.NoteModelRun(p.conns[dataConn], a.Result)
 	return a.Result, nil
 }
 

@@ -196,7 +196,7 @@ func boundStep(sc *godog.Scenario) (why, step string) {
 	}
 	for _, st := range sc.Steps {
 		for _, b := range targetBound {
-			if b.step.MatchString(st.Text) {
+			if text, _, _ := catalog.DecidedStep(st.Text); b.step.MatchString(text) { // a decided step is the same step
 				return b.why, st.Text
 			}
 		}

@@ -58,6 +58,7 @@ func registerPackets(sc world.Steps) {
 		return nil
 	})
 	sc.Public(`^the (system|user) slot of packet (\d+) shows, in order, the headers:$`, thenHeadersInOrder)
+	sc.Public(`^the errors section of packet (\d+) points at (\d+/\d+/\d+) with status (\d+)$`, thenErrorPointer)
 	sc.Public(`^no packet mentions "([^"]*)"$`, func(ctx context.Context, want string) error {
 		ps := packets(ctx)
 		if len(ps) == 0 {
@@ -202,21 +203,58 @@ func registerBudget(sc world.Steps) {
 	})
 }
 
+// thenErrorPointer checks that the errors section of packet n points at the
+// failed row at coordinate coord with its status: the seed gives the pointer
+// as the row's status and its log:///<coord> address in one place, and as
+// an action_failure with coordinate and status in another, so a line naming
+// the coordinate (log:///-prefixed or not) and the status keeps both.
+func thenErrorPointer(ctx context.Context, n int, coord string, status int) error {
+	s, ok, err := section(ctx, "errors", n)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("packet %d has no errors section", n)
+	}
+	coordRE := regexp.MustCompile(`(^|[^0-9/]|log:///)` + regexp.QuoteMeta(coord) + `([^0-9/]|$)`)
+	statusRE := regexp.MustCompile(`(^|[^0-9])` + strconv.Itoa(status) + `([^0-9]|$)`)
+	for _, line := range strings.Split(s.Content, "\n") {
+		if coordRE.MatchString(line) && statusRE.MatchString(line) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the errors section of packet %d has no line naming %s with status %d; it reads:\n%s", n, coord, status, s.Content)
+}
+
 // headline reads the budget headline back from the packet's budget section.
 func headline(ctx context.Context, n int) (c, y, p, f int, err error) {
 	s, ok, err := section(ctx, packet.Budget, n)
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
-	m := regexp.MustCompile(`ceiling (\d+), usage (\d+) \((\d+)%\), free (\d+)`).FindStringSubmatch(s.Content)
-	if !ok || m == nil {
+	// The seed fixes `usage Y (P%)`; the ceiling and the free tokens are
+	// read from beside it in either wording (`ceiling C, … free F` or
+	// `… of C, F free`).
+	mu := regexp.MustCompile(`usage (\d+) \((\d+)%\)`).FindStringSubmatch(s.Content)
+	mc := regexp.MustCompile(`ceiling (\d+)|\) of (\d+)`).FindStringSubmatch(s.Content)
+	mf := regexp.MustCompile(`free (\d+)|(\d+) free`).FindStringSubmatch(s.Content)
+	if !ok || mu == nil || mc == nil || mf == nil {
 		return 0, 0, 0, 0, fmt.Errorf("packet %d has no budget headline:\n%s", n, s.Content)
 	}
-	v := make([]int, 4)
-	for i := range v {
-		v[i], _ = strconv.Atoi(m[i+1])
+	y, _ = strconv.Atoi(mu[1])
+	p, _ = strconv.Atoi(mu[2])
+	return firstNumber(mc), y, p, firstNumber(mf), nil
+}
+
+// firstNumber is the first group of a match that matched, as a number.
+func firstNumber(m []string) int {
+	for _, g := range m[1:] {
+		if g != "" {
+			v, _ := strconv.Atoi(g)
+			return v
+		}
 	}
-	return v[0], v[1], v[2], v[3], nil
+	return 0
 }
 
 func thenUsageMeasured(ctx context.Context, n int) error {

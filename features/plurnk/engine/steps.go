@@ -151,7 +151,7 @@ func registerLoop(sc world.Steps) {
 		}
 		return nil
 	})
-	sc.Public(`^the loop's meta is (.+)$`, func(ctx context.Context, want string) error {
+	sc.Public(`^the loop's meta is (.+?)$`, func(ctx context.Context, want string) error {
 		return lastLoopIs(ctx, func(r engine.Result) error {
 			if string(r.Meta) != want {
 				return fmt.Errorf("loop meta %s, want %s", r.Meta, want)
@@ -159,7 +159,7 @@ func registerLoop(sc world.Steps) {
 			return nil
 		})
 	})
-	sc.Step(`^turn (\d+) of the loop kept the raw payload (.+)$`, func(ctx context.Context, n int, raw string) error {
+	sc.Step(`^turn (\d+) of the loop kept the raw payload (.+?)$`, func(ctx context.Context, n int, raw string) error {
 		return turnIs(ctx, n, func(t engine.TurnRecord) error {
 			if want := driver.Unescape(raw); t.AssistantRaw != want {
 				return fmt.Errorf("turn %d kept %q, want %q", n, t.AssistantRaw, want)
@@ -463,7 +463,8 @@ func thenOverflowRecord(ctx context.Context) error {
 	}
 	return world.Get(ctx).Library(func(e *driver.Embedded) error {
 		for _, row := range e.Runs["model"].Log {
-			if row.Op == "error" && row.Status == engine.StatusOverflow && row.Content == o.String() {
+			// The record's figures as the seed words them: usage Y (P%).
+			if row.Op == "error" && row.Status == engine.StatusOverflow && strings.Contains(row.Content, fmt.Sprintf("usage %d (%d%%)", o.Usage, o.Percent)) {
 				return nil
 			}
 		}

@@ -135,7 +135,10 @@ func newSchedRig(seed uint64) (*schedRig, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes()}
+	if cfg.Vary, err = driver.Vary(); err != nil { // ANCHORAGE_VARY
+		return nil, err
+	}
+	o := &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes(), Vary: cfg.Vary}
 	eng := engine.New(st, o, schedModel{g}, cfg, fs)
 	g.svc, err = runs.New(runs.Config{Store: st, Engine: eng, Clock: g.clock, Executors: xreg, MaxActive: 6,
 		Go:       func(fn func()) { g.pending = append(g.pending, fn) },

@@ -317,6 +317,7 @@ func registerSessionThens(sc world.Steps) {
 		return nil
 	})
 	sc.Public(`^the session was notified stream/concluded for (\S+) with close status (\d+) and wake action "([^"]*)"$`, thenConcluded)
+	sc.Public(`^the session was notified stream/concluded for (\S+) with close status (\d+)$`, thenConcludedStatus)
 	sc.Public(`^the session holds (\d+) runs?$`, func(ctx context.Context, n int) error {
 		rs, err := world.Get(ctx).Drv.RunNames()
 		if err != nil {
@@ -350,14 +351,37 @@ func registerSessionThens(sc world.Steps) {
 	registerEntryThens(sc)
 }
 
+// concluded are the session's stream/concluded notifications for target.
+func concluded(ctx context.Context, target string) []runs.Event {
+	var out []runs.Event
+	for _, ev := range world.Get(ctx).Drv.Events() {
+		if ev.Kind == runs.KindConcluded && ev.Target == target {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// thenConcludedStatus checks that the session heard exactly one
+// stream/concluded for target, with that close status (how the conclusion
+// reached its run, its wake action, is a decision of its own).
+func thenConcludedStatus(ctx context.Context, target string, status int) error {
+	var seen []int
+	for _, ev := range concluded(ctx, target) {
+		seen = append(seen, ev.Status)
+	}
+	if len(seen) != 1 || seen[0] != status {
+		return fmt.Errorf("stream/concluded for %s: close statuses %v, want one, %d", target, seen, status)
+	}
+	return nil
+}
+
 // thenConcluded finds exactly one stream/concluded for target among the
 // session's notifications and checks its close status and wake action.
 func thenConcluded(ctx context.Context, target string, status int, wake string) error {
 	var seen []string
-	for _, ev := range world.Get(ctx).Drv.Events() {
-		if ev.Kind == runs.KindConcluded && ev.Target == target {
-			seen = append(seen, strconv.Itoa(ev.Status)+" "+ev.WakeAction)
-		}
+	for _, ev := range concluded(ctx, target) {
+		seen = append(seen, strconv.Itoa(ev.Status)+" "+ev.WakeAction)
 	}
 	want := []string{strconv.Itoa(status) + " " + wake}
 	if d := cmp.Diff(want, seen); d != "" {

@@ -15,6 +15,8 @@
 package config
 
 import (
+	"anchorage/impl/vary"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,6 +67,10 @@ type Config struct {
 
 	Home        string // HOME, what ~ expands to
 	ProjectRoot string
+
+	// Vary holds the spec-permitted variations in force (Variations); the
+	// zero Set is the reference's own decisions.
+	Vary vary.Set
 }
 
 // The variables this package reads.

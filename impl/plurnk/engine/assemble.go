@@ -77,7 +77,7 @@ func (e *Engine) assemble(ls *loopState, t int) (*Delivered, error) {
 	sys, user := packet.RenderSlot(sections, packet.System), packet.RenderSlot(sections, packet.User)
 	d := &Delivered{Turn: t, Measured: sys + user}
 	d.Headline = packet.NewHeadline(ls.ceiling, count(sys)+count(user), ls.bounded)
-	h := d.Headline.String()
+	h := e.headline(d.Headline)
 	d.System = strings.ReplaceAll(sys, packet.PlaceholderHeadline, h)
 	d.User = strings.ReplaceAll(user, packet.PlaceholderHeadline, h)
 	d.Sections = make([]packet.Section, len(sections))
@@ -89,15 +89,29 @@ func (e *Engine) assemble(ls *loopState, t int) (*Delivered, error) {
 }
 
 // errorsSection renders the pointers to the failed rows of the previous
-// and the current turn, then the waiting notices.
+// and the current turn, one `* {canonical-JSON}` line each as notices
+// render (the action_failure kind: kind, coordinate, op, status, target),
+// then the waiting notices.
 func (e *Engine) errorsSection(ls *loopState, t int) (string, error) {
 	var b strings.Builder
 	for _, turn := range []int{t - 1, t} {
-		for _, p := range ops.ErrorPointers(ls.req.Run, ls.loop.Seq, turn) {
-			b.WriteString("* " + p + "\n")
+		for _, p := range ops.Pointers(ls.req.Run, ls.loop.Seq, turn) {
+			if e.Config.Vary.Has(config.VaryPointers) {
+				fmt.Fprintf(&b, "* %d log:///%s\n", p.Status, p.Coordinate)
+				continue
+			}
+			js, err := telemetry.Canonical(p)
+			if err != nil {
+				return "", fmt.Errorf("errors section: %w", err)
+			}
+			b.WriteString("* " + js + "\n")
 		}
 	}
-	notes, err := telemetry.Render(ls.notices.Peek(), ls.prev)
+	radius := telemetry.SnippetRadius
+	if e.Config.Vary.Has(config.VarySnippet) {
+		radius = 3
+	}
+	notes, err := telemetry.RenderRadius(ls.notices.Peek(), ls.prev, radius)
 	if err != nil {
 		return "", err
 	}

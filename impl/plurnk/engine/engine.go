@@ -92,11 +92,11 @@ type Engine struct {
 	// terminate, scratch); it writes its own log row. When nil, a SEND at
 	// run:// goes to Send and the other ops to the op engine.
 	RunOp func(a ops.Actor, st dsl.Statement) ops.Result
-	// Edit vets a model's EDIT of a file:// target before the op engine
-	// sees it (server yolo's stale-clobber reject,
-	// §dual-yolo-stale-clobber-reject): when it answers the EDIT itself it
-	// writes its own log row and reports true; false leaves the EDIT to
-	// the op engine. nil leaves every EDIT to the op engine.
+	// Edit takes a model's EDIT of a workspace file (a file:// or bare
+	// target: egress to disk, which is proposed) before the op engine sees
+	// it: when it answers the EDIT itself it writes its own log row (and
+	// sees to what After would do) and reports true; false leaves the EDIT
+	// to the op engine. nil leaves every EDIT to the op engine.
 	Edit func(a ops.Actor, st dsl.Statement) (ops.Result, bool)
 	// Foist writes what the runtime places in a run's log at the start of
 	// a turn (injected prompts, deltas, stream surfacings), at a.Turn: 0
@@ -363,6 +363,7 @@ func (e *Engine) finish(ls *loopState, status int, reason string) Result {
 
 // push buffers a notice for the next packet and hands it to the sink.
 func (e *Engine) push(ls *loopState, n telemetry.Notice) {
+	n = e.varyNotice(n)
 	ls.notices.Push(n)
 	if e.Sink != nil {
 		e.Sink(ls.req.Session.ID, ls.loop.ID, n)
@@ -403,10 +404,8 @@ func (e *Engine) turnZero(ls *loopState) error {
 	if err != nil {
 		return err
 	}
-	if len(docs) > 0 {
-		if err := e.materialize(ls, model, docs); err != nil {
-			return err
-		}
+	if err := e.materialize(ls, model, docs, e.schemeDocs(ss)); err != nil {
+		return err
 	}
 	e.preview(model)
 	return nil
@@ -440,20 +439,28 @@ func (e *Engine) preview(model ops.Actor) {
 	}
 }
 
-// materialize has the plurnk run write each document and the model run
-// READ it.
-func (e *Engine) materialize(ls *loopState, model ops.Actor, docs []Doc) error {
+// materialize has the plurnk run write each operator document and each
+// scheme document, in one loop of its own, and the model run READ each
+// operator document (§actor-boundary-doc-injection, §schemes-directory).
+func (e *Engine) materialize(ls *loopState, model ops.Actor, docs, schemeDocs []Doc) error {
+	if len(docs)+len(schemeDocs) == 0 {
+		return nil
+	}
 	ss := ls.req.Session
 	pr, err := ss.Run(store.PlurnkRun)
 	if err != nil {
 		return fmt.Errorf("operator docs: %w", err)
 	}
 	pl := e.Store.BeginLoop(pr)
-	for i := range docs {
+	for i, d := range append(append([]Doc(nil), docs...), schemeDocs...) {
 		a := ops.Actor{Session: ss, Run: pr, Loop: pl.Seq, Turn: 0, Writer: scheme.WriterPlurnk}
-		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+docs[i].Alias+".md", &docs[i].Content)); res.Status >= 400 {
+		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+d.Alias+".md", &d.Content)); res.Status >= 400 {
 			pl.Status = StatusFailed
-			return fmt.Errorf("materialize %s: %d %s", config.EnvDocPrefix+docs[i].Alias, res.Status, res.Reason)
+			what := config.EnvDocPrefix + d.Alias
+			if i >= len(docs) {
+				what = scheme.DocsPrefix + strings.TrimPrefix(d.Alias, "docs/") + ".md"
+			}
+			return fmt.Errorf("materialize %s: %d %s", what, res.Status, res.Reason)
 		}
 	}
 	pl.Status = StatusDone
@@ -463,6 +470,28 @@ func (e *Engine) materialize(ls *loopState, model ops.Actor, docs []Doc) error {
 		}
 	}
 	return nil
+}
+
+// schemeDocs are the documentation entries of the registered schemes that
+// ship one (docEntries): plurnk:///docs/<scheme>.md, in scheme name order,
+// but those the session already holds as they are.
+func (e *Engine) schemeDocs(ss *store.Session) []Doc {
+	names := e.Ops.Schemes.Names()
+	sort.Strings(names)
+	var out []Doc
+	for _, n := range names {
+		h, _ := e.Ops.Schemes.Handler(n)
+		doc := h.Manifest().Doc
+		if doc == "" {
+			continue
+		}
+		k := store.Key{Scope: store.ScopeSession, Scheme: "plurnk", Path: "/docs/" + n + ".md"}
+		if ent := ss.Entry(k); ent != nil && len(ent.Channels) == 1 && ent.Channels["body"].Content == doc {
+			continue
+		}
+		out = append(out, Doc{Alias: "docs/" + n, Content: doc})
+	}
+	return out
 }
 
 // Doc is a reference document a loop materializes as plurnk:///<Alias>.md.
@@ -513,6 +542,16 @@ func lastRow(r *store.Run) *store.LogRow {
 // op of the model's emission (the op.* mirror of the daemon): EXEC and
 // run:// ops through their hooks, everything else through the op engine.
 func (e *Engine) Dispatch(a ops.Actor, st dsl.Statement) { e.dispatch(a, st) }
+
+// Do dispatches st for a through the op engine, as an op of an emission
+// is, and stores the token count of every row it wrote; no hook sees it.
+func (e *Engine) Do(a ops.Actor, st dsl.Statement) ops.Result { return e.do(a, st) }
+
+// Recount stores again the token count of a row whose result was written
+// after the row (a proposal accepted).
+func (e *Engine) Recount(row *store.LogRow) {
+	e.rowTokens[row.ID] = e.Provider.CountTokens(row.Content)
+}
 
 // do dispatches through the op engine and stores the token count of every
 // row it wrote.

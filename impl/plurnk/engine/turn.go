@@ -97,7 +97,7 @@ func (e *Engine) dispose(ls *loopState, t int, content string) int {
 		if pe.Severity != dsl.SeverityError {
 			continue
 		}
-		e.errorRow(ls, t, 400, fmt.Sprintf("parse: %d:%d: %s", pe.Line, pe.Column, pe.Message), pe.Snippet)
+		e.errorRow(ls, t, 400, e.parseMessage(pe.Line, pe.Column, pe.Message), pe.Snippet)
 		failed = true
 	}
 	rules := dsl.Rules056()
@@ -186,7 +186,7 @@ func (e *Engine) dispatch(a ops.Actor, st dsl.Statement) ops.Result {
 	case st.Op == dsl.OpSend && st.Target != nil && st.Target.Scheme == "run":
 		hook = e.Send
 	}
-	if hook == nil && st.Op == dsl.OpEdit && st.Target != nil && st.Target.Scheme == "file" && e.Edit != nil {
+	if hook == nil && st.Op == dsl.OpEdit && st.Target != nil && (st.Target.Scheme == "file" || st.Target.Scheme == "") && e.Edit != nil {
 		n := len(a.Run.Log)
 		if res, ok := e.Edit(a, st); ok {
 			e.tokenize(a.Run, n)
@@ -311,8 +311,8 @@ func (e *Engine) grind(ls *loopState, t int, pk **Delivered) (int, string) {
 	if next.Headline.Usage > ls.ceiling {
 		rec := next.Headline
 		ls.res.Overflow = &rec
-		e.errorRow(ls, t, StatusOverflow, "budget overflow", rec.String())
-		return StatusOverflow, "budget overflow: " + rec.String()
+		e.errorRow(ls, t, StatusOverflow, "budget overflow", e.headline(rec))
+		return StatusOverflow, "budget overflow: " + e.headline(rec)
 	}
 	*pk = next
 	if ls.crossed != 0 {

@@ -23,7 +23,7 @@
 //     loop's, and answer 501 here.
 //   - OPEN and FOLD act only on log:/// rows of the acting run (501 on any
 //     entry scheme): they set or clear the row's expanded bit. KILL on
-//     log:/// deletes rows. A successful OPEN/FOLD writes no row of its own.
+//     log:/// deletes rows. OPEN and FOLD record their own row like any op.
 //   - <L> is by line (by result on OPEN/FOLD/KILL of rows), except on
 //     JSON content, where READ and EDIT slice and splice top-level items
 //     (structured.go); tree-typed content (JSON, XML, HTML) reads verbatim,
@@ -42,12 +42,15 @@
 // call mimetype handlers.
 //
 // It may import the standard library, gobwas/glob, gjson, theory/jsonpath,
-// antchfx/xpath and xmlquery, anchorage/impl/plurnk/dsl,
+// antchfx/xpath and xmlquery, anchorage/impl/vary,
+// anchorage/impl/plurnk/config (the variations), anchorage/impl/plurnk/dsl,
 // anchorage/impl/plurnk/scheme and anchorage/impl/plurnk/store.
 package ops
 
 import (
 	"errors"
+
+	"anchorage/impl/vary"
 	"fmt"
 	"strings"
 	"sync"
@@ -68,6 +71,9 @@ type Engine struct {
 	// and for the structural matchers; nil means none (process then
 	// derives only what it derives for a mimetype without a handler).
 	Mimetypes *Mimetypes
+	// Vary holds the spec-permitted variations in force
+	// (config.Variations); the zero Set is the reference's decisions.
+	Vary vary.Set
 
 	indexMu sync.Mutex
 	index   map[int64]map[chanKey]derivedChannel // per session: the last derivation pass (the @graph index)
@@ -97,8 +103,7 @@ type Result struct {
 	Span  string
 	Items []Result
 	// Row is the log row recorded for the op (the last one when a READ fans
-	// out); zero (ID 0) when the op wrote none, as a successful OPEN or
-	// FOLD does.
+	// out).
 	Row store.LogRow
 	// Rows are every row the op recorded, in log order.
 	Rows []store.LogRow
@@ -119,9 +124,41 @@ func fail(status int, format string, args ...any) error {
 // Do dispatches st for a and records its log row. An op applies fully or
 // not at all: any status of 400 or above rolls back every change it made.
 // A handler error or panic answers 500 with the reason on the row. A READ
-// that fans out over a glob records one row per item; a successful OPEN or
-// FOLD records none.
+// that fans out over a glob records one row per item. Every op records its
+// row, OPEN and FOLD included: an executed op is an action, and an action
+// produces its log row (§machine-processes-run-is-its-log).
 func (e *Engine) Do(a Actor, st dsl.Statement) Result {
+	res := e.Apply(a, st)
+	items := []*Result{&res}
+	if len(res.Items) > 0 {
+		items = items[:0]
+		for i := range res.Items {
+			items = append(items, &res.Items[i])
+		}
+	}
+	stmt := dsl.Format(st)
+	_ = e.Store.Update(a.Session, func(tx *store.Tx) error {
+		for _, it := range items {
+			it.Reason = e.reason(it.Status, it.Reason)
+			row := &store.LogRow{
+				Loop: a.Loop, Turn: a.Turn, Seq: nextSeq(a.Run, a.Loop, a.Turn), Op: string(st.Op),
+				Origin: string(a.Writer), Target: it.Target, Status: it.Status,
+				Expanded: it.Status < 400, Content: it.Content, Mimetype: it.Mimetype, Reason: it.Reason, Tx: stmt, Span: it.Span,
+			}
+			tx.AppendLog(a.Run, row)
+			it.Row = *row
+			res.Rows = append(res.Rows, *row)
+		}
+		return nil
+	})
+	res.Row = res.Rows[len(res.Rows)-1]
+	return res
+}
+
+// Apply dispatches st for a without recording any row: the effect of an
+// op whose row is already written (a proposal being accepted). It applies
+// fully or not at all, as Do does.
+func (e *Engine) Apply(a Actor, st dsl.Statement) Result {
 	var res Result
 	err := e.Store.Update(a.Session, func(tx *store.Tx) error {
 		r, err := e.dispatch(tx, a, st)
@@ -140,31 +177,6 @@ func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 	if st.Target != nil && res.Target == "" {
 		res.Target = st.Target.String()
 	}
-	if res.Status < 400 && (st.Op == dsl.OpOpen || st.Op == dsl.OpFold) {
-		return res
-	}
-	items := []*Result{&res}
-	if len(res.Items) > 0 {
-		items = items[:0]
-		for i := range res.Items {
-			items = append(items, &res.Items[i])
-		}
-	}
-	stmt := dsl.Format(st)
-	_ = e.Store.Update(a.Session, func(tx *store.Tx) error {
-		for _, it := range items {
-			row := &store.LogRow{
-				Loop: a.Loop, Turn: a.Turn, Seq: nextSeq(a.Run, a.Loop, a.Turn), Op: string(st.Op),
-				Origin: string(a.Writer), Target: it.Target, Status: it.Status,
-				Expanded: it.Status < 400, Content: it.Content, Mimetype: it.Mimetype, Reason: it.Reason, Tx: stmt, Span: it.Span,
-			}
-			tx.AppendLog(a.Run, row)
-			it.Row = *row
-			res.Rows = append(res.Rows, *row)
-		}
-		return nil
-	})
-	res.Row = res.Rows[len(res.Rows)-1]
 	return res
 }
 

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -40,7 +39,7 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 	if st.Signal != nil {
 		tags = st.Signal.Tags
 	}
-	matcher, err := compileBody(st)
+	matcher, err := e.compileBody(st)
 	if err != nil {
 		return Result{}, err
 	}
@@ -70,7 +69,7 @@ func (e *Engine) find(c scheme.Call, st dsl.Statement) (Result, error) {
 			rows = rows[min(a-1, len(rows)):min(max(b, a-1), len(rows))]
 		}
 	}
-	b, err := json.Marshal(rows)
+	b, err := e.marshalCatalog(rows)
 	if err != nil {
 		return Result{}, fmt.Errorf("find: %w", err)
 	}

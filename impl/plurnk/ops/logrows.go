@@ -17,9 +17,9 @@ import (
 // The rows are chosen as selectRows says. 200 when at least one row
 // changed, 304 when every selected row already was in that state, 204 when
 // a glob, tag or matcher selects no row, 404 when an exact coordinate names
-// no row. A successful OPEN/FOLD writes no log row of its own (the next
-// packet's rendering is its receipt); a failed one does, with its status.
-// Content lists the rows that changed, one log:/// handle a line.
+// no row. Like every executed op, OPEN and FOLD record their own log row,
+// whatever their status. Content lists the rows that changed, one log:///
+// handle a line.
 func (e *Engine) curate(c scheme.Call, st dsl.Statement, open bool) (Result, error) {
 	r, err := e.resolve(st)
 	if err != nil {
@@ -83,7 +83,7 @@ func (e *Engine) selectRows(c scheme.Call, st dsl.Statement, r scheme.Resolved) 
 	if c.Run == nil {
 		return nil, res, fail(400, "%s on log:/// needs a run", st.Op)
 	}
-	matcher, err := compileBody(st)
+	matcher, err := e.compileBody(st)
 	if err != nil {
 		return nil, res, err
 	}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"anchorage/impl/plurnk/config"
 	"fmt"
 	"strings"
 
@@ -20,7 +21,7 @@ func (e *Engine) read(c scheme.Call, st dsl.Statement) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	matcher, err := compileBody(st)
+	matcher, err := e.compileBody(st)
 	if err != nil {
 		return Result{}, err
 	}
@@ -44,7 +45,7 @@ func (e *Engine) read(c scheme.Call, st dsl.Statement) (Result, error) {
 
 // compileBody classifies and compiles a statement's matcher body; nil when
 // the body is null.
-func compileBody(st dsl.Statement) (*Compiled, error) {
+func (e *Engine) compileBody(st dsl.Statement) (*Compiled, error) {
 	if st.Body == nil {
 		return nil, nil
 	}
@@ -54,6 +55,9 @@ func compileBody(st dsl.Statement) (*Compiled, error) {
 	}
 	c, bad := Compile(m)
 	if c == nil {
+		if m.Dialect == dsl.DialectRegex && bad.Status == 400 && e.Vary.Has(config.VaryRegexJS) {
+			bad.Reason = jsRegexError(m)
+		}
 		return nil, fail(bad.Status, "%s", bad.Reason)
 	}
 	return c, nil

@@ -122,20 +122,20 @@ func TestOpenFoldKillRows(t *testing.T) {
 		rows   []string
 	}
 	steps := []step{
-		{"<<FOLD(log:///1/1/2)::FOLD", 200, []string{"+1/1/1/EDIT", "-1/1/2/READ", "-1/1/3/READ"}},
-		{"<<FOLD(log:///1/1/2)::FOLD", 304, []string{"+1/1/1/EDIT", "-1/1/2/READ", "-1/1/3/READ"}},
-		{"<<OPEN(log:///1/1/2/READ)::OPEN", 200, []string{"+1/1/1/EDIT", "+1/1/2/READ", "-1/1/3/READ"}},
-		{"<<OPEN(log:///1/1/2/EDIT)::OPEN", 404, []string{"+1/1/1/EDIT", "+1/1/2/READ", "-1/1/3/READ", "-1/2/1/OPEN"}},
-		{"<<FOLD(log:///1/1/*):/TODO/:FOLD", 200, []string{"-1/1/1/EDIT", "-1/1/2/READ", "-1/1/3/READ", "-1/2/1/OPEN"}},
-		{"<<OPEN(log:///**/READ)::OPEN", 200, []string{"-1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "-1/2/1/OPEN"}},
-		{"<<OPEN(log:///1/1/*)<1>::OPEN", 200, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "-1/2/1/OPEN"}},
-		{"<<OPEN[x](log:///**)::OPEN", 204, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "-1/2/1/OPEN"}},
-		{"<<OPEN(log:///**)<9>::OPEN", 416, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "-1/2/1/OPEN", "-1/2/2/OPEN"}},
-		{"<<OPEN(known:///a.md)::OPEN", 501, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "-1/2/1/OPEN", "-1/2/2/OPEN", "-1/2/3/OPEN"}},
-		{"<<KILL(log:///1/1/3)::KILL", 200, []string{"+1/1/1/EDIT", "+1/1/2/READ", "-1/2/1/OPEN", "-1/2/2/OPEN", "-1/2/3/OPEN", "+1/2/4/KILL"}},
-		{"<<KILL(log:///1/1/3)::KILL", 404, []string{"+1/1/1/EDIT", "+1/1/2/READ", "-1/2/1/OPEN", "-1/2/2/OPEN", "-1/2/3/OPEN", "+1/2/4/KILL", "-1/2/5/KILL"}},
-		{"<<SEND[410](log:///1/2/*):/OPEN/:SEND", 200, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/2/4/KILL", "-1/2/5/KILL", "+1/2/6/SEND"}},
-		{"<<KILL(log:///1/1/1#body)::KILL", 400, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/2/4/KILL", "-1/2/5/KILL", "+1/2/6/SEND", "-1/2/7/KILL"}},
+		{"<<FOLD(log:///1/1/2)::FOLD", 200, []string{"+1/1/1/EDIT", "-1/1/2/READ", "-1/1/3/READ", "+1/2/1/FOLD"}},
+		{"<<FOLD(log:///1/1/2)::FOLD", 304, []string{"+1/1/1/EDIT", "-1/1/2/READ", "-1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD"}},
+		{"<<OPEN(log:///1/1/2/READ)::OPEN", 200, []string{"+1/1/1/EDIT", "+1/1/2/READ", "-1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN"}},
+		{"<<OPEN(log:///1/1/2/EDIT)::OPEN", 404, []string{"+1/1/1/EDIT", "+1/1/2/READ", "-1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN"}},
+		{"<<FOLD(log:///1/1/*):/TODO/:FOLD", 200, []string{"-1/1/1/EDIT", "-1/1/2/READ", "-1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN", "+1/2/5/FOLD"}},
+		{"<<OPEN(log:///**/READ)::OPEN", 200, []string{"-1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN"}},
+		{"<<OPEN(log:///1/1/*)<1>::OPEN", 200, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN", "+1/2/7/OPEN"}},
+		{"<<OPEN[x](log:///**)::OPEN", 204, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN", "+1/2/7/OPEN", "+1/2/8/OPEN"}},
+		{"<<OPEN(log:///**)<99>::OPEN", 416, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN", "+1/2/7/OPEN", "+1/2/8/OPEN", "-1/2/9/OPEN"}},
+		{"<<OPEN(known:///a.md)::OPEN", 501, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/1/3/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN", "+1/2/7/OPEN", "+1/2/8/OPEN", "-1/2/9/OPEN", "-1/2/10/OPEN"}},
+		{"<<KILL(log:///1/1/3)::KILL", 200, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN", "+1/2/7/OPEN", "+1/2/8/OPEN", "-1/2/9/OPEN", "-1/2/10/OPEN", "+1/2/11/KILL"}},
+		{"<<KILL(log:///1/1/3)::KILL", 404, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "-1/2/4/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN", "+1/2/7/OPEN", "+1/2/8/OPEN", "-1/2/9/OPEN", "-1/2/10/OPEN", "+1/2/11/KILL", "-1/2/12/KILL"}},
+		{"<<SEND[410](log:///1/2/*):/OPEN/:SEND", 200, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN", "+1/2/7/OPEN", "+1/2/11/KILL", "-1/2/12/KILL", "+1/2/13/SEND"}},
+		{"<<KILL(log:///1/1/1#body)::KILL", 400, []string{"+1/1/1/EDIT", "+1/1/2/READ", "+1/2/1/FOLD", "+1/2/2/FOLD", "+1/2/3/OPEN", "+1/2/5/FOLD", "+1/2/6/OPEN", "+1/2/7/OPEN", "+1/2/11/KILL", "-1/2/12/KILL", "+1/2/13/SEND", "-1/2/14/KILL"}},
 	}
 	for _, s := range steps {
 		r := f.do(t, s.src)

@@ -148,8 +148,6 @@ type SessionInfo struct {
 	RunID       int64   `json:"runId"`
 	RunName     string  `json:"runName"`
 	ProjectRoot *string `json:"projectRoot"`
-	// ModelRunID is the session's model run, which loop.run drives.
-	ModelRunID int64 `json:"modelRunId"`
 }
 
 // RunInfo is one run as session.runs lists it.
@@ -175,8 +173,15 @@ type LoopParams struct {
 }
 
 // LoopFlags are a loop's flags.
+//
+// The seed names four per-loop flags: yolo, which this build honours, and
+// noWeb, noInteraction and noProposals, which it schedules; those three
+// are taken (a client may send them) and change nothing yet.
 type LoopFlags struct {
-	Yolo bool `json:"yolo"`
+	Yolo          bool `json:"yolo"`
+	NoWeb         bool `json:"noWeb"`
+	NoInteraction bool `json:"noInteraction"`
+	NoProposals   bool `json:"noProposals"`
 }
 
 // LoopResult is the loop usage payload: loop.run's result and the params
@@ -294,4 +299,7 @@ type LogEntry struct {
 	// result when it was written (log.read and log/entry; 0 when none
 	// was).
 	Tokens int `json:"tokens,omitempty"`
+	// Deleted marks the log/entry of a row that was deleted (KILL or
+	// SEND[410] on log:///): the row as it last stood.
+	Deleted bool `json:"deleted,omitempty"`
 }

@@ -41,6 +41,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 )
 
 // Version is the only JSON-RPC version spoken.
@@ -247,14 +250,72 @@ func DecodeFrame(data []byte) Frame {
 // params decode as an empty object; an array, or a field of the wrong type,
 // is an invalid-params error naming the problem.
 func decodeParams(raw json.RawMessage, v any) *Error {
-	if len(raw) == 0 || bytes.Equal(raw, nullID()) {
+	if len(raw) == 0 || bytes.Equal(raw, nullID()) || bytes.Equal(raw, []byte("[]")) {
 		return nil
 	}
 	if raw[0] != '{' {
 		return Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			member, _ := strconv.Unquote(name)
+			return unknownMember(member)
+		}
 		return Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+// unknownMember is the answer to params naming a member the method does not
+// take: nothing is guessed, nothing is written.
+func unknownMember(name string) *Error {
+	e := Errorf(CodeInvalidParams, "invalid params: unknown member %q", name)
+	e.Data = map[string]any{"member": name}
+	return e
+}
+
+// checkParams refuses, before a method runs or anything is made for it,
+// params that name a member the method does not take or lack one it
+// needs: -32602 naming the member. doc is the method's params as discover
+// shows them, name → description; a member whose description has no "?"
+// is needed (given, and not null).
+func checkParams(raw json.RawMessage, doc map[string]string) *Error {
+	raw = bytes.TrimSpace(raw)
+	var members map[string]json.RawMessage
+	switch {
+	case len(raw) == 0 || bytes.Equal(raw, nullID()) || bytes.Equal(raw, []byte("[]")):
+	case raw[0] != '{':
+		return Errorf(CodeInvalidParams, "invalid params: params must be an object of named members")
+	default:
+		if err := json.Unmarshal(raw, &members); err != nil {
+			return Errorf(CodeInvalidParams, "invalid params: %v", err)
+		}
+	}
+	names := make([]string, 0, len(members))
+	for name := range members {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, ok := doc[name]; !ok {
+			return unknownMember(name)
+		}
+	}
+	needed := make([]string, 0, len(doc))
+	for name, d := range doc {
+		if !strings.Contains(d, "?") {
+			needed = append(needed, name)
+		}
+	}
+	sort.Strings(needed)
+	for _, name := range needed {
+		if v, ok := members[name]; !ok || bytes.Equal(bytes.TrimSpace(v), nullID()) {
+			e := Errorf(CodeInvalidParams, "invalid params: missing member %q", name)
+			e.Data = map[string]any{"member": name}
+			return e
+		}
 	}
 	return nil
 }

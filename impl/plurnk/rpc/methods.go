@@ -90,8 +90,15 @@ func (s *Server) register() {
 	reg("op.look", Method{Handler: s.opLook, Description: "Resolve a READ (LOOK) for the connection's client loop without writing anything.", RequiresInit: true,
 		Params: map[string]string{"text": "string — a LOOK or READ statement"}})
 	for _, op := range mirrorOps() {
+		target := "string — the op's target"
+		switch op {
+		case "EXEC":
+			target = "string? — the working directory, the workspace root when absent"
+		case "SEND":
+			target = "string? — the entry or run the SEND is directed at"
+		}
 		reg("op."+strings.ToLower(op), Method{Handler: s.opMirror(op), Description: "Dispatch " + op + " as one turn of the connection's client loop.", RequiresInit: true,
-			Params: map[string]string{"target": "string?", "body": "string|null?", "signal": "string?", "lines": "string? — the <L> marks"}})
+			Params: map[string]string{"target": target, "body": "string|null?", "signal": "string?", "lines": "string? — the <L> marks"}})
 	}
 }
 

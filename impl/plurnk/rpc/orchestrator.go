@@ -1,7 +1,10 @@
 package rpc
 
 import (
+	"anchorage/impl/vary"
+
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -27,11 +30,15 @@ import (
 	"github.com/spf13/afero"
 )
 
-// ModelRun is the name of the run session.create allocates for the model.
+// ModelRun is the default name of a session's model run, the run loop.run
+// drives, allocated on its first use.
 const ModelRun = "model"
 
 // OrchestratorConfig configures an Orchestrator.
 type OrchestratorConfig struct {
+	// Vary holds the spec-permitted variations in force
+	// (config.Variations); the zero Set is the reference's decisions.
+	Vary     vary.Set
 	Clock    clock.Clock
 	FS       afero.Fs // the workspace and the operator files
 	Root     string   // the workspace root
@@ -102,11 +109,21 @@ type Orchestrator struct {
 }
 
 type orchSession struct {
-	ss    *store.Session
-	name  string
-	root  *string
-	model *store.Run
-	seen  map[int64]bool // log rows already announced
+	ss   *store.Session
+	name string
+	root *string
+	// modelName names the session's model run and model is that run, nil
+	// until its first use allocates it (Envelope.ensureModelRun): it is
+	// distinct from every connection's client run.
+	modelName string
+	model     *store.Run
+	sent      map[int64]sentRow // every log row as it was last announced, by id
+}
+
+// sentRow is a log row as log/entry last announced it.
+type sentRow struct {
+	entry LogEntry
+	key   string // the entry's JSON: a change to the row changes it
 }
 
 // defaultMimetypes are the mimetypes the matcher reads structurally or as
@@ -164,12 +181,13 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 		}
 	}
 	o.mimes = ops.NewMimetypes()
-	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: o.mimes}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
+	opcfg.Vary = cfg.Vary
+	eng := engine.New(o.st, &ops.Engine{Store: o.st, Schemes: reg, Mimetypes: o.mimes, Vary: cfg.Vary}, &serialProvider{p: cfg.Provider}, opcfg, cfg.FS)
 	eng.Sink = o.telemetry
 	o.eng = eng
 	o.svc, err = runs.New(runs.Config{Store: o.st, Engine: eng, Clock: cfg.Clock, Executors: xr, StreamEvents: streamNotifier{o},
 		ProposalTimeout: cfg.ProposalTimeout, Yolo: cfg.Yolo, MaxActive: maxActive(cfg.Env),
-		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll, Registering: cfg.Registering, StaleClobber: o.staleClobber()})
+		Dir: cfg.Root, Env: cfg.ExecEnv, Quiet: o.flushAll, Registering: cfg.Registering, StaleClobber: o.staleClobber(), FileEdit: o.fileEdit})
 	if err != nil {
 		return nil, fmt.Errorf("rpc: orchestrator: %w", err)
 	}
@@ -292,7 +310,7 @@ func (o *Orchestrator) event(ev runs.Event) {
 		o.notify.Notify(ev.Session, "loop/terminated", o.usage(s, ev.RunID, ev.LoopID, ev.LoopSeq, ev.Status, ev.Reason, ev.Result))
 	case runs.KindConcluded:
 		p := map[string]any{"entryId": ev.RowID, "target": ev.Target, "subscriptionId": ev.Target, "scheme": ev.Runtime,
-			"closeStatus": ev.Status, "summary": ev.Body, "wakeAction": ev.WakeAction, "runId": ev.RunID}
+			"closeStatus": ev.Status, "summary": o.summary(ev.Body), "wakeAction": o.wakeAction(ev.WakeAction), "runId": ev.RunID}
 		if ev.LoopID != 0 {
 			p["wakeLoopId"] = ev.LoopID
 		}
@@ -326,7 +344,7 @@ func (o *Orchestrator) event(ev runs.Event) {
 
 // usage is the loop usage payload of a loop of run runID.
 func (o *Orchestrator) usage(s *orchSession, runID, loopID int64, loopSeq, status int, reason string, res *engine.Result) LoopResult {
-	out := LoopResult{LoopID: loopID, LoopSeq: loopSeq, ModelRunID: s.model.ID, RunID: runID, FinalStatus: status, Reason: reason, Meta: []byte("{}")}
+	out := LoopResult{LoopID: loopID, LoopSeq: loopSeq, ModelRunID: s.modelRunID(), RunID: runID, FinalStatus: status, Reason: reason, Meta: []byte("{}")}
 	out.TurnIDs = []int64{}
 	if res != nil && res.Loop != nil {
 		for _, t := range res.Loop.Turns {
@@ -381,20 +399,65 @@ func (o *Orchestrator) flushAll() {
 	}
 }
 
-// flush sends log/entry for each row of s not announced yet, run by run in
-// log order (the service lock is held).
+// flush sends log/entry for every write to the session's log_entries since
+// the last flush (§notifications-log-entry-notify): each row appended, or
+// changed (its status, its expanded bit, its result), as it now stands,
+// run by run in log order; then each row deleted, as it last stood, with
+// deleted set (the service lock is held).
 func (o *Orchestrator) flush(s *orchSession) {
+	live := map[int64]bool{}
 	for _, r := range s.ss.Runs {
 		for _, row := range r.Log {
-			if s.seen[row.ID] {
+			live[row.ID] = true
+			le := o.announced(r, row)
+			key := entryKey(le)
+			if prev, ok := s.sent[row.ID]; ok && prev.key == key {
 				continue
 			}
-			s.seen[row.ID] = true
-			le := logEntry(r, row)
-			le.Tokens, _ = o.eng.RowTokens(row.ID)
+			s.sent[row.ID] = sentRow{entry: le, key: key}
 			o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": le, "runId": r.ID})
 		}
 	}
+	var gone []int64
+	for id := range s.sent {
+		if !live[id] {
+			gone = append(gone, id)
+		}
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i] < gone[j] })
+	for _, id := range gone {
+		le := s.sent[id].entry
+		delete(s.sent, id)
+		le.Deleted = true
+		o.notify.Notify(s.ss.ID, "log/entry", map[string]any{"entry": le, "runId": le.RunID})
+	}
+}
+
+// markSent records every row of s as announced as it stands, so that only
+// later writes are announced (the service lock is held).
+func (o *Orchestrator) markSent(s *orchSession) {
+	s.sent = map[int64]sentRow{}
+	for _, r := range s.ss.Runs {
+		for _, row := range r.Log {
+			le := o.announced(r, row)
+			s.sent[row.ID] = sentRow{entry: le, key: entryKey(le)}
+		}
+	}
+}
+
+// announced is the LogEntry log/entry carries for row of r.
+func (o *Orchestrator) announced(r *store.Run, row *store.LogRow) LogEntry {
+	le := logEntry(r, row)
+	le.Tokens, _ = o.eng.RowTokens(row.ID)
+	return le
+}
+
+func entryKey(le LogEntry) string {
+	b, err := json.Marshal(le)
+	if err != nil {
+		return fmt.Sprint(le)
+	}
+	return string(b)
 }
 
 func logEntry(r *store.Run, row *store.LogRow) LogEntry {
@@ -434,9 +497,10 @@ func (o *Orchestrator) Capabilities() Capabilities {
 	return c
 }
 
-// CreateSession implements Backend: the session, its model run and the
-// reserved plurnk run, and the connection's client run (auto-named). The
-// name is generated when absent; a name another session holds is refused.
+// CreateSession implements Backend: the session with the reserved plurnk
+// run, and the connection's client run (auto-named). The session's model
+// run is named here and allocated on its first use (ensureModel). The name
+// is generated when absent; a name another session holds is refused.
 func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	var taken bool
 	o.svc.View(func() { taken = p.Name != "" && o.nameTaken(p.Name, 0) })
@@ -462,7 +526,7 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	if runs.ReservedName(modelRun) || runs.ValidName(modelRun) != nil {
 		return SessionInfo{}, Errorf(CodeInvalidParams, "invalid params: modelRun %q is not a run name", modelRun)
 	}
-	ss, err := o.svc.NewSession(modelRun)
+	ss, err := o.svc.NewSession("")
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("session.create: %w", err)
 	}
@@ -473,16 +537,11 @@ func (o *Orchestrator) CreateSession(p SessionParams) (SessionInfo, error) {
 	}
 	var s *orchSession
 	o.svc.View(func() {
-		model, rerr := ss.Run(modelRun)
-		if rerr != nil {
-			err = fmt.Errorf("session.create: %w", rerr)
-			return
-		}
 		name := p.Name
 		if name == "" {
-			name = fmt.Sprintf("session-%d", ss.ID)
+			name = o.sessionName(ss.ID)
 		}
-		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, model: model, seen: map[int64]bool{}}
+		s = &orchSession{ss: ss, name: name, root: p.ProjectRoot, modelName: modelRun, sent: map[int64]sentRow{}}
 		o.sessions[ss.ID] = s
 		if o.members != nil && p.Settings != nil && p.Settings.Git != nil {
 			o.members.Sessions.Overlay(ss.ID).SetGit(*p.Settings.Git)
@@ -530,7 +589,48 @@ func (o *Orchestrator) newClientRun(s *orchSession, name string) (SessionInfo, e
 }
 
 func (s *orchSession) info(r *store.Run) SessionInfo {
-	return SessionInfo{ID: s.ss.ID, Name: s.name, RunID: r.ID, RunName: r.Name, ProjectRoot: s.root, ModelRunID: s.model.ID}
+	return SessionInfo{ID: s.ss.ID, Name: s.name, RunID: r.ID, RunName: r.Name, ProjectRoot: s.root}
+}
+
+// modelRunID is the id of the session's model run, 0 while it is not
+// allocated yet.
+func (s *orchSession) modelRunID() int64 {
+	if s.model == nil {
+		return 0
+	}
+	return s.model.ID
+}
+
+// ensureModel allocates the session's model run on its first use (a
+// loop.run, loop.inject or loop.cancel that names no other run).
+func (o *Orchestrator) ensureModel(session int64) error {
+	var s *orchSession
+	var err error
+	o.svc.View(func() {
+		s, err = o.session(session)
+		if err == nil && s.model != nil {
+			s = nil
+		}
+	})
+	if err != nil || s == nil {
+		return err
+	}
+	r, aerr := o.svc.AddModelRun(session, s.modelName)
+	o.svc.View(func() {
+		if s.model != nil {
+			return // another call allocated it first
+		}
+		if aerr == nil {
+			s.model = r
+			return
+		}
+		if r, rerr := s.ss.Run(s.modelName); rerr == nil {
+			s.model = r
+			return
+		}
+		err = fmt.Errorf("allocate the model run %q: %w", s.modelName, aerr)
+	})
+	return err
 }
 
 // AttachSession implements Backend: runId must name a run of the session;
@@ -619,6 +719,9 @@ func (o *Orchestrator) run(session, runID int64) (*orchSession, *store.Run, erro
 		return nil, nil, err
 	}
 	if runID == 0 {
+		if s.model == nil {
+			return nil, nil, fmt.Errorf("session %d: the model run is not allocated yet", session)
+		}
 		return s, s.model, nil
 	}
 	r := runByID(s.ss, runID)
@@ -651,6 +754,11 @@ func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams)
 	var s *orchSession
 	var r *store.Run
 	var err error
+	if p.RunID == 0 {
+		if err := o.ensureModel(session); err != nil {
+			return LoopAccepted{}, err
+		}
+	}
 	o.svc.View(func() { s, r, err = o.run(session, p.RunID) })
 	if err != nil {
 		return LoopAccepted{}, err
@@ -673,7 +781,9 @@ func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams)
 	if err != nil {
 		return LoopAccepted{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
 	}
-	out := LoopAccepted{RunID: r.ID, ModelRunID: s.model.ID, Action: sub.Action, FinalStatus: 100}
+	var modelID int64
+	o.svc.View(func() { modelID = s.modelRunID() })
+	out := LoopAccepted{RunID: r.ID, ModelRunID: modelID, Action: sub.Action, FinalStatus: 100}
 	l := sub.Loop
 	if l == nil && !sub.Behind {
 		select {
@@ -696,6 +806,11 @@ func (o *Orchestrator) RunLoop(ctx context.Context, session int64, p LoopParams)
 func (o *Orchestrator) Inject(session, runID int64, prompt string) (InjectResult, error) {
 	var r *store.Run
 	var err error
+	if runID == 0 {
+		if err := o.ensureModel(session); err != nil {
+			return InjectResult{}, err
+		}
+	}
 	o.svc.View(func() { _, r, err = o.run(session, runID) })
 	if err != nil {
 		return InjectResult{}, err
@@ -718,6 +833,11 @@ func (o *Orchestrator) Inject(session, runID int64, prompt string) (InjectResult
 func (o *Orchestrator) Cancel(session, runID int64, reason string) (CancelResult, error) {
 	var r *store.Run
 	var err error
+	if runID == 0 {
+		if err := o.ensureModel(session); err != nil {
+			return CancelResult{}, err
+		}
+	}
 	o.svc.View(func() { _, r, err = o.run(session, runID) })
 	if err != nil {
 		return CancelResult{}, err
@@ -793,7 +913,7 @@ func (o *Orchestrator) ReadEntry(session int64, target string) (EntryResult, err
 		}
 		var ent *store.Entry
 		loadErr := o.st.Update(s.ss, func(tx *store.Tx) error {
-			e, lerr := res.Handler.Load(scheme.Call{Tx: tx, Run: s.model, Writer: scheme.WriterClient}, res.Key)
+			e, lerr := res.Handler.Load(scheme.Call{Tx: tx, Writer: scheme.WriterClient}, res.Key)
 			ent = e
 			return lerr
 		})
@@ -911,10 +1031,6 @@ func (o *Orchestrator) ClientOp(session, runID int64, text string) (OpResult, er
 	if n := len(rows); n > 0 {
 		last := rows[n-1]
 		out.Status, out.Target, out.Content, out.Reason = last.Status, last.Target, last.Content, last.Reason
-	} else {
-		// An op that records no row of its own (a successful OPEN or FOLD)
-		// answers 200.
-		out.Status = 200
 	}
 	return out, nil
 }

@@ -2,6 +2,8 @@ package rpc
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +17,16 @@ import (
 
 	"github.com/spf13/afero"
 )
+
+// DefaultStateDir is where a daemon keeps the sessions of the workspace
+// root when no state directory is given: under home, in .plurnk/state, one
+// directory per workspace root (named by a hash of the root's absolute
+// path). A session is durable by default: it persists across runs and
+// process restarts.
+func DefaultStateDir(home, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return path.Join(home, ".plurnk", "state", hex.EncodeToString(sum[:8]))
+}
 
 // StateFile is the name of the daemon's saved state inside its state
 // directory; the state is written to StateFile+".tmp" first, synced, and
@@ -47,8 +59,10 @@ type savedSession struct {
 	// settings.git false, when the daemon keeps a membership.
 	Overlay []savedRule `json:"overlay,omitempty"`
 	GitOff  bool        `json:"gitOff,omitempty"`
-	// ModelRun names the session's model run when it is not ModelRun.
-	ModelRun string `json:"modelRun,omitempty"`
+	// ModelRun names the session's model run when it is not ModelRun;
+	// ModelRunID is that run once allocated (0: not yet).
+	ModelRun   string `json:"modelRun,omitempty"`
+	ModelRunID int64  `json:"modelRunId,omitempty"`
 }
 
 type savedRule struct {
@@ -104,17 +118,18 @@ func (o *Orchestrator) load() error {
 			if modelRun == "" {
 				modelRun = ModelRun
 			}
-			model, rerr := ss.Run(modelRun)
-			if rerr != nil {
-				err2 = rerr
-				return
-			}
-			s := &orchSession{ss: ss, name: ps.Name, root: ps.ProjectRoot, model: model, seen: map[int64]bool{}}
-			for _, r := range ss.Runs {
-				for _, row := range r.Log {
-					s.seen[row.ID] = true // announced before the stop, or never to be
+			s := &orchSession{ss: ss, name: ps.Name, root: ps.ProjectRoot, modelName: modelRun}
+			if ps.ModelRunID != 0 {
+				// Allocated before the stop: it must be there.
+				model := runByID(ss, ps.ModelRunID)
+				if model == nil || model.Name != modelRun {
+					err2 = fmt.Errorf("session %d: its model run %q (id %d) is not among its runs", ps.ID, modelRun, ps.ModelRunID)
+					return
 				}
+				s.model = model
 			}
+			// Announced before the stop, or never to be.
+			o.markSent(s)
 			o.sessions[ps.ID] = s
 			if o.members != nil {
 				ov := o.members.Sessions.Overlay(ps.ID)
@@ -187,9 +202,10 @@ func (o *Orchestrator) encodeLocked() ([]byte, error) {
 	for _, id := range ids {
 		s := o.sessions[id]
 		ps := savedSession{ID: id, Name: s.name, ProjectRoot: s.root}
-		if s.model.Name != ModelRun {
-			ps.ModelRun = s.model.Name
+		if s.modelName != ModelRun {
+			ps.ModelRun = s.modelName
 		}
+		ps.ModelRunID = s.modelRunID()
 		if o.members != nil {
 			ov := o.members.Sessions.Overlay(id)
 			ps.GitOff = !ov.Git()

@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"anchorage/impl/vary"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +29,9 @@ type ServerConfig struct {
 	Timeout time.Duration
 	// Logf receives what the server only logs (a late result); nil drops it.
 	Logf func(format string, args ...any)
+	// Vary holds the spec-permitted variations in force
+	// (config.Variations) that shape the frames.
+	Vary vary.Set
 }
 
 // MaxFrameBytes is the largest frame a connection reads.
@@ -71,6 +76,8 @@ type conn struct {
 	queue   [][]byte
 	closed  bool
 	wake    chan struct{}
+	// out rewrites every frame sent (the variations); nil sends it as is.
+	out func([]byte) []byte
 }
 
 func (c *conn) attached() (session, run int64) {
@@ -87,6 +94,9 @@ func (c *conn) attach(session, run int64) {
 
 // send queues a frame; it never blocks.
 func (c *conn) send(b []byte) {
+	if c.out != nil {
+		b = c.out(b)
+	}
 	c.mu.Lock()
 	if !c.closed {
 		c.queue = append(c.queue, b)
@@ -144,7 +154,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered the HTTP request
 	}
 	ws.SetReadLimit(MaxFrameBytes)
-	c := &conn{ws: ws, wake: make(chan struct{}, 1)}
+	c := &conn{ws: ws, wake: make(chan struct{}, 1), out: s.varyFrame}
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
@@ -237,6 +247,9 @@ func (s *Server) call(ctx context.Context, c *conn, req Request) (out []byte) {
 	m, ok := s.methods[req.Method]
 	if !ok {
 		return encodeError(req.ID, Errorf(CodeMethodNotFound, "method not found: %q", req.Method))
+	}
+	if e := checkParams(req.Params, m.Params); e != nil {
+		return encodeError(req.ID, e)
 	}
 	if m.RequiresInit {
 		if e := s.envelope(c, m); e != nil {

@@ -41,6 +41,16 @@ func ReservedName(name string) bool { return strings.EqualFold(name, store.Plurn
 // AddClientRun adds a run of origin client named name to the session (a
 // connection's own run). The reserved name is refused in any letter case.
 func (s *Service) AddClientRun(session int64, name string) (*store.Run, error) {
+	return s.addRun(session, name, OriginClient)
+}
+
+// AddModelRun adds the session's model run, of origin model, named name:
+// the run loop.run drives, which the daemon allocates on first use.
+func (s *Service) AddModelRun(session int64, name string) (*store.Run, error) {
+	return s.addRun(session, name, OriginModel)
+}
+
+func (s *Service) addRun(session int64, name, origin string) (*store.Run, error) {
 	if ReservedName(name) {
 		return nil, fmt.Errorf("runs: %q is the reserved run name", name)
 	}
@@ -57,7 +67,7 @@ func (s *Service) AddClientRun(session int64, name string) (*store.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	sess.add(sr, nil, OriginClient)
+	sess.add(sr, nil, origin)
 	return sr, nil
 }
 

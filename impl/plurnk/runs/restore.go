@@ -97,6 +97,10 @@ func (s *Service) Adopt(meta SessionMeta) error {
 func (s *Service) interrupted(r *Run) {
 	ss := r.sess.store
 	for _, row := range r.store.Log {
+		if row.Op == string(dsl.OpEdit) && row.Status == 202 {
+			row.Status, row.Reason = 499, "loop_aborted" // an EDIT proposal left pending
+			continue
+		}
 		if row.Op != string(dsl.OpExec) {
 			continue
 		}

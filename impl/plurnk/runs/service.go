@@ -131,6 +131,13 @@ type Config struct {
 	// the model's EDIT of it instead of accepting it
 	// (§dual-yolo-stale-clobber-reject). nil: no EDIT is ever flagged.
 	StaleClobber func(session int64, p string) bool
+	// FileEdit, when set, makes a model's EDIT of a workspace file a
+	// proposal (§membership-edit-membership-gate): it reports the file's
+	// signature on disk at p (a path of the file scheme), which an accept
+	// compares with the one the EDIT was proposed against, and gate, the
+	// membership's refusal of the write (nil when it may be proposed).
+	// nil: such an EDIT applies at once, as any EDIT.
+	FileEdit func(session int64, p string) (sig string, gate error)
 }
 
 // Service holds the sessions and their runs.
@@ -214,6 +221,9 @@ type pendingExec struct {
 	row   *store.LogRow
 	req   exec.Request
 	scope *Scope
+	// edit is set when the proposal is a model's EDIT of a workspace file
+	// rather than a host EXEC.
+	edit *pendingEdit
 	// paused: the run's drain waits for this proposal to settle before it
 	// dispatches the rest of the emission; settled: it has.
 	paused  bool
@@ -254,7 +264,7 @@ func New(cfg Config) (*Service, error) {
 	cfg.Engine.Ops.SubscribeStreams(reg.Runtimes(), s.streams) // the model's SEND[499]/KILL on a stream reach the stream table
 	e := cfg.Engine
 	e.Exec, e.RunOp, e.Foist, e.After, e.Live, e.Yield = s.execOp, s.runOp, s.foist, s.after, s.live, quietLocker{s}
-	if cfg.StaleClobber != nil {
+	if cfg.FileEdit != nil {
 		e.Edit = s.editOp
 	}
 	e.Executors = reg.Runtimes()

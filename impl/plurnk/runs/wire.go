@@ -59,7 +59,12 @@ func (s *Service) foist(a ops.Actor) {
 // after is the engine's After hook: a change to a shared entry reaches
 // every sister as a folded delta attributed to the writer, waiting for its
 // next turn and waking nobody (§actor-boundary-passive-wake).
+//
+// Once the op is recorded the store is between writes: the Quiet hook runs,
+// so the daemon announces each op's writes to the log as they happen
+// (§notifications-log-entry-notify).
 func (s *Service) after(a ops.Actor, st dsl.Statement, res ops.Result) {
+	defer s.quiet()
 	if res.Stopped {
 		// The model's SEND[499] or KILL stopped a stream: a process
 		// that ended at once is seen as ended from now on, after the
@@ -185,6 +190,10 @@ func (s *Service) settled(id int64, p exec.Proposal) {
 		pe.paused = false
 		s.paused--
 		s.resumed.Broadcast()
+	}
+	if pe.edit != nil {
+		s.settledEdit(pe, p)
+		return
 	}
 	switch p.State {
 	case exec.Resolved:

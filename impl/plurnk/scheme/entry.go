@@ -14,35 +14,14 @@ import (
 // unknown, plurnk, skill, and the exec output schemes.
 type Entries struct {
 	M Manifest
-	// Builtin serves a read-only entry the store does not hold, by path
-	// (the plurnk scheme's docs/<scheme>.md); nil serves none. A write to
-	// its path stores an entry that takes its place.
-	Builtin func(path string) (string, bool)
-	// BuiltinPaths lists the paths Builtin serves.
-	BuiltinPaths func() []string
 }
 
 // Manifest returns the scheme's manifest.
 func (s *Entries) Manifest() Manifest { return s.M }
 
-// Load returns the stored entry at k, else the built-in one, or nil.
+// Load returns the stored entry at k, or nil.
 func (s *Entries) Load(c Call, k store.Key) (*store.Entry, error) {
-	if e := c.Tx.Get(k); e != nil {
-		return e, nil
-	}
-	return s.builtin(k), nil
-}
-
-// builtin returns the built-in entry at k, or nil.
-func (s *Entries) builtin(k store.Key) *store.Entry {
-	if s.Builtin == nil || k.Scope != store.ScopeSession {
-		return nil
-	}
-	content, ok := s.Builtin(k.Path)
-	if !ok {
-		return nil
-	}
-	return &store.Entry{Key: k, Channels: map[string]store.Channel{s.M.DefaultChannel: {Content: content, Mimetype: "text/markdown", State: store.StateStatic}}}
+	return c.Tx.Get(k), nil
 }
 
 // Save stores e.
@@ -54,21 +33,9 @@ func (s *Entries) Remove(c Call, k store.Key) (bool, error) { return c.Tx.Delete
 // List returns the scheme's session-scope entries.
 func (s *Entries) List(c Call) ([]*store.Entry, error) {
 	var out []*store.Entry
-	stored := map[string]bool{}
 	for _, e := range c.Tx.Session.Entries() {
 		if e.Key.Scheme == s.M.Name && e.Key.Scope == store.ScopeSession {
 			out = append(out, e)
-			stored[e.Key.Path] = true
-		}
-	}
-	if s.BuiltinPaths == nil {
-		return out, nil
-	}
-	for _, p := range s.BuiltinPaths() {
-		if !stored[p] {
-			if e := s.builtin(store.Key{Scope: store.ScopeSession, Scheme: s.M.Name, Path: p}); e != nil {
-				out = append(out, e)
-			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key.Path < out[j].Key.Path })
@@ -284,37 +251,10 @@ func Defaults(fs afero.Fs, root string, runtimes ...string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Builtin, p.BuiltinPaths = reg.doc, reg.docPaths
 	return reg, nil
 }
 
 // DocsPrefix is where the schemes' documentation lives: the plurnk entry
-// plurnk://docs/<scheme>.md of every registered scheme that ships a Doc
-// (§schemes-directory).
+// plurnk://docs/<scheme>.md of every registered scheme that ships a Doc,
+// which each loop materializes (§schemes-directory).
 const DocsPrefix = "plurnk://docs/"
-
-// doc serves the plurnk entry /docs/<scheme>.md: the Doc of the
-// registered scheme of that name.
-func (r *Registry) doc(p string) (string, bool) {
-	name, ok := strings.CutPrefix(p, "/docs/")
-	if !ok {
-		return "", false
-	}
-	name, ok = strings.CutSuffix(name, ".md")
-	h, found := r.handlers[name]
-	if !ok || !found || h.Manifest().Doc == "" {
-		return "", false
-	}
-	return h.Manifest().Doc, true
-}
-
-// docPaths lists the plurnk paths doc serves, by scheme name.
-func (r *Registry) docPaths() []string {
-	var out []string
-	for _, n := range r.Names() {
-		if r.handlers[n].Manifest().Doc != "" {
-			out = append(out, "/docs/"+n+".md")
-		}
-	}
-	return out
-}

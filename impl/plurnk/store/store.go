@@ -235,13 +235,17 @@ func (s *Store) id() int64 {
 }
 
 // NewSession creates a session with its model run (named modelRun) and the
-// reserved "plurnk" run.
+// reserved "plurnk" run; with modelRun "" it creates the plurnk run alone
+// (the daemon allocates a session's model run on first use).
 func (s *Store) NewSession(modelRun string) (*Session, error) {
-	if modelRun == "" || modelRun == PlurnkRun {
-		return nil, fmt.Errorf("new session: model run name %q is empty or reserved", modelRun)
+	if modelRun == PlurnkRun {
+		return nil, fmt.Errorf("new session: model run name %q is reserved", modelRun)
 	}
 	ss := &Session{ID: s.id(), entries: map[Key]*Entry{}}
-	ss.Runs = append(ss.Runs, &Run{ID: s.id(), Name: modelRun}, &Run{ID: s.id(), Name: PlurnkRun})
+	if modelRun != "" {
+		ss.Runs = append(ss.Runs, &Run{ID: s.id(), Name: modelRun})
+	}
+	ss.Runs = append(ss.Runs, &Run{ID: s.id(), Name: PlurnkRun})
 	s.sessions[ss.ID] = ss
 	return ss, nil
 }

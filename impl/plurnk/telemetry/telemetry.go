@@ -97,6 +97,11 @@ func (n Notice) Position() (line int, ok bool) {
 // fenced `:::error://<line>` … `:::`; its own "snippet" field is left out of
 // the JSON so the snippet appears once.
 func Render(notices []Notice, prev string) (string, error) {
+	return RenderRadius(notices, prev, SnippetRadius)
+}
+
+// RenderRadius is Render with a snippet of radius lines on each side.
+func RenderRadius(notices []Notice, prev string, radius int) (string, error) {
 	var b strings.Builder
 	for _, n := range notices {
 		line, hasPos := n.Position()
@@ -117,7 +122,7 @@ func Render(notices []Notice, prev string) (string, error) {
 		if !hasPos {
 			continue
 		}
-		if snip := Snippet(prev, line, SnippetRadius); snip != "" {
+		if snip := Snippet(prev, line, radius); snip != "" {
 			fmt.Fprintf(&b, ":::error://%d\n%s:::\n", line, snip)
 		}
 	}

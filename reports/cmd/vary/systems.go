@@ -4,6 +4,7 @@ import (
 	"anchorage/impl/chatlog"
 	"anchorage/impl/deck"
 	"anchorage/impl/jace"
+	"anchorage/impl/plurnk/config"
 	"anchorage/impl/vary"
 )
 
@@ -17,6 +18,8 @@ func variations(system string) []vary.Variation {
 		return deck.Variations()
 	case "chatlog":
 		return chatlog.Variations()
+	case "plurnk":
+		return config.Variations()
 	}
-	return nil // plurnk gains its own as its reference does
+	return nil
 }

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR]
+//	plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR] [-vary LIST]
 //
 // Run plurnkd -h for every flag and configuration variable.
 //
@@ -43,14 +43,16 @@
 //	PLURNK_OPENAI_BASE_URL=http://127.0.0.1:8400/v1 \
 //	go run ./impl/plurnk/cmd/plurnkd -root .
 //
-// # Sessions that survive a restart
+// # Sessions survive a restart
 //
-// With -state DIR (or PLURNK_STATE_DIR) every session, run, loop, log row
-// and entry is saved to DIR/state.json before each notification and
-// answer (written to state.json.tmp, synced, renamed), and loaded at the
-// next start. SIGINT or SIGTERM ends every run first (loops close 499,
-// commands are stopped); after a crash, a loop that was running ends 499
-// at the next start and a loop parked at 202 stays parked.
+// A session is durable: every session, run, loop, log row and entry is
+// saved to DIR/state.json before each notification and answer (written to
+// state.json.tmp, synced, renamed), and loaded at the next start. DIR is
+// -state, else PLURNK_STATE_DIR, else $HOME/.plurnk/state/<hash of the
+// absolute -root>, so the same workspace finds its sessions again. SIGINT
+// or SIGTERM ends every run first (loops close 499, commands are stopped);
+// after a crash, a loop that was running ends 499 at the next start and a
+// loop parked at 202 stays parked.
 //
 // # Membership
 //
@@ -66,10 +68,21 @@
 // on); settings.git: false turns it off for one session. The overlay and
 // the switch are saved with the session under -state.
 //
+// # Spec-permitted variations
+//
+// -vary LIST (names, comma-separated, or all) makes some of the choices the
+// seed leaves open otherwise than the reference decides them: notice kinds,
+// parse-error and regex-error wording, reasons, the order and the extra
+// members of JSON objects, stream/concluded's wake actions and summary, the
+// errors section's pointers, the snippet's radius, generated session names,
+// the budget headline's wording, the catalog rows' optional members
+// (plurnkd -h lists them). A client that keeps to the seed works the same.
+//
 // Methods and notifications: call discover.
 //
-// It may import the standard library, afero, anchorage/sim/{clock,llm} and
-// anchorage/impl/plurnk/{rpc,exec,provider,membership}.
+// It may import the standard library, afero, anchorage/sim/{clock,llm},
+// anchorage/impl/vary and anchorage/impl/plurnk/{rpc,exec,provider,
+// membership,config}.
 package main
 
 import (
@@ -90,10 +103,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
+	"anchorage/impl/vary"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
 
@@ -152,14 +167,14 @@ func variables() [][2]string {
 		{"PLURNK_EXEC_KILL_GRACE_MS", "ms between the polite signal and SIGKILL"},
 		{"PLURNK_GIT_ALLOWED", "0: no git membership for any session (settings.git cannot override); default on"},
 		{"PLURNK_GIT_AUTO", "0: no implicit repository at -root, only the ones session.constrain declares (repo)"},
-		{"PLURNK_STATE_DIR", "state directory when -state is not given (empty: nothing survives a restart)"},
+		{"PLURNK_STATE_DIR", "state directory when -state is not given (default $HOME/.plurnk/state/<hash of -root>)"},
 		{"PLURNK_YOLO", "set and not 0: as -yolo, accept every EXEC proposal without a loop.resolve"},
 	}
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) func() {
 	return func() {
-		fmt.Fprintln(w, "usage: plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR]")
+		fmt.Fprintln(w, "usage: plurnkd [-addr 127.0.0.1:0] [-root .] [-script turns.txt] [-sh] [-yolo] [-state DIR] [-vary LIST]")
 		fmt.Fprintln(w, "\nServes the plurnk daemon (JSON-RPC 2.0 over WebSocket) on -addr; the address is printed")
 		fmt.Fprintln(w, "on stderr as \"plurnkd: listening on ws://HOST:PORT/\". SIGINT or SIGTERM stops it.")
 		fmt.Fprintln(w, "\nA session may write only its members: the files git tracks under -root (git on PATH)")
@@ -184,7 +199,8 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	root := fs.String("root", ".", "workspace root: file entries, AGENTS.md, .env")
 	sh := fs.Bool("sh", false, "register the real sh executor, so EXEC runs commands on this host")
 	yolo := fs.Bool("yolo", false, "accept every EXEC proposal without a loop.resolve (PLURNK_YOLO)")
-	state := fs.String("state", "", "state directory: sessions are saved there (state.json, written crash-safely) and loaded at start; empty keeps nothing (PLURNK_STATE_DIR)")
+	varyList := fs.String("vary", "", vary.Usage(config.Variations()))
+	state := fs.String("state", "", "state directory: sessions are saved there (state.json, written crash-safely) and loaded at start (default PLURNK_STATE_DIR, else $HOME/.plurnk/state/<hash of -root>)")
 	fs.Usage = usage(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -194,6 +210,10 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q (plurnkd -h lists the flags)", fs.Arg(0))}
+	}
+	varied, err := vary.Parse(*varyList, config.Variations())
+	if err != nil {
+		return usageError{"-vary: " + err.Error()}
 	}
 	absRoot, err := filepath.Abs(*root)
 	if err != nil {
@@ -228,7 +248,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	if err != nil {
 		return err
 	}
-	cfg := rpc.OrchestratorConfig{Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
+	cfg := rpc.OrchestratorConfig{Vary: varied, Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
 		Provider: sel, Yolo: *yolo, Aliases: sel.Has, Providers: sel.Packages(), Members: true}
 	if g := (membership.GitCLI{}); g.Available() == nil {
 		cfg.Git = g // else no git: session.constrain's picks are the only members
@@ -236,13 +256,21 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	if *state == "" {
 		*state = env["PLURNK_STATE_DIR"]
 	}
-	if *state != "" {
-		dir, err := filepath.Abs(*state)
-		if err != nil {
-			return usageError{fmt.Sprintf("-state %s: %v", *state, err)}
+	if *state == "" {
+		home := env["HOME"]
+		if home == "" {
+			return usageError{"no state directory for the sessions: give -state DIR or PLURNK_STATE_DIR, or set HOME"}
 		}
-		cfg.StateFS, cfg.StateDir = afero.NewOsFs(), dir
+		*state = rpc.DefaultStateDir(home, absRoot)
 	}
+	dir, err := filepath.Abs(*state)
+	if err != nil {
+		return usageError{fmt.Sprintf("-state %s: %v", *state, err)}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	cfg.StateFS, cfg.StateDir = afero.NewOsFs(), dir
 	if *sh {
 		cfg.Executors = []exec.Executor{&exec.Shell{}}
 		cfg.ExecEnv = exec.ScopeEnv(environ, dotenv)
@@ -255,7 +283,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := rpc.NewServerWith(backend, rpc.ServerConfig{Timeout: timeout, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, "plurnkd: "+f+"\n", a...) }})
+	srv := rpc.NewServerWith(backend, rpc.ServerConfig{Vary: varied, Timeout: timeout, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, "plurnkd: "+f+"\n", a...) }})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	pumpCtx, stopPump := context.WithCancel(ctx)
 	defer stopPump()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +68,7 @@ func startDaemon(t *testing.T, text string, extra ...string) (string, func()) {
 	var stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"-script", path, "-root", dir}, extra...), nil, &stderr, func(a string) { addrs <- a })
+		done <- run(ctx, append([]string{"-script", path, "-root", dir}, extra...), []string{"HOME=" + dir}, &stderr, func(a string) { addrs <- a })
 	}()
 	select {
 	case addr := <-addrs:
@@ -126,10 +127,10 @@ func TestMultiRunEndToEnd(t *testing.T) {
 		}
 		return gjson.ParseBytes(a.Result)
 	}
-	sess := call("session.create", map[string]any{"name": "count"})
-	model := sess.Get("modelRunId").Int()
+	call("session.create", map[string]any{"name": "count"})
 	res := call("loop.run", map[string]any{"prompt": "How many files?"})
-	if res.Get("finalStatus").Int() != 100 || res.Get("runId").Int() != model {
+	model := res.Get("modelRunId").Int()
+	if res.Get("finalStatus").Int() != 100 || model == 0 || res.Get("runId").Int() != model {
 		t.Fatalf("loop.run %s, want the model run's loop accepted with 100", res.Raw)
 	}
 	ended := func(n rpc.Note) bool {
@@ -143,7 +144,7 @@ func TestMultiRunEndToEnd(t *testing.T) {
 		t.Fatalf("the model's loop/terminated %s, want loop 1 ended 200", end.Params)
 	}
 	runs := call("session.runs", nil)
-	if runs.Get("runs.#.name").Raw != `["model","plurnk","client-1","helper"]` || runs.Get("runs.3.parent").String() != "model" {
+	if runs.Get("runs.#.name").Raw != `["plurnk","client-1","model","helper"]` || runs.Get("runs.3.parent").String() != "model" {
 		t.Fatalf("session.runs %s", runs.Raw)
 	}
 	helper := runs.Get("runs.3.id").Int()
@@ -187,7 +188,7 @@ func endToEnd(t *testing.T, stream string) {
 	model := llm.NewServer(llm.New(llm.ParseScript(script)...))
 	hs := model.Start()
 	defer hs.Close()
-	env := []string{"PLURNK_MODEL_local=openai/scripted-geo", "PLURNK_MODEL=local", "PLURNK_OPENAI_BASE_URL=" + hs.URL + "/v1", "PLURNK_OPENAI_STREAM=" + stream}
+	env := []string{"PLURNK_MODEL_local=openai/scripted-geo", "PLURNK_MODEL=local", "PLURNK_OPENAI_BASE_URL=" + hs.URL + "/v1", "PLURNK_OPENAI_STREAM=" + stream, "HOME=" + t.TempDir()}
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	addrs := make(chan string, 1)
@@ -224,7 +225,7 @@ func endToEnd(t *testing.T, stream string) {
 	}
 	sess := call("session.create", map[string]any{"name": "geo", "settings": map[string]any{"client": "e2e-test"}})
 	res := call("loop.run", map[string]any{"prompt": "What is the capital of France?"})
-	if res.Get("finalStatus").Int() != 100 || res.Get("modelRunId").Int() != sess.Get("modelRunId").Int() {
+	if res.Get("finalStatus").Int() != 100 || res.Get("modelRunId").Int() == 0 || res.Get("modelRunId").Int() == sess.Get("runId").Int() {
 		t.Fatalf("loop.run %s", res.Raw)
 	}
 	end, err := c.WaitNote(cctx, func(n rpc.Note) bool { return n.Method == "loop/terminated" })
@@ -236,12 +237,15 @@ func endToEnd(t *testing.T, stream string) {
 	}
 	methods := map[string]int{}
 	for _, n := range c.Notes() {
+		if n.Method == "log/entry" && gjson.GetBytes(n.Params, "runId").Int() != res.Get("modelRunId").Int() {
+			continue // the plurnk run's (the scheme docs)
+		}
 		methods[n.Method]++
 	}
 	if methods["session/created"] != 1 || methods["log/entry"] != 4 || methods["loop/terminated"] != 1 {
 		t.Fatalf("notifications %v", methods)
 	}
-	one := call("log.read", map[string]any{"runId": sess.Get("modelRunId").Int(), "loopSeq": 1, "turnSeq": 1, "sequence": 1})
+	one := call("log.read", map[string]any{"runId": res.Get("modelRunId").Int(), "loopSeq": 1, "turnSeq": 1, "sequence": 1})
 	if one.Get("entries.#").Int() != 1 || one.Get("entries.0.tx").String() != "<<EDIT(known:///france.md):Paris:EDIT" {
 		t.Fatalf("log.read %s", one.Raw)
 	}
@@ -323,7 +327,7 @@ func TestGrammarBootCheck(t *testing.T) {
 		srv := llm.NewServer(llm.New("<<PLAN:p:PLAN\n<<SEND[200]:not the probe:SEND\n"))
 		srv.HonourGrammar = tc.honour
 		hs := srv.Start()
-		env := []string{"PLURNK_MODEL_m=openai/x", "PLURNK_MODEL=m", "PLURNK_OPENAI_BASE_URL=" + hs.URL + "/v1", "PLURNK_PROVIDERS_GBNF=" + tc.gbnf}
+		env := []string{"PLURNK_MODEL_m=openai/x", "PLURNK_MODEL=m", "PLURNK_OPENAI_BASE_URL=" + hs.URL + "/v1", "PLURNK_PROVIDERS_GBNF=" + tc.gbnf, "HOME=" + t.TempDir()}
 		ctx, stop := context.WithCancel(context.Background())
 		var out syncBuffer
 		started := make(chan struct{}, 1)
@@ -369,11 +373,11 @@ func TestStateSurvivesRestart(t *testing.T) {
 	addr, stop := startDaemon(t, script, "-state", state)
 	c := dial(addr)
 	sess := call(c, "session.create", map[string]any{"name": "kept"})
-	call(c, "loop.run", map[string]any{"prompt": "What is the capital of France?"})
+	model := call(c, "loop.run", map[string]any{"prompt": "What is the capital of France?"}).Get("modelRunId").Int()
 	if _, err := c.WaitNote(ctx, func(n rpc.Note) bool { return n.Method == "loop/terminated" }); err != nil {
 		t.Fatal(err)
 	}
-	before := call(c, "log.read", map[string]any{"runId": sess.Get("modelRunId").Int()}).Get("entries").Raw
+	before := call(c, "log.read", map[string]any{"runId": model}).Get("entries").Raw
 	c.Close()
 	stop()
 
@@ -385,7 +389,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 	if got.Get("name").String() != "kept" {
 		t.Fatalf("session.attach after the restart %s, want the session named kept", got.Raw)
 	}
-	after := call(c, "log.read", map[string]any{"runId": sess.Get("modelRunId").Int()}).Get("entries").Raw
+	after := call(c, "log.read", map[string]any{"runId": model}).Get("entries").Raw
 	if after != before || !strings.Contains(after, "Paris") {
 		t.Fatalf("the model run's log after the restart\n%s\nwant the one before it\n%s", after, before)
 	}
@@ -417,4 +421,61 @@ func callOK(t *testing.T, ctx context.Context, c *rpc.Client, method string, par
 		t.Fatalf("%s: %v %v", method, err, a.Error)
 	}
 	return gjson.ParseBytes(a.Result)
+}
+
+// TestSessionsSurviveByDefault: without -state or PLURNK_STATE_DIR the
+// sessions of a workspace are kept under $HOME and found again by the next
+// daemon on the same root; without HOME either, plurnkd refuses to start
+// rather than keep nothing.
+func TestSessionsSurviveByDefault(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	path := filepath.Join(root, "turns.txt")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := func(env []string) (string, func(), error) {
+		ctx, stop := context.WithCancel(context.Background())
+		addrs := make(chan string, 1)
+		done := make(chan error, 1)
+		var stderr syncBuffer
+		go func() {
+			done <- run(ctx, []string{"-script", path, "-root", root}, env, &stderr, func(a string) { addrs <- a })
+		}()
+		select {
+		case a := <-addrs:
+			return a, func() { stop(); <-done }, nil
+		case err := <-done:
+			stop()
+			return "", nil, err
+		case <-time.After(10 * time.Second):
+			stop()
+			return "", nil, fmt.Errorf("plurnkd neither started nor refused: %s", stderr.String())
+		}
+	}
+	if _, _, err := start(nil); err == nil || !strings.Contains(err.Error(), "HOME") {
+		t.Fatalf("without HOME or a state directory: %v, want a refusal naming HOME", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	addr, stop, err := start([]string{"HOME=" + home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialDaemon(t, ctx, addr)
+	sess := callOK(t, ctx, c, "session.create", map[string]any{"name": "kept"})
+	c.Close()
+	stop()
+	addr, stop, err = start([]string{"HOME=" + home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c = dialDaemon(t, ctx, addr)
+	defer c.Close()
+	if got := callOK(t, ctx, c, "session.attach", map[string]any{"id": sess.Get("id").Int()}); got.Get("name").String() != "kept" {
+		t.Fatalf("session.attach after the restart %s, want the session named kept", got.Raw)
+	}
+	if _, err := os.Stat(filepath.Join(rpc.DefaultStateDir(home, root), rpc.StateFile)); err != nil {
+		t.Fatalf("the default state directory: %v", err)
+	}
 }
