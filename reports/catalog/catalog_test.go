@@ -39,7 +39,7 @@ Feature: registry
   @§demo-one @decision
   Scenario: one file
     Given a registry
-    Then it is one file
+    Then it is one file per Decision (§demo-one)
 
   @§old-one @wip
   Scenario Outline: by alias
@@ -108,7 +108,7 @@ func TestFeatureParse(t *testing.T) {
 	if diff := cmp.Diff(want, locs); diff != "" {
 		t.Fatalf("scenarios (-want +got):\n%s", diff)
 	}
-	if got := c.Scenarios[0].Steps; len(got) != 2 || got[1] != (Step{Keyword: "Then", Text: "it is one file", Type: "Outcome", Line: 7}) {
+	if got := c.Scenarios[0].Steps; len(got) != 2 || got[1] != (Step{Keyword: "Then", Text: "it is one file per Decision (§demo-one)", Type: "Outcome", Line: 7}) {
 		t.Fatalf("steps: %+v", got)
 	}
 	if n := len(c.Citing(c.Digests["demo"].Anchors[0])); n != 3 {
@@ -151,6 +151,9 @@ func TestGuardRefuses(t *testing.T) {
 		{"decided step, no anchor", "orphan", "features/other/x.feature:6", map[string]string{
 			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n\nDecision (§other-one): we chose.\n",
 			"features/other/x.feature": "@other\nFeature: x\n  @§other-one\n  Scenario: s\n    Given a\n    Then b per Decision (§other-nope)\n"}},
+		{"@decision without a decided step", "undecided-pin", "features/other/x.feature:4", map[string]string{
+			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n\nDecision (§other-one): we chose.\n",
+			"features/other/x.feature": "@other\nFeature: x\n  @§other-one @decision\n  Scenario: s\n    Given a\n    Then b is \"x\"\n"}},
 		{"unrecorded decision", "unrecorded-decision", "features/other/x.feature:3", map[string]string{
 			"features/other/SPEC.md":   "# other\n## S\n{§other-one} **MAY** x.\n",
 			"features/other/x.feature": "@other\nFeature: x\n  @§other-one @decision\n  Scenario: s\n    Given a\n"}},

@@ -115,6 +115,9 @@ func (c *Catalog) Check() []Problem {
 		}
 	}
 	c.checkDecidedSteps(decided, add)
+	for _, sc := range c.UndecidedPins() {
+		add("undecided-pin", sc.Location(), "@decision scenario %q has no step per Decision (§id): mark the assertions that check the reference's choice, or drop the tag if every step keeps to the seed", sc.Name)
+	}
 	for _, sc := range c.Scenarios {
 		if !sc.Has("@decision") {
 			continue
