@@ -88,7 +88,7 @@ func (o *Orchestrator) load() error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("rpc: load state: %w", err)
+		return fmt.Errorf("rpc: load state: %s cannot be read: %w", path.Join(d.dir, StateFile), err)
 	}
 	var sv saved
 	if err := json.Unmarshal(b, &sv); err != nil {
