@@ -178,6 +178,15 @@ Feature: a daemon that keeps its state survives its own death
     When the daemon is stopped on purpose, an editor replaces '"modelRun":"brain"' by '"modelRun":"ghost"' in its state file, and it boots again
     Then the daemon refused to start, saying "ghost" per Decision (§methods-auto-envelope)
 
+  @§methods-auto-envelope @wip
+  Scenario: a state file that exists but cannot be read is refused at start, saying so
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And "A" creates a session named "keep"
+    When the daemon is stopped on purpose, its state file is made unreadable, and it boots again
+    Then the daemon refused to start, saying ""
+    And the daemon refused to start, saying "cannot be read" per Decision (§methods-auto-envelope)
+
   @§methods-auto-envelope
   Scenario: given no state directory, the daemon keeps its sessions all the same, and they survive a restart
     Given the daemon is given no state directory

@@ -21,7 +21,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -145,7 +145,7 @@ func Load(env map[string]string, projectRoot string) (Config, error) {
 		}
 		c.Docs = append(c.Docs, Doc{Alias: alias, Path: c.Expand(v)})
 	}
-	sort.Slice(c.Docs, func(i, j int) bool { return c.Docs[i].Alias < c.Docs[j].Alias })
+	slices.SortFunc(c.Docs, func(a, b Doc) int { return strings.Compare(a.Alias, b.Alias) })
 	return c, nil
 }
 
@@ -181,11 +181,11 @@ func (c Config) CommandLimit(requested int) int {
 // budget.
 func (c Config) Ceiling(contextSize int, hasContext bool) (int, bool) {
 	n := Off
-	if hasContext && contextSize > 0 {
+	if hasContext {
 		n = contextSize
 	}
 	n = ceiling(c.BudgetCeiling, n)
-	return n, n > 0
+	return n, n != Off
 }
 
 // ceiling combines an operator ceiling with a request: the most
@@ -217,17 +217,17 @@ func (e *ReadError) Unwrap() error { return e.Err }
 
 // ReadFile reads an operator file. A file the operator set explicitly
 // must be readable (a ReadError otherwise); a default path that does not
-// exist is simply absent (ok false).
-func ReadFile(fsys afero.Fs, name, p string, explicit bool) (content string, ok bool, err error) {
+// exist is simply absent, read as no content.
+func ReadFile(fsys afero.Fs, name, p string, explicit bool) (string, error) {
 	if p == "" {
-		return "", false, nil
+		return "", nil
 	}
 	b, err := afero.ReadFile(fsys, p)
 	if err == nil {
-		return string(b), true, nil
+		return string(b), nil
 	}
 	if !explicit && errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
+		return "", nil
 	}
-	return "", false, &ReadError{Var: name, Path: p, Err: err}
+	return "", &ReadError{Var: name, Path: p, Err: err}
 }

@@ -283,7 +283,7 @@ func (p *parser) recover(off int, closer string) int {
 	if i := strings.Index(src[off:], "<<"); i >= 0 {
 		limit = off + i
 	}
-	if at := findCloser(src, off, limit, closer); at >= 0 {
+	if at := findCloser(src, off, limit, closer); at != -1 {
 		return at + len(closer)
 	}
 	return limit

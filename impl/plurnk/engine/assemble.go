@@ -36,17 +36,17 @@ func (e *Engine) assemble(ls *loopState, t int) (*Delivered, error) {
 		{Name: packet.Schemes, Slot: packet.System, Header: packet.HeaderSchemes, Content: e.schemes(derivs)},
 	}
 	if e.Config.PacketInject != "" {
-		notes, _, err := config.ReadFile(e.FS, config.EnvPacketInject, e.Config.PacketInject, true)
+		notes, err := config.ReadFile(e.FS, config.EnvPacketInject, e.Config.PacketInject, true)
 		if err != nil {
 			return nil, err
 		}
 		sections = append(sections, packet.Section{Name: packet.OperatorNotes, Slot: packet.System, Header: packet.HeaderOperatorNotes, Content: notes})
 	}
-	policy, _, err := config.ReadFile(e.FS, config.EnvPolicy, e.Config.Policy, e.Config.PolicySet)
+	policy, err := config.ReadFile(e.FS, config.EnvPolicy, e.Config.Policy, e.Config.PolicySet)
 	if err != nil {
 		return nil, err
 	}
-	project, _, err := config.ReadFile(e.FS, config.EnvProject, e.Config.Project, e.Config.ProjectSet)
+	project, err := config.ReadFile(e.FS, config.EnvProject, e.Config.Project, e.Config.ProjectSet)
 	if err != nil {
 		return nil, err
 	}

@@ -245,7 +245,7 @@ type loopState struct {
 	notices  telemetry.Buffer
 	prev     string // the model's previous emission
 	strikes  int    // turnErrors: the current streak
-	struck   int    // strikes of the current turn
+	struck   bool   // the current turn struck
 	crossed  int    // 500 or 508 once the streak reached the threshold
 	history  []string
 	maxTurns int
@@ -299,7 +299,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		if ctx.Err() != nil {
 			return e.finish(ls, StatusCancelled, "the run was aborted"), nil
 		}
-		if ls.maxTurns > 0 && t > ls.maxTurns {
+		if ls.maxTurns != config.Off && t > ls.maxTurns {
 			return e.finish(ls, StatusTurnLimit, fmt.Sprintf("%d turns exhausted", ls.maxTurns)), nil
 		}
 		e.Store.NextTurn(ls.loop)
@@ -375,7 +375,7 @@ func (e *Engine) push(ls *loopState, n telemetry.Notice) {
 // decides the failure status.
 func (ls *loopState) strike(max int, cycle bool) {
 	ls.strikes++
-	ls.struck++
+	ls.struck = true
 	if ls.strikes >= max && ls.crossed == 0 {
 		ls.crossed = StatusFailed
 		if cycle {
@@ -513,7 +513,7 @@ func (e *Engine) docs(session []Doc) ([]Doc, error) {
 		if _, ok := byAlias[d.Alias]; ok {
 			continue
 		}
-		content, _, err := config.ReadFile(e.FS, config.EnvDocPrefix+d.Alias, d.Path, true)
+		content, err := config.ReadFile(e.FS, config.EnvDocPrefix+d.Alias, d.Path, true)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/provider"
@@ -18,9 +19,9 @@ import (
 // turn runs model turn t. It returns a terminal status and its reason, or
 // 0 when the loop goes on.
 func (e *Engine) turn(ctx context.Context, ls *loopState, t int) (int, string) {
-	ls.struck = 0
+	ls.struck = false
 	rec := TurnRecord{Seq: t}
-	if ls.maxTurns > 0 && ls.maxTurns-t < e.Config.MaxStrikes {
+	if ls.maxTurns != config.Off && ls.maxTurns-t < e.Config.MaxStrikes {
 		e.push(ls, telemetry.Notice{"source": "engine:rail", "kind": "max_turns", "status": 429, "soft": true, "remaining": ls.maxTurns - t + 1})
 	}
 	pk, err := e.assemble(ls, t)
@@ -74,7 +75,7 @@ func (e *Engine) turn(ctx context.Context, ls *loopState, t int) (int, string) {
 	if ctx.Err() != nil {
 		return StatusCancelled, "the run was aborted during dispatch"
 	}
-	if ls.struck == 0 {
+	if !ls.struck {
 		ls.strikes = 0
 	}
 	switch {

@@ -67,7 +67,6 @@ type proposal struct {
 	claimed bool // a resolution is running its effect
 	apply   Apply
 	timer   clock.Timer
-	done    chan struct{}
 }
 
 // NewProposals returns an empty table. timeout ≤ 0 uses
@@ -91,7 +90,7 @@ func (t *Proposals) Propose(p Proposal, apply Apply) (Proposal, error) {
 		return Proposal{}, fmt.Errorf("propose %d: already proposed", p.ID)
 	}
 	p.State, p.Status, p.Outcome, p.Created = Proposed, 202, "", t.clock.Now()
-	it := &proposal{p: p, apply: apply, done: make(chan struct{})}
+	it := &proposal{p: p, apply: apply}
 	t.items[p.ID] = it
 	if !p.Yolo {
 		it.timer = t.clock.AfterFunc(t.timeout, func() { _, _ = t.resolve(p.ID, Cancel, "timeout") })
@@ -157,7 +156,6 @@ func (t *Proposals) resolve(id int64, d Decision, outcome string) (Proposal, err
 	t.mu.Lock()
 	it.p.State, it.p.Status, it.p.Outcome, it.p.Settled = state, status, outcome, t.clock.Now()
 	p := it.p
-	close(it.done)
 	t.mu.Unlock()
 	if t.onDone != nil {
 		t.onDone(p)
@@ -174,17 +172,6 @@ func (t *Proposals) Get(id int64) (Proposal, bool) {
 		return Proposal{}, false
 	}
 	return it.p, true
-}
-
-// Done returns a channel closed when the proposal id settles (nil for an
-// unknown id): the waiter a paused dispatch blocks on.
-func (t *Proposals) Done(id int64) <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if it, ok := t.items[id]; ok {
-		return it.done
-	}
-	return nil
 }
 
 // Pending returns the ids of the proposals still proposed, ascending.

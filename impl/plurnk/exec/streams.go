@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -33,10 +34,10 @@ func Limits(sc *dsl.Scope) (timeout, poll time.Duration) {
 		return 0, 0
 	}
 	secs := func(i int) time.Duration {
-		if i >= len(sc.Marks) || sc.Marks[i] <= 0 {
+		if i >= len(sc.Marks) {
 			return 0
 		}
-		return time.Duration(sc.Marks[i] * float64(time.Second))
+		return time.Duration(max(sc.Marks[i], 0) * float64(time.Second))
 	}
 	return secs(0), secs(1)
 }
@@ -233,11 +234,8 @@ func (s *Streams) Spawn(ss *store.Session, req Request) (Stream, error) {
 
 	proc, err := exe.Start(ctx, Spec{Command: req.Command, Dir: req.Dir, Env: req.Env}, sink{s: s, st: st})
 	if err != nil {
-		s.mu.Lock()
-		st.stopping = StatusFailed
-		st.snap.Reason = err.Error()
-		s.mu.Unlock()
-		st.exited.Store(true)
+		// No stop can have been asked of a stream with no process, so
+		// conclude makes it StatusFailed with err as its reason.
 		return s.conclude(st, Exit{Code: -1, Err: err}), scheme.Errorf(500, "spawn %s: %v", key, err)
 	}
 	s.mu.Lock()
@@ -481,8 +479,9 @@ func (s *Streams) Get(ss *store.Session, key store.Key) (Stream, bool) {
 	return st.snap, true
 }
 
-// Open returns the live streams of run in the session, by key: what the run
-// still holds (the pending set of SEND[200], the child streams section).
+// Open returns the live streams of run in the session, in no particular
+// order: what the run still holds (the pending set of SEND[200], the child
+// streams section). Its callers count them or take the least poll.
 func (s *Streams) Open(ss *store.Session, run string) []Stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -492,7 +491,6 @@ func (s *Streams) Open(ss *store.Session, run string) []Stream {
 			out = append(out, st.snap)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key.String() < out[j].Key.String() })
 	return out
 }
 
@@ -500,11 +498,14 @@ func (s *Streams) Open(ss *store.Session, run string) []Stream {
 // one, and false when none does: a parked loop with no polled stream sets no
 // timer (§exec-poll).
 func (s *Streams) PollCadence(ss *store.Session, run string) (time.Duration, bool) {
-	var best time.Duration
+	var polls []time.Duration
 	for _, st := range s.Open(ss, run) {
-		if st.Poll > 0 && (best == 0 || st.Poll < best) {
-			best = st.Poll
+		if st.Poll > 0 {
+			polls = append(polls, st.Poll)
 		}
 	}
-	return best, best > 0
+	if len(polls) == 0 {
+		return 0, false
+	}
+	return slices.Min(polls), true
 }

@@ -44,10 +44,7 @@ func Surface(target string, ch store.Channel, cur Cursor) (Surfacing, Cursor, bo
 		return Surfacing{}, cur, false
 	}
 	final := ch.State == store.StateClosed || ch.State == store.StateErrored || ch.State == store.StateStatic
-	rest := ""
-	if cur.Offset < len(ch.Content) {
-		rest = ch.Content[cur.Offset:]
-	}
+	rest := ch.Content[min(cur.Offset, len(ch.Content)):]
 	if !final {
 		i := strings.LastIndexByte(rest, '\n')
 		if i < 0 {

@@ -92,10 +92,11 @@ func (e *Engine) copyOrMove(c scheme.Call, st dsl.Statement, move bool) (Result,
 			}
 		}
 	}
+	// next is new and has no tags yet.
 	if st.Signal != nil && len(st.Signal.Tags) > 0 {
-		next.SetTags(st.Signal.Tags)
+		next.AddTags(st.Signal.Tags...)
 	} else {
-		next.SetTags(from.Tags)
+		next.AddTags(from.Tags...)
 	}
 	cur, err := load(c, dst)
 	if err != nil {

@@ -191,8 +191,8 @@ func resultOf(err error) Result {
 func nextSeq(r *store.Run, loop, turn int) int {
 	n := 0
 	for _, row := range r.Log {
-		if row.Loop == loop && row.Turn == turn && row.Seq > n {
-			n = row.Seq
+		if row.Loop == loop && row.Turn == turn {
+			n = max(n, row.Seq)
 		}
 	}
 	return n + 1

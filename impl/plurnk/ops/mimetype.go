@@ -120,7 +120,8 @@ func (m *Mimetypes) Process(mt, content string) Derived {
 
 // complete gives d the projections its handler left out, so a structural
 // dialect reads any source type: content that is exactly one JSON value
-// gets a deepJson of itself; the deepXml of text/html is its lenient HTML
+// gets a deepJson of itself. No handler derives a deepXml, so complete
+// always does: the deepXml of text/html is its lenient HTML
 // parse, of an XML type its XML parse, of anything with a deepJson the
 // elements projected from it (projectJSON), of anything else its XML parse.
 func complete(d *Derived, mt, content string) {
@@ -130,9 +131,6 @@ func complete(d *Derived, mt, content string) {
 			d.JSONError = err.Error()
 		}
 		d.DeepJSON = p
-	}
-	if d.DeepXML != nil || d.XMLError != "" {
-		return
 	}
 	var p *XMLProjection
 	var err error
@@ -242,13 +240,11 @@ func (e *Engine) derivedFor(session int64, k store.Key, channel, content, mt str
 }
 
 func processJSON(content string) Derived {
-	d := Derived{Lines: len(splitLines(content))}
 	p, err := jsonProjection(content)
 	if err != nil {
-		d.JSONError = err.Error()
-		return d
+		return Derived{Lines: len(splitLines(content)), JSONError: err.Error()}
 	}
-	d.DeepJSON = p
+	d := Derived{Lines: len(splitLines(content)), DeepJSON: p}
 	if p.Root.Kind == '{' {
 		for _, kid := range p.Root.Kids {
 			d.Symbols = append(d.Symbols, Symbol{Name: kid.Key, Kind: "key", Line: kid.Span.From})

@@ -1,7 +1,9 @@
 package packet
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,20 +94,13 @@ func BudgetTables(ws []Weighed) string {
 		}
 		sums[k] += w.Tokens
 	}
-	sort.SliceStable(order, func(i, j int) bool {
-		if order[i].loop != order[j].loop {
-			return order[i].loop < order[j].loop
-		}
-		return order[i].turn < order[j].turn
-	})
+	slices.SortFunc(order, func(x, y turn) int { return cmp.Or(cmp.Compare(x.loop, y.loop), cmp.Compare(x.turn, y.turn)) })
 	for _, k := range order {
 		fmt.Fprintf(&b, "| %d/%d | %d |\n", k.loop, k.turn, sums[k])
 	}
 	heavy := append([]Weighed(nil), ws...)
 	sort.SliceStable(heavy, func(i, j int) bool { return heavy[i].Tokens > heavy[j].Tokens })
-	if len(heavy) > HeaviestCount {
-		heavy = heavy[:HeaviestCount]
-	}
+	heavy = heavy[:min(len(heavy), HeaviestCount)]
 	b.WriteString("\n| entry | tokens |\n|---|---|\n")
 	for _, w := range heavy {
 		fmt.Fprintf(&b, "| %s | %d |\n", Handle(w.Row), w.Tokens)

@@ -59,10 +59,10 @@ type chatUsage struct {
 	Cost             *float64 `json:"cost"`
 }
 
+// chatText is a message or a delta. The reasoning a server may send beside
+// the content is not read: nothing of the service shows it.
 type chatText struct {
-	Content          string `json:"content"`
-	ReasoningContent string `json:"reasoning_content"`
-	Reasoning        string `json:"reasoning"`
+	Content string `json:"content"`
 }
 
 type chatChoice struct {
@@ -71,8 +71,9 @@ type chatChoice struct {
 	FinishReason *string  `json:"finish_reason"`
 }
 
+// chatResponse is a completion or a chunk of one. The model name a server
+// echoes is not read: nothing of the service shows it.
 type chatResponse struct {
-	Model   string       `json:"model"`
 	Choices []chatChoice `json:"choices"`
 	Usage   *chatUsage   `json:"usage"`
 	Error   *struct {
@@ -89,12 +90,11 @@ func (p *OpenAI) Generate(ctx context.Context, req Request) (Response, error) {
 	for _, m := range req.Messages {
 		body.Messages = append(body.Messages, chatMessage{Role: string(m.Role), Content: m.Content})
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return Response{}, fmt.Errorf("openai: encode: %w", err)
-	}
+	// body holds only strings, booleans and a map of them, which Marshal
+	// cannot fail to encode; its error joins the request's.
+	b, encErr := json.Marshal(body)
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(p.BaseURL, "/")+"/chat/completions", bytes.NewReader(b))
-	if err != nil {
+	if err = errors.Join(encErr, err); err != nil {
 		return Response{}, fmt.Errorf("openai: request: %w", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
@@ -167,7 +167,7 @@ func decodeWhole(raw []byte) (Response, error) {
 		return Response{}, errors.New("openai: the response has no choice")
 	}
 	c := cr.Choices[0]
-	a := Assistant{Content: c.Message.Content, Reasoning: c.Message.ReasoningContent + c.Message.Reasoning, Model: cr.Model, Usage: usageOf(cr.Usage)}
+	a := Assistant{Content: c.Message.Content, Usage: usageOf(cr.Usage)}
 	if c.FinishReason != nil {
 		a.FinishReason = *c.FinishReason
 	}
@@ -175,11 +175,11 @@ func decodeWhole(raw []byte) (Response, error) {
 }
 
 // decodeStream reads a server-sent event stream of chat.completion.chunk
-// objects: the deltas are concatenated, the last finish reason, model and
-// usage win; "data: [DONE]" ends it.
+// objects: the deltas are concatenated, the last finish reason and usage
+// win; "data: [DONE]" ends it.
 func decodeStream(raw []byte) (Response, error) {
 	var a Assistant
-	var content, reasoning strings.Builder
+	var content strings.Builder
 	done := false
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
@@ -200,15 +200,11 @@ func decodeStream(raw []byte) (Response, error) {
 		if cr.Error != nil {
 			return Response{}, fmt.Errorf("openai: %s", cr.Error.Message)
 		}
-		if cr.Model != "" {
-			a.Model = cr.Model
-		}
 		if cr.Usage != nil {
 			a.Usage = usageOf(cr.Usage)
 		}
 		for _, c := range cr.Choices {
 			content.WriteString(c.Delta.Content)
-			reasoning.WriteString(c.Delta.ReasoningContent + c.Delta.Reasoning)
 			if c.FinishReason != nil {
 				a.FinishReason = *c.FinishReason
 			}
@@ -220,7 +216,7 @@ func decodeStream(raw []byte) (Response, error) {
 	if !done {
 		return Response{}, errors.New("openai: the stream ended without [DONE]")
 	}
-	a.Content, a.Reasoning = content.String(), reasoning.String()
+	a.Content = content.String()
 	return Response{Assistant: a}, nil
 }
 

@@ -109,11 +109,7 @@ type notification struct {
 
 // EncodeNotification renders a notification frame.
 func EncodeNotification(method string, params any) ([]byte, error) {
-	b, err := json.Marshal(notification{JSONRPC: Version, Method: method, Params: params})
-	if err != nil {
-		return nil, fmt.Errorf("encode %s notification: %w", method, err)
-	}
-	return b, nil
+	return json.Marshal(notification{JSONRPC: Version, Method: method, Params: params})
 }
 
 // nullID is the id of an answer to a request whose id is unknown.
@@ -220,7 +216,7 @@ func DecodeFrame(data []byte) Frame {
 	if !json.Valid(data) {
 		return Frame{Invalid: [][]byte{encodeError(nullID(), Errorf(CodeParseError, "parse error: the frame is not valid JSON"))}}
 	}
-	if len(data) > 0 && data[0] == '[' {
+	if data[0] == '[' { // valid JSON is never empty
 		var items []json.RawMessage
 		if err := json.Unmarshal(data, &items); err != nil {
 			return Frame{Invalid: [][]byte{encodeError(nullID(), Errorf(CodeParseError, "parse error: %v", err))}}

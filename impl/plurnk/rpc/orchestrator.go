@@ -5,7 +5,6 @@ import (
 
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -34,7 +33,8 @@ import (
 // drives, allocated on its first use.
 const ModelRun = "model"
 
-// OrchestratorConfig configures an Orchestrator.
+// OrchestratorConfig configures an Orchestrator. Clock, FS and Provider
+// are required.
 type OrchestratorConfig struct {
 	// Vary holds the spec-permitted variations in force
 	// (config.Variations); the zero Set is the reference's decisions.
@@ -71,7 +71,7 @@ type OrchestratorConfig struct {
 	// source); the git switches are read from Env.
 	Members bool
 	Git     membership.Git
-	// StateFS and StateDir, when both set, keep the daemon's state (every
+	// StateFS, when set, with StateDir, keeps the daemon's state (every
 	// session with its runs, loops, log rows, entries and settings) in
 	// StateDir/state.json: it is loaded at start and saved, crash-safely,
 	// before every notification and answer (persist.go).
@@ -137,9 +137,6 @@ func (nopNotifier) Notify(int64, string, any) {}
 // an exec scheme per executor), the operator config read from cfg.Env,
 // the op engine, the loop engine and the runs service over them.
 func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
-	if cfg.Clock == nil || cfg.FS == nil || cfg.Provider == nil {
-		return nil, errors.New("rpc: orchestrator: clock, fs and provider are required")
-	}
 	if cfg.Root == "" {
 		cfg.Root = "/"
 	}
@@ -192,7 +189,7 @@ func NewOrchestrator(cfg OrchestratorConfig) (*Orchestrator, error) {
 		return nil, fmt.Errorf("rpc: orchestrator: %w", err)
 	}
 	o.svc.Subscribe(o.event)
-	if cfg.StateFS != nil && cfg.StateDir != "" {
+	if cfg.StateFS != nil {
 		o.durable = &durable{fs: cfg.StateFS, dir: cfg.StateDir}
 		if err := o.load(); err != nil {
 			return nil, err
@@ -1041,7 +1038,7 @@ func (o *Orchestrator) Look(session, runID int64, text string) (LookResult, erro
 	src := strings.TrimSpace(text)
 	if rest, ok := strings.CutPrefix(src, "<<LOOK"); ok {
 		src = "<<READ" + rest
-		if i := strings.LastIndex(src, ":LOOK"); i >= 0 {
+		if i := strings.LastIndex(src, ":LOOK"); i != -1 {
 			src = src[:i] + ":READ" + src[i+len(":LOOK"):]
 		}
 	}

@@ -88,7 +88,7 @@ func (o *Orchestrator) load() error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("rpc: load state: %w", err)
+		return fmt.Errorf("rpc: load state: %s cannot be read: %w", path.Join(d.dir, StateFile), err)
 	}
 	var sv saved
 	if err := json.Unmarshal(b, &sv); err != nil {
@@ -189,10 +189,9 @@ func (o *Orchestrator) saveLocked() error {
 }
 
 func (o *Orchestrator) encodeLocked() ([]byte, error) {
-	st, err := o.st.Encode()
-	if err != nil {
-		return nil, err
-	}
+	// Neither encoding can fail on the plain records the store and the
+	// service keep; the store's error joins the state's.
+	st, stErr := o.st.Encode()
 	sv := saved{Version: 1, Store: st, Runs: o.svc.MetaLocked(), RowTokens: o.eng.AllRowTokens()}
 	ids := make([]int64, 0, len(o.sessions))
 	for id := range o.sessions {
@@ -216,7 +215,7 @@ func (o *Orchestrator) encodeLocked() ([]byte, error) {
 		sv.Sessions = append(sv.Sessions, ps)
 	}
 	b, err := json.Marshal(sv)
-	if err != nil {
+	if err := errors.Join(stErr, err); err != nil {
 		return nil, fmt.Errorf("encode state: %w", err)
 	}
 	return b, nil
@@ -251,8 +250,8 @@ func writeAtomic(fsys afero.Fs, dir string, b []byte) error {
 	// The rename itself is made durable by syncing the directory, where
 	// the filesystem allows it.
 	if d, err := fsys.Open(dir); err == nil {
+		defer d.Close()
 		_ = d.Sync()
-		_ = d.Close()
 	}
 	return nil
 }

@@ -131,16 +131,14 @@ func (c *conn) writeLoop(ctx context.Context) {
 // Notify sends a notification to the connections attached to session, or
 // to every connection when session is 0. The envelope names the session:
 // params that are a JSON object get "sessionId" (unless they carry it
-// already) (§notifications-envelope-carries-sessionid).
+// already) (§notifications-envelope-carries-sessionid). Params the
+// service builds always encode; one that did not would reach no one.
 func (s *Server) Notify(session int64, method string, params any) {
 	b, err := EncodeNotification(method, withSession(session, params))
-	if err != nil {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
-		if cs, _ := c.attached(); session == 0 || cs == session {
+		if cs, _ := c.attached(); err == nil && (session == 0 || cs == session) {
 			c.send(b)
 		}
 	}

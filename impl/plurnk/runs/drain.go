@@ -51,11 +51,6 @@ func (s *Service) enqueue(r *Run, w work) {
 func (s *Service) drain(r *Run) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r.inDrain {
-		r.twice = true
-	}
-	r.inDrain = true
-	defer func() { r.inDrain = false }()
 	for {
 		for len(r.queue) > 0 {
 			s.runWork(r)

@@ -26,16 +26,15 @@ func (sc *Scope) Context() context.Context { return sc.ctx }
 // Aborted reports whether the scope was aborted.
 func (sc *Scope) Aborted() bool { return sc.aborted }
 
-// Bind wires kill to the scope and then checks aborted again: a scope
-// aborted before or during the binding still kills. It reports whether
-// kill ran.
-func (sc *Scope) Bind(kill func()) bool {
-	sc.kills = append(sc.kills, kill)
+// Bind wires kill to the scope: it runs when the scope is aborted, or at
+// once when the scope already was, so a stream spawned across an abort is
+// still killed.
+func (sc *Scope) Bind(kill func()) {
 	if sc.aborted {
 		kill()
-		return true
+		return
 	}
-	return false
+	sc.kills = append(sc.kills, kill)
 }
 
 // Abort aborts the scope: its context is cancelled and every bound kill
@@ -46,9 +45,7 @@ func (sc *Scope) Abort() {
 	}
 	sc.aborted = true
 	sc.cancel()
-	kills := sc.kills
-	sc.kills = nil
-	for _, k := range kills {
+	for _, k := range sc.kills {
 		k()
 	}
 }

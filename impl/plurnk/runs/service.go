@@ -79,7 +79,7 @@ type Event struct {
 	Result *engine.Result
 }
 
-// Config wires a Service.
+// Config wires a Service. Store, Engine and Clock are required.
 type Config struct {
 	Store *store.Store
 	// Engine runs the loops. The Service installs its hooks (Exec, RunOp,
@@ -96,7 +96,8 @@ type Config struct {
 	ProposalTimeout time.Duration
 	// Yolo accepts every proposal at once.
 	Yolo bool
-	// MaxActive is PLURNK_SESSION_RUNS_MAX_ACTIVE: Off (or 0) for no cap.
+	// MaxActive is PLURNK_SESSION_RUNS_MAX_ACTIVE: no cap unless positive
+	// (Off, or 0 when unset).
 	MaxActive int
 	// Dir and Env are the working directory and the scoped environment of
 	// every EXEC spawn.
@@ -197,9 +198,8 @@ type Run struct {
 	poll    clock.Timer
 	yolo    map[int]bool // loop seq → the loop's flags.yolo
 	drained int          // drains this run has had
-	inDrain bool         // a drain goroutine is inside drain for this run
 	started int          // drains started and not yet exited
-	twice   bool         // two drains were ever started or inside at once (never expected)
+	twice   bool         // two drains were ever started at once (never expected)
 }
 
 type work struct {
@@ -232,12 +232,6 @@ type pendingExec struct {
 
 // New returns a Service over cfg and installs its hooks on cfg.Engine.
 func New(cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Engine == nil || cfg.Clock == nil {
-		return nil, fmt.Errorf("runs: a store, an engine and a clock are required")
-	}
-	if cfg.MaxActive == 0 {
-		cfg.MaxActive = Off
-	}
 	s := &Service{cfg: cfg, eng: cfg.Engine, sessions: map[int64]*Session{}, pending: map[int64]*pendingExec{}, subs: map[int]func(Event){}}
 	s.idle = sync.NewCond(&s.mu)
 	s.resumed = sync.NewCond(&s.mu)

@@ -2,7 +2,7 @@ package scheme
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,7 +38,7 @@ func (s *Entries) List(c Call) ([]*store.Entry, error) {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key.Path < out[j].Key.Path })
+	slices.SortFunc(out, func(a, b *store.Entry) int { return strings.Compare(a.Key.Path, b.Key.Path) })
 	return out, nil
 }
 

@@ -15,8 +15,11 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"anchorage/sim/clock"
@@ -128,12 +131,6 @@ func (e *Entry) AddTags(tags ...string) int {
 		n++
 	}
 	return n
-}
-
-// SetTags replaces e's tags.
-func (e *Entry) SetTags(tags []string) {
-	e.Tags = nil
-	e.AddTags(tags...)
 }
 
 // Run is a log over the session's world. Every session has the model run and
@@ -307,19 +304,11 @@ func (ss *Session) Entries() []*Entry {
 	for _, e := range ss.entries {
 		out = append(out, e.Clone())
 	}
-	sort.Slice(out, func(i, j int) bool { return lessKey(out[i].Key, out[j].Key) })
+	slices.SortFunc(out, func(a, b *Entry) int { return compareKey(a.Key, b.Key) })
 	return out
 }
 
-func lessKey(a, b Key) bool {
-	if a.Scope != b.Scope {
-		return a.Scope < b.Scope
-	}
-	if a.Owner != b.Owner {
-		return a.Owner < b.Owner
-	}
-	if a.Scheme != b.Scheme {
-		return a.Scheme < b.Scheme
-	}
-	return a.Path < b.Path
+func compareKey(a, b Key) int {
+	return cmp.Or(cmp.Compare(a.Scope, b.Scope), strings.Compare(a.Owner, b.Owner),
+		strings.Compare(a.Scheme, b.Scheme), strings.Compare(a.Path, b.Path))
 }
