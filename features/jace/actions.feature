@@ -32,6 +32,8 @@ Feature: Action semantics
     And $.state.initDryRun is false per Decision (§jace-dry-run)
     When the client posts to /press {"action":"inc"}
     Then $.state.n is 1
+    And $.result.sawDryRun is false or absent
+    And $.state.initDryRun is false or absent
     And $.result.sawDryRun is false per Decision (§jace-dry-run)
 
   @§jace-commit

@@ -249,6 +249,25 @@ Feature: Determinism and safety
     When the agent posts to /actions {"action":"calc.input","params":{"digit":4}}
     Then the response status is 200 and $.state.display is "4" per Decision (§jace-module-shape)
 
+  @§jace-fuel @§jace-deterministic
+  Scenario: fuel caps each action, so an action that finishes within it finishes every time it is repeated
+    Given the embedded reference runtime with a fuel budget of 3 units
+    And the module "counter.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counter", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { count(state, params) { let s = 0; for (let i = 0; i < params.n; i++) s += 1; return { state, result: s }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"count","params":{"n":10000},"session_id":"s"}
+    Then the response status is 200 and $.result is 10000
+    When the agent posts to /actions {"action":"count","params":{"n":10000},"session_id":"s"}
+    Then the response status is 200 and $.result is 10000
+    When the agent posts to /actions {"action":"count","params":{"n":10000},"session_id":"s"}
+    Then the response status is 200 and $.result is 10000
+
   @§jace-fuel @decision
   Scenario Outline: a fuel budget of N units lets an action spend N units and stops it at the first unit past them
     # A unit is one QuickJS interrupt check, made every 10,000 interpreter ticks; a turn
