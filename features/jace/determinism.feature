@@ -94,6 +94,24 @@ Feature: Determinism and safety
     And every number in $.result is at least 0 and below 1
     And $.result is [0.00044065131805837154, 0.10952103300951421, 0.9038964069914073] per Decision (§jace-seeded-rng)
 
+  @§jace-seeded-rng @§jace-init
+  Scenario: the generator goes on from the numbers init drew for a state it stored
+    Given the module "drawer.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "drawer", version: "1.0.0" },
+        init() { return { n: Math.random() }; },
+        view(state) { return {}; },
+        actions: { draw(state) { return { state: { n: Math.random() } }; } },
+      };
+      """
+    When the client posts to /init {}
+    Then the response status is 200
+    And the response is remembered as "init"
+    When the agent posts to /actions {"action":"draw"}
+    Then the response status is 200
+    And $.state.n differs from that of the remembered "init"
+
   @§jace-seeded-rng @decision
   Scenario: every session starts the same sequence and a commit carries it forward
     When the agent posts to /actions {"action":"roll","session_id":"a"}
