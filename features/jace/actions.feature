@@ -32,6 +32,8 @@ Feature: Action semantics
     And $.state.initDryRun is false per Decision (§jace-dry-run)
     When the client posts to /press {"action":"inc"}
     Then $.state.n is 1
+    And $.result.sawDryRun is false or absent
+    And $.state.initDryRun is false or absent
     And $.result.sawDryRun is false per Decision (§jace-dry-run)
 
   @§jace-commit
@@ -242,6 +244,30 @@ Feature: Action semantics
     Then the response is a JSON error "CONFLICT" with status 409
     And $.error.message is "taken"
     And $.events is [{"type":"attempt","entity":"seat-4"}] per Decision (§jace-action-result)
+
+  @§jace-errors @§jace-action-result @decision
+  Scenario: a module's error passes on its hints and details, and hints that are not strings make a bad ActionResult
+    Given the module "approval.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "approval", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          wire(state) { return { state, error: { code: "POLICY_DENIED", message: "needs approval", hints: ["ask an approver"], details: { limit: 100 }, extra: 1 } }; },
+          odd(state) { return { state, error: { code: "POLICY_DENIED", hints: "ask an approver" } }; },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"wire"}
+    Then the response is a JSON error "POLICY_DENIED" with status 451
+    And $.error.message is "needs approval"
+    And $.error.extra is absent
+    And $.error.hints is ["ask an approver"] per Decision (§jace-errors)
+    And $.error.details is {"limit":100} per Decision (§jace-errors)
+    When the agent posts to /actions {"action":"odd"}
+    Then the response is a JSON error
+    And the response is a JSON error "INTERNAL" with status 500 per Decision (§jace-action-result)
 
   @§jace-idempotency @decision
   Scenario: a released key does not push a remembered one out early, and the oldest is forgotten first

@@ -94,6 +94,24 @@ Feature: Determinism and safety
     And every number in $.result is at least 0 and below 1
     And $.result is [0.00044065131805837154, 0.10952103300951421, 0.9038964069914073] per Decision (§jace-seeded-rng)
 
+  @§jace-seeded-rng @§jace-init
+  Scenario: the generator goes on from the numbers init drew for a state it stored
+    Given the module "drawer.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "drawer", version: "1.0.0" },
+        init() { return { n: Math.random() }; },
+        view(state) { return {}; },
+        actions: { draw(state) { return { state: { n: Math.random() } }; } },
+      };
+      """
+    When the client posts to /init {}
+    Then the response status is 200
+    And the response is remembered as "init"
+    When the agent posts to /actions {"action":"draw"}
+    Then the response status is 200
+    And $.state.n differs from that of the remembered "init"
+
   @§jace-seeded-rng @decision
   Scenario: every session starts the same sequence and a commit carries it forward
     When the agent posts to /actions {"action":"roll","session_id":"a"}
@@ -248,6 +266,25 @@ Feature: Determinism and safety
     And the error message contains "module module.js: top-level code: Fuel exhausted" per Decision (§jace-module-shape)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":4}}
     Then the response status is 200 and $.state.display is "4" per Decision (§jace-module-shape)
+
+  @§jace-fuel @§jace-deterministic
+  Scenario: fuel caps each action, so an action that finishes within it finishes every time it is repeated
+    Given the embedded reference runtime with a fuel budget of 3 units
+    And the module "counter.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counter", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { count(state, params) { let s = 0; for (let i = 0; i < params.n; i++) s += 1; return { state, result: s }; } },
+      };
+      """
+    When the agent posts to /actions {"action":"count","params":{"n":10000},"session_id":"s"}
+    Then the response status is 200 and $.result is 10000
+    When the agent posts to /actions {"action":"count","params":{"n":10000},"session_id":"s"}
+    Then the response status is 200 and $.result is 10000
+    When the agent posts to /actions {"action":"count","params":{"n":10000},"session_id":"s"}
+    Then the response status is 200 and $.result is 10000
 
   @§jace-fuel @decision
   Scenario Outline: a fuel budget of N units lets an action spend N units and stops it at the first unit past them

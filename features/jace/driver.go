@@ -177,7 +177,8 @@ type stream struct {
 	events chan sseEvent // the dispatched events, in order
 	header http.Header
 	status int
-	err    error // why the stream ended (read after events is closed)
+	err    error      // why the stream ended (read after events is closed)
+	seen   []sseEvent // the events next has returned, in order
 }
 
 // listen opens path as an event stream; it returns once the server has
@@ -224,6 +225,7 @@ func (s *stream) next(wait time.Duration) (sseEvent, error) {
 		if !ok {
 			return sseEvent{}, fmt.Errorf("the stream %s ended without another event: %v", s.path, s.err)
 		}
+		s.seen = append(s.seen, ev)
 		return ev, nil
 	case <-time.After(wait):
 		return sseEvent{}, fmt.Errorf("no event on %s within %s", s.path, wait)

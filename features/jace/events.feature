@@ -103,6 +103,7 @@ Feature: Events
     And the agent presses "calc.input" with params {"digit":3} in session "mine"
     And the agent presses "calc.equals" in session "mine"
     Then the listener on /agent/events?session_id=mine receives an event whose $.changes is {"display":"6"} per Decision (§jace-events-sse)
+    And the listener on /agent/events?session_id=mine has heard an event whose $.changes is {"display":"6"}
 
   @§jace-events-sse @decision
   Scenario: a listener without a session filter hears every session, and the stream is not held back

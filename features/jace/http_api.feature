@@ -80,6 +80,7 @@ Feature: HTTP API
     Then the response status is 200 and $.jace.type is "app"
     And $.jace.children.#(type=="display").value is "0"
     And the response's media type is "application/jace+json"
+    And $.jace.children.#(type=="hint").id is "agent-hint"
 
   @§jace-view
   Scenario: the view of a state given in the request
@@ -213,6 +214,7 @@ Feature: HTTP API
     And the response body contains "<!DOCTYPE html>" per Decision (§jace-view)
     And the response body contains "<body" per Decision (§jace-view)
     And the response body contains "<dl><dt>type</dt><dd>app</dd><dt>id</dt><dd>calculator</dd>" per Decision (§jace-view)
+    And the response body does not contain "agent-hint" per Decision (§jace-view)
     And the response body contains "<dl><dt>align</dt>" per Decision (§jace-view)
     And the response body contains "<main class=\"jace\" data-module=\"calculator\">" per Decision (§jace-view)
     And the response body contains "<ol><li>" per Decision (§jace-view)

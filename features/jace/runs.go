@@ -206,6 +206,31 @@ func receives(_ context.Context, w *world, path, jpath, want string) error {
 	return matchValue(ev, jpath, want)
 }
 
+// hasHeard checks that the listener on path has heard an event whose
+// jpath is want: one it heard before, or one of those that come next. It
+// reads as many as it needs, so a stream may carry other events too.
+func hasHeard(_ context.Context, w *world, path, jpath, want string) error {
+	s, ok := w.streams[path]
+	if !ok {
+		return fmt.Errorf("no client listens on %s", path)
+	}
+	for _, ev := range s.seen {
+		if matchValue(ev.Data, jpath, want) == nil {
+			return nil
+		}
+	}
+	for {
+		got, err := s.next(5 * time.Second)
+		if err != nil {
+			return fmt.Errorf("no event on %s has %s %s (%d heard): %w", path, jpath, want, len(s.seen), err)
+		}
+		if matchValue(got.Data, jpath, want) == nil {
+			w.event = got.Data
+			return nil
+		}
+	}
+}
+
 func lastEventField(_ context.Context, w *world, jpath, want string) error {
 	if w.event == "" {
 		return errors.New("no event received yet")

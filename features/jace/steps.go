@@ -184,6 +184,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the last event has at least the keys (.+?)$`, step(lastEventHasKeys))
 	sc.Step(`^the last event came as one data line$`, step(lastEventOneLine))
 	sc.Step(`^the listener on (/[\w./?=-]*) receives an event$`, step(receivesAny))
+	sc.Step(`^the listener on (/[\w./?=-]*) has heard an event whose (\$\S*) is (.+?)$`, step(hasHeard))
 	sc.Step(`^the last event's (\$\S*) is (.+?)$`, step(lastEventField))
 
 	// Memory.

@@ -57,24 +57,20 @@ type actionResult struct {
 type moduleError struct {
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
-	Hints   json.RawMessage `json:"hints"`
+	Hints   []string        `json:"hints"` // of another shape, the error is refused
 	Details json.RawMessage `json:"details"`
 	Status  json.RawMessage `json:"status"`
 }
 
-// moduleErr makes the Error a module's error member stands for: its code
-// and message, its hints and details when they have the family's shape
-// (an array of strings, an object), nothing else.
+// moduleErr makes the Error a module's error member stands for: its code,
+// message and hints, its details when they have the family's shape (an
+// object), nothing else.
 func moduleErr(me moduleError) *Error {
 	msg := me.Message
 	if msg == "" {
 		msg = me.Code
 	}
-	e := &Error{Status: cmp.Or(moduleStatus(me.Code, me.Status), 400), Code: me.Code, Message: msg, kind: kindModule, declared: me.Status}
-	var hints []string
-	if json.Unmarshal(me.Hints, &hints) == nil {
-		e.Hints = hints
-	}
+	e := &Error{Status: cmp.Or(moduleStatus(me.Code, me.Status), 400), Code: me.Code, Message: msg, Hints: me.Hints, kind: kindModule, declared: me.Status}
 	if t := strings.TrimSpace(string(me.Details)); strings.HasPrefix(t, "{") {
 		e.Details = json.RawMessage(canonical(me.Details))
 	}
@@ -193,13 +189,13 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 	}
 	var ar actionResult
 	if decodeObject(res.JSON, &ar) != nil {
-		o.fail(newError(kindBadResult, "action %q returned %s, want an ActionResult object", req.Action, clip(res.JSON)))
+		o.fail(newError(kindBadResult, "action %q returned something other than an ActionResult object", req.Action))
 		return nil
 	}
 	if len(ar.AuditPreview) > 0 && string(ar.AuditPreview) != "null" {
 		var p string
 		if json.Unmarshal(ar.AuditPreview, &p) != nil {
-			o.fail(newError(kindBadResult, "action %q: audit_preview must be a string, got %s", req.Action, clip(string(ar.AuditPreview))))
+			o.fail(newError(kindBadResult, "action %q: audit_preview must be a string", req.Action))
 			return nil
 		}
 		if p != "" {
@@ -209,7 +205,7 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 	var events []json.RawMessage
 	if len(ar.Events) > 0 && string(ar.Events) != "null" {
 		if json.Unmarshal(ar.Events, &events) != nil {
-			o.fail(newError(kindBadResult, "action %q: events must be an array, got %s", req.Action, clip(string(ar.Events))))
+			o.fail(newError(kindBadResult, "action %q: events must be an array", req.Action))
 			return nil
 		}
 	}
@@ -219,7 +215,7 @@ func (r *Runtime) runLocked(s *session, req ActionRequest, o *Outcome, nowMS int
 	if isSet(ar.Error) {
 		var me moduleError
 		if err := decodeObject(string(ar.Error), &me); err != nil || me.Code == "" {
-			o.fail(newError(kindBadResult, "action %q: error must be {code, message?}, got %s", req.Action, clip(string(ar.Error))))
+			o.fail(newError(kindBadResult, "action %q: error must be {code, message?}", req.Action))
 			return nil
 		}
 		o.ran = true
@@ -267,13 +263,6 @@ func decodeObject(s string, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(t)))
 	return dec.Decode(v)
-}
-
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "…"
-	}
-	return s
 }
 
 // moduleStatus is the status a module's error code names: one of the

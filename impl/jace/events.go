@@ -31,7 +31,8 @@ func newBroker(buf int) *broker {
 }
 
 // subscribe registers a subscriber; with filter set it only gets the events
-// of session.
+// of session. Its channel is closed when the broker drops it (a full queue)
+// or closes; its cancel func only takes it out of the table.
 func (b *broker) subscribe(session string, filter bool) (<-chan []byte, func()) {
 	sub := &subscriber{ch: make(chan []byte, b.buf), session: session, filter: filter}
 	b.mu.Lock()
@@ -44,10 +45,7 @@ func (b *broker) subscribe(session string, filter bool) (<-chan []byte, func()) 
 	return sub.ch, func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if _, ok := b.subs[sub]; ok {
-			delete(b.subs, sub)
-			close(sub.ch)
-		}
+		delete(b.subs, sub)
 	}
 }
 
@@ -132,12 +130,13 @@ func (b *broker) publish(session string, events []json.RawMessage, d eventDefaul
 	}
 }
 
+// close ends every subscriber's stream. Runtime.Close calls it once; the
+// subscribers leave the table by their cancel funcs.
 func (b *broker) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.closed = true
 	for sub := range b.subs {
-		delete(b.subs, sub)
 		close(sub.ch)
 	}
 }

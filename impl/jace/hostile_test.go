@@ -51,7 +51,7 @@ func TestHostileModules(t *testing.T) {
 			{"cyclic", 500, "INTERNAL", "not JSON"},
 			{"promise", 500, "INTERNAL", "returned a Promise"},
 			{"asyncAction", 500, "INTERNAL", "returned a Promise"},
-			{"number", 500, "INTERNAL", "want an ActionResult object"},
+			{"number", 500, "INTERNAL", "something other than an ActionResult object"},
 			{"noState", 500, "INTERNAL", "returned no state"},
 			{"fnInside", 200, "", `"result":{}`},
 			{"badPreview", 500, "INTERNAL", "audit_preview must be a string"},

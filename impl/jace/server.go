@@ -270,8 +270,7 @@ func pressBody(o *Outcome, e *Error) any {
 func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
 	e := s.wire(o.Error)
 	body := vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(appendActionsBody(make([]byte, 0, 2048), o, e), '\n')), relayout)
-	s.replayed(w, o)
-	s.writeBody(w, outcomeStatus(o, e), TypeJSON, body)
+	s.writeBody(s.replayed(w, o), outcomeStatus(o, e), TypeJSON, body)
 }
 
 // outcomeStatus is the status of an outcome whose error goes as e.
@@ -285,12 +284,14 @@ func outcomeStatus(o *Outcome, e *Error) int {
 	return o.Status
 }
 
-// replayed marks an answer replayed for its Idempotency-Key (not under the
-// replay-header variation).
-func (s *Server) replayed(w http.ResponseWriter, o *Outcome) {
+// replayed returns w with the answer marked replayed for its
+// Idempotency-Key (not under the replay-header variation). It is written
+// as the writer's argument, so that no call can be left out.
+func (s *Server) replayed(w http.ResponseWriter, o *Outcome) http.ResponseWriter {
 	if o.Replayed {
 		vary.Choose(s.v, VaryReplayHeader, markReplayed, leaveUnmarked)(w.Header())
 	}
+	return w
 }
 
 func markReplayed(h http.Header) { h.Set(ReplayedHeader, "true") }
@@ -298,8 +299,7 @@ func markReplayed(h http.Header) { h.Set(ReplayedHeader, "true") }
 func leaveUnmarked(http.Header) {}
 
 func (s *Server) writeOutcome(w http.ResponseWriter, o *Outcome, e *Error, body any) {
-	s.replayed(w, o)
-	s.writeJSON(w, outcomeStatus(o, e), body)
+	s.writeJSON(s.replayed(w, o), outcomeStatus(o, e), body)
 }
 
 // events streams committed events as Server-Sent Events.
