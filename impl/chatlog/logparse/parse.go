@@ -76,7 +76,7 @@ func parseHeader(line []byte) (header, bool) {
 		return header{}, false
 	}
 	h := header{from: string(m.from), to: string(m.to), at: string(m.at)}
-	if h.at != "" && !validClock(h.at) {
+	if h.at != "" && !clockInRange(h.at) {
 		return header{}, false
 	}
 	if strings.TrimSpace(h.from) == "" {
