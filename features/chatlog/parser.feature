@@ -970,6 +970,20 @@ Feature: Parser and watcher
       | opening fence | 65536 | 1        | 0       |
       | opening fence | 65537 | 0        | 1       |
 
+  @§chatlog-request-header @§chatlog-fence-closed
+  Scenario Outline: a very long header or opening fence line is either read whole or not read as one
+    # Where a line becomes too long to be a header or a fence is ours to
+    # choose; a request made of half a header or half a fence is not.
+    Given a log whose request's <which> line is padded with spaces to <bytes> bytes
+    Then every request the log has comes from "a" to "t" and runs "1"
+
+    Examples:
+      | which         | bytes |
+      | header        | 65536 |
+      | header        | 65537 |
+      | opening fence | 65536 |
+      | opening fence | 65537 |
+
   @§chatlog-fence-closed @decision
   Scenario Outline: a closing fence longer than 64 KiB does not close the request
     Given a log whose request's closing fence line is padded with spaces to <bytes> bytes

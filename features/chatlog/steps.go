@@ -578,6 +578,15 @@ func InitializeScenario(sc kit.Steps) {
 		w.parsed, err = w.d.parse(strings.Join(lines, "\n") + "\n")
 		return err
 	})
+	sc.Step(`^every request the log has comes from "([^"]*)" to "([^"]*)" and runs "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, agent, page, code string) error {
+		w := get(ctx)
+		for _, r := range w.parsed.Requests {
+			if r.Agent != agent || r.Page != page || r.Code != unquote(code) {
+				return fmt.Errorf("request on line %d: from %q to %q running %q, want from %q to %q running %q", r.Line, r.Agent, r.Page, r.Code, agent, page, unquote(code))
+			}
+		}
+		return nil
+	})
 	sc.Step(`^the reply on line (\d+) took (\d+) ms$`, func(ctx context.Context, l int, ms int64) error {
 		w := get(ctx)
 		for _, rp := range w.parsed.Replies {
