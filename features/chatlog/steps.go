@@ -1071,6 +1071,22 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^a result for the job running "((?:[^"\\]|\\.)*)" with a forged token is refused$`, func(ctx context.Context, code string) error {
+		w := get(ctx)
+		j, err := w.job(unquote(code))
+		if err != nil {
+			return err
+		}
+		body, _ := json.Marshal(map[string]any{"id": j.Instance, "token": "forged", "jobId": j.ID, "ok": true, "text": "forged"})
+		got, err := statusOf(http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body)))
+		if err != nil {
+			return fmt.Errorf("result with a forged token: %w", err)
+		}
+		if got/100 != 4 {
+			return fmt.Errorf("result with a forged token: %d, want it refused (4xx)", got)
+		}
+		return nil
+	})
 	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
 		got, err := statusOf(http.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged"))
