@@ -54,6 +54,7 @@ type world struct {
 	lastW         time.Time     // time of the last agent write
 	faulty        *vfs.Faulty   // the server's disk, which can fail its writes
 	count         *vfs.Counting // the server's filesystem, counting what it reads
+	gate          *createGate   // the server's filesystem, which can refuse new files
 	mark          int64         // bytes the server had read when noted
 	http          *httptest.Server
 	refusal       int
@@ -98,7 +99,8 @@ func InitializeScenario(sc kit.Steps) {
 		w.fs = vfs.NewMem(w.clk)
 		w.faulty = vfs.NewFaulty(w.fs, w.seed)
 		w.count = vfs.NewCounting(w.faulty)
-		w.cfg = chatlog.Config{Fs: w.count, Clock: w.clk, Console: &w.con, Seed: w.seed, Vary: variations}
+		w.gate = &createGate{Fs: w.count}
+		w.cfg = chatlog.Config{Fs: w.gate, Clock: w.clk, Console: &w.con, Seed: w.seed, Vary: variations}
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	registerDriver(sc)
@@ -340,6 +342,14 @@ func InitializeScenario(sc kit.Steps) {
 			return err
 		}
 		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.WriteError, Pattern: chatlog.RegistryFile})
+	})
+	sc.Step(`^the disk (refuses|accepts) new files$`, func(ctx context.Context, what string) error {
+		w := get(ctx)
+		if err := w.d.internal("fault injection on the server's disk"); err != nil {
+			return err
+		}
+		w.gate.refuse(what == "refuses")
+		return nil
 	})
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" without a final line break:$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
 		w := get(ctx)
@@ -914,6 +924,20 @@ func InitializeScenario(sc kit.Steps) {
 		body, _ := io.ReadAll(resp.Body)
 		w.registrations = append(w.registrations, registration{origin: origin, status: resp.StatusCode,
 			allow: resp.Header.Get("Access-Control-Allow-Origin"), body: string(body)})
+		return nil
+	})
+	sc.Step(`^a page titled "([^"]*)" that registers over HTTP is refused$`, func(ctx context.Context, title string) error {
+		w := get(ctx)
+		b, _ := json.Marshal(map[string]string{"name": title, "url": "http://localhost:8302/refused", "lang": "JS"})
+		resp, err := http.Post(w.base+"/api/register", "application/json", bytes.NewReader(b))
+		if err != nil {
+			return fmt.Errorf("register %q over HTTP: no answer: %w", title, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode < 400 || resp.StatusCode > 599 {
+			return fmt.Errorf("register %q over HTTP: %d %s, want it refused (4xx or 5xx)", title, resp.StatusCode, body)
+		}
 		return nil
 	})
 	sc.Step(`^each of these registrations was answered (200, the pages of other origins with their origin allowed|403)$`, func(ctx context.Context, what string) error {
