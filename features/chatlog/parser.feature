@@ -613,6 +613,44 @@ Feature: Parser and watcher
     Then the reply on line 11 pairs with the request on line 1 per Decision (§chatlog-reply-pairing)
     And the log has 2 requests and 2 replies per Decision (§chatlog-reply-pairing)
 
+  @§chatlog-reply-pairing
+  Scenario: a reply before any request takes nothing from the requests after it
+    Given the log:
+      """
+      **t** to a at 10:00:00
+      executing ...
+      **a** to t at 10:00:01
+      ```JS
+      1
+      ```
+      **t** to a at 10:00:02 (5ms)
+      ```JSON
+      1
+      ```
+      """
+    Then the reply on line 1 pairs with no request
+    And the reply on line 7 pairs with the request on line 3
+
+  @§chatlog-reply-pairing @§chatlog-late-result
+  Scenario: a late reply answers its request, so the next reply finds none waiting
+    Given the log:
+      """
+      **a** to t at 10:00:00
+      ```JS
+      1
+      ```
+      **t** to a at 10:01:01 (61.005s, late)
+      ```JSON
+      1
+      ```
+      **t** to a at 10:01:02 (5ms)
+      ```JSON
+      2
+      ```
+      """
+    Then the reply on line 5 pairs with the request on line 1
+    And the reply on line 9 pairs with no request
+
   @§chatlog-result-fences @§chatlog-request-job
   Scenario: a reply whose error stack stands as plain text answers its request
     Given a running server

@@ -655,6 +655,18 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return fmt.Errorf("no reply on line %d: %s", rl, w.parsed.JSON())
 	})
+	sc.Step(`^the reply on line (\d+) pairs with no request$`, func(ctx context.Context, rl int) error {
+		w := get(ctx)
+		for _, rp := range w.parsed.Replies {
+			if rp.Line == rl {
+				if rp.RequestLine != 0 {
+					return fmt.Errorf("reply on line %d pairs with line %d, want no request", rl, rp.RequestLine)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no reply on line %d: %s", rl, w.parsed.JSON())
+	})
 	sc.Step(`^the (request|reply) on line (\d+) is stamped "(\d\d:\d\d:\d\d)"$`, func(ctx context.Context, what string, l int, at string) error {
 		w := get(ctx)
 		found, got := false, ""
