@@ -497,6 +497,8 @@ Feature: Parser and watcher
       | **a** to t at 10:00:00 (soon)    | 0        | 0       |
       | **a** to t at 10:00:00 (soon     | 1        | 0       |
       | **a** to\u0020\u0020t at 10:00:00 | 0        | 0       |
+      | **a** to \u000ct at 10:00:00     | 0        | 0       |
+      | **a** to t\u000c                  | 0        | 0       |
       | **a** to t)                      | 1        | 0       |
       | **a** to t at 10:00:00 (**ERROR**) | 0      | 1       |
 
