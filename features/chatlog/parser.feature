@@ -582,6 +582,35 @@ Feature: Parser and watcher
     And the console says "was rewritten; reparsing its tail" per Decision (§chatlog-tail-only)
     And the console does not say "no transition" per Decision (§chatlog-rewrite-orphan)
 
+  @§chatlog-rewrite-orphan @§chatlog-tail-only
+  Scenario: a rewrite read from the middle of a long reply still finds the request after it
+    # The tail read after the rewrite starts inside the reply's text, among
+    # plain lines and a blank one: the fence that closes the reply must not
+    # be taken for one that opens.
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      **<page>** to agent at 08:00:00 (1ms)
+      ```Text
+      """
+    And agent "agent" appends 2000 copies of this to the log of "Quiet" in one write:
+      """
+      a line of the long text the page answered, forty bytes
+      """
+    And agent "agent" appends to the log of "Quiet":
+      """
+
+      ```
+      """
+    And agent "agent" asks "Quiet" to run "1+1"
+    And agent "agent" asks "Quiet" to run "2+2"
+    And 1 s passes
+    And an editor saves the log of "Quiet" without the request "2+2"
+    And 1 s passes
+    Then the job running "2+2" went through requested, orphaned
+    And the job running "1+1" went through requested
+
   @§chatlog-rewrite-orphan @§chatlog-debounce
   Scenario: an edit that keeps the log's size is still noticed
     Given a running server
