@@ -263,7 +263,7 @@ func openFence(line []byte) (fence, bool) {
 		return fence{}, false
 	}
 	i := 0
-	for i < len(line) && i < 4 && line[i] == ' ' {
+	for i < len(line) && line[i] == ' ' {
 		i++
 	}
 	if i > 3 || i >= len(line) {
@@ -294,7 +294,7 @@ func (f fence) closes(line []byte) bool {
 		return false
 	}
 	i := 0
-	for i < len(line) && i < 4 && line[i] == ' ' {
+	for i < len(line) && line[i] == ' ' {
 		i++
 	}
 	if i > 3 {
