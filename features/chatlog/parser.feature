@@ -546,6 +546,8 @@ Feature: Parser and watcher
       | ms               |
       | **ERROR** after  |
       | **ERROR** after x |
+      | 17               |
+      | **ERROR** after 16 |
 
   @§chatlog-duration-format @§chatlog-reply-header @decision
   Scenario Outline: what is not a duration makes the line plain text
