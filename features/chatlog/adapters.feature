@@ -148,6 +148,22 @@ Feature: Adapters
     And 1 s passes
     Then the background poll of "Remote" answers 200 with the job running "1" per Decision (§chatlog-adapter-contract)
 
+  @§chatlog-adapter-contract @§chatlog-job-states
+  Scenario: a page waiting in a long poll is given a new job before the job's timeout
+    # How long a poll may wait is the server's choice; a page that is
+    # waiting for work while its job runs out of time is not.
+    Given a running server with a 5 s job timeout
+    And the adapter transport is served over HTTP with a 25 s long poll
+    And a page titled "Remote" registers over HTTP
+    When the page "Remote" polls over HTTP in the background
+    Then the background poll of "Remote" has not answered per Decision (§chatlog-adapter-contract)
+    When agent "agent" asks "Remote" to run "1"
+    And 1 s passes
+    Then the background poll of "Remote" answers 200 with the job running "1" per Decision (§chatlog-adapter-contract)
+    When 1 s passes
+    And 30 s pass
+    Then the job running "1" went through requested, dispatched, timeout
+
   @§chatlog-adapter-contract @decision
   Scenario: an idle long poll answers 204 when its configured wait is over, not before
     Given a running server

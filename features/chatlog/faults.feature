@@ -104,6 +104,18 @@ Feature: A failing disk
       """
     And the console says "registry debug.md not written: " per Decision (§chatlog-registry-server-owned)
 
+  @§chatlog-instance-dir
+  Scenario: a page whose log cannot be made is refused, and joins once it can be
+    # An instance has its own log: one the disk will not let the server
+    # create is no instance; the page is told so and may try again.
+    Given the adapter transport is served over HTTP
+    And the disk refuses new files
+    Then a page titled "Remote" that registers over HTTP is refused
+    And the registry does not contain "remote"
+    When the disk accepts new files
+    And a page titled "Remote" registers over HTTP
+    Then the registry contains "remote"
+
   @§chatlog-append-only
   Scenario: a log that does not end with a line break gets the server's entry on a line of its own
     When agent "agent" appends to the log of "Index - 7 Zen" without a final line break:

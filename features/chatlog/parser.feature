@@ -497,6 +497,8 @@ Feature: Parser and watcher
       | **a** to t at 10:00:00 (soon)    | 0        | 0       |
       | **a** to t at 10:00:00 (soon     | 1        | 0       |
       | **a** to\u0020\u0020t at 10:00:00 | 0        | 0       |
+      | **a** to \u000ct at 10:00:00     | 0        | 0       |
+      | **a** to t\u000c                  | 0        | 0       |
       | **a** to t)                      | 1        | 0       |
       | **a** to t at 10:00:00 (**ERROR**) | 0      | 1       |
 
@@ -544,6 +546,8 @@ Feature: Parser and watcher
       | ms               |
       | **ERROR** after  |
       | **ERROR** after x |
+      | 17               |
+      | **ERROR** after 16 |
 
   @§chatlog-duration-format @§chatlog-reply-header @decision
   Scenario Outline: what is not a duration makes the line plain text
@@ -580,6 +584,35 @@ Feature: Parser and watcher
     And the console says "was rewritten; reparsing its tail" per Decision (§chatlog-tail-only)
     And the console does not say "no transition" per Decision (§chatlog-rewrite-orphan)
 
+  @§chatlog-rewrite-orphan @§chatlog-tail-only
+  Scenario: a rewrite read from the middle of a long reply still finds the request after it
+    # The tail read after the rewrite starts inside the reply's text, among
+    # plain lines and a blank one: the fence that closes the reply must not
+    # be taken for one that opens.
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      **<page>** to agent at 08:00:00 (1ms)
+      ```Text
+      """
+    And agent "agent" appends 2000 copies of this to the log of "Quiet" in one write:
+      """
+      a line of the long text the page answered, forty bytes
+      """
+    And agent "agent" appends to the log of "Quiet":
+      """
+
+      ```
+      """
+    And agent "agent" asks "Quiet" to run "1+1"
+    And agent "agent" asks "Quiet" to run "2+2"
+    And 1 s passes
+    And an editor saves the log of "Quiet" without the request "2+2"
+    And 1 s passes
+    Then the job running "2+2" went through requested, orphaned
+    And the job running "1+1" went through requested
+
   @§chatlog-rewrite-orphan @§chatlog-debounce
   Scenario: an edit that keeps the log's size is still noticed
     Given a running server
@@ -612,6 +645,44 @@ Feature: Parser and watcher
       """
     Then the reply on line 11 pairs with the request on line 1 per Decision (§chatlog-reply-pairing)
     And the log has 2 requests and 2 replies per Decision (§chatlog-reply-pairing)
+
+  @§chatlog-reply-pairing
+  Scenario: a reply before any request takes nothing from the requests after it
+    Given the log:
+      """
+      **t** to a at 10:00:00
+      executing ...
+      **a** to t at 10:00:01
+      ```JS
+      1
+      ```
+      **t** to a at 10:00:02 (5ms)
+      ```JSON
+      1
+      ```
+      """
+    Then the reply on line 1 pairs with no request
+    And the reply on line 7 pairs with the request on line 3
+
+  @§chatlog-reply-pairing @§chatlog-late-result
+  Scenario: a late reply answers its request, so the next reply finds none waiting
+    Given the log:
+      """
+      **a** to t at 10:00:00
+      ```JS
+      1
+      ```
+      **t** to a at 10:01:01 (61.005s, late)
+      ```JSON
+      1
+      ```
+      **t** to a at 10:01:02 (5ms)
+      ```JSON
+      2
+      ```
+      """
+    Then the reply on line 5 pairs with the request on line 1
+    And the reply on line 9 pairs with no request
 
   @§chatlog-result-fences @§chatlog-request-job
   Scenario: a reply whose error stack stands as plain text answers its request
@@ -969,6 +1040,20 @@ Feature: Parser and watcher
       | header        | 65537 | 0        | 0       |
       | opening fence | 65536 | 1        | 0       |
       | opening fence | 65537 | 0        | 1       |
+
+  @§chatlog-request-header @§chatlog-fence-closed
+  Scenario Outline: a very long header or opening fence line is either read whole or not read as one
+    # Where a line becomes too long to be a header or a fence is ours to
+    # choose; a request made of half a header or half a fence is not.
+    Given a log whose request's <which> line is padded with spaces to <bytes> bytes
+    Then every request the log has comes from "a" to "t" and runs "1"
+
+    Examples:
+      | which         | bytes |
+      | header        | 65536 |
+      | header        | 65537 |
+      | opening fence | 65536 |
+      | opening fence | 65537 |
 
   @§chatlog-fence-closed @decision
   Scenario Outline: a closing fence longer than 64 KiB does not close the request

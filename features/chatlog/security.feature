@@ -28,6 +28,7 @@ Feature: Security
     And a poll for "Quiet" with a forged token answers 403
     And a heartbeat for "Quiet" with a forged token answers 403
     And a heartbeat for "Quiet" with a forged token answers 403 in JSON per Decision (§chatlog-verified-realm)
+    And a result for the job running "globalThis.ran = true" with a forged token is refused
     And POST "/api/result" with the body "{\"id\": " is refused
     And POST "/api/heartbeat" with the body "not json" is refused
     And POST "/api/register" with the body "[1, 2]" is refused
@@ -37,6 +38,7 @@ Feature: Security
     And the console says "refused a call for <stem:Quiet>: wrong token" once per Decision (§chatlog-verified-realm)
     And the console says "registered \"Quiet\" as <stem:Quiet> (debug/<stem:Quiet>.md)" per Decision (§chatlog-verified-realm)
     And the log of "Quiet" does not contain "executing ..."
+    And the log of "Quiet" does not contain "forged"
 
   @§chatlog-server-writes @§chatlog-append-only
   Scenario: every reply and the registry come from the server, by appending

@@ -54,6 +54,7 @@ type world struct {
 	lastW         time.Time     // time of the last agent write
 	faulty        *vfs.Faulty   // the server's disk, which can fail its writes
 	count         *vfs.Counting // the server's filesystem, counting what it reads
+	gate          *createGate   // the server's filesystem, which can refuse new files
 	mark          int64         // bytes the server had read when noted
 	http          *httptest.Server
 	refusal       int
@@ -98,7 +99,8 @@ func InitializeScenario(sc kit.Steps) {
 		w.fs = vfs.NewMem(w.clk)
 		w.faulty = vfs.NewFaulty(w.fs, w.seed)
 		w.count = vfs.NewCounting(w.faulty)
-		w.cfg = chatlog.Config{Fs: w.count, Clock: w.clk, Console: &w.con, Seed: w.seed, Vary: variations}
+		w.gate = &createGate{Fs: w.count}
+		w.cfg = chatlog.Config{Fs: w.gate, Clock: w.clk, Console: &w.con, Seed: w.seed, Vary: variations}
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	registerDriver(sc)
@@ -341,6 +343,14 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.WriteError, Pattern: chatlog.RegistryFile})
 	})
+	sc.Step(`^the disk (refuses|accepts) new files$`, func(ctx context.Context, what string) error {
+		w := get(ctx)
+		if err := w.d.internal("fault injection on the server's disk"); err != nil {
+			return err
+		}
+		w.gate.refuse(what == "refuses")
+		return nil
+	})
 	sc.Step(`^agent "([^"]*)" appends to the log of "([^"]*)" without a final line break:$`, func(ctx context.Context, agent, page string, doc *godog.DocString) error {
 		w := get(ctx)
 		return w.appendTo(page, w.expand(page, doc.Content))
@@ -578,6 +588,15 @@ func InitializeScenario(sc kit.Steps) {
 		w.parsed, err = w.d.parse(strings.Join(lines, "\n") + "\n")
 		return err
 	})
+	sc.Step(`^every request the log has comes from "([^"]*)" to "([^"]*)" and runs "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, agent, page, code string) error {
+		w := get(ctx)
+		for _, r := range w.parsed.Requests {
+			if r.Agent != agent || r.Page != page || r.Code != unquote(code) {
+				return fmt.Errorf("request on line %d: from %q to %q running %q, want from %q to %q running %q", r.Line, r.Agent, r.Page, r.Code, agent, page, unquote(code))
+			}
+		}
+		return nil
+	})
 	sc.Step(`^the reply on line (\d+) took (\d+) ms$`, func(ctx context.Context, l int, ms int64) error {
 		w := get(ctx)
 		for _, rp := range w.parsed.Replies {
@@ -630,6 +649,18 @@ func InitializeScenario(sc kit.Steps) {
 			if rp.Line == rl {
 				if rp.RequestLine != ql {
 					return fmt.Errorf("reply on line %d pairs with line %d", rl, rp.RequestLine)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no reply on line %d: %s", rl, w.parsed.JSON())
+	})
+	sc.Step(`^the reply on line (\d+) pairs with no request$`, func(ctx context.Context, rl int) error {
+		w := get(ctx)
+		for _, rp := range w.parsed.Replies {
+			if rp.Line == rl {
+				if rp.RequestLine != 0 {
+					return fmt.Errorf("reply on line %d pairs with line %d, want no request", rl, rp.RequestLine)
 				}
 				return nil
 			}
@@ -907,6 +938,20 @@ func InitializeScenario(sc kit.Steps) {
 			allow: resp.Header.Get("Access-Control-Allow-Origin"), body: string(body)})
 		return nil
 	})
+	sc.Step(`^a page titled "([^"]*)" that registers over HTTP is refused$`, func(ctx context.Context, title string) error {
+		w := get(ctx)
+		b, _ := json.Marshal(map[string]string{"name": title, "url": "http://localhost:8302/refused", "lang": "JS"})
+		resp, err := http.Post(w.base+"/api/register", "application/json", bytes.NewReader(b))
+		if err != nil {
+			return fmt.Errorf("register %q over HTTP: no answer: %w", title, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode < 400 || resp.StatusCode > 599 {
+			return fmt.Errorf("register %q over HTTP: %d %s, want it refused (4xx or 5xx)", title, resp.StatusCode, body)
+		}
+		return nil
+	})
 	sc.Step(`^each of these registrations was answered (200, the pages of other origins with their origin allowed|403)$`, func(ctx context.Context, what string) error {
 		w := get(ctx)
 		regs := w.registrations
@@ -1059,6 +1104,22 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		if got != code {
 			return fmt.Errorf("POST %s %q: %d, want %d", p, body, got, code)
+		}
+		return nil
+	})
+	sc.Step(`^a result for the job running "((?:[^"\\]|\\.)*)" with a forged token is refused$`, func(ctx context.Context, code string) error {
+		w := get(ctx)
+		j, err := w.job(unquote(code))
+		if err != nil {
+			return err
+		}
+		body, _ := json.Marshal(map[string]any{"id": j.Instance, "token": "forged", "jobId": j.ID, "ok": true, "text": "forged"})
+		got, err := statusOf(http.Post(w.base+"/api/result", "application/json", bytes.NewReader(body)))
+		if err != nil {
+			return fmt.Errorf("result with a forged token: %w", err)
+		}
+		if got/100 != 4 {
+			return fmt.Errorf("result with a forged token: %d, want it refused (4xx)", got)
 		}
 		return nil
 	})

@@ -49,14 +49,8 @@ func allDigits(s string) bool {
 // Clock formats t as the per-second HH:MM:SS of headers (§chatlog-timestamp).
 func Clock(t time.Time) string { return t.Format("15:04:05") }
 
-// validClock reports whether s is a well-formed HH:MM:SS.
-func validClock(s string) bool {
-	if len(s) != 8 || s[2] != ':' || s[5] != ':' {
-		return false
-	}
-	h, m, sec := s[0:2], s[3:5], s[6:8]
-	if !allDigits(h) || !allDigits(m) || !allDigits(sec) {
-		return false
-	}
-	return h <= "23" && m <= "59" && sec <= "59"
+// clockInRange reports whether s, a clock of the shape HH:MM:SS with six
+// digits (isClockTail has checked the shape), names a time of day.
+func clockInRange(s string) bool {
+	return s[0:2] <= "23" && s[3:5] <= "59" && s[6:8] <= "59"
 }

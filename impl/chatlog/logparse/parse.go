@@ -76,7 +76,7 @@ func parseHeader(line []byte) (header, bool) {
 		return header{}, false
 	}
 	h := header{from: string(m.from), to: string(m.to), at: string(m.at)}
-	if h.at != "" && !validClock(h.at) {
+	if h.at != "" && !clockInRange(h.at) {
 		return header{}, false
 	}
 	if strings.TrimSpace(h.from) == "" {
@@ -263,7 +263,7 @@ func openFence(line []byte) (fence, bool) {
 		return fence{}, false
 	}
 	i := 0
-	for i < len(line) && i < 4 && line[i] == ' ' {
+	for i < len(line) && line[i] == ' ' {
 		i++
 	}
 	if i > 3 || i >= len(line) {
@@ -294,7 +294,7 @@ func (f fence) closes(line []byte) bool {
 		return false
 	}
 	i := 0
-	for i < len(line) && i < 4 && line[i] == ' ' {
+	for i < len(line) && line[i] == ' ' {
 		i++
 	}
 	if i > 3 {
