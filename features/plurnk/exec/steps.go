@@ -104,11 +104,11 @@ func registerCommands(sc world.Steps) {
 func registerRunning(sc world.Steps) {
 	sc.Public(`^the model's EXEC (\d+)/(\d+)/(\d+) is accepted: (<<.+)$`, func(ctx context.Context, loop, turn, seq int, src string) error {
 		w := world.Get(ctx)
-		p := dsl.Parse(driver.Unescape(src))
-		if p.HasErrors() || len(p.Statements) != 1 {
-			return fmt.Errorf("emission %q: want one EXEC, got %d statements (errors %v)", src, len(p.Statements), p.Errors)
+		st, err := dsl.ParseStatement(driver.Unescape(src))
+		if err != nil {
+			return fmt.Errorf("emission %q: want one EXEC: %w", src, err)
 		}
-		res, err := w.Drv.ExecAccepted(ctx, loop, turn, seq, p.Statements[0])
+		res, err := w.Drv.ExecAccepted(ctx, loop, turn, seq, st)
 		if err != nil {
 			return err
 		}

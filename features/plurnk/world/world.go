@@ -175,11 +175,11 @@ func SplitList(s string) []string {
 // Emit has run's model emit the one statement src at the world's
 // coordinate.
 func (w *World) Emit(run, src string) error {
-	p := dsl.Parse(driver.Unescape(src))
-	if p.HasErrors() || len(p.Statements) != 1 {
-		return fmt.Errorf("emission %q: want one statement, got %d (errors %v)", src, len(p.Statements), p.Errors)
+	st, err := dsl.ParseStatement(driver.Unescape(src))
+	if err != nil {
+		return fmt.Errorf("emission %q: want one statement: %w", src, err)
 	}
-	return w.Dispatch(run, p.Statements[0])
+	return w.Dispatch(run, st)
 }
 
 // Dispatch has run's model emit st at the world's coordinate, through the

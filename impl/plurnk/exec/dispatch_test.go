@@ -11,19 +11,19 @@ import (
 )
 
 func TestRequestOf(t *testing.T) {
-	p := dsl.Parse("<<EXEC[node](./)<60,5>:npm test:EXEC")
-	if p.HasErrors() || len(p.Statements) != 1 {
-		t.Fatalf("parse: %v", p.Errors)
+	st, err := dsl.ParseStatement("<<EXEC[node](./)<60,5>:npm test:EXEC")
+	if err != nil {
+		t.Fatal(err)
 	}
-	req, err := RequestOf(p.Statements[0])
+	req, err := RequestOf(st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if req.Runtime != "node" || req.Command != "npm test" || req.Timeout != time.Minute || req.Poll != 5*time.Second {
 		t.Errorf("request %+v", req)
 	}
-	p = dsl.Parse("<<EXEC:ls:EXEC")
-	if req, _ := RequestOf(p.Statements[0]); req.Runtime != "sh" || req.Timeout != 0 {
+	ls, _ := dsl.ParseStatement("<<EXEC:ls:EXEC")
+	if req, _ := RequestOf(ls); req.Runtime != "sh" || req.Timeout != 0 {
 		t.Errorf("defaults %+v", req)
 	}
 }
