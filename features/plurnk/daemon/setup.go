@@ -15,6 +15,7 @@ import (
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
@@ -236,15 +237,15 @@ func registerCommands(sc world.Steps) {
 		if err != nil {
 			return err
 		}
-		return world.Get(ctx).Command(name, func(s *exec.Script) { s.Chunks = append(s.Chunks, chunks...) })
+		return world.Get(ctx).Command(name, func(s *plurnkexec.Script) { s.Chunks = append(s.Chunks, chunks...) })
 	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" exits with code (\d+) after (\d+) ms$`, func(ctx context.Context, name string, code, ms int) error {
-		return world.Get(ctx).Command(name, func(s *exec.Script) { s.Code, s.ExitAt = code, time.Duration(ms)*time.Millisecond })
+		return world.Get(ctx).Command(name, func(s *plurnkexec.Script) { s.Code, s.ExitAt = code, time.Duration(ms)*time.Millisecond })
 	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" never exits$`, func(ctx context.Context, name string) error {
 		// Through the driver, so a daemon process's executable for the
 		// command is written again, never exiting.
-		return world.Get(ctx).Command(name, func(s *exec.Script) { s.ExitAt = -1 })
+		return world.Get(ctx).Command(name, func(s *plurnkexec.Script) { s.ExitAt = -1 })
 	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" cannot be spawned$`, func(ctx context.Context, name string) error {
 		// The simulated executor fails to start a command it has no

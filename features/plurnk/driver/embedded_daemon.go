@@ -18,6 +18,7 @@ import (
 	"anchorage/impl/plurnk/runs"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 	"anchorage/sim/vfs"
 
 	"github.com/spf13/afero"
@@ -40,7 +41,7 @@ type daemon struct {
 	llmSrv      *llm.Server      // the loopback model server, when the model is served over HTTP
 	llmHS       *httptest.Server // its listener
 	bootErr     error            // why the daemon refused to start
-	sh          *exec.SimExecutor
+	sh          *plurnkexec.Executor
 	stateFS     *vfs.Faulty // the state directory's file system, with failpoints
 	mu          sync.Mutex  // guards hold, held and logged
 	hold        chan struct{}
@@ -68,7 +69,7 @@ func (d *daemon) Boot() error {
 	if d.Started() {
 		return nil
 	}
-	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.DaemonClock, Scripts: d.script.Commands}
+	sh := &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.DaemonClock, Scripts: d.script.Commands}
 	prov, aliases, providers, err := d.provider()
 	if err != nil {
 		d.bootErr = err
@@ -79,7 +80,7 @@ func (d *daemon) Boot() error {
 		executors = nil
 	}
 	for _, name := range d.setup.Extra {
-		executors = append(executors, &exec.SimExecutor{Name: name, Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated " + name}, Clock: d.DaemonClock, Scripts: d.script.Commands})
+		executors = append(executors, &plurnkexec.Executor{Name: name, Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated " + name}, Clock: d.DaemonClock, Scripts: d.script.Commands})
 	}
 	varied, err := Vary() // ANCHORAGE_VARY
 	if err != nil {

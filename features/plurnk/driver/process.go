@@ -19,11 +19,11 @@ import (
 	"time"
 
 	"anchorage/features/kit"
-	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
@@ -400,7 +400,7 @@ func (p *Process) DaemonFS() afero.Fs { return p.fs }
 
 // Command records what the command name does and writes it as an
 // executable.
-func (p *Process) Command(name string, s exec.Script) error {
+func (p *Process) Command(name string, s plurnkexec.Script) error {
 	p.script.Commands[name] = s
 	return p.writeScript(name, s)
 }

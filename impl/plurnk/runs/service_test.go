@@ -14,6 +14,7 @@ import (
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 
 	"github.com/spf13/afero"
 )
@@ -24,7 +25,7 @@ type fixture struct {
 	svc    *Service
 	ss     *store.Session
 	mocks  map[string]*llm.Mock
-	sim    *exec.SimExecutor
+	sim    *plurnkexec.Executor
 	router *Router
 }
 
@@ -143,8 +144,8 @@ func newFixture(t testing.TB, maxActive int) *fixture {
 	}
 	f := &fixture{t: t, clock: c, mocks: map[string]*llm.Mock{}}
 	router := &Router{Default: &llm.Mock{}, ByRun: map[string]provider.Provider{}}
-	f.sim = &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true}, Clock: c, Scripts: map[string]exec.Script{}}
-	db := &exec.SimExecutor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true}, Clock: c, Scripts: f.sim.Scripts}
+	f.sim = &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true}, Clock: c, Scripts: map[string]plurnkexec.Script{}}
+	db := &plurnkexec.Executor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true}, Clock: c, Scripts: f.sim.Scripts}
 	xreg, err := exec.NewRegistry(f.sim, db)
 	if err != nil {
 		t.Fatal(err)
