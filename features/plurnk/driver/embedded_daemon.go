@@ -15,7 +15,6 @@ import (
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
-	"anchorage/impl/plurnk/runs"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
 	"anchorage/sim/plurnkexec"
@@ -161,7 +160,7 @@ func newModelServer(model *llm.Mock, company bool) *llm.Server {
 type router struct{ s *Script }
 
 func (r router) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {
-	return r.s.Runs.generate(ctx, runs.RunName(ctx), r.s.Model, req)
+	return r.s.Runs.generate(ctx, req.Run, r.s.Model, req)
 }
 
 func (r router) CountTokens(text string) int    { return r.s.Model.CountTokens(text) }

@@ -113,7 +113,7 @@ func (s *session) boot() error {
 		return err
 	}
 	o := &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes(), Vary: cfg.Vary}
-	router := &runs.Router{Default: &llm.Mock{CharsPerToken: s.tokenChars}, ByRun: map[string]provider.Provider{}}
+	router := &llm.Router{Default: &llm.Mock{CharsPerToken: s.tokenChars}, ByRun: map[string]provider.Provider{}}
 	for _, name := range s.script.Runs.Names() {
 		m := s.script.Runs.Ensure(name)
 		m.CharsPerToken = s.tokenChars

@@ -77,9 +77,9 @@ type windowMark struct {
 // generation, it sometimes acts as a client on some run.
 type schedModel struct{ rig *schedRig }
 
-func (m schedModel) Generate(ctx context.Context, _ provider.Request) (provider.Response, error) {
+func (m schedModel) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {
 	g := m.rig
-	run := runs.RunName(ctx)
+	run := req.Run
 	g.calls[run]++
 	if g.rng.IntN(8) == 0 {
 		g.clientAction("mid-turn")

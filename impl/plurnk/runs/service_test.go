@@ -26,7 +26,7 @@ type fixture struct {
 	ss     *store.Session
 	mocks  map[string]*llm.Mock
 	sim    *plurnkexec.Executor
-	router *Router
+	router *llm.Router
 }
 
 // replies queues emissions for run's model.
@@ -143,7 +143,7 @@ func newFixture(t testing.TB, maxActive int) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, clock: c, mocks: map[string]*llm.Mock{}}
-	router := &Router{Default: &llm.Mock{}, ByRun: map[string]provider.Provider{}}
+	router := &llm.Router{Default: &llm.Mock{}, ByRun: map[string]provider.Provider{}}
 	f.sim = &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true}, Clock: c, Scripts: map[string]plurnkexec.Script{}}
 	db := &plurnkexec.Executor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true}, Clock: c, Scripts: f.sim.Scripts}
 	xreg, err := exec.NewRegistry(f.sim, db)
