@@ -356,6 +356,7 @@ func registerRestart(sc world.Steps) {
 		return world.Get(ctx).Drv.Restart(true)
 	})
 	sc.Step(`^the daemon is stopped on purpose, an editor replaces '([^']*)' by '([^']*)' in its state file, and it boots again$`, thenEditedState)
+	sc.Step(`^the daemon is stopped on purpose, its state file is made unreadable, and it boots again$`, thenUnreadableState)
 	sc.Step(`^the daemon starts again from its state directory$`, func(ctx context.Context) error {
 		if _, _, err := state(ctx); err != nil {
 			return err
@@ -395,6 +396,27 @@ func thenEditedState(ctx context.Context, from, to string) error {
 	}
 	_ = e.Boot()
 	return nil
+}
+
+// thenUnreadableState stops the daemon on purpose, puts a folder where its
+// state file was, which no read of the file gets through (on a disk the
+// read fails EISDIR; the state's file system refuses to open it, EACCES),
+// and boots it again ("the daemon refused to start" judges it).
+func thenUnreadableState(ctx context.Context) error {
+	fs, dir, err := state(ctx)
+	if err != nil {
+		return err
+	}
+	file := dir + "/" + rpc.StateFile
+	return world.Get(ctx).Drv.RestartAltered(func() error {
+		if err := fs.Remove(file); err != nil {
+			return fmt.Errorf("remove the state file: %w", err)
+		}
+		if err := fs.Mkdir(file, 0o755); err != nil {
+			return fmt.Errorf("a folder in the state file's place: %w", err)
+		}
+		return fs.Arm(vfs.Fault{Point: vfs.ListFail, Pattern: file})
+	})
 }
 
 // daemonHeardSurvived compares the log/entry notifications the first

@@ -201,6 +201,10 @@ type Daemon interface {
 	KeepDefaultState()
 	StateFS() *vfs.Faulty
 	Restart(onPurpose bool) error
+	// RestartAltered stops the daemon on purpose, lets alter change what
+	// it left in its state directory, and boots it again: a refusal to
+	// start is BootErr's, not an error of RestartAltered.
+	RestartAltered(alter func() error) error
 }
 
 // New chooses the scenario's driver: a daemon process when $PLURNK_CMD

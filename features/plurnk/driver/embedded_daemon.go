@@ -268,6 +268,17 @@ func (d *daemon) Restart(onPurpose bool) error {
 	return d.Boot()
 }
 
+// RestartAltered stops the daemon on purpose, runs alter, and boots it
+// again (a refusal is BootErr's).
+func (d *daemon) RestartAltered(alter func() error) error {
+	d.Stop()
+	if err := alter(); err != nil {
+		return err
+	}
+	_ = d.Boot()
+	return nil
+}
+
 // HoldRegistration holds the next EXEC dispatch while its stream
 // registers, until ReleaseRegistration; held is signalled when one is
 // held.

@@ -388,6 +388,19 @@ func (p *Process) Restart(onPurpose bool) error {
 	return p.Boot()
 }
 
+// RestartAltered stops the daemon on purpose, runs alter, and starts it
+// again (a refusal is BootErr's).
+func (p *Process) RestartAltered(alter func() error) error {
+	p.conns.closeAll()
+	p.stop(true)
+	p.cmd = nil
+	if err := alter(); err != nil {
+		return err
+	}
+	_ = p.Boot()
+	return nil
+}
+
 func (p *Process) Started() bool  { return p.cmd != nil }
 func (p *Process) BootErr() error { return p.bootErr }
 func (p *Process) URL() string    { return p.url }
