@@ -178,7 +178,7 @@ Feature: a daemon that keeps its state survives its own death
     When the daemon is stopped on purpose, an editor replaces '"modelRun":"brain"' by '"modelRun":"ghost"' in its state file, and it boots again
     Then the daemon refused to start, saying "ghost" per Decision (§methods-auto-envelope)
 
-  @§methods-auto-envelope @wip
+  @§methods-auto-envelope
   Scenario: a state file that exists but cannot be read is refused at start, saying so
     Given the daemon keeps its state in "/state"
     And a connection "A" to the daemon

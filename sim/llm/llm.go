@@ -10,7 +10,8 @@
 // Server (server.go) serves a Mock over the OpenAI-compatible
 // chat-completions protocol on loopback, so a client of that protocol
 // (plurnkd's openai provider, any other plurnk daemon) can be driven by a
-// script; cmd/llmserve runs one from a script file.
+// script; cmd/llmserve runs one from a script file. Router (router.go)
+// hands each run's turns to that run's own scripted model.
 //
 // It may import the standard library and anchorage/impl/plurnk/provider and
 // anchorage/impl/plurnk/telemetry. It keeps no global state.

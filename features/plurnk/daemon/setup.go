@@ -15,6 +15,7 @@ import (
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
@@ -236,15 +237,15 @@ func registerCommands(sc world.Steps) {
 		if err != nil {
 			return err
 		}
-		return world.Get(ctx).Command(name, func(s *exec.Script) { s.Chunks = append(s.Chunks, chunks...) })
+		return world.Get(ctx).Command(name, func(s *plurnkexec.Script) { s.Chunks = append(s.Chunks, chunks...) })
 	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" exits with code (\d+) after (\d+) ms$`, func(ctx context.Context, name string, code, ms int) error {
-		return world.Get(ctx).Command(name, func(s *exec.Script) { s.Code, s.ExitAt = code, time.Duration(ms)*time.Millisecond })
+		return world.Get(ctx).Command(name, func(s *plurnkexec.Script) { s.Code, s.ExitAt = code, time.Duration(ms)*time.Millisecond })
 	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" never exits$`, func(ctx context.Context, name string) error {
 		// Through the driver, so a daemon process's executable for the
 		// command is written again, never exiting.
-		return world.Get(ctx).Command(name, func(s *exec.Script) { s.ExitAt = -1 })
+		return world.Get(ctx).Command(name, func(s *plurnkexec.Script) { s.ExitAt = -1 })
 	})
 	sc.Step(`^the daemon's simulated command "([^"]*)" cannot be spawned$`, func(ctx context.Context, name string) error {
 		// The simulated executor fails to start a command it has no
@@ -355,6 +356,7 @@ func registerRestart(sc world.Steps) {
 		return world.Get(ctx).Drv.Restart(true)
 	})
 	sc.Step(`^the daemon is stopped on purpose, an editor replaces '([^']*)' by '([^']*)' in its state file, and it boots again$`, thenEditedState)
+	sc.Step(`^the daemon is stopped on purpose, its state file is made unreadable, and it boots again$`, thenUnreadableState)
 	sc.Step(`^the daemon starts again from its state directory$`, func(ctx context.Context) error {
 		if _, _, err := state(ctx); err != nil {
 			return err
@@ -394,6 +396,27 @@ func thenEditedState(ctx context.Context, from, to string) error {
 	}
 	_ = e.Boot()
 	return nil
+}
+
+// thenUnreadableState stops the daemon on purpose, puts a folder where its
+// state file was, which no read of the file gets through (on a disk the
+// read fails EISDIR; the state's file system refuses to open it, EACCES),
+// and boots it again ("the daemon refused to start" judges it).
+func thenUnreadableState(ctx context.Context) error {
+	fs, dir, err := state(ctx)
+	if err != nil {
+		return err
+	}
+	file := dir + "/" + rpc.StateFile
+	return world.Get(ctx).Drv.RestartAltered(func() error {
+		if err := fs.Remove(file); err != nil {
+			return fmt.Errorf("remove the state file: %w", err)
+		}
+		if err := fs.Mkdir(file, 0o755); err != nil {
+			return fmt.Errorf("a folder in the state file's place: %w", err)
+		}
+		return fs.Arm(vfs.Fault{Point: vfs.ListFail, Pattern: file})
+	})
 }
 
 // daemonHeardSurvived compares the log/entry notifications the first

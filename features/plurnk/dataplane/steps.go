@@ -540,7 +540,7 @@ func registerRowThens(sc world.Steps) {
 	sc.Step(`^the action's log row records status (\d+) at log:///(\S+)$`, thenRow)
 	sc.Step(`^the errors of turn (\d+)/(\d+) point at "([^"]*)"$`, func(ctx context.Context, loop, turn int, want string) error {
 		return world.Get(ctx).Library(func(e *driver.Embedded) error {
-			got := ops.ErrorPointers(e.Runs["model"], loop, turn)
+			got := errorPointers(e.Runs["model"], loop, turn)
 			if d := cmp.Diff(world.SplitList(want), got); d != "" {
 				return fmt.Errorf("error pointers (-want +got):\n%s", d)
 			}
@@ -669,4 +669,15 @@ func thenAddress(ctx context.Context, t, want string) error {
 		}
 		return nil
 	})
+}
+
+// errorPointers lists the failed actions of a run's turn as status and
+// address, `<status> log:///<loop>/<turn>/<seq>`, one per row whose status
+// is 400 or above, in log order: what the errors section points at.
+func errorPointers(r *store.Run, loop, turn int) []string {
+	var out []string
+	for _, p := range ops.Pointers(r, loop, turn) {
+		out = append(out, fmt.Sprintf("%d log:///%s", p.Status, p.Coordinate))
+	}
+	return out
 }

@@ -30,6 +30,7 @@ import (
 	"anchorage/impl/plurnk/runs"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
@@ -107,7 +108,7 @@ type Runs interface {
 	Script(run, reply string) error // before the session starts
 	// Command sets what the host command name of the session or of a
 	// daemon does (Script.Commands).
-	Command(name string, s exec.Script) error
+	Command(name string, s plurnkexec.Script) error
 	AcceptHostCommands()
 	// Start, Inject and Cancel are the client's loop.run of run with
 	// prompt, loop.inject of msg and loop.cancel; each, and Resolve of the
@@ -200,6 +201,10 @@ type Daemon interface {
 	KeepDefaultState()
 	StateFS() *vfs.Faulty
 	Restart(onPurpose bool) error
+	// RestartAltered stops the daemon on purpose, lets alter change what
+	// it left in its state directory, and boots it again: a refusal to
+	// start is BootErr's, not an error of RestartAltered.
+	RestartAltered(alter func() error) error
 }
 
 // New chooses the scenario's driver: a daemon process when $PLURNK_CMD
@@ -238,7 +243,7 @@ type Script struct {
 	Models map[string]*llm.Mock
 	// Commands are the host commands of a session of runs or of a
 	// daemon, by name.
-	Commands map[string]exec.Script
+	Commands map[string]plurnkexec.Script
 	Exec     ExecSetup
 	Daemon   DaemonSetup
 }
@@ -248,7 +253,7 @@ type ExecSetup struct {
 	// Commands are the simulated commands, by name: a table of their
 	// own, as the exec scheme's features give theirs in Backgrounds that
 	// the scenarios of runs in the same file do not share.
-	Commands map[string]exec.Script
+	Commands map[string]plurnkexec.Script
 	// Real: the real sh executor runs the commands.
 	Real  bool
 	Grace time.Duration // PLURNK_EXEC_KILL_GRACE_MS
@@ -281,7 +286,7 @@ type DaemonSetup struct {
 // NewScript is an empty script.
 func NewScript() *Script {
 	return &Script{Model: &llm.Mock{}, Runs: &RunModels{byRun: map[string]*llm.Mock{}}, Models: map[string]*llm.Mock{},
-		Commands: map[string]exec.Script{}, Exec: ExecSetup{Commands: map[string]exec.Script{}},
+		Commands: map[string]plurnkexec.Script{}, Exec: ExecSetup{Commands: map[string]plurnkexec.Script{}},
 		Daemon: DaemonSetup{Env: map[string]string{}}}
 }
 

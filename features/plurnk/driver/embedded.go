@@ -23,6 +23,7 @@ import (
 	"anchorage/impl/plurnk/telemetry"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
@@ -340,7 +341,7 @@ func (x *execTable) boot() error {
 		return nil
 	}
 	var c clock.Clock = x.ExecClock
-	var sh exec.Executor = &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: x.ExecClock, Scripts: x.setup.Commands}
+	var sh exec.Executor = &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: x.ExecClock, Scripts: x.setup.Commands}
 	if x.setup.Real {
 		c, sh = clock.Real(), &exec.Shell{}
 	}

@@ -15,9 +15,9 @@ import (
 	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
-	"anchorage/impl/plurnk/runs"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 	"anchorage/sim/vfs"
 
 	"github.com/spf13/afero"
@@ -40,7 +40,7 @@ type daemon struct {
 	llmSrv      *llm.Server      // the loopback model server, when the model is served over HTTP
 	llmHS       *httptest.Server // its listener
 	bootErr     error            // why the daemon refused to start
-	sh          *exec.SimExecutor
+	sh          *plurnkexec.Executor
 	stateFS     *vfs.Faulty // the state directory's file system, with failpoints
 	mu          sync.Mutex  // guards hold, held and logged
 	hold        chan struct{}
@@ -68,7 +68,7 @@ func (d *daemon) Boot() error {
 	if d.Started() {
 		return nil
 	}
-	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.DaemonClock, Scripts: d.script.Commands}
+	sh := &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: d.DaemonClock, Scripts: d.script.Commands}
 	prov, aliases, providers, err := d.provider()
 	if err != nil {
 		d.bootErr = err
@@ -79,7 +79,7 @@ func (d *daemon) Boot() error {
 		executors = nil
 	}
 	for _, name := range d.setup.Extra {
-		executors = append(executors, &exec.SimExecutor{Name: name, Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated " + name}, Clock: d.DaemonClock, Scripts: d.script.Commands})
+		executors = append(executors, &plurnkexec.Executor{Name: name, Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated " + name}, Clock: d.DaemonClock, Scripts: d.script.Commands})
 	}
 	varied, err := Vary() // ANCHORAGE_VARY
 	if err != nil {
@@ -160,7 +160,7 @@ func newModelServer(model *llm.Mock, company bool) *llm.Server {
 type router struct{ s *Script }
 
 func (r router) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {
-	return r.s.Runs.generate(ctx, runs.RunName(ctx), r.s.Model, req)
+	return r.s.Runs.generate(ctx, req.Run, r.s.Model, req)
 }
 
 func (r router) CountTokens(text string) int    { return r.s.Model.CountTokens(text) }
@@ -266,6 +266,17 @@ func (d *daemon) Restart(onPurpose bool) error {
 		d.stateFS.Disarm(p)
 	}
 	return d.Boot()
+}
+
+// RestartAltered stops the daemon on purpose, runs alter, and boots it
+// again (a refusal is BootErr's).
+func (d *daemon) RestartAltered(alter func() error) error {
+	d.Stop()
+	if err := alter(); err != nil {
+		return err
+	}
+	_ = d.Boot()
+	return nil
 }
 
 // HoldRegistration holds the next EXEC dispatch while its stream

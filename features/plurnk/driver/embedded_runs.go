@@ -16,6 +16,7 @@ import (
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 
 	"github.com/spf13/afero"
 )
@@ -31,7 +32,7 @@ type session struct {
 	tokenChars int // every model's tokenizer: one token per tokenChars bytes (0: the mock's default)
 	Svc        *runs.Service
 	RunSession *store.Session
-	simExecs   []*exec.SimExecutor
+	simExecs   []*plurnkexec.Executor
 	// Teardown and Registering are the runs service's test seams (nil
 	// unless a scenario forces an interleaving); During holds actions to
 	// take while a run's model generates its n-th reply (1-based), and
@@ -102,8 +103,8 @@ func (s *session) boot() error {
 	if err != nil {
 		return err
 	}
-	sh := &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: s.clock, Scripts: s.script.Commands}
-	db := &exec.SimExecutor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated db"}, Clock: s.clock, Scripts: s.script.Commands}
+	sh := &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated sh"}, Clock: s.clock, Scripts: s.script.Commands}
+	db := &plurnkexec.Executor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated db"}, Clock: s.clock, Scripts: s.script.Commands}
 	xreg, err := exec.NewRegistry(sh, db)
 	if err != nil {
 		return err
@@ -112,7 +113,7 @@ func (s *session) boot() error {
 		return err
 	}
 	o := &ops.Engine{Store: st, Schemes: reg, Mimetypes: ops.NewMimetypes(), Vary: cfg.Vary}
-	router := &runs.Router{Default: &llm.Mock{CharsPerToken: s.tokenChars}, ByRun: map[string]provider.Provider{}}
+	router := &llm.Router{Default: &llm.Mock{CharsPerToken: s.tokenChars}, ByRun: map[string]provider.Provider{}}
 	for _, name := range s.script.Runs.Names() {
 		m := s.script.Runs.Ensure(name)
 		m.CharsPerToken = s.tokenChars
@@ -136,7 +137,7 @@ func (s *session) boot() error {
 	if err != nil {
 		return err
 	}
-	s.simExecs = []*exec.SimExecutor{sh, db}
+	s.simExecs = []*plurnkexec.Executor{sh, db}
 	return nil
 }
 
@@ -234,7 +235,7 @@ func (s *session) Script(run, reply string) error {
 	return nil
 }
 
-func (s *session) Command(name string, sc exec.Script) error {
+func (s *session) Command(name string, sc plurnkexec.Script) error {
 	s.script.Commands[name] = sc
 	return nil
 }

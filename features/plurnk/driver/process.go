@@ -19,11 +19,11 @@ import (
 	"time"
 
 	"anchorage/features/kit"
-	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 	"anchorage/sim/vfs"
 
 	"github.com/cucumber/godog"
@@ -388,6 +388,19 @@ func (p *Process) Restart(onPurpose bool) error {
 	return p.Boot()
 }
 
+// RestartAltered stops the daemon on purpose, runs alter, and starts it
+// again (a refusal is BootErr's).
+func (p *Process) RestartAltered(alter func() error) error {
+	p.conns.closeAll()
+	p.stop(true)
+	p.cmd = nil
+	if err := alter(); err != nil {
+		return err
+	}
+	_ = p.Boot()
+	return nil
+}
+
 func (p *Process) Started() bool  { return p.cmd != nil }
 func (p *Process) BootErr() error { return p.bootErr }
 func (p *Process) URL() string    { return p.url }
@@ -400,7 +413,7 @@ func (p *Process) DaemonFS() afero.Fs { return p.fs }
 
 // Command records what the command name does and writes it as an
 // executable.
-func (p *Process) Command(name string, s exec.Script) error {
+func (p *Process) Command(name string, s plurnkexec.Script) error {
 	p.script.Commands[name] = s
 	return p.writeScript(name, s)
 }

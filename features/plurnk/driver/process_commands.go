@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"anchorage/impl/plurnk/exec"
+	"anchorage/sim/plurnkexec"
 )
 
 // The commands of a daemon process: executables the harness writes from
@@ -34,8 +35,8 @@ var commandName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // writeScript writes the script of a command as an executable on the
 // daemon's PATH: it notes its spawn (pid, the commands' clock, directory),
 // prints its chunks at their times and exits with the script's code (a
-// negative ExitAt never exits on its own), as exec.SimExecutor plays it.
-func (p *Process) writeScript(name string, s exec.Script) error {
+// negative ExitAt never exits on its own), as plurnkexec.Executor plays it.
+func (p *Process) writeScript(name string, s plurnkexec.Script) error {
 	if !commandName.MatchString(name) {
 		return p.skip("the simulated command %q is not one word, so no executable on PATH can stand for it", name)
 	}
@@ -59,7 +60,7 @@ func (p *Process) writeScript(name string, s exec.Script) error {
 	fmt.Fprintf(&b, "echo \"$$ $start $PWD\" >> '%s'\n", filepath.Join(p.spawned, name+".spawn"))
 	// Without the clock (the scenario is over) the command ends.
 	fmt.Fprintf(&b, "at() { while [ -f '%[1]s' ] && [ $(( $(cat '%[1]s') - start )) -lt $1 ]; do sleep 0.01; done; [ -f '%[1]s' ] || exit 1; }\n", p.clockFile())
-	chunks := append([]exec.ScriptChunk(nil), s.Chunks...)
+	chunks := append([]plurnkexec.ScriptChunk(nil), s.Chunks...)
 	sort.SliceStable(chunks, func(i, j int) bool { return chunks[i].At < chunks[j].At })
 	for _, c := range chunks {
 		if s.ExitAt >= 0 && c.At > s.ExitAt {

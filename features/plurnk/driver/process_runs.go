@@ -452,11 +452,11 @@ func (p *Process) execBatch(k int, st dsl.Statement) []dsl.Statement {
 		if next.step != prev.step+1 || next.loop != 1 || next.turn != 1 || next.seq != prev.seq+1 {
 			break
 		}
-		parsed := dsl.Parse(Unescape(execStep.FindStringSubmatch(p.data.stepText[next.step])[4]))
-		if parsed.HasErrors() || len(parsed.Statements) != 1 {
+		st, err := dsl.ParseStatement(Unescape(execStep.FindStringSubmatch(p.data.stepText[next.step])[4]))
+		if err != nil {
 			break
 		}
-		batch = append(batch, parsed.Statements[0])
+		batch = append(batch, st)
 	}
 	return batch
 }

@@ -24,7 +24,7 @@ func registerPackets(sc world.Steps) {
 		if err != nil {
 			return err
 		}
-		got := packet.Names(p.Sections, packet.Slot(slot))
+		got := sectionNames(p.Sections, packet.Slot(slot))
 		if d := cmp.Diff(world.SplitList(want), got); d != "" {
 			return fmt.Errorf("%s sections of packet %d (-want +got):\n%s", slot, n, d)
 		}
@@ -95,7 +95,7 @@ func section(ctx context.Context, name string, n int) (packet.Section, bool, err
 	if err != nil {
 		return packet.Section{}, false, err
 	}
-	s, ok := packet.Find(p.Sections, name)
+	s, ok := findSection(p.Sections, name)
 	return s, ok && s.Content != "", nil
 }
 
@@ -334,4 +334,26 @@ func thenTurnTable(ctx context.Context, n int, want string) error {
 		return fmt.Errorf("the turn table of packet %d (-want +got):\n%s", n, d)
 	}
 	return nil
+}
+
+// sectionNames returns the names of the sections that render (non-empty content)
+// in slot, in order.
+func sectionNames(sections []packet.Section, slot packet.Slot) []string {
+	var out []string
+	for _, s := range sections {
+		if s.Slot == slot && s.Content != "" {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// findSection returns the section named name.
+func findSection(sections []packet.Section, name string) (packet.Section, bool) {
+	for _, s := range sections {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return packet.Section{}, false
 }

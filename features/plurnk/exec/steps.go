@@ -19,6 +19,7 @@ import (
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/store"
+	"anchorage/sim/plurnkexec"
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
@@ -33,7 +34,7 @@ func Register(sc world.Steps) {
 
 // command changes the script of the simulated command name with change;
 // a command not scripted yet never exits on its own.
-func command(ctx context.Context, name string, change func(*exec.Script)) error {
+func command(ctx context.Context, name string, change func(*plurnkexec.Script)) error {
 	cmds := world.Get(ctx).Script.Exec.Commands
 	s, ok := cmds[name]
 	if !ok {
@@ -50,23 +51,23 @@ func registerCommands(sc world.Steps) {
 		if err != nil {
 			return err
 		}
-		return command(ctx, name, func(s *exec.Script) { s.Chunks = append(s.Chunks, chunks...) })
+		return command(ctx, name, func(s *plurnkexec.Script) { s.Chunks = append(s.Chunks, chunks...) })
 	})
 	sc.Public(`^the simulated command "([^"]*)" exits with code (\d+) after (\d+) ms$`, func(ctx context.Context, name string, code, ms int) error {
-		return command(ctx, name, func(s *exec.Script) { s.Code, s.ExitAt = code, time.Duration(ms)*time.Millisecond })
+		return command(ctx, name, func(s *plurnkexec.Script) { s.Code, s.ExitAt = code, time.Duration(ms)*time.Millisecond })
 	})
 	sc.Public(`^the simulated command "([^"]*)" never exits on its own$`, func(ctx context.Context, name string) error {
-		return command(ctx, name, func(s *exec.Script) { s.ExitAt = -1 })
+		return command(ctx, name, func(s *plurnkexec.Script) { s.ExitAt = -1 })
 	})
 	sc.Step(`^the simulated command "([^"]*)" ignores the polite signal$`, func(ctx context.Context, name string) error {
-		return command(ctx, name, func(s *exec.Script) { s.IgnoreTerm = true })
+		return command(ctx, name, func(s *plurnkexec.Script) { s.IgnoreTerm = true })
 	})
 	sc.Step(`^an executor "([^"]*)" whose boot probe reports "([^"]*)"$`, func(ctx context.Context, name, detail string) error {
 		e, err := world.Get(ctx).Embedded()
 		if err != nil {
 			return err
 		}
-		e.Extra = append(e.Extra, &exec.SimExecutor{Name: name, Eff: exec.EffectHost, Avail: exec.Probe{Detail: detail}, Clock: e.ExecClock})
+		e.Extra = append(e.Extra, &plurnkexec.Executor{Name: name, Eff: exec.EffectHost, Avail: exec.Probe{Detail: detail}, Clock: e.ExecClock})
 		return nil
 	})
 	sc.Public(`^PLURNK_EXEC_KILL_GRACE_MS is (\d+)$`, func(ctx context.Context, ms int) error {
@@ -104,11 +105,11 @@ func registerCommands(sc world.Steps) {
 func registerRunning(sc world.Steps) {
 	sc.Public(`^the model's EXEC (\d+)/(\d+)/(\d+) is accepted: (<<.+)$`, func(ctx context.Context, loop, turn, seq int, src string) error {
 		w := world.Get(ctx)
-		p := dsl.Parse(driver.Unescape(src))
-		if p.HasErrors() || len(p.Statements) != 1 {
-			return fmt.Errorf("emission %q: want one EXEC, got %d statements (errors %v)", src, len(p.Statements), p.Errors)
+		st, err := dsl.ParseStatement(driver.Unescape(src))
+		if err != nil {
+			return fmt.Errorf("emission %q: want one EXEC: %w", src, err)
 		}
-		res, err := w.Drv.ExecAccepted(ctx, loop, turn, seq, p.Statements[0])
+		res, err := w.Drv.ExecAccepted(ctx, loop, turn, seq, st)
 		if err != nil {
 			return err
 		}

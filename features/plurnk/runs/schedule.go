@@ -20,6 +20,7 @@ import (
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/clock"
+	"anchorage/sim/plurnkexec"
 
 	"github.com/spf13/afero"
 )
@@ -76,9 +77,9 @@ type windowMark struct {
 // generation, it sometimes acts as a client on some run.
 type schedModel struct{ rig *schedRig }
 
-func (m schedModel) Generate(ctx context.Context, _ provider.Request) (provider.Response, error) {
+func (m schedModel) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {
 	g := m.rig
-	run := runs.RunName(ctx)
+	run := req.Run
 	g.calls[run]++
 	if g.rng.IntN(8) == 0 {
 		g.clientAction("mid-turn")
@@ -129,8 +130,8 @@ func newSchedRig(seed uint64) (*schedRig, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &exec.SimExecutor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated db"}, Clock: g.clock,
-		Scripts: map[string]exec.Script{"job": {Chunks: []exec.ScriptChunk{{At: 50 * time.Millisecond, Channel: "stdout", Data: "x\n"}}, ExitAt: 120 * time.Millisecond}}}
+	db := &plurnkexec.Executor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true, Detail: "simulated db"}, Clock: g.clock,
+		Scripts: map[string]plurnkexec.Script{"job": {Chunks: []plurnkexec.ScriptChunk{{At: 50 * time.Millisecond, Channel: "stdout", Data: "x\n"}}, ExitAt: 120 * time.Millisecond}}}
 	xreg, err := exec.NewRegistry(db)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/runs"
 	"anchorage/impl/plurnk/store"
+	"anchorage/sim/plurnkexec"
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
@@ -51,18 +52,18 @@ func registerGivens(sc world.Steps) {
 		return world.Get(ctx).Drv.Tokenizer(n)
 	})
 	sc.Public(`^the command "([^"]*)" prints "((?:[^"\\]|\\.)*)" on (stdout|stderr) after (\d+) ms$`, func(ctx context.Context, cmd, out, ch string, ms int) error {
-		return world.Get(ctx).Command(cmd, func(s *exec.Script) {
-			s.Chunks = append(s.Chunks, exec.ScriptChunk{At: time.Duration(ms) * time.Millisecond, Channel: ch, Data: driver.Unescape(out)})
+		return world.Get(ctx).Command(cmd, func(s *plurnkexec.Script) {
+			s.Chunks = append(s.Chunks, plurnkexec.ScriptChunk{At: time.Duration(ms) * time.Millisecond, Channel: ch, Data: driver.Unescape(out)})
 			if s.ExitAt == 0 {
 				s.ExitAt = -1
 			}
 		})
 	})
 	sc.Public(`^the command "([^"]*)" exits after (\d+) ms$`, func(ctx context.Context, cmd string, ms int) error {
-		return world.Get(ctx).Command(cmd, func(s *exec.Script) { s.ExitAt = time.Duration(ms) * time.Millisecond })
+		return world.Get(ctx).Command(cmd, func(s *plurnkexec.Script) { s.ExitAt = time.Duration(ms) * time.Millisecond })
 	})
 	sc.Public(`^the command "([^"]*)" never exits$`, func(ctx context.Context, cmd string) error {
-		return world.Get(ctx).Command(cmd, func(s *exec.Script) { s.ExitAt = -1 })
+		return world.Get(ctx).Command(cmd, func(s *plurnkexec.Script) { s.ExitAt = -1 })
 	})
 	sc.Step(`^the command "([^"]*)" ignores the polite signal$`, func(ctx context.Context, cmd string) error {
 		w := world.Get(ctx)

@@ -21,6 +21,7 @@ import (
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 
 	"github.com/cucumber/godog"
 	"github.com/google/go-cmp/cmp"
@@ -120,7 +121,7 @@ func (w *World) Reply(r llm.Reply) error {
 
 // Command changes the script of the host command name (Script.Commands)
 // with change, through the driver.
-func (w *World) Command(name string, change func(*exec.Script)) error {
+func (w *World) Command(name string, change func(*plurnkexec.Script)) error {
 	s := w.Script.Commands[name]
 	change(&s)
 	return w.Drv.Command(name, s)
@@ -142,8 +143,8 @@ func Spawned(cmd string, n int, spawns []exec.Spec) error {
 
 // Chunks reads a table | after ms | channel | output | into a command's
 // chunks.
-func Chunks(tbl *godog.Table) ([]exec.ScriptChunk, error) {
-	var out []exec.ScriptChunk
+func Chunks(tbl *godog.Table) ([]plurnkexec.ScriptChunk, error) {
+	var out []plurnkexec.ScriptChunk
 	for i, row := range tbl.Rows {
 		if i == 0 {
 			continue
@@ -155,7 +156,7 @@ func Chunks(tbl *godog.Table) ([]exec.ScriptChunk, error) {
 		if err != nil {
 			return nil, fmt.Errorf("row %d: %w", i, err)
 		}
-		out = append(out, exec.ScriptChunk{At: time.Duration(ms) * time.Millisecond, Channel: row.Cells[1].Value, Data: driver.Unescape(row.Cells[2].Value)})
+		out = append(out, plurnkexec.ScriptChunk{At: time.Duration(ms) * time.Millisecond, Channel: row.Cells[1].Value, Data: driver.Unescape(row.Cells[2].Value)})
 	}
 	return out, nil
 }
@@ -175,11 +176,11 @@ func SplitList(s string) []string {
 // Emit has run's model emit the one statement src at the world's
 // coordinate.
 func (w *World) Emit(run, src string) error {
-	p := dsl.Parse(driver.Unescape(src))
-	if p.HasErrors() || len(p.Statements) != 1 {
-		return fmt.Errorf("emission %q: want one statement, got %d (errors %v)", src, len(p.Statements), p.Errors)
+	st, err := dsl.ParseStatement(driver.Unescape(src))
+	if err != nil {
+		return fmt.Errorf("emission %q: want one statement: %w", src, err)
 	}
-	return w.Dispatch(run, p.Statements[0])
+	return w.Dispatch(run, st)
 }
 
 // Dispatch has run's model emit st at the world's coordinate, through the

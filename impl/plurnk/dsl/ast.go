@@ -25,11 +25,6 @@ const (
 	OpSend Op = "SEND"
 )
 
-// Ops returns every op of the grammar in a fixed order.
-func Ops() []Op {
-	return []Op{OpPlan, OpFind, OpRead, OpEdit, OpCopy, OpMove, OpOpen, OpFold, OpExec, OpKill, OpSend}
-}
-
 // lookupOp reports whether s is an op keyword.
 func lookupOp(s string) (Op, bool) {
 	switch Op(s) {
@@ -199,19 +194,6 @@ type Result struct {
 	Tail *Error
 	// Suppressed counts the diagnostics beyond MaxErrors that were not kept.
 	Suppressed int
-}
-
-// HasErrors reports whether any diagnostic of severity error was found.
-func (r Result) HasErrors() bool {
-	if r.Suppressed > 0 {
-		return true
-	}
-	for _, e := range r.Errors {
-		if e.Severity == SeverityError {
-			return true
-		}
-	}
-	return false
 }
 
 func isWordByte(c byte) bool {

@@ -7,8 +7,9 @@
 //
 //   - Parse: one model emission → statements, prose between them, and parse
 //     errors as values (content-offset line and column, snippet with caret).
-//   - Format / Validate: the canonical printer; for every statement that
-//     Validate accepts, Parse(Format(s)) yields s again (offsets aside).
+//   - Format: the canonical printer; for every well-formed statement (the
+//     tests' Validate says which), Parse(Format(s)) yields s again (offsets
+//     aside).
 //   - CheckTurn: the turn-shape rules (PLAN first, one terminal SEND, nothing
 //     after it, the max-commands cap) reported as typed violations.
 //   - FoldTarget: the address folding of registered schemes

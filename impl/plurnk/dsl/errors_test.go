@@ -97,7 +97,7 @@ func TestParseErrors(t *testing.T) {
 			if len(r.Statements) != tt.kept {
 				t.Errorf("kept %d statements, want %d: %+v", len(r.Statements), tt.kept, r.Statements)
 			}
-			if !r.HasErrors() {
+			if !hasErrors(r) {
 				t.Errorf("HasErrors = false")
 			}
 			if !strings.HasPrefix(e.Error(), "") || !strings.Contains(e.Error(), e.Message) {
@@ -155,7 +155,7 @@ func TestUnknownOpWarning(t *testing.T) {
 	if !strings.Contains(r.Errors[0].Message, "EDIT(run://<name>)") || !strings.Contains(r.Errors[1].Message, "<<OPEN") {
 		t.Errorf("hints missing: %q / %q", r.Errors[0].Message, r.Errors[1].Message)
 	}
-	if r.HasErrors() {
+	if hasErrors(r) {
 		t.Errorf("HasErrors = true for warnings only")
 	}
 }

@@ -114,7 +114,7 @@ func TestParseFormatParse(t *testing.T) {
 
 // genStatement draws a statement that Validate accepts.
 func genStatement() *rapid.Generator[Statement] {
-	ops := Ops()
+	ops := allOps()
 	word := rapid.StringMatching(`[A-Za-z0-9_]{1,4}`)
 	tagGen := rapid.StringMatching(`[a-z0-9][a-z0-9 .:/é<>()-]{0,6}[a-z0-9]|[a-z]`)
 	pathGen := rapid.StringMatching(`[A-Za-z0-9_./*?é:-]{0,12}`)

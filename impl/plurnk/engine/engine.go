@@ -40,6 +40,7 @@ import (
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 	"anchorage/impl/plurnk/telemetry"
+	"anchorage/impl/vary"
 
 	"github.com/spf13/afero"
 )
@@ -363,10 +364,10 @@ func (e *Engine) finish(ls *loopState, status int, reason string) Result {
 
 // push buffers a notice for the next packet and hands it to the sink.
 func (e *Engine) push(ls *loopState, n telemetry.Notice) {
-	n = e.varyNotice(n)
-	ls.notices.Push(n)
+	varied := vary.Apply(e.Config.Vary, config.VaryNotices, n, renameNotice)
+	ls.notices.Push(varied)
 	if e.Sink != nil {
-		e.Sink(ls.req.Session.ID, ls.loop.ID, n)
+		e.Sink(ls.req.Session.ID, ls.loop.ID, varied)
 	}
 }
 

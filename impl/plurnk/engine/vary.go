@@ -27,11 +27,11 @@ func variedKind(kind string) string {
 	return ""
 }
 
-// varyNotice renames, under the notices variation, a notice of a kind the
+// renameNotice is the notices variation: it renames a notice of a kind the
 // seed does not name (and the max-turns warning's remaining member).
-func (e *Engine) varyNotice(n telemetry.Notice) telemetry.Notice {
+func renameNotice(n telemetry.Notice) telemetry.Notice {
 	kind := variedKind(n.Kind())
-	if !e.Config.Vary.Has(config.VaryNotices) || kind == "" {
+	if kind == "" {
 		return n
 	}
 	out := telemetry.Notice{}

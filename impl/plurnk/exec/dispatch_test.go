@@ -1,29 +1,31 @@
-package exec
+package exec_test
 
 import (
 	"testing"
 	"time"
 
 	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/clock"
+	"anchorage/sim/plurnkexec"
 )
 
 func TestRequestOf(t *testing.T) {
-	p := dsl.Parse("<<EXEC[node](./)<60,5>:npm test:EXEC")
-	if p.HasErrors() || len(p.Statements) != 1 {
-		t.Fatalf("parse: %v", p.Errors)
+	st, err := dsl.ParseStatement("<<EXEC[node](./)<60,5>:npm test:EXEC")
+	if err != nil {
+		t.Fatal(err)
 	}
-	req, err := RequestOf(p.Statements[0])
+	req, err := exec.RequestOf(st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if req.Runtime != "node" || req.Command != "npm test" || req.Timeout != time.Minute || req.Poll != 5*time.Second {
 		t.Errorf("request %+v", req)
 	}
-	p = dsl.Parse("<<EXEC:ls:EXEC")
-	if req, _ := RequestOf(p.Statements[0]); req.Runtime != "sh" || req.Timeout != 0 {
+	ls, _ := dsl.ParseStatement("<<EXEC:ls:EXEC")
+	if req, _ := exec.RequestOf(ls); req.Runtime != "sh" || req.Timeout != 0 {
 		t.Errorf("defaults %+v", req)
 	}
 }
@@ -32,22 +34,22 @@ func TestDispatchGating(t *testing.T) {
 	clk := clock.NewSim(time.Time{})
 	st := store.New(clk)
 	ss, _ := st.NewSession("model")
-	scripts := map[string]Script{"ls": {Chunks: []ScriptChunk{{At: time.Second, Channel: "stdout", Data: "a\n"}}, ExitAt: 2 * time.Second}}
-	host := &SimExecutor{Name: "sh", Eff: EffectHost, Avail: Probe{Available: true}, Clock: clk, Scripts: scripts}
-	read := &SimExecutor{Name: "search", Eff: EffectRead, Avail: Probe{Available: true}, Clock: clk, Scripts: scripts}
-	reg, _ := NewRegistry(host, read)
-	streams := NewStreams(Config{Store: st, Registry: reg, Clock: clk})
-	props := NewProposals(clk, 0, nil)
+	scripts := map[string]plurnkexec.Script{"ls": {Chunks: []plurnkexec.ScriptChunk{{At: time.Second, Channel: "stdout", Data: "a\n"}}, ExitAt: 2 * time.Second}}
+	host := &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true}, Clock: clk, Scripts: scripts}
+	read := &plurnkexec.Executor{Name: "search", Eff: exec.EffectRead, Avail: exec.Probe{Available: true}, Clock: clk, Scripts: scripts}
+	reg, _ := exec.NewRegistry(host, read)
+	streams := exec.NewStreams(exec.Config{Store: st, Registry: reg, Clock: clk})
+	props := exec.NewProposals(clk, 0, nil)
 
-	req := Request{Runtime: "sh", Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "ls"}
-	status, err := Dispatch(streams, props, ss, req, 10, false)
+	req := exec.Request{Runtime: "sh", Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "ls"}
+	status, err := exec.Dispatch(streams, props, ss, req, 10, false)
 	if err != nil || status != 202 {
 		t.Fatalf("host without yolo: %d %v, want 202", status, err)
 	}
 	if ss.Entry(scheme.ExecKey("sh", 1, 1, 1)) != nil {
 		t.Fatal("a host exec spawned before its proposal was accepted")
 	}
-	if _, err := props.Resolve(10, Accept, ""); err != nil {
+	if _, err := props.Resolve(10, exec.Accept, ""); err != nil {
 		t.Fatal(err)
 	}
 	if e := ss.Entry(scheme.ExecKey("sh", 1, 1, 1)); e == nil || e.Channels["stdout"].State != store.StateActive {
@@ -55,11 +57,11 @@ func TestDispatchGating(t *testing.T) {
 	}
 
 	req.Seq = 2
-	if status, err := Dispatch(streams, props, ss, req, 11, true); err != nil || status != 102 {
+	if status, err := exec.Dispatch(streams, props, ss, req, 11, true); err != nil || status != 102 {
 		t.Fatalf("host with yolo: %d %v, want 102", status, err)
 	}
 	req.Runtime, req.Seq = "search", 3
-	if status, err := Dispatch(streams, props, ss, req, 12, false); err != nil || status != 102 {
+	if status, err := exec.Dispatch(streams, props, ss, req, 12, false); err != nil || status != 102 {
 		t.Fatalf("read runtime: %d %v, want 102", status, err)
 	}
 	if _, ok := props.Get(12); ok {
@@ -70,7 +72,7 @@ func TestDispatchGating(t *testing.T) {
 		t.Errorf("read runtime output before any time passed: %+v", c)
 	}
 	req.Runtime, req.Seq = "python", 4
-	if status, err := Dispatch(streams, props, ss, req, 13, true); status != 501 || err == nil {
+	if status, err := exec.Dispatch(streams, props, ss, req, 13, true); status != 501 || err == nil {
 		t.Errorf("unknown runtime: %d %v, want 501", status, err)
 	}
 	clk.Advance(3 * time.Second)

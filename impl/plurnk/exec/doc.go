@@ -11,8 +11,8 @@
 //   - Registry: the executors probed once at boot, resolved by runtime tag
 //     (default sh); an unknown or unavailable runtime is a 501 carrying the
 //     probe's detail.
-//   - Shell: the real sh executor (os/exec, one process group per spawn).
-//     SimExecutor: scripted output over a simulated clock, for scenarios.
+//   - Shell: the real sh executor (os/exec, one process group per spawn);
+//     the scenarios' scripted executor is sim/plurnkexec.
 //   - Streams: binds a spawned process to its output entry
 //     <runtime>:///<loop>/<turn>/<seq>, appends chunks as they arrive,
 //     moves the channel state when the process ends (closed after a clean

@@ -57,7 +57,11 @@ func (s *Shell) Start(ctx context.Context, sp Spec, out Sink) (Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s -c: %w", s.path(), err)
 	}
+	// The context's Cancel may already be calling p.signal: it reads pid
+	// under p.mu.
+	p.mu.Lock()
 	p.pid = cmd.Process.Pid
+	p.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()

@@ -1,4 +1,4 @@
-package exec
+package exec_test
 
 import (
 	"errors"
@@ -8,25 +8,27 @@ import (
 	"time"
 
 	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/clock"
+	"anchorage/sim/plurnkexec"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 type recorder struct {
 	mu  sync.Mutex
-	evs []StreamEvent
+	evs []exec.StreamEvent
 }
 
-func (r *recorder) StreamEvent(ev StreamEvent) {
+func (r *recorder) StreamEvent(ev exec.StreamEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.evs = append(r.evs, ev)
 }
 
-func (r *recorder) take() []StreamEvent {
+func (r *recorder) take() []exec.StreamEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.evs
@@ -38,12 +40,12 @@ type simRig struct {
 	clk     *clock.Sim
 	st      *store.Store
 	ss      *store.Session
-	sim     *SimExecutor
-	streams *Streams
+	sim     *plurnkexec.Executor
+	streams *exec.Streams
 	rec     *recorder
 }
 
-func newSimRig(t *testing.T, scripts map[string]Script) *simRig {
+func newSimRig(t *testing.T, scripts map[string]plurnkexec.Script) *simRig {
 	t.Helper()
 	clk := clock.NewSim(time.Time{})
 	st := store.New(clk)
@@ -51,14 +53,14 @@ func newSimRig(t *testing.T, scripts map[string]Script) *simRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := &SimExecutor{Name: "sh", Eff: EffectHost, Avail: Probe{Available: true, Detail: "simulated"}, Clock: clk, Scripts: scripts}
-	reg, err := NewRegistry(sim)
+	sim := &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "simulated"}, Clock: clk, Scripts: scripts}
+	reg, err := exec.NewRegistry(sim)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
 	return &simRig{clk: clk, st: st, ss: ss, sim: sim, rec: rec,
-		streams: NewStreams(Config{Store: st, Registry: reg, Clock: clk, Grace: 500 * time.Millisecond, Notify: rec})}
+		streams: exec.NewStreams(exec.Config{Store: st, Registry: reg, Clock: clk, Grace: 500 * time.Millisecond, Notify: rec})}
 }
 
 func (r *simRig) channel(t *testing.T, k store.Key, ch string) store.Channel {
@@ -71,9 +73,9 @@ func (r *simRig) channel(t *testing.T, k store.Key, ch string) store.Channel {
 }
 
 func TestRegistryResolve(t *testing.T) {
-	up := &SimExecutor{Name: "sh", Eff: EffectHost, Avail: Probe{Available: true, Detail: "ok"}}
-	down := &SimExecutor{Name: "node", Eff: EffectHost, Avail: Probe{Detail: "node: executable file not found in $PATH"}}
-	reg, err := NewRegistry(up, down)
+	up := &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true, Detail: "ok"}}
+	down := &plurnkexec.Executor{Name: "node", Eff: exec.EffectHost, Avail: exec.Probe{Detail: "node: executable file not found in $PATH"}}
+	reg, err := exec.NewRegistry(up, down)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func TestRegistryResolve(t *testing.T) {
 			t.Errorf("%s: reason %q does not carry %q", tc.rt, se.Reason, tc.mention)
 		}
 	}
-	if _, err := NewRegistry(up, up); err == nil {
+	if _, err := exec.NewRegistry(up, up); err == nil {
 		t.Error("a duplicate runtime registered")
 	}
 	if d := cmp.Diff([]string{"node", "sh"}, reg.Runtimes()); d != "" {
@@ -113,7 +115,7 @@ func TestLimits(t *testing.T) {
 		{&dsl.Scope{Marks: []float64{-1, 0.5}}, 0, 500 * time.Millisecond},
 		{&dsl.Scope{Marks: []float64{1.5, -3}}, 1500 * time.Millisecond, 0},
 	} {
-		to, pol := Limits(tc.sc)
+		to, pol := exec.Limits(tc.sc)
 		if to != tc.to || pol != tc.pol {
 			t.Errorf("%v: got T=%s P=%s, want T=%s P=%s", tc.sc, to, pol, tc.to, tc.pol)
 		}
@@ -121,15 +123,15 @@ func TestLimits(t *testing.T) {
 }
 
 func TestChunksAccumulateAndCloseClean(t *testing.T) {
-	r := newSimRig(t, map[string]Script{"make": {
-		Chunks: []ScriptChunk{
+	r := newSimRig(t, map[string]plurnkexec.Script{"make": {
+		Chunks: []plurnkexec.ScriptChunk{
 			{At: 1 * time.Second, Channel: "stdout", Data: "compiling\n"},
 			{At: 2 * time.Second, Channel: "stderr", Data: "warning: x\n"},
 			{At: 3 * time.Second, Channel: "stdout", Data: "done\n"},
 		},
 		ExitAt: 4 * time.Second,
 	}})
-	s, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 2, Command: "make"})
+	s, err := r.streams.Spawn(r.ss, exec.Request{Run: "model", Loop: 1, Turn: 1, Seq: 2, Command: "make"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestChunksAccumulateAndCloseClean(t *testing.T) {
 	}
 	r.clk.Advance(3 * time.Second)
 	ended := r.streams.Drain()
-	if len(ended) != 1 || ended[0].Status != StatusClean || ended[0].ExitCode != 0 {
+	if len(ended) != 1 || ended[0].Status != exec.StatusClean || ended[0].ExitCode != 0 {
 		t.Fatalf("ended %+v, want one clean exit", ended)
 	}
 	for ch, want := range map[string]string{"stdout": "compiling\ndone\n", "stderr": "warning: x\n"} {
@@ -152,7 +154,7 @@ func TestChunksAccumulateAndCloseClean(t *testing.T) {
 		}
 	}
 	id := s.EntryID
-	want := []StreamEvent{
+	want := []exec.StreamEvent{
 		{Session: r.ss.ID, EntryID: id, Channel: "stderr", State: store.StateActive},
 		{Session: r.ss.ID, EntryID: id, Channel: "stdout", State: store.StateActive},
 		{Session: r.ss.ID, EntryID: id, Channel: "stdout", State: store.StateActive, ContentLength: 10},
@@ -180,12 +182,12 @@ func TestTimeoutPoliteThenKill(t *testing.T) {
 		{"ignores SIGTERM", true, "SIGKILL", 2*time.Second + 500*time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newSimRig(t, map[string]Script{"serve": {
-				Chunks:     []ScriptChunk{{At: time.Second, Channel: "stdout", Data: "listening\n"}},
+			r := newSimRig(t, map[string]plurnkexec.Script{"serve": {
+				Chunks:     []plurnkexec.ScriptChunk{{At: time.Second, Channel: "stdout", Data: "listening\n"}},
 				ExitAt:     -1,
 				IgnoreTerm: tc.ignoreTerm,
 			}})
-			s, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "serve", Timeout: 2 * time.Second})
+			s, err := r.streams.Spawn(r.ss, exec.Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "serve", Timeout: 2 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +201,7 @@ func TestTimeoutPoliteThenKill(t *testing.T) {
 				t.Fatalf("not ended at %s", tc.endsAt)
 			}
 			got := ended[0]
-			if got.Status != StatusTimedOut || got.Signal != tc.signal || !got.Ended.Equal(clock.Epoch().Add(tc.endsAt)) {
+			if got.Status != exec.StatusTimedOut || got.Signal != tc.signal || !got.Ended.Equal(clock.Epoch().Add(tc.endsAt)) {
 				t.Errorf("got %+v, want 504 by %s at %s", got, tc.signal, tc.endsAt)
 			}
 			if c := r.channel(t, s.Key, "stdout"); c.State != store.StateErrored || c.Content != "listening\n" {
@@ -210,8 +212,8 @@ func TestTimeoutPoliteThenKill(t *testing.T) {
 }
 
 func TestNoTimeoutMeansNoLimit(t *testing.T) {
-	r := newSimRig(t, map[string]Script{"serve": {ExitAt: -1}})
-	s, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "serve", Timeout: 0})
+	r := newSimRig(t, map[string]plurnkexec.Script{"serve": {ExitAt: -1}})
+	s, err := r.streams.Spawn(r.ss, exec.Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "serve", Timeout: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +227,8 @@ func TestNoTimeoutMeansNoLimit(t *testing.T) {
 }
 
 func TestCancel499(t *testing.T) {
-	r := newSimRig(t, map[string]Script{"serve": {ExitAt: -1}})
-	s, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "serve", Timeout: time.Minute})
+	r := newSimRig(t, map[string]plurnkexec.Script{"serve": {ExitAt: -1}})
+	s, err := r.streams.Spawn(r.ss, exec.Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "serve", Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +236,7 @@ func TestCancel499(t *testing.T) {
 		t.Fatal(err)
 	}
 	ended := r.streams.Drain()
-	if len(ended) != 1 || ended[0].Status != StatusKilled {
+	if len(ended) != 1 || ended[0].Status != exec.StatusKilled {
 		t.Fatalf("ended %+v, want 499", ended)
 	}
 	if c := r.channel(t, s.Key, "stdout"); c.State != store.StateErrored {
@@ -253,8 +255,8 @@ func TestCancel499(t *testing.T) {
 }
 
 func TestSpawnErrors(t *testing.T) {
-	r := newSimRig(t, map[string]Script{})
-	_, err := r.streams.Spawn(r.ss, Request{Runtime: "python", Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "x"})
+	r := newSimRig(t, map[string]plurnkexec.Script{})
+	_, err := r.streams.Spawn(r.ss, exec.Request{Runtime: "python", Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "x"})
 	var se *scheme.StatusError
 	if !errors.As(err, &se) || se.Status != 501 {
 		t.Fatalf("unknown runtime: %v, want 501", err)
@@ -262,8 +264,8 @@ func TestSpawnErrors(t *testing.T) {
 	if len(r.ss.Entries()) != 0 {
 		t.Errorf("a 501 opened an entry: %v", r.ss.Entries())
 	}
-	s, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "unscripted"})
-	if !errors.As(err, &se) || se.Status != 500 || s.Status != StatusFailed {
+	s, err := r.streams.Spawn(r.ss, exec.Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "unscripted"})
+	if !errors.As(err, &se) || se.Status != 500 || s.Status != exec.StatusFailed {
 		t.Fatalf("failed start: %+v %v, want 500", s, err)
 	}
 	if c := r.channel(t, s.Key, "stdout"); c.State != store.StateErrored {
@@ -272,11 +274,11 @@ func TestSpawnErrors(t *testing.T) {
 }
 
 func TestPollCadence(t *testing.T) {
-	r := newSimRig(t, map[string]Script{"a": {ExitAt: 10 * time.Second}, "b": {ExitAt: -1}, "c": {ExitAt: -1}})
+	r := newSimRig(t, map[string]plurnkexec.Script{"a": {ExitAt: 10 * time.Second}, "b": {ExitAt: -1}, "c": {ExitAt: -1}})
 	if _, ok := r.streams.PollCadence(r.ss, "model"); ok {
 		t.Fatal("a cadence with no stream")
 	}
-	for i, req := range []Request{
+	for i, req := range []exec.Request{
 		{Command: "a", Poll: 3 * time.Second},
 		{Command: "b", Poll: 7 * time.Second},
 		{Command: "c"},
@@ -300,8 +302,8 @@ func TestPollCadence(t *testing.T) {
 }
 
 func TestReadySignals(t *testing.T) {
-	r := newSimRig(t, map[string]Script{"a": {Chunks: []ScriptChunk{{At: time.Second, Channel: "stdout", Data: "x\n"}}, ExitAt: -1}})
-	if _, err := r.streams.Spawn(r.ss, Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "a"}); err != nil {
+	r := newSimRig(t, map[string]plurnkexec.Script{"a": {Chunks: []plurnkexec.ScriptChunk{{At: time.Second, Channel: "stdout", Data: "x\n"}}, ExitAt: -1}})
+	if _, err := r.streams.Spawn(r.ss, exec.Request{Run: "model", Loop: 1, Turn: 1, Seq: 1, Command: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	select {

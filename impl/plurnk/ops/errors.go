@@ -1,21 +1,6 @@
 package ops
 
-import (
-	"fmt"
-
-	"anchorage/impl/plurnk/store"
-)
-
-// ErrorPointers lists the failed actions of a run's turn as status and
-// address, `<status> log:///<loop>/<turn>/<seq>`, one per row whose status
-// is 400 or above, in log order: what the errors section points at.
-func ErrorPointers(r *store.Run, loop, turn int) []string {
-	var out []string
-	for _, p := range Pointers(r, loop, turn) {
-		out = append(out, fmt.Sprintf("%d log:///%s", p.Status, p.Coordinate))
-	}
-	return out
-}
+import "anchorage/impl/plurnk/store"
 
 // Pointer is the errors section's pointer at a failed row (the
 // action_failure kind of §telemetry): the row's coordinate, its op

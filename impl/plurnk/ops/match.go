@@ -112,15 +112,6 @@ func Compile(m dsl.Matcher) (*Compiled, MatchResult) {
 	return c, MatchResult{}
 }
 
-// Match runs m over content: Compile, then Compiled.Match.
-func Match(m dsl.Matcher, content, mimetype string) MatchResult {
-	c, bad := Compile(m)
-	if c == nil {
-		return bad
-	}
-	return c.Match(content, mimetype)
-}
-
 // Match runs the matcher over a content of the given mimetype that belongs
 // to no channel: a structural dialect reads what the built-in handlers'
 // process derives from it.

@@ -174,3 +174,12 @@ func TestJSONPathWildcardIsDeterministic(t *testing.T) {
 		t.Fatalf("lines %v", first.Lines)
 	}
 }
+
+// Match runs m over content: Compile, then Compiled.Match.
+func Match(m dsl.Matcher, content, mimetype string) MatchResult {
+	c, bad := Compile(m)
+	if c == nil {
+		return bad
+	}
+	return c.Match(content, mimetype)
+}

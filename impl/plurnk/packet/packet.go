@@ -81,28 +81,6 @@ func Transform(sections []Section, plugins []Transformer) []Section {
 	return sections
 }
 
-// Names returns the names of the sections that render (non-empty content)
-// in slot, in order.
-func Names(sections []Section, slot Slot) []string {
-	var out []string
-	for _, s := range sections {
-		if s.Slot == slot && s.Content != "" {
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}
-
-// Find returns the section named name.
-func Find(sections []Section, name string) (Section, bool) {
-	for _, s := range sections {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return Section{}, false
-}
-
 // RenderSlot renders the non-empty sections of slot, header line then
 // content, separated by one blank line.
 func RenderSlot(sections []Section, slot Slot) string {

@@ -211,22 +211,6 @@ func (c *Client) Notes() []Note {
 	return append([]Note(nil), c.notes...)
 }
 
-// WaitNote waits until a notification satisfying ok has arrived and
-// returns it.
-func (c *Client) WaitNote(ctx context.Context, ok func(Note) bool) (Note, error) {
-	var found Note
-	err := c.wait(ctx, func(notes []Note) bool {
-		for _, n := range notes {
-			if ok(n) {
-				found = n
-				return true
-			}
-		}
-		return false
-	})
-	return found, err
-}
-
 // WaitCount waits until at least n notifications have arrived.
 func (c *Client) WaitCount(ctx context.Context, n int) error {
 	return c.wait(ctx, func(notes []Note) bool { return len(notes) >= n })

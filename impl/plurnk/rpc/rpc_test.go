@@ -22,7 +22,7 @@ func daemon(t *testing.T, replies ...string) (*Orchestrator, *Client, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(NewServer(l))
+	srv := httptest.NewServer(NewServerWith(l, ServerConfig{}))
 	t.Cleanup(srv.Close)
 	url := "ws" + strings.TrimPrefix(srv.URL, "http")
 	return l, dial(t, url), url
@@ -146,7 +146,7 @@ func TestSessionEndToEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	end, err := c.WaitNote(ctx, func(n Note) bool { return n.Method == "loop/terminated" })
+	end, err := waitNote(c, ctx, func(n Note) bool { return n.Method == "loop/terminated" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,4 +206,20 @@ func TestSessionEndToEnd(t *testing.T) {
 	if runs != `["plurnk","client-1","model"]` { // in creation order: the model run at its first use
 		t.Fatalf("session.runs names %s", runs)
 	}
+}
+
+// waitNote waits until a notification satisfying ok has arrived on c
+// and returns it.
+func waitNote(c *Client, ctx context.Context, ok func(Note) bool) (Note, error) {
+	var found Note
+	err := c.wait(ctx, func(notes []Note) bool {
+		for _, n := range notes {
+			if ok(n) {
+				found = n
+				return true
+			}
+		}
+		return false
+	})
+	return found, err
 }

@@ -48,9 +48,6 @@ type Server struct {
 	wg    sync.WaitGroup
 }
 
-// NewServer returns a server over b and subscribes it to b's notifications.
-func NewServer(b Backend) *Server { return NewServerWith(b, ServerConfig{}) }
-
 // NewServerWith returns a server over b configured by cfg.
 func NewServerWith(b Backend, cfg ServerConfig) *Server {
 	if cfg.Clock == nil {

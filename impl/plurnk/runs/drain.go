@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"context"
 	"fmt"
 
 	"anchorage/impl/plurnk/engine"
@@ -9,16 +8,6 @@ import (
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 )
-
-type runKey struct{}
-
-// RunName returns the name of the run whose loop ctx belongs to ("" when
-// none): the context a provider's Generate receives carries it, so one
-// provider can serve many runs.
-func RunName(ctx context.Context) string {
-	n, _ := ctx.Value(runKey{}).(string)
-	return n
-}
 
 // enqueue queues w on r and starts r's drain unless it holds its slot
 // already (§run-lifecycle-no-lost-loop: enqueue and the drain's exit both
@@ -112,7 +101,7 @@ func (s *Service) runWork(r *Run) {
 		r.scope = r.scope.Renew()
 		r.cancelled = false
 	}
-	ctx := context.WithValue(r.scope.Context(), runKey{}, r.store.Name)
+	ctx := r.scope.Context()
 	req := engine.Request{Session: r.sess.store, Run: r.store, Prompt: w.prompt, MaxTurns: w.maxTurns, Resume: w.resume,
 		Client: r.sess.settings.Client, Alias: w.alias, MaxCommands: r.sess.settings.MaxCommands, Docs: r.sess.settings.Docs}
 	req.Begun = func(l *store.Loop) {

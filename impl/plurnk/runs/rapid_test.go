@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"anchorage/impl/plurnk/engine"
-	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/store"
+	"anchorage/sim/plurnkexec"
 
 	"pgregory.net/rapid"
 )
@@ -58,7 +58,7 @@ func TestRunMachine(t *testing.T) {
 		f := newFixture(t, Off)
 		seed := rapid.Int64().Draw(rt, "seed")
 		f.router.Default = &randomModel{rng: rand.New(rand.NewSource(seed))}
-		f.sim.Scripts["job"] = exec.Script{Chunks: []exec.ScriptChunk{{At: 50 * time.Millisecond, Channel: "stdout", Data: "x\n"}}, ExitAt: 120 * time.Millisecond}
+		f.sim.Scripts["job"] = plurnkexec.Script{Chunks: []plurnkexec.ScriptChunk{{At: 50 * time.Millisecond, Channel: "stdout", Data: "x\n"}}, ExitAt: 120 * time.Millisecond}
 		f.svc.cfg.Yolo = true
 		f.svc.cfg.MaxActive = 6
 		down := map[string]int{} // cancelled run → its loop count then

@@ -14,6 +14,7 @@ import (
 	"anchorage/impl/plurnk/store"
 	"anchorage/sim/clock"
 	"anchorage/sim/llm"
+	"anchorage/sim/plurnkexec"
 
 	"github.com/spf13/afero"
 )
@@ -24,8 +25,8 @@ type fixture struct {
 	svc    *Service
 	ss     *store.Session
 	mocks  map[string]*llm.Mock
-	sim    *exec.SimExecutor
-	router *Router
+	sim    *plurnkexec.Executor
+	router *llm.Router
 }
 
 // replies queues emissions for run's model.
@@ -142,9 +143,9 @@ func newFixture(t testing.TB, maxActive int) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, clock: c, mocks: map[string]*llm.Mock{}}
-	router := &Router{Default: &llm.Mock{}, ByRun: map[string]provider.Provider{}}
-	f.sim = &exec.SimExecutor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true}, Clock: c, Scripts: map[string]exec.Script{}}
-	db := &exec.SimExecutor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true}, Clock: c, Scripts: f.sim.Scripts}
+	router := &llm.Router{Default: &llm.Mock{}, ByRun: map[string]provider.Provider{}}
+	f.sim = &plurnkexec.Executor{Name: "sh", Eff: exec.EffectHost, Avail: exec.Probe{Available: true}, Clock: c, Scripts: map[string]plurnkexec.Script{}}
+	db := &plurnkexec.Executor{Name: "db", Eff: exec.EffectPure, Avail: exec.Probe{Available: true}, Clock: c, Scripts: f.sim.Scripts}
 	xreg, err := exec.NewRegistry(f.sim, db)
 	if err != nil {
 		t.Fatal(err)

@@ -91,16 +91,11 @@ func (n Notice) Position() (line int, ok bool) {
 	return 0, false
 }
 
-// Render renders notices one `* {canonical-JSON}` line each, in order. A
-// notice with a content-offset position is followed by the lines around
-// that spot of prev (the model's previous emission), each `N:\t`-numbered,
-// fenced `:::error://<line>` … `:::`; its own "snippet" field is left out of
-// the JSON so the snippet appears once.
-func Render(notices []Notice, prev string) (string, error) {
-	return RenderRadius(notices, prev, SnippetRadius)
-}
-
-// RenderRadius is Render with a snippet of radius lines on each side.
+// RenderRadius renders notices one `* {canonical-JSON}` line each, in order.
+// A notice with a content-offset position is followed by the radius lines
+// on each side of that spot of prev (the model's previous emission), each
+// `N:\t`-numbered, fenced `:::error://<line>` … `:::`; its own "snippet"
+// field is left out of the JSON so the snippet appears once.
 func RenderRadius(notices []Notice, prev string, radius int) (string, error) {
 	var b strings.Builder
 	for _, n := range notices {

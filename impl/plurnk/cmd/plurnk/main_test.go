@@ -16,8 +16,9 @@ import (
 )
 
 // fakeDaemon answers every call with {"echo": method}, a call of "fail"
-// with error -32601, and for "loop.run" sends a notification before its
-// answer and "loop/terminated" after it.
+// with error -32601, a frame that is not one JSON object with error -32700
+// and a null id, no notification, and for "loop.run" sends a notification
+// before its answer and "loop/terminated" after it.
 func fakeDaemon(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -42,7 +43,11 @@ func fakeDaemon(t *testing.T) string {
 				Params json.RawMessage `json:"params"`
 			}
 			if err := json.Unmarshal(data, &req); err != nil {
-				return
+				send(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "parse error"}})
+				continue
+			}
+			if req.ID == nil {
+				continue // a notification
 			}
 			switch req.Method {
 			case "fail":
@@ -81,6 +86,52 @@ func TestCallsInOrderWithNotifications(t *testing.T) {
 	}
 }
 
+func TestFramesAsWritten(t *testing.T) {
+	url := fakeDaemon(t)
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"-url", url, "-timeout", "5s", "-frames",
+		`{"jsonrpc":"2.0","id":"a","method":"session.runs"}`,
+		`{"jsonrpc":"2.0","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"fail"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"session.runs"}]`,
+		`{"jsonrpc":"2.0","id":7,"method":"loop.run"}`}, &out, &errb)
+	if err != nil {
+		t.Fatalf("run: %v (stderr %s)", err, errb.String())
+	}
+	want := `-> {"id":"a","jsonrpc":"2.0","result":{"echo":"session.runs","params":null}}
+-> {"error":{"code":-32601,"message":"no such method"},"id":null,"jsonrpc":"2.0"}
+-> {"error":{"code":-32700,"message":"parse error"},"id":null,"jsonrpc":"2.0"}
+<- log/entry {"n":1}
+-> {"id":7,"jsonrpc":"2.0","result":{"finalStatus":100,"params":null}}
+`
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+func TestAnswerID(t *testing.T) {
+	for _, tc := range []struct {
+		frame    string
+		id       string
+		answered bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"m"}`, "7", true},
+		{`{"jsonrpc":"2.0","id":"x","method":"m"}`, `"x"`, true},
+		{`{"jsonrpc":"2.0","id":null,"method":"m"}`, "", true},
+		{`{"jsonrpc":"2.0","method":"m"}`, "", false},
+		{`{"jsonrpc":"2.0"}`, "", true},
+		{`{"jsonrpc":"2.0","method":1}`, "", true},
+		{`not json`, "", true},
+		{`[]`, "", true},
+		{`[{"jsonrpc":"2.0","method":"m"}]`, "", false},
+		{`[{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","id":1,"method":"m"}]`, "", true},
+	} {
+		if id, answered := answerID([]byte(tc.frame)); id != tc.id || answered != tc.answered {
+			t.Errorf("%s: answerID = %q, %v, want %q, %v", tc.frame, id, answered, tc.id, tc.answered)
+		}
+	}
+}
+
 func TestErrorAnswerStops(t *testing.T) {
 	url := fakeDaemon(t)
 	var out, errb bytes.Buffer
@@ -112,6 +163,7 @@ func TestUsageMistakes(t *testing.T) {
 		{[]string{"session.create", `{"name":`}, "not valid JSON"},
 		{[]string{"session create"}, "not a method name"},
 		{[]string{"-nope"}, "flag provided but not defined"},
+		{[]string{"-frames"}, "no frame to send"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), tc.args, &out, &errb)
@@ -124,7 +176,7 @@ func TestUsageMistakes(t *testing.T) {
 	if err := run(context.Background(), []string{"-h"}, &out, &errb); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
 	}
-	for _, s := range []string{"usage: plurnk", "-until", "-url", "exit status 1"} {
+	for _, s := range []string{"usage: plurnk", "-until", "-url", "-frames", "exit status 1"} {
 		if !strings.Contains(errb.String(), s) {
 			t.Errorf("-h does not mention %q:\n%s", s, errb.String())
 		}

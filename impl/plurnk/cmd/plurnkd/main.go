@@ -137,9 +137,6 @@ func main() {
 	}
 }
 
-// ParseScript splits a script file into model turns.
-func ParseScript(text string) []string { return llm.ParseScript(text) }
-
 // variables are the configuration variables -h documents.
 func variables() [][2]string {
 	return [][2]string{

@@ -29,7 +29,7 @@ const script = `<<PLAN:note the capital:PLAN
 `
 
 func TestParseScript(t *testing.T) {
-	turns := ParseScript(script)
+	turns := llm.ParseScript(script)
 	if len(turns) != 2 || !strings.HasPrefix(turns[1], "<<PLAN:answer") || !strings.HasSuffix(turns[0], ":SEND\n") {
 		t.Fatalf("turns %q", turns)
 	}
@@ -136,7 +136,7 @@ func TestMultiRunEndToEnd(t *testing.T) {
 	ended := func(n rpc.Note) bool {
 		return n.Method == "loop/terminated" && gjson.GetBytes(n.Params, "runId").Int() == model
 	}
-	end, err := c.WaitNote(ctx, ended)
+	end, err := waitNote(ctx, c, ended)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func endToEnd(t *testing.T, stream string) {
 	if res.Get("finalStatus").Int() != 100 || res.Get("modelRunId").Int() == 0 || res.Get("modelRunId").Int() == sess.Get("runId").Int() {
 		t.Fatalf("loop.run %s", res.Raw)
 	}
-	end, err := c.WaitNote(cctx, func(n rpc.Note) bool { return n.Method == "loop/terminated" })
+	end, err := waitNote(cctx, c, func(n rpc.Note) bool { return n.Method == "loop/terminated" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 	c := dial(addr)
 	sess := call(c, "session.create", map[string]any{"name": "kept"})
 	model := call(c, "loop.run", map[string]any{"prompt": "What is the capital of France?"}).Get("modelRunId").Int()
-	if _, err := c.WaitNote(ctx, func(n rpc.Note) bool { return n.Method == "loop/terminated" }); err != nil {
+	if _, err := waitNote(ctx, c, func(n rpc.Note) bool { return n.Method == "loop/terminated" }); err != nil {
 		t.Fatal(err)
 	}
 	before := call(c, "log.read", map[string]any{"runId": model}).Get("entries").Raw
@@ -477,5 +477,18 @@ func TestSessionsSurviveByDefault(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(rpc.DefaultStateDir(home, root), rpc.StateFile)); err != nil {
 		t.Fatalf("the default state directory: %v", err)
+	}
+}
+
+// waitNote waits until a notification satisfying ok has arrived on c and
+// returns the first such.
+func waitNote(ctx context.Context, c *rpc.Client, ok func(rpc.Note) bool) (rpc.Note, error) {
+	for seen := 0; ; seen++ {
+		if err := c.WaitCount(ctx, seen+1); err != nil {
+			return rpc.Note{}, err
+		}
+		if n := c.Notes()[seen]; ok(n) {
+			return n, nil
+		}
 	}
 }

@@ -1,4 +1,12 @@
-package exec
+// Package plurnkexec is a simulated executor for plurnk's EXEC: an
+// exec.Executor whose commands' output and exit come from scripts as a
+// simulated clock advances, so the scenarios and the unit tests of
+// impl/plurnk can run commands without a shell. The reference daemon runs
+// real commands (exec.Shell) and never uses it.
+//
+// It may import the standard library, anchorage/impl/plurnk/exec and
+// anchorage/sim/clock.
+package plurnkexec
 
 import (
 	"context"
@@ -6,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"anchorage/impl/plurnk/exec"
 	"anchorage/sim/clock"
 )
 
@@ -27,39 +36,39 @@ type Script struct {
 	IgnoreTerm bool
 }
 
-// SimExecutor is a scripted executor over a clock: a command's output and
+// Executor is a scripted executor over a clock: a command's output and
 // exit come from its Script as the clock advances. It records every spawn's
 // Spec. Its zero Probe is unavailable, so set Avail.
-type SimExecutor struct {
+type Executor struct {
 	Name    string
-	Eff     Effect
-	Avail   Probe
+	Eff     exec.Effect
+	Avail   exec.Probe
 	Clock   clock.Clock
 	Scripts map[string]Script
 
 	mu     sync.Mutex
-	spawns []Spec
+	spawns []exec.Spec
 }
 
 // Runtime returns the executor's tag.
-func (x *SimExecutor) Runtime() string { return x.Name }
+func (x *Executor) Runtime() string { return x.Name }
 
 // Effect returns the declared effect.
-func (x *SimExecutor) Effect() Effect { return x.Eff }
+func (x *Executor) Effect() exec.Effect { return x.Eff }
 
 // Probe returns the configured probe.
-func (x *SimExecutor) Probe() Probe { return x.Avail }
+func (x *Executor) Probe() exec.Probe { return x.Avail }
 
 // Spawns returns the specs of every spawn so far.
-func (x *SimExecutor) Spawns() []Spec {
+func (x *Executor) Spawns() []exec.Spec {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return append([]Spec(nil), x.spawns...)
+	return append([]exec.Spec(nil), x.spawns...)
 }
 
 // Start schedules the command's script on the clock. A command with no
 // script fails to start.
-func (x *SimExecutor) Start(ctx context.Context, sp Spec, out Sink) (Process, error) {
+func (x *Executor) Start(ctx context.Context, sp exec.Spec, out exec.Sink) (exec.Process, error) {
 	sc, ok := x.Scripts[sp.Command]
 	if !ok {
 		return nil, fmt.Errorf("simulated %s: no script for command %q", x.Name, sp.Command)
@@ -75,14 +84,14 @@ func (x *SimExecutor) Start(ctx context.Context, sp Spec, out Sink) (Process, er
 		p.timers = append(p.timers, x.Clock.AfterFunc(c.At, func() { p.chunk(c) }))
 	}
 	if sc.ExitAt >= 0 {
-		p.timers = append(p.timers, x.Clock.AfterFunc(sc.ExitAt, func() { p.end(Exit{Code: sc.Code}) }))
+		p.timers = append(p.timers, x.Clock.AfterFunc(sc.ExitAt, func() { p.end(exec.Exit{Code: sc.Code}) }))
 	}
 	return p, nil
 }
 
 type simProc struct {
 	mu         sync.Mutex
-	out        Sink
+	out        exec.Sink
 	ignoreTerm bool
 	timers     []clock.Timer
 	done       bool
@@ -96,13 +105,13 @@ func (p *simProc) chunk(c ScriptChunk) {
 	}
 }
 
-func (p *simProc) end(x Exit) {
+func (p *simProc) end(x exec.Exit) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLocked(x)
 }
 
-func (p *simProc) endLocked(x Exit) {
+func (p *simProc) endLocked(x exec.Exit) {
 	if p.done {
 		return
 	}
@@ -121,7 +130,7 @@ func (p *simProc) Signal(sig string) error {
 	if sig == "SIGTERM" && p.ignoreTerm {
 		return nil
 	}
-	p.endLocked(Exit{Code: -1, Signal: sig})
+	p.endLocked(exec.Exit{Code: -1, Signal: sig})
 	return nil
 }
 
@@ -136,6 +145,6 @@ func (p *simProc) Stop(force bool) error {
 	if !force && p.ignoreTerm {
 		return nil
 	}
-	p.endLocked(Exit{Code: -1, Signal: sig})
+	p.endLocked(exec.Exit{Code: -1, Signal: sig})
 	return nil
 }

@@ -1,4 +1,4 @@
-package runs
+package llm
 
 import (
 	"context"
@@ -8,22 +8,22 @@ import (
 )
 
 // Router is a provider that hands each run's Generate to that run's own
-// provider (by RunName of the call's context), and everything else
-// (tokenizer, prices, context size) to Default. Scenarios script one model
-// per run with it; a daemon with one provider for every run needs none.
+// provider (by the request's Run), and everything else (tokenizer, prices,
+// context size) to Default. Scenarios script one model per run with it; a
+// daemon with one provider for every run needs none.
 type Router struct {
 	Default provider.Provider
 	ByRun   map[string]provider.Provider
 }
 
-// Generate calls the provider of the run ctx belongs to, or Default.
+// Generate calls the provider of the run req names, or Default.
 func (r *Router) Generate(ctx context.Context, req provider.Request) (provider.Response, error) {
-	p, ok := r.ByRun[RunName(ctx)]
+	p, ok := r.ByRun[req.Run]
 	if !ok {
 		p = r.Default
 	}
 	if p == nil {
-		return provider.Response{}, fmt.Errorf("router: no provider for run %q", RunName(ctx))
+		return provider.Response{}, fmt.Errorf("router: no provider for run %q", req.Run)
 	}
 	return p.Generate(ctx, req)
 }
