@@ -11,6 +11,7 @@ import (
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
 	"anchorage/impl/plurnk/telemetry"
+	"anchorage/impl/vary"
 )
 
 // Definition is the teaching text at the head of every packet.
@@ -88,6 +89,17 @@ func (e *Engine) assemble(ls *loopState, t int) (*Delivered, error) {
 	return d, nil
 }
 
+// canonicalPointer is an errors-section line: the pointer as canonical JSON.
+func canonicalPointer(p ops.Pointer) (string, error) {
+	js, err := telemetry.Canonical(p)
+	return "* " + js + "\n", err
+}
+
+// shortPointer is the pointers variation's line: status and address.
+func shortPointer(p ops.Pointer) (string, error) {
+	return fmt.Sprintf("* %d log:///%s\n", p.Status, p.Coordinate), nil
+}
+
 // errorsSection renders the pointers to the failed rows of the previous
 // and the current turn, one `* {canonical-JSON}` line each as notices
 // render (the action_failure kind: kind, coordinate, op, status, target),
@@ -96,22 +108,14 @@ func (e *Engine) errorsSection(ls *loopState, t int) (string, error) {
 	var b strings.Builder
 	for _, turn := range []int{t - 1, t} {
 		for _, p := range ops.Pointers(ls.req.Run, ls.loop.Seq, turn) {
-			if e.Config.Vary.Has(config.VaryPointers) {
-				fmt.Fprintf(&b, "* %d log:///%s\n", p.Status, p.Coordinate)
-				continue
-			}
-			js, err := telemetry.Canonical(p)
+			line, err := vary.Choose(e.Config.Vary, config.VaryPointers, canonicalPointer, shortPointer)(p)
 			if err != nil {
 				return "", fmt.Errorf("errors section: %w", err)
 			}
-			b.WriteString("* " + js + "\n")
+			b.WriteString(line)
 		}
 	}
-	radius := telemetry.SnippetRadius
-	if e.Config.Vary.Has(config.VarySnippet) {
-		radius = 3
-	}
-	notes, err := telemetry.RenderRadius(ls.notices.Peek(), ls.prev, radius)
+	notes, err := telemetry.RenderRadius(ls.notices.Peek(), ls.prev, vary.Choose(e.Config.Vary, config.VarySnippet, telemetry.SnippetRadius, 3))
 	if err != nil {
 		return "", err
 	}

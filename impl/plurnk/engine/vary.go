@@ -7,6 +7,7 @@ import (
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/packet"
 	"anchorage/impl/plurnk/telemetry"
+	"anchorage/impl/vary"
 )
 
 // The engine's side of the spec-permitted variations (config.Variations):
@@ -51,9 +52,15 @@ func renameNotice(n telemetry.Notice) telemetry.Notice {
 // parseMessage is the reason of a parse-error row: `parse: L:C: message`,
 // or under the parse-errors variation a wording of its own.
 func (e *Engine) parseMessage(line, column int, msg string) string {
-	if !e.Config.Vary.Has(config.VaryParseErrors) {
-		return fmt.Sprintf("parse: %d:%d: %s", line, column, msg)
-	}
+	return vary.Choose(e.Config.Vary, config.VaryParseErrors, parseMessage, ownParseMessage)(line, column, msg)
+}
+
+func parseMessage(line, column int, msg string) string {
+	return fmt.Sprintf("parse: %d:%d: %s", line, column, msg)
+}
+
+// ownParseMessage is the parse-errors variation's wording.
+func ownParseMessage(line, column int, msg string) string {
 	msg = strings.ReplaceAll(msg, "expected ", "wanted ")
 	msg = strings.ReplaceAll(msg, "found ", "got ")
 	return fmt.Sprintf("SyntaxError (line %d, column %d) %s", line, column, msg)
@@ -62,7 +69,12 @@ func (e *Engine) parseMessage(line, column int, msg string) string {
 // headline renders the budget headline: `ceiling C, usage Y (P%), free F`,
 // or under the headline variation `usage Y (P%) of C, F free`.
 func (e *Engine) headline(h packet.Headline) string {
-	if !e.Config.Vary.Has(config.VaryHeadline) || !h.Bounded {
+	return vary.Choose(e.Config.Vary, config.VaryHeadline, packet.Headline.String, ownHeadline)(h)
+}
+
+// ownHeadline is the headline variation's wording of a bounded headline.
+func ownHeadline(h packet.Headline) string {
+	if !h.Bounded {
 		return h.String()
 	}
 	return fmt.Sprintf("usage %d (%d%%) of %d, %d free", h.Usage, h.Percent, h.Ceiling, h.Free)

@@ -2,12 +2,14 @@ package ops
 
 import (
 	"anchorage/impl/plurnk/config"
+	"anchorage/impl/vary"
 	"fmt"
 	"strings"
 
 	"anchorage/impl/plurnk/dsl"
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
+
 	"github.com/gobwas/glob"
 )
 
@@ -55,10 +57,8 @@ func (e *Engine) compileBody(st dsl.Statement) (*Compiled, error) {
 	}
 	c, bad := Compile(m)
 	if c == nil {
-		if m.Dialect == dsl.DialectRegex && bad.Status == 400 && e.Vary.Has(config.VaryRegexJS) {
-			bad.Reason = jsRegexError(m)
-		}
-		return nil, fail(bad.Status, "%s", bad.Reason)
+		reason := vary.Apply(e.Vary, config.VaryRegexJS, bad.Reason, func(r string) string { return jsRegexReason(m, bad.Status, r) })
+		return nil, fail(bad.Status, "%s", reason)
 	}
 	return c, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/dsl"
+	"anchorage/impl/vary"
 )
 
 // The op engine's side of the spec-permitted variations
@@ -16,7 +17,12 @@ import (
 // reasons variation the same facts reworded. A one-word outcome
 // (rejected, write_conflict, timeout) is a code and stays.
 func (e *Engine) reason(status int, reason string) string {
-	if status < 400 || !e.Vary.Has(config.VaryReasons) {
+	return vary.Apply(e.Vary, config.VaryReasons, reason, func(r string) string { return rewordFailure(status, r) })
+}
+
+// rewordFailure is the reasons variation's wording of a failed op's reason.
+func rewordFailure(status int, reason string) string {
+	if status < 400 {
 		return reason
 	}
 	return Reword(reason)
@@ -87,8 +93,17 @@ func rewordWord(w string) string {
 	}
 }
 
-// jsRegexError is how a JavaScript engine words a regex it cannot compile
-// (the regex-js variation).
+// jsRegexReason is the regex-js variation's reason for a matcher that does
+// not compile: a JavaScript engine's words for a bad regex, other refusals
+// as they are.
+func jsRegexReason(m dsl.Matcher, status int, reason string) string {
+	if m.Dialect != dsl.DialectRegex || status != 400 {
+		return reason
+	}
+	return jsRegexError(m)
+}
+
+// jsRegexError is how a JavaScript engine words a regex it cannot compile.
 func jsRegexError(m dsl.Matcher) string {
 	what := "Invalid regular expression"
 	switch p := m.Pattern; {
@@ -109,9 +124,14 @@ func jsRegexError(m dsl.Matcher) string {
 // marshalCatalog encodes a FIND's catalog rows: seconds and tags left out
 // when empty, or under the catalog-rows variation always there.
 func (e *Engine) marshalCatalog(rows []CatalogRow) ([]byte, error) {
-	if !e.Vary.Has(config.VaryCatalogRows) {
-		return json.Marshal(rows)
-	}
+	return vary.Choose(e.Vary, config.VaryCatalogRows, marshalRows, marshalFullRows)(rows)
+}
+
+func marshalRows(rows []CatalogRow) ([]byte, error) { return json.Marshal(rows) }
+
+// marshalFullRows is the catalog-rows variation's encoding: every member
+// there, empty or not.
+func marshalFullRows(rows []CatalogRow) ([]byte, error) {
 	type full struct {
 		Path     string                  `json:"path"`
 		Seconds  int64                   `json:"seconds"`

@@ -9,6 +9,7 @@ import (
 	"anchorage/impl/plurnk/config"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/runs"
+	"anchorage/impl/vary"
 )
 
 // The daemon's side of the spec-permitted variations
@@ -164,9 +165,11 @@ func encodeOrdered(b *bytes.Buffer, v any, reverse bool) {
 // wakeAction is stream/concluded's wakeAction: the runs service's, or
 // under the wake-actions variation names of its own.
 func (o *Orchestrator) wakeAction(a string) string {
-	if !o.cfg.Vary.Has(config.VaryWakeActions) {
-		return a
-	}
+	return vary.Apply(o.cfg.Vary, config.VaryWakeActions, a, ownWakeAction)
+}
+
+// ownWakeAction is the wake-actions variation's name for a.
+func ownWakeAction(a string) string {
 	switch a {
 	case runs.WakeResumed:
 		return "resumed"
@@ -185,9 +188,11 @@ func (o *Orchestrator) wakeAction(a string) string {
 // summary is stream/concluded's summary, for display: the runs service's,
 // or under the stream-summary variation worded otherwise.
 func (o *Orchestrator) summary(s string) string {
-	if !o.cfg.Vary.Has(config.VaryStreamSummary) {
-		return s
-	}
+	return vary.Apply(o.cfg.Vary, config.VaryStreamSummary, s, ownSummary)
+}
+
+// ownSummary is the stream-summary variation's wording of s.
+func ownSummary(s string) string {
 	s = strings.Replace(s, " exited with code ", ": exit status ", 1)
 	s = strings.Replace(s, " was killed", ": killed", 1)
 	s = strings.Replace(s, " stopped at its time limit", ": timed out", 1)
@@ -197,8 +202,5 @@ func (o *Orchestrator) summary(s string) string {
 // sessionName is the name a session created without one gets: session-<id>,
 // or s<id> under the session-names variation.
 func (o *Orchestrator) sessionName(id int64) string {
-	if o.cfg.Vary.Has(config.VarySessionNames) {
-		return fmt.Sprintf("s%d", id)
-	}
-	return fmt.Sprintf("session-%d", id)
+	return fmt.Sprintf(vary.Choose(o.cfg.Vary, config.VarySessionNames, "session-%d", "s%d"), id)
 }
