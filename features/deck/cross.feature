@@ -89,6 +89,10 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
     Then the result is "3"
     When the player evaluates "(list-get (car (cipher-vocabulary)) 0)"
     Then the result is "cell" per Decision (§deck-cipher-read)
+    # Whether list-get counts from 0 or from 1, three of the indexes 0 to 3 read the
+    # three elements of a (term domain definition) triple: values, not nil.
+    When the player evaluates "(do (= v (car (cipher-vocabulary))) (= n 0) (= i 0) (while (< i 4) (if (list-get v i) (= n (+ n 1))) (= i (+ i 1))) n)"
+    Then the result is "3"
 
   @§deck-cipher-blocked
   Scenario: Cipher narration is mission-only

@@ -107,6 +107,18 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Then row 23 contains "8888"
     And row 23 reads "◄11 2222222222 3333333333 4444444444 5555555555 6666666666 7777777777 ►888888888" per Decision (§deck-prompt-structural)
 
+  @§deck-prompt-structural
+  Scenario: A prompt that fills exactly the row's width shows whole
+    # Indented 2 columns, 77 of text and the cursor: 80 columns, the cursor in column 74.
+    # The seed's prompt shows the expression: a line is cut only when it does not fit,
+    # and a cut line leaves no column free.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player composes "(list 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777)"
+    And the player presses "CAR CDR CDR CDR CDR CDR CDR CDR"
+    Then the prompt line shows "(list 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666 7777)" unless it fills its row
+    And row 23 reads "  «list 1111111111 2222222222 3333333333 4444444444 5555555555 6666666666 ►7777»" per Decision (§deck-prompt-structural)
+
   @§deck-watchdog
   Scenario: A watchdog that fired during a collection is not raised again by the next collection
     Given a graduated deck

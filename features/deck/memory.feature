@@ -232,6 +232,13 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player evaluates "(snippet-save! (quote a) \"{x*4091}\")"
     Then the result starts with "(error snippet-library-full :message \"sram: snippets: 4097 bytes refused" per Decision (§deck-snippets)
 
+  @§deck-snippets
+  Scenario: Snippets of twice the Deck State's 4 KB do not all save: the save that overflows is a Lisp error
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= s \"{x*2100}\") (snippet-save! (quote a) s) (snippet-save! (quote b) s) (snippet-save! (quote c) s) (snippet-save! (quote d) s))"
+    Then the result is a Lisp error
+
   @§deck-cycle-count @decision
   Scenario: Entering the REPL costs the opening of its VM and the cells its tier binds
     # 34,000 instructions to open the VM (47,600 cycles); the other 12,875 bind the REPL

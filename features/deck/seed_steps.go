@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"anchorage/features/kit"
 	"anchorage/impl/deck"
@@ -33,6 +34,16 @@ func (w *world) row(i int) string {
 		return ""
 	}
 	return rows[i]
+}
+
+// width is the screen's width in columns on the scenario's target: its
+// widest row.
+func (w *world) width() int {
+	n := 0
+	for i := range screenRows {
+		n = max(n, utf8.RuneCountInString(w.row(i)))
+	}
+	return n
 }
 
 // mode is the word in row 0's mode slot (its last word) on the scenario's
@@ -151,6 +162,13 @@ func seedSteps(sc kit.Steps) {
 	})
 	on(`^the prompt line shows "(.*)"$`, func(w *world, a ...string) error {
 		return promptShows(w.row(rowPrompt), a[0])
+	})
+	on(`^the prompt line shows "(.*)" unless it fills its row$`, func(w *world, a ...string) error {
+		row := w.row(rowPrompt)
+		if utf8.RuneCountInString(row) >= w.width() {
+			return nil
+		}
+		return promptShows(row, a[0])
 	})
 	on(`^the prompt line is empty$`, func(w *world, _ ...string) error {
 		if atoms := rowAtoms(w.row(rowPrompt)); len(atoms) > 0 {

@@ -89,86 +89,16 @@ func (vm *VM) equal(a, b Value) bool {
 // values.
 //
 // In the quiet evaluator (eval_quiet.go: vm.quiet, so no event is ever
-// observed) a first loop takes the elements that are atoms or symbols while
-// a free cell is at hand. It makes no Go call and nothing in it can raise,
-// so its state stays in registers: the free list's head, the GC stack's
-// index and the event counts are stored once, when it ends. Anything else,
-// and every element with a meter, goes through the second loop,
-// which is evalArg and cons written out.
+// observed) evalAtoms first takes the elements that are atoms or symbols
+// while a free cell is at hand; the "quiet:" line that calls it is code in
+// the quiet copy alone (see quietgen). Anything else, and every element
+// with a meter, goes through the loop here, which is evalArg and cons
+// written out.
 func (vm *VM) evalList(lst, env Value) Value {
 	cells := vm.mem
 	res := Nil
 	link := &res // where the next cell goes: res, then the last cell's cdr
-	if vm.quiet {
-		// slots are the GC stack slots the loop may fill: one per free
-		// cell at hand (the free list's head keeps the list's length; the
-		// static nil's is 0), as many as the stack has room for. A free
-		// cell's cdr already links it to the next one, which becomes the
-		// next element's cell, so only the last cell's cdr is written.
-		c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
-		slots := gs[gi : gi+min(int(cells.at(c).envLen), len(gs)-gi)]
-		global := 1 + uint64(cells.at(env).envLen) // a global lookup's events
-		last := Nil
-		lookups, atoms := uint64(0), uint64(0)
-		k := 0
-		for ; k < len(slots) && lst != Nil; k++ {
-			lc := cells.at(lst)
-			if lc.typ != TPair {
-				break
-			}
-			obj := lc.car
-			v := obj
-			switch oc := cells.at(obj); oc.typ {
-			case TPair:
-				goto done
-			case TSymbol:
-				// v = vm.lookup(obj, env), written out.
-				if !oc.local {
-					lookups += global
-					v = cells.at(oc.cdr).cdr
-					break
-				}
-				lookups++
-				v = refNone
-				for e := env; e != Nil; {
-					lookups++
-					ec := cells.at(e)
-					if x := ec.car; cells.at(x).car == obj {
-						v = cells.at(x).cdr
-						break
-					}
-					e = ec.cdr
-				}
-				if v == refNone {
-					v = cells.at(oc.cdr).cdr
-				}
-			default:
-				atoms++
-			}
-			lst = lc.cdr
-			// cons's fast path: slots say a free cell and a GC stack slot
-			// are at hand.
-			cc := cells.at(c)
-			slots[k] = c
-			cc.typ, cc.car = TPair, v
-			last, c = c, cc.cdr
-		}
-	done:
-		if k > 0 {
-			// The list's cells are the first k of the free list.
-			res = vm.freelist
-			lc := cells.at(last)
-			lc.cdr = Nil
-			link = &lc.cdr
-			vm.freelist = c
-			vm.gcIdx += k
-			// One EvArg and one EvAlloc per element.
-			vm.counts[EvArg] += uint64(k)
-			vm.counts[EvAlloc] += uint64(k)
-			vm.counts[EvLookup] += lookups
-			vm.counts[EvAtom] += atoms
-		}
-	}
+	// quiet: lst = vm.evalAtoms(lst, env, &res, &link)
 	for lst != Nil {
 		// v := vm.evalArg(&lst, env), written out (list and the cfuncs
 		// evaluate their arguments here; a user call has its own copy in
@@ -228,6 +158,86 @@ func (vm *VM) evalList(lst, env Value) Value {
 		link = &cc.cdr
 	}
 	return res
+}
+
+// evalAtoms is evalList's first loop in the quiet evaluator, which alone
+// calls it: it evaluates the leading elements of lst that are atoms or
+// symbols while a free cell is at hand, links the list of their values at
+// *res with *link at its last cell's cdr, and returns the rest of lst. It
+// makes no Go call and nothing in it can raise, so its state stays in
+// registers: the free list's head, the GC stack's index and the event
+// counts are stored once, when it ends.
+func (vm *VM) evalAtoms(lst, env Value, res *Value, link **Value) Value {
+	cells := vm.mem
+	// slots are the GC stack slots the loop may fill: one per free
+	// cell at hand (the free list's head keeps the list's length; the
+	// static nil's is 0), as many as the stack has room for. A free
+	// cell's cdr already links it to the next one, which becomes the
+	// next element's cell, so only the last cell's cdr is written.
+	c, gs, gi := vm.freelist, vm.gcstack, vm.gcIdx
+	slots := gs[gi : gi+min(int(cells.at(c).envLen), len(gs)-gi)]
+	global := 1 + uint64(cells.at(env).envLen) // a global lookup's events
+	last := Nil
+	lookups, atoms := uint64(0), uint64(0)
+	k := 0
+	for ; k < len(slots) && lst != Nil; k++ {
+		lc := cells.at(lst)
+		if lc.typ != TPair {
+			break
+		}
+		obj := lc.car
+		v := obj
+		switch oc := cells.at(obj); oc.typ {
+		case TPair:
+			goto done
+		case TSymbol:
+			// v = vm.lookup(obj, env), written out.
+			if !oc.local {
+				lookups += global
+				v = cells.at(oc.cdr).cdr
+				break
+			}
+			lookups++
+			v = refNone
+			for e := env; e != Nil; {
+				lookups++
+				ec := cells.at(e)
+				if x := ec.car; cells.at(x).car == obj {
+					v = cells.at(x).cdr
+					break
+				}
+				e = ec.cdr
+			}
+			if v == refNone {
+				v = cells.at(oc.cdr).cdr
+			}
+		default:
+			atoms++
+		}
+		lst = lc.cdr
+		// cons's fast path: slots say a free cell and a GC stack slot
+		// are at hand.
+		cc := cells.at(c)
+		slots[k] = c
+		cc.typ, cc.car = TPair, v
+		last, c = c, cc.cdr
+	}
+done:
+	if k > 0 {
+		// The list's cells are the first k of the free list.
+		*res = vm.freelist
+		lc := cells.at(last)
+		lc.cdr = Nil
+		*link = &lc.cdr
+		vm.freelist = c
+		vm.gcIdx += k
+		// One EvArg and one EvAlloc per element.
+		vm.counts[EvArg] += uint64(k)
+		vm.counts[EvAlloc] += uint64(k)
+		vm.counts[EvLookup] += lookups
+		vm.counts[EvAtom] += atoms
+	}
+	return lst
 }
 
 func (vm *VM) doList(lst, env Value) Value {

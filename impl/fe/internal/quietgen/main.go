@@ -6,8 +6,9 @@
 // count against its threshold is false and its branch dead: the copy drops
 // those tests (about a tenth of the evaluator's instructions) and keeps
 // every count, in the same order, so the counts stay exact. It alone keeps
-// the call list for the traceback: eval.go writes that code as comments
-// starting "// trace: ", which the copy turns into code.
+// the call list for the traceback, and its fast paths that no meter may
+// take: eval.go writes that code as comments starting "// trace: " or
+// "// quiet: ", which the copy turns into code.
 package main
 
 import (
@@ -35,6 +36,7 @@ func rewrites() []struct{ re, to string } {
 	return []struct{ re, to string }{
 		{`\bvm\.step\(`, "vm.tally("},
 		{`// trace: ?`, ""},
+		{`// quiet: ?`, ""},
 		{`vm\.stepN\((Ev\w+), (.+)\)\n`, "vm.counts[$1] += $2\n"},
 		{`vm\.counts\[EvAlloc\] >= vm\.thresh\[EvAlloc\] \|\| `, ""},
 		{` && vm\.counts\[EvAlloc\]\+1 < vm\.thresh\[EvAlloc\]`, ""},
