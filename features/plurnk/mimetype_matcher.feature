@@ -174,6 +174,7 @@ Feature: Tier 3a — the structural matchers read what process derived
       | a:\nb: 1\n          | $.b     | 2:\tb: 1\n              |
       | - \"a\"\n- b\n      | $[0]    | 1:\t- \"a\"\n           |
       | - web\n- edge\n    | $[?@=='edge'] | 2:\t- edge\n    |
+      | k: 'it''s'\n       | $[?@=='it\'s'] | 1:\tk: 'it''s'\n |
 
   @§matcher-dispatch-203-soft-fallback @§mimetype-methods-process-entry-point
   Scenario Outline: YAML outside the block style the handler reads has no projection: 203, while glob reads its lines
