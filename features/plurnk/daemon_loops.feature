@@ -233,6 +233,29 @@ Feature: loops and client ops through the daemon
     And the answer to "A" has runId = <A.modelRunId>
     And the daemon's model's packet 2 contains "also this"
 
+  @§run-lifecycle-quiesced @§actor-boundary-passive-wake
+  Scenario: an inject the running loop has already read does not wake it again once it parks
+    Given the daemon's model will reply:
+      """
+      <<PLAN:think:PLAN
+      <<SEND[102]:go on:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:noted:PLAN
+      <<SEND[202]:nothing left to wait for:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:woken:PLAN
+      <<SEND[200]:woken:SEND
+      """
+    And while the daemon's model generates reply 1, "A" calls loop.inject with {"prompt": "also this"}
+    When "A" runs a loop with the prompt "think"
+    Then the daemon's model's packet 2 contains "also this"
+    And "A" got 1 "loop/quiesced" notification
+    And "A" got no "loop/terminated" notification
+
   @§run-lifecycle-single-drain
   Scenario: an inject that reaches a running loop which then parks resumes it at once in the same drain
     Given the daemon's model will reply:

@@ -29,6 +29,12 @@ Feature: Membership divergence
     When main.go is changed on disk outside plurnk to "package main\n\nfunc main() { panic(1) }\n"
     Then the next sync records a divergence of main.go holding "package main\n\nfunc main() { panic(1) }\n"
 
+  @§membership-emi-divergence-signal
+  Scenario: the model's own deletion of a member is not a divergence
+    When the model deletes main.go through plurnk
+    Then the project file main.go is gone
+    And the next sync records no divergence
+
   @§membership-emi-divergence-signal @decision
   Scenario: rewriting a member with the content it already had is not a divergence
     When main.go is changed on disk outside plurnk to "package main\n"

@@ -57,6 +57,19 @@ Feature: Tier 3a — the structural matchers read what process derived
       | //item   | 203    | name,port\nweb\n   | no XML projection      |
 
   @§matcher-dispatch-203-soft-fallback
+  Scenario Outline: a CSV record longer or shorter than its header still answers by the matcher table
+    Given the entry known:///ragged.csv contains "<content>"
+    When the model emits <<READ(known:///ragged.csv):<matcher>:READ
+    Then the action answers 200, 204, or 203 with the raw content "<content>" and a reason
+
+    Examples:
+      | content            | matcher |
+      | name,port\nweb\n   | $[0]    |
+      | name,port\nweb\n   | //item  |
+      | name\nweb,80\n     | $[0]    |
+      | name\nweb,80\n     | //item  |
+
+  @§matcher-dispatch-203-soft-fallback
   Scenario: glob and regex read the raw lines of content that has no projection
     Given the entry known:///ragged.csv contains "name,port\nweb\n"
     When the model emits <<READ(known:///ragged.csv):web*:READ
@@ -160,6 +173,8 @@ Feature: Tier 3a — the structural matchers read what process derived
       | \"hello\"\n        | $       | 1:\t\"hello\"\n         |
       | a:\nb: 1\n          | $.b     | 2:\tb: 1\n              |
       | - \"a\"\n- b\n      | $[0]    | 1:\t- \"a\"\n           |
+      | - web\n- edge\n    | $[?@=='edge'] | 2:\t- edge\n    |
+      | k: 'it''s'\n       | $[?@=='it\'s'] | 1:\tk: 'it''s'\n |
 
   @§matcher-dispatch-203-soft-fallback @§mimetype-methods-process-entry-point
   Scenario Outline: YAML outside the block style the handler reads has no projection: 203, while glob reads its lines
@@ -175,6 +190,19 @@ Feature: Tier 3a — the structural matchers read what process derived
       | a: [1, 2]\n             | flow collections      | a: [1, 2]    |
       | a: one\n  two\n         | plain scalar over lines | a: one     |
       | a: 1\n---\nb: 2\n       | only one document     | a: 1         |
+
+  @§matcher-dispatch-203-soft-fallback
+  Scenario Outline: YAML that no YAML parser reads answers 203 with its raw content and a reason
+    Given the entry known:///bad.yaml contains "<content>"
+    When the model emits <<READ(known:///bad.yaml):$:READ
+    Then the action answers 203
+    And the result content is "<content>"
+    And the result carries a reason
+
+    Examples:
+      | content               |
+      | a: 1\njust words\n    |
+      | a: 1\n\"b\" 2\n       |
 
   @§mimetype-methods-process-entry-point @§matcher-result-read-returns-lines
   Scenario: jsonpath reads a plain YAML mapping through its handler's projection and returns the line of the value

@@ -149,3 +149,36 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
       """
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "\n<<KILL(known:///aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///b.md)::KILL\n                                                            ^" per Decision (§telemetry-content-offset-snippet)
+
+  @§provider-surface-generate @decision
+  Scenario: a second [signal] slot is a parse error: neither status of the statement counts
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<SEND[102][200]:done?:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model was called once per turn, 2 times in all per Decision (§provider-surface-generate)
+    And the log section of packet 2 contains "second [signal] slot on <<SEND" per Decision (§provider-surface-generate)
+
+  @§provider-surface-generate @decision
+  Scenario: an emission that ends right after an op's name is a parse-error row, not prose
+    Given the model will reply, its text ending on the last character shown:
+      """
+      <<PLAN:look:PLAN
+      <<SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the log section of packet 2 contains "<<SEND ended before its body" per Decision (§provider-surface-generate)

@@ -36,7 +36,7 @@ Feature: Tier 3a — the model stops its own streams
     And 1000 ms pass on the session clock
     Then run "main"'s log holds an open <op> <target> with status 200
     And the run stream sh:///1/1/1 ended with 499 by <signal> at 1000 ms
-    And the session was notified stream/concluded for sh:///1/1/1 with close status 499
+    And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and a wake action
     And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and wake action "no-op-active-loop" per Decision (§notifications-stream-concluded)
     And run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 3 times

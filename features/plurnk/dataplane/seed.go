@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"anchorage/features/plurnk/driver"
 	"anchorage/features/plurnk/world"
 	"anchorage/impl/plurnk/ops"
 	"anchorage/impl/plurnk/store"
@@ -43,7 +44,31 @@ func registerSeedThens(sc world.Steps) {
 			return nil
 		})
 	})
+	sc.Public(`^the action answers 200, 204, or 203 with the raw content "((?:[^"\\]|\\.)*)" and a reason$`, thenMatcherOutcome)
 	sc.Public(`^the (\w+) channel of (\S+) holds the JSON value (.+?)$`, thenChannelJSON)
+}
+
+// thenMatcherOutcome checks a well-formed matcher against the seed's table
+// whichever way an implementation reads the source: a match (200), no
+// match (204), or a source unparseable for its mimetype, 203 with the raw
+// content (no line numbers) and a reason. Whether the source parses is the
+// implementation's handler's call; any other status breaks the table.
+func thenMatcherOutcome(ctx context.Context, raw string) error {
+	return lastIs(ctx, func(r ops.Result) error {
+		switch r.Status {
+		case 200, 204:
+			return nil
+		case 203:
+			if want := driver.Unescape(raw); r.Content != want {
+				return fmt.Errorf("a 203 carries %q, want the raw content %q", r.Content, want)
+			}
+			if strings.TrimSpace(r.Reason) == "" {
+				return fmt.Errorf("a 203 carries no reason")
+			}
+			return nil
+		}
+		return fmt.Errorf("the action answered %d (%s), want 200, 204 or 203", r.Status, r.Reason)
+	})
 }
 
 // catalogRows parses the last result as FIND's catalog: a JSON array of

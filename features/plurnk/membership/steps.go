@@ -117,12 +117,36 @@ func registerMembers(sc world.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^the model deletes (\S+) through plurnk$`, func(ctx context.Context, p string) error {
+		w := world.Get(ctx)
+		if err := w.Emit("model", "<<KILL("+p+")::KILL"); err != nil {
+			return err
+		}
+		r, err := w.Last()
+		if err != nil {
+			return err
+		}
+		if r.Status < 200 || r.Status > 299 {
+			return fmt.Errorf("the model's KILL of %s answered %d (%s)", p, r.Status, r.Reason)
+		}
+		return nil
+	})
 	sc.Step(`^(\S+) is changed on disk outside plurnk to "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, p, content string) error {
 		dir, err := world.Get(ctx).Drv.ProjectDir()
 		if err != nil {
 			return err
 		}
 		return os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(driver.Unescape(content)), 0o644)
+	})
+	sc.Public(`^the project file (\S+) is gone$`, func(ctx context.Context, p string) error {
+		_, ok, err := diskContent(ctx, p)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return fmt.Errorf("%s still exists on disk", p)
+		}
+		return nil
 	})
 	sc.Public(`^the project file (\S+) holds "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, p, want string) error {
 		got, ok, err := diskContent(ctx, p)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Parse reads one model emission. It never fails as a whole: statements that
@@ -225,11 +226,8 @@ func (p *parser) statement(start int, op Op) (next int, stop bool) {
 		case ':':
 			return p.body(&st, start, q+1)
 		default:
-			msg := "unrecognized character %q in the slot region of %s; expected [signal], (target), <L> in any order, then :body%s"
-			if c == '$' || c == '~' || c == '@' || c == '/' {
-				msg += " (a matcher rides the :body: slot)"
-			}
-			return fail(ErrStrayCharacter, q, msg, printable(src, q), name, closer)
+			return fail(ErrStrayCharacter, q, "unrecognized character %q in the slot region of %s; expected [signal], (target), <L> in any order, then :body%s (a matcher rides the :body: slot)",
+				printable(src, q), name, closer)
 		}
 	}
 }
@@ -309,12 +307,10 @@ func slotEnd(src string, from int, close byte) (int, bool) {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
+// printable is the character (the whole UTF-8 sequence) at src[at].
 func printable(src string, at int) string {
-	end := at + 1
-	for end < len(src) && end-at < 4 && src[end]&0xC0 == 0x80 {
-		end++
-	}
-	return src[at:end]
+	_, size := utf8.DecodeRuneInString(src[at:])
+	return src[at : at+size]
 }
 
 // parseSignal types the text inside [ ] by the op's family. A non-empty

@@ -42,7 +42,7 @@ func (r *Registry) CancelStream(ss *store.Session, k store.Key) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	return reached("cancel", k, c.Cancel(ss, k))
+	return reached(c.Cancel(ss, k))
 }
 
 // KillStream routes a KILL[code] of the entry at k to the scheme that
@@ -55,25 +55,19 @@ func (r *Registry) KillStream(ss *store.Session, k store.Key, code int) (string,
 		return "", false, nil
 	}
 	sig, err := c.Kill(ss, k, code)
-	live, err := reached("kill", k, err)
-	if !live {
-		sig = ""
-	}
+	live, err := reached(err)
 	return sig, live, err
 }
 
-// reached reads a canceller's answer for the stream at k: a 404 means no
-// live stream was there (false, no error), any other error is the action's
-// failure, and nil means the stream was reached.
-func reached(what string, k store.Key, err error) (bool, error) {
+// reached reads a canceller's answer: a 404 means no live stream was there
+// (false, no error), any other error is the action's failure, and nil
+// means the stream was reached.
+func reached(err error) (bool, error) {
 	var se *StatusError
 	if errors.As(err, &se) && se.Status == 404 {
 		return false, nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("%s %s: %w", what, k, err)
-	}
-	return true, nil
+	return err == nil, err
 }
 
 // HoldsStreams reports whether scheme name has a canceller subscribed.
