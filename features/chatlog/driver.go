@@ -126,6 +126,13 @@ func (w *world) holds(got, want, how string) bool {
 		}
 		return got == want
 	}
+	return matchAs(pat, got, how)
+}
+
+// matchAs reports whether got matches the regular expression pat as how
+// says: anchored at its start ("prefix"), its end ("suffix"), both
+// ("equal"), or anywhere ("contains").
+func matchAs(pat, got, how string) bool {
 	switch how {
 	case "prefix":
 		pat = `\A` + pat

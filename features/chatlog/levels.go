@@ -54,15 +54,7 @@ func (w *world) exact(got, want, how string) bool {
 		}
 		return regexp.QuoteMeta(l)
 	})
-	switch how {
-	case "prefix":
-		pat = `\A` + pat
-	case "suffix":
-		pat = pat + `\z`
-	case "equal":
-		pat = `\A` + pat + `\z`
-	}
-	return mustMatch(pat, got)
+	return matchAs(pat, got, how)
 }
 
 // baseOf is a stem without its short id: the sanitized name of the page

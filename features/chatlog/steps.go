@@ -842,23 +842,12 @@ func InitializeScenario(sc kit.Steps) {
 		return nil
 	})
 	sc.Step(`^GET "([^"]*)" answers (\d+)$`, func(ctx context.Context, p string, code int) error {
-		w := get(ctx)
-		url, err := w.expandPath(p)
+		status, body, err := get(ctx).getPath(p)
 		if err != nil {
 			return err
 		}
-		base, err := w.d.serverURL()
-		if err != nil {
-			return err
-		}
-		resp, err := http.Get(base + url)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != code {
-			return fmt.Errorf("GET %s: %d, want %d", p, resp.StatusCode, code)
+		if status != code {
+			return fmt.Errorf("GET %s: %d, want %d", p, status, code)
 		}
 		if code != 200 && bytes.Contains(body, []byte("```")) {
 			return fmt.Errorf("GET %s leaked log content", p)
@@ -866,47 +855,22 @@ func InitializeScenario(sc kit.Steps) {
 		return nil
 	})
 	sc.Step(`^GET "([^"]*)" serves no log$`, func(ctx context.Context, p string) error {
-		w := get(ctx)
-		url, err := w.expandPath(p)
+		status, body, err := get(ctx).getPath(p)
 		if err != nil {
 			return err
 		}
-		base, err := w.d.serverURL()
-		if err != nil {
-			return err
-		}
-		resp, err := http.Get(base + url)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
 		if bytes.Contains(body, []byte("```")) || bytes.Contains(body, []byte("# Connected pages:")) || bytes.Contains(body, []byte("**agent** to")) {
-			return fmt.Errorf("GET %s: %d, served a log or the registry:\n%s", p, resp.StatusCode, body)
+			return fmt.Errorf("GET %s: %d, served a log or the registry:\n%s", p, status, body)
 		}
 		return nil
 	})
 	sc.Step(`^the body of GET "([^"]*)" contains "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, p, want string) error {
-		w := get(ctx)
-		url, err := w.expandPath(p)
+		status, body, err := get(ctx).getPath(p)
 		if err != nil {
 			return err
 		}
-		base, err := w.d.serverURL()
-		if err != nil {
-			return err
-		}
-		resp, err := http.Get(base + url)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), unquote(want)) {
-			return fmt.Errorf("GET %s: %d, body lacks %q:\n%s", p, resp.StatusCode, unquote(want), body)
+		if status != http.StatusOK || !strings.Contains(string(body), unquote(want)) {
+			return fmt.Errorf("GET %s: %d, body lacks %q:\n%s", p, status, unquote(want), body)
 		}
 		return nil
 	})

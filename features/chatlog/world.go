@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -175,6 +176,26 @@ func (w *world) expandPath(p string) (string, error) {
 		return "", fmt.Errorf("path %q still holds a placeholder after expansion: %q", p, out)
 	}
 	return out, nil
+}
+
+// getPath GETs the expanded path p from the server under test and
+// returns the status and the body.
+func (w *world) getPath(p string) (int, []byte, error) {
+	url, err := w.expandPath(p)
+	if err != nil {
+		return 0, nil, err
+	}
+	base, err := w.d.serverURL()
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := http.Get(base + url)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
 }
 
 func (w *world) read(p string) string {
