@@ -89,13 +89,9 @@ func thenRunsListed(ctx context.Context, who, want string) error {
 // thenEqualsNoted compares a value of the answer with one noted earlier
 // from another path ("I note the answer to …'s …").
 func thenEqualsNoted(ctx context.Context, who, path, notedPath string) error {
-	got, err := answerValue(ctx, who, path)
+	got, want, err := answerAndNoted(ctx, who, path, notedPath)
 	if err != nil {
 		return err
-	}
-	want, ok := world.Get(ctx).Noted[who+" "+notedPath]
-	if !ok {
-		return fmt.Errorf("no %s of %q was noted", notedPath, who)
 	}
 	if got != want {
 		return fmt.Errorf("answer %s is %s, the noted %s %s", path, got, notedPath, want)

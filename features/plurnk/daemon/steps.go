@@ -361,14 +361,23 @@ func daemonAnswerHas(ctx context.Context, who, path, want string) error {
 	return nil
 }
 
+// answerAndNoted is a value of who's answer at path and the value noted
+// earlier from it at notedPath ("I note the answer to …'s …").
+func answerAndNoted(ctx context.Context, who, path, notedPath string) (got, noted string, err error) {
+	if got, err = answerValue(ctx, who, path); err != nil {
+		return "", "", err
+	}
+	noted, ok := world.Get(ctx).Noted[who+" "+notedPath]
+	if !ok {
+		return "", "", fmt.Errorf("no %s of %q was noted", notedPath, who)
+	}
+	return got, noted, nil
+}
+
 func thenLaterThanNoted(ctx context.Context, who, path, notedPath string) error {
-	got, err := answerValue(ctx, who, path)
+	got, want, err := answerAndNoted(ctx, who, path, notedPath)
 	if err != nil {
 		return err
-	}
-	want, ok := world.Get(ctx).Noted[who+" "+notedPath]
-	if !ok {
-		return fmt.Errorf("no %s of %q was noted", notedPath, who)
 	}
 	t1, err1 := time.Parse(time.RFC3339Nano, strings.Trim(want, `"`))
 	t2, err2 := time.Parse(time.RFC3339Nano, strings.Trim(got, `"`))
