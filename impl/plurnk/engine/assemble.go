@@ -106,9 +106,10 @@ func shortPointer(p ops.Pointer) (string, error) {
 // then the waiting notices.
 func (e *Engine) errorsSection(ls *loopState, t int) (string, error) {
 	var b strings.Builder
+	pointer := vary.Choose(e.Config.Vary, config.VaryPointers, canonicalPointer, shortPointer)
 	for _, turn := range []int{t - 1, t} {
 		for _, p := range ops.Pointers(ls.req.Run, ls.loop.Seq, turn) {
-			line, err := vary.Choose(e.Config.Vary, config.VaryPointers, canonicalPointer, shortPointer)(p)
+			line, err := pointer(p)
 			if err != nil {
 				return "", fmt.Errorf("errors section: %w", err)
 			}
