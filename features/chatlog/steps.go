@@ -341,7 +341,13 @@ func InitializeScenario(sc kit.Steps) {
 		if err := get(ctx).d.internal("fault injection on the server's disk"); err != nil {
 			return err
 		}
-		return get(ctx).faulty.Arm(vfs.Fault{Point: vfs.WriteError, Pattern: chatlog.RegistryFile})
+		// The server may write debug.md in place or write it aside and
+		// rename it over: both ways of writing it fail.
+		f := get(ctx).faulty
+		if err := f.Arm(vfs.Fault{Point: vfs.WriteError, Pattern: "*" + chatlog.RegistryFile + "*"}); err != nil {
+			return err
+		}
+		return f.Arm(vfs.Fault{Point: vfs.RenameFail, Pattern: chatlog.RegistryFile})
 	})
 	sc.Step(`^the disk (refuses|accepts) new files$`, func(ctx context.Context, what string) error {
 		w := get(ctx)

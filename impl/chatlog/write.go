@@ -154,14 +154,25 @@ func linkPointers(ins []*Instance) string {
 	return strings.Repeat("\n## Per-instance logs\n", min(len(ins), 1)) + b.String()
 }
 
-// writeRegistry rewrites debug.md in full, in place
-// (§chatlog-registry-server-owned): whatever a hand edit left there is
-// replaced.
+// registryScratch is where a new registry is written before it replaces
+// debug.md.
+const registryScratch = "." + RegistryFile + ".new"
+
+// writeRegistry rewrites debug.md in full (§chatlog-registry-server-owned):
+// whatever a hand edit left there is replaced. The new registry is written
+// aside and renamed over the old one, so an agent reading debug.md while the
+// server rewrites it sees the old registry or the new one, never a file cut
+// short.
 func (s *Server) writeRegistry() {
 	if s.cfg.SingleFile {
 		return
 	}
-	if err := afero.WriteFile(s.cfg.Fs, RegistryFile, []byte(s.renderRegistryLocked()), 0o644); err != nil {
+	err := afero.WriteFile(s.cfg.Fs, registryScratch, []byte(s.renderRegistryLocked()), 0o644)
+	if err == nil {
+		err = s.cfg.Fs.Rename(registryScratch, RegistryFile)
+	}
+	if err != nil {
+		_ = s.cfg.Fs.Remove(registryScratch)
 		s.logf("registry %s not written: %v", RegistryFile, err)
 	}
 }
