@@ -255,6 +255,17 @@ Feature: Security checklist
     When "bump" is committed 1500 times in session "heavy", each time with a new Idempotency-Key
     Then the runtime's memory has grown by less than 16 MB
 
+  @§jace-untrusted @§jace-events-sse @slow
+  Scenario: event listeners that come and go leave nothing behind
+    # Each listener the runtime has answered is one more client it relays
+    # to; one it kept after its client went away, with the queue of events
+    # waiting for it, would pile up with every listener served.
+    Given the calculator module is loaded
+    And 200 clients listen on /agent/events one after another, each going away once answered
+    And the runtime's memory is measured
+    When 3000 clients listen on /agent/events one after another, each going away once answered
+    Then the runtime's memory has grown by less than 8 MB
+
   @§jace-untrusted @§jace-load @decision
   Scenario: the reference's own log names the modules it loads and the session VMs it discards
     Given the runtime is the embedded reference
