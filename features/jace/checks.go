@@ -189,6 +189,20 @@ func headerLists(_ context.Context, w *world, name, token string) error {
 	return fmt.Errorf("header %s = %q does not list %s", name, r.header.Values(name), token)
 }
 
+// allowNames checks HTTP's rule for a 405 (Method Not Allowed): the answer
+// names the methods its path takes in an Allow header. An answer of another
+// status passes: which status a wrong method gets is the runtime's choice.
+func allowNames(ctx context.Context, w *world, method string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if r.status != http.StatusMethodNotAllowed {
+		return nil
+	}
+	return headerLists(ctx, w, "Allow", method)
+}
+
 var htmlTag = regexp.MustCompile(`(?is)<html[\s>]`)
 
 // isHTML checks that an answer is an HTML document: media type text/html

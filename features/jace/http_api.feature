@@ -328,6 +328,7 @@ Feature: HTTP API
     Given the calculator module is loaded
     When the client sends GET /press
     Then the response is a JSON error with a 4xx status
+    And if the answer is a 405, its Allow header names "POST"
     And the response status is 405 per Decision (§jace-json-only)
     And its code is "METHOD_NOT_ALLOWED" per Decision (§jace-json-only)
     When the client sends GET /nowhere
@@ -336,6 +337,7 @@ Feature: HTTP API
     And its code is "NOT_FOUND" per Decision (§jace-json-only)
     When the client sends POST /healthz
     Then the response is a JSON error with a 4xx status
+    And if the answer is a 405, its Allow header names "GET"
     And the response status is 405 per Decision (§jace-json-only)
     And the response header "Allow" is "GET" per Decision (§jace-json-only)
     When the client sends HEAD /healthz

@@ -153,6 +153,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the response is JSON$`, step(isJSON))
 	sc.Step(`^the response's media type is "([^"]+)"$`, step(mediaTypeIs))
 	sc.Step(`^the response header "([^"]+)" lists "([^"]+)"$`, step(headerLists))
+	sc.Step(`^if the answer is a 405, its Allow header names "([^"]+)"$`, step(allowNames))
 	sc.Step(`^the response is an HTML document$`, step(isHTML))
 	sc.Step(`^the HTML shows the text "((?:[^"\\]|\\.)*)"$`, step(htmlShows))
 	sc.Step(`^the response is a JACE Action Result$`, step(isActionResult))
