@@ -62,6 +62,7 @@ Feature: Events
     And the last event has at least the keys "type", "id", "ts" and "entity"
     And the last event's $.ts is an RFC 3339 date-time
     And the last event's $.type is "bare" per Decision (§jace-events-sse)
+    And the last event's $.id is "evt-2" per Decision (§jace-events-sse)
     And the last event's $.level is 3 per Decision (§jace-events-sse)
     And the last event's $.changes is {} per Decision (§jace-events-sse)
     And the last event's $.entity is "pinger" per Decision (§jace-events-sse)
