@@ -70,6 +70,7 @@ Feature: Action semantics
     And the agent posts to /actions {"action":"calc.input","params":{"digit":5},"session_id":"a"} with Idempotency-Key k1
     Then the response is a JSON error per Decision (§jace-idempotency)
     And the response status is 422 per Decision (§jace-idempotency)
+    And its code is the spec family's code for its status
     And its code is "IDEMPOTENCY_KEY_REUSED" per Decision (§jace-idempotency)
     When the session "a" is viewed by an agent
     Then $.jace.children.#(type=="display").value is "4"
@@ -116,6 +117,7 @@ Feature: Action semantics
     And the agent posts to /actions {"action":"spin","session_id":"w"} with Idempotency-Key k9
     Then the response is a JSON error
     And the response is a JSON error "INTERNAL" with status 500 per Decision (§jace-idempotency)
+    And its code is the spec family's code for its status
     And $.error.message is "Action timed out" per Decision (§jace-idempotency)
     When the background request "slow" finishes
     Then the response is a JSON error "INTERNAL" with status 500
@@ -187,6 +189,7 @@ Feature: Action semantics
     Then the response is a JSON error with a 4xx status
     And $.audit_preview is a string
     And the response status is 404 per Decision (§jace-errors)
+    And its code is the spec family's code for its status
     And its code is "NOT_FOUND" per Decision (§jace-errors)
     And $.error has exactly the keys "code" and "message" per Decision (§jace-errors)
     And $.audit_preview is "calc.sqrt {}" per Decision (§jace-audit-preview)
@@ -268,6 +271,7 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"odd"}
     Then the response is a JSON error
     And the response is a JSON error "INTERNAL" with status 500 per Decision (§jace-action-result)
+    And its code is the spec family's code for its status
 
   @§jace-idempotency @decision
   Scenario: a released key does not push a remembered one out early, and the oldest is forgotten first

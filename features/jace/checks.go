@@ -32,6 +32,17 @@ func familyStatus(code string) (int, bool) {
 	return st, ok
 }
 
+// familyCode is the one of the family's ten codes that maps to status.
+func familyCode(status int) (string, bool) {
+	for _, code := range []string{"INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT",
+		"PRECONDITION_FAILED", "RATE_LIMITED", "POLICY_DENIED", "INTERNAL", "DRY_RUN_UNSUPPORTED"} {
+		if st, _ := familyStatus(code); st == status {
+			return code, true
+		}
+	}
+	return "", false
+}
+
 // mediaType is the media type of a Content-Type, in lower case and without
 // its parameters ("" when there is none or it does not parse).
 func mediaType(h http.Header) string {
@@ -140,6 +151,30 @@ func statusError(ctx context.Context, w *world, status string) error {
 		return err
 	}
 	return statusIs(ctx, w, status)
+}
+
+// familyCodeForStatus checks an error the runtime makes itself (not a
+// module's own code, which is passed on) from the status's side: with one of
+// the family's statuses it carries the family's code for that status (a 400
+// is INVALID_PARAMS, a 404 NOT_FOUND, a 500 INTERNAL). A status outside the
+// family's ten names no code, and an answer that is no error passes (whether
+// there is an error at all is for other steps to say).
+func familyCodeForStatus(ctx context.Context, w *world) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if r.status < 400 {
+		return nil
+	}
+	if err := checkError(r); err != nil {
+		return err
+	}
+	code, ok := familyCode(r.status)
+	if !ok {
+		return nil
+	}
+	return codeIs(ctx, w, code)
 }
 
 func codeIs(_ context.Context, w *world, code string) error {

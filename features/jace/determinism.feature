@@ -73,6 +73,7 @@ Feature: Determinism and safety
     When the client posts to /press {"action":"clock","env":{"now":"yesterday"}}
     Then the response is a JSON error per Decision (§jace-fixed-clock)
     And the response status is 400 per Decision (§jace-fixed-clock)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-fixed-clock)
     And the error message contains "/env/now" per Decision (§jace-fixed-clock)
     And $.state is absent per Decision (§jace-fixed-clock)
@@ -262,6 +263,7 @@ Feature: Determinism and safety
     Given the embedded reference runtime with a fuel budget of 50 units
     When the client posts to /load {"source":"for (;;) {}"}
     Then the response is a JSON error
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-module-shape)
     And the error message contains "module module.js: top-level code: Fuel exhausted" per Decision (§jace-module-shape)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":4}}

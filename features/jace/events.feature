@@ -135,10 +135,13 @@ Feature: Events
     Then the stream on /agent/events ends cleanly per Decision (§jace-events-sse)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":1}}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     When the client posts to /init {}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     When the client posts to /view {}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
 
   @§jace-json-only @decision
   Scenario: shutting down twice is harmless: requests after the second are still refused at once with 503
@@ -148,8 +151,10 @@ Feature: Events
     And the runtime shuts down
     And the agent posts to /actions {"action":"calc.input","params":{"digit":1}}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     When the client posts to /init {}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
 
   @§jace-events-sse
   Scenario: every event of one action is relayed, in order

@@ -47,6 +47,7 @@ Feature: HTTP API
     When the client posts to /load-file {"path":"/no/such/module.js"}
     Then the response is a JSON error
     And the response status is 404 per Decision (§jace-load-file)
+    And its code is the spec family's code for its status
     And its code is "NOT_FOUND" per Decision (§jace-load-file)
     And the error message contains "/no/such/module.js" per Decision (§jace-load-file)
 
@@ -285,6 +286,7 @@ Feature: HTTP API
     When the client posts to <path> the raw body '<body>'
     Then the response is a JSON error with a 4xx status
     And the response status is 400 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-json-only)
 
     Examples:
@@ -309,6 +311,7 @@ Feature: HTTP API
     When the client posts to /press the raw body '{"action":"calc.clear"}' as "text/plain"
     Then the response is a JSON error per Decision (§jace-json-only)
     And the response status is 415 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "UNSUPPORTED_MEDIA_TYPE" per Decision (§jace-json-only)
 
   @§jace-json-only @decision
@@ -321,6 +324,7 @@ Feature: HTTP API
     And $.state.display is "42" per Decision (§jace-json-only)
     When the client posts to /actions the raw body '{"action":"calc.clear"}' as "application/json; charset"
     Then the response status is 415 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "UNSUPPORTED_MEDIA_TYPE" per Decision (§jace-json-only)
 
   @§jace-json-only @decision
@@ -330,10 +334,12 @@ Feature: HTTP API
     Then the response is a JSON error with a 4xx status
     And if the answer is a 405, its Allow header names "POST"
     And the response status is 405 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "METHOD_NOT_ALLOWED" per Decision (§jace-json-only)
     When the client sends GET /nowhere
     Then the response is a JSON error with a 4xx status
     And the response status is 404 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "NOT_FOUND" per Decision (§jace-json-only)
     When the client sends POST /healthz
     Then the response is a JSON error with a 4xx status
@@ -383,6 +389,7 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '<body>'
     Then the response is a JSON error with a 4xx status
     And the response status is 400 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-json-only)
     When the client sends GET /healthz
     Then the response status is 200 and $ is {"ok":true}
@@ -437,6 +444,7 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '{"session_id":"s1","dry_run":true}'
     Then the response is a JSON error with a 4xx status
     And the response status is 400 per Decision (§jace-schema)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-schema)
     And the error message contains "missing property 'action'" per Decision (§jace-schema)
     And $.error.message is "invalid /actions request: at '': missing property 'action'" per Decision (§jace-schema)
@@ -446,6 +454,7 @@ Feature: HTTP API
     Given the calculator module is loaded
     When the agent posts to /actions the raw body '   '
     Then the response is a JSON error with a 4xx status
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-schema)
     And the error message contains "missing property 'action'" per Decision (§jace-schema)
 
@@ -454,9 +463,11 @@ Feature: HTTP API
     Given the calculator module is loaded
     When the agent posts to /actions the raw body '{"action":"calc.clear⇥"}' with "⇥" standing for a tab
     Then the response is a JSON error with a 4xx status
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-json-only)
     When the agent posts to /actions the raw body '{"action":"calc.clear","intent":"a⇥b"}' with "⇥" standing for a tab
     Then the response is a JSON error with a 4xx status
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-json-only)
 
   @§jace-view-agent @§jace-view-negotiate

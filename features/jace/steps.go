@@ -150,6 +150,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the response is a JSON error with a ([45])xx status$`, step(classError))
 	sc.Step(`^the response is a JSON error with status (\d+)$`, step(statusError))
 	sc.Step(`^its code is "([^"]+)"$`, step(codeIs))
+	sc.Step(`^its code is the spec family's code for its status$`, step(familyCodeForStatus))
 	sc.Step(`^the response is JSON$`, step(isJSON))
 	sc.Step(`^the response's media type is "([^"]+)"$`, step(mediaTypeIs))
 	sc.Step(`^the response header "([^"]+)" lists "([^"]+)"$`, step(headerLists))
