@@ -323,11 +323,17 @@ func (r *Runtime) LoadFile(path string, env Env) (Manifest, error) {
 // Each is closed under its own lock, so the order does not matter.
 func (r *Runtime) retire(old map[string]*session) {
 	for _, s := range old {
-		s.mu.Lock()
-		s.dead = true
-		r.dropVM(s)
-		s.mu.Unlock()
+		r.retireSession(s)
 	}
+}
+
+// retireSession marks s dead, so that a request that looked it up before it
+// left the table looks again, and closes its VM.
+func (r *Runtime) retireSession(s *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dead = true
+	r.dropVM(s)
 }
 
 // Close closes every VM and ends every event stream.
