@@ -159,6 +159,33 @@ Feature: Determinism and safety
       """
     Then the recorded sequence gives byte-identical responses on a second embedded runtime with the same seed
 
+  @§jace-deterministic @§jace-fixed-clock
+  Scenario: the answers do not depend on the time zone of the runtime's host
+    # The same module and requests give the same bytes on any host: a module
+    # that reads the fixed instant in local time reads it the same way
+    # whatever zone the machine running the runtime is set to.
+    Given the module "wall.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "wall", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "wall" }; },
+        actions: {
+          local(state) {
+            const d = new Date();
+            return { state, result: { hours: d.getHours(), offset: d.getTimezoneOffset(), text: d.toString() } };
+          },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"local"}
+    Then the response status is 200
+    When the response is remembered as "here"
+    And the host's time zone is "JST-9"
+    And the agent posts to /actions {"action":"local","session_id":"elsewhere"}
+    Then the response status is 200
+    And $.result equals that of the remembered "here"
+
   @§jace-no-io
   Scenario: timers, network and threads do not exist in the VM
     When the agent posts to /actions {"action":"globals"}

@@ -47,6 +47,8 @@ type world struct {
 	bin      string     // the built jace command
 	memoryKB int        // the embedded runtime's memory when last measured
 	cmdAddr  string     // where the started command listens
+
+	restoreTZ func() error // gives the C library's TZ back its value, once changed
 }
 
 // result is the answer to a background request.
@@ -100,6 +102,9 @@ func InitializeScenario(sc kit.Steps) {
 			}
 		}
 		w.d.close()
+		if err := restoreTimeZone(w); err != nil {
+			return ctx, err
+		}
 		if w.tmp != "" {
 			_ = kit.RemoveTemp(w.tmp, "jace-features-")
 		}
@@ -118,6 +123,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
 	sc.Step(`^the action time limit is the runtime's default wall-clock watchdog$`, step(defaultWatchdog))
 	sc.Step(`^the agent posts to (\S+) (\{.*\}) and is answered once (\d+) ms have passed on the runtime's clock, not before$`, step(postTimed))
+	sc.Step(`^the host's time zone is "([^"]+)"$`, step(hostTimeZone))
 	sc.Step(`^the calculator module is loaded$`, step(loadCalculator))
 	sc.Step(`^the module "([^"]+)" is loaded:$`, step(loadModule))
 	sc.Step(`^a module file "([^"]+)" containing:$`, step(writeModuleFile))
