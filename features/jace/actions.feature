@@ -187,6 +187,7 @@ Feature: Action semantics
     When the agent presses "inc"
     And the agent posts to /actions {"action":"calc.sqrt"}
     Then the response is a JSON error with a 4xx status
+    And the response is a JACE Action Result
     And $.audit_preview is a string
     And the response status is 404 per Decision (§jace-errors)
     And its code is the spec family's code for its status
@@ -203,6 +204,7 @@ Feature: Action semantics
     And $.audit_preview is "calc.sqrt {\"big\":1e400}" per Decision (§jace-audit-preview)
     When the agent posts to /actions {"action":"shout"}
     Then the response is a JSON error "INTERNAL" with status 500
+    And the response is a JACE Action Result
     And $.audit_preview is a string
     And $.error.message is "action \"shout\": no way" per Decision (§jace-errors)
     When the agent posts to /actions {"action":"boom"}
@@ -245,6 +247,7 @@ Feature: Action semantics
       """
     When the agent posts to /actions {"action":"fail","session_id":"s1"}
     Then the response is a JSON error "CONFLICT" with status 409
+    And the response is a JACE Action Result
     And $.error.message is "taken"
     And $.events is [{"type":"attempt","entity":"seat-4"}] per Decision (§jace-action-result)
 
@@ -264,6 +267,7 @@ Feature: Action semantics
       """
     When the agent posts to /actions {"action":"wire"}
     Then the response is a JSON error "POLICY_DENIED" with status 451
+    And the response is a JACE Action Result
     And $.error.message is "needs approval"
     And $.error.extra is absent
     And $.error.hints is ["ask an approver"] per Decision (§jace-errors)

@@ -284,7 +284,9 @@ func htmlShows(_ context.Context, w *world, want string) error {
 // isActionResult checks an /actions answer against the family's
 // action-result schema: an object whose members are among ok, dry_run,
 // state, result, audit_preview, events and error, typed as the schema
-// says, the error (on a 4xx or 5xx) as checkError wants it.
+// says, the error (on a 4xx or 5xx) as checkError wants it; an ok, where
+// given, true on success and false on a 4xx or 5xx, and no error on
+// success.
 func isActionResult(_ context.Context, w *world) error {
 	r, err := w.response()
 	if err != nil {
@@ -318,10 +320,17 @@ func isActionResult(_ context.Context, w *world) error {
 		}
 		return true
 	})
+	failed := r.status >= 400
+	if ok := root.Get("ok"); ok.IsBool() && ok.Bool() == failed {
+		problems = append(problems, fmt.Sprintf("ok is %s with the status %d", ok.Raw, r.status))
+	}
+	if !failed && root.Get("error").Exists() {
+		problems = append(problems, fmt.Sprintf("an error with the status %d (seed §6: an error goes with a 4xx or 5xx)", r.status))
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("not a JACE Action Result (%s): %s", strings.Join(problems, "; "), clip(r.body))
 	}
-	if r.status >= 400 {
+	if failed {
 		return checkError(r)
 	}
 	return nil
