@@ -213,6 +213,7 @@ Feature: HTTP API
     And the HTML shows the text "Calculator"
     And the response header "Content-Type" is "text/html; charset=utf-8" per Decision (§jace-view)
     And the response body contains "<!DOCTYPE html>" per Decision (§jace-view)
+    And the response body contains "<title>calculator 1.0.0</title>" per Decision (§jace-view)
     And the response body contains "<body" per Decision (§jace-view)
     And the response body contains "<dl><dt>type</dt><dd>app</dd><dt>id</dt><dd>calculator</dd>" per Decision (§jace-view)
     And the response body does not contain "agent-hint" per Decision (§jace-view)
