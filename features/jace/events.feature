@@ -62,11 +62,31 @@ Feature: Events
     And the last event has at least the keys "type", "id", "ts" and "entity"
     And the last event's $.ts is an RFC 3339 date-time
     And the last event's $.type is "bare" per Decision (§jace-events-sse)
-    And the last event's $.id is "evt-2" per Decision (§jace-events-sse)
     And the last event's $.level is 3 per Decision (§jace-events-sse)
     And the last event's $.changes is {} per Decision (§jace-events-sse)
     And the last event's $.entity is "pinger" per Decision (§jace-events-sse)
     And the last event has exactly the keys "type", "id", "ts", "entity", "changes" and "level" per Decision (§jace-events-sse)
+
+  @§jace-events-sse @decision
+  Scenario: events without an id are numbered by the runtime's counter, from 1
+    # The counter is the runtime's, so only a runtime that has relayed
+    # nothing before counts from 1: the embedded reference of this scenario.
+    Given the runtime is the embedded reference
+    And the module "counted.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counted", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "counted" }; },
+        actions: { two(state) { return { state, events: [{ type: "first" }, { type: "second" }] }; } },
+      };
+      """
+    And a client listens on /agent/events
+    When the agent posts to /actions {"action":"two"}
+    Then the listener on /agent/events receives an event whose $.type is "first"
+    And the last event's $.id is "evt-1" per Decision (§jace-events-sse)
+    And the listener on /agent/events receives an event whose $.type is "second"
+    And the last event's $.id is "evt-2" per Decision (§jace-events-sse)
 
   @§jace-events-sse @decision
   Scenario: given changes are kept as they are, other members beside them, and an event without changes gets empty ones
