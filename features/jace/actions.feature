@@ -68,7 +68,8 @@ Feature: Action semantics
     Given the calculator module is loaded
     When the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"a"} with Idempotency-Key k1
     And the agent posts to /actions {"action":"calc.input","params":{"digit":5},"session_id":"a"} with Idempotency-Key k1
-    Then the response is a JSON error per Decision (§jace-idempotency)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-idempotency)
     And the response status is 422 per Decision (§jace-idempotency)
     And its code is the spec family's code for its status
     And its code is "IDEMPOTENCY_KEY_REUSED" per Decision (§jace-idempotency)

@@ -136,6 +136,20 @@ func anyError(_ context.Context, w *world) error {
 	return checkError(r)
 }
 
+// errorIfFailed checks the family's rule for an answer that is not a
+// success, where whether it succeeds is the runtime's choice: a 4xx or 5xx
+// comes as the family's JSON error envelope.
+func errorIfFailed(_ context.Context, w *world) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if r.status < 400 {
+		return nil
+	}
+	return checkError(r)
+}
+
 func classError(ctx context.Context, w *world, class string) error {
 	if err := anyError(ctx, w); err != nil {
 		return err

@@ -71,7 +71,8 @@ Feature: Determinism and safety
   @§jace-fixed-clock @§jace-schema @decision
   Scenario: an env.now that is not a timestamp is refused
     When the client posts to /press {"action":"clock","env":{"now":"yesterday"}}
-    Then the response is a JSON error per Decision (§jace-fixed-clock)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-fixed-clock)
     And the response status is 400 per Decision (§jace-fixed-clock)
     And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-fixed-clock)

@@ -310,7 +310,8 @@ Feature: HTTP API
   Scenario: a body declared as something other than JSON is refused with 415
     Given the calculator module is loaded
     When the client posts to /press the raw body '{"action":"calc.clear"}' as "text/plain"
-    Then the response is a JSON error per Decision (§jace-json-only)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-json-only)
     And the response status is 415 per Decision (§jace-json-only)
     And its code is the spec family's code for its status
     And its code is "UNSUPPORTED_MEDIA_TYPE" per Decision (§jace-json-only)
@@ -324,7 +325,8 @@ Feature: HTTP API
     Then the response status is 200 per Decision (§jace-json-only)
     And $.state.display is "42" per Decision (§jace-json-only)
     When the client posts to /actions the raw body '{"action":"calc.clear"}' as "application/json; charset"
-    Then the response status is 415 per Decision (§jace-json-only)
+    Then the response, if it is an error, is a JSON error
+    And the response status is 415 per Decision (§jace-json-only)
     And its code is the spec family's code for its status
     And its code is "UNSUPPORTED_MEDIA_TYPE" per Decision (§jace-json-only)
 

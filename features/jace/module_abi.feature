@@ -213,12 +213,14 @@ Feature: Module ABI
       };
       """
     When the agent posts to /actions {"action":"nothing"}
-    Then the response is a JSON error per Decision (§jace-action-result)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-action-result)
     And the response status is 500 per Decision (§jace-action-result)
     And its code is the spec family's code for its status
     And its code is "INTERNAL" per Decision (§jace-action-result)
     When the agent posts to /actions {"action":"nameless"}
-    Then the response is a JSON error per Decision (§jace-action-result)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-action-result)
     And its code is the spec family's code for its status
     And its code is "INTERNAL" per Decision (§jace-action-result)
     When the session "" is viewed by an agent

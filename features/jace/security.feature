@@ -16,7 +16,8 @@ Feature: Security checklist
   Scenario: a body over the 1 MiB default limit is refused with 413
     Given the calculator module is loaded
     When the agent posts to /actions {"action":"calc.input","params":{"digit":9}} padded with blanks to 1048577 bytes
-    Then the response is a JSON error with a 4xx status per Decision (§jace-max-body)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error with a 4xx status per Decision (§jace-max-body)
     And the response status is 413 per Decision (§jace-max-body)
     And its code is the spec family's code for its status
     And its code is "PAYLOAD_TOO_LARGE" per Decision (§jace-max-body)
@@ -76,7 +77,8 @@ Feature: Security checklist
   Scenario Outline: an empty source or session_id fails the reference's schema
     Given the calculator module is loaded
     When the client posts to <path> <body>
-    Then the response is a JSON error with a 4xx status per Decision (§jace-schema)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error with a 4xx status per Decision (§jace-schema)
     And the error message contains "<field>" per Decision (§jace-schema)
 
     Examples:
@@ -309,7 +311,8 @@ Feature: Security checklist
       """
     # {"state":{"s":"…"}} is 18 bytes around the n x's.
     When the agent posts to /actions {"action":"grow","params":{"n":<n>}}
-    Then the response status is <status> per Decision (§jace-untrusted)
+    Then the response, if it is an error, is a JSON error
+    And the response status is <status> per Decision (§jace-untrusted)
     When the session "" is viewed by an agent
     Then $.jace.len is <stored> per Decision (§jace-untrusted)
 
@@ -331,7 +334,8 @@ Feature: Security checklist
       """
     # {"state":{"s":"…"}} is 18 bytes around the n x's: 4,194,286 of them make 4 MiB.
     When the agent posts to /actions {"action":"grow","params":{"n":4194287}}
-    Then the response status is 500 per Decision (§jace-untrusted)
+    Then the response, if it is an error, is a JSON error
+    And the response status is 500 per Decision (§jace-untrusted)
     When the agent posts to /actions {"action":"grow","params":{"n":4194286}}
     Then the response status is 200 per Decision (§jace-untrusted)
 

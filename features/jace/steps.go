@@ -153,6 +153,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^(\$\S*) has exactly the keys (.+?)$`, step(pathKeys))
 	sc.Step(`^the response is a JSON error "([^"]+)" with status (\d+)$`, step(jsonError))
 	sc.Step(`^the response is a JSON error$`, step(anyError))
+	sc.Step(`^the response, if it is an error, is a JSON error$`, step(errorIfFailed))
 	sc.Step(`^the response is a JSON error with a ([45])xx status$`, step(classError))
 	sc.Step(`^the response is a JSON error with status (\d+)$`, step(statusError))
 	sc.Step(`^its code is "([^"]+)"$`, step(codeIs))
