@@ -26,9 +26,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -311,7 +311,7 @@ func (r *Runtime) Load(source, name string, env Env) (Manifest, error) {
 func (r *Runtime) LoadFile(path string, env Env) (Manifest, error) {
 	b, err := afero.ReadFile(r.cfg.FS, path)
 	if err != nil {
-		if errors.Is(err, afero.ErrFileNotFound) || strings.Contains(err.Error(), "no such file") {
+		if errors.Is(err, fs.ErrNotExist) { // the OS's and afero's file systems alike
 			return Manifest{}, newError(kindFileMissing, "module file %s: %v", path, err)
 		}
 		return Manifest{}, newError(kindFileUnreadable, "module file %s: %v", path, err)
