@@ -79,6 +79,16 @@ Feature: Determinism and safety
     And the error message contains "/env/now" per Decision (§jace-fixed-clock)
     And $.state is absent per Decision (§jace-fixed-clock)
 
+  @§jace-fixed-clock @§jace-schema
+  Scenario: an env.now that is not a string fails the seed's ActionEnv, on every endpoint that takes an env
+    # Seed §2 types the env's now as a string (an ISO timestamp).
+    When the client posts to /init {"env":{"now":12}}
+    Then the response is a JSON error with a 4xx status
+    When the client posts to /press {"action":"clock","env":{"now":true}}
+    Then the response is a JSON error with a 4xx status
+    When the client posts to /load-file {"path":"/no/such/module.js","env":{"now":{}}}
+    Then the response is a JSON error with a 4xx status
+
   @§jace-seeded-rng
   Scenario: Math.random is xorshift32 from the configured seed
     Given the embedded reference runtime with seed 7
