@@ -68,8 +68,10 @@ Feature: Action semantics
     Given the calculator module is loaded
     When the agent posts to /actions {"action":"calc.input","params":{"digit":4},"session_id":"a"} with Idempotency-Key k1
     And the agent posts to /actions {"action":"calc.input","params":{"digit":5},"session_id":"a"} with Idempotency-Key k1
-    Then the response is a JSON error per Decision (§jace-idempotency)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-idempotency)
     And the response status is 422 per Decision (§jace-idempotency)
+    And its code is the spec family's code for its status
     And its code is "IDEMPOTENCY_KEY_REUSED" per Decision (§jace-idempotency)
     When the session "a" is viewed by an agent
     Then $.jace.children.#(type=="display").value is "4"
@@ -116,6 +118,7 @@ Feature: Action semantics
     And the agent posts to /actions {"action":"spin","session_id":"w"} with Idempotency-Key k9
     Then the response is a JSON error
     And the response is a JSON error "INTERNAL" with status 500 per Decision (§jace-idempotency)
+    And its code is the spec family's code for its status
     And $.error.message is "Action timed out" per Decision (§jace-idempotency)
     When the background request "slow" finishes
     Then the response is a JSON error "INTERNAL" with status 500
@@ -185,8 +188,10 @@ Feature: Action semantics
     When the agent presses "inc"
     And the agent posts to /actions {"action":"calc.sqrt"}
     Then the response is a JSON error with a 4xx status
+    And the response is a JACE Action Result
     And $.audit_preview is a string
     And the response status is 404 per Decision (§jace-errors)
+    And its code is the spec family's code for its status
     And its code is "NOT_FOUND" per Decision (§jace-errors)
     And $.error has exactly the keys "code" and "message" per Decision (§jace-errors)
     And $.audit_preview is "calc.sqrt {}" per Decision (§jace-audit-preview)
@@ -200,6 +205,7 @@ Feature: Action semantics
     And $.audit_preview is "calc.sqrt {\"big\":1e400}" per Decision (§jace-audit-preview)
     When the agent posts to /actions {"action":"shout"}
     Then the response is a JSON error "INTERNAL" with status 500
+    And the response is a JACE Action Result
     And $.audit_preview is a string
     And $.error.message is "action \"shout\": no way" per Decision (§jace-errors)
     When the agent posts to /actions {"action":"boom"}
@@ -242,6 +248,7 @@ Feature: Action semantics
       """
     When the agent posts to /actions {"action":"fail","session_id":"s1"}
     Then the response is a JSON error "CONFLICT" with status 409
+    And the response is a JACE Action Result
     And $.error.message is "taken"
     And $.events is [{"type":"attempt","entity":"seat-4"}] per Decision (§jace-action-result)
 
@@ -261,6 +268,7 @@ Feature: Action semantics
       """
     When the agent posts to /actions {"action":"wire"}
     Then the response is a JSON error "POLICY_DENIED" with status 451
+    And the response is a JACE Action Result
     And $.error.message is "needs approval"
     And $.error.extra is absent
     And $.error.hints is ["ask an approver"] per Decision (§jace-errors)
@@ -268,6 +276,7 @@ Feature: Action semantics
     When the agent posts to /actions {"action":"odd"}
     Then the response is a JSON error
     And the response is a JSON error "INTERNAL" with status 500 per Decision (§jace-action-result)
+    And its code is the spec family's code for its status
 
   @§jace-idempotency @decision
   Scenario: a released key does not push a remembered one out early, and the oldest is forgotten first

@@ -32,6 +32,17 @@ func familyStatus(code string) (int, bool) {
 	return st, ok
 }
 
+// familyCode is the one of the family's ten codes that maps to status.
+func familyCode(status int) (string, bool) {
+	for _, code := range []string{"INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT",
+		"PRECONDITION_FAILED", "RATE_LIMITED", "POLICY_DENIED", "INTERNAL", "DRY_RUN_UNSUPPORTED"} {
+		if st, _ := familyStatus(code); st == status {
+			return code, true
+		}
+	}
+	return "", false
+}
+
 // mediaType is the media type of a Content-Type, in lower case and without
 // its parameters ("" when there is none or it does not parse).
 func mediaType(h http.Header) string {
@@ -125,6 +136,20 @@ func anyError(_ context.Context, w *world) error {
 	return checkError(r)
 }
 
+// errorIfFailed checks the family's rule for an answer that is not a
+// success, where whether it succeeds is the runtime's choice: a 4xx or 5xx
+// comes as the family's JSON error envelope.
+func errorIfFailed(_ context.Context, w *world) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if r.status < 400 {
+		return nil
+	}
+	return checkError(r)
+}
+
 func classError(ctx context.Context, w *world, class string) error {
 	if err := anyError(ctx, w); err != nil {
 		return err
@@ -140,6 +165,30 @@ func statusError(ctx context.Context, w *world, status string) error {
 		return err
 	}
 	return statusIs(ctx, w, status)
+}
+
+// familyCodeForStatus checks an error the runtime makes itself (not a
+// module's own code, which is passed on) from the status's side: with one of
+// the family's statuses it carries the family's code for that status (a 400
+// is INVALID_PARAMS, a 404 NOT_FOUND, a 500 INTERNAL). A status outside the
+// family's ten names no code, and an answer that is no error passes (whether
+// there is an error at all is for other steps to say).
+func familyCodeForStatus(ctx context.Context, w *world) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if r.status < 400 {
+		return nil
+	}
+	if err := checkError(r); err != nil {
+		return err
+	}
+	code, ok := familyCode(r.status)
+	if !ok {
+		return nil
+	}
+	return codeIs(ctx, w, code)
 }
 
 func codeIs(_ context.Context, w *world, code string) error {
@@ -189,6 +238,20 @@ func headerLists(_ context.Context, w *world, name, token string) error {
 	return fmt.Errorf("header %s = %q does not list %s", name, r.header.Values(name), token)
 }
 
+// allowNames checks HTTP's rule for a 405 (Method Not Allowed): the answer
+// names the methods its path takes in an Allow header. An answer of another
+// status passes: which status a wrong method gets is the runtime's choice.
+func allowNames(ctx context.Context, w *world, method string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if r.status != http.StatusMethodNotAllowed {
+		return nil
+	}
+	return headerLists(ctx, w, "Allow", method)
+}
+
 var htmlTag = regexp.MustCompile(`(?is)<html[\s>]`)
 
 // isHTML checks that an answer is an HTML document: media type text/html
@@ -235,7 +298,9 @@ func htmlShows(_ context.Context, w *world, want string) error {
 // isActionResult checks an /actions answer against the family's
 // action-result schema: an object whose members are among ok, dry_run,
 // state, result, audit_preview, events and error, typed as the schema
-// says, the error (on a 4xx or 5xx) as checkError wants it.
+// says, the error (on a 4xx or 5xx) as checkError wants it; an ok, where
+// given, true on success and false on a 4xx or 5xx, and no error on
+// success.
 func isActionResult(_ context.Context, w *world) error {
 	r, err := w.response()
 	if err != nil {
@@ -269,10 +334,17 @@ func isActionResult(_ context.Context, w *world) error {
 		}
 		return true
 	})
+	failed := r.status >= 400
+	if ok := root.Get("ok"); ok.IsBool() && ok.Bool() == failed {
+		problems = append(problems, fmt.Sprintf("ok is %s with the status %d", ok.Raw, r.status))
+	}
+	if !failed && root.Get("error").Exists() {
+		problems = append(problems, fmt.Sprintf("an error with the status %d (seed §6: an error goes with a 4xx or 5xx)", r.status))
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("not a JACE Action Result (%s): %s", strings.Join(problems, "; "), clip(r.body))
 	}
-	if r.status >= 400 {
+	if failed {
 		return checkError(r)
 	}
 	return nil

@@ -71,11 +71,23 @@ Feature: Determinism and safety
   @§jace-fixed-clock @§jace-schema @decision
   Scenario: an env.now that is not a timestamp is refused
     When the client posts to /press {"action":"clock","env":{"now":"yesterday"}}
-    Then the response is a JSON error per Decision (§jace-fixed-clock)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-fixed-clock)
     And the response status is 400 per Decision (§jace-fixed-clock)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-fixed-clock)
     And the error message contains "/env/now" per Decision (§jace-fixed-clock)
     And $.state is absent per Decision (§jace-fixed-clock)
+
+  @§jace-fixed-clock @§jace-schema
+  Scenario: an env.now that is not a string fails the seed's ActionEnv, on every endpoint that takes an env
+    # Seed §2 types the env's now as a string (an ISO timestamp).
+    When the client posts to /init {"env":{"now":12}}
+    Then the response is a JSON error with a 4xx status
+    When the client posts to /press {"action":"clock","env":{"now":true}}
+    Then the response is a JSON error with a 4xx status
+    When the client posts to /load-file {"path":"/no/such/module.js","env":{"now":{}}}
+    Then the response is a JSON error with a 4xx status
 
   @§jace-seeded-rng
   Scenario: Math.random is xorshift32 from the configured seed
@@ -157,6 +169,33 @@ Feature: Determinism and safety
       /view {"session_id":"x","audience":"agent"}
       """
     Then the recorded sequence gives byte-identical responses on a second embedded runtime with the same seed
+
+  @§jace-deterministic @§jace-fixed-clock
+  Scenario: the answers do not depend on the time zone of the runtime's host
+    # The same module and requests give the same bytes on any host: a module
+    # that reads the fixed instant in local time reads it the same way
+    # whatever zone the machine running the runtime is set to.
+    Given the module "wall.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "wall", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "wall" }; },
+        actions: {
+          local(state) {
+            const d = new Date();
+            return { state, result: { hours: d.getHours(), offset: d.getTimezoneOffset(), text: d.toString() } };
+          },
+        },
+      };
+      """
+    When the agent posts to /actions {"action":"local"}
+    Then the response status is 200
+    When the response is remembered as "here"
+    And the host's time zone is "JST-9"
+    And the agent posts to /actions {"action":"local","session_id":"elsewhere"}
+    Then the response status is 200
+    And $.result equals that of the remembered "here"
 
   @§jace-no-io
   Scenario: timers, network and threads do not exist in the VM
@@ -262,6 +301,7 @@ Feature: Determinism and safety
     Given the embedded reference runtime with a fuel budget of 50 units
     When the client posts to /load {"source":"for (;;) {}"}
     Then the response is a JSON error
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-module-shape)
     And the error message contains "module module.js: top-level code: Fuel exhausted" per Decision (§jace-module-shape)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":4}}

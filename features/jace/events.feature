@@ -68,6 +68,27 @@ Feature: Events
     And the last event has exactly the keys "type", "id", "ts", "entity", "changes" and "level" per Decision (§jace-events-sse)
 
   @§jace-events-sse @decision
+  Scenario: events without an id are numbered by the runtime's counter, from 1
+    # The counter is the runtime's, so only a runtime that has relayed
+    # nothing before counts from 1: the embedded reference of this scenario.
+    Given the runtime is the embedded reference
+    And the module "counted.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "counted", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return { type: "counted" }; },
+        actions: { two(state) { return { state, events: [{ type: "first" }, { type: "second" }] }; } },
+      };
+      """
+    And a client listens on /agent/events
+    When the agent posts to /actions {"action":"two"}
+    Then the listener on /agent/events receives an event whose $.type is "first"
+    And the last event's $.id is "evt-1" per Decision (§jace-events-sse)
+    And the listener on /agent/events receives an event whose $.type is "second"
+    And the last event's $.id is "evt-2" per Decision (§jace-events-sse)
+
+  @§jace-events-sse @decision
   Scenario: given changes are kept as they are, other members beside them, and an event without changes gets empty ones
     Given the module "mixer.js" is loaded:
       """
@@ -134,10 +155,13 @@ Feature: Events
     Then the stream on /agent/events ends cleanly per Decision (§jace-events-sse)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":1}}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     When the client posts to /init {}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     When the client posts to /view {}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
 
   @§jace-json-only @decision
   Scenario: shutting down twice is harmless: requests after the second are still refused at once with 503
@@ -147,8 +171,10 @@ Feature: Events
     And the runtime shuts down
     And the agent posts to /actions {"action":"calc.input","params":{"digit":1}}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     When the client posts to /init {}
     Then the response is a JSON error "SHUTTING_DOWN" with status 503 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
 
   @§jace-events-sse
   Scenario: every event of one action is relayed, in order

@@ -47,6 +47,7 @@ Feature: HTTP API
     When the client posts to /load-file {"path":"/no/such/module.js"}
     Then the response is a JSON error
     And the response status is 404 per Decision (§jace-load-file)
+    And its code is the spec family's code for its status
     And its code is "NOT_FOUND" per Decision (§jace-load-file)
     And the error message contains "/no/such/module.js" per Decision (§jace-load-file)
 
@@ -212,6 +213,7 @@ Feature: HTTP API
     And the HTML shows the text "Calculator"
     And the response header "Content-Type" is "text/html; charset=utf-8" per Decision (§jace-view)
     And the response body contains "<!DOCTYPE html>" per Decision (§jace-view)
+    And the response body contains "<title>calculator 1.0.0</title>" per Decision (§jace-view)
     And the response body contains "<body" per Decision (§jace-view)
     And the response body contains "<dl><dt>type</dt><dd>app</dd><dt>id</dt><dd>calculator</dd>" per Decision (§jace-view)
     And the response body does not contain "agent-hint" per Decision (§jace-view)
@@ -285,6 +287,7 @@ Feature: HTTP API
     When the client posts to <path> the raw body '<body>'
     Then the response is a JSON error with a 4xx status
     And the response status is 400 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-json-only)
 
     Examples:
@@ -307,8 +310,10 @@ Feature: HTTP API
   Scenario: a body declared as something other than JSON is refused with 415
     Given the calculator module is loaded
     When the client posts to /press the raw body '{"action":"calc.clear"}' as "text/plain"
-    Then the response is a JSON error per Decision (§jace-json-only)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-json-only)
     And the response status is 415 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "UNSUPPORTED_MEDIA_TYPE" per Decision (§jace-json-only)
 
   @§jace-json-only @decision
@@ -320,7 +325,9 @@ Feature: HTTP API
     Then the response status is 200 per Decision (§jace-json-only)
     And $.state.display is "42" per Decision (§jace-json-only)
     When the client posts to /actions the raw body '{"action":"calc.clear"}' as "application/json; charset"
-    Then the response status is 415 per Decision (§jace-json-only)
+    Then the response, if it is an error, is a JSON error
+    And the response status is 415 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "UNSUPPORTED_MEDIA_TYPE" per Decision (§jace-json-only)
 
   @§jace-json-only @decision
@@ -328,14 +335,18 @@ Feature: HTTP API
     Given the calculator module is loaded
     When the client sends GET /press
     Then the response is a JSON error with a 4xx status
+    And if the answer is a 405, its Allow header names "POST"
     And the response status is 405 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "METHOD_NOT_ALLOWED" per Decision (§jace-json-only)
     When the client sends GET /nowhere
     Then the response is a JSON error with a 4xx status
     And the response status is 404 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "NOT_FOUND" per Decision (§jace-json-only)
     When the client sends POST /healthz
     Then the response is a JSON error with a 4xx status
+    And if the answer is a 405, its Allow header names "GET"
     And the response status is 405 per Decision (§jace-json-only)
     And the response header "Allow" is "GET" per Decision (§jace-json-only)
     When the client sends HEAD /healthz
@@ -381,6 +392,7 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '<body>'
     Then the response is a JSON error with a 4xx status
     And the response status is 400 per Decision (§jace-json-only)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-json-only)
     When the client sends GET /healthz
     Then the response status is 200 and $ is {"ok":true}
@@ -435,6 +447,7 @@ Feature: HTTP API
     When the agent posts to /actions the raw body '{"session_id":"s1","dry_run":true}'
     Then the response is a JSON error with a 4xx status
     And the response status is 400 per Decision (§jace-schema)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-schema)
     And the error message contains "missing property 'action'" per Decision (§jace-schema)
     And $.error.message is "invalid /actions request: at '': missing property 'action'" per Decision (§jace-schema)
@@ -444,6 +457,7 @@ Feature: HTTP API
     Given the calculator module is loaded
     When the agent posts to /actions the raw body '   '
     Then the response is a JSON error with a 4xx status
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-schema)
     And the error message contains "missing property 'action'" per Decision (§jace-schema)
 
@@ -452,9 +466,11 @@ Feature: HTTP API
     Given the calculator module is loaded
     When the agent posts to /actions the raw body '{"action":"calc.clear⇥"}' with "⇥" standing for a tab
     Then the response is a JSON error with a 4xx status
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-json-only)
     When the agent posts to /actions the raw body '{"action":"calc.clear","intent":"a⇥b"}' with "⇥" standing for a tab
     Then the response is a JSON error with a 4xx status
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-json-only)
 
   @§jace-view-agent @§jace-view-negotiate

@@ -100,6 +100,29 @@ func commitsWithKeys(ctx context.Context, w *world, action, n, session string) e
 	return nil
 }
 
+// listenersComeAndGo opens path as an event stream n times, each closed by
+// its client once the runtime has answered, and waits for each stream to
+// end on the client's side.
+func listenersComeAndGo(_ context.Context, w *world, n, path string) error {
+	count, err := strconv.Atoi(n)
+	if err != nil {
+		return fmt.Errorf("listeners %q: %w", n, err)
+	}
+	for range count {
+		s, err := w.d.listen(path)
+		if err != nil {
+			return err
+		}
+		s.cancel()
+		for range s.events {
+		}
+		if s.status != http.StatusOK {
+			return fmt.Errorf("GET %s: status %d", path, s.status)
+		}
+	}
+	return nil
+}
+
 // act runs an action without params in a session through /actions and
 // wants it to succeed.
 func (w *world) act(ctx context.Context, action, session string, headers map[string]string) error {

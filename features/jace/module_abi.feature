@@ -13,6 +13,7 @@ Feature: Module ABI
       """
     Then the response is a JSON error
     And the response status is 400 per Decision (§jace-module-shape)
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-module-shape)
     And the error message contains "<named>" per Decision (§jace-module-shape)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":4}}
@@ -78,6 +79,7 @@ Feature: Module ABI
     Given the calculator module is loaded
     When the client posts to /load {"source":"globalThis.jace = {manifest: "}
     Then the response is a JSON error
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-module-shape)
     And the error message contains "SyntaxError" per Decision (§jace-module-shape)
     When the client posts to /load {"source":"globalThis.jace = {\n  manifest: ;\n};"}
@@ -211,11 +213,15 @@ Feature: Module ABI
       };
       """
     When the agent posts to /actions {"action":"nothing"}
-    Then the response is a JSON error per Decision (§jace-action-result)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-action-result)
     And the response status is 500 per Decision (§jace-action-result)
+    And its code is the spec family's code for its status
     And its code is "INTERNAL" per Decision (§jace-action-result)
     When the agent posts to /actions {"action":"nameless"}
-    Then the response is a JSON error per Decision (§jace-action-result)
+    Then the response, if it is an error, is a JSON error
+    And the response is a JSON error per Decision (§jace-action-result)
+    And its code is the spec family's code for its status
     And its code is "INTERNAL" per Decision (§jace-action-result)
     When the session "" is viewed by an agent
     Then $.jace.state is {"n":1} per Decision (§jace-action-result)
@@ -256,6 +262,7 @@ Feature: Module ABI
     Given the calculator module is loaded
     When the client posts to /load {"source":"throw new Error('not today')"}
     Then the response is a JSON error
+    And its code is the spec family's code for its status
     And its code is "INVALID_PARAMS" per Decision (§jace-module-shape)
     And the error message contains "Error: not today" per Decision (§jace-module-shape)
     When the agent posts to /actions {"action":"calc.input","params":{"digit":7}}

@@ -47,6 +47,8 @@ type world struct {
 	bin      string     // the built jace command
 	memoryKB int        // the embedded runtime's memory when last measured
 	cmdAddr  string     // where the started command listens
+
+	restoreTZ func() error // gives the C library's TZ back its value, once changed
 }
 
 // result is the answer to a background request.
@@ -100,6 +102,9 @@ func InitializeScenario(sc kit.Steps) {
 			}
 		}
 		w.d.close()
+		if err := restoreTimeZone(w); err != nil {
+			return ctx, err
+		}
 		if w.tmp != "" {
 			_ = kit.RemoveTemp(w.tmp, "jace-features-")
 		}
@@ -118,6 +123,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the action time limit is the 2 s wall clock$`, step(wallClockLimit))
 	sc.Step(`^the action time limit is the runtime's default wall-clock watchdog$`, step(defaultWatchdog))
 	sc.Step(`^the agent posts to (\S+) (\{.*\}) and is answered once (\d+) ms have passed on the runtime's clock, not before$`, step(postTimed))
+	sc.Step(`^the host's time zone is "([^"]+)"$`, step(hostTimeZone))
 	sc.Step(`^the calculator module is loaded$`, step(loadCalculator))
 	sc.Step(`^the module "([^"]+)" is loaded:$`, step(loadModule))
 	sc.Step(`^a module file "([^"]+)" containing:$`, step(writeModuleFile))
@@ -147,12 +153,15 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^(\$\S*) has exactly the keys (.+?)$`, step(pathKeys))
 	sc.Step(`^the response is a JSON error "([^"]+)" with status (\d+)$`, step(jsonError))
 	sc.Step(`^the response is a JSON error$`, step(anyError))
+	sc.Step(`^the response, if it is an error, is a JSON error$`, step(errorIfFailed))
 	sc.Step(`^the response is a JSON error with a ([45])xx status$`, step(classError))
 	sc.Step(`^the response is a JSON error with status (\d+)$`, step(statusError))
 	sc.Step(`^its code is "([^"]+)"$`, step(codeIs))
+	sc.Step(`^its code is the spec family's code for its status$`, step(familyCodeForStatus))
 	sc.Step(`^the response is JSON$`, step(isJSON))
 	sc.Step(`^the response's media type is "([^"]+)"$`, step(mediaTypeIs))
 	sc.Step(`^the response header "([^"]+)" lists "([^"]+)"$`, step(headerLists))
+	sc.Step(`^if the answer is a 405, its Allow header names "([^"]+)"$`, step(allowNames))
 	sc.Step(`^the response is an HTML document$`, step(isHTML))
 	sc.Step(`^the HTML shows the text "((?:[^"\\]|\\.)*)"$`, step(htmlShows))
 	sc.Step(`^the response is a JACE Action Result$`, step(isActionResult))
@@ -192,6 +201,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the module is loaded again and "([^"]+)" run in the sessions (.+), (\d+) times over$`, step(reloadRounds))
 	sc.Step(`^"([^"]+)" is run once in each of (\d+) new sessions$`, step(actionsIn))
 	sc.Step(`^"([^"]+)" is committed (\d+) times in session "([^"]*)", each time with a new Idempotency-Key$`, step(commitsWithKeys))
+	sc.Step(`^(\d+) clients listen on (/[\w./?=-]*) one after another, each going away once answered$`, step(listenersComeAndGo))
 	sc.Step(`^the runtime's memory has grown by less than (\d+) MB$`, step(memoryGrewLessThan))
 
 	// Operational log.

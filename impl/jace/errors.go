@@ -62,14 +62,14 @@ type errChoice struct {
 	status    int
 	code      string
 	altStatus int    // under the statuses variation; 0 keeps status
-	altCode   string // under the codes variation; "" keeps code
+	altCode   string // a code outside the family's ten: the codes variation's, or a moved status's; "" keeps code
 	reworded  string // under the messages variation; "" where the seed fixes the words
 }
 
 func choiceOf(k errKind) errChoice {
 	switch k {
 	case kindBadJSON:
-		return errChoice{400, "INVALID_PARAMS", 0, "BAD_JSON", "the request body could not be read as JSON"}
+		return errChoice{400, "INVALID_PARAMS", 0, "", "the request body could not be read as JSON"}
 	case kindSchema:
 		return errChoice{400, "INVALID_PARAMS", 422, "INVALID_REQUEST", "the request does not have the shape this endpoint takes"}
 	case kindMedia:
@@ -77,19 +77,19 @@ func choiceOf(k errKind) errChoice {
 	case kindTooLarge:
 		return errChoice{413, "PAYLOAD_TOO_LARGE", 400, "BODY_TOO_LARGE", "the request body is too long"}
 	case kindBody:
-		return errChoice{400, "INVALID_PARAMS", 0, "BAD_BODY", "the request body could not be read"}
+		return errChoice{400, "INVALID_PARAMS", 0, "", "the request body could not be read"}
 	case kindMethod:
 		return errChoice{405, "METHOD_NOT_ALLOWED", 0, "WRONG_METHOD", "this endpoint does not take that method"}
 	case kindRoute:
-		return errChoice{404, "NOT_FOUND", 0, "NO_SUCH_ENDPOINT", "there is nothing at this path"}
+		return errChoice{404, "NOT_FOUND", 0, "", "there is nothing at this path"}
 	case kindFormat:
-		return errChoice{400, "INVALID_PARAMS", 0, "BAD_FORMAT", "format must be jace or html"}
+		return errChoice{400, "INVALID_PARAMS", 0, "", "format must be jace or html"}
 	case kindUnknownAction:
-		return errChoice{404, "NOT_FOUND", 400, "UNKNOWN_ACTION", "the module has no such action"}
+		return errChoice{404, "NOT_FOUND", 400, "", "the module has no such action"}
 	case kindFileMissing:
-		return errChoice{404, "NOT_FOUND", 400, "FILE_NOT_FOUND", "there is no module file at that path"}
+		return errChoice{404, "NOT_FOUND", 400, "", "there is no module file at that path"}
 	case kindFileUnreadable:
-		return errChoice{400, "INVALID_PARAMS", 0, "FILE_UNREADABLE", "the module file could not be read"}
+		return errChoice{400, "INVALID_PARAMS", 0, "", "the module file could not be read"}
 	case kindBadModule:
 		return errChoice{400, "INVALID_PARAMS", 422, "INVALID_MODULE", "the module was refused"}
 	case kindThrown:
@@ -139,8 +139,10 @@ func wire(e *Error, v vary.Set) *Error {
 }
 
 // movedStatus is the statuses variation: a module's code that names no
-// status gets 500, a runtime error its kind's other status, and a code that the family maps to another status the
-// canonical code of the new one, or the kind's own code.
+// status gets 500, and a runtime error its kind's other status with, when
+// the family maps that status, the family's code for it (the family's
+// errors page: a 400 is INVALID_PARAMS, a 409 CONFLICT), else its kind's
+// other code when its own is a family code of another status.
 func movedStatus(e Error) Error {
 	if e.kind == kindModule && moduleStatus(e.Code, e.declared) == 0 {
 		e.Status = 500 // a module code that names no status: 500, not 400
@@ -151,20 +153,20 @@ func movedStatus(e Error) Error {
 		return e
 	}
 	e.Status = c.altStatus
-	if st, ok := FamilyStatus(e.Code); ok && st != e.Status {
+	if code, ok := familyCode(e.Status); ok {
+		e.Code = code
+	} else if _, ok := FamilyStatus(e.Code); ok {
 		e.Code = c.altCode
-		if code, ok := familyCode(e.Status); ok {
-			e.Code = code
-		}
 	}
 	return e
 }
 
-// renamedCode is the codes variation: a runtime error takes its kind's
-// other code (none of them is one of the family's ten).
+// renamedCode is the codes variation: a runtime error whose code is not one
+// of the family's ten takes its kind's other code (the family's codes go
+// with their statuses, so they are never renamed).
 func renamedCode(e Error) Error {
-	if c := choiceOf(e.kind); e.kind != kindModule && c.altCode != "" {
-		e.Code = c.altCode
+	if _, family := FamilyStatus(e.Code); !family && e.kind != kindModule && choiceOf(e.kind).altCode != "" {
+		e.Code = choiceOf(e.kind).altCode
 	}
 	return e
 }

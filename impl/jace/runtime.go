@@ -26,9 +26,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -311,7 +311,7 @@ func (r *Runtime) Load(source, name string, env Env) (Manifest, error) {
 func (r *Runtime) LoadFile(path string, env Env) (Manifest, error) {
 	b, err := afero.ReadFile(r.cfg.FS, path)
 	if err != nil {
-		if errors.Is(err, afero.ErrFileNotFound) || strings.Contains(err.Error(), "no such file") {
+		if errors.Is(err, fs.ErrNotExist) { // the OS's and afero's file systems alike
 			return Manifest{}, newError(kindFileMissing, "module file %s: %v", path, err)
 		}
 		return Manifest{}, newError(kindFileUnreadable, "module file %s: %v", path, err)
@@ -323,11 +323,17 @@ func (r *Runtime) LoadFile(path string, env Env) (Manifest, error) {
 // Each is closed under its own lock, so the order does not matter.
 func (r *Runtime) retire(old map[string]*session) {
 	for _, s := range old {
-		s.mu.Lock()
-		s.dead = true
-		r.dropVM(s)
-		s.mu.Unlock()
+		r.retireSession(s)
 	}
+}
+
+// retireSession marks s dead, so that a request that looked it up before it
+// left the table looks again, and closes its VM.
+func (r *Runtime) retireSession(s *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dead = true
+	r.dropVM(s)
 }
 
 // Close closes every VM and ends every event stream.

@@ -83,7 +83,7 @@ func (s *Server) method(w http.ResponseWriter, r *http.Request, want string) boo
 	if r.Method == want || (want == http.MethodGet && r.Method == http.MethodHead) {
 		return true
 	}
-	w.Header().Set("Allow", want)
+	setHeaders(w.Header(), headerField{"Allow", want})
 	s.writeError(w, newError(kindMethod, "%s %s: use %s", r.Method, r.URL.Path, want))
 	return false
 }
@@ -188,7 +188,7 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request, q *ViewRequest) {
 	if audience != "" {
 		view = FilterView(view, audience)
 	}
-	w.Header().Set("Vary", s.headerValue("Accept"))
+	setHeaders(w.Header(), headerField{"Vary", s.headerValue("Accept")})
 	if asHTML {
 		s.writeBody(w, 200, TypeHTML, vary.Choose(s.v, VaryHTML, RenderHTML, renderHTMLPlain)(s.rt.Manifest(), view))
 		return
@@ -270,7 +270,7 @@ func pressBody(o *Outcome, e *Error) any {
 func (s *Server) writeActions(w http.ResponseWriter, o *Outcome) {
 	e := s.wire(o.Error)
 	body := vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(appendActionsBody(make([]byte, 0, 2048), o, e), '\n')), relayout)
-	s.writeBody(s.replayed(w, o), outcomeStatus(o, e), TypeJSON, body)
+	s.writeBody(w, outcomeStatus(o, e), TypeJSON, body, s.replayMark(o)...)
 }
 
 // outcomeStatus is the status of an outcome whose error goes as e.
@@ -284,22 +284,19 @@ func outcomeStatus(o *Outcome, e *Error) int {
 	return o.Status
 }
 
-// replayed returns w with the answer marked replayed for its
-// Idempotency-Key (not under the replay-header variation). It is written
-// as the writer's argument, so that no call can be left out.
-func (s *Server) replayed(w http.ResponseWriter, o *Outcome) http.ResponseWriter {
-	if o.Replayed {
-		vary.Choose(s.v, VaryReplayHeader, markReplayed, leaveUnmarked)(w.Header())
+// replayMark is the header that marks an answer replayed for its
+// Idempotency-Key: none on a first answer, nor under the replay-header
+// variation. writeBody sets it with the Content-Type, so that no statement
+// of its own can be left out.
+func (s *Server) replayMark(o *Outcome) []headerField {
+	if !o.Replayed {
+		return nil
 	}
-	return w
+	return vary.Choose(s.v, VaryReplayHeader, []headerField{{ReplayedHeader, "true"}}, nil)
 }
 
-func markReplayed(h http.Header) { h.Set(ReplayedHeader, "true") }
-
-func leaveUnmarked(http.Header) {}
-
 func (s *Server) writeOutcome(w http.ResponseWriter, o *Outcome, e *Error, body any) {
-	s.writeJSON(s.replayed(w, o), outcomeStatus(o, e), body)
+	s.writeTyped(w, outcomeStatus(o, e), TypeJSON, body, s.replayMark(o)...)
 }
 
 // events streams committed events as Server-Sent Events.
@@ -311,9 +308,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, cancel := s.rt.Subscribe(sid, filter)
 	defer cancel()
-	w.Header().Set("Content-Type", s.contentType("text/event-stream"))
-	w.Header().Set("Cache-Control", s.headerValue("no-cache"))
-	w.Header().Set("X-Accel-Buffering", "no")
+	setHeaders(w.Header(), headerField{"Content-Type", s.contentType("text/event-stream")},
+		headerField{"Cache-Control", s.headerValue("no-cache")}, headerField{"X-Accel-Buffering", "no"})
 	if err := rc.Flush(); err != nil { // sends the headers, with status 200
 		return
 	}
@@ -369,13 +365,25 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	s.writeTyped(w, status, TypeJSON, v)
 }
 
-func (s *Server) writeTyped(w http.ResponseWriter, status int, mt string, v any) {
-	s.writeBody(w, status, mt, vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(mustJSON(v), '\n')), relayout))
+func (s *Server) writeTyped(w http.ResponseWriter, status int, mt string, v any, extra ...headerField) {
+	s.writeBody(w, status, mt, vary.Apply(s.v, VaryJSONLayout, escapeSeparators(append(mustJSON(v), '\n')), relayout), extra...)
 }
 
-// writeBody answers with status and a body of media type mt.
-func (s *Server) writeBody(w http.ResponseWriter, status int, mt string, body []byte) {
-	w.Header().Set("Content-Type", s.contentType(mt))
+// headerField is one header of an answer.
+type headerField struct{ name, value string }
+
+// setHeaders sets the headers of an answer. Every header the server
+// writes is set here, in one statement.
+func setHeaders(h http.Header, fields ...headerField) {
+	for _, f := range fields {
+		h.Set(f.name, f.value)
+	}
+}
+
+// writeBody answers with status and a body of media type mt, and the extra
+// headers.
+func (s *Server) writeBody(w http.ResponseWriter, status int, mt string, body []byte, extra ...headerField) {
+	setHeaders(w.Header(), append([]headerField{{"Content-Type", s.contentType(mt)}}, extra...)...)
 	w.WriteHeader(status)
 	w.Write(body)
 }

@@ -53,8 +53,8 @@ func Variations() []vary.Variation {
 	return []vary.Variation{
 		{Name: VaryMessages, What: "every message of the runtime's own errors reworded (the seed's \"Action timed out\" and \"Fuel exhausted\" kept)",
 			Permit: "seed §6 gives an error a code and a message but fixes no wording beyond the two guard messages of §4"},
-		{Name: VaryCodes, What: "every error code the seed and the family do not fix renamed (BAD_JSON, INVALID_REQUEST, UNKNOWN_ACTION, …)",
-			Permit: "seed §6 asks for {error:{code,message}}; the family's errors page names ten codes but not which one a malformed body or an unknown action gets"},
+		{Name: VaryCodes, What: "every code of the runtime's own errors outside the family's ten renamed (METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE, PAYLOAD_TOO_LARGE, IDEMPOTENCY_KEY_REUSED, SHUTTING_DOWN)",
+			Permit: "seed §6 asks for {error:{code,message}}; the family's errors page maps its ten codes to their statuses but names none for a 405, 413, 415, 422 or 503"},
 		{Name: VaryStatuses, What: "statuses the seed leaves open moved (unknown action 400, unknown module code 500, schema failure 422, 415 and 413 as 400, …)",
 			Permit: "seed §6: errors come \"with 4xx/5xx status\"; the family fixes a status only for its ten codes"},
 		{Name: VaryMediaParams, What: "Content-Type parameters: charset=utf-8 on JSON and event streams, profile=\"JACE/0.1\" on application/jace+json",

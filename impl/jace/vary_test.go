@@ -71,7 +71,8 @@ func TestEveryVariationShows(t *testing.T) {
 }
 
 // TestWireKeepsFamilyCodesWithTheirStatus checks that no combination of
-// the code and status variations sends a family code with another status.
+// the code and status variations sends a family code with another status,
+// or a runtime error with a family status under another code.
 func TestWireKeepsFamilyCodesWithTheirStatus(t *testing.T) {
 	for _, list := range []string{"", VaryCodes, VaryStatuses, VaryCodes + "," + VaryStatuses} {
 		set, err := vary.Parse(list, Variations())
@@ -82,6 +83,9 @@ func TestWireKeepsFamilyCodesWithTheirStatus(t *testing.T) {
 			e := wire(newError(k, "m"), set)
 			if st, ok := FamilyStatus(e.Code); ok && st != e.Status {
 				t.Errorf("vary %q, kind %d: %s with status %d", list, k, e.Code, e.Status)
+			}
+			if code, ok := familyCode(e.Status); ok && code != e.Code {
+				t.Errorf("vary %q, kind %d: status %d with %s, not the family's %s", list, k, e.Status, e.Code, code)
 			}
 			if e.Status < 400 || e.Status > 599 {
 				t.Errorf("vary %q, kind %d: status %d is not an error", list, k, e.Status)
