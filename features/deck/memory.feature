@@ -21,6 +21,14 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And allocating the clipboard arena with 1 KB is refused per Decision (§deck-sram-budget)
     And the refusal names "clipboard: 1024 bytes refused: already allocated" per Decision (§deck-sram-budget)
 
+  @§deck-sram-budget
+  Scenario: A cartridge arena under 16 KB or over 32 KB is never allocated
+    Given a graduated deck
+    When a cartridge "tiny" with a 15 KB arena is inserted, refused or not
+    Then every live SRAM region keeps its budget
+    When a cartridge "huge" with a 33 KB arena is inserted, refused or not
+    Then every live SRAM region keeps its budget
+
   @§deck-sram-budget @decision
   Scenario: The resident consumers are allocated at power on
     Given a graduated deck

@@ -113,7 +113,23 @@ func seedSteps(sc kit.Steps) {
 	on(`^the player presses "([^"]*)", refused or not$`, func(w *world, a ...string) error {
 		return w.pressAnyway(a[0])
 	})
+	on(`^a cartridge "([^"]*)" with a (\d+) KB arena is inserted, refused or not$`, func(w *world, a ...string) error {
+		return w.pressAnyway("INSERT:" + a[0] + ":" + a[1])
+	})
 	on(`^the player leaves the REPL$`, func(w *world, _ ...string) error { return w.leaveREPL() })
+	on(`^the player deletes the prompt line with NIL$`, func(w *world, _ ...string) error {
+		// NIL deletes the form under the cursor, wherever the deck put it:
+		// pressed until the prompt line shows no atom.
+		for i := 0; i < 10 && len(rowAtoms(w.row(rowPrompt))) > 0; i++ {
+			if err := w.press("NIL"); err != nil {
+				return err
+			}
+		}
+		if atoms := rowAtoms(w.row(rowPrompt)); len(atoms) > 0 {
+			return fmt.Errorf("ten NILs left %q on the prompt line", atoms)
+		}
+		return nil
+	})
 	on(`^the result is a Lisp error$`, func(w *world, _ ...string) error { return lispError(w, "") })
 	on(`^the result is a Lisp error naming "(.*)"$`, func(w *world, a ...string) error { return lispError(w, a[0]) })
 	on(`^the status bar shows "([^"]*)", (\d+) credits and reputation (-?\d+)$`, func(w *world, a ...string) error {
