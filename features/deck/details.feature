@@ -252,6 +252,16 @@ Feature: Details — screen rows, primitives and error paths the other features 
       | read   | 1      | 26490        |
       | print  | 1      | 4130         |
 
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the allocation of a list's argument is charged up to that allocation
+    # The 30,000,000th cycle falls on the cell that holds an argument of list: the
+    # evaluation stops there, 54 cycles before the argument after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do 1 (while t (list 1 2)))"
+    Then the result is a Lisp error
+    And the evaluation took between 30005786 and 30005786 cycles per Decision (§deck-watchdog)
+
   @§deck-arena-24k
   Scenario: A binding a do's let made survives the collections of a call that allocates in the same arena
     # Only the do itself holds the environment its let extended: (f 3000) makes 6,000

@@ -59,8 +59,9 @@ func memoryProcSteps() map[string]func(p *procDeck, a ...string) error {
 			}
 			return want("clipboard bytes", fmt.Sprint(len(v)), a[0])
 		},
-		`^the deck shows no refusal$`:         func(p *procDeck, _ ...string) error { return noRefusal(p.rowText) },
-		`^the deck shows the refusal "(.*)"$`: func(p *procDeck, a ...string) error { return showsRefusal(p.rowText, a[0]) },
+		`^every live SRAM region keeps its budget$`: func(p *procDeck, _ ...string) error { return p.regionsHold() },
+		`^the deck shows no refusal$`:               func(p *procDeck, _ ...string) error { return noRefusal(p.rowText) },
+		`^the deck shows the refusal "(.*)"$`:       func(p *procDeck, a ...string) error { return showsRefusal(p.rowText, a[0]) },
 		`^SRAM holds the (\S+) region with (\d+) bytes$`: func(p *procDeck, a ...string) error {
 			rs, part, err := p.regions()
 			if err != nil {

@@ -124,6 +124,11 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
     When the player presses "EVAL"
     Then the prompt line shows "he"
     And row 23 reads "►he" per Decision (§deck-prompt-structural)
+    And row 22 does not contain "CANNOT INSERT HERE" per Decision (§deck-separator)
+    # A second token has no place beside a single atom.
+    When the player presses "LAMBDA 4 4 EVAL"
+    Then the prompt line shows "he"
+    And row 22 contains "CANNOT INSERT HERE" per Decision (§deck-separator)
 
   @§deck-key-atom
   Scenario Outline: ATOM shows the type of the form under the cursor

@@ -21,6 +21,14 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And allocating the clipboard arena with 1 KB is refused per Decision (§deck-sram-budget)
     And the refusal names "clipboard: 1024 bytes refused: already allocated" per Decision (§deck-sram-budget)
 
+  @§deck-sram-budget
+  Scenario: A cartridge arena under 16 KB or over 32 KB is never allocated
+    Given a graduated deck
+    When a cartridge "tiny" with a 15 KB arena is inserted, refused or not
+    Then every live SRAM region keeps its budget
+    When a cartridge "huge" with a 33 KB arena is inserted, refused or not
+    Then every live SRAM region keeps its budget
+
   @§deck-sram-budget @decision
   Scenario: The resident consumers are allocated at power on
     Given a graduated deck
@@ -198,7 +206,8 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player evaluates "(open-in-nemacs (quote (+ 1 2)))"
     And a cartridge "ghost" with a 16 KB arena and a 4095 byte mission is inserted
     And the player presses "BACK"
-    Then the deck shows the CART mode per Decision (§deck-sram-budget)
+    Then every live SRAM region keeps its budget
+    And the deck shows the CART mode per Decision (§deck-sram-budget)
     And the deck shows the refusal "sram: mission: 4095 bytes refused: outside its budget (budget 4096 to 8192 bytes, 16384 bytes free)" per Decision (§deck-sram-budget)
     And SRAM holds no mission arena per Decision (§deck-sram-budget)
 
@@ -277,6 +286,22 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
     And the player evaluates "(do (= i 0) (while (< i 10) (= i (+ i 1))) i)"
     And the player evaluates "(do (= i 0) (while (< i 100) (= i (+ i 1))) i)"
     Then the result is "100"
+    And the evaluation took twice the noted cycles
+
+  @§deck-cycle-count
+  Scenario: A long loop of calls at twice the CPI costs twice the cycles, every event counted
+    # Millions of cycles of calls, lookups through their environments, allocations and
+    # collections: at twice the CPI every one of them costs twice, whatever the deck
+    # does on the way to count them.
+    Given a graduated deck running at a CPI of 1.4
+    When the player presses "EVAL"
+    And the player evaluates "(do (= f (fn (n) (let m (+ n 1)) m)) (= i 0) (while (< i 5000) (= i (f i))) i)"
+    Then the result is "5000"
+    When the evaluation's cycles are noted
+    And the deck is powered off and on again at a CPI of 2.8
+    And the player presses "EVAL"
+    And the player evaluates "(do (= f (fn (n) (let m (+ n 1)) m)) (= i 0) (while (< i 5000) (= i (f i))) i)"
+    Then the result is "5000"
     And the evaluation took twice the noted cycles
 
   @§deck-cycle-count

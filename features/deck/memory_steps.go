@@ -84,6 +84,7 @@ func memorySteps(step func(expr string, f func(w *world, args ...string) error))
 		return want("editor buffer bytes", fmt.Sprint(len(e.Buffer().String())), a[0])
 	})
 	step(`^the cartridge is ejected$`, func(w *world, _ ...string) error { return w.d.Eject() })
+	step(`^every live SRAM region keeps its budget$`, func(w *world, _ ...string) error { return w.sramHolds() })
 	step(`^the deck shows no refusal$`, func(w *world, _ ...string) error { return noRefusal(w.row) })
 	step(`^a cartridge "([^"]*)" with a (\d+) KB arena and a (\d+) byte mission is inserted$`, func(w *world, a ...string) error {
 		return w.d.Insert(deck.Cart{Name: a[0], Arena: atoi(a[1]) * 1024, Mission: atoi(a[2])})

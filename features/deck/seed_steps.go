@@ -110,6 +110,26 @@ func seedSteps(sc kit.Steps) {
 		}
 		return w.choose("WIPE DECK")
 	})
+	on(`^the player presses "([^"]*)", refused or not$`, func(w *world, a ...string) error {
+		return w.pressAnyway(a[0])
+	})
+	on(`^a cartridge "([^"]*)" with a (\d+) KB arena is inserted, refused or not$`, func(w *world, a ...string) error {
+		return w.pressAnyway("INSERT:" + a[0] + ":" + a[1])
+	})
+	on(`^the player leaves the REPL$`, func(w *world, _ ...string) error { return w.leaveREPL() })
+	on(`^the player deletes the prompt line with NIL$`, func(w *world, _ ...string) error {
+		// NIL deletes the form under the cursor, wherever the deck put it:
+		// pressed until the prompt line shows no atom.
+		for i := 0; i < 10 && len(rowAtoms(w.row(rowPrompt))) > 0; i++ {
+			if err := w.press("NIL"); err != nil {
+				return err
+			}
+		}
+		if atoms := rowAtoms(w.row(rowPrompt)); len(atoms) > 0 {
+			return fmt.Errorf("ten NILs left %q on the prompt line", atoms)
+		}
+		return nil
+	})
 	on(`^the result is a Lisp error$`, func(w *world, _ ...string) error { return lispError(w, "") })
 	on(`^the result is a Lisp error naming "(.*)"$`, func(w *world, a ...string) error { return lispError(w, a[0]) })
 	on(`^the status bar shows "([^"]*)", (\d+) credits and reputation (-?\d+)$`, func(w *world, a ...string) error {
@@ -334,6 +354,35 @@ func (w *world) press(keys string) error {
 	return deck.RunScript(w.d, keys)
 }
 
+// pressAnyway presses keys on the scenario's target whether or not the
+// deck refuses one: what the deck then shows is the scenario's to check.
+func (w *world) pressAnyway(keys string) error {
+	if w.proc != nil {
+		return w.proc.exchange(keys)
+	}
+	_ = deck.RunScript(w.d, keys)
+	return nil
+}
+
+// leaveREPL leaves the REPL the seed's way from wherever its focus is:
+// BACK until the REPL asks (a question on row 22), then EVAL for yes. It
+// fails if the deck still shows the REPL after six keys.
+func (w *world) leaveREPL() error {
+	for i := 0; i < 6 && w.mode() == "REPL"; i++ {
+		key := "BACK"
+		if strings.Contains(ruleReadout(w.row(rowRule)), "?") {
+			key = "EVAL"
+		}
+		if err := w.press(key); err != nil {
+			return err
+		}
+	}
+	if w.mode() == "REPL" {
+		return fmt.Errorf("six keys did not leave the REPL (row 22 %q)", w.row(rowRule))
+	}
+	return nil
+}
+
 // wait lets simulated time pass on the scenario's target.
 func (w *world) wait(d time.Duration) error {
 	if w.proc != nil {
@@ -453,7 +502,7 @@ func formAtoms(form string) []string {
 }
 
 // promptShows checks the prompt line against a form at the seed's level:
-// its atoms in order and no literal parenthesis.
+// its atoms in order, no literal parenthesis, and a cursor.
 func promptShows(row, form string) error {
 	if strings.ContainsAny(row, "()") {
 		return fmt.Errorf("row 23 is %q: literal parentheses", row)
@@ -461,6 +510,23 @@ func promptShows(row, form string) error {
 	got, wantA := rowAtoms(row), formAtoms(form)
 	if strings.Join(got, " ") != strings.Join(wantA, " ") {
 		return fmt.Errorf("row 23 is %q: it shows %q, want the atoms of %s: %q", row, got, form, wantA)
+	}
+	return showsCursor(row, form)
+}
+
+// showsCursor checks that the prompt line draws a cursor besides form:
+// every list of the form takes two bracket glyphs, whatever they are, so
+// the line shows at least one structure glyph more than twice its lists.
+// The glyph itself is the deck's own.
+func showsCursor(row, form string) error {
+	glyphs := 0
+	for _, r := range row {
+		if r != ' ' && !atomRune(r) {
+			glyphs++
+		}
+	}
+	if lists := strings.Count(form, "("); glyphs <= 2*lists {
+		return fmt.Errorf("row 23 is %q: %d structure glyphs for the %d lists of %s, so no cursor", row, glyphs, lists, form)
 	}
 	return nil
 }

@@ -73,6 +73,7 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
       | (* 2.5 4)      | 10     |
       | (- 1.5e1 0.5)  | 14.5   |
       | (+ 0.9 0.1)    | 1      |
+      | (/ 7.5 2.5)    | 3      |
 
   @§deck-key-car
   Scenario: CAR on an empty prompt has no child to move into and leaves the prompt empty

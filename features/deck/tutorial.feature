@@ -5,6 +5,17 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     Given a new deck
     When the player presses "EVAL"
 
+  @§deck-tutorial-cursor @§deck-tutorial-stage1
+  Scenario: In stage 1 *tutorial-cursor* reads first_boot_seen, and evaluating another form leaves the stage as it was
+    # The key grammar holds in the tutorial too: NIL deletes the staged prompt and the
+    # player composes a form of their own.
+    When 30000 ms of simulated time pass
+    And the player deletes the prompt line with NIL
+    And the player evaluates "*tutorial-cursor*"
+    Then the result is "first_boot_seen"
+    And the tutorial cursor is at first_boot_seen
+    And the banner shows tutorial stage 1
+
   @§deck-tutorial-stage1 @§deck-tutorial-narration @decision
   Scenario: Stage 1 runs car and then cdr on a toy list
     Then row 22 contains "Every list begins with a head and continues with a tail."

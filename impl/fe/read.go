@@ -187,7 +187,7 @@ func parseNumber(tok string) (float32, bool) {
 		}
 		return math.Float32frombits(bits), true
 	}
-	if len(rest) >= 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
+	if strings.HasPrefix(rest, "0x") || strings.HasPrefix(rest, "0X") {
 		if f, ok := parseHex(rest[2:]); ok {
 			if neg {
 				f = -f
