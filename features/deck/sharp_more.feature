@@ -75,6 +75,22 @@ Feature: Sharper checks — the edges of the watchdog, the snippet library, the 
       | (+ 0.9 0.1)    | 1      |
       | (/ 7.5 2.5)    | 3      |
 
+  @§deck-key-eval
+  Scenario Outline: A comparison evaluates to t or nil, as Fe's does
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "<form>"
+    Then the result is "<result>"
+
+    Examples:
+      | form                    | result  |
+      | (<= 1 1)                | t       |
+      | (<= 2 1)                | nil     |
+      | (<= 1.5 2)              | t       |
+      | (< 1 1)                 | nil     |
+      | (< 1 2)                 | t       |
+      | (list (<= 3 3) (< 3 3)) | (t nil) |
+
   @§deck-key-car
   Scenario: CAR on an empty prompt has no child to move into and leaves the prompt empty
     Given a graduated deck
