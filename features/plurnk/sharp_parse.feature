@@ -65,6 +65,28 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     And the log section of packet 2 contains "<L> slot of <<READ not closed" per Decision (§provider-surface-generate)
     And the log section of packet 2 contains "<<READ(known:///a.md)<\n                     ^" per Decision (§telemetry-content-offset-snippet)
 
+  @§provider-surface-generate @§telemetry-no-error-scheme
+  Scenario Outline: an emission that ends just after an op's name is a parse-error row, and the loop goes on
+    Given the model will reply, its text ending on the last character shown:
+      """
+      <<PLAN:look:PLAN
+      <<<op>
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model was called 2 times
+    And the model run's log records error - with status 400 by plurnk
+
+    Examples:
+      | op   |
+      | READ |
+      | SEND |
+
   @§provider-surface-generate
   Scenario: a doubled << in the slot region is refused with its own parse error, a single < opens the scope slot
     Given the entry known:///a.md contains "alpha"

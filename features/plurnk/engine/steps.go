@@ -231,6 +231,9 @@ func registerRows(sc world.Steps) {
 			func(row *store.LogRow) string { return fmt.Sprintf("row %s %s for %s", row.Coord(), row.Op, target) })
 	})
 	sc.Public(`^the (model|plurnk) run has no (\w+) of (\S+) in its log$`, func(ctx context.Context, run, op, target string) error {
+		if target == "-" {
+			target = ""
+		}
 		return noRow(ctx, run, func(row *store.LogRow) bool { return row.Op == op && row.Target == target },
 			func(row *store.LogRow) string { return fmt.Sprintf("%s %s at log:///%s", op, target, row.Coord()) })
 	})
