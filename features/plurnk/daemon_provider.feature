@@ -269,3 +269,19 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     When "A" runs a loop with the prompt "hello"
     Then the loop "A" started ended with status 500
     And "A" got a "loop/terminated" notification whose reason mentions "stream chunk" per Decision (§provider-surface-generate)
+
+  @§provider-surface-generate
+  Scenario: a model server that hangs up fails the generate call, the loop ends 500 and the daemon serves on
+    Given the daemon's model is served over the OpenAI-compatible protocol
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model server will hang up on the next call
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:back:SEND
+      """
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 500
+    When "A" runs a loop with the prompt "again"
+    Then the loop "A" started ended with status 200

@@ -68,6 +68,9 @@ type Reply struct {
 	// Broken makes the loopback server (Server), when it streams, send a
 	// chunk that is not JSON after the reply's first line.
 	Broken bool
+	// Hangup makes the loopback server (Server) close the connection
+	// without answering: the client's request fails in transport.
+	Hangup bool
 }
 
 // Mock is the scripted provider. Its zero value has no context size.

@@ -165,6 +165,14 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		return
 	}
+	if s.mock.next < len(s.mock.Replies) && s.mock.Replies[s.mock.next].Hangup {
+		// The server goes away mid-request: net/http closes the
+		// connection without writing a response.
+		s.mock.next++
+		s.calls = append(s.calls, call)
+		s.mu.Unlock()
+		panic(http.ErrAbortHandler)
+	}
 	broken := s.mock.next < len(s.mock.Replies) && s.mock.Replies[s.mock.next].Broken
 	resp, err := s.mock.Generate(context.WithoutCancel(r.Context()), req)
 	s.calls = append(s.calls, call)
