@@ -226,6 +226,22 @@ func registerRows(sc world.Steps) {
 		return nil
 	})
 	sc.Public(`^the (model|plurnk) run's log records (\w+) (\S+) with status (\d+)(?: by (\w+))?$`, thenLogRecords)
+	sc.Public(`^the (model|plurnk) run's log records (\d+) (\w+) rows?$`, func(ctx context.Context, run string, n int, op string) error {
+		log, err := world.Get(ctx).Drv.Log(run)
+		if err != nil {
+			return err
+		}
+		var seen []string
+		for _, row := range log {
+			if row.Op == op {
+				seen = append(seen, fmt.Sprintf("%s %s %s %d", row.Coord(), row.Op, row.Target, row.Status))
+			}
+		}
+		if len(seen) != n {
+			return fmt.Errorf("the %s run's log has %d %s rows, want %d:\n%s", run, len(seen), op, n, strings.Join(seen, "\n"))
+		}
+		return nil
+	})
 	sc.Public(`^the (model|plurnk) run's log has no row for (\S+)$`, func(ctx context.Context, run, target string) error {
 		return noRow(ctx, run, func(row *store.LogRow) bool { return row.Target == target },
 			func(row *store.LogRow) string { return fmt.Sprintf("row %s %s for %s", row.Coord(), row.Op, target) })
