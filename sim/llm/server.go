@@ -174,6 +174,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	broken := s.mock.next < len(s.mock.Replies) && s.mock.Replies[s.mock.next].Broken
+	cut := s.mock.next < len(s.mock.Replies) && s.mock.Replies[s.mock.next].Cut
 	resp, err := s.mock.Generate(context.WithoutCancel(r.Context()), req)
 	s.calls = append(s.calls, call)
 	s.mu.Unlock()
@@ -182,6 +183,14 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answer(w, wr, resp, broken)
+	if cut {
+		// Every byte out, then the connection drops before the
+		// response's end (the last chunk of its chunked body).
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // waitCompany waits up to Company for another request to be in flight.
