@@ -351,6 +351,8 @@ Feature: Tier 3a — the model stops its own streams
     And "A" got 1 "stream/concluded" notification per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with closeStatus = 499 per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with target = "sh:///1/1/1" per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/concluded" notification with wakeAction = "no-op-active-loop" per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/concluded" notification with wakeLoopId = <A.loop.loopId> per Decision (§notifications-stream-concluded)
     When 6000 ms pass for the daemon's running commands
     Then "A" got these "stream/event" notifications:
       | channel | state   | contentLength |
