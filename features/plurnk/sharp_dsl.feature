@@ -83,8 +83,8 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       """
     When the user starts a loop with the prompt "look"
     Then the loop ends with status 200
-    And the model run's log records EXEC - with status 501
-    And the model run has no error of - in its log
+    And the model run's log records EXEC * with status 501
+    And the model run has no error of * in its log
 
     Examples:
       | runtime  |

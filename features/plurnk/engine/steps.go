@@ -250,7 +250,7 @@ func registerRows(sc world.Steps) {
 		if target == "-" {
 			target = ""
 		}
-		return noRow(ctx, run, func(row *store.LogRow) bool { return row.Op == op && row.Target == target },
+		return noRow(ctx, run, func(row *store.LogRow) bool { return row.Op == op && (target == "*" || row.Target == target) },
 			func(row *store.LogRow) string { return fmt.Sprintf("%s %s at log:///%s", op, target, row.Coord()) })
 	})
 	sc.Public(`^the (\w+) channel of (\S+) stored (\d+) tokens$`, func(ctx context.Context, ch, t string, n int) error {
@@ -315,7 +315,7 @@ func noRow(ctx context.Context, run string, match func(*store.LogRow) bool, foun
 	return nil
 }
 
-// thenLogRecords finds a row by op, target ("-" for none), status and,
+// thenLogRecords finds a row by op, target ("-" for none, "*" for any), status and,
 // optionally, origin.
 func thenLogRecords(ctx context.Context, run, op, target string, status int, origin string) error {
 	if target == "-" {
@@ -327,7 +327,7 @@ func thenLogRecords(ctx context.Context, run, op, target string, status int, ori
 	}
 	var seen []string
 	for _, row := range log {
-		if row.Op == op && row.Target == target && row.Status == status && (origin == "" || row.Origin == origin) {
+		if row.Op == op && (target == "*" || row.Target == target) && row.Status == status && (origin == "" || row.Origin == origin) {
 			return nil
 		}
 		seen = append(seen, fmt.Sprintf("%s %s %s %d by %s", row.Coord(), row.Op, row.Target, row.Status, row.Origin))
