@@ -216,3 +216,25 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       """
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "PLAN takes no slots" per Decision (§provider-surface-generate)
+
+  @§exec-registry-resolves @decision
+  Scenario Outline: an executor id starts with a letter or an underscore, never a digit
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<EXEC[<runtime>]:print:EXEC
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 <parse> "found \"<runtime>\"" per Decision (§provider-surface-generate)
+
+    Examples:
+      | runtime | parse            |
+      | 9x      | contains         |
+      | _x      | does not contain |
+      | x_9     | does not contain |
