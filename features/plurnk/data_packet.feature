@@ -258,6 +258,8 @@ Feature: Tier 3a — packet sections and turn totals
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "* log:///1/1/1/FIND 200 known:///**\n<<known:///**:\n[{\"path\":\"known:///a.md\",\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}}]\n:known:///**\n" per Decision (§render-rule-find-renders-result)
     And the log section of packet 2 contains "* log:///1/1/2/READ 200 known:///a.md\n<<known:///a.md:\n1:\talpha\n:known:///a.md\n" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 contains "<<READ(known:///a.md):/beta/:READ"
+    And the log section of packet 2 contains "<<KILL(known:///a.md)::KILL"
     And the log section of packet 2 contains "* log:///1/1/3/READ 204 known:///a.md\n<<READ(known:///a.md):/beta/:READ\n* log:///1/1/4/KILL 200 known:///a.md\n<<KILL(known:///a.md)::KILL\n" per Decision (§render-rule-find-renders-result)
 
   @§edit-result-render @decision
