@@ -141,3 +141,11 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       """
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "* log:///1/1/1/READ 200 log:///1/0/1" per Decision (§render-rule-find-renders-result)
+
+  @§matcher-result-read-returns-lines
+  Scenario: an xpath match of the document itself returns its source lines
+    Given the workspace file doc.xml contains "<root>\n<b>x</b>\n</root>"
+    When the model emits <<READ(doc.xml)://root/..:READ
+    Then the action answers 200
+    And the result content holds the line "1:\t<root>"
+    And the result content holds the line "3:\t</root>"
