@@ -276,3 +276,10 @@ Feature: loops and client ops through the daemon
     And "A" got no "loop/quiesced" notification
     When "A" calls session.runs
     Then the answer to "A" has runs.#(name=="model").loops = 1
+
+  @§methods-op-mirror
+  Scenario: an op.edit whose body runs to a hundred thousand characters is read and written whole
+    When "A" calls op.edit on known:///big.md with a body of 100000 "x" characters
+    Then the answer to "A" has status = 201
+    When "A" calls op.edit on known:///big.md with a body of 100000 "x" characters
+    Then the answer to "A" has status = 304

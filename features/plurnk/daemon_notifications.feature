@@ -148,17 +148,18 @@ Feature: notifications of the daemon
       <<SEND[200]:built:SEND
       """
     When "A" runs a loop with the prompt "build it"
-    Then "A" got no "stream/concluded" notification
+    Then "A" got no "stream/concluded" notification per Decision (§notifications-stream-concluded)
     When 300 ms pass for the daemon's running commands
-    Then "A" got 1 "stream/concluded" notification
-    And "B" got 1 "stream/concluded" notification
-    And "C" got no "stream/concluded" notification
+    Then "A" got 1 "stream/concluded" notification per Decision (§notifications-stream-concluded)
+    And "B" got 1 "stream/concluded" notification per Decision (§notifications-stream-concluded)
+    And "C" got no "stream/concluded" notification per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with wakeAction = "resumed-loop" per Decision (§notifications-stream-concluded)
-    And "A" got a "stream/concluded" notification with wakeLoopId = <A.loop.loopId>
+    And "A" got a "stream/concluded" notification with wakeLoopId = <A.loop.loopId> per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with closeStatus = 200 per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with target = "sh:///1/1/1" per Decision (§notifications-stream-concluded)
-    And "A" got a "stream/concluded" notification with scheme = "sh"
+    And "A" got a "stream/concluded" notification with scheme = "sh" per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with summary = "build exited with code 0" per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/event" notification with state = "closed"
     And the loop "A" started ended with status 200
 
   @§notifications-stream-concluded @decision
@@ -185,13 +186,14 @@ Feature: notifications of the daemon
       """
     When "A" runs a loop with the prompt "build and serve"
     And 300 ms pass for the daemon's running commands
-    Then "A" got 2 "stream/concluded" notifications
+    Then "A" got 2 "stream/concluded" notifications per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with exitCode = 3 per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with signal = "SIGHUP" per Decision (§notifications-stream-concluded)
-    And "A" got a "stream/concluded" notification with closeStatus = 499
+    And "A" got a "stream/concluded" notification with closeStatus = 499 per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/event" notification with state = "errored"
     And the loop "A" started ended with status 200
 
-  @§notifications-stream-concluded
+  @§notifications-stream-concluded @decision
   Scenario: a stream torn down by loop.cancel is announced as skipped, its run not woken
     Given the daemon's simulated command "serve" exits with code 0 after 5000 ms
     And the daemon's model will reply:
@@ -203,13 +205,14 @@ Feature: notifications of the daemon
     When "A" runs a loop with the prompt "serve"
     And "A" calls loop.cancel
     And 100 ms pass for the daemon's running commands
-    Then "A" got 1 "stream/concluded" notification
+    Then "A" got 1 "stream/concluded" notification per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with wakeAction = "skipped-aborted" per Decision (§notifications-stream-concluded)
-    And "A" got a "stream/concluded" notification with closeStatus = 499
-    And "A" got a "stream/concluded" notification without wakeLoopId
+    And "A" got a "stream/concluded" notification with closeStatus = 499 per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/concluded" notification without wakeLoopId per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/event" notification with state = "errored"
     And the loop "A" started ended with status 499
 
-  @§notifications-stream-concluded
+  @§notifications-stream-concluded @decision
   Scenario: loop.cancel in one session tears down only that session's stream, not the same-named run's stream in another
     Given the daemon's simulated command "serve" exits with code 0 after 5000 ms
     And the daemon's model will reply:
@@ -228,7 +231,9 @@ Feature: notifications of the daemon
     And "C" runs a loop with the prompt "serve"
     And "A" calls loop.cancel
     And 100 ms pass for the daemon's running commands
-    Then "A" got a "stream/concluded" notification with closeStatus = 499
-    And "C" got no "stream/concluded" notification
+    Then "A" got a "stream/concluded" notification with closeStatus = 499 per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/event" notification with state = "errored"
+    And "C" got no "stream/concluded" notification per Decision (§notifications-stream-concluded)
     When 5000 ms pass for the daemon's running commands
-    Then "C" got a "stream/concluded" notification with closeStatus = 200
+    Then "C" got a "stream/concluded" notification with closeStatus = 200 per Decision (§notifications-stream-concluded)
+    And "C" got a "stream/event" notification with state = "closed"

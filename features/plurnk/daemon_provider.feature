@@ -269,3 +269,45 @@ Feature: the provider contract, over the OpenAI-compatible protocol
     When "A" runs a loop with the prompt "hello"
     Then the loop "A" started ended with status 500
     And "A" got a "loop/terminated" notification whose reason mentions "stream chunk" per Decision (§provider-surface-generate)
+
+  @§provider-surface-generate
+  Scenario: a model server that hangs up fails the generate call, the loop ends 500 and the daemon serves on
+    Given the daemon's model is served over the OpenAI-compatible protocol
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model server will hang up on the next call
+    And the daemon's model will reply:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:back:SEND
+      """
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 500
+    When "A" runs a loop with the prompt "again"
+    Then the loop "A" started ended with status 200
+
+  @§provider-surface-generate @decision
+  Scenario: a reply whose transfer breaks off after its last byte still fails the generate call
+    Given the daemon's model is served over the OpenAI-compatible protocol
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model will reply, its connection dropped before the response ends:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:never trusted:SEND
+      """
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 500 per Decision (§provider-surface-generate)
+
+  @§provider-surface-generate @decision
+  Scenario: a streamed reply whose transfer breaks off after its [DONE] still fails the generate call
+    Given the daemon's model is served over the OpenAI-compatible protocol with streaming
+    And a connection "A" to the daemon
+    And "A" creates a session named "work"
+    And the daemon's model will reply, its connection dropped before the response ends:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:never trusted:SEND
+      """
+    When "A" runs a loop with the prompt "hello"
+    Then the loop "A" started ended with status 500 per Decision (§provider-surface-generate)

@@ -194,6 +194,23 @@ Feature: Tier 3a — packet sections and turn totals
     And the log section of packet 2 contains "{\"path\":\"plurnk:///docs/unknown.md\",\"channels\"" per Decision (§find-result-catalog-rows)
     And the log section of packet 2 does not contain "plurnk:///docs/plurnk.md\"" per Decision (§find-result-catalog-rows)
 
+  @§schemes-directory @decision
+  Scenario: a loop that finds every scheme doc as the build ships it writes none of them again
+    Given the model will reply:
+      """
+      <<PLAN:one:PLAN
+      <<SEND[200]:one:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:two:PLAN
+      <<SEND[200]:two:SEND
+      """
+    When the user starts a loop with the prompt "one"
+    And the user starts a loop with the prompt "two"
+    Then the plurnk run's log records EDIT plurnk:///docs/known.md with status 201 by plurnk per Decision (§schemes-directory)
+    And the plurnk run's log records 5 EDIT rows per Decision (§schemes-directory)
+
   @§render-rule-find-renders-result @§render-rule-line-navigable-prefix @§machine-processes-run-is-its-log
   Scenario: an open READ row shows its lines numbered in the log section; folded, it shows only its address
     Given the entry known:///a.md contains "alpha\nbeta"
@@ -241,6 +258,8 @@ Feature: Tier 3a — packet sections and turn totals
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "* log:///1/1/1/FIND 200 known:///**\n<<known:///**:\n[{\"path\":\"known:///a.md\",\"channels\":{\"known:///a.md#body\":{\"mimetype\":\"text/markdown\",\"tokens\":2,\"lines\":1}}}]\n:known:///**\n" per Decision (§render-rule-find-renders-result)
     And the log section of packet 2 contains "* log:///1/1/2/READ 200 known:///a.md\n<<known:///a.md:\n1:\talpha\n:known:///a.md\n" per Decision (§render-rule-find-renders-result)
+    And the log section of packet 2 contains "<<READ(known:///a.md):/beta/:READ"
+    And the log section of packet 2 contains "<<KILL(known:///a.md)::KILL"
     And the log section of packet 2 contains "* log:///1/1/3/READ 204 known:///a.md\n<<READ(known:///a.md):/beta/:READ\n* log:///1/1/4/KILL 200 known:///a.md\n<<KILL(known:///a.md)::KILL\n" per Decision (§render-rule-find-renders-result)
 
   @§edit-result-render @decision

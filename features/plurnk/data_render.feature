@@ -223,4 +223,5 @@ Feature: Tier 3a — render rules, structured EDIT and extension mimetypes
   Scenario: an attribute hit is the line of that attribute, not of an attribute whose name ends the same
     Given the entry known:///feed.xml contains "<feed>\n<entry\n  data-n=\"1\"\n  n=\"2\"/>\n</feed>"
     When the model emits <<READ(known:///feed.xml)://entry/@n:READ
-    Then the result content is "4:\t  n=\"2\"/>\n" per Decision (§matcher-result-read-returns-lines)
+    Then the result content holds the line "4:\t  n=\"2\"/>"
+    And the result content is "4:\t  n=\"2\"/>\n" per Decision (§matcher-result-read-returns-lines)

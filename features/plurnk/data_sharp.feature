@@ -73,6 +73,7 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     Given the workspace file page.html contains "<html>\n<body>\n<a title=\"by href\"\n  href=\"/y\">y</a>\n</body>\n</html>"
     When the model emits <<READ(page.html)://a/@href:READ
     Then the action answers 200
+    And the result content holds the line "4:\t  href=\"/y\">y</a>"
     And the result content is "4:\t  href=\"/y\">y</a>\n" per Decision (§matcher-result-read-returns-lines)
 
   @§ext-mimetype-extension-mimetype
@@ -94,6 +95,7 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     Given the workspace file doc.xml contains "<root xmlns:x=\"urn:x\">\n<a\n  x:href=\"/z\">z</a>\n</root>"
     When the model emits <<READ(doc.xml)://a/@*[local-name()='href']:READ
     Then the action answers 200
+    And the result content holds the line "3:\t  x:href=\"/z\">z</a>"
     And the result content is "3:\t  x:href=\"/z\">z</a>\n" per Decision (§matcher-result-read-returns-lines)
 
   @§op-methods-op-dispatch
@@ -121,6 +123,7 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     Given the workspace file doc.xml contains "<root>\n<b>x</b>\n<b>y</b>\n</root>"
     When the model emits <<READ(doc.xml)://b[text()='y']:READ
     Then the action answers 200
+    And the result content holds the line "3:\t<b>y</b>"
     And the result content is "3:\t<b>y</b>\n" per Decision (§matcher-result-read-returns-lines)
 
   @§methods-log-read
@@ -138,3 +141,11 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
       """
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "* log:///1/1/1/READ 200 log:///1/0/1" per Decision (§render-rule-find-renders-result)
+
+  @§matcher-result-read-returns-lines
+  Scenario: an xpath match of the document itself returns its source lines
+    Given the workspace file doc.xml contains "<root>\n<b>x</b>\n</root>"
+    When the model emits <<READ(doc.xml)://root/..:READ
+    Then the action answers 200
+    And the result content holds the line "1:\t<root>"
+    And the result content holds the line "3:\t</root>"

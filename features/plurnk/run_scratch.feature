@@ -43,6 +43,42 @@ Feature: fork and run-scope scratch
     And run "main" has 1 loop, the last with status 200
     And run "main"'s log has no FIND run:///**
 
+  @§run-scheme-fork-scratch
+  Scenario: a fork copies its source's scratch and no sister's
+    Given run "main" will emit:
+      """
+      <<PLAN:start a writer:PLAN
+      <<EDIT(run://writer):Write your plan.:EDIT
+      <<SEND[202]:waiting:SEND
+      """
+    And run "writer" will emit:
+      """
+      <<PLAN:write:PLAN
+      <<EDIT(run:///plan.md):step one:EDIT
+      <<SEND[200]:plan written:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:branch:PLAN
+      <<COPY(run://.):Write a plan of your own.:COPY
+      <<SEND[202]:waiting for the branch:SEND
+      """
+    And run "main-2" will emit:
+      """
+      <<PLAN:write my own plan:PLAN
+      <<EDIT(run:///plan.md):my step:EDIT
+      <<SEND[200]:planned:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the client starts run "main" with the prompt "go"
+    Then run "main-2"'s log holds an open EDIT run://main-2/plan.md with status 201
+    And the session's entry run://main-2/plan.md reads "my step"
+    And the session's entry run://writer/plan.md reads "step one"
+
   @§run-scheme-scratch @§run-scheme-find-perspective @decision
   Scenario: a sister's scratch can be read and found by name but not written, and is catalogued only for its owner
     Given run "main" will emit:

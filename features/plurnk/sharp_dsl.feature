@@ -68,6 +68,31 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     And the log section of packet 2 does not contain "found \"zsh\"" per Decision (§provider-surface-generate)
     And the log section of packet 2 does not contain "found \"ash\"" per Decision (§provider-surface-generate)
 
+  @§exec-registry-resolves
+  Scenario Outline: a runtime tag that could be a URI scheme, dots and all, is looked up and an unknown one gives 501
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<EXEC[<runtime>]:print:EXEC
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model run's log records EXEC * with status 501
+    And the model run has no error of * in its log
+
+    Examples:
+      | runtime  |
+      | node.js  |
+      | c++      |
+      | x-sh     |
+      | zsh      |
+
   @§methods-op-mirror
   Scenario: the op mirror writes the statement with its signal and its target's channel
     Given a connection "A" to the daemon
@@ -191,3 +216,25 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
       """
     When the user starts a loop with the prompt "look"
     Then the log section of packet 2 contains "PLAN takes no slots" per Decision (§provider-surface-generate)
+
+  @§exec-registry-resolves @decision
+  Scenario Outline: an executor id starts with a letter or an underscore, never a digit
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<EXEC[<runtime>]:print:EXEC
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the log section of packet 2 <parse> "found \"<runtime>\"" per Decision (§provider-surface-generate)
+
+    Examples:
+      | runtime | parse            |
+      | 9x      | contains         |
+      | _x      | does not contain |
+      | x_9     | does not contain |

@@ -56,9 +56,11 @@ Feature: Sharp edges of the XPath matcher on XML
     Given the workspace file page.html contains "<p>\n<a\nhref=\"/x\"\n\ttitle=\"t\">x</a>\n</p>"
     When the model emits <<READ(page.html)://a/@href:READ
     Then the action answers 200
+    And the result content holds the line "3:\thref=\"/x\""
     And the result content is "3:\thref=\"/x\"\n" per Decision (§matcher-result-read-returns-lines)
     When the model emits <<READ(page.html)://a/@title:READ
-    Then the result content is "4:\t\ttitle=\"t\">x</a>\n" per Decision (§matcher-result-read-returns-lines)
+    Then the result content holds the line "4:\t\ttitle=\"t\">x</a>"
+    And the result content is "4:\t\ttitle=\"t\">x</a>\n" per Decision (§matcher-result-read-returns-lines)
 
   @§matcher-result-read-returns-lines @decision
   Scenario Outline: a text node selects its non-blank text's lines, a blank one all of its own

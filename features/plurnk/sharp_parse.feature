@@ -65,6 +65,29 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     And the log section of packet 2 contains "<L> slot of <<READ not closed" per Decision (§provider-surface-generate)
     And the log section of packet 2 contains "<<READ(known:///a.md)<\n                     ^" per Decision (§telemetry-content-offset-snippet)
 
+  @§provider-surface-generate @§telemetry-no-error-scheme @decision
+  Scenario Outline: an emission that ends just after an op's name is a parse-error row, not prose, and the loop goes on
+    Given the model will reply, its text ending on the last character shown:
+      """
+      <<PLAN:look:PLAN
+      <<<op>
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model was called 2 times
+    And the model run's log records error - with status 400 by plurnk
+    And the log section of packet 2 contains "<<<op> ended before its body" per Decision (§provider-surface-generate)
+
+    Examples:
+      | op   |
+      | READ |
+      | SEND |
+
   @§provider-surface-generate
   Scenario: a doubled << in the slot region is refused with its own parse error, a single < opens the scope slot
     Given the entry known:///a.md contains "alpha"
@@ -166,19 +189,3 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     Then the loop ends with status 200
     And the model was called once per turn, 2 times in all per Decision (§provider-surface-generate)
     And the log section of packet 2 contains "second [signal] slot on <<SEND" per Decision (§provider-surface-generate)
-
-  @§provider-surface-generate @decision
-  Scenario: an emission that ends right after an op's name is a parse-error row, not prose
-    Given the model will reply, its text ending on the last character shown:
-      """
-      <<PLAN:look:PLAN
-      <<SEND
-      """
-    And the model will reply:
-      """
-      <<PLAN:done:PLAN
-      <<SEND[200]:done:SEND
-      """
-    When the user starts a loop with the prompt "look"
-    Then the loop ends with status 200
-    And the log section of packet 2 contains "<<SEND ended before its body" per Decision (§provider-surface-generate)

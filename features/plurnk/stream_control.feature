@@ -36,7 +36,6 @@ Feature: Tier 3a — the model stops its own streams
     And 1000 ms pass on the session clock
     Then run "main"'s log holds an open <op> <target> with status 200
     And the run stream sh:///1/1/1 ended with 499 by <signal> at 1000 ms
-    And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and a wake action
     And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and wake action "no-op-active-loop" per Decision (§notifications-stream-concluded)
     And run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 3 times
@@ -114,8 +113,8 @@ Feature: Tier 3a — the model stops its own streams
     And the model of run "main" was called 2 times per Decision (§send-premature-terminate)
     And the run stream sh:///1/1/1 is still running per Decision (§run-lifecycle-total-reap)
     When 2000 ms pass on the session clock
-    Then the run stream sh:///1/1/1 ended with 499 by SIGKILL at 3000 ms per Decision (§run-lifecycle-total-reap)
-    And the session was notified stream/concluded for sh:///1/1/1 with close status 499
+    Then the run stream sh:///1/1/1 ended with 499
+    And the run stream sh:///1/1/1 ended with 499 by SIGKILL at 3000 ms per Decision (§run-lifecycle-total-reap)
     And the session was notified stream/concluded for sh:///1/1/1 with close status 499 and wake action "no-loop" per Decision (§notifications-stream-concluded)
     When 3000 ms pass on the session clock
     Then the stdout channel of the run stream sh:///1/1/1 holds "up\n"
@@ -349,9 +348,11 @@ Feature: Tier 3a — the model stops its own streams
     Then the loop "A" started is parked at 202
     When 1000 ms pass for the daemon's running commands
     Then the loop "A" started ended with status 200
-    And "A" got 1 "stream/concluded" notification
-    And "A" got a "stream/concluded" notification with closeStatus = 499
+    And "A" got 1 "stream/concluded" notification per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/concluded" notification with closeStatus = 499 per Decision (§notifications-stream-concluded)
     And "A" got a "stream/concluded" notification with target = "sh:///1/1/1" per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/concluded" notification with wakeAction = "no-op-active-loop" per Decision (§notifications-stream-concluded)
+    And "A" got a "stream/concluded" notification with wakeLoopId = <A.loop.loopId> per Decision (§notifications-stream-concluded)
     When 6000 ms pass for the daemon's running commands
     Then "A" got these "stream/event" notifications:
       | channel | state   | contentLength |
@@ -395,7 +396,7 @@ Feature: Tier 3a — the model stops its own streams
     Then the loop "C" started ended with status 200
     And "C" got a "log/entry" notification with entry.status = 304
     When 6000 ms pass for the daemon's running commands
-    Then "A" got no "stream/concluded" notification
+    Then "A" got no "stream/concluded" notification per Decision (§notifications-stream-concluded)
     And "A" got these "stream/event" notifications:
       | channel | state  | contentLength |
       | stderr  | active | 0             |

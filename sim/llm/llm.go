@@ -68,6 +68,13 @@ type Reply struct {
 	// Broken makes the loopback server (Server), when it streams, send a
 	// chunk that is not JSON after the reply's first line.
 	Broken bool
+	// Hangup makes the loopback server (Server) close the connection
+	// without answering: the client's request fails in transport.
+	Hangup bool
+	// Cut makes the loopback server (Server) send the whole reply and
+	// then drop the connection before the response ends: the client has
+	// every byte, but its read of the body fails.
+	Cut bool
 }
 
 // Mock is the scripted provider. Its zero value has no context size.

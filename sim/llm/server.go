@@ -165,7 +165,16 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		return
 	}
+	if s.mock.next < len(s.mock.Replies) && s.mock.Replies[s.mock.next].Hangup {
+		// The server goes away mid-request: net/http closes the
+		// connection without writing a response.
+		s.mock.next++
+		s.calls = append(s.calls, call)
+		s.mu.Unlock()
+		panic(http.ErrAbortHandler)
+	}
 	broken := s.mock.next < len(s.mock.Replies) && s.mock.Replies[s.mock.next].Broken
+	cut := s.mock.next < len(s.mock.Replies) && s.mock.Replies[s.mock.next].Cut
 	resp, err := s.mock.Generate(context.WithoutCancel(r.Context()), req)
 	s.calls = append(s.calls, call)
 	s.mu.Unlock()
@@ -174,6 +183,14 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answer(w, wr, resp, broken)
+	if cut {
+		// Every byte out, then the connection drops before the
+		// response's end (the last chunk of its chunked body).
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // waitCompany waits up to Company for another request to be in flight.

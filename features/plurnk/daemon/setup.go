@@ -170,6 +170,12 @@ func registerModel(sc world.Steps) {
 	sc.Step(`^the daemon's model will reply, its stream broken after the first line:$`, func(ctx context.Context, doc *godog.DocString) error {
 		return world.Get(ctx).Reply(llm.Reply{Content: doc.Content, Broken: true})
 	})
+	sc.Step(`^the daemon's model will reply, its connection dropped before the response ends:$`, func(ctx context.Context, doc *godog.DocString) error {
+		return world.Get(ctx).Reply(llm.Reply{Content: doc.Content, Cut: true})
+	})
+	sc.Step(`^the daemon's model server will hang up on the next call$`, func(ctx context.Context) error {
+		return world.Get(ctx).Reply(llm.Reply{Hangup: true})
+	})
 	sc.Step(`^the daemon's model will reply with the raw payload (.+):$`, func(ctx context.Context, raw string, doc *godog.DocString) error {
 		return world.Get(ctx).Reply(llm.Reply{Content: doc.Content, Raw: driver.Unescape(raw)})
 	})

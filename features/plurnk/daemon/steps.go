@@ -60,6 +60,13 @@ func registerCalls(sc world.Steps) {
 		return daemonCall(ctx, who, method, "")
 	})
 	sc.Step(`^"(\w+)" calls ([\w./]+) with (\{.*\})$`, daemonCall)
+	sc.Step(`^"(\w+)" calls op\.edit on (\S+) with a body of (\d+) "(.)" characters$`, func(ctx context.Context, who, target string, n int, c string) error {
+		b, err := json.Marshal(map[string]string{"target": target, "body": strings.Repeat(c, n)})
+		if err != nil {
+			return err
+		}
+		return daemonCall(ctx, who, "op.edit", string(b))
+	})
 	sc.Step(`^"(\w+)" calls ([\w./]+) for run "([^"]*)" with (\{.*\})$`, daemonCallForRun)
 	sc.Step(`^"(\w+)" sends the frame (.+)$`, daemonSendFrame)
 	sc.Step(`^"(\w+)" runs a loop with the prompt "([^"]*)"$`, func(ctx context.Context, who, prompt string) error {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -124,6 +125,9 @@ func registerResultThens(sc world.Steps) {
 		return compareContent(ctx, driver.Unescape(want))
 	})
 	sc.Public(`^the result content is empty$`, func(ctx context.Context) error { return compareContent(ctx, "") })
+	sc.Public(`^the result content holds the line "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, want string) error {
+		return holdsLine(ctx, driver.Unescape(want))
+	})
 	sc.Public(`^the result mimetype is "([^"]*)"$`, func(ctx context.Context, want string) error {
 		return lastIs(ctx, func(r ops.Result) error {
 			if r.Mimetype != want {
@@ -190,6 +194,19 @@ func compareContent(ctx context.Context, want string) error {
 	return lastIs(ctx, func(r ops.Result) error {
 		if d := cmp.Diff(want, r.Content); d != "" {
 			return fmt.Errorf("result content (-want +got):\n%s", d)
+		}
+		return nil
+	})
+}
+
+// holdsLine checks that one of the last result's lines is want: what the
+// seed requires of a match (its source line, numbered) when the exact set
+// of lines around it is a decision.
+func holdsLine(ctx context.Context, want string) error {
+	return lastIs(ctx, func(r ops.Result) error {
+		lines := strings.Split(strings.TrimSuffix(r.Content, "\n"), "\n")
+		if !slices.Contains(lines, want) {
+			return fmt.Errorf("no line %q among the result's lines:\n%s", want, r.Content)
 		}
 		return nil
 	})

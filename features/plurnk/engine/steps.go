@@ -226,12 +226,31 @@ func registerRows(sc world.Steps) {
 		return nil
 	})
 	sc.Public(`^the (model|plurnk) run's log records (\w+) (\S+) with status (\d+)(?: by (\w+))?$`, thenLogRecords)
+	sc.Public(`^the (model|plurnk) run's log records (\d+) (\w+) rows?$`, func(ctx context.Context, run string, n int, op string) error {
+		log, err := world.Get(ctx).Drv.Log(run)
+		if err != nil {
+			return err
+		}
+		var seen []string
+		for _, row := range log {
+			if row.Op == op {
+				seen = append(seen, fmt.Sprintf("%s %s %s %d", row.Coord(), row.Op, row.Target, row.Status))
+			}
+		}
+		if len(seen) != n {
+			return fmt.Errorf("the %s run's log has %d %s rows, want %d:\n%s", run, len(seen), op, n, strings.Join(seen, "\n"))
+		}
+		return nil
+	})
 	sc.Public(`^the (model|plurnk) run's log has no row for (\S+)$`, func(ctx context.Context, run, target string) error {
 		return noRow(ctx, run, func(row *store.LogRow) bool { return row.Target == target },
 			func(row *store.LogRow) string { return fmt.Sprintf("row %s %s for %s", row.Coord(), row.Op, target) })
 	})
 	sc.Public(`^the (model|plurnk) run has no (\w+) of (\S+) in its log$`, func(ctx context.Context, run, op, target string) error {
-		return noRow(ctx, run, func(row *store.LogRow) bool { return row.Op == op && row.Target == target },
+		if target == "-" {
+			target = ""
+		}
+		return noRow(ctx, run, func(row *store.LogRow) bool { return row.Op == op && (target == "*" || row.Target == target) },
 			func(row *store.LogRow) string { return fmt.Sprintf("%s %s at log:///%s", op, target, row.Coord()) })
 	})
 	sc.Public(`^the (\w+) channel of (\S+) stored (\d+) tokens$`, func(ctx context.Context, ch, t string, n int) error {
@@ -296,7 +315,7 @@ func noRow(ctx context.Context, run string, match func(*store.LogRow) bool, foun
 	return nil
 }
 
-// thenLogRecords finds a row by op, target ("-" for none), status and,
+// thenLogRecords finds a row by op, target ("-" for none, "*" for any), status and,
 // optionally, origin.
 func thenLogRecords(ctx context.Context, run, op, target string, status int, origin string) error {
 	if target == "-" {
@@ -308,7 +327,7 @@ func thenLogRecords(ctx context.Context, run, op, target string, status int, ori
 	}
 	var seen []string
 	for _, row := range log {
-		if row.Op == op && row.Target == target && row.Status == status && (origin == "" || row.Origin == origin) {
+		if row.Op == op && (target == "*" || row.Target == target) && row.Status == status && (origin == "" || row.Origin == origin) {
 			return nil
 		}
 		seen = append(seen, fmt.Sprintf("%s %s %s %d by %s", row.Coord(), row.Op, row.Target, row.Status, row.Origin))

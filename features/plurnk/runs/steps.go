@@ -318,8 +318,6 @@ func registerSessionThens(sc world.Steps) {
 		return nil
 	})
 	sc.Public(`^the session was notified stream/concluded for (\S+) with close status (\d+) and wake action "([^"]*)"$`, thenConcluded)
-	sc.Public(`^the session was notified stream/concluded for (\S+) with close status (\d+)$`, thenConcludedStatus)
-	sc.Public(`^the session was notified stream/concluded for (\S+) with close status (\d+) and a wake action$`, thenConcludedWake)
 	sc.Public(`^the session holds (\d+) runs?$`, func(ctx context.Context, n int) error {
 		rs, err := world.Get(ctx).Drv.RunNames()
 		if err != nil {
@@ -362,34 +360,6 @@ func concluded(ctx context.Context, target string) []runs.Event {
 		}
 	}
 	return out
-}
-
-// thenConcludedStatus checks that the session heard exactly one
-// stream/concluded for target, with that close status (how the conclusion
-// reached its run, its wake action, is a decision of its own).
-func thenConcludedStatus(ctx context.Context, target string, status int) error {
-	var seen []int
-	for _, ev := range concluded(ctx, target) {
-		seen = append(seen, ev.Status)
-	}
-	if len(seen) != 1 || seen[0] != status {
-		return fmt.Errorf("stream/concluded for %s: close statuses %v, want one, %d", target, seen, status)
-	}
-	return nil
-}
-
-// thenConcludedWake checks that the session heard exactly one
-// stream/concluded for target, with that close status and a wake action:
-// the notification always tells how the conclusion reached its run,
-// whatever an implementation names the ways.
-func thenConcludedWake(ctx context.Context, target string, status int) error {
-	if err := thenConcludedStatus(ctx, target, status); err != nil {
-		return err
-	}
-	if ev := concluded(ctx, target)[0]; ev.WakeAction == "" {
-		return fmt.Errorf("stream/concluded for %s carries no wake action", target)
-	}
-	return nil
 }
 
 // thenConcluded finds exactly one stream/concluded for target among the

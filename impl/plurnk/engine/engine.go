@@ -444,7 +444,8 @@ func (e *Engine) preview(model ops.Actor) {
 // scheme document, in one loop of its own, and the model run READ each
 // operator document (§actor-boundary-doc-injection, §schemes-directory).
 func (e *Engine) materialize(ls *loopState, model ops.Actor, docs, schemeDocs []Doc) error {
-	if len(docs)+len(schemeDocs) == 0 {
+	all := append(append([]Doc(nil), docs...), schemeDocs...)
+	if len(all) == 0 {
 		return nil
 	}
 	ss := ls.req.Session
@@ -453,7 +454,7 @@ func (e *Engine) materialize(ls *loopState, model ops.Actor, docs, schemeDocs []
 		return fmt.Errorf("operator docs: %w", err)
 	}
 	pl := e.Store.BeginLoop(pr)
-	for i, d := range append(append([]Doc(nil), docs...), schemeDocs...) {
+	for i, d := range all {
 		a := ops.Actor{Session: ss, Run: pr, Loop: pl.Seq, Turn: 0, Writer: scheme.WriterPlurnk}
 		if res := e.do(a, statement(dsl.OpEdit, "plurnk", "/"+d.Alias+".md", &d.Content)); res.Status >= 400 {
 			pl.Status = StatusFailed

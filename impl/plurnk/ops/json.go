@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -36,66 +35,74 @@ func parseJSON(content string) (*jnode, error) {
 		}
 		return nil, err
 	}
+	root, _ := jsonTree(jsonTokens(content), 0, nil, "", false, -1)
+	return root, nil
+}
+
+// jtoken is one token of a JSON document: at is where it starts, end where
+// the decoder stood after reading it.
+type jtoken struct {
+	tok     json.Token
+	at, end int
+}
+
+// jsonTokens reads every token of content, which json.Valid accepted: the
+// decoder then stops only at the end of the document (io.EOF).
+func jsonTokens(content string) []jtoken {
 	dec := json.NewDecoder(strings.NewReader(content))
 	dec.UseNumber()
-	var value func(parent *jnode, key string, item bool, from int) (*jnode, error)
-	value = func(parent *jnode, key string, item bool, from int) (*jnode, error) {
-		start := skipJSON(content, int(dec.InputOffset()))
-		if from < 0 {
-			from = start
-		}
+	var toks []jtoken
+	for {
+		at := skipJSON(content, int(dec.InputOffset()))
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, err
+			return toks
 		}
-		n := &jnode{key: key, item: item, from: from, vfrom: start, parent: parent}
-		switch t := tok.(type) {
-		case json.Delim:
-			n.kind = byte(t)
-			for dec.More() {
-				var kid *jnode
-				if t == '{' {
-					kstart := skipJSON(content, int(dec.InputOffset()))
-					k, err := dec.Token()
-					if err != nil {
-						return nil, err
-					}
-					name, _ := k.(string)
-					kid, err = value(n, name, false, kstart)
-					if err != nil {
-						return nil, err
-					}
-				} else {
-					kid, err = value(n, "", true, -1)
-					if err != nil {
-						return nil, err
-					}
-				}
-				n.kids = append(n.kids, kid)
+		toks = append(toks, jtoken{tok: tok, at: at, end: int(dec.InputOffset())})
+	}
+}
+
+// jsonTree builds the node of the value whose first token is toks[i] and
+// returns it with the index of the token after the value. from is where
+// the node starts (a member's key), or -1 for where its value starts.
+func jsonTree(toks []jtoken, i int, parent *jnode, key string, item bool, from int) (*jnode, int) {
+	t := toks[i]
+	if from < 0 {
+		from = t.at
+	}
+	n := &jnode{key: key, item: item, from: from, vfrom: t.at, parent: parent}
+	i++
+	switch v := t.tok.(type) {
+	case json.Delim:
+		n.kind = byte(v)
+		for !closes(toks[i].tok) {
+			var kid *jnode
+			if v == '{' {
+				name, _ := toks[i].tok.(string)
+				kid, i = jsonTree(toks, i+1, n, name, false, toks[i].at)
+			} else {
+				kid, i = jsonTree(toks, i, n, "", true, -1)
 			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-		case string:
-			n.kind, n.text = 's', t
-		case json.Number:
-			n.kind, n.text = 'n', t.String()
-		case bool:
-			n.kind, n.text = 'b', strconv.FormatBool(t)
-		case nil:
-			n.kind = 'z'
+			n.kids = append(n.kids, kid)
 		}
-		n.to = int(dec.InputOffset())
-		return n, nil
+		i++ // the closing delimiter
+	case string:
+		n.kind, n.text = 's', v
+	case json.Number:
+		n.kind, n.text = 'n', v.String()
+	case bool:
+		n.kind, n.text = 'b', strconv.FormatBool(v)
+	case nil:
+		n.kind = 'z'
 	}
-	root, err := value(nil, "", false, -1)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("more than one JSON value")
-	}
-	return root, nil
+	n.to = toks[i-1].end
+	return n, i
+}
+
+// closes reports whether tok ends an object or an array.
+func closes(tok json.Token) bool {
+	d, ok := tok.(json.Delim)
+	return ok && (d == '}' || d == ']')
 }
 
 // skipJSON advances past whitespace and the separators the decoder

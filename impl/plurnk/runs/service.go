@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -155,11 +156,17 @@ type Service struct {
 	paused   int        // drains paused at a proposal (§proposal-202-pauses)
 	sessions map[int64]*Session
 	pending  map[int64]*pendingExec // host EXECs awaiting their proposal, by row id
-	subs     map[int]func(Event)
-	expired  chan struct{}   // a proposal timed out
-	quiesce  chan quiesceAsk // Quiesce asks Serve
+	subs     []subscriber           // in the order they subscribed
+	expired  chan struct{}          // a proposal timed out
+	quiesce  chan quiesceAsk        // Quiesce asks Serve
 	nextSub  int
 	log      []Event
+}
+
+// subscriber is one Subscribe: its id (for its cancel) and its func.
+type subscriber struct {
+	id int
+	fn func(Event)
 }
 
 // Session is one session: its world in the store and its runs.
@@ -232,7 +239,7 @@ type pendingExec struct {
 
 // New returns a Service over cfg and installs its hooks on cfg.Engine.
 func New(cfg Config) (*Service, error) {
-	s := &Service{cfg: cfg, eng: cfg.Engine, sessions: map[int64]*Session{}, pending: map[int64]*pendingExec{}, subs: map[int]func(Event){}}
+	s := &Service{cfg: cfg, eng: cfg.Engine, sessions: map[int64]*Session{}, pending: map[int64]*pendingExec{}}
 	s.idle = sync.NewCond(&s.mu)
 	s.resumed = sync.NewCond(&s.mu)
 	reg := cfg.Executors
@@ -432,11 +439,11 @@ func (s *Service) Subscribe(fn func(Event)) (cancel func()) {
 	defer s.mu.Unlock()
 	id := s.nextSub
 	s.nextSub++
-	s.subs[id] = fn
+	s.subs = append(s.subs, subscriber{id: id, fn: fn})
 	return func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		delete(s.subs, id)
+		s.subs = slices.DeleteFunc(s.subs, func(sub subscriber) bool { return sub.id == id })
 	}
 }
 
@@ -449,13 +456,8 @@ func (s *Service) Events() []Event {
 
 func (s *Service) emit(ev Event) {
 	s.log = append(s.log, ev)
-	ids := make([]int, 0, len(s.subs))
-	for id := range s.subs {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	for _, id := range ids {
-		s.subs[id](ev)
+	for _, sub := range s.subs {
+		sub.fn(ev)
 	}
 }
 
