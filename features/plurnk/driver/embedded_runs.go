@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"anchorage/impl/plurnk/config"
@@ -42,6 +43,9 @@ type session struct {
 	During      map[string]map[int]func() error
 	DuringErr   error
 	Acting      map[string]*ActingProvider
+
+	evMu   sync.Mutex
+	events []runs.Event // every event the service emitted, oldest first
 }
 
 func newSession(script *Script) *session {
@@ -133,6 +137,7 @@ func (s *session) boot() error {
 	if err != nil {
 		return err
 	}
+	s.Svc.Subscribe(s.record)
 	s.RunSession, err = s.Svc.NewSession("main")
 	if err != nil {
 		return err
@@ -246,7 +251,7 @@ func (s *session) Start(run, prompt string) error {
 	if err := s.boot(); err != nil {
 		return err
 	}
-	if err := s.Svc.LoopRun(s.RunSession.ID, run, prompt); err != nil {
+	if err := s.Svc.Start(s.RunSession.ID, run, runs.LoopStart{Prompt: prompt}); err != nil {
 		return err
 	}
 	s.settle()
@@ -282,7 +287,7 @@ func (s *session) Loops(run string) (int, int, error) {
 	if s.Svc == nil {
 		return 0, 0, fmt.Errorf("the session has not started")
 	}
-	ls, err := s.Svc.Loops(s.RunSession.ID, run)
+	ls, err := RunLoops(s.Svc, s.RunSession, run)
 	if err != nil || len(ls) == 0 {
 		return 0, 0, err
 	}
@@ -293,7 +298,49 @@ func (s *session) RunLog(run string) ([]store.LogRow, error) {
 	if s.Svc == nil {
 		return nil, fmt.Errorf("the session has not started")
 	}
-	return s.Svc.Log(s.RunSession.ID, run)
+	return RunLog(s.Svc, s.RunSession, run)
+}
+
+// RunLoops copies the loops of the session's run named run (their ids,
+// seqs and statuses), read under the service's lock.
+func RunLoops(svc *runs.Service, ss *store.Session, run string) ([]store.Loop, error) {
+	var out []store.Loop
+	found := false
+	svc.View(func() {
+		for _, r := range ss.Runs {
+			if r.Name == run {
+				found = true
+				for _, l := range r.Loops {
+					out = append(out, store.Loop{ID: l.ID, Seq: l.Seq, Status: l.Status})
+				}
+			}
+		}
+	})
+	if !found {
+		return nil, fmt.Errorf("session %d has no run %q", ss.ID, run)
+	}
+	return out, nil
+}
+
+// RunLog copies the log rows of the session's run named run, read under the
+// service's lock from the store the daemon's log.read reads too.
+func RunLog(svc *runs.Service, ss *store.Session, run string) ([]store.LogRow, error) {
+	var out []store.LogRow
+	found := false
+	svc.View(func() {
+		for _, r := range ss.Runs {
+			if r.Name == run {
+				found = true
+				for _, row := range r.Log {
+					out = append(out, *row)
+				}
+			}
+		}
+	})
+	if !found {
+		return nil, fmt.Errorf("session %d has no run %q", ss.ID, run)
+	}
+	return out, nil
 }
 
 func (s *session) Requests(run string) []provider.Request {
@@ -336,7 +383,19 @@ func (s *session) RunSpawns() []exec.Spec {
 	return out
 }
 
-func (s *session) Events() []runs.Event { return s.Svc.Events() }
+func (s *session) Events() []runs.Event {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	return append([]runs.Event(nil), s.events...)
+}
+
+// record keeps an event the service emitted; the service calls it with its
+// own lock held, so it takes only the session's.
+func (s *session) record(ev runs.Event) {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	s.events = append(s.events, ev)
+}
 
 func (s *session) RunNames() ([]string, error) {
 	var out []string

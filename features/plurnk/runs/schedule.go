@@ -187,7 +187,7 @@ func (g *schedRig) clientAction(when string) {
 	run := pickName(g.rng, g.names())
 	switch g.rng.IntN(3) {
 	case 0:
-		_ = g.svc.LoopRun(g.ss.ID, run, "go")
+		_ = g.svc.Start(g.ss.ID, run, runs.LoopStart{Prompt: "go"})
 		g.note(when, "loop.run "+run)
 	case 1:
 		_ = g.svc.Inject(g.ss.ID, run, "news")
@@ -215,7 +215,7 @@ func (g *schedRig) teardown(session int64, run string) {
 	}
 	g.window = &windowMark{run: run, drains: in.Drains, calls: g.calls[run]}
 	if g.rng.IntN(2) == 0 {
-		_ = g.svc.LoopRun(session, run, "queued at teardown")
+		_ = g.svc.Start(session, run, runs.LoopStart{Prompt: "queued at teardown"})
 		g.note("teardown", "loop.run "+run)
 	} else {
 		_ = g.svc.Inject(session, run, "injected at teardown")
@@ -314,7 +314,7 @@ func (g *schedRig) audit(rest bool) {
 // count tallies what the schedule did, from the logs and the streams.
 func (g *schedRig) count() {
 	for _, name := range g.names() {
-		rows, _ := g.svc.Log(g.ss.ID, name)
+		rows, _ := driver.RunLog(g.svc, g.ss, name)
 		for _, r := range rows {
 			isRun := strings.HasPrefix(r.Target, "run://") && r.Origin == string(scheme.WriterModel)
 			switch {

@@ -481,7 +481,7 @@ func armTeardown(e *driver.Embedded, tm *teardownMark, run string, queue func(se
 func registerTeardown(sc world.Steps, tm *teardownMark) {
 	sc.Step(`^the client will start run "([^"]*)" with the prompt "([^"]*)" when its drain finds its queue empty$`, func(ctx context.Context, run, prompt string) error {
 		return world.Get(ctx).Library(func(e *driver.Embedded) error {
-			armTeardown(e, tm, run, func(session int64) error { return e.Svc.LoopRun(session, run, prompt) })
+			armTeardown(e, tm, run, func(session int64) error { return e.Svc.Start(session, run, runs.LoopStart{Prompt: prompt}) })
 			return nil
 		})
 	})
@@ -617,7 +617,7 @@ func registerMidTurn(sc world.Steps) {
 	})
 	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client starts it with the prompt "([^"]*)" and then cancels it$`, func(ctx context.Context, run string, n int, prompt string) error {
 		return midTurn(ctx, run, n, func(e *driver.Embedded) error {
-			if err := e.Svc.LoopRun(e.RunSession.ID, run, prompt); err != nil {
+			if err := e.Svc.Start(e.RunSession.ID, run, runs.LoopStart{Prompt: prompt}); err != nil {
 				return err
 			}
 			return e.CancelMidTurn(run)
@@ -625,7 +625,7 @@ func registerMidTurn(sc world.Steps) {
 	})
 	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client starts it with the prompt "([^"]*)" and its client run "([^"]*)" emits (<<.+)$`, func(ctx context.Context, run string, n int, prompt, client, src string) error {
 		return midTurn(ctx, run, n, func(e *driver.Embedded) error {
-			if err := e.Svc.LoopRun(e.RunSession.ID, run, prompt); err != nil {
+			if err := e.Svc.Start(e.RunSession.ID, run, runs.LoopStart{Prompt: prompt}); err != nil {
 				return err
 			}
 			return clientEmits(e, client, src)

@@ -77,7 +77,7 @@ func TestRunMachine(t *testing.T) {
 			name := rapid.SampledFrom(ns).Draw(rt, "run")
 			switch rapid.IntRange(0, 3).Draw(rt, "action") {
 			case 0:
-				_ = f.svc.LoopRun(f.ss.ID, name, "go")
+				_ = f.svc.Start(f.ss.ID, name, LoopStart{Prompt: "go"})
 				delete(down, name)
 			case 1:
 				_ = f.svc.Inject(f.ss.ID, name, "news")

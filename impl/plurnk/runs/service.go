@@ -160,7 +160,6 @@ type Service struct {
 	expired  chan struct{}          // a proposal timed out
 	quiesce  chan quiesceAsk        // Quiesce asks Serve
 	nextSub  int
-	log      []Event
 }
 
 // subscriber is one Subscribe: its id (for its cancel) and its func.
@@ -392,36 +391,6 @@ func (r *Run) latest() *store.Loop {
 	return nil
 }
 
-// Log returns copies of a run's log rows (log.read).
-func (s *Service) Log(session int64, run string) ([]store.LogRow, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.run(session, run)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]store.LogRow, len(r.store.Log))
-	for i, row := range r.store.Log {
-		out[i] = *row
-	}
-	return out, nil
-}
-
-// Loops returns copies of a run's loops (their ids, seqs and statuses).
-func (s *Service) Loops(session int64, run string) ([]store.Loop, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.run(session, run)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]store.Loop, len(r.store.Loops))
-	for i, l := range r.store.Loops {
-		out[i] = store.Loop{ID: l.ID, Seq: l.Seq, Status: l.Status, Turns: append([]*store.Turn(nil), l.Turns...)}
-	}
-	return out, nil
-}
-
 // View runs fn with the service lock held, for reads of the store that the
 // other accessors do not cover (entries, rows). fn must not call back into
 // the Service.
@@ -447,27 +416,10 @@ func (s *Service) Subscribe(fn func(Event)) (cancel func()) {
 	}
 }
 
-// Events returns every event emitted so far, in order.
-func (s *Service) Events() []Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Event(nil), s.log...)
-}
-
 func (s *Service) emit(ev Event) {
-	s.log = append(s.log, ev)
 	for _, sub := range s.subs {
 		sub.fn(ev)
 	}
-}
-
-// LoopRun starts a loop of run with prompt (loop.run): it is queued behind
-// the run's current work when its drain is busy, resumes the run's parked
-// loop in place (the prompt then reaching it as an injected row), and
-// otherwise starts a new loop. It is the one call that lifts a cancelled
-// run's cancellation.
-func (s *Service) LoopRun(session int64, run, prompt string) error {
-	return s.Start(session, run, LoopStart{Prompt: prompt})
 }
 
 // LoopStart is what Start queues: the prompt, the per-call turn request,
@@ -484,8 +436,11 @@ type LoopStart struct {
 	Begun func(*store.Loop)
 }
 
-// Start is LoopRun with a turn request: the loop's end is announced by
-// its loop/terminated event.
+// Start starts a loop of run (loop.run): it is queued behind the run's
+// current work when its drain is busy, resumes the run's parked loop in
+// place (ls.Prompt then reaching it as an injected row), and otherwise
+// starts a new loop; the loop's end is announced by its loop/terminated
+// event. It is the one call that lifts a cancelled run's cancellation.
 func (s *Service) Start(session int64, run string, ls LoopStart) error {
 	prompt := ls.Prompt
 	s.mu.Lock()

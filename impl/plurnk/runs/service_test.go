@@ -44,7 +44,7 @@ func (f *fixture) replies(run string, texts ...string) {
 
 func (f *fixture) start(run, prompt string) {
 	f.t.Helper()
-	if err := f.svc.LoopRun(f.ss.ID, run, prompt); err != nil {
+	if err := f.svc.Start(f.ss.ID, run, LoopStart{Prompt: prompt}); err != nil {
 		f.t.Fatal(err)
 	}
 	f.svc.Wait()
@@ -60,10 +60,7 @@ func (f *fixture) advance(d time.Duration) {
 
 func (f *fixture) status(run string) int {
 	f.t.Helper()
-	ls, err := f.svc.Loops(f.ss.ID, run)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	ls := f.loopsOf(run)
 	if len(ls) == 0 {
 		return 0
 	}
@@ -71,14 +68,41 @@ func (f *fixture) status(run string) int {
 }
 
 func (f *fixture) loops(run string) int {
-	ls, _ := f.svc.Loops(f.ss.ID, run)
-	return len(ls)
+	return len(f.loopsOf(run))
+}
+
+// loopsOf copies run's loops, read under the service's lock.
+func (f *fixture) loopsOf(run string) []store.Loop {
+	var out []store.Loop
+	f.svc.View(func() {
+		r, err := f.svc.run(f.ss.ID, run)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		for _, l := range r.store.Loops {
+			out = append(out, store.Loop{ID: l.ID, Seq: l.Seq, Status: l.Status})
+		}
+	})
+	return out
+}
+
+// log copies run's log rows, read under the service's lock.
+func (f *fixture) log(run string) []store.LogRow {
+	var out []store.LogRow
+	f.svc.View(func() {
+		if r, err := f.svc.run(f.ss.ID, run); err == nil {
+			for _, row := range r.store.Log {
+				out = append(out, *row)
+			}
+		}
+	})
+	return out
 }
 
 // row finds the first row of run's log with op and a target containing
 // target.
 func (f *fixture) row(run, op, target string) (store.LogRow, bool) {
-	rows, _ := f.svc.Log(f.ss.ID, run)
+	rows := f.log(run)
 	for _, r := range rows {
 		if r.Op == op && strings.Contains(r.Target, target) {
 			return r, true
@@ -117,7 +141,7 @@ func TestSpawnSelfAndIrcUnknown(t *testing.T) {
 	f := newFixture(t, Off)
 	f.replies("main", plan("<<EDIT(run://.):again:EDIT", "<<EDIT(run://main):again:EDIT", "<<SEND(run://ghost):hi:SEND", "<<KILL(run://ghost)::KILL", "<<SEND[200]:done:SEND"))
 	f.start("main", "go")
-	rows, _ := f.svc.Log(f.ss.ID, "main")
+	rows := f.log("main")
 	var got []int
 	for _, r := range rows {
 		if strings.HasPrefix(r.Target, "run://") {
