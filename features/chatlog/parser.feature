@@ -541,6 +541,9 @@ Feature: Parser and watcher
       | paren            |
       | -5ms             |
       | +5ms             |
+      | -5s              |
+      | +2.5s            |
+      | **ERROR** after -5s |
       | 5s5ms            |
       | s                |
       | ms               |
@@ -645,6 +648,26 @@ Feature: Parser and watcher
       """
     Then the reply on line 11 pairs with the request on line 1 per Decision (§chatlog-reply-pairing)
     And the log has 2 requests and 2 replies per Decision (§chatlog-reply-pairing)
+
+  @§chatlog-reply-pairing @§chatlog-executing-placeholder
+  Scenario: an executing placeholder is a reply to the closest earlier request of its agent
+    # The seed's closing examples show the placeholder as a reply to the request above it; what the
+    # final reply after it takes is a Decision (the scenario above).
+    Given the log:
+      """
+      **a** to t at 10:00:05
+      ```JS
+      1
+      ```
+      **a** to t at 10:00:01
+      ```JS
+      2
+      ```
+      **t** to a at 10:00:06
+      executing ...
+      """
+    Then the log has 2 requests and 1 reply
+    And the reply on line 9 pairs with the request on line 1
 
   @§chatlog-reply-pairing
   Scenario: a reply before any request takes nothing from the requests after it
