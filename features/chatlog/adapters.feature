@@ -39,6 +39,7 @@ Feature: Adapters
     And the body of GET "/adapter.js" contains "/api/register" per Decision (§chatlog-adapter-contract)
     And a preflight from "http://localhost:5173" for POST "/api/register" with a JSON body is allowed
     And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, max age 600, private network true per Decision (§chatlog-adapter-contract)
+    And a preflight from "http://localhost:5173" for POST "/api/register" answers 204 with no body per Decision (§chatlog-adapter-contract)
     And a preflight from "https://evil.example" for POST "/api/register" is refused per Decision (§chatlog-adapter-contract)
     When a page served from "http://localhost:5173" titled "My App" registers over HTTP
     And a page served from "http://127.0.0.1:8080" titled "Other App" registers over HTTP

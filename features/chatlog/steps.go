@@ -968,6 +968,29 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" answers (\d+) with no body$`, func(ctx context.Context, origin, p string, code int) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return fmt.Errorf("preflight from %s: reading the body: %w", origin, err)
+		}
+		if resp.StatusCode != code || len(body) != 0 {
+			return fmt.Errorf("preflight from %s: %d with %d bytes of body, want %d with none", origin, resp.StatusCode, len(body), code)
+		}
+		return nil
+	})
 	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" is refused$`, func(ctx context.Context, origin, p string) error {
 		w := get(ctx)
 		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
