@@ -103,6 +103,7 @@ Feature: A failing disk
       ```
       """
     And the console says "registry debug.md not written: " per Decision (§chatlog-registry-server-owned)
+    And the file ".debug.md.new" does not exist per Decision (§chatlog-registry-server-owned)
 
   @§chatlog-instance-dir
   Scenario: a page whose log cannot be made is refused, and joins once it can be
