@@ -186,6 +186,7 @@ Feature: Adapters
     And 1 s passes
     And the page "Remote" polls over HTTP in the background
     Then the background poll of "Remote" answers 200 with the job running "1"
+    And that answer was flushed to the page before the job counted as started per Decision (§chatlog-job-times)
     When 29 s pass
     And agent "agent" asks "Remote" to run "2"
     And 29 s pass

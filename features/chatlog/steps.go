@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,7 @@ type world struct {
 	http          *httptest.Server
 	refusal       int
 	polls         map[string]chan polled  // background HTTP polls by page
+	lastPoll      polled                  // the last background poll that answered
 	taken         map[string]chatlog.Task // the last job each HTTP page was given
 	d             driver                  // the implementation under test (driver.go)
 	base          string                  // the adapter transport's base URL
@@ -72,9 +74,10 @@ type registration struct {
 
 // polled is the answer to a background HTTP poll.
 type polled struct {
-	status int
-	task   chatlog.Task
-	err    error
+	status  int
+	task    chatlog.Task
+	err     error
+	chunked bool // the answer came in chunks: it was flushed before the handler ended
 }
 
 type worldKey struct{}
@@ -768,7 +771,7 @@ func InitializeScenario(sc kit.Steps) {
 				return
 			}
 			defer resp.Body.Close()
-			p := polled{status: resp.StatusCode}
+			p := polled{status: resp.StatusCode, chunked: slices.Contains(resp.TransferEncoding, "chunked")}
 			if resp.StatusCode == http.StatusOK {
 				p.err = json.NewDecoder(resp.Body).Decode(&p.task)
 			}
@@ -790,6 +793,7 @@ func InitializeScenario(sc kit.Steps) {
 			if p.err != nil || p.status != code || p.task.Code != unquote(job) {
 				return fmt.Errorf("the poll answered %d %q (%v), want %d %q", p.status, p.task.Code, p.err, code, unquote(job))
 			}
+			get(ctx).lastPoll = p
 			if w := get(ctx); p.status == http.StatusOK {
 				if w.taken == nil {
 					w.taken = map[string]chatlog.Task{}
@@ -800,6 +804,14 @@ func InitializeScenario(sc kit.Steps) {
 		case <-time.After(5 * time.Second):
 			return fmt.Errorf("the poll of %q did not answer", page)
 		}
+	})
+	sc.Step(`^that answer was flushed to the page before the job counted as started$`, func(ctx context.Context) error {
+		// A handler that flushes its answer before it ends sends it chunked;
+		// one that ends first sends it with a Content-Length.
+		if !get(ctx).lastPoll.chunked {
+			return fmt.Errorf("the poll's answer came whole, with a Content-Length: the server took the job as started before it sent the answer")
+		}
+		return nil
 	})
 	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job running "((?:[^"\\]|\\.)*)", which it was never given, over HTTP: (\d+)$`, func(ctx context.Context, poster, value, code string, status int) error {
 		w := get(ctx)
