@@ -671,7 +671,6 @@ func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
 		case !r.Closed, answered[i] && len(q) == 0:
 		case len(q) > 0:
 			live[k] = q[1:]
-			q[0].Offset = r.Offset
 			in.byOffset[r.Offset] = q[0]
 		case executing[i]:
 			// Dispatched before a restart and never answered: running it
@@ -703,7 +702,7 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 	s.seq++
 	j := &Job{ID: fmt.Sprintf("%s#%d", in.Stem, s.seq), Seq: s.seq, Instance: in.Stem, Agent: r.Agent,
 		Page: r.Page, At: cmp.Or(r.At, Clock(mtime)), untimed: r.At == "",
-		Lang: r.Lang, Code: r.Code, Offset: r.Offset,
+		Lang: r.Lang, Code: r.Code,
 		State: Requested, History: []JobState{Requested}, RequestedAt: s.cfg.Clock.Now()}
 	in.byOffset[r.Offset] = j
 	s.jobs[j.ID] = j
