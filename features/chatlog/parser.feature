@@ -483,6 +483,8 @@ Feature: Parser and watcher
       | a*b** to t at 10:00:00           | 0        | 0       |
       | *a** to t at 10:00:00            | 0        | 0       |
       | a**b** to t at 10:00:00          | 0        | 0       |
+      | **a*b to t at 10:00:00           | 0        | 0       |
+      | **a*** to t at 10:00:00          | 0        | 0       |
 
   @§chatlog-request-header @§chatlog-timestamp @decision
   Scenario Outline: what is a header where the seed gives no rule
