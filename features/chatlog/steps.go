@@ -1130,9 +1130,12 @@ func InitializeScenario(sc kit.Steps) {
 	})
 	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
-		got, err := statusOf(http.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged"))
+		// A refusal is immediate; a poll that waits for work instead was
+		// taken for the page's own.
+		client := &http.Client{Timeout: 5 * time.Second}
+		got, err := statusOf(client.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged"))
 		if err != nil {
-			return err
+			return fmt.Errorf("poll with forged token: %w", err)
 		}
 		if got != code {
 			return fmt.Errorf("poll with forged token: %d, want %d", got, code)
