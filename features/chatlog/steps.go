@@ -935,6 +935,19 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^each of these registrations was refused$`, func(ctx context.Context) error {
+		// The registrations stay to be judged by the next step.
+		for _, r := range get(ctx).registrations {
+			var reg chatlog.Registration
+			if r.status < 400 || r.status > 499 {
+				return fmt.Errorf("register from %q: %d, want it refused (4xx): %s", r.origin, r.status, r.body)
+			}
+			if json.Unmarshal([]byte(r.body), &reg) == nil && (reg.ID != "" || reg.Token != "") {
+				return fmt.Errorf("refused register from %q still gave an id or a token: %s", r.origin, r.body)
+			}
+		}
+		return nil
+	})
 	sc.Step(`^each of these registrations was answered (200, the pages of other origins with their origin allowed|403)$`, func(ctx context.Context, what string) error {
 		w := get(ctx)
 		regs := w.registrations
