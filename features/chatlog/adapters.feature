@@ -31,7 +31,7 @@ Feature: Adapters
   Scenario: a page of another origin on this machine can be a realm, a page from elsewhere cannot
     Given a running server
     And the adapter transport is served over HTTP
-    Then GET "/adapter.js" answers 200
+    Then GET "/adapter.js" answers 200 with a body
     And GET "/" answers 200 per Decision (§chatlog-adapter-contract)
     And GET "/" is served as "text/html" per Decision (§chatlog-adapter-contract)
     And the body of GET "/" contains "<script src=\"/adapter.js\"></script>" per Decision (§chatlog-adapter-contract)

@@ -873,6 +873,16 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^GET "([^"]*)" answers (\d+) with a body$`, func(ctx context.Context, p string, code int) error {
+		status, body, err := get(ctx).getPath(p)
+		if err != nil {
+			return err
+		}
+		if status != code || len(bytes.TrimSpace(body)) == 0 {
+			return fmt.Errorf("GET %s: %d with %d bytes of body, want %d with a body", p, status, len(body), code)
+		}
+		return nil
+	})
 	sc.Step(`^GET "([^"]*)" serves no log$`, func(ctx context.Context, p string) error {
 		status, body, err := get(ctx).getPath(p)
 		if err != nil {
@@ -1047,6 +1057,27 @@ func InitializeScenario(sc kit.Steps) {
 		resp.Body.Close()
 		if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, ctype) {
 			return fmt.Errorf("GET %s: Content-Type %q, want %s", p, got, ctype)
+		}
+		return nil
+	})
+	sc.Step(`^a heartbeat of "([^"]*)" over HTTP answers (\d+) with no body$`, func(ctx context.Context, page string, code int) error {
+		w := get(ctx)
+		reg, ok := w.regs[page]
+		if !ok {
+			return fmt.Errorf("no page %q", page)
+		}
+		b, _ := json.Marshal(map[string]string{"id": reg.ID, "token": reg.Token})
+		resp, err := http.Post(w.base+"/api/heartbeat", "application/json", bytes.NewReader(b))
+		if err != nil {
+			return fmt.Errorf("heartbeat of %q: %w", page, err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return fmt.Errorf("heartbeat of %q: reading the body: %w", page, err)
+		}
+		if resp.StatusCode != code || len(body) != 0 {
+			return fmt.Errorf("heartbeat of %q: %d with %q, want %d with no body", page, resp.StatusCode, body, code)
 		}
 		return nil
 	})
