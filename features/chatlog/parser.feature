@@ -384,6 +384,41 @@ Feature: Parser and watcher
     And the console says "job <page>#1: late result after 61.005s" per Decision (§chatlog-late-result)
     And the console does not say "not written" per Decision (§chatlog-late-result)
 
+  @§chatlog-reply-header @§chatlog-result-fences
+  Scenario: a page's header without a duration, over a result fence, is a reply
+    # The seed's first accepted reply form has no parenthesis; the result fence follows.
+    Given the log:
+      """
+      **agent** to tab at 10:00:00
+      ```JS
+      1+1
+      ```
+      **tab** to agent at 10:00:01
+      ```JSON
+      2
+      ```
+      **agent** to tab at 10:00:02
+      ```JS
+      "a"+"b"
+      ```
+      **tab** to agent at 10:00:03
+      ```Text
+      ab
+      ```
+      **agent** to tab at 10:00:04
+      ```JS
+      throw 1
+      ```
+      **tab** to agent at 10:00:05
+      ```Error
+      1
+      ```
+      """
+    Then the log has 3 requests and 3 replies
+    And the reply on line 5 pairs with the request on line 1
+    And the reply on line 13 pairs with the request on line 9
+    And the reply on line 21 pairs with the request on line 17
+
   @§chatlog-request-header @decision
   Scenario: a header is a request only when a fence that is not a result fence follows at once
     Given the log:
