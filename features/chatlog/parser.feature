@@ -380,6 +380,7 @@ Feature: Parser and watcher
     And the registry contains "late"
     And the registry contains "<page>#1 JS from agent at 09:00:00: timeout (61.005s) failed after 60000ms (timeout) late" per Decision (§chatlog-registry-pointers)
     And the registry line of "Index - 7 Zen" reads "* <name> (http://localhost:8302/) last 09:01:01 state: failed late"
+    And the registry line of "Index - 7 Zen" is marked "late" after its state
     And that holds byte for byte per Decision (§chatlog-late-result)
     And the console says "job <page>#1: late result after 61.005s" per Decision (§chatlog-late-result)
     And the console does not say "not written" per Decision (§chatlog-late-result)
