@@ -733,7 +733,7 @@ func (s *Server) words(reference, varied string) string {
 }
 
 // SameLanguage compares fence tags loosely: case-insensitive, with js,
-// javascript, mjs and ecmascript standing for one language.
+// javascript, mjs, ecmascript and node standing for one language.
 func SameLanguage(a, b string) bool {
 	norm := func(s string) string {
 		s = strings.ToLower(s)
