@@ -23,7 +23,8 @@ type Failpoint string
 // the file had when the failpoint was armed; a refused listing fails the
 // opening of a folder for reading (EACCES), so nothing under it is listed;
 // a failed close keeps what was written to a file opened for writing and
-// then reports EIO, as a network filesystem can.
+// then reports EIO, as a network filesystem can; a read error reads nothing
+// and reports EIO.
 const (
 	TornWrite  Failpoint = "torn-write"
 	ShortWrite Failpoint = "short-write"
@@ -33,11 +34,12 @@ const (
 	StaleRead  Failpoint = "stale-read"
 	ListFail   Failpoint = "list-fail"
 	CloseError Failpoint = "close-error"
+	ReadError  Failpoint = "read-error"
 )
 
 // Failpoints lists every failpoint, for flags and error messages.
 func Failpoints() []Failpoint {
-	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail, CloseError}
+	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail, CloseError, ReadError}
 }
 
 // ErrInjected marks every error the Faulty filesystem makes up.
@@ -290,3 +292,26 @@ func (w *faultyFile) Write(p []byte) (int, error) {
 }
 
 func (w *faultyFile) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+// Read implements afero.File.
+func (w *faultyFile) Read(p []byte) (int, error) {
+	if err := w.readFault(p); err != nil {
+		return 0, err
+	}
+	return w.File.Read(p)
+}
+
+// ReadAt implements afero.File.
+func (w *faultyFile) ReadAt(p []byte, off int64) (int, error) {
+	if err := w.readFault(p); err != nil {
+		return 0, err
+	}
+	return w.File.ReadAt(p, off)
+}
+
+func (w *faultyFile) readFault(p []byte) error {
+	if len(p) > 0 && w.fs.fire(ReadError, "read", w.name) != nil {
+		return &os.PathError{Op: "read", Path: w.name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, ReadError, syscall.EIO)}
+	}
+	return nil
+}

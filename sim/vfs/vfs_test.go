@@ -166,11 +166,18 @@ func TestFailpoints(t *testing.T) {
 	if b, _ := afero.ReadFile(base, "/log.md"); !bytes.HasSuffix(b, []byte("kept\n")) {
 		t.Fatalf("a failed close lost the write: %q", b)
 	}
+	mustArm(Fault{Point: ReadError, Pattern: "/log.md", Count: 1})
+	if _, err := afero.ReadFile(f, "/log.md"); !errors.Is(err, ErrInjected) || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("read-error gave %v", err)
+	}
+	if b, err := afero.ReadFile(f, "/log.md"); err != nil || len(b) == 0 {
+		t.Fatalf("reading after the fault was spent gave %q, %v", b, err)
+	}
 	points := []Failpoint{}
 	for _, in := range f.Injections() {
 		points = append(points, in.Point)
 	}
-	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail, CloseError}, points); diff != "" {
+	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail, CloseError, ReadError}, points); diff != "" {
 		t.Fatalf("injection log (-want +got):\n%s", diff)
 	}
 }
