@@ -385,6 +385,26 @@ Feature: Parser and watcher
     And the console says "job <page>#1: late result after 61.005s" per Decision (§chatlog-late-result)
     And the console does not say "not written" per Decision (§chatlog-late-result)
 
+  @§chatlog-rewrite-orphan @§chatlog-request-job
+  Scenario: a rewrite the server cannot read yet orphans nothing
+    # The request is still in the log: a read that fails is no sign that it is gone.
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      some notes written before the request
+      """
+    And agent "agent" asks "Quiet" to run "1+1"
+    And 1 s passes
+    And the disk fails every read of the log of "Quiet"
+    And an editor saves the log of "Quiet" with "some notes written before the request" replaced by "notes"
+    And 1 s passes
+    And the disk reads again the log of "Quiet"
+    And 1 s passes
+    Then the job running "1+1" went through requested
+    And "Quiet" has 1 job
+    And the console notes no job orphaned or cancelled
+
   @§chatlog-reply-header @§chatlog-result-fences
   Scenario: a page's header without a duration, over a result fence, is a reply
     # The seed's first accepted reply form has no parenthesis; the result fence follows.

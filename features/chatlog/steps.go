@@ -341,6 +341,17 @@ func InitializeScenario(sc kit.Steps) {
 			"a failed close": vfs.CloseError}[how]
 		return w.faulty.Arm(vfs.Fault{Point: pt, Pattern: w.path(page), Skip: skip, Count: 1})
 	})
+	sc.Step(`^the disk (fails every read of|reads again) the log of "([^"]*)"$`, func(ctx context.Context, what, page string) error {
+		w := get(ctx)
+		if err := w.d.internal("fault injection on the server's disk"); err != nil {
+			return err
+		}
+		if what == "reads again" {
+			w.faulty.Disarm(vfs.ReadError)
+			return nil
+		}
+		return w.faulty.Arm(vfs.Fault{Point: vfs.ReadError, Pattern: w.path(page)})
+	})
 	sc.Step(`^the disk fails every write of the registry$`, func(ctx context.Context) error {
 		if err := get(ctx).d.internal("fault injection on the server's disk"); err != nil {
 			return err
