@@ -150,8 +150,10 @@ func splitHeader(line []byte) headerParts {
 		}
 	}
 	// Tails with a parenthesis: " (" content ")" with no parenthesis in
-	// the content, ending at t.
-	if t-1 > s && line[t-1] == ')' {
+	// the content, ending at t. (t > s: line[s] is no blank. When the
+	// parenthesis is the addressee's only byte, every end it proposes is at
+	// or before s, which valid refuses.)
+	if line[t-1] == ')' {
 		q := bytes.LastIndexAny(line[:t-1], "()")
 		if q >= 1 && line[q] == '(' && line[q-1] == ' ' {
 			paren := line[q+1 : t-1]
