@@ -101,10 +101,9 @@ type Instance struct {
 	// queue holds the jobs of the log that are not over, in file order;
 	// the first may be dispatched (§chatlog-instance-order: one job at a
 	// time, in file order).
-	queue    []*Job
-	byOffset map[int64]*Job
-	watch    watch
-	wake     chan struct{}
+	queue []*Job
+	watch watch
+	wake  chan struct{}
 }
 
 // watch is the polling watcher's knowledge of one log.
@@ -256,7 +255,7 @@ func (s *Server) attachLocked(base, stem, name, url, lang, p string) Registratio
 	in := &Instance{Name: name, Base: base, Stem: stem, URL: url, Lang: cmp.Or(lang, "JS"), Path: p,
 		token:    s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8),
 		LastBeat: s.cfg.Clock.Now(), State: StateIdle,
-		byOffset: map[int64]*Job{}, wake: make(chan struct{})}
+		wake: make(chan struct{})}
 	s.instances = append(s.instances, in)
 	s.byToken[in.token] = in
 	s.writeRegistry()
@@ -628,11 +627,12 @@ func (s *Server) warmParseLocked(in *Instance, fi os.FileInfo) {
 	}
 	// What was appended pairs as the seed says, by agent and timestamp
 	// (§chatlog-reply-pairing): a reply an agent wrote answers the closest
-	// earlier request of its agent.
+	// earlier request of its agent. A read starts where the last one
+	// settled, past every closed request it found, so no request is read
+	// twice here (§chatlog-request-job).
 	answered := lg.Answered()
 	for i, r := range lg.Requests {
-		_, seen := in.byOffset[r.Offset] // the same request read again (§chatlog-request-job)
-		if r.Closed && !answered[i] && !seen {
+		if r.Closed && !answered[i] {
 			s.newJobLocked(in, r, fi.ModTime())
 		}
 	}
@@ -663,7 +663,6 @@ func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
 		k := requestKey(j.Agent, j.requestAt(), j.Lang, j.Code)
 		live[k] = append(live[k], j)
 	}
-	in.byOffset = map[int64]*Job{}
 	answered, executing := lg.Answered(), lg.Executing()
 	for i, r := range lg.Requests {
 		k := requestKey(r.Agent, r.At, r.Lang, r.Code)
@@ -671,7 +670,6 @@ func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
 		case !r.Closed, answered[i] && len(q) == 0:
 		case len(q) > 0:
 			live[k] = q[1:]
-			in.byOffset[r.Offset] = q[0]
 		case executing[i]:
 			// Dispatched before a restart and never answered: running it
 			// again could repeat its effects, so it is closed instead.
@@ -704,7 +702,6 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 		Page: r.Page, At: cmp.Or(r.At, Clock(mtime)), untimed: r.At == "",
 		Lang: r.Lang, Code: r.Code,
 		State: Requested, History: []JobState{Requested}, RequestedAt: s.cfg.Clock.Now()}
-	in.byOffset[r.Offset] = j
 	s.jobs[j.ID] = j
 	s.all = append(s.all, j)
 	if !SameLanguage(r.Lang, in.Lang) {
