@@ -603,11 +603,13 @@ func (s *Server) parseLocked(in *Instance) {
 // readLocked parses the log from offset from to its end, from the first
 // entry there when tail (a cold read, §chatlog-tail-only), tells its
 // ambiguities on the console and resumes the next read where the settled
-// part of this one ends.
-func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, error) {
+// part of this one ends. A read that fails is told on the console and
+// gives no log (ok false): the log is read again at its next change.
+func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, bool) {
 	data, err := s.readRange(in.Path, from, size)
 	if err != nil {
-		return Log{}, err
+		s.logf("%v", err)
+		return Log{}, false
 	}
 	start := TailStart(data, !tail || from == 0)
 	lg := ParseAt(data[start:], from+int64(start))
@@ -615,14 +617,13 @@ func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, err
 		s.logf("%s: ambiguous pairing: %s", in.Path, a)
 	}
 	in.watch.cp, in.watch.guard, in.watch.warm = lg.Resume, s.hashRange(in.Path, lg.Resume-guardLen, lg.Resume), true
-	return lg, nil
+	return lg, true
 }
 
 // warmParseLocked reads what was appended to a log since the last read.
 func (s *Server) warmParseLocked(in *Instance, fi os.FileInfo) {
-	lg, err := s.readLocked(in, in.watch.cp, fi.Size(), false)
-	if err != nil {
-		s.logf("%v", err)
+	lg, ok := s.readLocked(in, in.watch.cp, fi.Size(), false)
+	if !ok {
 		return
 	}
 	// What was appended pairs as the seed says, by agent and timestamp
@@ -652,9 +653,8 @@ func requestKey(agent, at, lang, code string) string {
 // (§chatlog-rewrite-orphan). Entries appended here (interrupted replies)
 // change the log, so the watcher reads them at its next poll.
 func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
-	lg, err := s.readLocked(in, max(fi.Size()-tailChunk, 0), fi.Size(), true)
-	if err != nil {
-		s.logf("%v", err)
+	lg, ok := s.readLocked(in, max(fi.Size()-tailChunk, 0), fi.Size(), true)
+	if !ok {
 		return
 	}
 	// The jobs still in the queue, by request key, in file order.
