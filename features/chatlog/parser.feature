@@ -385,7 +385,7 @@ Feature: Parser and watcher
     And the console says "job <page>#1: late result after 61.005s" per Decision (§chatlog-late-result)
     And the console does not say "not written" per Decision (§chatlog-late-result)
 
-  @§chatlog-rewrite-orphan @§chatlog-request-job
+  @§chatlog-rewrite-orphan @§chatlog-request-job @§chatlog-tail-only
   Scenario: a rewrite the server cannot read yet orphans nothing
     # The request is still in the log: a read that fails is no sign that it is gone.
     Given a running server
@@ -404,6 +404,8 @@ Feature: Parser and watcher
     Then the job running "1+1" went through requested
     And "Quiet" has 1 job
     And the console notes no job orphaned or cancelled
+    And the console says "read debug/<page>.md at " per Decision (§chatlog-tail-only)
+    And the console says "input/output error" per Decision (§chatlog-tail-only)
 
   @§chatlog-reply-header @§chatlog-result-fences
   Scenario: a page's header without a duration, over a result fence, is a reply
