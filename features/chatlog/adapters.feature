@@ -31,7 +31,7 @@ Feature: Adapters
   Scenario: a page of another origin on this machine can be a realm, a page from elsewhere cannot
     Given a running server
     And the adapter transport is served over HTTP
-    Then GET "/adapter.js" answers 200
+    Then GET "/adapter.js" answers 200 with a body
     And GET "/" answers 200 per Decision (§chatlog-adapter-contract)
     And GET "/" is served as "text/html" per Decision (§chatlog-adapter-contract)
     And the body of GET "/" contains "<script src=\"/adapter.js\"></script>" per Decision (§chatlog-adapter-contract)
@@ -39,6 +39,7 @@ Feature: Adapters
     And the body of GET "/adapter.js" contains "/api/register" per Decision (§chatlog-adapter-contract)
     And a preflight from "http://localhost:5173" for POST "/api/register" with a JSON body is allowed
     And a preflight from "http://localhost:5173" for POST "/api/register" allows origin http://localhost:5173, methods GET, POST, headers Content-Type, max age 600, private network true per Decision (§chatlog-adapter-contract)
+    And a preflight from "http://localhost:5173" for POST "/api/register" answers 204 with no body per Decision (§chatlog-adapter-contract)
     And a preflight from "https://evil.example" for POST "/api/register" is refused per Decision (§chatlog-adapter-contract)
     When a page served from "http://localhost:5173" titled "My App" registers over HTTP
     And a page served from "http://127.0.0.1:8080" titled "Other App" registers over HTTP
@@ -49,17 +50,21 @@ Feature: Adapters
     And the registry contains "(http://localhost:5173/app.html) last"
     And the registry contains "(http://127.0.0.1:8080/app.html) last"
     And the registry contains "(http://[::1]:3000/app.html) last"
+    # Pages of other machines: a realm is handed the code of a log's requests.
     When a page served from "https://evil.example" titled "Evil" registers over HTTP
     And a page served from "http://localhost.evil.example" titled "Sly" registers over HTTP
-    And a page served from "null" titled "Sandboxed" registers over HTTP
-    And a page served from "ftp://localhost" titled "Ftp" registers over HTTP
     And a page served from "http://203.0.113.7:8080" titled "Far" registers over HTTP
     And a page served from "http://[2001:db8::1]:3000" titled "Far Six" registers over HTTP
-    Then each of these registrations was answered 403 per Decision (§chatlog-adapter-contract)
-    And the registry does not contain "evil" per Decision (§chatlog-adapter-contract)
-    And the registry does not contain "203.0.113.7" per Decision (§chatlog-adapter-contract)
-    And the registry does not contain "2001:db8" per Decision (§chatlog-adapter-contract)
+    Then each of these registrations was refused
+    And each of these registrations was answered 403 per Decision (§chatlog-adapter-contract)
+    And the registry does not contain "evil"
+    And the registry does not contain "203.0.113.7"
+    And the registry does not contain "2001:db8"
     And the console says "refused POST /api/register from origin https://evil.example (not an allowed origin)" per Decision (§chatlog-adapter-contract)
+    # Origins that are no page of this machine's web servers.
+    When a page served from "null" titled "Sandboxed" registers over HTTP
+    And a page served from "ftp://localhost" titled "Ftp" registers over HTTP
+    Then each of these registrations was answered 403 per Decision (§chatlog-adapter-contract)
 
   @§chatlog-adapter-language @decision
   Scenario: a Lisp realm uses the same format with its own tag
@@ -185,6 +190,7 @@ Feature: Adapters
     And 1 s passes
     And the page "Remote" polls over HTTP in the background
     Then the background poll of "Remote" answers 200 with the job running "1"
+    And that answer was flushed to the page before the job counted as started per Decision (§chatlog-job-times)
     When 29 s pass
     And agent "agent" asks "Remote" to run "2"
     And 29 s pass

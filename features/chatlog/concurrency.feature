@@ -21,6 +21,28 @@ Feature: Concurrency
       """
     And the job running "1+1" went through requested, dispatched
 
+  @§chatlog-instances-independent @§chatlog-timeout
+  Scenario: a page whose log was deleted under its running job holds up nobody else
+    # Whether the job then times out into a new log or is cancelled with its request is left open
+    # here; the other page's reply is not.
+    Given a running server with a 5 s job timeout
+    And the page "Slow" is connected
+    And the page "Fast" is connected
+    And the page "Slow" hangs
+    When agent "agent" asks "Slow" to run "1+1"
+    And 1 s passes
+    And agent "agent" deletes the log of "Slow"
+    And 5 s pass
+    And agent "agent" asks "Fast" to run "2+2"
+    And 1 s passes
+    Then the log of "Fast" ends with:
+      """
+      **<stem:Fast>** to agent at 09:00:06 (5ms)
+      ```JSON
+      4
+      ```
+      """
+
   @§chatlog-instance-order
   Scenario: requests appended together are run and answered in file order
     Given a running server

@@ -39,6 +39,23 @@ Feature: A failing disk
       | EIO    | input/output error      |
       | ENOSPC | no space left on device |
 
+  @§chatlog-append-only @decision
+  Scenario: a reply whose log fails to close is told on the console
+    # The bytes were written before the close failed: the reply is there, but
+    # the server cannot know it is safe on the disk.
+    Given the disk fails the server's next write to the log of "Index - 7 Zen" after 1 good ones with a failed close
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 1 s passes
+    Then the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:00 (17ms)
+      ```JSON
+      25
+      ```
+      """
+    And the console says "job <page>#1: reply not written: append to debug/<page>.md: close: " per Decision (§chatlog-append-only)
+    And the console says "input/output error" per Decision (§chatlog-append-only)
+
   @§chatlog-append-only @§chatlog-partial-fence
   Scenario Outline: a reply torn halfway is closed off, and the next request still gets its answer
     Given the disk fails the server's next write to the log of "Index - 7 Zen" after 1 good ones with <how>
@@ -103,6 +120,7 @@ Feature: A failing disk
       ```
       """
     And the console says "registry debug.md not written: " per Decision (§chatlog-registry-server-owned)
+    And the file ".debug.md.new" does not exist per Decision (§chatlog-registry-server-owned)
 
   @§chatlog-instance-dir
   Scenario: a page whose log cannot be made is refused, and joins once it can be

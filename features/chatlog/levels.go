@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 
 	"anchorage/features/kit"
 	"anchorage/impl/chatlog"
@@ -292,6 +294,21 @@ func registerLevels(sc kit.Steps) {
 			w.seen[page+" before"], w.seen[page] = w.seen[page], m[3]
 		}
 		return w.d.level().sameInstance(l, want)
+	})
+	sc.Step(`^the registry line of "([^"]*)" is marked "([a-z]+)" after its state$`, func(ctx context.Context, page, mark string) error {
+		w := get(ctx)
+		l, ok := w.registryLine(page)
+		if !ok {
+			return fmt.Errorf("no instance line for %s:\n%s", w.regName(page), w.read(chatlog.RegistryFile))
+		}
+		m := instanceRE.FindStringSubmatch(l)
+		if m == nil {
+			return fmt.Errorf("%q is not an instance line of the seed's form", l)
+		}
+		if !slices.Contains(strings.FieldsFunc(m[5], func(r rune) bool { return !unicode.IsLetter(r) }), mark) {
+			return fmt.Errorf("the instance line %q has no mark %q after its state", l, mark)
+		}
+		return nil
 	})
 	sc.Step(`^its last-seen time is later than the one before$`, func(ctx context.Context) error {
 		w := get(ctx)

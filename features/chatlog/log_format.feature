@@ -200,7 +200,7 @@ Feature: Per-instance log format
       """
 
   @§chatlog-adapter-language @decision
-  Scenario Outline: js, javascript, mjs and ecmascript name the realm's language, the first word of the fence's info
+  Scenario Outline: js, javascript, mjs, ecmascript and node name the realm's language, the first word of the fence's info
     When agent "agent" asks "Index - 7 Zen" in "<tag>" to run "6*7"
     And 1 s passes
     Then the log of "Index - 7 Zen" ends with per Decision (§chatlog-adapter-language)
@@ -219,6 +219,7 @@ Feature: Per-instance log format
       | JavaScript |
       | mjs        |
       | ecmascript |
+      | node       |
       | js sum     |
       | js	sum    |
 

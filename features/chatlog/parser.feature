@@ -380,9 +380,67 @@ Feature: Parser and watcher
     And the registry contains "late"
     And the registry contains "<page>#1 JS from agent at 09:00:00: timeout (61.005s) failed after 60000ms (timeout) late" per Decision (§chatlog-registry-pointers)
     And the registry line of "Index - 7 Zen" reads "* <name> (http://localhost:8302/) last 09:01:01 state: failed late"
+    And the registry line of "Index - 7 Zen" is marked "late" after its state
     And that holds byte for byte per Decision (§chatlog-late-result)
     And the console says "job <page>#1: late result after 61.005s" per Decision (§chatlog-late-result)
     And the console does not say "not written" per Decision (§chatlog-late-result)
+
+  @§chatlog-rewrite-orphan @§chatlog-request-job @§chatlog-tail-only
+  Scenario: a rewrite the server cannot read yet orphans nothing
+    # The request is still in the log: a read that fails is no sign that it is gone.
+    Given a running server
+    And a log for "Quiet" that no realm polls
+    When agent "agent" appends to the log of "Quiet":
+      """
+      some notes written before the request
+      """
+    And agent "agent" asks "Quiet" to run "1+1"
+    And 1 s passes
+    And the disk fails every read of the log of "Quiet"
+    And an editor saves the log of "Quiet" with "some notes written before the request" replaced by "notes"
+    And 1 s passes
+    And the disk reads again the log of "Quiet"
+    And 1 s passes
+    Then the job running "1+1" went through requested
+    And "Quiet" has 1 job
+    And the console notes no job orphaned or cancelled
+    And the console says "read debug/<page>.md at " per Decision (§chatlog-tail-only)
+    And the console says "input/output error" per Decision (§chatlog-tail-only)
+
+  @§chatlog-reply-header @§chatlog-result-fences
+  Scenario: a page's header without a duration, over a result fence, is a reply
+    # The seed's first accepted reply form has no parenthesis; the result fence follows.
+    Given the log:
+      """
+      **agent** to tab at 10:00:00
+      ```JS
+      1+1
+      ```
+      **tab** to agent at 10:00:01
+      ```JSON
+      2
+      ```
+      **agent** to tab at 10:00:02
+      ```JS
+      "a"+"b"
+      ```
+      **tab** to agent at 10:00:03
+      ```Text
+      ab
+      ```
+      **agent** to tab at 10:00:04
+      ```JS
+      throw 1
+      ```
+      **tab** to agent at 10:00:05
+      ```Error
+      1
+      ```
+      """
+    Then the log has 3 requests and 3 replies
+    And the reply on line 5 pairs with the request on line 1
+    And the reply on line 13 pairs with the request on line 9
+    And the reply on line 21 pairs with the request on line 17
 
   @§chatlog-request-header @decision
   Scenario: a header is a request only when a fence that is not a result fence follows at once
@@ -483,6 +541,7 @@ Feature: Parser and watcher
       | a*b** to t at 10:00:00           | 0        | 0       |
       | *a** to t at 10:00:00            | 0        | 0       |
       | a**b** to t at 10:00:00          | 0        | 0       |
+      | **a*b to t at 10:00:00           | 0        | 0       |
 
   @§chatlog-request-header @§chatlog-timestamp @decision
   Scenario Outline: what is a header where the seed gives no rule
@@ -501,6 +560,7 @@ Feature: Parser and watcher
       | **a** to t\u000c                  | 0        | 0       |
       | **a** to t)                      | 1        | 0       |
       | **a** to t at 10:00:00 (**ERROR**) | 0      | 1       |
+      | **a*** to t at 10:00:00          | 0        | 0       |
 
   @§chatlog-duration-format @§chatlog-reply-header @§chatlog-error-header
   Scenario Outline: a reply header's duration reads back in milliseconds
@@ -541,6 +601,9 @@ Feature: Parser and watcher
       | paren            |
       | -5ms             |
       | +5ms             |
+      | -5s              |
+      | +2.5s            |
+      | **ERROR** after -5s |
       | 5s5ms            |
       | s                |
       | ms               |
@@ -645,6 +708,26 @@ Feature: Parser and watcher
       """
     Then the reply on line 11 pairs with the request on line 1 per Decision (§chatlog-reply-pairing)
     And the log has 2 requests and 2 replies per Decision (§chatlog-reply-pairing)
+
+  @§chatlog-reply-pairing @§chatlog-executing-placeholder
+  Scenario: an executing placeholder is a reply to the closest earlier request of its agent
+    # The seed's closing examples show the placeholder as a reply to the request above it; what the
+    # final reply after it takes is a Decision (the scenario above).
+    Given the log:
+      """
+      **a** to t at 10:00:05
+      ```JS
+      1
+      ```
+      **a** to t at 10:00:01
+      ```JS
+      2
+      ```
+      **t** to a at 10:00:06
+      executing ...
+      """
+    Then the log has 2 requests and 1 reply
+    And the reply on line 9 pairs with the request on line 1
 
   @§chatlog-reply-pairing
   Scenario: a reply before any request takes nothing from the requests after it

@@ -43,6 +43,16 @@ Feature: Master registry
     Then the registry line of "Index - 7 Zen" reads "* <name> (http://localhost:8302/) last 09:00:10 state: idle"
     And its last-seen time is later than the one before
 
+  @§chatlog-registry-heartbeat @§chatlog-adapter-contract
+  Scenario: a heartbeat over HTTP moves the last-seen time forward
+    Given a running server
+    And the adapter transport is served over HTTP
+    And a page titled "Remote" registers over HTTP
+    When 5 s pass
+    Then the registry line of "Remote" reads "* <name> (http://localhost:8302/http/1) last 09:00:00 state: idle"
+    And a heartbeat of "Remote" over HTTP answers 204 with no body per Decision (§chatlog-adapter-contract)
+    And the registry line of "Remote" reads "* <name> (http://localhost:8302/http/1) last 09:00:05 state: idle"
+
   @§chatlog-registry-server-owned
   Scenario: hand edits of the registry do not survive and do not break the server
     Given a running server

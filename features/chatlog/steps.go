@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,7 @@ type world struct {
 	http          *httptest.Server
 	refusal       int
 	polls         map[string]chan polled  // background HTTP polls by page
+	lastPoll      polled                  // the last background poll that answered
 	taken         map[string]chatlog.Task // the last job each HTTP page was given
 	d             driver                  // the implementation under test (driver.go)
 	base          string                  // the adapter transport's base URL
@@ -72,9 +74,10 @@ type registration struct {
 
 // polled is the answer to a background HTTP poll.
 type polled struct {
-	status int
-	task   chatlog.Task
-	err    error
+	status  int
+	task    chatlog.Task
+	err     error
+	chunked bool // the answer came in chunks: it was flushed before the handler ended
 }
 
 type worldKey struct{}
@@ -328,14 +331,26 @@ func InitializeScenario(sc kit.Steps) {
 		return get(ctx).d.rejectInBackground(name, unquote(code))
 	})
 
-	sc.Step(`^the disk fails the server's next write to the log of "([^"]*)" (?:after (\d+) good ones )?with (EIO|ENOSPC|a torn write|a short write)$`, func(ctx context.Context, page, skipped, how string) error {
+	sc.Step(`^the disk fails the server's next write to the log of "([^"]*)" (?:after (\d+) good ones )?with (EIO|ENOSPC|a torn write|a short write|a failed close)$`, func(ctx context.Context, page, skipped, how string) error {
 		skip, _ := strconv.Atoi(skipped)
 		w := get(ctx)
 		if err := w.d.internal("fault injection on the server's disk"); err != nil {
 			return err
 		}
-		pt := map[string]vfs.Failpoint{"EIO": vfs.WriteError, "ENOSPC": vfs.NoSpace, "a torn write": vfs.TornWrite, "a short write": vfs.ShortWrite}[how]
+		pt := map[string]vfs.Failpoint{"EIO": vfs.WriteError, "ENOSPC": vfs.NoSpace, "a torn write": vfs.TornWrite, "a short write": vfs.ShortWrite,
+			"a failed close": vfs.CloseError}[how]
 		return w.faulty.Arm(vfs.Fault{Point: pt, Pattern: w.path(page), Skip: skip, Count: 1})
+	})
+	sc.Step(`^the disk (fails every read of|reads again) the log of "([^"]*)"$`, func(ctx context.Context, what, page string) error {
+		w := get(ctx)
+		if err := w.d.internal("fault injection on the server's disk"); err != nil {
+			return err
+		}
+		if what == "reads again" {
+			w.faulty.Disarm(vfs.ReadError)
+			return nil
+		}
+		return w.faulty.Arm(vfs.Fault{Point: vfs.ReadError, Pattern: w.path(page)})
 	})
 	sc.Step(`^the disk fails every write of the registry$`, func(ctx context.Context) error {
 		if err := get(ctx).d.internal("fault injection on the server's disk"); err != nil {
@@ -768,7 +783,7 @@ func InitializeScenario(sc kit.Steps) {
 				return
 			}
 			defer resp.Body.Close()
-			p := polled{status: resp.StatusCode}
+			p := polled{status: resp.StatusCode, chunked: slices.Contains(resp.TransferEncoding, "chunked")}
 			if resp.StatusCode == http.StatusOK {
 				p.err = json.NewDecoder(resp.Body).Decode(&p.task)
 			}
@@ -790,6 +805,7 @@ func InitializeScenario(sc kit.Steps) {
 			if p.err != nil || p.status != code || p.task.Code != unquote(job) {
 				return fmt.Errorf("the poll answered %d %q (%v), want %d %q", p.status, p.task.Code, p.err, code, unquote(job))
 			}
+			get(ctx).lastPoll = p
 			if w := get(ctx); p.status == http.StatusOK {
 				if w.taken == nil {
 					w.taken = map[string]chatlog.Task{}
@@ -800,6 +816,14 @@ func InitializeScenario(sc kit.Steps) {
 		case <-time.After(5 * time.Second):
 			return fmt.Errorf("the poll of %q did not answer", page)
 		}
+	})
+	sc.Step(`^that answer was flushed to the page before the job counted as started$`, func(ctx context.Context) error {
+		// A handler that flushes its answer before it ends sends it chunked;
+		// one that ends first sends it with a Content-Length.
+		if !get(ctx).lastPoll.chunked {
+			return fmt.Errorf("the poll's answer came whole, with a Content-Length: the server took the job as started before it sent the answer")
+		}
+		return nil
 	})
 	sc.Step(`^the page "([^"]*)" posts the result (\S+) for the job running "((?:[^"\\]|\\.)*)", which it was never given, over HTTP: (\d+)$`, func(ctx context.Context, poster, value, code string, status int) error {
 		w := get(ctx)
@@ -857,6 +881,16 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		if code != 200 && bytes.Contains(body, []byte("```")) {
 			return fmt.Errorf("GET %s leaked log content", p)
+		}
+		return nil
+	})
+	sc.Step(`^GET "([^"]*)" answers (\d+) with a body$`, func(ctx context.Context, p string, code int) error {
+		status, body, err := get(ctx).getPath(p)
+		if err != nil {
+			return err
+		}
+		if status != code || len(bytes.TrimSpace(body)) == 0 {
+			return fmt.Errorf("GET %s: %d with %d bytes of body, want %d with a body", p, status, len(body), code)
 		}
 		return nil
 	})
@@ -922,6 +956,19 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^each of these registrations was refused$`, func(ctx context.Context) error {
+		// The registrations stay to be judged by the next step.
+		for _, r := range get(ctx).registrations {
+			var reg chatlog.Registration
+			if r.status < 400 || r.status > 499 {
+				return fmt.Errorf("register from %q: %d, want it refused (4xx): %s", r.origin, r.status, r.body)
+			}
+			if json.Unmarshal([]byte(r.body), &reg) == nil && (reg.ID != "" || reg.Token != "") {
+				return fmt.Errorf("refused register from %q still gave an id or a token: %s", r.origin, r.body)
+			}
+		}
+		return nil
+	})
 	sc.Step(`^each of these registrations was answered (200, the pages of other origins with their origin allowed|403)$`, func(ctx context.Context, what string) error {
 		w := get(ctx)
 		regs := w.registrations
@@ -968,6 +1015,29 @@ func InitializeScenario(sc kit.Steps) {
 		}
 		return nil
 	})
+	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" answers (\d+) with no body$`, func(ctx context.Context, origin, p string, code int) error {
+		w := get(ctx)
+		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return fmt.Errorf("preflight from %s: reading the body: %w", origin, err)
+		}
+		if resp.StatusCode != code || len(body) != 0 {
+			return fmt.Errorf("preflight from %s: %d with %d bytes of body, want %d with none", origin, resp.StatusCode, len(body), code)
+		}
+		return nil
+	})
 	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" is refused$`, func(ctx context.Context, origin, p string) error {
 		w := get(ctx)
 		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
@@ -998,6 +1068,27 @@ func InitializeScenario(sc kit.Steps) {
 		resp.Body.Close()
 		if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, ctype) {
 			return fmt.Errorf("GET %s: Content-Type %q, want %s", p, got, ctype)
+		}
+		return nil
+	})
+	sc.Step(`^a heartbeat of "([^"]*)" over HTTP answers (\d+) with no body$`, func(ctx context.Context, page string, code int) error {
+		w := get(ctx)
+		reg, ok := w.regs[page]
+		if !ok {
+			return fmt.Errorf("no page %q", page)
+		}
+		b, _ := json.Marshal(map[string]string{"id": reg.ID, "token": reg.Token})
+		resp, err := http.Post(w.base+"/api/heartbeat", "application/json", bytes.NewReader(b))
+		if err != nil {
+			return fmt.Errorf("heartbeat of %q: %w", page, err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return fmt.Errorf("heartbeat of %q: reading the body: %w", page, err)
+		}
+		if resp.StatusCode != code || len(body) != 0 {
+			return fmt.Errorf("heartbeat of %q: %d with %q, want %d with no body", page, resp.StatusCode, body, code)
 		}
 		return nil
 	})
@@ -1095,9 +1186,12 @@ func InitializeScenario(sc kit.Steps) {
 	})
 	sc.Step(`^a poll for "([^"]*)" with a forged token answers (\d+)$`, func(ctx context.Context, page string, code int) error {
 		w := get(ctx)
-		got, err := statusOf(http.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged"))
+		// A refusal is immediate; a poll that waits for work instead was
+		// taken for the page's own.
+		client := &http.Client{Timeout: 5 * time.Second}
+		got, err := statusOf(client.Get(w.base + "/api/poll?id=" + w.stem(page) + "&token=forged"))
 		if err != nil {
-			return err
+			return fmt.Errorf("poll with forged token: %w", err)
 		}
 		if got != code {
 			return fmt.Errorf("poll with forged token: %d, want %d", got, code)

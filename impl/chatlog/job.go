@@ -46,7 +46,6 @@ type Job struct {
 	untimed  bool   // the request's header has no time (At is the mtime)
 	Lang     string
 	Code     string
-	Offset   int64 // byte offset of the request header in the log
 
 	State       JobState
 	History     []JobState // every state the job has been in, in order

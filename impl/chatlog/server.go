@@ -101,10 +101,9 @@ type Instance struct {
 	// queue holds the jobs of the log that are not over, in file order;
 	// the first may be dispatched (§chatlog-instance-order: one job at a
 	// time, in file order).
-	queue    []*Job
-	byOffset map[int64]*Job
-	watch    watch
-	wake     chan struct{}
+	queue []*Job
+	watch watch
+	wake  chan struct{}
 }
 
 // watch is the polling watcher's knowledge of one log.
@@ -256,7 +255,7 @@ func (s *Server) attachLocked(base, stem, name, url, lang, p string) Registratio
 	in := &Instance{Name: name, Base: base, Stem: stem, URL: url, Lang: cmp.Or(lang, "JS"), Path: p,
 		token:    s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8) + s.ids.Next(8),
 		LastBeat: s.cfg.Clock.Now(), State: StateIdle,
-		byOffset: map[int64]*Job{}, wake: make(chan struct{})}
+		wake: make(chan struct{})}
 	s.instances = append(s.instances, in)
 	s.byToken[in.token] = in
 	s.writeRegistry()
@@ -604,11 +603,13 @@ func (s *Server) parseLocked(in *Instance) {
 // readLocked parses the log from offset from to its end, from the first
 // entry there when tail (a cold read, §chatlog-tail-only), tells its
 // ambiguities on the console and resumes the next read where the settled
-// part of this one ends.
-func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, error) {
+// part of this one ends. A read that fails is told on the console and
+// gives no log (ok false): the log is read again at its next change.
+func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, bool) {
 	data, err := s.readRange(in.Path, from, size)
 	if err != nil {
-		return Log{}, err
+		s.logf("%v", err)
+		return Log{}, false
 	}
 	start := TailStart(data, !tail || from == 0)
 	lg := ParseAt(data[start:], from+int64(start))
@@ -616,23 +617,23 @@ func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, err
 		s.logf("%s: ambiguous pairing: %s", in.Path, a)
 	}
 	in.watch.cp, in.watch.guard, in.watch.warm = lg.Resume, s.hashRange(in.Path, lg.Resume-guardLen, lg.Resume), true
-	return lg, nil
+	return lg, true
 }
 
 // warmParseLocked reads what was appended to a log since the last read.
 func (s *Server) warmParseLocked(in *Instance, fi os.FileInfo) {
-	lg, err := s.readLocked(in, in.watch.cp, fi.Size(), false)
-	if err != nil {
-		s.logf("%v", err)
+	lg, ok := s.readLocked(in, in.watch.cp, fi.Size(), false)
+	if !ok {
 		return
 	}
 	// What was appended pairs as the seed says, by agent and timestamp
 	// (§chatlog-reply-pairing): a reply an agent wrote answers the closest
-	// earlier request of its agent.
+	// earlier request of its agent. A read starts where the last one
+	// settled, past every closed request it found, so no request is read
+	// twice here (§chatlog-request-job).
 	answered := lg.Answered()
 	for i, r := range lg.Requests {
-		_, seen := in.byOffset[r.Offset] // the same request read again (§chatlog-request-job)
-		if r.Closed && !answered[i] && !seen {
+		if r.Closed && !answered[i] {
 			s.newJobLocked(in, r, fi.ModTime())
 		}
 	}
@@ -652,9 +653,8 @@ func requestKey(agent, at, lang, code string) string {
 // (§chatlog-rewrite-orphan). Entries appended here (interrupted replies)
 // change the log, so the watcher reads them at its next poll.
 func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
-	lg, err := s.readLocked(in, max(fi.Size()-tailChunk, 0), fi.Size(), true)
-	if err != nil {
-		s.logf("%v", err)
+	lg, ok := s.readLocked(in, max(fi.Size()-tailChunk, 0), fi.Size(), true)
+	if !ok {
 		return
 	}
 	// The jobs still in the queue, by request key, in file order.
@@ -663,7 +663,6 @@ func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
 		k := requestKey(j.Agent, j.requestAt(), j.Lang, j.Code)
 		live[k] = append(live[k], j)
 	}
-	in.byOffset = map[int64]*Job{}
 	answered, executing := lg.Answered(), lg.Executing()
 	for i, r := range lg.Requests {
 		k := requestKey(r.Agent, r.At, r.Lang, r.Code)
@@ -671,8 +670,6 @@ func (s *Server) coldParseLocked(in *Instance, fi os.FileInfo) {
 		case !r.Closed, answered[i] && len(q) == 0:
 		case len(q) > 0:
 			live[k] = q[1:]
-			q[0].Offset = r.Offset
-			in.byOffset[r.Offset] = q[0]
 		case executing[i]:
 			// Dispatched before a restart and never answered: running it
 			// again could repeat its effects, so it is closed instead.
@@ -703,9 +700,8 @@ func (s *Server) newJobLocked(in *Instance, r Request, mtime time.Time) {
 	s.seq++
 	j := &Job{ID: fmt.Sprintf("%s#%d", in.Stem, s.seq), Seq: s.seq, Instance: in.Stem, Agent: r.Agent,
 		Page: r.Page, At: cmp.Or(r.At, Clock(mtime)), untimed: r.At == "",
-		Lang: r.Lang, Code: r.Code, Offset: r.Offset,
+		Lang: r.Lang, Code: r.Code,
 		State: Requested, History: []JobState{Requested}, RequestedAt: s.cfg.Clock.Now()}
-	in.byOffset[r.Offset] = j
 	s.jobs[j.ID] = j
 	s.all = append(s.all, j)
 	if !SameLanguage(r.Lang, in.Lang) {
@@ -734,7 +730,7 @@ func (s *Server) words(reference, varied string) string {
 }
 
 // SameLanguage compares fence tags loosely: case-insensitive, with js,
-// javascript, mjs and ecmascript standing for one language.
+// javascript, mjs, ecmascript and node standing for one language.
 func SameLanguage(a, b string) bool {
 	norm := func(s string) string {
 		s = strings.ToLower(s)

@@ -21,7 +21,10 @@ type Failpoint string
 // reports it honestly (io.ErrShortWrite); a write error and ENOSPC persist
 // nothing; a failed rename moves nothing; a stale read returns the content
 // the file had when the failpoint was armed; a refused listing fails the
-// opening of a folder for reading (EACCES), so nothing under it is listed.
+// opening of a folder for reading (EACCES), so nothing under it is listed;
+// a failed close keeps what was written to a file opened for writing and
+// then reports EIO, as a network filesystem can; a read error reads nothing
+// and reports EIO.
 const (
 	TornWrite  Failpoint = "torn-write"
 	ShortWrite Failpoint = "short-write"
@@ -30,11 +33,13 @@ const (
 	RenameFail Failpoint = "rename-fail"
 	StaleRead  Failpoint = "stale-read"
 	ListFail   Failpoint = "list-fail"
+	CloseError Failpoint = "close-error"
+	ReadError  Failpoint = "read-error"
 )
 
 // Failpoints lists every failpoint, for flags and error messages.
 func Failpoints() []Failpoint {
-	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail}
+	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail, CloseError, ReadError}
 }
 
 // ErrInjected marks every error the Faulty filesystem makes up.
@@ -199,7 +204,7 @@ func (f *Faulty) Create(name string) (afero.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &faultyFile{File: file, fs: f, name: name}, nil
+	return &faultyFile{File: file, fs: f, name: name, writing: true}, nil
 }
 
 // Open implements afero.Fs.
@@ -226,7 +231,7 @@ func (f *Faulty) OpenFile(name string, flag int, perm os.FileMode) (afero.File, 
 	if err != nil {
 		return nil, err
 	}
-	return &faultyFile{File: file, fs: f, name: name}, nil
+	return &faultyFile{File: file, fs: f, name: name, writing: flag&(os.O_WRONLY|os.O_RDWR) != 0}, nil
 }
 
 func staleFile(name string, b []byte) afero.File {
@@ -246,8 +251,18 @@ func (f *Faulty) Rename(oldname, newname string) error {
 
 type faultyFile struct {
 	afero.File
-	fs   *Faulty
-	name string
+	fs      *Faulty
+	name    string
+	writing bool // opened for writing: a close can fail
+}
+
+// Close implements afero.File.
+func (w *faultyFile) Close() error {
+	err := w.File.Close()
+	if err == nil && w.writing && w.fs.fire(CloseError, "close", w.name) != nil {
+		return &os.PathError{Op: "close", Path: w.name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, CloseError, syscall.EIO)}
+	}
+	return err
 }
 
 func (w *faultyFile) Write(p []byte) (int, error) {
@@ -277,3 +292,26 @@ func (w *faultyFile) Write(p []byte) (int, error) {
 }
 
 func (w *faultyFile) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+// Read implements afero.File.
+func (w *faultyFile) Read(p []byte) (int, error) {
+	if err := w.readFault(p); err != nil {
+		return 0, err
+	}
+	return w.File.Read(p)
+}
+
+// ReadAt implements afero.File.
+func (w *faultyFile) ReadAt(p []byte, off int64) (int, error) {
+	if err := w.readFault(p); err != nil {
+		return 0, err
+	}
+	return w.File.ReadAt(p, off)
+}
+
+func (w *faultyFile) readFault(p []byte) error {
+	if len(p) > 0 && w.fs.fire(ReadError, "read", w.name) != nil {
+		return &os.PathError{Op: "read", Path: w.name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, ReadError, syscall.EIO)}
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -148,11 +149,35 @@ func TestFailpoints(t *testing.T) {
 	if names, err := afero.ReadDir(f, "/src"); err != nil || len(names) != 1 {
 		t.Fatalf("listing after the fault was spent gave %v, %v", names, err)
 	}
+	mustArm(Fault{Point: CloseError, Pattern: "/log.md", Count: 1})
+	if b, err := afero.ReadFile(f, "/log.md"); err != nil || len(b) == 0 {
+		t.Fatalf("a read's close failed: %q, %v", b, err)
+	}
+	file, err := f.OpenFile("/log.md", os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := file.Write([]byte("kept\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Close(); !errors.Is(err, ErrInjected) || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("close-error gave %v", err)
+	}
+	if b, _ := afero.ReadFile(base, "/log.md"); !bytes.HasSuffix(b, []byte("kept\n")) {
+		t.Fatalf("a failed close lost the write: %q", b)
+	}
+	mustArm(Fault{Point: ReadError, Pattern: "/log.md", Count: 1})
+	if _, err := afero.ReadFile(f, "/log.md"); !errors.Is(err, ErrInjected) || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("read-error gave %v", err)
+	}
+	if b, err := afero.ReadFile(f, "/log.md"); err != nil || len(b) == 0 {
+		t.Fatalf("reading after the fault was spent gave %q, %v", b, err)
+	}
 	points := []Failpoint{}
 	for _, in := range f.Injections() {
 		points = append(points, in.Point)
 	}
-	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail}, points); diff != "" {
+	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail, CloseError, ReadError}, points); diff != "" {
 		t.Fatalf("injection log (-want +got):\n%s", diff)
 	}
 }

@@ -71,15 +71,13 @@ func parseHeader(line []byte) (header, bool) {
 	if len(line) > MaxLine {
 		return header{}, false
 	}
-	m, ok := splitHeader(line)
-	if !ok {
-		return header{}, false
-	}
+	m := splitHeader(line)
 	h := header{from: string(m.from), to: string(m.to), at: string(m.at)}
-	if h.at != "" && !clockInRange(h.at) {
+	// No header, or a sender of blanks only.
+	if strings.TrimSpace(h.from) == "" {
 		return header{}, false
 	}
-	if strings.TrimSpace(h.from) == "" {
+	if h.at != "" && !clockInRange(h.at) {
 		return header{}, false
 	}
 	if m.hasParen {
@@ -111,24 +109,22 @@ type headerParts struct {
 // clock and parenthesis, clock alone, parenthesis alone, nothing; trailing
 // spaces and tabs end every tail. Each tail fixes where the addressee must
 // end, so only four ends are candidates and the shortest valid one wins.
-// The test file keeps the expression as the oracle of a differential test.
-func splitHeader(line []byte) (headerParts, bool) {
+// A line that does not match gives parts with an empty sender (a match has
+// a sender of one byte or more). The test file keeps the
+// expression as the oracle of a differential test.
+func splitHeader(line []byte) headerParts {
 	if !bytes.HasPrefix(line, []byte("**")) {
-		return headerParts{}, false
+		return headerParts{}
 	}
-	// ([^*]+)\*\* to : the sender runs to the first '*'.
-	k := bytes.IndexByte(line[2:], '*')
-	if k <= 0 {
-		return headerParts{}, false
+	// ([^*]+)\*\* to : the sender runs to the first '*' (an empty one is
+	// no match).
+	from, rest, found := bytes.Cut(line[2:], []byte("*"))
+	if !found || !bytes.HasPrefix(rest, []byte("* to ")) {
+		return headerParts{}
 	}
-	k += 2
-	if !bytes.HasPrefix(line[k:], []byte("** to ")) {
-		return headerParts{}, false
-	}
-	from := line[2:k]
-	s := k + len("** to ")
+	s := 2 + len(from) + len("** to ")
 	if s >= len(line) || reSpace(line[s]) {
-		return headerParts{}, false
+		return headerParts{}
 	}
 	// The addressee is line[s:e]: e > s, line[e-1] not a space, and no
 	// newline before e.
@@ -154,8 +150,10 @@ func splitHeader(line []byte) (headerParts, bool) {
 		}
 	}
 	// Tails with a parenthesis: " (" content ")" with no parenthesis in
-	// the content, ending at t.
-	if t-1 > s && line[t-1] == ')' {
+	// the content, ending at t. (t > s: line[s] is no blank. When the
+	// parenthesis is the addressee's only byte, every end it proposes is at
+	// or before s, which valid refuses.)
+	if line[t-1] == ')' {
 		q := bytes.LastIndexAny(line[:t-1], "()")
 		if q >= 1 && line[q] == '(' && line[q-1] == ' ' {
 			paren := line[q+1 : t-1]
@@ -174,10 +172,10 @@ func splitHeader(line []byte) (headerParts, bool) {
 	// D: nothing but trailing spaces.
 	try(t, headerParts{})
 	if bestE < 0 {
-		return headerParts{}, false
+		return headerParts{}
 	}
 	best.from, best.to = from, line[s:bestE]
-	return best, true
+	return best
 }
 
 // isClockTail reports whether b is " at " and then [0-9]{2}:[0-9]{2}:[0-9]{2}.
