@@ -200,6 +200,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the runtime's memory is measured$`, step(memoryMeasured))
 	sc.Step(`^the module is loaded again and "([^"]+)" run in the sessions (.+), (\d+) times over$`, step(reloadRounds))
 	sc.Step(`^"([^"]+)" is run once in each of (\d+) new sessions$`, step(actionsIn))
+	sc.Step(`^"([^"]+)" breaches a guard once in each of (\d+) new sessions "([^"]+)"$`, step(breachesIn))
 	sc.Step(`^"([^"]+)" is committed (\d+) times in session "([^"]*)", each time with a new Idempotency-Key$`, step(commitsWithKeys))
 	sc.Step(`^(\d+) clients listen on (/[\w./?=-]*) one after another, each going away once answered$`, step(listenersComeAndGo))
 	sc.Step(`^the runtime's memory has grown by less than (\d+) MB$`, step(memoryGrewLessThan))
