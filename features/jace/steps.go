@@ -149,6 +149,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the response status is (\d+)$`, step(statusIs))
 	sc.Step(`^the response status is (\d+) and (\$\S*) is (.+?)$`, step(statusAndPath))
 	sc.Step(`^(\$\S*) is (.+?)$`, step(pathIs))
+	sc.Step(`^where (\$\S*) is ("[^"]*"), (\$\S*) is (.+?)$`, step(pathIsWhere))
 	sc.Step(`^(\$\S*) contains "((?:[^"\\]|\\.)*)"$`, step(pathContains))
 	sc.Step(`^(\$\S*) has exactly the keys (.+?)$`, step(pathKeys))
 	sc.Step(`^the response is a JSON error "([^"]+)" with status (\d+)$`, step(jsonError))
@@ -838,6 +839,22 @@ func pathIs(_ context.Context, w *world, path, want string) error {
 		return pathAbsent(w, path)
 	}
 	return matchValue(r.body, path, want)
+}
+
+// pathIsWhere checks that the answer's path is want only where its member
+// when is given: an answer whose when is something else passes.
+func pathIsWhere(_ context.Context, w *world, when, given, path, want string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if matchValue(r.body, when, given) != nil {
+		return nil
+	}
+	if err := matchValue(r.body, path, want); err != nil {
+		return fmt.Errorf("%s is %s: %w", when, given, err)
+	}
+	return nil
 }
 
 func pathAbsent(w *world, path string) error {
