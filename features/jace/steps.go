@@ -218,6 +218,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the jace command is built$`, step(buildCommand))
 	sc.Step(`^the jace command is started with (.*)$`, step(startCommand))
 	sc.Step(`^the command listens on (\S+)$`, step(commandListensOn))
+	sc.Step(`^the jace command started with (.*) exits with status (\d+), saying "([^"]*)"$`, step(commandExits))
 	sc.Step(`^the port 3323 on 127\.0\.0\.1 is free$`, step(portFree))
 }
 
