@@ -47,6 +47,16 @@ Feature: Calculator example and the jace command
     Then the response status is 200 and $.state.n is 1
     And $.audit_preview is "bump"
 
+  @§jace-external-module @e2e @slow @decision
+  Scenario: the command refuses a module file it cannot load, before it listens
+    Given the scenario runs the reference's own jace command
+    And a module file "broken.js" containing:
+      """
+      globalThis.jace = { manifest: { name: "broken", version: "1.0.0" } };
+      """
+    And the jace command is built
+    Then the jace command started with -addr 127.0.0.1:0 <file:broken.js> exits with status 2, saying "broken.js refused" per Decision (§jace-external-module)
+
   @§jace-default-port @e2e @slow
   Scenario: without -addr the command listens on 127.0.0.1:3323
     Given the scenario runs the reference's own jace command

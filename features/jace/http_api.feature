@@ -171,6 +171,19 @@ Feature: HTTP API
     And the response header "Content-Type" is "application/jace+json" per Decision (§jace-view-negotiate)
 
   @§jace-view-negotiate
+  Scenario: a client that rates JACE JSON above HTML gets JSON, whatever else it names
+    # The family honours the Accept header's q values: JACE JSON at 0.9
+    # beats HTML at 0.1, and a form only some runtimes serve
+    # (application/json, rated higher still) cannot make the answer HTML.
+    Given the calculator module is loaded
+    When the client posts to /view {} accepting "application/json, application/jace+json;q=0.9, text/html;q=0.1"
+    Then the response status is 200
+    And the response is JSON
+    And $.jace.id is "calculator"
+    And the response header "Vary" lists "Accept"
+    And the response's media type is "application/json" per Decision (§jace-view-negotiate)
+
+  @§jace-view-negotiate
   Scenario: without an audience or an Accept header the view is HTML
     Given the calculator module is loaded
     When the client posts to /view {} accepting ""

@@ -85,6 +85,31 @@ func actionsIn(ctx context.Context, w *world, action, n string) error {
 	return nil
 }
 
+// breachesIn runs an action without params once in each of n sessions
+// named prefix-0, prefix-1, …, and wants each to fail as a guard breach
+// does: an INTERNAL error, status 500 (seed §4 "Timeouts & Fuel").
+func breachesIn(ctx context.Context, w *world, action, n, prefix string) error {
+	count, err := strconv.Atoi(n)
+	if err != nil {
+		return fmt.Errorf("sessions %q: %w", n, err)
+	}
+	for i := range count {
+		sid := fmt.Sprintf("%s-%d", prefix, i)
+		b, err := json.Marshal(map[string]string{"action": action, "session_id": sid})
+		if err != nil {
+			return fmt.Errorf("encoding the envelope: %w", err)
+		}
+		r, err := w.d.do(ctx, http.MethodPost, "/actions", b, nil)
+		if err != nil {
+			return err
+		}
+		if r.status != http.StatusInternalServerError {
+			return fmt.Errorf("%s in session %s: status %d, want 500: %s", action, sid, r.status, clip(r.body))
+		}
+	}
+	return nil
+}
+
 // commitsWithKeys commits an action without params n times in one session,
 // each time with an Idempotency-Key not used before.
 func commitsWithKeys(ctx context.Context, w *world, action, n, session string) error {

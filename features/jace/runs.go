@@ -388,6 +388,33 @@ func startCommand(_ context.Context, w *world, args string) error {
 	}
 }
 
+// commandExits runs the jace command with args and wants it to exit with
+// the status want, within 20 s and without listening, its output saying
+// says (a Go panic exits with 2 as well).
+func commandExits(ctx context.Context, w *world, args, want, says string) error {
+	if w.bin == "" {
+		return errors.New("the jace command is not built")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, w.bin, strings.Fields(expand(w, args))...)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s %s still runs after 20 s: %s", w.bin, args, clip(string(out)))
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return fmt.Errorf("%s %s exited with status 0 (error %v), want %s: %s", w.bin, args, err, want, clip(string(out)))
+	}
+	if got := strconv.Itoa(exit.ExitCode()); got != want {
+		return fmt.Errorf("%s %s exited with status %s, want %s: %s", w.bin, args, got, want, clip(string(out)))
+	}
+	if !strings.Contains(string(out), says) {
+		return fmt.Errorf("%s %s does not say %q: %s", w.bin, args, says, clip(string(out)))
+	}
+	return nil
+}
+
 func commandListensOn(_ context.Context, w *world, want string) error {
 	if w.cmdAddr != want {
 		return fmt.Errorf("the command listens on %q, want %q", w.cmdAddr, want)

@@ -247,6 +247,27 @@ Feature: Security checklist
     When "bump" is run once in each of 300 new sessions
     Then the runtime's memory has grown by less than 16 MB
 
+  @§jace-untrusted @§jace-sessions @slow
+  Scenario: a VM broken by a guard breach gives its memory back at once
+    # An action that runs its VM out of memory, keeping what it took in a
+    # global, leaves the VM full; the runtime must let it go then, not when
+    # (or if) that session comes back: 16 sessions that each break their VM
+    # once and never return would hold 16 VMs at their memory limit (some
+    # 400 MB) otherwise.
+    Given the module "hog.js" is loaded:
+      """
+      globalThis.jace = {
+        manifest: { name: "hog", version: "1.0.0" },
+        init() { return {}; },
+        view(state) { return {}; },
+        actions: { hog(state) { globalThis.kept = []; for (;;) globalThis.kept.push(new Array(100000).fill(7)); } },
+      };
+      """
+    And "hog" breaches a guard once in each of 4 new sessions "warm"
+    And the runtime's memory is measured
+    When "hog" breaches a guard once in each of 16 new sessions "gone"
+    Then the runtime's memory has grown by less than 64 MB
+
   @§jace-untrusted @§jace-idempotency @slow
   Scenario: a session's remembered Idempotency-Keys do not pile up
     # Each commit's answer is kept for its key's replays; with a state of

@@ -144,3 +144,33 @@ Feature: Sessions
     Then the response status is 200 and $.result is {"n":1}
     When the session "a" is viewed by an agent
     Then $.jace.seen is {"n":2}
+
+  @§jace-sessions
+  Scenario: an action is never told it runs in a session whose state it was not given
+    # The env given at load reaches every later call; a session_id in it
+    # must not make an action of another session believe it runs there.
+    Given the calculator module is loaded
+    And a module file "whoami.js" containing:
+      """
+      globalThis.jace = {
+        manifest: { name: "whoami", version: "1.0.0" },
+        init() { return { n: 0 }; },
+        view(state) { return { n: state.n }; },
+        actions: {
+          inc(state) { return { state: { n: state.n + 1 } }; },
+          who(state, params, env) { return { state, result: { session_id: env.session_id, n: state.n } }; },
+        },
+      };
+      """
+    When the client posts to /load-file {"path":"<file:whoami.js>","env":{"session_id":"x"}}
+    Then the response status is 200 and $ is {"ok":true}
+    When the agent posts to /actions {"action":"inc","session_id":"x"}
+    And the agent posts to /actions {"action":"inc","session_id":"x"}
+    And the agent posts to /actions {"action":"who","session_id":"x"}
+    Then the response status is 200 and $.result.n is 2
+    When the agent posts to /actions {"action":"who","session_id":"y"}
+    Then the response status is 200 and $.result.n is 0
+    And where $.result.session_id is "x", $.result.n is 2
+    When the agent posts to /actions {"action":"who"}
+    Then the response status is 200
+    And where $.result.session_id is "x", $.result.n is 2

@@ -149,6 +149,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the response status is (\d+)$`, step(statusIs))
 	sc.Step(`^the response status is (\d+) and (\$\S*) is (.+?)$`, step(statusAndPath))
 	sc.Step(`^(\$\S*) is (.+?)$`, step(pathIs))
+	sc.Step(`^where (\$\S*) is ("[^"]*"), (\$\S*) is (.+?)$`, step(pathIsWhere))
 	sc.Step(`^(\$\S*) contains "((?:[^"\\]|\\.)*)"$`, step(pathContains))
 	sc.Step(`^(\$\S*) has exactly the keys (.+?)$`, step(pathKeys))
 	sc.Step(`^the response is a JSON error "([^"]+)" with status (\d+)$`, step(jsonError))
@@ -200,6 +201,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the runtime's memory is measured$`, step(memoryMeasured))
 	sc.Step(`^the module is loaded again and "([^"]+)" run in the sessions (.+), (\d+) times over$`, step(reloadRounds))
 	sc.Step(`^"([^"]+)" is run once in each of (\d+) new sessions$`, step(actionsIn))
+	sc.Step(`^"([^"]+)" breaches a guard once in each of (\d+) new sessions "([^"]+)"$`, step(breachesIn))
 	sc.Step(`^"([^"]+)" is committed (\d+) times in session "([^"]*)", each time with a new Idempotency-Key$`, step(commitsWithKeys))
 	sc.Step(`^(\d+) clients listen on (/[\w./?=-]*) one after another, each going away once answered$`, step(listenersComeAndGo))
 	sc.Step(`^the runtime's memory has grown by less than (\d+) MB$`, step(memoryGrewLessThan))
@@ -216,6 +218,7 @@ func InitializeScenario(sc kit.Steps) {
 	sc.Step(`^the jace command is built$`, step(buildCommand))
 	sc.Step(`^the jace command is started with (.*)$`, step(startCommand))
 	sc.Step(`^the command listens on (\S+)$`, step(commandListensOn))
+	sc.Step(`^the jace command started with (.*) exits with status (\d+), saying "([^"]*)"$`, step(commandExits))
 	sc.Step(`^the port 3323 on 127\.0\.0\.1 is free$`, step(portFree))
 }
 
@@ -837,6 +840,22 @@ func pathIs(_ context.Context, w *world, path, want string) error {
 		return pathAbsent(w, path)
 	}
 	return matchValue(r.body, path, want)
+}
+
+// pathIsWhere checks that the answer's path is want only where its member
+// when is given: an answer whose when is something else passes.
+func pathIsWhere(_ context.Context, w *world, when, given, path, want string) error {
+	r, err := w.response()
+	if err != nil {
+		return err
+	}
+	if matchValue(r.body, when, given) != nil {
+		return nil
+	}
+	if err := matchValue(r.body, path, want); err != nil {
+		return fmt.Errorf("%s is %s: %w", when, given, err)
+	}
+	return nil
 }
 
 func pathAbsent(w *world, path string) error {
