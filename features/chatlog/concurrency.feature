@@ -21,6 +21,30 @@ Feature: Concurrency
       """
     And the job running "1+1" went through requested, dispatched
 
+  @§chatlog-instances-independent
+  Scenario: a reply the disk will not take back into a deleted log holds up nobody else
+    # The log of a running job is deleted and no new file may be made: its
+    # reply has nowhere to go. The server must go on serving the other page.
+    Given a running server
+    And the page "Slow" is connected
+    And the page "Fast" is connected
+    And the page "Slow" takes 3000 ms to run each job
+    When agent "agent" asks "Slow" to run "1+1"
+    And 1 s passes
+    And agent "agent" deletes the log of "Slow"
+    And the disk refuses new files
+    And 5 s pass
+    And the disk accepts new files
+    And agent "agent" asks "Fast" to run "2+2"
+    And 1 s passes
+    Then the log of "Fast" ends with:
+      """
+      **<stem:Fast>** to agent at 09:00:06 (5ms)
+      ```JSON
+      4
+      ```
+      """
+
   @§chatlog-instances-independent @§chatlog-timeout
   Scenario: a page whose log was deleted under its running job holds up nobody else
     # Whether the job then times out into a new log or is cancelled with its request is left open
