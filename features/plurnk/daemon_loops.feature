@@ -84,6 +84,21 @@ Feature: loops and client ops through the daemon
     And the answer to "A" has reason = "user_cancelled"
 
   @§methods-op-mirror @decision
+  Scenario: a connection attached to the model run has no client loop, and its op.* calls are refused
+    Given the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When "A" runs a loop with the prompt "think"
+    Then the loop "A" started ended with status 200
+    Given a connection "B" to the daemon
+    When "B" calls session.attach with {"id": <A.id>, "runId": <A.modelRunId>}
+    Then the answer to "B" has runId = <A.modelRunId>
+    When "B" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
+    Then the answer to "B" is the error -32602 per Decision (§methods-op-mirror)
+
+  @§methods-op-mirror @decision
   Scenario: each op.* call is one turn of the client loop, on the model's dispatch path, heard as log/entry
     When "A" calls op.edit with {"target": "known:///todo.md", "body": "buy milk"}
     Then the answer to "A" has status = 201

@@ -28,6 +28,7 @@ Feature: proposals of host commands through the daemon
     Then the loop "A" started is still running
     And "A" got 1 "loop/proposal" notification
     And "A" got a "loop/proposal" notification with body = "deploy"
+    And "A" got a "log/entry" notification with entry.status = 202
     And "A" got no "loop/quiesced" notification
     When "A" accepts the proposal it was notified of
     Then the answer to "A" has state = "resolved"

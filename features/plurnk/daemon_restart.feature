@@ -200,3 +200,14 @@ Feature: a daemon that keeps its state survives its own death
     Then the answer to "B" has name = "keep"
     When "B" calls entry.read with {"target": "known:///kept.md"}
     Then the answer to "B" has entry.channels.body.content = "still here"
+
+  @§methods-auto-envelope
+  Scenario: a client that leaves while the daemon still answers its batch does not keep the daemon from stopping
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And "A" creates a session named "gone"
+    And "A" sends a batch of 2000 discover requests and leaves without waiting for the answer
+    When the daemon is stopped on purpose and starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    Then the answer to "B" has name = "gone"

@@ -38,6 +38,22 @@ Feature: Matcher
       """
     And the result mimetype is "text/markdown"
 
+  @§matcher-result-read-returns-lines
+  Scenario: a jsonpath matcher reads the content as it is now, not as an earlier READ saw it
+    Given the entry known:///config.json contains "{\n  \"host\": \"example.org\",\n  \"port\": 8080\n}"
+    When the model emits <<READ(known:///config.json):$.port:READ
+    Then the result content is:
+      """
+      3:\t  "port": 8080
+      """
+    When the entry known:///config.json contains "{\"port\": 8081}"
+    And the model emits <<READ(known:///config.json):$.port:READ
+    Then the action answers 200
+    And the result content is:
+      """
+      1:\t{"port": 8081}
+      """
+
   @§matcher-result-read-returns-lines @§matcher-dispatch-203-soft-fallback
   Scenario: no match answers 204
     Given the entry known:///todo.md contains "all done"
@@ -93,6 +109,16 @@ Feature: Matcher
     Then the action answers 400
     And the result reason mentions "not valid in the regex dialect" per Decision (§matcher-dispatch-203-soft-fallback)
     And the result reason does not mention "RE2 has no" per Decision (§matcher-dispatch-203-soft-fallback)
+
+  @§matcher-result-read-returns-lines
+  Scenario: a regex whose only match is the empty one at the end of the content selects the last line
+    Given the entry known:///todo.md contains "all done"
+    When the model emits <<READ(known:///todo.md):/$/:READ
+    Then the action answers 200
+    And the result content is:
+      """
+      1:\tall done
+      """
 
   @§matcher-result-read-returns-lines @decision
   Scenario: a regex hit that crosses a line break selects every line it touches

@@ -36,6 +36,25 @@ Feature: the run lifecycle under pressure — no lost loop, the scope binds ever
     And no drain of the session left a loop unclaimed
 
   @§run-lifecycle-no-lost-loop @decision
+  Scenario: a message injected while the run generates the reply that concludes its loop is not lost
+    Given run "main" will emit:
+      """
+      <<PLAN:answer:PLAN
+      <<SEND[200]:first answer:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:answer the late word:PLAN
+      <<SEND[200]:second answer:SEND
+      """
+    And while run "main" generates reply 1, the client injects "one more thing" into it
+    When the client starts run "main" with the prompt "first"
+    Then the mid-turn actions went through
+    And the model of run "main" was called 2 times
+    And packet 2 of run "main" contains "one more thing"
+    And run "main" has 2 loops, the last with status 200 per Decision (§run-lifecycle-no-lost-loop)
+
+  @§run-lifecycle-no-lost-loop @decision
   Scenario: a message injected while the drain is giving up its slot resumes the parked loop
     Given run "main" will emit:
       """

@@ -69,6 +69,17 @@ Feature: Schemes and addressing
     And the action's log row records status 500 at log:///1/1/1
     And the errors of turn 1/1 point at "500 log:///1/1/1"
 
+  @§scheme-surface-exception-500 @§edit-tags-additive @decision
+  Scenario: an EDIT a throwing handler fails removes none of the entry's tags
+    Given a scheme "flaky" whose handler throws while removing
+    And the entry flaky:///x contains "kept" tagged "beta, delta, gamma"
+    And the scheme "flaky" now throws after saving
+    When the model emits <<EDIT[alpha](flaky:///x):half written:EDIT
+    Then the action answers 500
+    And the entry flaky:///x still carries the tags "beta, delta, gamma"
+    And the entry flaky:///x has tags "beta, delta, gamma" per Decision (§scheme-surface-exception-500)
+    And the body channel of flaky:///x holds "kept" per Decision (§scheme-surface-exception-500)
+
   @§scheme-surface-exception-500
   Scenario Outline: an exception in any handler call fails just that action with 500
     Given the entry known:///kept.md contains "fine"

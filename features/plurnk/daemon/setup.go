@@ -369,6 +369,7 @@ func registerRestart(sc world.Steps) {
 		}
 		return world.Get(ctx).Drv.Restart(false)
 	})
+	sc.Step(`^"(\w+)" sends a batch of (\d+) discover requests and leaves without waiting for the answer$`, leaveMidBatch)
 	sc.Step(`^the "log/entry" notifications "(\w+)" got before the daemon stopped are the rows log\.read answers to "(\w+)", in order$`, daemonHeardSurvived)
 }
 
@@ -388,7 +389,9 @@ func thenEditedState(ctx context.Context, from, to string) error {
 	if err != nil {
 		return err
 	}
-	e.Stop()
+	if err := e.Stop(); err != nil {
+		return err
+	}
 	file := dir + "/" + rpc.StateFile
 	b, err := afero.ReadFile(fs, file)
 	if err != nil {
@@ -544,4 +547,24 @@ func callHeld(ctx context.Context, who, method, params string) error {
 	case <-time.After(driver.CallTimeout):
 		return fmt.Errorf("%s never reached the registration of its command", method)
 	}
+}
+
+// leaveMidBatch sends a batch of n discover requests on who's connection
+// and closes it at once, while the daemon is still answering the batch.
+func leaveMidBatch(ctx context.Context, who string, n int) error {
+	c, err := world.Get(ctx).Conns.Get(who)
+	if err != nil {
+		return err
+	}
+	reqs := make([]string, n)
+	for i := range reqs {
+		reqs[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"discover"}`, i+1)
+	}
+	cctx, cancel := context.WithTimeout(ctx, driver.CallTimeout)
+	defer cancel()
+	if _, err := c.C.Send(cctx, []byte("["+strings.Join(reqs, ",")+"]"), false); err != nil {
+		return fmt.Errorf("sending the batch: %w", err)
+	}
+	c.C.Close()
+	return nil
 }

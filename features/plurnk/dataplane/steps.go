@@ -341,6 +341,16 @@ func registerEntryThens(sc world.Steps) {
 			return nil
 		})
 	})
+	sc.Public(`^the entry (\S+) still carries the tags "([^"]*)"$`, func(ctx context.Context, t, want string) error {
+		return entryIs(ctx, t, func(e *store.Entry) error {
+			for _, tag := range world.SplitList(want) {
+				if !slices.Contains(e.Tags, tag) {
+					return fmt.Errorf("%s lost its tag %q: it carries %q", t, tag, e.Tags)
+				}
+			}
+			return nil
+		})
+	})
 	sc.Public(`^the entry (\S+) does not exist$`, func(ctx context.Context, t string) error {
 		e, err := world.Get(ctx).Drv.Entry(t)
 		if err != nil {
@@ -408,6 +418,13 @@ func registerLibraryGivens(sc world.Steps) {
 	})
 	sc.Step(`^a scheme "([^"]*)" whose handler throws (while loading|while saving|while removing|while listing|after saving)$`, func(ctx context.Context, name, when string) error {
 		return givenScheme(ctx, name, func(inner *scheme.Entries) scheme.Handler { return flaky{Entries: inner, when: when} })
+	})
+	sc.Step(`^the scheme "([^"]*)" now throws after saving$`, func(ctx context.Context, name string) error {
+		return world.Get(ctx).Library(func(e *driver.Embedded) error {
+			inner := scheme.Unknown()
+			inner.M.Name = name
+			return e.Ops.Schemes.Replace(flaky{Entries: inner, when: "after saving"})
+		})
 	})
 	sc.Step(`^a scheme "([^"]*)" whose handler fails with a plain error while saving$`, func(ctx context.Context, name string) error {
 		return givenScheme(ctx, name, func(inner *scheme.Entries) scheme.Handler { return flaky{Entries: inner, when: "plain error"} })

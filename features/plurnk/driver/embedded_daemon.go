@@ -36,6 +36,7 @@ type daemon struct {
 	Backend     *rpc.Orchestrator
 	serving     func() // stops the backend's Serve loop and waits for it
 	srv         *httptest.Server
+	rpcSrv      *rpc.Server // what srv serves
 	url         string
 	llmSrv      *llm.Server      // the loopback model server, when the model is served over HTTP
 	llmHS       *httptest.Server // its listener
@@ -112,7 +113,8 @@ func (d *daemon) Boot() error {
 		}
 		timeout = time.Duration(ms) * time.Millisecond
 	}
-	d.srv = httptest.NewServer(rpc.NewServerWith(b, rpc.ServerConfig{Vary: varied, Clock: d.DaemonClock, Timeout: timeout, Logf: d.logf}))
+	d.rpcSrv = rpc.NewServerWith(b, rpc.ServerConfig{Vary: varied, Clock: d.DaemonClock, Timeout: timeout, Logf: d.logf})
+	d.srv = httptest.NewServer(d.rpcSrv)
 	d.url = "ws" + strings.TrimPrefix(d.srv.URL, "http")
 	return nil
 }
@@ -240,13 +242,32 @@ func (d *daemon) KeepDefaultState() {
 func (d *daemon) StateFS() *vfs.Faulty { return d.stateFS }
 
 // Stop stops the daemon as plurnkd does on SIGINT or SIGTERM: its
-// connections and server close, then the backend shuts down.
-func (d *daemon) Stop() {
+// connections and server close, the requests in flight finish, then the
+// backend shuts down. A request that never finishes keeps plurnkd from
+// exiting: Stop says so after StopTimeout of the wall clock.
+func (d *daemon) Stop() error {
 	d.stopServing()
 	d.conns.closeAll()
 	d.srv.Close()
+	err := waitServed(d.rpcSrv)
 	d.srv = nil
 	d.Backend.Shutdown()
+	return err
+}
+
+// StopTimeout bounds how long Stop waits for the requests in flight.
+const StopTimeout = 5 * time.Second
+
+// waitServed waits for srv's requests in flight, at most StopTimeout.
+func waitServed(srv *rpc.Server) error {
+	done := make(chan struct{})
+	go func() { srv.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(StopTimeout):
+		return fmt.Errorf("the daemon did not stop: a request it was answering had not finished after %s", StopTimeout)
+	}
 }
 
 // Restart stops the daemon and starts it again from its state directory.
@@ -254,7 +275,9 @@ func (d *daemon) Stop() {
 // none of it is saved.
 func (d *daemon) Restart(onPurpose bool) error {
 	if onPurpose {
-		d.Stop()
+		if err := d.Stop(); err != nil {
+			return err
+		}
 		return d.Boot()
 	}
 	d.stopServing()
@@ -271,7 +294,9 @@ func (d *daemon) Restart(onPurpose bool) error {
 // RestartAltered stops the daemon on purpose, runs alter, and boots it
 // again (a refusal is BootErr's).
 func (d *daemon) RestartAltered(alter func() error) error {
-	d.Stop()
+	if err := d.Stop(); err != nil {
+		return err
+	}
 	if err := alter(); err != nil {
 		return err
 	}

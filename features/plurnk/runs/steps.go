@@ -615,6 +615,11 @@ func registerMidTurn(sc world.Steps) {
 			return e.CancelMidTurn(run)
 		})
 	})
+	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client injects "([^"]*)" into it$`, func(ctx context.Context, run string, n int, msg string) error {
+		return midTurn(ctx, run, n, func(e *driver.Embedded) error {
+			return e.Svc.Inject(e.RunSession.ID, run, msg)
+		})
+	})
 	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client starts it with the prompt "([^"]*)" and then cancels it$`, func(ctx context.Context, run string, n int, prompt string) error {
 		return midTurn(ctx, run, n, func(e *driver.Embedded) error {
 			if err := e.Svc.Start(e.RunSession.ID, run, runs.LoopStart{Prompt: prompt}); err != nil {

@@ -820,9 +820,10 @@ func (o *Orchestrator) Inject(session, runID int64, prompt string) (InjectResult
 			}
 		}
 	}
-	if err := o.svc.Inject(session, r.Name, prompt); err != nil {
-		return InjectResult{}, Errorf(CodeInvalidParams, "invalid params: %v", err)
-	}
+	// The service cannot refuse: it fails only on a run it does not
+	// serve, and it serves every run of the session o.run found r in
+	// (runs are never removed).
+	_ = o.svc.Inject(session, r.Name, prompt)
 	return InjectResult{RunID: r.ID, Queued: busy}, nil
 }
 

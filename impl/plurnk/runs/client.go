@@ -145,11 +145,8 @@ func (s *Service) ClientOp(session int64, run string, st dsl.Statement) ([]store
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.run(session, run)
-	if err != nil {
-		return nil, err
-	}
-	if r.origin != OriginClient {
-		return nil, fmt.Errorf("runs: run %q is not a client run", run)
+	if err != nil || r.origin != OriginClient {
+		return nil, fmt.Errorf("runs: run %q of session %d is not a client run", run, session)
 	}
 	turn := 0
 	if r.client == nil || engine.Terminal(r.client.Status) {

@@ -152,10 +152,9 @@ func (s *Service) fork(me *Run, src, prompt string) ops.Result {
 		}
 	}
 	ss := me.sess.store
-	sr, err := s.cfg.Store.AddRun(ss, name)
-	if err != nil {
-		return ops.Result{Status: 500, Reason: err.Error()}
-	}
+	// name is free in ss too: sess.runs holds every run of ss (each run
+	// the store adds is added there under s.mu, and Adopt adds them all).
+	sr, _ := s.cfg.Store.AddRun(ss, name)
 	for _, l := range from.store.Loops {
 		nl := s.cfg.Store.BeginLoop(sr)
 		for len(nl.Turns) < len(l.Turns) {
@@ -166,7 +165,7 @@ func (s *Service) fork(me *Run, src, prompt string) ops.Result {
 			nl.Status = engine.StatusCancelled
 		}
 	}
-	err = s.cfg.Store.Update(ss, func(tx *store.Tx) error {
+	err := s.cfg.Store.Update(ss, func(tx *store.Tx) error {
 		for _, row := range from.store.Log {
 			c := *row
 			tx.AppendLog(sr, &c)

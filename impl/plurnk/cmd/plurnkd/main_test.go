@@ -492,3 +492,31 @@ func waitNote(ctx context.Context, c *rpc.Client, ok func(rpc.Note) bool) (rpc.N
 		}
 	}
 }
+
+// TestStopsAfterPeerLeavesMidFrame closes a connection while the daemon is
+// still answering a large batch sent on it: the answer has nowhere to go,
+// yet the daemon must drop it and stop when told to, not hang on the
+// connection it already closed.
+func TestStopsAfterPeerLeavesMidFrame(t *testing.T) {
+	addr, stop := startDaemon(t, script)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := rpc.Dial(ctx, "ws://"+addr+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch strings.Builder
+	batch.WriteString("[")
+	for i := range 2000 {
+		if i > 0 {
+			batch.WriteString(",")
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"discover"}`, i)
+	}
+	batch.WriteString("]")
+	if _, err := c.Send(ctx, []byte(batch.String()), false); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	stop()
+}
