@@ -993,15 +993,7 @@ func InitializeScenario(sc kit.Steps) {
 	})
 	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" allows (origin \S+, methods [A-Z, ]+, headers \S+, max age \d+, private network \w+)$`, func(ctx context.Context, origin, p, what string) error {
 		w := get(ctx)
-		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Origin", origin)
-		req.Header.Set("Access-Control-Request-Method", "POST")
-		req.Header.Set("Access-Control-Request-Headers", "content-type")
-		req.Header.Set("Access-Control-Request-Private-Network", "true")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := preflight(w.base+p, origin, "Access-Control-Request-Headers", "content-type", "Access-Control-Request-Private-Network", "true")
 		if err != nil {
 			return err
 		}
@@ -1017,14 +1009,7 @@ func InitializeScenario(sc kit.Steps) {
 	})
 	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" answers (\d+) with no body$`, func(ctx context.Context, origin, p string, code int) error {
 		w := get(ctx)
-		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Origin", origin)
-		req.Header.Set("Access-Control-Request-Method", "POST")
-		req.Header.Set("Access-Control-Request-Headers", "content-type")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := preflight(w.base+p, origin, "Access-Control-Request-Headers", "content-type")
 		if err != nil {
 			return err
 		}
@@ -1040,13 +1025,7 @@ func InitializeScenario(sc kit.Steps) {
 	})
 	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" is refused$`, func(ctx context.Context, origin, p string) error {
 		w := get(ctx)
-		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Origin", origin)
-		req.Header.Set("Access-Control-Request-Method", "POST")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := preflight(w.base+p, origin)
 		if err != nil {
 			return err
 		}
@@ -1137,14 +1116,7 @@ func InitializeScenario(sc kit.Steps) {
 	})
 	sc.Step(`^a preflight from "([^"]*)" for POST "([^"]*)" with a JSON body is allowed$`, func(ctx context.Context, origin, p string) error {
 		w := get(ctx)
-		req, err := http.NewRequest(http.MethodOptions, w.base+p, nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Origin", origin)
-		req.Header.Set("Access-Control-Request-Method", "POST")
-		req.Header.Set("Access-Control-Request-Headers", "content-type")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := preflight(w.base+p, origin, "Access-Control-Request-Headers", "content-type")
 		if err != nil {
 			return err
 		}
@@ -1239,4 +1211,19 @@ func statusOf(resp *http.Response, err error) (int, error) {
 	}
 	resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// preflight sends a CORS preflight from origin for a POST to url, with the
+// further request headers given as name, value pairs.
+func preflight(url, origin string, headers ...string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodOptions, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return http.DefaultClient.Do(req)
 }

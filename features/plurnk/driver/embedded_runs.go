@@ -305,42 +305,40 @@ func (s *session) RunLog(run string) ([]store.LogRow, error) {
 // seqs and statuses), read under the service's lock.
 func RunLoops(svc *runs.Service, ss *store.Session, run string) ([]store.Loop, error) {
 	var out []store.Loop
-	found := false
-	svc.View(func() {
-		for _, r := range ss.Runs {
-			if r.Name == run {
-				found = true
-				for _, l := range r.Loops {
-					out = append(out, store.Loop{ID: l.ID, Seq: l.Seq, Status: l.Status})
-				}
-			}
+	err := viewRun(svc, ss, run, func(r *store.Run) {
+		for _, l := range r.Loops {
+			out = append(out, store.Loop{ID: l.ID, Seq: l.Seq, Status: l.Status})
 		}
 	})
-	if !found {
-		return nil, fmt.Errorf("session %d has no run %q", ss.ID, run)
-	}
-	return out, nil
+	return out, err
 }
 
 // RunLog copies the log rows of the session's run named run, read under the
 // service's lock from the store the daemon's log.read reads too.
 func RunLog(svc *runs.Service, ss *store.Session, run string) ([]store.LogRow, error) {
 	var out []store.LogRow
-	found := false
-	svc.View(func() {
-		for _, r := range ss.Runs {
-			if r.Name == run {
-				found = true
-				for _, row := range r.Log {
-					out = append(out, *row)
-				}
-			}
+	err := viewRun(svc, ss, run, func(r *store.Run) {
+		for _, row := range r.Log {
+			out = append(out, *row)
 		}
 	})
-	if !found {
-		return nil, fmt.Errorf("session %d has no run %q", ss.ID, run)
+	return out, err
+}
+
+// viewRun calls read with the session's run named run, under the service's
+// lock.
+func viewRun(svc *runs.Service, ss *store.Session, run string, read func(*store.Run)) error {
+	var err error
+	svc.View(func() {
+		var r *store.Run
+		if r, err = ss.Run(run); err == nil {
+			read(r)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("session %d: %w", ss.ID, err)
 	}
-	return out, nil
+	return nil
 }
 
 func (s *session) Requests(run string) []provider.Request {
