@@ -783,9 +783,12 @@ func InitializeScenario(sc kit.Steps) {
 				return
 			}
 			defer resp.Body.Close()
-			p := polled{status: resp.StatusCode, chunked: slices.Contains(resp.TransferEncoding, "chunked")}
-			if resp.StatusCode == http.StatusOK {
-				p.err = json.NewDecoder(resp.Body).Decode(&p.task)
+			// The page has the job once the whole answer is in, as a
+			// browser's fetch has it (§chatlog-job-times): read to the end.
+			body, err := io.ReadAll(resp.Body)
+			p := polled{status: resp.StatusCode, chunked: slices.Contains(resp.TransferEncoding, "chunked"), err: err}
+			if err == nil && resp.StatusCode == http.StatusOK {
+				p.err = json.Unmarshal(body, &p.task)
 			}
 			ch <- p
 		}()
