@@ -35,9 +35,10 @@ Feature: A failing disk
     And no server write changed a byte that was already in a log
 
     Examples:
-      | how    | error                   |
-      | EIO    | input/output error      |
-      | ENOSPC | no space left on device |
+      | how            | error                   |
+      | EIO            | input/output error      |
+      | ENOSPC         | no space left on device |
+      | a refused open | permission denied       |
 
   @§chatlog-append-only @decision
   Scenario: a reply whose log fails to close is told on the console

@@ -331,14 +331,14 @@ func InitializeScenario(sc kit.Steps) {
 		return get(ctx).d.rejectInBackground(name, unquote(code))
 	})
 
-	sc.Step(`^the disk fails the server's next write to the log of "([^"]*)" (?:after (\d+) good ones )?with (EIO|ENOSPC|a torn write|a short write|a failed close)$`, func(ctx context.Context, page, skipped, how string) error {
+	sc.Step(`^the disk fails the server's next write to the log of "([^"]*)" (?:after (\d+) good ones )?with (EIO|ENOSPC|a torn write|a short write|a failed close|a refused open)$`, func(ctx context.Context, page, skipped, how string) error {
 		skip, _ := strconv.Atoi(skipped)
 		w := get(ctx)
 		if err := w.d.internal("fault injection on the server's disk"); err != nil {
 			return err
 		}
 		pt := map[string]vfs.Failpoint{"EIO": vfs.WriteError, "ENOSPC": vfs.NoSpace, "a torn write": vfs.TornWrite, "a short write": vfs.ShortWrite,
-			"a failed close": vfs.CloseError}[how]
+			"a failed close": vfs.CloseError, "a refused open": vfs.OpenError}[how]
 		return w.faulty.Arm(vfs.Fault{Point: pt, Pattern: w.path(page), Skip: skip, Count: 1})
 	})
 	sc.Step(`^the disk (fails every read of|reads again) the log of "([^"]*)"$`, func(ctx context.Context, what, page string) error {

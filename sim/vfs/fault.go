@@ -24,7 +24,8 @@ type Failpoint string
 // opening of a folder for reading (EACCES), so nothing under it is listed;
 // a failed close keeps what was written to a file opened for writing and
 // then reports EIO, as a network filesystem can; a read error reads nothing
-// and reports EIO.
+// and reports EIO; a refused open fails the opening of a file for writing
+// (EACCES, as when its permissions changed), so nothing is written.
 const (
 	TornWrite  Failpoint = "torn-write"
 	ShortWrite Failpoint = "short-write"
@@ -35,11 +36,12 @@ const (
 	ListFail   Failpoint = "list-fail"
 	CloseError Failpoint = "close-error"
 	ReadError  Failpoint = "read-error"
+	OpenError  Failpoint = "open-error"
 )
 
 // Failpoints lists every failpoint, for flags and error messages.
 func Failpoints() []Failpoint {
-	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail, CloseError, ReadError}
+	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail, CloseError, ReadError, OpenError}
 }
 
 // ErrInjected marks every error the Faulty filesystem makes up.
@@ -226,6 +228,9 @@ func (f *Faulty) OpenFile(name string, flag int, perm os.FileMode) (afero.File, 
 				return staleFile(name, b), nil
 			}
 		}
+	}
+	if flag&(os.O_WRONLY|os.O_RDWR) != 0 && f.fire(OpenError, "open", name) != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, OpenError, syscall.EACCES)}
 	}
 	file, err := f.Fs.OpenFile(name, flag, perm)
 	if err != nil {

@@ -173,11 +173,27 @@ func TestFailpoints(t *testing.T) {
 	if b, err := afero.ReadFile(f, "/log.md"); err != nil || len(b) == 0 {
 		t.Fatalf("reading after the fault was spent gave %q, %v", b, err)
 	}
+	mustArm(Fault{Point: OpenError, Pattern: "/log.md", Count: 1})
+	if b, err := afero.ReadFile(f, "/log.md"); err != nil || len(b) == 0 {
+		t.Fatalf("open-error failed a read: %q, %v", b, err)
+	}
+	before, _ := afero.ReadFile(base, "/log.md")
+	if _, err := f.OpenFile("/log.md", os.O_APPEND|os.O_WRONLY, 0); !errors.Is(err, ErrInjected) || !errors.Is(err, syscall.EACCES) {
+		t.Fatalf("open-error gave %v", err)
+	}
+	if after, _ := afero.ReadFile(base, "/log.md"); !bytes.Equal(before, after) {
+		t.Fatalf("a refused open changed the file: %q, then %q", before, after)
+	}
+	if file, err := f.OpenFile("/log.md", os.O_APPEND|os.O_WRONLY, 0); err != nil {
+		t.Fatalf("opening after the fault was spent gave %v", err)
+	} else {
+		file.Close()
+	}
 	points := []Failpoint{}
 	for _, in := range f.Injections() {
 		points = append(points, in.Point)
 	}
-	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail, CloseError, ReadError}, points); diff != "" {
+	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail, CloseError, ReadError, OpenError}, points); diff != "" {
 		t.Fatalf("injection log (-want +got):\n%s", diff)
 	}
 }
