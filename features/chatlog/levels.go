@@ -3,6 +3,7 @@ package chatlog
 import (
 	"context"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -323,6 +324,16 @@ func registerLevels(sc kit.Steps) {
 		w := get(ctx)
 		if got := w.read(chatlog.RegistryFile); !w.holds(got, w.expandAll(unquote(s)), "contains") {
 			return fmt.Errorf("registry lacks %q:\n%s", w.expandAll(s), got)
+		}
+		return nil
+	})
+	sc.Step(`^the registry points to the log of "([^"]*)"$`, func(ctx context.Context, page string) error {
+		// The seed asks for pointers to the per-instance files, in no set
+		// form: the log's file name appears in the registry.
+		w := get(ctx)
+		name := path.Base(w.path(page))
+		if got := w.read(chatlog.RegistryFile); !strings.Contains(got, name) {
+			return fmt.Errorf("the registry does not point to %s, the log of %q:\n%s", name, page, got)
 		}
 		return nil
 	})

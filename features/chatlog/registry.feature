@@ -14,6 +14,7 @@ Feature: Master registry
       * <name> (http://localhost:8302/) last 09:00:00 state: idle
       """
     And that holds byte for byte per Decision (§chatlog-registry-header)
+    And the registry points to the log of "Index - 7 Zen"
     And the registry contains "* <page>: debug/<page>.md" per Decision (§chatlog-registry-pointers)
     And every instance line of the registry has a state among idle, executing, completed, failed
 
