@@ -169,8 +169,8 @@ Feature: loops and client ops through the daemon
       <<SEND[202]:waiting for the server:SEND
       """
     When "A" runs a loop with the prompt "serve"
-    Then "A" got a "telemetry/event" notification with event.message = "Attempted termination with active streams or child runs. Terminate with 202 to hibernate until they complete, KILL(path) with 200 again to clean up, or 499 to fail."
-    And "A" got a "telemetry/event" notification with event.kind = "premature_terminate" per Decision (§send-premature-terminate)
+    Then "A" got a telemetry notice with message = "Attempted termination with active streams or child runs. Terminate with 202 to hibernate until they complete, KILL(path) with 200 again to clean up, or 499 to fail."
+    And "A" got a telemetry notice with kind = "premature_terminate" per Decision (§send-premature-terminate)
     And "A" got the "log/entry" of log:///1/1/2/EDIT before its first "telemetry/event"
 
   @§notifications-telemetry-event
@@ -187,9 +187,9 @@ Feature: loops and client ops through the daemon
       """
     When "A" runs a loop with the prompt "think"
     Then "A" got 1 "telemetry/event" notification
-    And "A" got a "telemetry/event" notification with loopId = <A.loop.loopId>
-    And "A" got a "telemetry/event" notification with event.message = "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
-    And "A" got a "telemetry/event" notification with event.kind = "idle_turn" per Decision (§send-idle-turn)
+    And "A" got a "telemetry/event" notification with loopId = <A.loop.loopId> per Decision (§notifications-telemetry-event)
+    And "A" got a telemetry notice with message = "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
+    And "A" got a telemetry notice with kind = "idle_turn" per Decision (§send-idle-turn)
     And each "telemetry/event" "A" got is a line of the daemon's next packet
 
   @§methods-loop-run

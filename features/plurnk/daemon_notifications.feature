@@ -85,9 +85,9 @@ Feature: notifications of the daemon
       """
     When "A" runs a loop with the prompt "think"
     Then "B" got 1 "telemetry/event" notification
-    And "B" got a "telemetry/event" notification with event.message = "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
-    And "B" got a "telemetry/event" notification with event.kind = "idle_turn" per Decision (§send-idle-turn)
-    And "B" got a "telemetry/event" notification with event.source = "engine:rail"
+    And "B" got a telemetry notice with message = "If the turn's work is complete, terminate with 200. If awaiting a stream or run trigger, terminate with 202 to hibernate."
+    And "B" got a telemetry notice with kind = "idle_turn" per Decision (§send-idle-turn)
+    And "B" got a telemetry notice with source = "engine:rail"
     And each "telemetry/event" "B" got is a line of the daemon's next packet
     And "C" got no "telemetry/event" notification
 

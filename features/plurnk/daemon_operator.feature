@@ -38,7 +38,7 @@ Feature: operator and session configuration of the daemon
     When "A" calls session.create with {"name": "tight", "settings": {"maxCommands": 2}}
     And "A" runs a loop with the prompt "note three things"
     Then the loop "A" started ended with status 200
-    And "A" got a "telemetry/event" notification with event.kind = "max_commands_exceeded"
+    And "A" got a telemetry notice with kind = "max_commands_exceeded"
     When "A" calls entry.read with {"target": "known:///b.md"}
     Then the answer to "A" has status = 200
     When "A" calls entry.read with {"target": "known:///c.md"}
@@ -58,7 +58,7 @@ Feature: operator and session configuration of the daemon
       """
     When "A" calls session.create with {"name": "loose", "settings": {"maxCommands": 3}}
     And "A" runs a loop with the prompt "note three things"
-    Then "A" got a "telemetry/event" notification with event.kind = "max_commands_exceeded"
+    Then "A" got a telemetry notice with kind = "max_commands_exceeded"
     When "A" calls entry.read with {"target": "known:///c.md"}
     Then the answer to "A" has status = 404
 
@@ -92,7 +92,7 @@ Feature: operator and session configuration of the daemon
     And "A" runs a loop with the prompt "note it"
     Then the loop "A" started ended with status 200
     And "A" got a "loop/terminated" notification with reason = "SEND[200]" per Decision (§methods-loop-run)
-    And "A" got a "telemetry/event" notification with event.kind = "max_commands_exceeded"
+    And "A" got a telemetry notice with kind = "max_commands_exceeded"
     When "A" calls entry.read with {"target": "known:///a.md"}
     Then the answer to "A" has status = 404
     When "A" calls session.create with {"name": "negative", "settings": {"maxCommands": -1}}

@@ -241,13 +241,13 @@ Feature: sessions, runs and the method table of the daemon
       <<SEND[200]:done:SEND
       """
     When "A" runs a loop with the prompt "note it"
-    Then every notification "A" got, but session/created, names the session of "A"
+    Then every notification "A" got, but session/created, names the session of "A" per Decision (§notifications-envelope-carries-sessionid)
     And "A" got a "log/entry" notification with runId = <A.modelRunId> per Decision (§notifications-envelope-carries-sessionid)
     And "A" got a "loop/terminated" notification with runId = <A.modelRunId> per Decision (§notifications-envelope-carries-sessionid)
     And "A" got a "telemetry/event" notification with runId = <A.modelRunId> per Decision (§notifications-envelope-carries-sessionid)
     And "C" got no "log/entry" notification
     And "C" got no "telemetry/event" notification
-    And "C" got no "loop/terminated" notification
+    And "C" got no "loop/terminated" notification per Decision (§notifications-envelope-carries-sessionid)
 
   @§errors-error-codes @decision
   Scenario: failures carry the standard codes and the plurnk ones

@@ -13,7 +13,6 @@ import (
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/provider"
 	"anchorage/impl/plurnk/rpc"
-	"anchorage/impl/plurnk/telemetry"
 	"anchorage/sim/llm"
 
 	"github.com/cucumber/godog"
@@ -41,6 +40,7 @@ func registerNotes(sc world.Steps) {
 		return daemonNoteCount(ctx, who, 0, method)
 	})
 	sc.Step(`^"(\w+)" got a "([^"]+)" notification with (\S+) = (.+?)$`, daemonNoteWith)
+	sc.Step(`^"(\w+)" got a telemetry notice with (\S+) = (.+?)$`, daemonNoticeWith)
 	sc.Step(`^"(\w+)" got a "([^"]+)" notification for run "([^"]*)" with (\S+) = (.+?)$`, daemonNoteForRun)
 	sc.Step(`^"(\w+)" got "log/entry" notifications for run "([^"]*)"$`, func(ctx context.Context, who, run string) error {
 		return daemonNoteForRun(ctx, who, "log/entry", run, "", "")
@@ -266,30 +266,60 @@ func daemonTelemetryInPacket(ctx context.Context, who string) error {
 	if len(tel) == 0 {
 		return fmt.Errorf("no telemetry/event received")
 	}
-	var packets []string
+	// Every "* {…}" line of every packet, as JSON values.
+	var lines []any
 	for i := range world.Get(ctx).Script.Model.Requests {
-		packets = append(packets, packetText(ctx, i))
+		for _, l := range strings.Split(packetText(ctx, i), "\n") {
+			var v any
+			if strings.HasPrefix(l, "* {") && json.Unmarshal([]byte(l[2:]), &v) == nil {
+				lines = append(lines, v)
+			}
+		}
 	}
 	for _, n := range tel {
-		var v map[string]any
-		if err := json.Unmarshal([]byte(gjson.GetBytes(n.Params, "event").Raw), &v); err != nil {
-			return err
-		}
-		line, err := telemetry.Canonical(v)
-		if err != nil {
+		var v any
+		if err := json.Unmarshal([]byte(notice(n.Params).Raw), &v); err != nil {
 			return err
 		}
 		found := false
-		for _, p := range packets {
-			if strings.Contains(p, "* "+line+"\n") {
-				found = true
-			}
+		for _, l := range lines {
+			found = found || cmp.Equal(l, v)
 		}
 		if !found {
-			return fmt.Errorf("the notice %s is on no packet as %q", n.Params, "* "+line)
+			return fmt.Errorf("the notice %s is on no packet as a \"* {…}\" line", n.Params)
 		}
 	}
 	return nil
+}
+
+// notice is the engine notice a telemetry/event carries: the seed sends
+// the same event the model's packet shows, so the params are the notice
+// itself, or (this build's choice, Decision §notifications-telemetry-event)
+// hold it as their "event" member.
+func notice(params []byte) gjson.Result {
+	if ev := gjson.GetBytes(params, "event"); ev.IsObject() {
+		return ev
+	}
+	return gjson.ParseBytes(params)
+}
+
+// daemonNoticeWith finds a telemetry/event whose notice has path = want.
+func daemonNoticeWith(ctx context.Context, who, path, want string) error {
+	notes, err := heard(ctx, who)
+	if err != nil {
+		return err
+	}
+	if want, err = expand(ctx, want); err != nil {
+		return err
+	}
+	var seen []string
+	for _, n := range driver.NotesOf(notes, "telemetry/event") {
+		if got := notice(n.Params).Get(path); got.Exists() && sameJSON(got.Raw, want) == nil {
+			return nil
+		}
+		seen = append(seen, string(n.Params))
+	}
+	return fmt.Errorf("no telemetry/event whose notice has %s = %s among:\n%s", path, want, strings.Join(seen, "\n"))
 }
 
 // packetText is the text of the i-th request the daemon's model received,
