@@ -19,6 +19,19 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     When the player presses "EVAL"
     Then the deck shows the REPL mode
 
+  @§deck-invoke @§deck-teardown
+  Scenario: Leaving the REPL returns to the home context saved on entering it, not one saved before
+    Given a graduated deck
+    When the player presses "CDR EVAL"
+    Then the deck shows the NEMACS mode
+    When the player presses "BACK CAR EVAL"
+    Then the deck shows the REPL mode
+    When the player presses "BACK BACK"
+    Then the deck shows the HOME mode
+    # The context saved on entering the REPL had DEV REPL selected, not NEMACS.
+    When the player presses "EVAL"
+    Then the deck shows the REPL mode
+
   @§deck-invoke @decision
   Scenario: Leaving nEmacs returns to the home context it was opened from
     Given a graduated deck
