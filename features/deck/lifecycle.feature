@@ -247,6 +247,11 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     And the refusal names "save state" per Decision (§deck-teardown)
     And the deck shows the REPL mode per Decision (§deck-teardown)
     And SRAM holds no editor arena per Decision (§deck-teardown)
+    # The failed call is over: the next evaluation stays in the REPL.
+    When the flash works again
+    And the player evaluates "(+ 1 2)"
+    Then the deck shows the REPL mode per Decision (§deck-teardown)
+    And SRAM holds no editor arena per Decision (§deck-teardown)
 
   @§deck-cart-eval @decision
   Scenario: When the flash fails as the REPL is saved for a cartridge, the REPL stays open and the cartridge waits
