@@ -537,6 +537,17 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | (do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (do (car x)))))) (f (- n 1))))) (f 33))     | 1                                             |
       | (do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (do (do (car x))))))) (f (- n 1))))) (f 33)) | (error fe-error :message \"gc stack overflow\") |
 
+  @§deck-arena-24k @decision
+  Scenario: A function calling itself with two arguments without end stops with a Lisp error, and the REPL stays usable
+    # Its 256th root is the cell of an argument list: the stack is full there.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= d (fn (n m) (d n m))) (d 0 1))"
+    Then the result is a Lisp error
+    And the result is "(error fe-error :message \"gc stack overflow\")" per Decision (§deck-arena-24k)
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"
+
   @§deck-arena-oom
   Scenario: When the arena stays full, the history is not updated and the REPL says so
     Given a graduated deck
