@@ -68,6 +68,22 @@ Feature: Cross-capability primitives — Mission Board, Cipher, snippets, nEmacs
       | 7    | (:id c-0618 :title \"Dead Drop\" :threat 1 :payout 300 :phases 4 :description \"Dead Drop: a threat-1 job in 4 phases.\" :cipher-intro \"Cipher: dead drop is listening.\") |
       | 8    | (:id c-0a28 :title \"Dead Drop\" :threat 1 :payout 300 :phases 2 :description \"Dead Drop: a threat-1 job in 2 phases.\" :cipher-intro \"Cipher: dead drop is listening.\") |
 
+  @§deck-mission-board-read @decision
+  Scenario Outline: The descriptor of each listed contract is that contract's: its id, threat, payout and phases
+    # (id threat payout phase-count domains) and (:id … :title … :threat … :payout … :phases …),
+    # both in the seed's order, describe one contract.
+    Given a graduated deck whose Mission Board seed is <seed>
+    When the player presses "EVAL"
+    And the player evaluates "(list-length (mission-board-contracts))"
+    Then the result is "<n>" per Decision (§deck-mission-board-read)
+    When the player evaluates "(do (let at (fn (n l) (while (< 0 n) (= l (cdr l)) (= n (- n 1))) (car l))) (let ok t) (let l (mission-board-contracts)) (while l (let c (car l)) (let d (mission-board-contract (car c))) (if (not (and (is (at 0 c) (at 1 d)) (is (at 1 c) (at 5 d)) (is (at 2 c) (at 7 d)) (is (at 3 c) (at 9 d)))) (= ok nil)) (= l (cdr l))) ok)"
+    Then the result is "t"
+
+    Examples:
+      | seed | n |
+      | 7    | 3 |
+      | 8    | 4 |
+
   @§deck-cipher-read @decision
   Scenario: Cipher is readable and cipher-generate is pure
     When the player evaluates "(cipher-seed)"

@@ -262,6 +262,16 @@ Feature: Details — screen rows, primitives and error paths the other features 
     Then the result is a Lisp error
     And the evaluation took between 30005786 and 30005786 cycles per Decision (§deck-watchdog)
 
+  @§deck-watchdog @§deck-cycle-count
+  Scenario: A loop stopped by the watchdog at the allocation of a user function's argument is charged up to that allocation
+    # The six leading 1s put the 30,000,000th cycle on the cell that holds f's argument:
+    # the evaluation stops there, not at the event after it.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do{ 1*6} (= f (fn (a) a)) (while t (f 1)))"
+    Then the result is a Lisp error
+    And the evaluation took between 30005784 and 30005784 cycles per Decision (§deck-watchdog)
+
   @§deck-arena-24k
   Scenario: A binding a do's let made survives the collections of a call that allocates in the same arena
     # Only the do itself holds the environment its let extended: (f 3000) makes 6,000

@@ -202,6 +202,14 @@ Feature: Key grammar — the nine Lisp keys drive the REPL
       | a sign                       | -   |
 
   @§deck-focus @decision
+  Scenario: A cartridge token whose arena size is not a number stops the key script there
+    When the player composes "(+ 1 2)"
+    Then pressing "INSERT:null:big EVAL" is refused per Decision (§deck-focus)
+    And the refusal names "arena size" per Decision (§deck-focus)
+    And the screen does not show "CARTRIDGE INSERTED" per Decision (§deck-focus)
+    And the prompt line shows "(+ 1 2)" per Decision (§deck-focus)
+
+  @§deck-focus @decision
   Scenario: Composing with no prompt on the screen is refused and presses no key
     When the player presses "BACK BACK"
     Then the deck shows the HOME mode

@@ -19,6 +19,19 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     When the player presses "EVAL"
     Then the deck shows the REPL mode
 
+  @§deck-invoke @§deck-teardown
+  Scenario: Leaving the REPL returns to the home context saved on entering it, not one saved before
+    Given a graduated deck
+    When the player presses "CDR EVAL"
+    Then the deck shows the NEMACS mode
+    When the player presses "BACK CAR EVAL"
+    Then the deck shows the REPL mode
+    When the player presses "BACK BACK"
+    Then the deck shows the HOME mode
+    # The context saved on entering the REPL had DEV REPL selected, not NEMACS.
+    When the player presses "EVAL"
+    Then the deck shows the REPL mode
+
   @§deck-invoke @decision
   Scenario: Leaving nEmacs returns to the home context it was opened from
     Given a graduated deck
@@ -233,6 +246,11 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     Then pressing "EVAL" is refused per Decision (§deck-teardown)
     And the refusal names "save state" per Decision (§deck-teardown)
     And the deck shows the REPL mode per Decision (§deck-teardown)
+    And SRAM holds no editor arena per Decision (§deck-teardown)
+    # The failed call is over: the next evaluation stays in the REPL.
+    When the flash works again
+    And the player evaluates "(+ 1 2)"
+    Then the deck shows the REPL mode per Decision (§deck-teardown)
     And SRAM holds no editor arena per Decision (§deck-teardown)
 
   @§deck-cart-eval @decision

@@ -518,9 +518,11 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
   Scenario Outline: The Fe VM's 256-entry GC root stack bounds recursion and arguments as Fe's does
     # A bare fe_open reaches sum-to 35 levels and 251 literal arguments; the REPL
     # session holds a few more roots, so sum-to stops a level sooner.
-    # The last two rows fill the stack to exactly its 256 entries before a call that
-    # allocates nothing returns, and to one entry past it: rxi/fe ed4cda9 answers the
-    # same two forms the same way.
+    # The two rows of nested do forms fill the stack to exactly its 256 entries before a
+    # call that allocates nothing returns, and to one entry past it: rxi/fe ed4cda9
+    # answers the same two forms the same way. In the three rows after them, the sum's or
+    # the pair's own cell is the root one past the stack, after (car x)'s result took its
+    # last entry (245 leading arguments leave room for it).
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "<program>"
@@ -536,6 +538,20 @@ Feature: Memory orchestration — the SRAM budget and the cycle model
       | (do (= d (fn (n) (d (+ n 1)))) (car (list 1 (d 0))))                           | (error fe-error :message \"gc stack overflow\") |
       | (do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (do (car x)))))) (f (- n 1))))) (f 33))     | 1                                             |
       | (do (= x (list 1)) (= f (fn (n) (if (is n 0) (do (do (do (do (do (do (car x))))))) (f (- n 1))))) (f 33)) | (error fe-error :message \"gc stack overflow\") |
+      | (do (= x (list 5)) (= f (fn nil (+ (car x) 1))) (car (list{ 1*245} (f))))       | 1                                             |
+      | (do (= x (list 5)) (= f (fn nil (+ (car x) 1))) (car (list{ 1*246} (f))))       | (error fe-error :message \"gc stack overflow\") |
+      | (do (= x (list 5)) (= f (fn nil (cons (car x) 1))) (car (list{ 1*246} (f))))    | (error fe-error :message \"gc stack overflow\") |
+
+  @§deck-arena-24k @decision
+  Scenario: A function calling itself with two arguments without end stops with a Lisp error, and the REPL stays usable
+    # Its 256th root is the cell of an argument list: the stack is full there.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(do (= d (fn (n m) (d n m))) (d 0 1))"
+    Then the result is a Lisp error
+    And the result is "(error fe-error :message \"gc stack overflow\")" per Decision (§deck-arena-24k)
+    When the player evaluates "(+ 1 2)"
+    Then the result is "3"
 
   @§deck-arena-oom
   Scenario: When the arena stays full, the history is not updated and the REPL says so

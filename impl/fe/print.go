@@ -89,11 +89,14 @@ func (vm *VM) write(w *writer, v Value, qt bool) {
 		}
 		for v != Nil {
 			c := &vm.cells[v.index()]
-			for i := 0; i < vm.strBytes && c.s[i] != 0; i++ {
-				if qt && c.s[i] == '"' {
+			for _, ch := range c.s[:vm.strBytes] {
+				if ch == 0 {
+					break
+				}
+				if qt && ch == '"' {
 					w.byte('\\')
 				}
-				w.byte(c.s[i])
+				w.byte(ch)
 			}
 			v = c.cdr
 		}
