@@ -84,7 +84,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "vary:", err)
 		return 1
 	}
-	r := &runner{root: root, work: filepath.Join(root, *work), stdout: stdout}
+	w := *work
+	if !filepath.IsAbs(w) {
+		w = filepath.Join(root, w) // relative to the module's root, where the tool runs from
+	}
+	r := &runner{root: root, work: w, stdout: stdout}
 	r.run = r.features
 	if err := r.build(); err != nil {
 		fmt.Fprintln(stderr, "vary:", err)
