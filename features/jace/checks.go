@@ -270,8 +270,14 @@ func isHTML(_ context.Context, w *world) error {
 	if err := htmlNests(r.body); err != nil {
 		return fmt.Errorf("not an HTML document: %w; body %s", err, clip(r.body))
 	}
+	if m := htmlTitle.FindStringSubmatch(r.body); m != nil && strings.TrimSpace(m[1]) == "" {
+		return fmt.Errorf("not an HTML document: its title has no text (HTML wants text there); body %s", clip(r.body))
+	}
 	return nil
 }
+
+// htmlTitle is a document's title element and its text.
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title`)
 
 // Element kinds of HTML's syntax (the HTML standard, "Elements" in "The
 // HTML syntax"): void elements have no end tag, and these may leave their
