@@ -267,6 +267,57 @@ func isHTML(_ context.Context, w *world) error {
 	if !htmlTag.MatchString(r.body) {
 		return fmt.Errorf("no html element in %s", clip(r.body))
 	}
+	if err := htmlNests(r.body); err != nil {
+		return fmt.Errorf("not an HTML document: %w; body %s", err, clip(r.body))
+	}
+	if m := htmlTitle.FindStringSubmatch(r.body); m != nil && strings.TrimSpace(m[1]) == "" {
+		return fmt.Errorf("not an HTML document: its title has no text (HTML wants text there); body %s", clip(r.body))
+	}
+	return nil
+}
+
+// htmlTitle is a document's title element and its text.
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title`)
+
+// Element kinds of HTML's syntax (the HTML standard, "Elements" in "The
+// HTML syntax"): void elements have no end tag, and these may leave their
+// end tag out; every other element must be closed, in order.
+var (
+	voidElements = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true,
+		"img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+	optionalEnd = map[string]bool{"html": true, "head": true, "body": true, "li": true, "dt": true, "dd": true,
+		"p": true, "rt": true, "rp": true, "optgroup": true, "option": true, "colgroup": true, "caption": true,
+		"thead": true, "tbody": true, "tfoot": true, "tr": true, "td": true, "th": true}
+	htmlTagToken = regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*>`)
+)
+
+// htmlNests checks what HTML's syntax asks of a document's elements: each
+// end tag closes an open element (those whose end tag may be left out are
+// closed with it), and every element whose end tag HTML requires is
+// closed.
+func htmlNests(doc string) error {
+	var open []string
+	for _, m := range htmlTagToken.FindAllStringSubmatch(doc, -1) {
+		name := strings.ToLower(m[2])
+		if m[1] == "" {
+			if !voidElements[name] {
+				open = append(open, name)
+			}
+			continue
+		}
+		for len(open) > 0 && open[len(open)-1] != name && optionalEnd[open[len(open)-1]] {
+			open = open[:len(open)-1]
+		}
+		if len(open) == 0 || open[len(open)-1] != name {
+			return fmt.Errorf("</%s> closes no open element (open: %v)", name, open)
+		}
+		open = open[:len(open)-1]
+	}
+	for _, name := range open {
+		if !optionalEnd[name] {
+			return fmt.Errorf("<%s> is never closed", name)
+		}
+	}
 	return nil
 }
 

@@ -74,6 +74,17 @@ Feature: HTTP API
     When the session "s" is viewed by an agent
     Then $.jace.children.#(type=="display").value is "0" per Decision (§jace-init)
 
+  @§jace-init @§jace-dry-run
+  Scenario: an init whose env has dry_run true stores nothing
+    # Seed §3's notes: with env.dry_run === true the runtime does not persist
+    # the returned state, whichever endpoint returned it.
+    Given the calculator module is loaded
+    When the agent presses "calc.input" with params {"digit":8} in session "s"
+    And the client posts to /init {"env":{"session_id":"s","dry_run":true}}
+    Then the response status is 200 and $.state.display is "0"
+    When the session "s" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "8"
+
   @§jace-view @§jace-view-negotiate
   Scenario: the view of the stored state is JACE JSON
     Given the calculator module is loaded

@@ -12,6 +12,20 @@ Feature: Security checklist
     When the session "" is viewed by an agent
     Then $.jace.children.#(type=="display").value is "0"
 
+  @§jace-max-body
+  Scenario: a body of exactly the maximum size does not exceed it, and is served
+    # Seed §11 refuses a body that exceeds the maximum size; whatever the
+    # maximum is set to, a body of that size is within it (the runtime
+    # serves the calculator demo it starts with).
+    Given the embedded reference runtime with a body limit of 256 bytes
+    # The intent pads each body: 256 bytes, then 257.
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":8},"intent":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
+    Then the response status is 200 and $.state.display is "8"
+    When the agent posts to /actions {"action":"calc.input","params":{"digit":8},"intent":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
+    Then the response is a JSON error with a 4xx status
+    When the session "" is viewed by an agent
+    Then $.jace.children.#(type=="display").value is "8"
+
   @§jace-max-body @decision
   Scenario: a body over the 1 MiB default limit is refused with 413
     Given the calculator module is loaded

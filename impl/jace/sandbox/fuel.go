@@ -53,15 +53,22 @@ func handleInterrupt(tls *libc.TLS, rt, opaque uintptr) int32 {
 		atomic.StoreInt32(&m.reason, reasonTimeout)
 		return 1
 	}
-	if m.fuel > 0 && used > m.fuel {
+	if over(used, m.fuel) {
 		atomic.StoreInt32(&m.reason, reasonFuel)
 		return 1
 	}
-	if m.timeFuel > 0 && used > m.timeFuel {
+	if over(used, m.timeFuel) {
 		atomic.StoreInt32(&m.reason, reasonTimeout)
 		return 1
 	}
 	return 0
+}
+
+// over reports whether a meter that has counted used polls is past a
+// budget of polls; a budget of 0 is no limit. Fuel and the deterministic
+// timeout share it: a call may spend its whole budget.
+func over(used, budget int64) bool {
+	return budget > 0 && used > budget
 }
 
 // funcPtr returns the C-callable pointer of a top-level Go function, the
