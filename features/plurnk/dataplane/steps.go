@@ -128,6 +128,9 @@ func registerResultThens(sc world.Steps) {
 	sc.Public(`^the result content holds the line "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, want string) error {
 		return holdsLine(ctx, driver.Unescape(want))
 	})
+	sc.Public(`^every line of the result content mentions "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, want string) error {
+		return everyLineMentions(ctx, driver.Unescape(want))
+	})
 	sc.Public(`^the result mimetype is "([^"]*)"$`, func(ctx context.Context, want string) error {
 		return lastIs(ctx, func(r ops.Result) error {
 			if r.Mimetype != want {
@@ -194,6 +197,21 @@ func compareContent(ctx context.Context, want string) error {
 	return lastIs(ctx, func(r ops.Result) error {
 		if d := cmp.Diff(want, r.Content); d != "" {
 			return fmt.Errorf("result content (-want +got):\n%s", d)
+		}
+		return nil
+	})
+}
+
+// everyLineMentions checks that each line the last result selects holds
+// want: what the seed requires of a @graph match (a line of the symbol
+// index's definitions or references of the symbol) whatever the handler
+// counts as a symbol. No line at all (204) passes.
+func everyLineMentions(ctx context.Context, want string) error {
+	return lastIs(ctx, func(r ops.Result) error {
+		for _, line := range strings.Split(strings.TrimSuffix(r.Content, "\n"), "\n") {
+			if line != "" && !strings.Contains(line, want) {
+				return fmt.Errorf("the result's line %q does not mention %q; it reads:\n%s", line, want, r.Content)
+			}
 		}
 		return nil
 	})
