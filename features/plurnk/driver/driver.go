@@ -167,6 +167,7 @@ type Membership interface {
 	Members(ctx context.Context, who string) (membership.Set, error)
 	OpenSecondSession(ctx context.Context) error
 	GitFlags(ctx context.Context, allowed, auto string) error // PLURNK_GIT_ALLOWED and PLURNK_GIT_AUTO
+	GitEnviron(ctx context.Context, key, value string) error  // a variable of the service's environment git would read
 }
 
 // SecondSession names the second session over the same project.
