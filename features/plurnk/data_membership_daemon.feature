@@ -87,3 +87,5 @@ Feature: Tier 3a — the daemon keeps the session's membership
     When "A" calls log.read with {"runId": <A.modelRunId>}
     Then the answer to "A" has entries.#(op=="error")#.status = [500, 500] per Decision (§membership-change-gated-sync)
     And the daemon's model was called 0 times
+    When "A" calls session.members
+    Then the answer to "A" is the error -32603 per Decision (§membership-change-gated-sync)
