@@ -116,6 +116,14 @@ func emitEdits(ctx context.Context, t string, n int, body func(int) string) erro
 func registerResultThens(sc world.Steps) {
 	sc.Public(`^the action answers (\d+)$`, thenStatus)
 	sc.Public(`^the action answers (\d+) on the same entry as before$`, thenSameEntry)
+	sc.Public(`^the action answers (\d+) or (\d+)$`, func(ctx context.Context, a, b int) error {
+		return lastIs(ctx, func(r ops.Result) error {
+			if r.Status != a && r.Status != b {
+				return fmt.Errorf("the action answered %d (%s), want %d or %d", r.Status, r.Reason, a, b)
+			}
+			return nil
+		})
+	})
 	sc.Public(`^the result content is:$`, func(ctx context.Context, doc *godog.DocString) error {
 		// `\t` in the doc string is a tab; each of its lines ends with a
 		// newline.
