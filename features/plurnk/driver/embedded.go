@@ -619,6 +619,16 @@ func (p *project) GitEnviron(_ context.Context, key, value string) error {
 	return nil
 }
 
+// GitMissing has the membership's git be what a service finds when no git
+// binary is where it looks.
+func (p *project) GitMissing(context.Context) error {
+	if _, err := p.ProjectDir(); err != nil {
+		return err
+	}
+	p.Resolver.Git = membership.GitCLI{Path: filepath.Join(p.Dir, "no-such-git")}.Found()
+	return nil
+}
+
 // CountingFs counts the files opened on it: how a scenario sees which
 // members a sync pass re-read.
 type CountingFs struct {

@@ -781,6 +781,11 @@ func (p *Process) GitEnviron(_ context.Context, key, value string) error {
 	return p.restartWithEnv()
 }
 
+// GitMissing: the daemon finds git on the PATH the harness gives it.
+func (p *Process) GitMissing(context.Context) error {
+	return p.skip("the daemon process finds git on its PATH")
+}
+
 // restartWithEnv has a daemon already running stopped and started again
 // with the environment set up now, and the data plane open a new session.
 func (p *Process) restartWithEnv() error {

@@ -32,6 +32,16 @@ func (g GitCLI) Available() error {
 	return nil
 }
 
+// Found returns g when its binary can be found, and nil (no git: the
+// session's picks are its only members, §membership-git-membership) when
+// it cannot.
+func (g GitCLI) Found() Git {
+	if g.Available() != nil {
+		return nil
+	}
+	return g
+}
+
 // LsFiles runs `git ls-files --stage -z` in dir and returns the tracked
 // paths, leaving out gitlinks (submodules, mode 160000).
 func (g GitCLI) LsFiles(dir string) ([]string, error) {
