@@ -95,6 +95,7 @@ Feature: JSON-RPC methods of the daemon
     When "A" calls entry.read with {"target": "run://model/notes.md"}
     Then the answer to "A" has status = 200
     And the answer to "A" has entry.channels.body.content = "kept"
+    And the answer to "A" has entry.channels.body.state = "static"
     And the answer to "A" has entry.metadata.scope = "run"
     And the answer to "A" has entry.metadata.owner = "model" per Decision (§methods-entry-read)
     When "A" calls entry.read with {"target": "run://model/other.md"}

@@ -199,6 +199,14 @@ Feature: sessions, runs and the method table of the daemon
     When "B" calls session.attach with {"id": 1}
     Then the answer to "B" has name = "session-1" per Decision (§methods-session-create)
 
+  @§methods-auto-envelope @§method-registration-register @decision
+  Scenario: entry.read before any attach makes the envelope as an op does
+    Given a connection "A" to the daemon
+    When "A" calls entry.read with {"target": "known:///none.md"}
+    Then the answer to "A" has status = 404 per Decision (§methods-entry-read)
+    When "A" calls session.runs
+    Then the answer to "A" lists the runs "plurnk, client-1" per Decision (§method-registration-register)
+
   @§machine-processes-no-fork-session @decision
   Scenario: there is no way to fork a session; a fork of a run stays in its session
     Given a connection "A" to the daemon

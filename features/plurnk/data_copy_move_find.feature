@@ -178,6 +178,19 @@ Feature: Tier 3a — COPY, MOVE and FIND
       | $.port     | known:///conf.json                  |
       | *todo.md*  |                                     |
 
+  @§find-glob-filter-on-content @§matcher-dispatch-203-soft-fallback
+  Scenario Outline: a FIND whose body is a malformed matcher answers 400, never a listing
+    Given the entry known:///config.json contains "{\"a\": 1}"
+    When the model emits <<FIND(known:///**):<matcher>:FIND
+    Then the action answers 400
+
+    Examples:
+      | matcher |
+      | /(a/    |
+      | $.a[    |
+      | //a[    |
+      | [a      |
+
   @§find-tag-filter-and-semantics
   Scenario Outline: FIND's tags are ANDed
     Given the entry known:///a.md contains "x" tagged "red, big"

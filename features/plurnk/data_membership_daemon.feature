@@ -66,6 +66,7 @@ Feature: Tier 3a — the daemon keeps the session's membership
     And "A" runs a loop with the prompt "again"
     Then the loop "A" started ended with status 200
     And the daemon's model's packet 1 does not contain "file:///notes.md"
+    And the daemon's model's packet 2 contains "notes.md"
     And the daemon's model's packet 2 contains "EDIT 200 file:///notes.md origin=plurnk (folded)" per Decision (§actor-boundary-two-doors)
     And the daemon's model's packet 2 does not contain "file:///other.md"
 
@@ -87,3 +88,5 @@ Feature: Tier 3a — the daemon keeps the session's membership
     When "A" calls log.read with {"runId": <A.modelRunId>}
     Then the answer to "A" has entries.#(op=="error")#.status = [500, 500] per Decision (§membership-change-gated-sync)
     And the daemon's model was called 0 times
+    When "A" calls session.members
+    Then the answer to "A" is the error -32603 per Decision (§membership-change-gated-sync)

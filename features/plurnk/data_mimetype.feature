@@ -21,6 +21,7 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     Then the found paths are "/lib/util.go" per Decision (§mimetype-methods-process-entry-point)
     When the model emits <<READ(cmd/main.go):@Helper:READ
     Then the result content is "6:\t\tx := lib.Helper()\n" per Decision (§mimetype-methods-process-entry-point)
+    And every line of the result content mentions "Helper"
 
   @§mimetype-methods-process-entry-point @decision
   Scenario: markdown headings are symbols
@@ -28,6 +29,7 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     When the packet is assembled
     And the model emits <<READ(known:///guide.md):@Install:READ
     Then the result content is "5:\t## Install\n" per Decision (§mimetype-methods-process-entry-point)
+    And every line of the result content mentions "Install"
     When the model emits <<READ(known:///guide.md):@not a heading:READ
     Then the action answers 204 per Decision (§mimetype-methods-process-entry-point)
 

@@ -159,6 +159,18 @@ Feature: Tier 3a — packet sections and turn totals
     And no packet mentions "manifest.json"
 
   @§schemes-directory @decision
+  Scenario: an entry with two channels counts once among its scheme's entries
+    Given the entry known:///a.md contains "alpha\nbeta"
+    And the entry known:///a.md#symbols contains "[\"alpha\"]"
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the schemes section of packet 1 contains "* known:/// 1 entries, " per Decision (§schemes-directory)
+
+  @§schemes-directory @decision
   Scenario: the schemes section has one usage line per scheme that ships an example and points at its docs, which are plurnk://docs entries
     Given the entry known:///a.md contains "alpha\nbeta"
     And the model will reply:

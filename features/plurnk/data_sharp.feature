@@ -114,9 +114,15 @@ Feature: Tier 3a — edges of the grammar, the address fold and the budget table
     And the result reason mentions "fizz" per Decision (§telemetry-no-error-scheme)
 
   @§find-scope-prefix-filter
-  Scenario: a FIND target whose path glob does not compile answers 400
-    When the model emits <<FIND(known:///a[)::FIND
+  Scenario Outline: a <op> target whose path glob does not compile answers 400
+    Given the entry known:///a.md contains "a"
+    When the model emits <<<op>(known:///<glob>)::<op>
     Then the action answers 400
+
+    Examples:
+      | op   | glob  |
+      | FIND | a[    |
+      | READ | *[.md |
 
   @§matcher-result-read-returns-lines
   Scenario: xpath sees the text of XML elements

@@ -199,6 +199,14 @@ Feature: Matcher
       4:\t    {"name": "Bo"}
       """
 
+  @§matcher-dispatch-203-soft-fallback @§mimetype-methods-process-entry-point @decision
+  Scenario: xpath reads markup held in content of another type through its XML parse
+    Given the entry known:///notes.md contains "<a>\n<b>x</b>\n</a>"
+    When the model emits <<READ(known:///notes.md)://b:READ
+    Then the action answers 200 or 203
+    And the action answers 200 per Decision (§mimetype-methods-process-entry-point)
+    And the result content is "2:\t<b>x</b>\n" per Decision (§mimetype-methods-process-entry-point)
+
   @§matcher-dispatch-203-soft-fallback @decision
   Scenario: xpath over content with no XML projection answers 203 with the raw text
     Given the entry known:///notes.md contains "just words, no markup"

@@ -19,6 +19,35 @@ Feature: Membership
       | docs/guide.md | member |
       | main.go       | member |
 
+  @§membership-git-membership
+  Scenario: a service that finds no git binary walks nothing: pick is the only source of members
+    Given a git repository holding:
+      | path      | content      | tracked |
+      | main.go   | package main | yes     |
+      | notes.txt | scratch      | no      |
+    And the service finds no git binary
+    Then the session has no members
+    Given the session's overlay picks "notes.txt"
+    Then the members are:
+      | path      | effect |
+      | notes.txt | member |
+
+  @§membership-git-membership @§membership-forest
+  Scenario Outline: a <variable> in the service's environment does not turn git to another repository
+    Given a git repository holding:
+      | path      | content      | tracked |
+      | main.go   | package main | yes     |
+      | notes.txt | scratch      | no      |
+    And the service's environment sets <variable> to "/nowhere/.git"
+    Then the members are:
+      | path    | effect |
+      | main.go | member |
+
+    Examples:
+      | variable       |
+      | GIT_DIR        |
+      | GIT_INDEX_FILE |
+
   @§membership-git-membership @§membership-overlay @§membership-overlay-pick
   Scenario: without git nothing is walked and pick is the only source of members
     Given a project directory without git holding:

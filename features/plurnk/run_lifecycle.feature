@@ -179,6 +179,7 @@ Feature: the run lifecycle — drains, wakes, quiescence, cancellation
     When 1000 ms pass on the session clock
     Then run "main" has 1 loop, the last with status 499
     And the model of run "main" was called 1 time
+    And the session was notified stream/concluded for sh:///1/1/1 with close status 200 and wake action "skipped-cancelled" per Decision (§notifications-stream-concluded)
     When the client starts run "main" with the prompt "what is left?"
     Then run "main" has 2 loops, the last with status 200
     And run "main"'s log holds a folded SEND sh:///1/1/1 with status 200

@@ -39,7 +39,9 @@ Feature: Sharpened control-plane promises
     And the answer to "A" has entries.#(target=="file:///notes.md")#.status = [200]
     When "A" calls log.read for run "model" with {}
     Then the answer to "A" has entries.#(origin=="model")#.op = ["SEND", "SEND"]
+    And the answer to "A" has entries.#(target=="file:///notes.md")#.origin = ["plurnk"]
     And the daemon's model's packet 1 does not contain "file:///notes.md"
+    And the daemon's model's packet 2 contains "notes.md"
     And the daemon's model's packet 2 contains "EDIT 200 file:///notes.md origin=plurnk (folded)" per Decision (§actor-boundary-two-doors)
     And the daemon's model's packet 2 does not contain "second"
 

@@ -116,6 +116,14 @@ func emitEdits(ctx context.Context, t string, n int, body func(int) string) erro
 func registerResultThens(sc world.Steps) {
 	sc.Public(`^the action answers (\d+)$`, thenStatus)
 	sc.Public(`^the action answers (\d+) on the same entry as before$`, thenSameEntry)
+	sc.Public(`^the action answers (\d+) or (\d+)$`, func(ctx context.Context, a, b int) error {
+		return lastIs(ctx, func(r ops.Result) error {
+			if r.Status != a && r.Status != b {
+				return fmt.Errorf("the action answered %d (%s), want %d or %d", r.Status, r.Reason, a, b)
+			}
+			return nil
+		})
+	})
 	sc.Public(`^the result content is:$`, func(ctx context.Context, doc *godog.DocString) error {
 		// `\t` in the doc string is a tab; each of its lines ends with a
 		// newline.
@@ -127,6 +135,9 @@ func registerResultThens(sc world.Steps) {
 	sc.Public(`^the result content is empty$`, func(ctx context.Context) error { return compareContent(ctx, "") })
 	sc.Public(`^the result content holds the line "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, want string) error {
 		return holdsLine(ctx, driver.Unescape(want))
+	})
+	sc.Public(`^every line of the result content mentions "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, want string) error {
+		return everyLineMentions(ctx, driver.Unescape(want))
 	})
 	sc.Public(`^the result mimetype is "([^"]*)"$`, func(ctx context.Context, want string) error {
 		return lastIs(ctx, func(r ops.Result) error {
@@ -194,6 +205,21 @@ func compareContent(ctx context.Context, want string) error {
 	return lastIs(ctx, func(r ops.Result) error {
 		if d := cmp.Diff(want, r.Content); d != "" {
 			return fmt.Errorf("result content (-want +got):\n%s", d)
+		}
+		return nil
+	})
+}
+
+// everyLineMentions checks that each line the last result selects holds
+// want: what the seed requires of a @graph match (a line of the symbol
+// index's definitions or references of the symbol) whatever the handler
+// counts as a symbol. No line at all (204) passes.
+func everyLineMentions(ctx context.Context, want string) error {
+	return lastIs(ctx, func(r ops.Result) error {
+		for _, line := range strings.Split(strings.TrimSuffix(r.Content, "\n"), "\n") {
+			if line != "" && !strings.Contains(line, want) {
+				return fmt.Errorf("the result's line %q does not mention %q; it reads:\n%s", line, want, r.Content)
+			}
 		}
 		return nil
 	})

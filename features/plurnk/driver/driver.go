@@ -167,6 +167,8 @@ type Membership interface {
 	Members(ctx context.Context, who string) (membership.Set, error)
 	OpenSecondSession(ctx context.Context) error
 	GitFlags(ctx context.Context, allowed, auto string) error // PLURNK_GIT_ALLOWED and PLURNK_GIT_AUTO
+	GitEnviron(ctx context.Context, key, value string) error  // a variable of the service's environment git would read
+	GitMissing(ctx context.Context) error                     // the service finds no git binary
 }
 
 // SecondSession names the second session over the same project.

@@ -505,7 +505,7 @@ func (p *project) Project(_ context.Context, tbl *godog.Table, withGit bool) err
 	if err := p.wire(g); err != nil {
 		return err
 	}
-	return gitInit(p.Dir, membership.GitEnv(), tracked)
+	return gitInit(p.Dir, harnessGitEnv(), tracked)
 }
 
 func (p *project) Forest(_ context.Context, tbl *godog.Table) error {
@@ -519,7 +519,7 @@ func (p *project) Forest(_ context.Context, tbl *godog.Table) error {
 	if err := p.wire(g); err != nil {
 		return err
 	}
-	return writeForest(p.Dir, membership.GitEnv(), tbl)
+	return writeForest(p.Dir, harnessGitEnv(), tbl)
 }
 
 // wire has the entry engine keep a membership of the project directory,
@@ -604,6 +604,31 @@ func (p *project) GitFlags(_ context.Context, allowed, auto string) error {
 	return nil
 }
 
+// GitEnviron has the membership's git run as from a service whose
+// environment sets key to value.
+func (p *project) GitEnviron(_ context.Context, key, value string) error {
+	if _, err := p.ProjectDir(); err != nil {
+		return err
+	}
+	g, ok := p.Resolver.Git.(membership.GitCLI)
+	if !ok {
+		return fmt.Errorf("the project has no git repository")
+	}
+	g.Env = append(os.Environ(), key+"="+value)
+	p.Resolver.Git = g
+	return nil
+}
+
+// GitMissing has the membership's git be what a service finds when no git
+// binary is where it looks.
+func (p *project) GitMissing(context.Context) error {
+	if _, err := p.ProjectDir(); err != nil {
+		return err
+	}
+	p.Resolver.Git = membership.GitCLI{Path: filepath.Join(p.Dir, "no-such-git")}.Found()
+	return nil
+}
+
 // CountingFs counts the files opened on it: how a scenario sees which
 // members a sync pass re-read.
 type CountingFs struct {
@@ -663,6 +688,19 @@ func gitInit(dir string, env []string, tracked []string) error {
 		return nil
 	}
 	return runGit(dir, env, append([]string{"add", "--"}, tracked...)...)
+}
+
+// harnessGitEnv is the environment the harness runs git in to lay out a
+// scenario's repositories: its own, without any GIT_* variable that would
+// point git elsewhere.
+func harnessGitEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func runGit(dir string, env []string, args ...string) error {

@@ -683,7 +683,7 @@ func (p *Process) Forest(_ context.Context, tbl *godog.Table) error {
 	if p.Started() {
 		return p.skip("the project is laid out after the daemon started")
 	}
-	if err := writeForest(p.root, membership.GitEnv(), tbl); err != nil {
+	if err := writeForest(p.root, harnessGitEnv(), tbl); err != nil {
 		return err
 	}
 	p.gitDone, p.data.laidOut, p.data.projectDir = true, true, p.root
@@ -771,6 +771,24 @@ func (p *Process) OpenSecondSession(context.Context) error {
 // service now runs with them), and the data plane opens a new session.
 func (p *Process) GitFlags(_ context.Context, allowed, auto string) error {
 	p.setup.Env["PLURNK_GIT_ALLOWED"], p.setup.Env["PLURNK_GIT_AUTO"] = allowed, auto
+	return p.restartWithEnv()
+}
+
+// GitEnviron sets key to value in the daemon's environment, as GitFlags
+// sets the operator's variables.
+func (p *Process) GitEnviron(_ context.Context, key, value string) error {
+	p.setup.Env[key] = value
+	return p.restartWithEnv()
+}
+
+// GitMissing: the daemon finds git on the PATH the harness gives it.
+func (p *Process) GitMissing(context.Context) error {
+	return p.skip("the daemon process finds git on its PATH")
+}
+
+// restartWithEnv has a daemon already running stopped and started again
+// with the environment set up now, and the data plane open a new session.
+func (p *Process) restartWithEnv() error {
 	if !p.Started() {
 		return nil
 	}

@@ -41,6 +41,12 @@ func registerProject(sc world.Steps) {
 	sc.Public(`^a project holding the git repositories:$`, func(ctx context.Context, tbl *godog.Table) error {
 		return world.Get(ctx).Drv.Forest(ctx, tbl)
 	})
+	sc.Public(`^the service finds no git binary$`, func(ctx context.Context) error {
+		return world.Get(ctx).Drv.GitMissing(ctx)
+	})
+	sc.Public(`^the service's environment sets (GIT_[A-Z_]+) to "([^"]*)"$`, func(ctx context.Context, key, value string) error {
+		return world.Get(ctx).Drv.GitEnviron(ctx, key, value)
+	})
 	sc.Public(`^the session's overlay (picks|hides|views) "([^"]*)"$`, func(ctx context.Context, verb, pattern string) error {
 		return world.Get(ctx).Drv.Constrain(ctx, "", effectOf(verb), pattern)
 	})

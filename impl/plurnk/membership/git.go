@@ -12,6 +12,9 @@ import (
 type GitCLI struct {
 	// Path is the git binary; empty means "git" on PATH.
 	Path string
+	// Env is the environment git is started with, less its GIT_*
+	// variables; nil means the process's own.
+	Env []string
 }
 
 func (g GitCLI) bin() string {
@@ -29,12 +32,22 @@ func (g GitCLI) Available() error {
 	return nil
 }
 
+// Found returns g when its binary can be found, and nil (no git: the
+// session's picks are its only members, §membership-git-membership) when
+// it cannot.
+func (g GitCLI) Found() Git {
+	if g.Available() != nil {
+		return nil
+	}
+	return g
+}
+
 // LsFiles runs `git ls-files --stage -z` in dir and returns the tracked
 // paths, leaving out gitlinks (submodules, mode 160000).
 func (g GitCLI) LsFiles(dir string) ([]string, error) {
 	cmd := osexec.Command(g.bin(), "ls-files", "--stage", "-z")
 	cmd.Dir = dir
-	cmd.Env = GitEnv()
+	cmd.Env = g.env()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -57,11 +70,16 @@ func (g GitCLI) LsFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-// GitEnv is the process environment without the GIT_* variables that would
-// point git at another repository.
-func GitEnv() []string {
+// env is the environment git runs in: g.Env (or the process's) without
+// the GIT_* variables that would point git at another repository than the
+// directory it is run in.
+func (g GitCLI) env() []string {
+	base := g.Env
+	if base == nil {
+		base = os.Environ()
+	}
 	var out []string
-	for _, kv := range os.Environ() {
+	for _, kv := range base {
 		if !strings.HasPrefix(kv, "GIT_") {
 			out = append(out, kv)
 		}
@@ -74,7 +92,7 @@ func GitEnv() []string {
 func (g GitCLI) Others(dir string) ([]string, error) {
 	cmd := osexec.Command(g.bin(), "ls-files", "--others", "--exclude-standard", "-z")
 	cmd.Dir = dir
-	cmd.Env = GitEnv()
+	cmd.Env = g.env()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

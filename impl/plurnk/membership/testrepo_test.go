@@ -43,7 +43,7 @@ func git(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := osexec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = GitEnv()
+	cmd.Env = GitCLI{}.env()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}

@@ -44,18 +44,13 @@ func (s *Service) drain(r *Run) {
 		for len(r.queue) > 0 {
 			s.runWork(r)
 		}
-		s.claimOwed(r)
-		if len(r.queue) > 0 {
-			continue
+		if s.cfg.Teardown != nil {
+			// The test seam: let the world move between "the queue
+			// looks empty" and the confirmation below.
+			s.mu.Unlock()
+			s.cfg.Teardown(r.sess.store.ID, r.store.Name)
+			s.mu.Lock()
 		}
-		if s.cfg.Teardown == nil {
-			break
-		}
-		// The test seam: let the world move between "the queue looks
-		// empty" and the confirmation below.
-		s.mu.Unlock()
-		s.cfg.Teardown(r.sess.store.ID, r.store.Name)
-		s.mu.Lock()
 		s.claimOwed(r)
 		if len(r.queue) == 0 {
 			break

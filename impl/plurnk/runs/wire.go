@@ -163,7 +163,9 @@ func (s *Service) await(pe *pendingExec) {
 	pe.paused = true
 	s.paused++
 	s.idle.Broadcast()
-	s.quiet()
+	// No Quiet hook here: both callers have just emitted the proposal's
+	// event, which announced every row written before it, and every other
+	// writer calls the hook before it gives up the lock.
 	for !pe.settled {
 		s.resumed.Wait()
 	}

@@ -247,9 +247,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	}
 	cfg := rpc.OrchestratorConfig{Vary: varied, Clock: clock.Real(), FS: afero.NewOsFs(), Root: absRoot, Env: env,
 		Provider: sel, Yolo: *yolo, Aliases: sel.Has, Providers: sel.Packages(), Members: true}
-	if g := (membership.GitCLI{}); g.Available() == nil {
-		cfg.Git = g // else no git: session.constrain's picks are the only members
-	}
+	cfg.Git = membership.GitCLI{}.Found() // nil without git: session.constrain's picks are the only members
 	if *state == "" {
 		*state = env["PLURNK_STATE_DIR"]
 	}

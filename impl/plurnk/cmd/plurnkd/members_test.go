@@ -5,10 +5,10 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
-	"anchorage/impl/plurnk/membership"
 	"anchorage/impl/plurnk/rpc"
 
 	"github.com/tidwall/gjson"
@@ -31,7 +31,7 @@ func TestMembershipEndToEnd(t *testing.T) {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "--", "main.go"}} {
 		cmd := osexec.Command("git", args...)
 		cmd.Dir = root
-		cmd.Env = membership.GitEnv()
+		cmd.Env = noGitVars(os.Environ())
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v: %s", args, err, out)
 		}
@@ -72,4 +72,16 @@ func TestMembershipEndToEnd(t *testing.T) {
 	if err != nil || string(b) != "changed" {
 		t.Fatalf("notes.md holds %q (%v), want the edit", b, err)
 	}
+}
+
+// noGitVars is env without the GIT_* variables that would point git at
+// another repository than the test's.
+func noGitVars(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GIT_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
