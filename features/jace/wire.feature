@@ -28,6 +28,12 @@ Feature: Exact JSON on the wire
     When the client posts to /press {"action":"say","env":{"intent":"a\u2028b\u2029c","session_id":"w2"}}
     Then the response status is 200 and $.result.intent is "a\u2028b\u2029c"
     And the response body contains "\"intent\":\"a\\u2028b\\u2029c\"" per Decision (§jace-action-result)
+    When the client posts to /press {"action":"say","env":{"intent":"a\u2028b","session_id":"w2"}}
+    Then the response status is 200 and $.result.intent is "a\u2028b"
+    And the response body contains "\"intent\":\"a\\u2028b\"" per Decision (§jace-action-result)
+    When the client posts to /press {"action":"say","env":{"intent":"b\u2029c","session_id":"w2"}}
+    Then the response status is 200 and $.result.intent is "b\u2029c"
+    And the response body contains "\"intent\":\"b\\u2029c\"" per Decision (§jace-action-result)
     When the client posts to /press {"action":"say","env":{"intent":"Zoë","session_id":"w2"}}
     Then the response status is 200 and $.result.intent is "Zoë"
     And the response body contains "\"intent\":\"Zoë\"" per Decision (§jace-action-result)
