@@ -996,6 +996,23 @@ Feature: Parser and watcher
     And that holds byte for byte per Decision (§chatlog-instance-dir)
     And no server write changed a byte that was already in a log
 
+  @§chatlog-tail-only @§chatlog-request-job
+  Scenario: after a restart a log that ends in a long run of blank lines is read from its tail
+    # Wherever the tail read begins, it begins at a line break.
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    When agent "agent" appends 100000 copies of this to the log of "Index - 7 Zen" in one write:
+      """
+      """
+    And 1 s passes
+    And the server restarts
+    And 1 s passes
+    And agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And 1 s passes
+    Then "Index - 7 Zen" has 1 job
+    And the job running "6*7" went through requested, dispatched, completed
+    And no server write changed a byte that was already in a log
+
   @§chatlog-tail-only @§chatlog-rewrite-orphan @§chatlog-request-job
   Scenario: after a rewrite of a large log, a waiting request is not queued again
     Given a running server
