@@ -27,6 +27,27 @@ Feature: Sharp edges of the parse-error rows and the slot scanner
     And the log section of packet 2 contains "…aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.md)(known:///bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n" per Decision (§telemetry-content-offset-snippet)
     And the log section of packet 2 contains "\n                                                             ^" per Decision (§telemetry-content-offset-snippet)
 
+  @§telemetry-content-offset-snippet
+  Scenario: the snippet of a parse error on a long line of two-byte letters holds whole letters only
+    # The snippet is a slice of the model's own text: wherever a long line
+    # is clipped, no letter is cut in two (a cut one would show as U+FFFD).
+    Given the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<KILL(known:///a.md)(known:///xéééééééééééééééééééééééééééééééééééééééé.md)::KILL
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the model run's log records error - with status 400 by plurnk
+    And the log section of packet 2 contains "(known:///xéééé"
+    And the log section of packet 2 does not contain "�"
+    And the log section of packet 2 contains "(known:///xéééééééééééééééééééééééé\n" per Decision (§telemetry-content-offset-snippet)
+
   @§telemetry-content-offset-snippet @decision
   Scenario: the snippet of a parse error on a short line shows the whole line and the caret under the column
     Given the model will reply:
