@@ -554,11 +554,12 @@ func (p *project) Constrain(_ context.Context, run string, effect membership.Eff
 	if run == "" {
 		return p.Membership.Constrain(p.en.Session.ID, c)
 	}
-	r, ok := p.en.Runs[run]
-	if !ok {
+	if _, ok := p.en.Runs[run]; !ok {
 		return fmt.Errorf("no run %q in the session", run)
 	}
-	return p.Membership.ConstrainRun(p.en.Store, r.ID, c)
+	// A run's client asks in its run's session, as a daemon connection
+	// attached to the run asks in the session it is attached to.
+	return p.Membership.Constrain(p.en.Session.ID, c)
 }
 
 // Members resolves the members of the session (who ""), of its second
@@ -576,11 +577,12 @@ func (p *project) Members(_ context.Context, who string) (membership.Set, error)
 		}
 		return p.Membership.Members(p.Second.ID)
 	}
-	r, ok := p.en.Runs[who]
-	if !ok {
+	if _, ok := p.en.Runs[who]; !ok {
 		return membership.Set{}, fmt.Errorf("no run %q in the session", who)
 	}
-	return p.Membership.MembersOfRun(p.en.Store, r.ID)
+	// What a run sees is what its session's members are (every run of
+	// the scenario's engine is of its one session).
+	return p.Membership.Members(p.en.Session.ID)
 }
 
 // OpenSecondSession opens a second session of the store over the same
