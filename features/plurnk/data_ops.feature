@@ -152,6 +152,10 @@ Feature: Tier 3a — ops dispatch, the scheme contract and channels
     And the model's log row log:///1/1/1 is folded
     And the model's log row log:///1/1/2 is open
     And the model's log row log:///1/1/3 is folded
+    When the model emits <<OPEN(log:///1/1/*)<5>::OPEN
+    Then the action answers 416 per Decision (§machine-processes-run-is-its-log)
+    And the model's log row log:///1/1/1 is folded
+    And the model's log row log:///1/1/3 is folded
 
   @§op-methods-op-dispatch
   Scenario: KILL reaches the owning scheme's remove; its failure is the action's 500 and the entry stays
