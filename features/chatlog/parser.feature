@@ -493,7 +493,7 @@ Feature: Parser and watcher
       ```
       """
     And "Index - 7 Zen" has 1 job per Decision (§chatlog-request-header)
-    And the log of "Index - 7 Zen" does not contain "42" per Decision (§chatlog-request-header)
+    And the log of "Index - 7 Zen" has no reply carrying 42 per Decision (§chatlog-request-header)
     And the job running "6*7" went through requested, orphaned per Decision (§chatlog-request-header)
 
   @§chatlog-fence-closed @§chatlog-partial-fence @§chatlog-request-header
