@@ -27,6 +27,11 @@ Feature: bad params get a clear error, never a silent default
     Then the answer to "A" holds 0 log entries
 
   @§errors-error-codes
+  Scenario: a batch answers each of its requests, the invalid one with -32600
+    When "A" sends the frame [{"jsonrpc": "2.0", "id": 1, "method": "discover"}, {"id": 2, "method": "discover"}]
+    Then the answer to "A" is a batch holding a result for id 1 and the error -32600
+
+  @§errors-error-codes
   Scenario Outline: <method> given a member it does not take answers -32602 naming it
     When "A" calls <method> with <params>
     Then the answer to "A" is the error -32602

@@ -289,6 +289,25 @@ func registerAnswers(sc world.Steps) {
 	})
 	sc.Step(`^the answer to "(\w+)" has (\S+) later than the noted (\S+)$`, thenLaterThanNoted)
 	sc.Step(`^the answer to "(\w+)" is the error (-?\d+)$`, daemonAnswerError)
+	sc.Step(`^the answer to "(\w+)" is a batch holding a result for id (\d+) and the error (-?\d+)$`, func(ctx context.Context, who string, id int, code int) error {
+		// JSON-RPC 2.0: a batch is answered by an array with one response
+		// per request, in any order.
+		return answerIs(ctx, who, func(a rpc.Answer) error {
+			items := gjson.ParseBytes(a.Raw)
+			if !items.IsArray() || len(items.Array()) != 2 {
+				return fmt.Errorf("want an array of 2 responses, got %s", a.Raw)
+			}
+			result, failed := false, false
+			for _, it := range items.Array() {
+				result = result || (it.Get("id").Int() == int64(id) && it.Get("result").Exists() && !it.Get("error").Exists())
+				failed = failed || it.Get("error.code").Int() == int64(code)
+			}
+			if !result || !failed {
+				return fmt.Errorf("want a result for id %d and an error %d, got %s", id, code, a.Raw)
+			}
+			return nil
+		})
+	})
 	sc.Step(`^the answer to "(\w+)" holds (\d+) log entr(?:y|ies)$`, func(ctx context.Context, who string, n int) error {
 		return answerIs(ctx, who, func(a rpc.Answer) error {
 			if got := gjson.GetBytes(a.Result, "entries"); !got.IsArray() || len(got.Array()) != n {
