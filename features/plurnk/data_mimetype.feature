@@ -34,6 +34,13 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     Then the action answers 204 per Decision (§mimetype-methods-process-entry-point)
 
   @§mimetype-methods-process-entry-point @decision
+  Scenario: six #s then a blank still make a heading
+    Given the entry known:///guide.md contains "# Guide\n###### Six\n"
+    When the packet is assembled
+    And the model emits <<READ(known:///guide.md):@Six:READ
+    Then the result content is "2:\t###### Six\n" per Decision (§mimetype-methods-process-entry-point)
+
+  @§mimetype-methods-process-entry-point @decision
   Scenario Outline: only one to six #s then a blank make a heading: <line> is no symbol
     Given the entry known:///guide.md contains "# Guide\n<line>\n"
     When the packet is assembled
@@ -45,6 +52,7 @@ Feature: Tier 3a — mimetype handlers behind one process entry point
     Examples:
       | line            | name    |
       | ####### Seven   | Seven   |
+      | ##              | nothing |
       | #Tight          | Tight   |
       |   Indented text | Indented text |
       | plain words     | plain words |
