@@ -103,6 +103,17 @@ Feature: Parser and watcher
     And the console says "debug/<stem:Quiet>.md: " per Decision (§chatlog-debounce)
     And the console says "file does not exist" per Decision (§chatlog-debounce)
 
+  @§chatlog-rewrite-orphan @§chatlog-registry-pointers @decision
+  Scenario: a request an editor takes out is orphaned, and the registry says so at once
+    Given a running server with a 5 s job timeout
+    And a log for "Quiet" that no realm polls
+    When agent "agent" asks "Quiet" to run "1+1"
+    And 1 s passes
+    And an editor saves the log of "Quiet" without the request "1+1"
+    And 1 s passes
+    Then the job running "1+1" went through requested, orphaned
+    And the registry contains "<stem:Quiet>#1 JS from agent at 09:00:00: orphaned" per Decision (§chatlog-registry-pointers)
+
   @§chatlog-rewrite-orphan @decision
   Scenario: a log deleted and written anew orphans the jobs whose requests went with it
     Given a running server with a 5 s job timeout
