@@ -202,6 +202,9 @@ func (f *Faulty) Name() string { return "Faulty(" + f.Fs.Name() + ")" }
 
 // Create implements afero.Fs.
 func (f *Faulty) Create(name string) (afero.File, error) {
+	if err := f.refuseOpen(name); err != nil {
+		return nil, err
+	}
 	file, err := f.Fs.Create(name)
 	if err != nil {
 		return nil, err
@@ -216,7 +219,8 @@ func (f *Faulty) Open(name string) (afero.File, error) {
 
 // OpenFile implements afero.Fs.
 func (f *Faulty) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+	writing := flag&(os.O_WRONLY|os.O_RDWR) != 0
+	if !writing {
 		if f.armed(ListFail) && f.isDir(name) && f.fire(ListFail, "list", name) != nil {
 			return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, ListFail, syscall.EACCES)}
 		}
@@ -229,14 +233,25 @@ func (f *Faulty) OpenFile(name string, flag int, perm os.FileMode) (afero.File, 
 			}
 		}
 	}
-	if flag&(os.O_WRONLY|os.O_RDWR) != 0 && f.fire(OpenError, "open", name) != nil {
-		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, OpenError, syscall.EACCES)}
+	if writing {
+		if err := f.refuseOpen(name); err != nil {
+			return nil, err
+		}
 	}
 	file, err := f.Fs.OpenFile(name, flag, perm)
 	if err != nil {
 		return nil, err
 	}
-	return &faultyFile{File: file, fs: f, name: name, writing: flag&(os.O_WRONLY|os.O_RDWR) != 0}, nil
+	return &faultyFile{File: file, fs: f, name: name, writing: writing}, nil
+}
+
+// refuseOpen fails the opening of name for writing when an open-error
+// fault fires for it.
+func (f *Faulty) refuseOpen(name string) error {
+	if f.fire(OpenError, "open", name) != nil {
+		return &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, OpenError, syscall.EACCES)}
+	}
+	return nil
 }
 
 func staleFile(name string, b []byte) afero.File {
