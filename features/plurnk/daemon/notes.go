@@ -133,22 +133,14 @@ func noteSuch(ctx context.Context, who, method, such string, ok func([]byte) boo
 }
 
 func daemonNoteWith(ctx context.Context, who, method, path, want string) error {
-	notes, err := heard(ctx, who)
+	want, err := expand(ctx, want)
 	if err != nil {
 		return err
 	}
-	if want, err = expand(ctx, want); err != nil {
-		return err
-	}
-	var seen []string
-	for _, n := range driver.NotesOf(notes, method) {
-		got := gjson.GetBytes(n.Params, path)
-		if got.Exists() && sameJSON(got.Raw, want) == nil {
-			return nil
-		}
-		seen = append(seen, string(n.Params))
-	}
-	return fmt.Errorf("no %s notification with %s = %s among:\n%s", method, path, want, strings.Join(seen, "\n"))
+	return noteSuch(ctx, who, method, fmt.Sprintf("with %s = %s", path, want), func(p []byte) bool {
+		got := gjson.GetBytes(p, path)
+		return got.Exists() && sameJSON(got.Raw, want) == nil
+	})
 }
 
 // daemonNoteForRun finds a notification of method about the named run (its
@@ -305,21 +297,14 @@ func notice(params []byte) gjson.Result {
 
 // daemonNoticeWith finds a telemetry/event whose notice has path = want.
 func daemonNoticeWith(ctx context.Context, who, path, want string) error {
-	notes, err := heard(ctx, who)
+	want, err := expand(ctx, want)
 	if err != nil {
 		return err
 	}
-	if want, err = expand(ctx, want); err != nil {
-		return err
-	}
-	var seen []string
-	for _, n := range driver.NotesOf(notes, "telemetry/event") {
-		if got := notice(n.Params).Get(path); got.Exists() && sameJSON(got.Raw, want) == nil {
-			return nil
-		}
-		seen = append(seen, string(n.Params))
-	}
-	return fmt.Errorf("no telemetry/event whose notice has %s = %s among:\n%s", path, want, strings.Join(seen, "\n"))
+	return noteSuch(ctx, who, "telemetry/event", fmt.Sprintf("whose notice has %s = %s", path, want), func(p []byte) bool {
+		got := notice(p).Get(path)
+		return got.Exists() && sameJSON(got.Raw, want) == nil
+	})
 }
 
 // packetText is the text of the i-th request the daemon's model received,

@@ -293,12 +293,13 @@ func registerAnswers(sc world.Steps) {
 		// JSON-RPC 2.0: a batch is answered by an array with one response
 		// per request, in any order.
 		return answerIs(ctx, who, func(a rpc.Answer) error {
-			items := gjson.ParseBytes(a.Raw)
-			if !items.IsArray() || len(items.Array()) != 2 {
+			batch := gjson.ParseBytes(a.Raw)
+			items := batch.Array()
+			if !batch.IsArray() || len(items) != 2 {
 				return fmt.Errorf("want an array of 2 responses, got %s", a.Raw)
 			}
 			result, failed := false, false
-			for _, it := range items.Array() {
+			for _, it := range items {
 				result = result || (it.Get("id").Int() == int64(id) && it.Get("result").Exists() && !it.Get("error").Exists())
 				failed = failed || it.Get("error.code").Int() == int64(code)
 			}
