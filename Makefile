@@ -16,7 +16,7 @@ REPORTOUT := $(if $(filter reference,$(TARGET)),reports,reports/targets/$(TARGET
 ## It prints its wall time (goal: under 60 s on the 2-core machine; a printed figure, never a timed test).
 test:
 	@start=$$(date +%s); \
-	$(GO) vet ./... && $(GO) test ./...; status=$$?; \
+	$(GO) vet ./... && $(GO) test -timeout 30m ./...; status=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall (goal < 60 s)"; exit $$status
 
 ## report: run every feature against the reference implementations and write reports/coverage.*
@@ -26,7 +26,7 @@ report:
 	@mkdir -p $(REPORTTMP) $(REPORTOUT) && rm -f $(REPORTTMP)/cucumber-*.json $(REPORTTMP)/go-test.log  # keeps e2e's screenshots
 	@echo "building the report command, then the features (on a fresh machine the first build takes minutes); log: $(REPORTTMP)/go-test.log"
 	@$(GO) build -o $(REPORTTMP)/report ./reports/cmd/report
-	@start=$$(date +%s); ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test -json ./features -count=1 -run '$(FEATURES)' 2>&1 \
+	@start=$$(date +%s); ANCHORAGE_REPORT_DIR=$(CURDIR)/$(REPORTTMP) $(GO) test -json -timeout 30m ./features -count=1 -run '$(FEATURES)' 2>&1 \
 	  | $(REPORTTMP)/report watch -log $(REPORTTMP)/go-test.log; \
 	status=$$?; \
 	$(REPORTTMP)/report -results $(REPORTTMP) -out $(REPORTOUT) -target $(TARGET) -test-exit $$status; \
