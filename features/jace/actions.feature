@@ -319,22 +319,28 @@ Feature: Action semantics
     And $.result.session_id is "e1"
     And $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z","session_id":"e1"} per Decision (§jace-dry-run)
     When the client posts to /press {"action":"echo","env":{"now":"2030-05-06T07:08:09Z"}}
-    Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"} per Decision (§jace-dry-run)
+    Then the response status is 200
+    And $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"} per Decision (§jace-dry-run)
     When the client posts to /press {"action":"echo","env":{"intent":"why"}}
     Then the response status is 200 and $.result.intent is "why"
     And $.result is {"dry_run":false,"intent":"why"} per Decision (§jace-dry-run)
     When the agent posts to /actions {"action":"echo","intent":"how"}
-    Then the response status is 200 and $.result.intent is "how" per Decision (§jace-dry-run)
+    Then the response status is 200
+    And $.result.intent is "how" per Decision (§jace-dry-run)
     And $.result is {"dry_run":false,"intent":"how"} per Decision (§jace-dry-run)
     When the client posts to /press {"action":"echo","env":{"intent":"","now":"2030-05-06T07:08:09Z"}}
-    Then the response status is 200 and $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"} per Decision (§jace-dry-run)
+    Then the response status is 200
+    And $.result is {"dry_run":false,"now":"2030-05-06T07:08:09Z"} per Decision (§jace-dry-run)
     When the agent posts to /actions {"action":"echo","session_id":"e2"}
-    Then the response status is 200 and $.result.session_id is "e2" per Decision (§jace-dry-run)
+    Then the response status is 200
+    And $.result.session_id is "e2" per Decision (§jace-dry-run)
     And $.result is {"dry_run":false,"session_id":"e2"} per Decision (§jace-dry-run)
     When the agent posts to /actions {"action":"echo"}
-    Then the response status is 200 and $.result is {"dry_run":false} per Decision (§jace-dry-run)
+    Then the response status is 200
+    And $.result is {"dry_run":false} per Decision (§jace-dry-run)
     When the agent posts to /actions {"action":"echo","intent":"why","dry_run":true}
-    Then the response status is 200 and $.result.dry_run is true per Decision (§jace-dry-run)
+    Then the response status is 200
+    And $.result.dry_run is true
     And $.result.intent is "why" per Decision (§jace-dry-run)
     And $.result is {"dry_run":true,"intent":"why"} per Decision (§jace-dry-run)
 

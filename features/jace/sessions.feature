@@ -82,11 +82,14 @@ Feature: Sessions
     When the agent posts to /actions {"action":"tick","session_id":"a"}
     Then the response status is 200 and $.result is 1
     When the agent posts to /actions {"action":"tick","session_id":"a"}
-    Then the response status is 200 and $.result is 2 per Decision (§jace-sessions)
+    Then the response status is 200
+    And $.result is 2 per Decision (§jace-sessions)
     When the agent posts to /actions {"action":"tick","session_id":"b"}
-    Then the response status is 200 and $.result is 1 per Decision (§jace-sessions)
+    Then the response status is 200
+    And $.result is 1 per Decision (§jace-sessions)
     When the agent posts to /actions {"action":"tick","session_id":"a"}
-    Then the response status is 200 and $.result is 3 per Decision (§jace-sessions)
+    Then the response status is 200
+    And $.result is 3 per Decision (§jace-sessions)
 
   @§jace-sessions @§jace-deterministic @decision
   Scenario: over its VM limit the runtime closes the least recently used session's VM first

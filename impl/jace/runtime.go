@@ -388,12 +388,13 @@ func (r *Runtime) lookup(id string) (*session, error) {
 	return s, nil
 }
 
-// vmOf returns the session's VM, making one if needed. Called with s.mu held.
+// vmOf returns the session's VM, making one if needed. A session never
+// keeps a broken VM: call drops one as soon as a guard breaks it. Called
+// with s.mu held.
 func (r *Runtime) vmOf(s *session) (*sandbox.VM, error) {
-	if s.vm != nil && !s.vm.Broken() {
+	if s.vm != nil {
 		return s.vm, nil
 	}
-	r.dropVM(s)
 	r.makeRoom(s)
 	vm := sandbox.New(r.vmConfig())
 	if _, err := vm.Load(s.mod.source, s.mod.name); err != nil {
