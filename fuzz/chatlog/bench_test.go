@@ -1,6 +1,10 @@
 package chatlog
 
-import "testing"
+import (
+	"maps"
+	"slices"
+	"testing"
+)
 
 // BenchmarkTailParseExecs measures how many FuzzTailParse executions one core
 // runs per second on the seed inputs of ordinary size (under 8 KB), the
@@ -26,4 +30,21 @@ func BenchmarkParseExecs(b *testing.B) {
 		parseCheck(b, small[i%len(small)])
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+}
+
+// BenchmarkPathological parses each large input of TestPathological whole
+// and reports its speed per byte (B/s): a parser that turns super-linear on
+// one of them shows there as a rate far below the others'. This is the
+// measured form of the linear-time goal; no test times it.
+func BenchmarkPathological(b *testing.B) {
+	inputs := pathological()
+	for _, name := range slices.Sorted(maps.Keys(inputs)) {
+		data := inputs[name]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				parseCheck(b, data)
+			}
+		})
+	}
 }

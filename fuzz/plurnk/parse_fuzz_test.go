@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"anchorage/fuzz/internal/fuzzfile"
 
@@ -83,10 +82,6 @@ func parseCheck(t *testing.T, src string) {
 	}
 }
 
-// pathologicalBound is the time one pathological input may take: generous,
-// a guard against super-linear blow-ups rather than a speed goal.
-const pathologicalBound = 10 * time.Second
-
 // TestPathological runs the large pathological inputs under
 // testdata/pathological through the FuzzParse body. They are kept out of
 // the seed corpus: mutating and minimizing inputs of tens of kilobytes
@@ -101,11 +96,7 @@ func TestPathological(t *testing.T) {
 	}
 	for _, e := range entries {
 		t.Run(e.Name, func(t *testing.T) {
-			start := time.Now()
 			parseCheck(t, e.Values[0].(string))
-			if d := time.Since(start); d > pathologicalBound {
-				t.Fatalf("took %v, bound %v", d, pathologicalBound)
-			}
 		})
 	}
 }

