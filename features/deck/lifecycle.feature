@@ -206,19 +206,27 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
       | rename-fail |
 
   @§deck-teardown
-  Scenario: A history the flash could not take when the REPL was left is not lost
+  Scenario Outline: A history the flash could not take when the REPL was left (<fault>) is not lost
     # Leaving the REPL persists its history: a deck whose flash fails then either stays
     # in the REPL, or has left it with the history saved, so it survives the power.
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(+ 1 2)"
-    And the flash starts failing with write-error
+    And the flash starts failing with <fault>
     And the player presses "BACK BACK EVAL", refused or not
     And the flash works again
     And the player leaves the REPL
     And the deck is powered off and on again
     And the player presses "EVAL"
     Then the history holds 1 entries, the newest "(+ 1 2)"
+
+    Examples:
+      | fault       |
+      | write-error |
+      | enospc      |
+      | torn-write  |
+      | short-write |
+      | rename-fail |
 
   @§deck-teardown @decision
   Scenario: Once the flash works again, leaving the REPL saves the history it kept
