@@ -97,6 +97,13 @@ func faultProcSteps() map[string]func(p *procDeck, a ...string) error {
 			}
 			return p.editImage(func(img []byte) error { return setSnippetLibrary(img, lib) })
 		},
+		`^the deck-state image in flash gets the history "([0-9a-f ]*)" under a matching checksum$`: func(p *procDeck, a ...string) error {
+			hist, err := snippetBytes(a[0])
+			if err != nil {
+				return err
+			}
+			return p.editImage(func(img []byte) error { return setHistory(img, hist) })
+		},
 		`^one byte of the deck-state image in flash is flipped$`: func(p *procDeck, _ ...string) error {
 			return p.editImage(flipByte)
 		},

@@ -206,19 +206,27 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
       | rename-fail |
 
   @§deck-teardown
-  Scenario: A history the flash could not take when the REPL was left is not lost
+  Scenario Outline: A history the flash could not take when the REPL was left (<fault>) is not lost
     # Leaving the REPL persists its history: a deck whose flash fails then either stays
     # in the REPL, or has left it with the history saved, so it survives the power.
     Given a graduated deck
     When the player presses "EVAL"
     And the player evaluates "(+ 1 2)"
-    And the flash starts failing with write-error
+    And the flash starts failing with <fault>
     And the player presses "BACK BACK EVAL", refused or not
     And the flash works again
     And the player leaves the REPL
     And the deck is powered off and on again
     And the player presses "EVAL"
     Then the history holds 1 entries, the newest "(+ 1 2)"
+
+    Examples:
+      | fault       |
+      | write-error |
+      | enospc      |
+      | torn-write  |
+      | short-write |
+      | rename-fail |
 
   @§deck-teardown @decision
   Scenario: Once the flash works again, leaving the REPL saves the history it kept
@@ -268,6 +276,25 @@ Feature: Lifecycle — invocation, first boot, cartridges and teardown
     And the player presses "BACK BACK EVAL"
     Then the cartridge "ghost" is loaded per Decision (§deck-cart-eval)
     And SRAM holds no repl arena per Decision (§deck-cart-eval)
+
+  @§deck-cart-eval @§deck-teardown
+  Scenario: A cartridge inserted while the REPL is open is not lost when the flash fails as the REPL is saved for it
+    # The cartridge stays in the slot: it loads once the REPL is gone, and the history the
+    # REPL kept survives as any history does.
+    Given a graduated deck
+    When the player presses "EVAL"
+    And the player evaluates "(+ 1 2)"
+    And a cartridge "ghost" with a 16 KB arena is inserted
+    And the flash starts failing with write-error
+    And the player presses "EVAL", refused or not
+    And the flash works again
+    And the player leaves the REPL
+    Then the cartridge "ghost" is loaded
+    And SRAM holds no repl arena
+    When the cartridge is ejected
+    And the deck is powered off and on again
+    And the player presses "EVAL"
+    Then the history holds 1 entries, the newest "(+ 1 2)"
 
   @§deck-cart-prompt @decision
   Scenario: Pulling out a cartridge before answering withdraws the question

@@ -133,6 +133,8 @@ Feature: Owned data — the arena, *history* and the tutorial cursor
       | handle         | a first handle byte of 0x7f | handle byte 0x7f          |
       | history        | a history length of 2    | history: expression overruns at 2 |
       | history        | a history length of 1    | history: bad entry header at 0    |
+      | history        | the history "00 05 61"   | history: expression overruns at 2 |
+      | history        | the history "00 01 61 ff 62" | history: result overruns at 4 |
       | tutorial       | a tutorial byte of 0x20  | tutorial or seed out of range     |
       | Cipher seed    | a Cipher seed of 0x1000000 | tutorial or seed out of range   |
       | handle         | a first handle byte of 0x1f | handle byte 0x1f          |

@@ -25,13 +25,30 @@ func snippetBytes(s string) ([]byte, error) {
 // out: the library's length, then its 4,096-byte region, zero past the
 // library, under a matching checksum.
 func setSnippetLibrary(img, lib []byte) error {
+	return setRegion(img, offSnippetLength, offChecksum, lib)
+}
+
+// setHistory writes hist into a flash image as the digest lays it out: the
+// history's length, then its 512-byte region, zero past the history, under
+// a matching checksum.
+func setHistory(img, hist []byte) error {
+	return setRegion(img, offHistoryLength, offSnippetLength, hist)
+}
+
+// setRegion writes data into the region of a flash image whose 2-byte
+// length is at offLength and which ends at end, zero past data, and signs
+// the image with a matching checksum.
+func setRegion(img []byte, offLength, end int, data []byte) error {
 	if len(img) != imageSize {
 		return fmt.Errorf("flash image is %d bytes, the digest's layout %d", len(img), imageSize)
 	}
-	region := img[offSnippetLength+2 : offChecksum]
+	region := img[offLength+2 : end]
+	if len(data) > len(region) {
+		return fmt.Errorf("%d bytes do not fit a %d-byte region", len(data), len(region))
+	}
 	clear(region)
-	copy(region, lib)
-	binary.LittleEndian.PutUint16(img[offSnippetLength:], uint16(len(lib)))
+	copy(region, data)
+	binary.LittleEndian.PutUint16(img[offLength:], uint16(len(data)))
 	binary.LittleEndian.PutUint32(img[offChecksum:], crc32.ChecksumIEEE(img[:offChecksum]))
 	return nil
 }
@@ -49,6 +66,20 @@ func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) erro
 			return fmt.Errorf("read the flash image: %w", err)
 		}
 		if err := setSnippetLibrary(img, lib); err != nil {
+			return err
+		}
+		return afero.WriteFile(w.fs, statePath, img, 0o644)
+	})
+	step(`^the deck-state image in flash gets the history "([0-9a-f ]*)" under a matching checksum$`, func(w *world, a ...string) error {
+		hist, err := snippetBytes(a[0])
+		if err != nil {
+			return err
+		}
+		img, err := afero.ReadFile(w.fs, statePath)
+		if err != nil {
+			return fmt.Errorf("read the flash image: %w", err)
+		}
+		if err := setHistory(img, hist); err != nil {
 			return err
 		}
 		return afero.WriteFile(w.fs, statePath, img, 0o644)

@@ -16,6 +16,30 @@ Feature: Tutorial — four staged prompts from a new deck to graduation
     And the tutorial cursor is at first_boot_seen
     And the banner shows tutorial stage 1
 
+  @§deck-tutorial-cursor
+  Scenario Outline: *tutorial-cursor* reads the stage just completed in the session that completed it
+    When the player presses "<keys>"
+    And 30000 ms of simulated time pass
+    And the player deletes the prompt line with NIL
+    And the player evaluates "*tutorial-cursor*"
+    Then the result is "<cursor>"
+    And the tutorial cursor is at <cursor>
+
+    Examples:
+      | keys                                    | cursor               |
+      | EVAL EVAL EVAL                          | car_cdr_completed    |
+      | EVAL EVAL EVAL EVAL EVAL EVAL           | quote_eval_completed |
+
+  @§deck-tutorial-cursor @§deck-tutorial-stage4
+  Scenario: *tutorial-cursor* reads lambda_completed in stage 4 and graduated right after the graduating evaluation
+    When the player presses "EVAL EVAL EVAL EVAL EVAL EVAL EVAL EVAL"
+    And 30000 ms of simulated time pass
+    And the player evaluates "*tutorial-cursor*"
+    Then the result is "lambda_completed"
+    And the tutorial cursor is at graduated
+    When the player evaluates "*tutorial-cursor*"
+    Then the result is "graduated"
+
   @§deck-tutorial-stage1 @§deck-tutorial-narration @decision
   Scenario: Stage 1 runs car and then cdr on a toy list
     Then row 22 contains "Every list begins with a head and continues with a tail."

@@ -184,6 +184,9 @@ func (s *Session) syncHistory() error {
 	return first
 }
 
+// syncCursor sets *tutorial-cursor* and *clipboard* in the REPL's VM from
+// the deck: on entry and before every evaluation, the only times Lisp can
+// read them (a stage completed or skipped shows in the next evaluation).
 func (d *Deck) syncCursor() {
 	if s := d.repl; s != nil {
 		_ = s.vm.Do(func() error {
@@ -285,7 +288,6 @@ func (d *Deck) replKey(k Key) error {
 			d.state.Tutorial |= TutFirstBoot | TutCarCdr | TutQuoteEval | TutLambda | TutGraduated
 			s.stage, s.narrating = 0, false
 			s.comp.p.SetForm(nil)
-			d.syncCursor()
 			return d.save()
 		}
 		s.focus = FocusScroll // cancelled: BACK goes on to the scrollback
@@ -375,7 +377,6 @@ func (d *Deck) tutorialProgress(ev Eval) error {
 	// The stage is done whether or not the flash takes the cursor: the
 	// session goes on, and a failed write is the key's error.
 	d.state.Tutorial |= st.Bit
-	d.syncCursor()
 	err := d.save()
 	if st.Bit == TutGraduated {
 		s.stage = 0

@@ -156,10 +156,6 @@ func (s *SRAM) refusal(c Consumer, size int, b Budget, free int, rule string) *B
 // Part returns the board model.
 func (s *SRAM) Part() Part { return s.part }
 
-// Used returns the bytes allocated at the top level (regions inside
-// another consumer are part of it).
-func (s *SRAM) Used() int { return s.usedIn("") }
-
 func (s *SRAM) usedIn(parent Consumer) int {
 	n := 0
 	for c, r := range s.live {
@@ -171,15 +167,18 @@ func (s *SRAM) usedIn(parent Consumer) int {
 }
 
 // FreeIn returns the bytes free in parent ("" for the part itself).
-func (s *SRAM) FreeIn(parent Consumer) int {
+func (s *SRAM) FreeIn(parent Consumer) int { return s.capacity(parent) - s.usedIn(parent) }
+
+// capacity is the size of parent: the part's SRAM for "", the region's
+// size for an allocated consumer, 0 for one that is not allocated.
+func (s *SRAM) capacity(parent Consumer) int {
 	if parent == "" {
-		return s.part.SRAM - s.Used()
+		return s.part.SRAM
 	}
-	p, ok := s.live[parent]
-	if !ok {
-		return 0
+	if p, ok := s.live[parent]; ok {
+		return p.size
 	}
-	return p.size - s.usedIn(parent)
+	return 0
 }
 
 // Size returns the bytes held by c (0 if none).

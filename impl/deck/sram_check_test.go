@@ -75,3 +75,7 @@ func sramMap(s *SRAM) string {
 	walk("", 0)
 	return b.String()
 }
+
+// Used returns the bytes allocated at the top level (regions inside
+// another consumer are part of it).
+func (s *SRAM) Used() int { return s.usedIn("") }
