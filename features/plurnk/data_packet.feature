@@ -274,6 +274,30 @@ Feature: Tier 3a — packet sections and turn totals
     And the log section of packet 2 contains "<<KILL(known:///a.md)::KILL"
     And the log section of packet 2 contains "* log:///1/1/3/READ 204 known:///a.md\n<<READ(known:///a.md):/beta/:READ\n* log:///1/1/4/KILL 200 known:///a.md\n<<KILL(known:///a.md)::KILL\n" per Decision (§render-rule-find-renders-result)
 
+  @§edit-result-render
+  Scenario: an EDIT row that spliced in more lines than its context shows every line it wrote, numbered in the new content
+    Given the entry known:///list.md contains "a\nb\nc\nd\ne\nf\ng\nh\n"
+    And the model will reply:
+      """
+      <<PLAN:edit the list:PLAN
+      <<EDIT(known:///list.md)<4>:L1
+      L2
+      L3
+      L4
+      L5:EDIT
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "edit"
+    Then the log section of packet 2 contains "4:\tL1"
+    And the log section of packet 2 contains "6:\tL3"
+    And the log section of packet 2 contains "8:\tL5"
+    And the log section of packet 2 does not contain "<<EDIT(known:///list.md)<4>:L1"
+
   @§edit-result-render @decision
   Scenario Outline: an EDIT row renders the span it produced, numbered in the new content, two lines of context either side
     Given the entry known:///list.md contains "a\nb\nc\nd\ne\nf\ng\nh\n"

@@ -168,6 +168,13 @@ Feature: Matcher
     Then the action answers 400
 
   @§matcher-result-read-returns-lines
+  Scenario: a jsonpath hit whose value sits on the line after its key returns the value's line
+    Given the entry known:///config.json contains "{\n  \"port\":\n    8080\n}"
+    When the model emits <<READ(known:///config.json):$.port:READ
+    Then the action answers 200
+    And the result content holds the line "3:\t    8080"
+
+  @§matcher-result-read-returns-lines
   Scenario: an xpath matcher returns the lines of the nodes it selects in HTML
     Given the workspace file page.html contains "<html>\n<body>\n<h1 class=\"title\">Plan</h1>\n<p>see <a\n  href=\"/x\">x</a></p>\n</body>\n</html>"
     When the model emits <<READ(page.html)://h1:READ

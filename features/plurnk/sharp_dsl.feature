@@ -26,6 +26,32 @@ Feature: Sharp edges of the DSL: positions, short tails, executor ids and the wr
     Then the log section of packet 2 contains "parse: 2:25:" per Decision (§provider-surface-generate)
 
   @§provider-surface-generate
+  Scenario Outline: an <L> slot missing a mark, as in <slot>, is a parse-error row and the loop goes on
+    Given the entry known:///a.md contains "alpha"
+    And the model will reply:
+      """
+      <<PLAN:look:PLAN
+      <<READ(known:///a.md)<slot>::READ
+      <<SEND[102]:next:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "look"
+    Then the loop ends with status 200
+    And the model was called 2 times
+    And the model run's log records error - with status 400 by plurnk per Decision (§provider-surface-generate)
+    And the log section of packet 2 contains "bad <L> on <<READ" per Decision (§provider-surface-generate)
+
+    Examples:
+      | slot  |
+      | <>    |
+      | <3,>  |
+      | <3, > |
+
+  @§provider-surface-generate
   Scenario: an emission that ends in the first letters of an op is prose
     Given the model will reply, its text ending on the last character shown:
       """

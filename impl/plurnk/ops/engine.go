@@ -103,7 +103,7 @@ type Result struct {
 	Span  string
 	Items []Result
 	// Row is the log row recorded for the op (the last one when a READ fans
-	// out).
+	// out; its items carry no row of their own, Rows lists them all).
 	Row store.LogRow
 	// Rows are every row the op recorded, in log order.
 	Rows []store.LogRow
@@ -146,7 +146,6 @@ func (e *Engine) Do(a Actor, st dsl.Statement) Result {
 				Expanded: it.Status < 400, Content: it.Content, Mimetype: it.Mimetype, Reason: it.Reason, Tx: stmt, Span: it.Span,
 			}
 			tx.AppendLog(a.Run, row)
-			it.Row = *row
 			res.Rows = append(res.Rows, *row)
 		}
 		return nil
