@@ -226,6 +226,35 @@ Feature: a daemon that keeps its state survives its own death
     When "B" calls entry.read with {"target": "known:///kept.md"}
     Then the answer to "B" has entry.channels.body.content = "still here"
 
+  @§schemes-directory
+  Scenario: a scheme doc that a state file from elsewhere holds otherwise is materialized again by the next loop.run
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done again:SEND
+      """
+    And "A" creates a session named "keep"
+    When "A" runs a loop with the prompt "think"
+    Then the loop "A" started ended with status 200
+    When a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" calls entry.read with {"target": "plurnk:///docs/known.md"}
+    And I note the answer to "B"'s entry.channels.body.content
+    And the daemon is stopped on purpose, an editor replaces 'What you have learned' by 'What you once knew' in its state file, and it boots again
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" runs a loop with the prompt "think again"
+    Then the loop "B" started ended with status 200
+    When "B" calls entry.read with {"target": "plurnk:///docs/known.md"}
+    Then the answer to "B" has entry.channels.body.content as noted
+
   @§methods-auto-envelope
   Scenario: a state file that exists but cannot be read is refused at start, saying so
     Given the daemon keeps its state in "/state"
