@@ -168,9 +168,10 @@ func (s *Service) parked(r *Run, l *store.Loop, res *engine.Result) {
 		t = s.cfg.Clock.AfterFunc(p, func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			// Whatever moved the run on since the loop parked (work
-			// enqueued, an abort) took this timer out of r.poll under
-			// s.mu, so a poll that fires after it resumes nothing.
+			// Work enqueued since the loop parked took this timer out of
+			// r.poll under s.mu, so a poll that fires after it resumes
+			// nothing; after an abort the resume finds its loop closed
+			// and is skipped (runWork).
 			if r.poll == t {
 				s.enqueue(r, work{resume: l})
 			}
@@ -320,7 +321,6 @@ func (s *Service) abort(r *Run, reason string, keep bool) bool {
 	r.queue = kept
 	r.cancelled = true
 	r.owed, r.message = false, false
-	r.poll = nil    // a poll armed before finds itself disowned when it fires (parked)
 	r.scope.Abort() // kills every stream the run spawned: each is bound to its scope
 	for id, pe := range s.pending {
 		if pe.run == r {
