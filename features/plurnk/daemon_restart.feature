@@ -178,6 +178,83 @@ Feature: a daemon that keeps its state survives its own death
     When the daemon is stopped on purpose, an editor replaces '"modelRun":"brain"' by '"modelRun":"ghost"' in its state file, and it boots again
     Then the daemon refused to start, saying "ghost" per Decision (§methods-auto-envelope)
 
+  @§methods-auto-envelope @§actor-boundary-doc-injection @decision
+  Scenario: a state file whose session lost its reserved plurnk run still starts, and a loop there ends 500 for want of the run its documents are written by
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done again:SEND
+      """
+    And "A" creates a session named "keep"
+    When "A" runs a loop with the prompt "think"
+    Then the loop "A" started ended with status 200
+    When the daemon is stopped on purpose, an editor replaces '"plurnk"' by '"plurnq"' in its state file, and it boots again
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    Then the answer to "B" has name = "keep"
+    When "B" runs a loop with the prompt "think again"
+    Then the loop "B" started ended with status 500 per Decision (§actor-boundary-doc-injection)
+
+  @§methods-auto-envelope @decision
+  Scenario: a daemon whose state directory cannot be made acknowledges nothing, as a crash would
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And the daemon's state directory cannot be made
+    When "A" calls session.create with {"name": "keep"}
+    Then the daemon's state faults fired 1 time
+    And the answer to "A" is the error -32603 per Decision (§methods-auto-envelope)
+
+  @§methods-auto-envelope
+  Scenario: a state directory that can be written to but not listed keeps the state all the same
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And the daemon's state directory can be written to but not listed
+    And "A" creates a session named "keep"
+    When "A" calls op.edit with {"target": "known:///kept.md", "body": "still here"}
+    Then the answer to "A" has status = 201
+    When the daemon is stopped on purpose and starts again from its state directory
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    Then the answer to "B" has name = "keep"
+    When "B" calls entry.read with {"target": "known:///kept.md"}
+    Then the answer to "B" has entry.channels.body.content = "still here"
+
+  @§schemes-directory
+  Scenario: a scheme doc that a state file from elsewhere holds otherwise is materialized again by the next loop.run
+    Given the daemon keeps its state in "/state"
+    And a connection "A" to the daemon
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    And the daemon's model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done again:SEND
+      """
+    And "A" creates a session named "keep"
+    When "A" runs a loop with the prompt "think"
+    Then the loop "A" started ended with status 200
+    When a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" calls entry.read with {"target": "plurnk:///docs/known.md"}
+    And I note the answer to "B"'s entry.channels.body.content
+    And the daemon is stopped on purpose, an editor replaces 'What you have learned' by 'What you once knew' in its state file, and it boots again
+    And a connection "B" to the daemon
+    And "B" attaches to the session of "A"
+    And "B" runs a loop with the prompt "think again"
+    Then the loop "B" started ended with status 200
+    When "B" calls entry.read with {"target": "plurnk:///docs/known.md"}
+    Then the answer to "B" has entry.channels.body.content as noted
+
   @§methods-auto-envelope
   Scenario: a state file that exists but cannot be read is refused at start, saying so
     Given the daemon keeps its state in "/state"

@@ -77,6 +77,45 @@ Feature: SEND rails — how a turn's terminal SEND decides the loop
     And the errors section of packet 3 contains "\"kind\":\"idle_turn\"" per Decision (§send-idle-turn)
     And no packet mentions "strike"
 
+  @§send-idle-turn @§grinder-strike-coupling @decision
+  Scenario: idle turns that a working turn separates never reach the strike threshold
+    Given the operator sets PLURNK_MIN_CYCLES to "10"
+    And the model will reply:
+      """
+      <<PLAN:wait:PLAN
+      <<SEND[102]:waiting:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:look at the brief:PLAN
+      <<READ(known:///brief.md)::READ
+      <<SEND[102]:reading:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:wait more:PLAN
+      <<SEND[102]:still waiting:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:look at the plan:PLAN
+      <<READ(known:///plan.md)::READ
+      <<SEND[102]:reading again:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:wait again:PLAN
+      <<SEND[102]:waiting again:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:finish:PLAN
+      <<SEND[200]:Done.:SEND
+      """
+    When the user starts a loop with the prompt "Summarise the brief"
+    Then the loop ends with status 200 per Decision (§grinder-strike-coupling)
+    And the model was called 6 times per Decision (§grinder-strike-coupling)
+
   @§send-idle-turn
   Scenario: a continuing turn that does work is not idle
     Given the model will reply:

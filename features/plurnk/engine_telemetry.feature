@@ -143,6 +143,25 @@ Feature: Telemetry — errors are log rows, notices are drained once seen
       :::
       """
 
+  @§telemetry-content-offset-snippet @decision
+  Scenario: a notice whose position is not a content offset brings no lines of the emission
+    Given the model will reply, the provider forwarding the notice {"source":"provider:mock","kind":"grammar_unenforced","message":"unexpected token","position":{"type":"token-offset","line":4,"column":3}}:
+      """
+      <<PLAN:three notes:PLAN
+      <<EDIT(known:///a.md):a:EDIT
+      <<EDIT(known:///b.md):b:EDIT
+      <<EDIT(known:///c.md):c:EDIT
+      <<SEND[102]:written:SEND
+      """
+    And the model will reply:
+      """
+      <<PLAN:done:PLAN
+      <<SEND[200]:done:SEND
+      """
+    When the user starts a loop with the prompt "Go"
+    Then the errors section of packet 2 contains "unexpected token"
+    And the errors section of packet 2 does not contain "<<EDIT(known:///b.md)" per Decision (§telemetry-content-offset-snippet)
+
   @§telemetry-telemetry-event-notify
   Scenario: notices go to the session's sink as they are pushed, error rows do not
     Given the model will reply:

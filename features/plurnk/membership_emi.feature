@@ -39,3 +39,8 @@ Feature: Membership divergence
   Scenario: rewriting a member with the content it already had is not a divergence
     When main.go is changed on disk outside plurnk to "package main\n"
     Then the next sync records no divergence per Decision (§membership-emi-divergence-signal)
+
+  @§membership-emi-divergence-signal @§membership-change-gated-sync @decision
+  Scenario: a member that can no longer be read as a file fails the sync pass instead of being recorded changed
+    When util.go is replaced on disk by a folder
+    Then the next sync fails on util.go with an error row of status 500 per Decision (§membership-change-gated-sync)

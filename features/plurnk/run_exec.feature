@@ -152,6 +152,39 @@ Feature: EXEC inside loops — proposals, background streams, surfacing, polling
     When the client cancels run "main"
     Then run "main" has 1 loop, the last with status 499
 
+  @§exec-poll
+  Scenario: a poll that falls due while an earlier wake's turn is running resumes nothing: the loop parks again and waits its cadence
+    Given host commands are accepted without asking
+    And the command "slow" never exits
+    And run "main" will emit:
+      """
+      <<PLAN:start it:PLAN
+      <<EXEC<0,0.2>:slow:EXEC
+      <<SEND[202]:waiting:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:read the message:PLAN
+      <<SEND[202]:waiting again:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:keep waiting:PLAN
+      <<SEND[202]:waiting:SEND
+      """
+    And while run "main" generates reply 2, 300 ms pass on the session clock
+    When the client starts run "main" with the prompt "wait"
+    And 50 ms pass on the session clock
+    And the client injects "hello" into run "main"
+    Then the mid-turn actions went through
+    And the model of run "main" was called 2 times
+    When 150 ms pass on the session clock
+    Then the model of run "main" was called 2 times
+    When 100 ms pass on the session clock
+    Then the model of run "main" was called 3 times
+    When the client cancels run "main"
+    Then run "main" has 1 loop, the last with status 499
+
   @§send-premature-terminate
   Scenario: SEND[200] while the run's own stream is still open is downgraded to a continue
     Given host commands are accepted without asking

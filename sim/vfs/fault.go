@@ -25,7 +25,9 @@ type Failpoint string
 // a failed close keeps what was written to a file opened for writing and
 // then reports EIO, as a network filesystem can; a read error reads nothing
 // and reports EIO; a refused open fails the opening of a file for writing
-// (EACCES, as when its permissions changed), so nothing is written.
+// (EACCES, as when its permissions changed), so nothing is written; a
+// refused mkdir fails the making of a folder that does not exist yet
+// (EACCES, as under a parent one may not write to), so nothing is made.
 const (
 	TornWrite  Failpoint = "torn-write"
 	ShortWrite Failpoint = "short-write"
@@ -37,11 +39,12 @@ const (
 	CloseError Failpoint = "close-error"
 	ReadError  Failpoint = "read-error"
 	OpenError  Failpoint = "open-error"
+	MkdirError Failpoint = "mkdir-error"
 )
 
 // Failpoints lists every failpoint, for flags and error messages.
 func Failpoints() []Failpoint {
-	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail, CloseError, ReadError, OpenError}
+	return []Failpoint{TornWrite, ShortWrite, WriteError, NoSpace, RenameFail, StaleRead, ListFail, CloseError, ReadError, OpenError, MkdirError}
 }
 
 // ErrInjected marks every error the Faulty filesystem makes up.
@@ -243,6 +246,35 @@ func (f *Faulty) OpenFile(name string, flag int, perm os.FileMode) (afero.File, 
 		return nil, err
 	}
 	return &faultyFile{File: file, fs: f, name: name, writing: writing}, nil
+}
+
+// Mkdir implements afero.Fs.
+func (f *Faulty) Mkdir(name string, perm os.FileMode) error {
+	if err := f.refuseMkdir(name); err != nil {
+		return err
+	}
+	return f.Fs.Mkdir(name, perm)
+}
+
+// MkdirAll implements afero.Fs.
+func (f *Faulty) MkdirAll(name string, perm os.FileMode) error {
+	if err := f.refuseMkdir(name); err != nil {
+		return err
+	}
+	return f.Fs.MkdirAll(name, perm)
+}
+
+// refuseMkdir fails the making of the folder name, when it does not exist
+// yet, if a mkdir-error fault fires for it (an existing folder is made
+// already, as os.MkdirAll finds).
+func (f *Faulty) refuseMkdir(name string) error {
+	if _, err := f.Fs.Stat(name); err == nil {
+		return nil
+	}
+	if f.fire(MkdirError, "mkdir", name) != nil {
+		return &os.PathError{Op: "mkdir", Path: name, Err: fmt.Errorf("%w: %s: %w", ErrInjected, MkdirError, syscall.EACCES)}
+	}
+	return nil
 }
 
 // refuseOpen fails the opening of name for writing when an open-error

@@ -189,11 +189,24 @@ func TestFailpoints(t *testing.T) {
 	} else {
 		file.Close()
 	}
+	mustArm(Fault{Point: MkdirError, Pattern: "/src*", Count: 1})
+	if err := f.MkdirAll("/src", 0o755); err != nil {
+		t.Fatalf("mkdir-error refused a folder that exists: %v", err)
+	}
+	if err := f.MkdirAll("/srcnew", 0o755); !errors.Is(err, ErrInjected) || !errors.Is(err, syscall.EACCES) {
+		t.Fatalf("mkdir-error gave %v", err)
+	}
+	if ok, _ := afero.DirExists(base, "/srcnew"); ok {
+		t.Fatal("a refused mkdir made the folder")
+	}
+	if err := f.Mkdir("/srcnew", 0o755); err != nil {
+		t.Fatalf("mkdir after the fault was spent gave %v", err)
+	}
 	points := []Failpoint{}
 	for _, in := range f.Injections() {
 		points = append(points, in.Point)
 	}
-	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail, CloseError, ReadError, OpenError}, points); diff != "" {
+	if diff := cmp.Diff([]Failpoint{WriteError, NoSpace, ShortWrite, TornWrite, RenameFail, StaleRead, ListFail, CloseError, ReadError, OpenError, MkdirError}, points); diff != "" {
 		t.Fatalf("injection log (-want +got):\n%s", diff)
 	}
 }

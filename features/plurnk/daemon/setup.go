@@ -328,6 +328,12 @@ func registerRestart(sc world.Steps) {
 		}
 		return fs.Arm(vfs.Fault{Point: vfs.Failpoint(point), Pattern: dir + "/" + rpc.StateFile + "*", Skip: n, Count: 1})
 	})
+	sc.Step(`^the daemon's state directory cannot be made$`, func(ctx context.Context) error {
+		return armStateDir(ctx, vfs.MkdirError)
+	})
+	sc.Step(`^the daemon's state directory can be written to but not listed$`, func(ctx context.Context) error {
+		return armStateDir(ctx, vfs.ListFail)
+	})
 	sc.Step(`^the daemon's state directory holds (\S+) reading whole$`, func(ctx context.Context, name string) error {
 		fs, dir, err := state(ctx)
 		if err != nil {
@@ -371,6 +377,19 @@ func registerRestart(sc world.Steps) {
 	})
 	sc.Step(`^"(\w+)" sends a batch of (\d+) discover requests and leaves without waiting for the answer$`, leaveMidBatch)
 	sc.Step(`^the "log/entry" notifications "(\w+)" got before the daemon stopped are the rows log\.read answers to "(\w+)", in order$`, daemonHeardSurvived)
+}
+
+// armStateDir fails every operation point makes on the daemon's state
+// directory itself (making it, listing it) from now on.
+func armStateDir(ctx context.Context, point vfs.Failpoint) error {
+	fs, dir, err := state(ctx)
+	if err != nil {
+		return err
+	}
+	if err := world.Get(ctx).Drv.Internal("injecting faults into its state directory"); err != nil {
+		return err
+	}
+	return fs.Arm(vfs.Fault{Point: point, Pattern: dir})
 }
 
 // thenEditedState stops the daemon on purpose, has an editor replace from

@@ -92,6 +92,13 @@ func (s *session) CancelMidTurn(run string) error {
 	return nil
 }
 
+// AdvanceMidTurn moves the session clock on by ms while a model reply is
+// being generated: due timers fire, and nothing waits for the drains (the
+// run generating holds one).
+func (s *session) AdvanceMidTurn(ms int) {
+	s.clock.Advance(time.Duration(ms) * time.Millisecond)
+}
+
 // boot builds the service once the givens are in.
 func (s *session) boot() error {
 	if s.Svc != nil {

@@ -72,6 +72,7 @@ func registerProject(sc world.Steps) {
 	})
 	sc.Step(`^its record for the plurnk run is a folded EDIT of (\S+) with source "([^"]*)" at log:///(\S+)$`, thenDivergenceRow)
 	sc.Step(`^the next sync re-reads exactly "([^"]*)"$`, thenSyncReads)
+	sc.Step(`^the next sync fails on (\S+) with an error row of status (\d+)$`, thenSyncFails)
 }
 
 // effectOf maps a step's verb to the constraint's effect.
@@ -143,6 +144,17 @@ func registerMembers(sc world.Steps) {
 			return err
 		}
 		return os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(driver.Unescape(content)), 0o644)
+	})
+	sc.Step(`^(\S+) is replaced on disk by a folder$`, func(ctx context.Context, p string) error {
+		dir, err := world.Get(ctx).Drv.ProjectDir()
+		if err != nil {
+			return err
+		}
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.Remove(full); err != nil {
+			return err
+		}
+		return os.Mkdir(full, 0o755)
 	})
 	sc.Public(`^the project file (\S+) is gone$`, func(ctx context.Context, p string) error {
 		_, ok, err := diskContent(ctx, p)
@@ -294,6 +306,46 @@ func pass(ctx context.Context, e *driver.Embedded) ([]store.LogRow, error) {
 		}
 	}
 	return out, nil
+}
+
+// thenSyncFails lets one turn of the model go by, as pass does, and
+// checks that its sync pass was recorded as a failed row (op "error") of
+// status, naming the member p, in some run's log, and that the pass
+// recorded no divergence of p.
+func thenSyncFails(ctx context.Context, p string, status int) error {
+	e, err := project(ctx)
+	if err != nil {
+		return err
+	}
+	errorRows := func() []*store.LogRow {
+		var out []*store.LogRow
+		for _, r := range e.Session.Runs {
+			for _, row := range r.Log {
+				if row.Op == "error" {
+					out = append(out, row)
+				}
+			}
+		}
+		return out
+	}
+	before := len(errorRows())
+	d, err := pass(ctx, e)
+	if err != nil {
+		return err
+	}
+	for _, row := range d {
+		if row.Target == "file:///"+p {
+			return fmt.Errorf("the pass recorded a divergence of %s holding %q", p, row.Content)
+		}
+	}
+	after := errorRows()
+	if len(after) != before+1 {
+		return fmt.Errorf("the pass wrote %d error rows, want 1", len(after)-before)
+	}
+	if row := after[len(after)-1]; row.Status != status || !strings.Contains(row.Reason, p) {
+		return fmt.Errorf("the pass's error row is %d (%s), want %d naming %s", row.Status, row.Reason, status, p)
+	}
+	return nil
 }
 
 // noDivergence runs one sync pass and fails, saying what, if it reports

@@ -615,6 +615,12 @@ func registerMidTurn(sc world.Steps) {
 			return e.CancelMidTurn(run)
 		})
 	})
+	sc.Step(`^while run "([^"]*)" generates reply (\d+), (\d+) ms pass on the session clock$`, func(ctx context.Context, run string, n, ms int) error {
+		return midTurn(ctx, run, n, func(e *driver.Embedded) error {
+			e.AdvanceMidTurn(ms)
+			return nil
+		})
+	})
 	sc.Step(`^while run "([^"]*)" generates reply (\d+), the client injects "([^"]*)" into it$`, func(ctx context.Context, run string, n int, msg string) error {
 		return midTurn(ctx, run, n, func(e *driver.Embedded) error {
 			return e.Svc.Inject(e.RunSession.ID, run, msg)

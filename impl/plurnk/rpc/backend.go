@@ -303,3 +303,34 @@ type LogEntry struct {
 	// SEND[410] on log:///): the row as it last stood.
 	Deleted bool `json:"deleted,omitempty"`
 }
+
+// Auditor reports, for a session, every breach of the drain discipline
+// among its runs (§run-lifecycle-no-lost-loop): a run that ever had two
+// drains at once, or one holding queued work or its drain slot while no
+// drain runs. The Orchestrator is one; plurnkd -debug offers it as the
+// method debug.audit (AuditMethod).
+type Auditor interface {
+	Audit(session int64) ([]string, error)
+}
+
+// AuditMethod is debug.audit over a: given {"id": session} it answers
+// {"breaches": [...]}, empty when the discipline held.
+func AuditMethod(a Auditor) Method {
+	return Method{
+		Description: "Debug: list the breaches of the drain discipline among the runs of a session (empty when it held).",
+		Params:      map[string]string{"id": "number — the session"},
+		Handler: func(_ context.Context, _ *conn, raw json.RawMessage) (any, error) {
+			var p struct {
+				ID int64 `json:"id"`
+			}
+			if e := decodeParams(raw, &p); e != nil {
+				return nil, e
+			}
+			breaches, err := a.Audit(p.ID)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"breaches": append([]string{}, breaches...)}, nil
+		},
+	}
+}

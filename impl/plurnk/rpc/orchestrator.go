@@ -728,6 +728,15 @@ func (o *Orchestrator) run(session, runID int64) (*orchSession, *store.Run, erro
 	return s, r, nil
 }
 
+// Audit lists the breaches of the drain discipline among the session's
+// runs (Auditor); an unknown session is -32001.
+func (o *Orchestrator) Audit(session int64) ([]string, error) {
+	if _, err := o.svc.Runs(session); err != nil {
+		return nil, Errorf(CodeSessionNotFound, "session %d not found", session)
+	}
+	return o.svc.Audit(session), nil
+}
+
 // Runs implements Backend: every run of the session, in creation order.
 func (o *Orchestrator) Runs(session int64) ([]RunInfo, error) {
 	list, err := o.svc.Runs(session)

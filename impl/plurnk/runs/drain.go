@@ -7,6 +7,7 @@ import (
 	"anchorage/impl/plurnk/exec"
 	"anchorage/impl/plurnk/scheme"
 	"anchorage/impl/plurnk/store"
+	"anchorage/sim/clock"
 )
 
 // enqueue queues w on r and starts r's drain unless it holds its slot
@@ -14,10 +15,7 @@ import (
 // happen under s.mu, so a queued item is always claimed). s.mu is held.
 func (s *Service) enqueue(r *Run, w work) {
 	r.queue = append(r.queue, w)
-	if r.poll != nil {
-		r.poll.Stop()
-		r.poll = nil
-	}
+	r.poll = nil // a poll armed before finds itself disowned when it fires (parked)
 	if r.draining {
 		return
 	}
@@ -166,14 +164,19 @@ func (s *Service) afterLoop(r *Run, res engine.Result) {
 func (s *Service) parked(r *Run, l *store.Loop, res *engine.Result) {
 	ss := r.sess.store
 	if p, ok := s.streams.PollCadence(ss, r.store.Name); ok {
-		r.poll = s.cfg.Clock.AfterFunc(p, func() {
+		var t clock.Timer
+		t = s.cfg.Clock.AfterFunc(p, func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			r.poll = nil
-			if !r.draining && len(r.queue) == 0 && r.latest() == l && l.Status == engine.StatusParked {
+			// Work enqueued since the loop parked took this timer out of
+			// r.poll under s.mu, so a poll that fires after it resumes
+			// nothing; after an abort the resume finds its loop closed
+			// and is skipped (runWork).
+			if r.poll == t {
 				s.enqueue(r, work{resume: l})
 			}
 		})
+		r.poll = t
 	}
 	if len(s.liveUnder(r)) == 0 {
 		s.emit(Event{Kind: KindQuiesced, Session: ss.ID, RunID: r.store.ID, Run: r.store.Name, LoopID: l.ID, LoopSeq: l.Seq, Status: engine.StatusParked, Result: res})
@@ -318,10 +321,6 @@ func (s *Service) abort(r *Run, reason string, keep bool) bool {
 	r.queue = kept
 	r.cancelled = true
 	r.owed, r.message = false, false
-	if r.poll != nil {
-		r.poll.Stop()
-		r.poll = nil
-	}
 	r.scope.Abort() // kills every stream the run spawned: each is bound to its scope
 	for id, pe := range s.pending {
 		if pe.run == r {

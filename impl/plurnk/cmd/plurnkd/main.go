@@ -197,6 +197,7 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 	sh := fs.Bool("sh", false, "register the real sh executor, so EXEC runs commands on this host")
 	yolo := fs.Bool("yolo", false, "accept every EXEC proposal without a loop.resolve (PLURNK_YOLO)")
 	varyList := fs.String("vary", "", vary.Usage(config.Variations()))
+	debug := fs.Bool("debug", false, "offer the method debug.audit {id}: the breaches of the drain discipline among a session's runs (for conformance checks)")
 	state := fs.String("state", "", "state directory: sessions are saved there (state.json, written crash-safely) and loaded at start (default PLURNK_STATE_DIR, else $HOME/.plurnk/state/<hash of -root>)")
 	fs.Usage = usage(fs, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -279,6 +280,11 @@ func run(ctx context.Context, args, environ []string, stderr io.Writer, ready fu
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := rpc.NewServerWith(backend, rpc.ServerConfig{Vary: varied, Timeout: timeout, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, "plurnkd: "+f+"\n", a...) }})
+	if *debug {
+		if err := srv.Register("debug.audit", rpc.AuditMethod(backend)); err != nil {
+			return err
+		}
+	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	pumpCtx, stopPump := context.WithCancel(ctx)
 	defer stopPump()

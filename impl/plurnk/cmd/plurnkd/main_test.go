@@ -402,6 +402,37 @@ func TestStateSurvivesRestart(t *testing.T) {
 	}
 }
 
+// TestDebugAudit: with -debug the daemon offers debug.audit, which finds
+// no breach of the drain discipline after a loop and answers -32001 for a
+// session it does not hold; without -debug the method does not exist.
+func TestDebugAudit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	addr, stop := startDaemon(t, script, "-debug")
+	defer stop()
+	c := dialDaemon(t, ctx, addr)
+	defer c.Close()
+	sess := callOK(t, ctx, c, "session.create", map[string]any{"name": "audited"}).Get("id").Int()
+	callOK(t, ctx, c, "loop.run", map[string]any{"prompt": "What is the capital of France?"})
+	if _, err := waitNote(ctx, c, func(n rpc.Note) bool { return n.Method == "loop/terminated" }); err != nil {
+		t.Fatal(err)
+	}
+	if got := callOK(t, ctx, c, "debug.audit", map[string]any{"id": sess}).Get("breaches"); !got.IsArray() || len(got.Array()) != 0 {
+		t.Fatalf("debug.audit after a loop: breaches %s, want []", got.Raw)
+	}
+	if a, err := c.Call(ctx, "debug.audit", map[string]any{"id": sess + 100}); err != nil || a.Error == nil || a.Error.Code != rpc.CodeSessionNotFound {
+		t.Fatalf("debug.audit of an unknown session: %v %+v", err, a.Error)
+	}
+
+	plain, stopPlain := startDaemon(t, script)
+	defer stopPlain()
+	p := dialDaemon(t, ctx, plain)
+	defer p.Close()
+	if a, err := p.Call(ctx, "debug.audit", map[string]any{"id": 1}); err != nil || a.Error == nil || a.Error.Code != rpc.CodeMethodNotFound {
+		t.Fatalf("debug.audit without -debug: %v %+v", err, a.Error)
+	}
+}
+
 // dialDaemon connects to the daemon at addr, failing the test if it cannot.
 func dialDaemon(t *testing.T, ctx context.Context, addr string) *rpc.Client {
 	t.Helper()
