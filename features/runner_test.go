@@ -19,6 +19,7 @@ package features
 // status — with the full run's.
 
 import (
+	plexec "anchorage/impl/plurnk/exec"
 	"context"
 	"flag"
 	"fmt"
@@ -45,6 +46,9 @@ var (
 )
 
 func TestFeatures(t *testing.T) {
+	// plurnk's scenarios end real shell commands with a KILL's SIGHUP, which
+	// a test run started under nohup would otherwise pass on as ignored.
+	plexec.KeepChildHangups()
 	seeds, err := seed.Resolve(*seedFlag)
 	if err != nil {
 		t.Fatal(err)

@@ -121,6 +121,7 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func main() {
+	exec.KeepChildHangups() // a KILL's SIGHUP ends commands even under nohup
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Environ(), os.Stderr, nil)
