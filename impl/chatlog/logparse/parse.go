@@ -3,6 +3,7 @@ package logparse
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -615,10 +616,14 @@ func inList(l []int, i int) bool {
 
 // Answered reports, for each request of lg, whether a final reply (not a
 // placeholder) pairs with it.
-func (lg Log) Answered() []bool {
+func (lg Log) Answered() []bool { return lg.AnsweredBesides(nil) }
+
+// AnsweredBesides is Answered leaving out the replies whose header lines
+// start at the offsets in skip.
+func (lg Log) AnsweredBesides(skip []int64) []bool {
 	a := make([]bool, len(lg.Requests))
 	for _, rp := range lg.Replies {
-		if rp.Request >= 0 && !rp.Placeholder {
+		if rp.Request >= 0 && !rp.Placeholder && !slices.Contains(skip, rp.Offset) {
 			a[rp.Request] = true
 		}
 	}
