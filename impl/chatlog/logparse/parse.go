@@ -244,7 +244,9 @@ func (h *header) readParen(s string) bool {
 			return false
 		}
 	}
-	return h.isErr || h.hasDur || len(h.marks) > 0
+	// Every part was read, and there is at least one: the parentheses
+	// hold the ERROR marker, a duration or a mark.
+	return true
 }
 
 // fence describes an opening fence line.
