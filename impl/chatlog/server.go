@@ -116,9 +116,10 @@ type watch struct {
 	guard    [32]byte
 	guardLen int64
 	debounce clock.Timer
-	// read is the log's size at the last read: the requests before it
-	// were read then.
-	read int64
+	// known holds where the requests the last read found closed begin:
+	// each had its job or its answer then, though the next read, which
+	// resumes at cp, may find one again.
+	known []int64
 	// own holds where the entries the server appended since the last read
 	// begin: they answer the jobs they were written for, never a request
 	// appended since that read.
@@ -623,13 +624,24 @@ func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, boo
 	for _, a := range lg.Ambiguous {
 		s.logf("%s: ambiguous pairing: %s", in.Path, a)
 	}
-	in.watch.cp, in.watch.guard, in.watch.warm, in.watch.read, in.watch.own = lg.Resume, s.hashRange(in.Path, lg.Resume-guardLen, lg.Resume), true, size, nil
+	in.watch.cp, in.watch.guard, in.watch.warm, in.watch.known, in.watch.own = lg.Resume, s.hashRange(in.Path, lg.Resume-guardLen, lg.Resume), true, closedAt(lg), nil
 	return lg, true
+}
+
+// closedAt lists where the closed requests of lg begin.
+func closedAt(lg Log) []int64 {
+	var out []int64
+	for _, r := range lg.Requests {
+		if r.Closed {
+			out = append(out, r.Offset)
+		}
+	}
+	return out
 }
 
 // warmParseLocked reads what was appended to a log since the last read.
 func (s *Server) warmParseLocked(in *Instance, fi os.FileInfo) {
-	own, read := in.watch.own, in.watch.read
+	own, known := in.watch.own, in.watch.known
 	lg, ok := s.readLocked(in, in.watch.cp, fi.Size(), false)
 	if !ok {
 		return
@@ -637,15 +649,14 @@ func (s *Server) warmParseLocked(in *Instance, fi os.FileInfo) {
 	// What was appended pairs as the seed says, by agent and timestamp
 	// (§chatlog-reply-pairing): a reply an agent wrote answers the closest
 	// earlier request of its agent. A read starts where the last one
-	// settled, past every closed request it found; a request it reads again
-	// (its closing line had no line break yet) has the server's reply, so
-	// no request becomes a job twice (§chatlog-request-job). The server's
-	// own entries answer only the requests read before them: a request
-	// appended since the last read, just before one of them, still waits
-	// for its job, whatever its time.
-	answered, byAnyone := lg.AnsweredBesides(own), lg.Answered()
+	// settled; a closed request it reads again (its closing line had no
+	// line break yet) had its job then, so no request becomes a job twice
+	// (§chatlog-request-job). The server's own entries answer the earlier
+	// jobs they were written for: a request appended since the last read,
+	// just before one of them, still waits for its job, whatever its time.
+	answered := lg.AnsweredBesides(own)
 	for i, r := range lg.Requests {
-		if r.Closed && !answered[i] && !(byAnyone[i] && r.Offset < read) {
+		if r.Closed && !answered[i] && !slices.Contains(known, r.Offset) {
 			s.newJobLocked(in, r, fi.ModTime())
 		}
 	}
