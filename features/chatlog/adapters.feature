@@ -88,7 +88,8 @@ Feature: Adapters
     And that holds byte for byte per Decision (§chatlog-executing-placeholder)
     When agent "agent" asks "Lisp REPL" in "JS" to run "1+1"
     And 1 s passes
-    Then the log of "Lisp REPL" ends with, byte for byte per Decision (§chatlog-adapter-language)
+    Then the log of "Lisp REPL" answers the request running "1+1"
+    And the log of "Lisp REPL" ends with, byte for byte per Decision (§chatlog-adapter-language)
       """
       **<page>** to agent at 09:00:01 (**ERROR**)
       ```Error

@@ -101,3 +101,53 @@ Feature: Concurrency
     And the reply on line 15 pairs with the request on line 1 per Decision (§chatlog-result-fences)
     And the reply on line 21 pairs with the request on line 5 per Decision (§chatlog-result-fences)
     And the reply on line 27 pairs with the request on line 9 per Decision (§chatlog-result-fences)
+
+  @§chatlog-request-job @§chatlog-instance-order
+  Scenario: a request written just before the server answers an earlier one still runs
+    # The request for 6*7 is written 100 ms before the server appends the reply
+    # to 12+13, so the server first reads both together: its own reply answers
+    # 12+13, and 6*7 still becomes a job.
+    Given a running server
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" takes 3000 ms to run each job
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 3.1 s pass
+    And agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And 4 s pass
+    Then "Index - 7 Zen" has 2 jobs
+    And the log of "Index - 7 Zen" contains:
+      """
+      **<page>** to agent at 09:00:03 (3.005s)
+      ```JSON
+      25
+      ```
+      """
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:06 (3.005s)
+      ```JSON
+      42
+      ```
+      """
+
+  @§chatlog-request-job @§chatlog-late-result
+  Scenario: a request written just before a late result still runs
+    # The late result of 12+13 is appended right after the request for 6*7,
+    # before the server has read that request.
+    Given a running server with a 5 s job timeout
+    And the page "Index - 7 Zen" is connected
+    And the page "Index - 7 Zen" hangs
+    When agent "agent" asks "Index - 7 Zen" to run "12+13"
+    And 6 s pass
+    And agent "agent" asks "Index - 7 Zen" to run "6*7"
+    And the page "Index - 7 Zen" recovers and posts what it held
+    And 1 s passes
+    Then "Index - 7 Zen" has 2 jobs
+    And the log of "Index - 7 Zen" has a timeout entry for the request running "12+13"
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **<page>** to agent at 09:00:06 (5ms)
+      ```JSON
+      42
+      ```
+      """

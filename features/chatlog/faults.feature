@@ -160,3 +160,29 @@ Feature: A failing disk
       """
     And that holds byte for byte per Decision (§chatlog-append-only)
     And no server write changed a byte that was already in a log
+
+  @§chatlog-request-job @§chatlog-append-only
+  Scenario: a request whose closing line has no line break runs once, however long it runs
+    # The server reads the request again while the page runs it: its
+    # placeholder is below it, its reply not yet.
+    Given the page "Index - 7 Zen" takes 3000 ms to run each job
+    When agent "agent" appends to the log of "Index - 7 Zen" without a final line break:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      12+13
+      ```
+      """
+    And 5 s pass
+    Then "Index - 7 Zen" has 1 job
+    And the log of "Index - 7 Zen" ends with:
+      """
+      **agent** to <page> at 09:00:00
+      ```JS
+      12+13
+      ```
+      **<page>** to agent at 09:00:03 (3.005s)
+      ```JSON
+      25
+      ```
+      """

@@ -236,6 +236,27 @@ func registerLevels(sc kit.Steps) {
 		return fmt.Errorf("no timeout entry answers %s after it:\n%s", es[req].describe(), describeAll(es))
 	})
 
+	sc.Step(`^the log of "([^"]*)" answers the request running "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, page, code string) error {
+		// A request the server detects becomes a job that ends in a reply
+		// or a timeout entry (the seed's job states): either way an entry
+		// to its agent follows it.
+		w := get(ctx)
+		es := notPlaceholders(readEntries(w.read(w.path(page))))
+		lv := w.d.level()
+		for i, e := range es {
+			if !e.request() || e.blocks[0].text != unquote(code) {
+				continue
+			}
+			for _, r := range es[i+1:] {
+				if r.line > 0 && !r.request() && lv.names(r.to) == lv.names(e.from) {
+					return nil
+				}
+			}
+			return fmt.Errorf("no reply to %q follows %s:\n%s", e.from, e.describe(), describeAll(es))
+		}
+		return fmt.Errorf("no request runs %q:\n%s", code, describeAll(es))
+	})
+
 	sc.Step(`^the reply carrying (\S+) pairs with the request running "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, value, code string) error {
 		w := get(ctx)
 		if w.parsedText == "" {

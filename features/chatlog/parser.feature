@@ -622,6 +622,8 @@ Feature: Parser and watcher
       | **ERROR** after x |
       | 17               |
       | **ERROR** after 16 |
+      | 2.5xs            |
+      | **ERROR** after 2.5xs |
 
   @§chatlog-duration-format @§chatlog-reply-header @decision
   Scenario Outline: what is not a duration makes the line plain text

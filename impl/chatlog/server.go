@@ -116,6 +116,14 @@ type watch struct {
 	guard    [32]byte
 	guardLen int64
 	debounce clock.Timer
+	// known holds where the requests the last read found closed begin:
+	// each had its job or its answer then, though the next read, which
+	// resumes at cp, may find one again.
+	known []int64
+	// own holds where the entries the server appended since the last read
+	// begin: they answer the jobs they were written for, never a request
+	// appended since that read.
+	own []int64
 }
 
 // Server is the file harness: registry writer, log watcher, job queue.
@@ -616,12 +624,24 @@ func (s *Server) readLocked(in *Instance, from, size int64, tail bool) (Log, boo
 	for _, a := range lg.Ambiguous {
 		s.logf("%s: ambiguous pairing: %s", in.Path, a)
 	}
-	in.watch.cp, in.watch.guard, in.watch.warm = lg.Resume, s.hashRange(in.Path, lg.Resume-guardLen, lg.Resume), true
+	in.watch.cp, in.watch.guard, in.watch.warm, in.watch.known, in.watch.own = lg.Resume, s.hashRange(in.Path, lg.Resume-guardLen, lg.Resume), true, closedAt(lg), nil
 	return lg, true
+}
+
+// closedAt lists where the closed requests of lg begin.
+func closedAt(lg Log) []int64 {
+	var out []int64
+	for _, r := range lg.Requests {
+		if r.Closed {
+			out = append(out, r.Offset)
+		}
+	}
+	return out
 }
 
 // warmParseLocked reads what was appended to a log since the last read.
 func (s *Server) warmParseLocked(in *Instance, fi os.FileInfo) {
+	own, known := in.watch.own, in.watch.known
 	lg, ok := s.readLocked(in, in.watch.cp, fi.Size(), false)
 	if !ok {
 		return
@@ -629,11 +649,14 @@ func (s *Server) warmParseLocked(in *Instance, fi os.FileInfo) {
 	// What was appended pairs as the seed says, by agent and timestamp
 	// (§chatlog-reply-pairing): a reply an agent wrote answers the closest
 	// earlier request of its agent. A read starts where the last one
-	// settled, past every closed request it found, so no request is read
-	// twice here (§chatlog-request-job).
-	answered := lg.Answered()
+	// settled; a closed request it reads again (its closing line had no
+	// line break yet) had its job then, so no request becomes a job twice
+	// (§chatlog-request-job). The server's own entries answer the earlier
+	// jobs they were written for: a request appended since the last read,
+	// just before one of them, still waits for its job, whatever its time.
+	answered := lg.AnsweredBesides(own)
 	for i, r := range lg.Requests {
-		if r.Closed && !answered[i] {
+		if r.Closed && !answered[i] && !slices.Contains(known, r.Offset) {
 			s.newJobLocked(in, r, fi.ModTime())
 		}
 	}

@@ -21,6 +21,10 @@ func (s *Server) appendLocked(in *Instance, what, text string) error {
 	if err != nil {
 		s.logf("%s not written: %v", what, err)
 	}
+	// The entry ends the log now: its header line starts len(text) bytes
+	// before the end.
+	size, _ := s.stat(in.Path)
+	in.watch.own = append(in.watch.own, size-int64(len(text)))
 	return err
 }
 

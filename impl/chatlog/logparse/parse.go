@@ -3,6 +3,7 @@ package logparse
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -243,7 +244,9 @@ func (h *header) readParen(s string) bool {
 			return false
 		}
 	}
-	return h.isErr || h.hasDur || len(h.marks) > 0
+	// Every part was read, and there is at least one: the parentheses
+	// hold the ERROR marker, a duration or a mark.
+	return true
 }
 
 // fence describes an opening fence line.
@@ -615,10 +618,14 @@ func inList(l []int, i int) bool {
 
 // Answered reports, for each request of lg, whether a final reply (not a
 // placeholder) pairs with it.
-func (lg Log) Answered() []bool {
+func (lg Log) Answered() []bool { return lg.AnsweredBesides(nil) }
+
+// AnsweredBesides is Answered leaving out the replies whose header lines
+// start at the offsets in skip.
+func (lg Log) AnsweredBesides(skip []int64) []bool {
 	a := make([]bool, len(lg.Requests))
 	for _, rp := range lg.Replies {
-		if rp.Request >= 0 && !rp.Placeholder {
+		if rp.Request >= 0 && !rp.Placeholder && !slices.Contains(skip, rp.Offset) {
 			a[rp.Request] = true
 		}
 	}
