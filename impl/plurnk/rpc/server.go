@@ -210,9 +210,6 @@ func (s *Server) serveFrame(ctx context.Context, c *conn, f Frame) {
 	}
 	answers := append([][]byte(nil), f.Invalid...)
 	for _, req := range f.Requests {
-		if ctx.Err() != nil {
-			return // the client has gone: nobody reads the rest
-		}
 		if b := s.call(ctx, c, req); b != nil {
 			answers = append(answers, b)
 		}
