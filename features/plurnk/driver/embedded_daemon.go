@@ -256,7 +256,7 @@ func (d *daemon) Stop() error {
 }
 
 // StopTimeout bounds how long Stop waits for the requests in flight.
-const StopTimeout = 5 * time.Second
+const StopTimeout = 30 * time.Second
 
 // waitServed waits for srv's requests in flight, at most StopTimeout.
 func waitServed(srv *rpc.Server) error {
