@@ -94,6 +94,33 @@ Feature: Sharp edges of loop.cancel and the run's queue
     And run "main" has 1 loop, the last with status 200
     And the model of run "main" was called 3 times
 
+  @§run-lifecycle-child-wake @§run-scheme-collect
+  Scenario: a child that concludes after its parent's turn took in a message opens no loop once the parent has concluded
+    Given run "main" will emit:
+      """
+      <<PLAN:delegate:PLAN
+      <<EDIT(run://child):Do the work.:EDIT
+      <<SEND[102]:carry on:SEND
+      """
+    And run "child" will emit:
+      """
+      <<PLAN:work:PLAN
+      <<SEND[200]:child result:SEND
+      """
+    And run "main" will emit:
+      """
+      <<PLAN:finish without waiting:PLAN
+      <<SEND[200]:done on my own:SEND
+      """
+    And while run "main" generates reply 1, the client injects "note this" into it
+    And while run "main" generates reply 2, run "child" concludes with status 200
+    When the client starts run "main" with the prompt "go"
+    Then the mid-turn actions went through
+    And packet 2 of run "main" contains "note this"
+    And run "child" has 1 loop, the last with status 200
+    And run "main" has 1 loop, the last with status 200
+    And the model of run "main" was called 2 times
+
   @§run-lifecycle-child-wake
   Scenario: a child cancelled while its drain gives up its slot wakes its parked parent once
     Given run "main" will emit:
