@@ -197,7 +197,7 @@ Feature: Parser and watcher
     Given the log "**a** to t\n```JS\n1\n```\n**t** to a (5ms)\n```JSON\n1\n```"
     Then the log has 1 request and 1 reply per Decision (§chatlog-reply-pairing)
     And the reply on line 5 pairs with the request on line 1 per Decision (§chatlog-reply-pairing)
-    And the reply on line 5 took 5 ms
+    And the reply on line 5 took 5 ms per Decision (§chatlog-reply-pairing)
 
   @§chatlog-reply-pairing @decision
   Scenario: a reply skips a request stamped after it, and a reply without a time takes the latest request
