@@ -32,6 +32,13 @@ Feature: bad params get a clear error, never a silent default
     Then the answer to "A" is a batch holding a result for id 1 and the error -32600
 
   @§errors-error-codes
+  Scenario: params that are no object or array make an invalid request; white space before a batch is still a batch
+    When "A" sends the frame {"jsonrpc": "2.0", "id": 7, "method": "discover", "params": 5}
+    Then the answer to "A" is the error -32600
+    When "A" sends the frame  [{"jsonrpc": "2.0", "id": 8, "method": "discover"}, {"id": 9, "method": "discover"}]
+    Then the answer to "A" is a batch holding a result for id 8 and the error -32600
+
+  @§errors-error-codes
   Scenario Outline: <method> given a member it does not take answers -32602 naming it
     When "A" calls <method> with <params>
     Then the answer to "A" is the error -32602
