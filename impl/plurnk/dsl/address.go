@@ -83,9 +83,10 @@ func FoldTarget(t Target, foreign func(scheme string) bool) (Address, error) {
 	return a, nil
 }
 
-// resolveLocal resolves a workspace-relative path to an absolute key.
+// resolveLocal resolves a workspace-relative path to an absolute key. A
+// trailing slash is kept; "." alone is the root and ".." escapes it.
 func resolveLocal(p string) (string, error) {
-	trailing := strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..") || p == "." || p == ".."
+	trailing := strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
 	var out []string
 	for _, seg := range strings.Split(p, "/") {
 		switch seg {
