@@ -90,19 +90,12 @@ func faultProcSteps() map[string]func(p *procDeck, a ...string) error {
 		`^the deck-state image in flash gets (the magic "[^"]*"|version \d+|a history length of \d+|a snippet length of \d+|a first handle byte of 0x[0-9a-f]{2}|a tutorial byte of 0x[0-9a-f]{2}|a Cipher seed of 0x[0-9a-f]+) under a matching checksum$`: func(p *procDeck, a ...string) error {
 			return p.editImage(func(img []byte) error { return editImage(img, a[0]) })
 		},
-		`^the deck-state image in flash gets the snippet library "([0-9a-f ]*)" under a matching checksum$`: func(p *procDeck, a ...string) error {
-			lib, err := snippetBytes(a[0])
+		regionStep: func(p *procDeck, a ...string) error {
+			edit, err := regionEdit(a[0], a[1])
 			if err != nil {
 				return err
 			}
-			return p.editImage(func(img []byte) error { return setSnippetLibrary(img, lib) })
-		},
-		`^the deck-state image in flash gets the history "([0-9a-f ]*)" under a matching checksum$`: func(p *procDeck, a ...string) error {
-			hist, err := snippetBytes(a[0])
-			if err != nil {
-				return err
-			}
-			return p.editImage(func(img []byte) error { return setHistory(img, hist) })
+			return p.editImage(edit)
 		},
 		`^one byte of the deck-state image in flash is flipped$`: func(p *procDeck, _ ...string) error {
 			return p.editImage(flipByte)

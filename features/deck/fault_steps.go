@@ -99,14 +99,7 @@ func faultSteps(step func(expr string, f func(w *world, args ...string) error)) 
 		return w.d.SetState(st)
 	})
 	step(`^the deck-state image in flash gets (the magic "[^"]*"|version \d+|a history length of \d+|a snippet length of \d+|a first handle byte of 0x[0-9a-f]{2}|a tutorial byte of 0x[0-9a-f]{2}|a Cipher seed of 0x[0-9a-f]+) under a matching checksum$`, func(w *world, a ...string) error {
-		img, err := afero.ReadFile(w.fs, statePath)
-		if err != nil {
-			return fmt.Errorf("read the flash image: %w", err)
-		}
-		if err := editImage(img, a[0]); err != nil {
-			return err
-		}
-		return afero.WriteFile(w.fs, statePath, img, 0o644)
+		return w.editFlash(func(img []byte) error { return editImage(img, a[0]) })
 	})
 }
 

@@ -53,36 +53,46 @@ func setRegion(img []byte, offLength, end int, data []byte) error {
 	return nil
 }
 
+// regionStep writes a snippet library or a history, given as hex bytes,
+// into the deck-state image in flash.
+const regionStep = `^the deck-state image in flash gets the (snippet library|history) "([0-9a-f ]*)" under a matching checksum$`
+
+// regionEdit is the edit of a flash image that regionStep names: region is
+// "snippet library" or "history", hex its bytes.
+func regionEdit(region, hex string) (func(img []byte) error, error) {
+	data, err := snippetBytes(hex)
+	if err != nil {
+		return nil, err
+	}
+	set := setSnippetLibrary
+	if region == "history" {
+		set = setHistory
+	}
+	return func(img []byte) error { return set(img, data) }, nil
+}
+
+// editFlash reads the deck-state image from the simulated flash, edits it
+// and writes it back, for the next power on to read.
+func (w *world) editFlash(edit func(img []byte) error) error {
+	img, err := afero.ReadFile(w.fs, statePath)
+	if err != nil {
+		return fmt.Errorf("read the flash image: %w", err)
+	}
+	if err := edit(img); err != nil {
+		return err
+	}
+	return afero.WriteFile(w.fs, statePath, img, 0o644)
+}
+
 // sharpMoreSteps are the steps of sharp_more.feature: they write a snippet
 // library into the deck state, through the flash image or the state setter.
 func sharpMoreSteps(step func(expr string, f func(w *world, args ...string) error)) {
-	step(`^the deck-state image in flash gets the snippet library "([0-9a-f ]*)" under a matching checksum$`, func(w *world, a ...string) error {
-		lib, err := snippetBytes(a[0])
+	step(regionStep, func(w *world, a ...string) error {
+		edit, err := regionEdit(a[0], a[1])
 		if err != nil {
 			return err
 		}
-		img, err := afero.ReadFile(w.fs, statePath)
-		if err != nil {
-			return fmt.Errorf("read the flash image: %w", err)
-		}
-		if err := setSnippetLibrary(img, lib); err != nil {
-			return err
-		}
-		return afero.WriteFile(w.fs, statePath, img, 0o644)
-	})
-	step(`^the deck-state image in flash gets the history "([0-9a-f ]*)" under a matching checksum$`, func(w *world, a ...string) error {
-		hist, err := snippetBytes(a[0])
-		if err != nil {
-			return err
-		}
-		img, err := afero.ReadFile(w.fs, statePath)
-		if err != nil {
-			return fmt.Errorf("read the flash image: %w", err)
-		}
-		if err := setHistory(img, hist); err != nil {
-			return err
-		}
-		return afero.WriteFile(w.fs, statePath, img, 0o644)
+		return w.editFlash(edit)
 	})
 	step(`^a graduated deck whose history holds "(.*)" with the result "(.*)"$`, func(w *world, a ...string) error {
 		if err := w.graduated("OPERATOR", 100, 0); err != nil {

@@ -102,16 +102,7 @@ func InitializeScenario(sc kit.Steps) {
 		return w.d.SetState(st)
 	})
 	step(`^the deck is powered off and on again$`, func(w *world, _ ...string) error { return w.power() })
-	step(`^one byte of the deck-state image in flash is flipped$`, func(w *world, _ ...string) error {
-		img, err := afero.ReadFile(w.fs, statePath)
-		if err != nil {
-			return fmt.Errorf("read the flash image: %w", err)
-		}
-		if err := flipByte(img); err != nil {
-			return err
-		}
-		return afero.WriteFile(w.fs, statePath, img, 0o644)
-	})
+	step(`^one byte of the deck-state image in flash is flipped$`, func(w *world, _ ...string) error { return w.editFlash(flipByte) })
 	step(`^the deck state is that of a new deck$`, func(w *world, _ ...string) error {
 		// The oracle is a second deck, powered on with nothing configured
 		// but the board: its own empty flash, its own clock.
