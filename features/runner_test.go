@@ -19,7 +19,6 @@ package features
 // status — with the full run's.
 
 import (
-	plexec "anchorage/impl/plurnk/exec"
 	"context"
 	"flag"
 	"fmt"
@@ -34,6 +33,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"anchorage/features/kit"
+	plexec "anchorage/impl/plurnk/exec"
 	"anchorage/reports/catalog"
 	"anchorage/sim/seed"
 )

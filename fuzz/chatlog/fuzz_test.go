@@ -75,23 +75,21 @@ func FuzzParse(f *testing.F) {
 // (ns/B per input) here, the fuzzing engine's per-input timeout under
 // ClusterFuzzLite.
 func parseCheck(t fatalf, data []byte) {
-	{
-		lg := logparse.Parse(data)
-		_ = logparse.Report(lg, time.Time{}).JSON()
-		_ = logparse.ValidateText(data)
-		for _, r := range lg.Requests {
-			if r.Line < 1 || r.Offset < 0 || r.Offset > int64(len(data)) {
-				t.Fatalf("request out of range: %+v", r)
-			}
+	lg := logparse.Parse(data)
+	_ = logparse.Report(lg, time.Time{}).JSON()
+	_ = logparse.ValidateText(data)
+	for _, r := range lg.Requests {
+		if r.Line < 1 || r.Offset < 0 || r.Offset > int64(len(data)) {
+			t.Fatalf("request out of range: %+v", r)
 		}
-		for _, rp := range lg.Replies {
-			if rp.Request >= len(lg.Requests) {
-				t.Fatalf("reply pairs with request %d of %d", rp.Request, len(lg.Requests))
-			}
+	}
+	for _, rp := range lg.Replies {
+		if rp.Request >= len(lg.Requests) {
+			t.Fatalf("reply pairs with request %d of %d", rp.Request, len(lg.Requests))
 		}
-		if lg.Resume < 0 || lg.Resume > int64(len(data)) {
-			t.Fatalf("resume %d outside 0..%d", lg.Resume, len(data))
-		}
+	}
+	if lg.Resume < 0 || lg.Resume > int64(len(data)) {
+		t.Fatalf("resume %d outside 0..%d", lg.Resume, len(data))
 	}
 }
 
@@ -121,33 +119,31 @@ func FuzzTailParse(f *testing.F) {
 // tailCheck is the body of FuzzTailParse: the tail parse of any input stays
 // in range, and resuming from its Resume point finds the same requests.
 func tailCheck(t fatalf, data []byte, cut uint16) {
-	{
-		c := int(cut)
-		if c > len(data) {
-			c = len(data)
+	c := int(cut)
+	if c > len(data) {
+		c = len(data)
+	}
+	ts := logparse.TailStart(data[c:], c == 0)
+	if ts >= 0 {
+		if ts > len(data)-c {
+			t.Fatalf("tail start %d beyond chunk of %d", ts, len(data)-c)
 		}
-		ts := logparse.TailStart(data[c:], c == 0)
-		if ts >= 0 {
-			if ts > len(data)-c {
-				t.Fatalf("tail start %d beyond chunk of %d", ts, len(data)-c)
+		lg := logparse.ParseAt(data[c+ts:], int64(c+ts))
+		// Incremental parsing from Resume finds the same requests as
+		// parsing the tail in one go, for requests after Resume.
+		rest := logparse.ParseAt(data[lg.Resume:], lg.Resume)
+		var want []int64
+		for _, r := range lg.Requests {
+			if r.Offset >= lg.Resume {
+				want = append(want, r.Offset)
 			}
-			lg := logparse.ParseAt(data[c+ts:], int64(c+ts))
-			// Incremental parsing from Resume finds the same requests as
-			// parsing the tail in one go, for requests after Resume.
-			rest := logparse.ParseAt(data[lg.Resume:], lg.Resume)
-			var want []int64
-			for _, r := range lg.Requests {
-				if r.Offset >= lg.Resume {
-					want = append(want, r.Offset)
-				}
-			}
-			var got []int64
-			for _, r := range rest.Requests {
-				got = append(got, r.Offset)
-			}
-			if !equal(want, got) {
-				t.Fatalf("resume at %d: requests %v then %v", lg.Resume, want, got)
-			}
+		}
+		var got []int64
+		for _, r := range rest.Requests {
+			got = append(got, r.Offset)
+		}
+		if !equal(want, got) {
+			t.Fatalf("resume at %d: requests %v then %v", lg.Resume, want, got)
 		}
 	}
 }
