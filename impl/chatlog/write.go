@@ -17,14 +17,12 @@ import (
 // (§chatlog-append-only, §chatlog-server-writes). A write that fails is told
 // on the console, "<what> not written: <error>", and returned.
 func (s *Server) appendLocked(in *Instance, what, text string) error {
-	err := s.appendLog(in.Path, vary.Apply(s.cfg.Vary, "blank-lines", text, blankLine))
+	end, err := s.appendLog(in.Path, vary.Apply(s.cfg.Vary, "blank-lines", text, blankLine))
 	if err != nil {
 		s.logf("%s not written: %v", what, err)
 	}
-	// The entry ends the log now: its header line starts len(text) bytes
-	// before the end.
-	size, _ := s.stat(in.Path)
-	in.watch.own = append(in.watch.own, size-int64(len(text)))
+	// The entry ends at end: its header line starts len(text) bytes before.
+	in.watch.own = append(in.watch.own, end-int64(len(text)))
 	return err
 }
 
@@ -34,15 +32,17 @@ func blankLine(text string) string { return "\n" + text }
 // appendLog appends text to the log p: the file is opened for appending
 // only, so no byte already there can change. The text starts on a line of
 // its own. A write cut short is healed as far as possible: a fence it left
-// open is closed, so that the next entry is not swallowed by it.
-func (s *Server) appendLog(p, text string) error {
+// open is closed, so that the next entry is not swallowed by it. It returns
+// where the log ends once text is written whole.
+func (s *Server) appendLog(p, text string) (int64, error) {
 	size, _ := s.stat(p)
 	last, _ := s.readRange(p, size-1, size)
 	// A line break first when the last byte is not one (none for an empty log).
 	text = strings.Repeat("\n", len(bytes.TrimSuffix(last, []byte("\n")))) + text
+	end := size + int64(len(text))
 	f, err := s.cfg.Fs.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("append to %s: %w", p, err)
+		return end, fmt.Errorf("append to %s: %w", p, err)
 	}
 	n, werr := f.Write([]byte(text))
 	if werr != nil {
@@ -50,14 +50,14 @@ func (s *Server) appendLog(p, text string) error {
 	}
 	cerr := f.Close()
 	if werr != nil {
-		return fmt.Errorf("append to %s: %w", p, werr)
+		return end, fmt.Errorf("append to %s: %w", p, werr)
 	}
 	if cerr != nil {
-		return fmt.Errorf("append to %s: close: %w", p, cerr)
+		return end, fmt.Errorf("append to %s: close: %w", p, cerr)
 	}
 	now := s.cfg.Clock.Now()
 	_ = s.cfg.Fs.Chtimes(p, now, now) // mtime from the server's clock; best effort
-	return nil
+	return end, nil
 }
 
 // healing returns what must follow a torn prefix of an entry so that the
