@@ -294,7 +294,12 @@ func (g *schedRig) play(steps int) {
 // audit checks the service's drain discipline; at rest, also that no run
 // holds queued work or its slot.
 func (g *schedRig) audit(rest bool) {
-	for _, v := range g.svc.Audit(g.ss.ID) {
+	breaches, err := g.svc.Audit(g.ss.ID)
+	if err != nil {
+		g.fail(checkUnclaimed, "%v", err)
+		return
+	}
+	for _, v := range breaches {
 		if strings.Contains(v, "two drains") {
 			g.fail(checkTwice, "%s", v)
 		} else if rest || len(g.pending) == 0 {

@@ -517,7 +517,11 @@ func registerTeardown(sc world.Steps, tm *teardownMark) {
 	})
 	sc.Step(`^no drain of the session left a loop unclaimed$`, func(ctx context.Context) error {
 		return world.Get(ctx).Library(func(e *driver.Embedded) error {
-			if bad := e.Svc.Audit(e.RunSession.ID); len(bad) > 0 {
+			bad, err := e.Svc.Audit(e.RunSession.ID)
+			if err != nil {
+				return err
+			}
+			if len(bad) > 0 {
 				return fmt.Errorf("drain discipline broken: %s", strings.Join(bad, "; "))
 			}
 			for _, r := range e.RunInfos() {

@@ -731,10 +731,11 @@ func (o *Orchestrator) run(session, runID int64) (*orchSession, *store.Run, erro
 // Audit lists the breaches of the drain discipline among the session's
 // runs (Auditor); an unknown session is -32001.
 func (o *Orchestrator) Audit(session int64) ([]string, error) {
-	if _, err := o.svc.Runs(session); err != nil {
+	breaches, err := o.svc.Audit(session)
+	if err != nil {
 		return nil, Errorf(CodeSessionNotFound, "session %d not found", session)
 	}
-	return o.svc.Audit(session), nil
+	return breaches, nil
 }
 
 // Runs implements Backend: every run of the session, in creation order.

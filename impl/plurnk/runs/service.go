@@ -596,14 +596,14 @@ func (s *Service) apply() {
 // Audit reports every breach of the drain discipline
 // (§run-lifecycle-no-lost-loop) among the runs of session: a run that ever
 // had two drains at once, and, when no drain is running (after Wait), a
-// run still holding queued work or its drain slot. Tests and scenarios
-// call it; nil means none.
-func (s *Service) Audit(session int64) []string {
+// run still holding queued work or its drain slot; nil means none. plurnkd
+// -debug offers it as debug.audit; an unknown session is an error.
+func (s *Service) Audit(session int64) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess, err := s.session(session)
 	if err != nil {
-		return []string{err.Error()}
+		return nil, err
 	}
 	var out []string
 	for _, r := range sess.order {
@@ -615,7 +615,7 @@ func (s *Service) Audit(session int64) []string {
 			out = append(out, fmt.Sprintf("run %s left with its slot taken=%v and %d queued loops while no drain runs", name, r.draining, len(r.queue)))
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Active counts the session's active runs: those with a loop queued,
